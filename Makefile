@@ -1,0 +1,127 @@
+# npusim - cycle-accurate NPU architecture simulator.
+#
+#   make            build $(BUILD)/npusim
+#   make run        run the bundled default job
+#   make test       unit tests, golden tests, doc staleness checks
+#   make asan       the same suite under AddressSanitizer + UBSan
+#   make debug      -DNPU_DEBUG build (heap-order, operand-role, bound checks)
+#   make bench      performance suite of the simulator itself (bench/)
+#   make fuzz       libFuzzer targets, FUZZ_SECONDS each (clang)
+#   make golden-update   rewrite committed goldens (only on purpose)
+#   make install    PREFIX=/usr/local DESTDIR=
+#
+# BUILD selects the output folder, so several builds can coexist
+# (build/, build/asan, build/debug).
+
+BUILD   ?= build
+PREFIX  ?= /usr/local
+DESTDIR ?=
+CC      ?= cc
+OPT     ?= -O2 -g
+SAN     ?=
+FUZZ_SECONDS ?= 60
+
+PKGS    := libconfig zlib
+WARN    := -Wall -Wextra -Werror -Wshadow -Wundef -Wstrict-prototypes \
+           -Wmissing-prototypes -Wwrite-strings -Wno-missing-field-initializers
+CFLAGS  ?=
+CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) $(WARN) $(SAN) -MMD -MP \
+           $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
+CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
+
+# ---- sources, one explicit list per directory ------------------------------
+UTIL_SRCS  := util/diag.c util/dtype.c util/fsout.c util/strutil.c
+ARCH_SRCS  :=
+ISA_SRCS   :=
+ASM_SRCS   :=
+CORE_SRCS  := sim/core/engine.c sim/core/counters.c
+TRC_SRCS   :=
+CLI_SRCS   := cli/main.c
+
+LIB_SRCS   := $(UTIL_SRCS) $(ARCH_SRCS) $(ISA_SRCS) $(ASM_SRCS) $(CORE_SRCS) \
+              $(TRC_SRCS)
+LIB_OBJS   := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+CLI_OBJS   := $(CLI_SRCS:%.c=$(BUILD)/%.o)
+LIB        := $(BUILD)/libnpusim.a
+BIN        := $(BUILD)/npusim
+
+# Check unit tests: tests/unit/test_<name>.c -> $(BUILD)/tests/test_<name>
+UNIT_TESTS := engine diag
+UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/test_%)
+
+# Generated documentation, checked for staleness by `make test`.
+MKDOC      := $(BUILD)/mkdoc
+GEN_DOCS   := counters config
+
+DEPS := $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(UNIT_BINS:=.d) $(MKDOC).d
+
+# ---- rules ------------------------------------------------------------------
+.PHONY: all deps run test unit docs docs-check asan debug bench fuzz \
+        golden-update install clean
+all: $(BIN)
+
+deps:
+	@sh scripts/deps.sh
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(LIB): $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BIN): $(CLI_OBJS) $(LIB)
+	$(CC) $(CFLAGS) -o $@ $(CLI_OBJS) $(LIB) $(LDLIBS)
+
+$(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/testutil.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(LIB) $(CHECK_LIBS) $(LDLIBS)
+
+$(MKDOC): util/mkdoc.c $(LIB)
+	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+docs: $(MKDOC)
+	@for d in $(GEN_DOCS); do $(MKDOC) $$d > docs/$$d.md.tmp && mv docs/$$d.md.tmp docs/$$d.md; done
+
+docs-check: $(MKDOC)
+	@sh scripts/docs_check.sh $(MKDOC) $(GEN_DOCS)
+
+run: deps $(BIN)
+	@sh scripts/run_default.sh $(BIN)
+
+unit: $(UNIT_BINS)
+
+test: deps
+	@$(MAKE) --no-print-directory unit $(MKDOC)
+	@sh scripts/run_tests.sh $(BUILD) "$(UNIT_TESTS)" "$(GEN_DOCS)"
+
+asan: deps
+	@$(MAKE) --no-print-directory BUILD=build/asan CC=clang \
+	  OPT="-O1 -g -fno-omit-frame-pointer" \
+	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" \
+	  unit build/asan/mkdoc
+	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 CK_FORK=no \
+	  sh scripts/run_tests.sh build/asan "$(UNIT_TESTS)" "$(GEN_DOCS)"
+
+debug:
+	@$(MAKE) --no-print-directory BUILD=build/debug OPT="-O0 -g" \
+	  CFLAGS="-DNPU_DEBUG" unit
+
+bench: deps $(BIN)
+	@sh bench/run.sh $(BIN)
+
+golden-update: $(BIN)
+	@sh scripts/golden_update.sh $(BIN)
+
+install: $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/npusim/configs
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/npusim
+	install -m 644 configs/*.cfg $(DESTDIR)$(PREFIX)/share/npusim/configs/
+
+clean:
+	rm -rf build
+
+-include $(DEPS)

@@ -1,0 +1,126 @@
+/*
+ * arch.h - the chip description: keys from params.def, loaded from a
+ * libconfig file, overridden by -s key=value, validated, with derived peaks.
+ *
+ * Values are read by id: ARCH_I(a, MTX_ROWS), ARCH_F(a, CHIP_CLOCK_GHZ),
+ * ARCH_E(a, MTX_DATAFLOW) (index into the key's "a|b|c" list),
+ * ARCH_S(a, CHIP_NAME), arch_list(a, P_NOC_CORE_NODES, &n).
+ * After arch_load() returns 0 every "0 = from preset" key holds its resolved
+ * value and every cross-key rule has been checked.
+ */
+#ifndef NPU_ARCH_H
+#define NPU_ARCH_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../util/diag.h"
+
+enum param_type { PT_INT, PT_FLT, PT_BOOL, PT_ENUM, PT_STR, PT_LIST };
+
+enum param_id {
+#define PINT(id, key, def, lo, hi, unit, doc) P_##id,
+#define PFLT(id, key, def, lo, hi, unit, doc) P_##id,
+#define PBOOL(id, key, def, doc) P_##id,
+#define PENUM(id, key, def, names, doc) P_##id,
+#define PSTR(id, key, def, doc) P_##id,
+#define PLIST(id, key, lo, hi, unit, doc) P_##id,
+#include "params.def"
+#undef PINT
+#undef PFLT
+#undef PBOOL
+#undef PENUM
+#undef PSTR
+#undef PLIST
+	P_N
+};
+
+/* Static description of one key (from params.def). */
+struct param_info {
+	const char *key;     /* dotted path: "core.matrix.rows" */
+	enum param_type type;
+	double def;          /* default for INT/FLT/BOOL */
+	const char *sdef;    /* default for ENUM/STR */
+	double lo, hi;       /* inclusive range for INT/FLT/LIST elements */
+	const char *names;   /* ENUM: "a|b|c" */
+	const char *unit;    /* unit of measure, "" if none */
+	const char *doc;     /* one-line meaning */
+};
+extern const struct param_info param_info[P_N];
+
+/* Where a value came from, for messages. */
+struct param_src {
+	const char *file;    /* config file, "<command line>", or NULL = default */
+	int line;            /* 1-based line, 0 if unknown */
+};
+
+/* One value. */
+union param_val {
+	int64_t i;           /* INT, BOOL (0/1), ENUM (index) */
+	double f;            /* FLT */
+	char *s;             /* STR (owned) */
+	struct {
+		int64_t *v;  /* LIST elements (owned) */
+		int n;       /* LIST length */
+	} l;
+};
+
+/* DRAM presets: published timings (docs/dram.md cites the sources). */
+enum dram_preset { DRAM_DDR4_3200, DRAM_LPDDR5_6400, DRAM_HBM2E, DRAM_HBM3,
+		   DRAM_N_PRESETS };
+
+/* Derived, read-only quantities computed after validation. */
+struct arch_derived {
+	double macs_per_s_core;  /* R*C*clock, one MAC per PE per cycle */
+	double macs_per_s_chip;  /* x cores */
+	double spm_bytes_per_s;  /* banks*width*ports*clock, per core */
+	double acc_bytes_per_s;  /* same for the accumulator */
+	double noc_bisection_bytes_per_s; /* links crossing the narrowest cut */
+	double dram_bytes_per_s; /* peak of all channels */
+	double vec_ops_per_s;    /* lanes*clock per core */
+	int *core_node;          /* node of each core (chip.cores entries) */
+	int *dram_node;          /* node of each DRAM channel */
+};
+
+struct arch {
+	union param_val v[P_N];       /* resolved values */
+	struct param_src src[P_N];    /* where each came from */
+	char *path;                   /* config file loaded (owned), or NULL */
+	struct arch_derived d;        /* filled by arch_load/arch_finish */
+};
+
+#define ARCH_I(a, id) ((a)->v[P_##id].i)
+#define ARCH_F(a, id) ((a)->v[P_##id].f)
+#define ARCH_E(a, id) ((int)(a)->v[P_##id].i)
+#define ARCH_B(a, id) ((a)->v[P_##id].i != 0)
+#define ARCH_S(a, id) ((const char *)(a)->v[P_##id].s)
+
+/* Defaults only (no file): always succeeds unless out of memory. */
+int arch_init_defaults(struct arch *a) NPU_WUR;
+/*
+ * Load a config: defaults, then the file (may be NULL), then overrides
+ * "key=value" in order, then validation and derivation.  Every error is
+ * reported through d as "file:line: error: ..." (with a did-you-mean for
+ * unknown keys); returns 0 or NPU_ECONFIG / NPU_ENOMEM.
+ */
+int arch_load(struct arch *a, const char *path, const char *const *overrides,
+	      int n_overrides, struct diag *d) NPU_WUR;
+void arch_free(struct arch *a);
+
+/* Name of an ENUM key's current value ("ws"). */
+const char *arch_enum_name(const struct arch *a, enum param_id id);
+const int64_t *arch_list(const struct arch *a, enum param_id id, int *n);
+/* Key lookup by dotted name, -1 if unknown. */
+int arch_find_key(const char *key);
+
+/* Write the resolved config (loadable) with derived peaks as comments. */
+int arch_dump(const struct arch *a, FILE *fp) NPU_WUR;
+/* Write docs/config.md from the table. */
+void arch_write_doc(FILE *fp);
+
+/* Handy derived values */
+double arch_clock_hz(const struct arch *a);
+/* Bytes of one element of a type named in params.def's in_type list. */
+int arch_dtype_bits(int in_type_index);
+
+#endif

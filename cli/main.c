@@ -1,0 +1,71 @@
+/*
+ * main.c - the npusim binary: dispatch to a subcommand (git/perf style).
+ *
+ * Exit statuses: 0 ok, 1 program/assembly/tensor error, 2 usage or
+ * configuration error, 3 simulated program fault, deadlock or cycle limit.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "../util/diag.h"
+#include "cli.h"
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct cmd cmds[] = {
+#define CMD(name, fn, summary) { #name, fn, summary },
+#include "commands.def"
+#undef CMD
+};
+
+static void usage(FILE *fp)
+{
+	size_t i;
+
+	fprintf(fp, "usage: npusim <command> [options]   (npusim <command> --help)\n\n"
+		    "npusim %s: cycle-accurate NPU architecture simulator\n\ncommands:\n",
+		NPU_VERSION);
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		fprintf(fp, "  %-9s %s\n", cmds[i].name, cmds[i].summary);
+	fprintf(fp, "\nexit status: 0 ok, 1 program/assembly/tensor error, "
+		    "2 usage/config error,\n             3 simulated fault, deadlock or cycle limit\n");
+}
+
+int cli_want_help(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+			return 1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return NPU_EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return NPU_EXIT_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("npusim %s\n", NPU_VERSION);
+		return NPU_EXIT_OK;
+	}
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (strcmp(argv[1], cmds[i].name) == 0)
+			return cmds[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "npusim: '%s' is not a command (see 'npusim --help')\n",
+		argv[1]);
+	return NPU_EXIT_USAGE;
+}

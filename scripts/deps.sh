@@ -1,0 +1,32 @@
+#!/bin/sh
+# deps.sh - make sure the build dependencies are installed.
+#
+# pkg-config says what is missing; apt-get installs it when we are root,
+# sudo otherwise; if neither works, print the exact command and fail.
+set -e
+need=""
+command -v cc >/dev/null 2>&1 || need="$need gcc"
+command -v make >/dev/null 2>&1 || need="$need make"
+command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
+if command -v pkg-config >/dev/null 2>&1; then
+	pkg-config --exists libconfig || need="$need libconfig-dev"
+	pkg-config --exists zlib || need="$need zlib1g-dev"
+	pkg-config --exists check || need="$need check"
+else
+	need="$need libconfig-dev zlib1g-dev check"
+fi
+# clang builds the asan and fuzz variants; its runtime gives LeakSanitizer.
+if [ "${NPU_NEED_CLANG:-0}" = 1 ]; then
+	command -v clang >/dev/null 2>&1 || need="$need clang"
+fi
+[ -z "$need" ] && exit 0
+cmd="apt-get install -y$need"
+echo "npusim: installing missing build dependencies:$need" >&2
+if [ "$(id -u)" = 0 ]; then
+	apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive $cmd >/dev/null && exit 0
+elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+	sudo apt-get update -qq >/dev/null && sudo DEBIAN_FRONTEND=noninteractive $cmd >/dev/null && exit 0
+fi
+echo "npusim: could not install dependencies automatically." >&2
+echo "npusim: run as root:  apt-get update && $cmd" >&2
+exit 1

@@ -1,0 +1,37 @@
+#!/bin/sh
+# run_tests.sh BUILD "UNIT_TESTS" "GEN_DOCS" - run the whole suite.
+#
+# Each Check binary prints its own summary; golden tests live in
+# tests/golden/*/run.sh; the doc staleness check regenerates docs/*.md.
+# The closing line "tests: N passed, N failed" counts every check.
+build=$1; units=$2; docs=$3
+pass=0; fail=0
+for t in $units; do
+	out=$("$build/tests/test_$t" 2>&1); rc=$?
+	echo "$out" | grep -E '^[0-9]+%:' | sed "s/^/test_$t: /"
+	n=$(echo "$out" | sed -n 's/^[0-9]*%: Checks: \([0-9]*\), Failures: \([0-9]*\), Errors: \([0-9]*\).*/\1 \2 \3/p')
+	if [ -n "$n" ]; then
+		set -- $n
+		pass=$((pass + $1 - $2 - $3)); fail=$((fail + $2 + $3))
+	fi
+	if [ $rc -ne 0 ]; then
+		echo "$out" | grep -vE '^[0-9]+%:|^Running suite' >&2
+		[ -z "$n" ] && fail=$((fail + 1))
+	fi
+done
+for g in tests/golden/*/run.sh; do
+	[ -f "$g" ] || continue
+	name=$(basename "$(dirname "$g")")
+	if out=$(sh "$g" "$build/npusim" 2>&1); then
+		echo "golden.$name: ok"; pass=$((pass + 1))
+	else
+		echo "golden.$name: FAILED"; echo "$out" | tail -20 >&2; fail=$((fail + 1))
+	fi
+done
+if sh scripts/docs_check.sh "$build/mkdoc" $docs; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+fi
+echo "tests: $pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,99 @@
+/*
+ * counters.c - counter table and the ordered sink they are dumped into.
+ */
+#include "counters.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const struct ctr_info ctr_info[CTR_N] = {
+#define CTR(g, n, json, unit, desc) [CTR_##g##_##n] = { CTR_GRP_##g, json, unit, desc },
+#include "counters.def"
+#undef CTR
+};
+
+const char *const ctr_group_names[CTR_N_GRP] = {
+	[CTR_GRP_CONTROL] = "control", [CTR_GRP_MATRIX] = "matrix",
+	[CTR_GRP_VECTOR] = "vector",   [CTR_GRP_DMA] = "dma",
+	[CTR_GRP_SRAM] = "sram",       [CTR_GRP_DRAM] = "dram",
+	[CTR_GRP_NOC] = "noc",
+};
+
+void ctr_sink_init(struct ctr_sink *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+void ctr_sink_free(struct ctr_sink *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		free(s->v[i].name);
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+static struct ctr_entry *sink_push(struct ctr_sink *s, const char *prefix,
+				   const char *name)
+{
+	struct ctr_entry *e;
+	size_t len;
+
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		struct ctr_entry *v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v) {
+			s->oom = 1;
+			return NULL;
+		}
+		s->v = v;
+		s->cap = cap;
+	}
+	len = (prefix ? strlen(prefix) + 1 : 0) + strlen(name) + 1;
+	e = &s->v[s->n];
+	memset(e, 0, sizeof(*e));
+	e->name = malloc(len);
+	if (!e->name) {
+		s->oom = 1;
+		return NULL;
+	}
+	if (prefix && *prefix)
+		snprintf(e->name, len, "%s.%s", prefix, name);
+	else
+		snprintf(e->name, len, "%s", name);
+	s->n++;
+	return e;
+}
+
+void ctr_emit_u64(struct ctr_sink *s, const char *prefix, const char *name,
+		  uint64_t v)
+{
+	struct ctr_entry *e = sink_push(s, prefix, name);
+
+	if (e)
+		e->u = v;
+}
+
+void ctr_emit_f64(struct ctr_sink *s, const char *prefix, const char *name,
+		  double v)
+{
+	struct ctr_entry *e = sink_push(s, prefix, name);
+
+	if (e) {
+		e->f = v;
+		e->is_float = 1;
+	}
+}
+
+const struct ctr_entry *ctr_find(const struct ctr_sink *s, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (strcmp(s->v[i].name, name) == 0)
+			return &s->v[i];
+	return NULL;
+}

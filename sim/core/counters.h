@@ -1,0 +1,69 @@
+/*
+ * counters.h - counter ids (from counters.def) and the sink they are dumped to.
+ *
+ * Hot paths bump u->ctr[CTR_X_Y]: a typo is a compile error and the cost is
+ * one add.  Names exist only on the output side.
+ */
+#ifndef NPU_COUNTERS_H
+#define NPU_COUNTERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Unit kinds that own counters (GROUP of counters.def). */
+enum ctr_group {
+	CTR_GRP_CONTROL,
+	CTR_GRP_MATRIX,
+	CTR_GRP_VECTOR,
+	CTR_GRP_DMA,
+	CTR_GRP_SRAM,
+	CTR_GRP_DRAM,
+	CTR_GRP_NOC,
+	CTR_N_GRP
+};
+
+enum ctr_id {
+#define CTR(g, n, json, unit, desc) CTR_##g##_##n,
+#include "counters.def"
+#undef CTR
+	CTR_N
+};
+
+struct ctr_info {
+	enum ctr_group group; /* owning unit kind */
+	const char *name;     /* JSON/CSV leaf name */
+	const char *unit;     /* unit of measure */
+	const char *desc;     /* one-line meaning */
+};
+
+extern const struct ctr_info ctr_info[CTR_N];
+extern const char *const ctr_group_names[CTR_N_GRP];
+
+/*
+ * A flat, ordered list of (full name, value) pairs: what every output format
+ * (JSON, CSV, text summary) is written from.  Values are integers unless
+ * is_float is set (derived rates such as bandwidth).
+ */
+struct ctr_entry {
+	char *name;      /* "core0.matrix.busy_cycles" */
+	uint64_t u;      /* integer value */
+	double f;        /* float value, when is_float */
+	int is_float;    /* 1 for derived float counters */
+};
+
+struct ctr_sink {
+	struct ctr_entry *v; /* entries in emission order */
+	size_t n, cap;       /* used, allocated */
+	int oom;             /* an allocation failed; output is incomplete */
+};
+
+void ctr_sink_init(struct ctr_sink *s);
+void ctr_sink_free(struct ctr_sink *s);
+void ctr_emit_u64(struct ctr_sink *s, const char *prefix, const char *name,
+		  uint64_t v);
+void ctr_emit_f64(struct ctr_sink *s, const char *prefix, const char *name,
+		  double v);
+/* Look a counter up by full name (tests, summaries); NULL if absent. */
+const struct ctr_entry *ctr_find(const struct ctr_sink *s, const char *name);
+
+#endif

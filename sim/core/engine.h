@@ -1,0 +1,104 @@
+/*
+ * engine.h - the discrete-event engine: one event queue, one run loop.
+ *
+ * Time is counted in core clock cycles (cycle_t).  Models with their own
+ * clock (DRAM) convert at their boundary and say so in their file header.
+ *
+ * Ordering is total and deterministic: events pop by (when, pri, seq), where
+ * seq is a monotonic insertion counter, so the same inputs give the same
+ * order bit for bit.  An event scheduled for the current cycle never runs
+ * before the event that scheduled it has returned.
+ *
+ * Cancellation is lazy: an event may carry a pointer to a generation word
+ * and the value it had when scheduled; if the word changed by the time the
+ * event pops, the event is dropped without being dispatched.
+ *
+ * Idle time is skipped by construction: the clock jumps to the next event.
+ */
+#ifndef NPU_ENGINE_H
+#define NPU_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../util/diag.h"
+
+typedef uint64_t cycle_t;
+#define CYCLE_MAX UINT64_MAX
+
+struct unit;
+struct trc;
+
+/*
+ * Priority of events within one cycle.  Each value says why it precedes
+ * the next one.
+ */
+enum ev_pri {
+	EV_PRI_COMPLETE = 0, /* completions of earlier work: data returns and
+				units free up before anyone looks at them */
+	EV_PRI_WAKE = 1,     /* semaphore signals and unit wake-ups, so that
+				waiters see this cycle's signals */
+	EV_PRI_ISSUE = 2,    /* units issue work and memory requests */
+	EV_PRI_ARB = 3,      /* arbiters resolve every request made this cycle */
+	EV_PRI_CONTROL = 4,  /* control units fetch/dispatch after the units
+				have taken this cycle's completions */
+	EV_PRI_STATS = 5,    /* sampling and bookkeeping, after all work */
+	EV_N_PRI
+};
+
+/* One scheduled event: a small record in a flat heap, no malloc per event. */
+struct ev {
+	cycle_t when;           /* cycle at which it fires */
+	uint64_t seq;           /* insertion order: the final tie-break */
+	struct unit *unit;      /* receiver */
+	const uint32_t *genp;   /* lazy cancel: generation word, or NULL */
+	uint64_t arg;           /* receiver-defined payload */
+	uint32_t gen;           /* *genp at scheduling time */
+	uint16_t pri;           /* enum ev_pri */
+	uint16_t kind;          /* receiver-defined event kind */
+};
+
+typedef struct eng eng;
+
+/* Outcome of eng_run beyond the NPU_E* code. */
+struct eng_stats {
+	uint64_t n_events;      /* events dispatched */
+	uint64_t n_cancelled;   /* stale events dropped */
+	cycle_t end_cycle;      /* cycle of the last dispatched event */
+};
+
+eng *eng_new(void);
+void eng_free(eng *e);
+
+cycle_t eng_now(const eng *e);
+struct trc *eng_trace(const eng *e);            /* NULL when tracing is off */
+void eng_set_trace(eng *e, struct trc *t);
+struct diag *eng_diag(const eng *e);           /* where runtime faults go */
+void eng_set_diag(eng *e, struct diag *d);
+
+/* Register a unit for deadlock detection and teardown (engine owns it). */
+int eng_add_unit(eng *e, struct unit *u) NPU_WUR;
+size_t eng_n_units(const eng *e);
+struct unit *eng_unit(const eng *e, size_t i);
+
+/*
+ * Schedule an event.  'when' must not be in the past.  With genp != NULL the
+ * event is dropped on pop if *genp no longer equals its value now.
+ */
+int eng_schedule(eng *e, cycle_t when, enum ev_pri pri, struct unit *u,
+		 unsigned kind, uint64_t arg) NPU_WUR;
+int eng_schedule_gen(eng *e, cycle_t when, enum ev_pri pri, struct unit *u,
+		     unsigned kind, uint64_t arg, const uint32_t *genp) NPU_WUR;
+
+/* Number of events pending (including stale ones not yet dropped). */
+size_t eng_pending(const eng *e);
+
+/*
+ * Run until the queue is empty, a unit returns an error, or the clock would
+ * pass max_cycles.  Returns 0, NPU_EDEADLOCK (queue empty but a unit still
+ * has work: each such unit is named in the diag with what it waits on),
+ * NPU_ETIMEOUT, or the unit's error.
+ */
+int eng_run(eng *e, cycle_t max_cycles, struct eng_stats *st) NPU_WUR;
+
+#endif

@@ -1,0 +1,132 @@
+/*
+ * tile.h - what the control unit hands to an execution unit.
+ *
+ * The control unit executes scalar instructions itself and turns each tile
+ * instruction into a tile_cmd: the opcode, its pc, and every operand already
+ * read from registers, together with a snapshot of the unit's configuration
+ * registers (set by mset/vset/dset) at dispatch time.  Units therefore never
+ * read the control unit's state, and reordering between units is only what
+ * the semaphores and fences of the program allow.
+ *
+ * Protocol between control (ctl) and an execution unit (xu):
+ *   ctl asks xu_port.can_accept(u) at cycle t; if true, calls accept(u, cmd)
+ *   at t.  The unit starts the command when its own pipeline allows and
+ *   calls tile_notify() whenever it frees capacity or finishes a command,
+ *   so that control re-tries dispatch and re-checks fences/semaphores.
+ *   idle(u) is true when every accepted command has fully completed
+ *   (results written, memory requests retired).
+ */
+#ifndef NPU_TILE_H
+#define NPU_TILE_H
+
+#include <stdint.h>
+
+#include "engine.h"
+
+/* Memory spaces a tile operand can live in. */
+enum mem_space {
+	MEM_DRAM = 0,   /* chip DRAM (through the DRAM model) */
+	MEM_SPM = 1,    /* this core's scratchpad */
+	MEM_ACC = 2,    /* this core's accumulator */
+	MEM_RSPM = 3,   /* another core's scratchpad (over the NoC) */
+	MEM_N_SPACES
+};
+
+/* Matrix unit configuration (mset fields), snapshotted per command. */
+struct mtx_cfg {
+	int dataflow;         /* 0 ws, 1 os, 2 is (params.def order) */
+	int in_type;          /* enum npu_dtype of A and B */
+	int acc_type;         /* enum npu_dtype: DT_INT32 or DT_FP32 */
+	uint32_t m, k, n;     /* GEMM tile shape: C[m x n] (+)= A[m x k] B[k x n] */
+	uint32_t a_stride;    /* bytes between rows of A in the scratchpad */
+	uint32_t b_stride;    /* bytes between rows of B in the scratchpad */
+	uint32_t c_stride;    /* bytes between rows of C in the accumulator */
+	int out_type;         /* mout: enum npu_dtype written to the scratchpad */
+	float out_scale;      /* mout: multiply before rounding */
+	int32_t out_zp;       /* mout: zero point added after scaling */
+	int out_act;          /* mout: 0 none, 1 relu */
+	uint32_t out_stride;  /* mout: bytes between output rows */
+};
+
+enum mtx_kind {
+	MTX_PRELOAD,    /* load the stationary operand (B in WS, A in IS) */
+	MTX_MUL,        /* C = A B (one fold) */
+	MTX_MUL_ACC,    /* C += A B */
+	MTX_OUT,        /* acc tile -> scratchpad with act/requant */
+};
+
+struct mtx_cmd {
+	enum mtx_kind kind;
+	uint64_t a;           /* PRELOAD: stationary operand; MUL: A (spm) */
+	uint64_t b;           /* MUL: B (spm) */
+	uint64_t c;           /* MUL: C (acc); OUT: source (acc) */
+	uint64_t d;           /* OUT: destination (spm) */
+	struct mtx_cfg cfg;
+};
+
+/* Vector unit configuration (vset fields), snapshotted per command. */
+struct vec_cfg {
+	int type;             /* element type of sources */
+	int out_type;         /* element type of the destination (conversions) */
+	uint32_t len;         /* elements per row */
+	uint32_t rows;        /* rows */
+	uint32_t d_stride;    /* bytes between destination rows */
+	uint32_t s1_stride;   /* bytes between rows of source 1 */
+	uint32_t s2_stride;   /* bytes between rows of source 2 (and 3) */
+	int d_mem, s_mem;     /* MEM_SPM or MEM_ACC for destination / sources */
+	float scale;          /* quantize/dequantize scale */
+	int32_t zp;           /* quantize/dequantize zero point */
+};
+
+struct vec_cmd {
+	int op;               /* enum isa_op of the instruction */
+	uint64_t d, s1, s2, s3; /* addresses (s3: select's second source) */
+	uint64_t scalar;      /* scalar operand bits (broadcast, op with scalar) */
+	struct vec_cfg cfg;
+};
+
+/* A DMA descriptor (dset fields), snapshotted by dma.start. */
+struct dma_desc {
+	int src_mem, dst_mem;   /* enum mem_space */
+	int src_core, dst_core; /* for MEM_RSPM: the remote core */
+	uint64_t src, dst;      /* base byte addresses */
+	uint32_t elem_bytes;    /* bytes per innermost element */
+	uint32_t shape[4];      /* elements per dimension, [0] innermost */
+	int64_t src_stride[4];  /* byte stride per dimension ([0] usually elem_bytes) */
+	int64_t dst_stride[4];
+};
+
+struct tile_cmd {
+	uint64_t pc;            /* byte address of the instruction */
+	uint64_t id;            /* dispatch sequence number on this core */
+	int op;                 /* enum isa_op */
+	union {
+		struct mtx_cmd m;
+		struct vec_cmd v;
+		struct dma_desc d;
+	} u;
+};
+
+struct unit;
+
+/* How the control unit drives an execution unit. */
+struct xu_port {
+	int (*can_accept)(const struct unit *u);
+	/* Take cmd at the current cycle; returns 0 or NPU_E* (a fault). */
+	int (*accept)(struct unit *u, const struct tile_cmd *cmd);
+	int (*idle)(const struct unit *u);
+};
+
+/*
+ * Who to tell when a unit frees capacity or completes a command: the
+ * control unit installs itself here (event kind 'kind' at EV_PRI_WAKE).
+ */
+struct tile_listener {
+	struct unit *unit;      /* control unit to wake, NULL = nobody */
+	unsigned kind;          /* its event kind for "a unit changed state" */
+};
+
+/* Schedule a wake-up of the listener at the current cycle. */
+int tile_notify(const struct tile_listener *l, eng *e) NPU_WUR;
+
+#endif

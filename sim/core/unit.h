@@ -1,0 +1,49 @@
+/*
+ * unit.h - the one interface every hardware model implements.
+ *
+ * A model embeds struct unit as its first member and exports one
+ * const struct unit_ops with designated initialisers.  The engine calls
+ * on_event for each event addressed to the unit; at the end of a run it asks
+ * every unit whether it still has unfinished work (deadlock detection), and
+ * the output side asks each to dump its counters.
+ */
+#ifndef NPU_UNIT_H
+#define NPU_UNIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "counters.h"
+#include "engine.h"
+
+struct ctr_sink;
+
+struct unit_ops {
+	const char *kind; /* counter group name: "matrix", "dma", ... */
+	/* Handle one event; return 0 or NPU_E* (a fault stops the run). */
+	int (*on_event)(struct unit *u, const struct ev *ev);
+	/*
+	 * Deadlock report: return nonzero when the unit still has unfinished
+	 * work, and describe in buf what it waits on ("wait sem 2 (count 1,
+	 * value 0) at pc 0x40").  May be NULL for units that never block.
+	 */
+	int (*blocked)(const struct unit *u, char *buf, size_t n);
+	/* Emit counters beyond the fixed ones in u->ctr (may be NULL). */
+	void (*dump)(const struct unit *u, struct ctr_sink *s);
+	/* Free the model (the struct unit is its first member). */
+	void (*destroy)(struct unit *u);
+};
+
+struct unit {
+	const struct unit_ops *ops; /* behaviour */
+	char name[32];              /* hierarchical prefix: "core0.matrix" */
+	int core;                   /* owning core, -1 for chip-level units */
+	eng *eng;                   /* engine it runs on */
+	uint64_t ctr[CTR_N];        /* counters, indexed by enum ctr_id */
+};
+
+/* Fill the common header (name is printf-formatted into u->name). */
+void unit_init(struct unit *u, const struct unit_ops *ops, eng *e, int core,
+	       const char *fmt, ...) NPU_PRINTF(5, 6);
+
+#endif

@@ -1,0 +1,144 @@
+/*
+ * diag.c - error messages with a place (see diag.h).
+ */
+#include "diag.h"
+
+#include <string.h>
+
+static const char *const err_msgs[] = {
+#define ERR(name, msg) msg,
+#include "err.def"
+#undef ERR
+};
+
+const char *npu_strerror(int err)
+{
+	size_t i;
+
+	if (err == 0)
+		return "success";
+	i = (size_t)(-1 - (long)err);
+	if (err >= 0 || i >= NPU_N_ERRS)
+		return "unknown error";
+	return err_msgs[i];
+}
+
+int npu_exit_status(int err)
+{
+	switch (err) {
+	case NPU_OK:
+		return NPU_EXIT_OK;
+	case NPU_EUSAGE:
+	case NPU_ECONFIG:
+		return NPU_EXIT_USAGE;
+	case NPU_EFAULT:
+	case NPU_EDEADLOCK:
+	case NPU_ETIMEOUT:
+		return NPU_EXIT_FAULT;
+	default:
+		return NPU_EXIT_PROGRAM;
+	}
+}
+
+void diag_init(struct diag *d, FILE *fp)
+{
+	memset(d, 0, sizeof(*d));
+	d->fp = fp;
+}
+
+struct diag_loc diag_at_file(const char *file, int line, int col)
+{
+	struct diag_loc l = { file, line, col, -1, 0, 0 };
+	return l;
+}
+
+struct diag_loc diag_at_run(int core, uint64_t pc, uint64_t cycle)
+{
+	struct diag_loc l = { NULL, 0, 0, core, pc, cycle };
+	return l;
+}
+
+struct diag_loc diag_nowhere(void)
+{
+	struct diag_loc l = { NULL, 0, 0, -1, 0, 0 };
+	return l;
+}
+
+static const char *const level_names[] = { "error", "warning", "note" };
+
+int diag_vreport(struct diag *d, enum diag_level lvl, struct diag_loc loc,
+		 int err, const char *fmt, va_list ap)
+{
+	char prefix[256] = "";
+	char msg[384];
+	size_t n;
+
+	if (loc.file && loc.line > 0 && loc.col > 0)
+		snprintf(prefix, sizeof(prefix), "%s:%d:%d: ", loc.file,
+			 loc.line, loc.col);
+	else if (loc.file && loc.line > 0)
+		snprintf(prefix, sizeof(prefix), "%s:%d: ", loc.file, loc.line);
+	else if (loc.file)
+		snprintf(prefix, sizeof(prefix), "%s: ", loc.file);
+	else if (loc.core >= 0)
+		snprintf(prefix, sizeof(prefix),
+			 "core %d pc 0x%llx cycle %llu: ", loc.core,
+			 (unsigned long long)loc.pc,
+			 (unsigned long long)loc.cycle);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	n = (size_t)snprintf(d->last, sizeof(d->last), "%s%s: %s", prefix,
+			     level_names[lvl], msg);
+	(void)n;
+	if (lvl == DIAG_ERROR)
+		d->n_errors++;
+	else if (lvl == DIAG_WARNING)
+		d->n_warnings++;
+	if (d->fp)
+		fprintf(d->fp, "%s\n", d->last);
+	return err;
+}
+
+int diag_report(struct diag *d, enum diag_level lvl, struct diag_loc loc,
+		int err, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = diag_vreport(d, lvl, loc, err, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+int diag_error(struct diag *d, struct diag_loc loc, int err,
+	       const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = diag_vreport(d, DIAG_ERROR, loc, err, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+void diag_note(struct diag *d, struct diag_loc loc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	(void)diag_vreport(d, DIAG_NOTE, loc, 0, fmt, ap);
+	va_end(ap);
+}
+
+void diag_caret(struct diag *d, const char *line, int col)
+{
+	int i;
+
+	if (!d->fp || !line)
+		return;
+	fprintf(d->fp, " %s\n ", line);
+	for (i = 1; i < col; i++)
+		fputc(line[i - 1] == '\t' ? '\t' : ' ', d->fp);
+	fputs("^\n", d->fp);
+}

@@ -1,0 +1,84 @@
+/*
+ * fsout.c - write to a temporary file, then rename (see fsout.h).
+ */
+#include "fsout.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "strutil.h"
+
+int fsout_open(struct fsout *o, const char *path, struct diag *d)
+{
+	size_t n;
+
+	memset(o, 0, sizeof(*o));
+	if (strcmp(path, "-") == 0) {
+		o->fp = stdout;
+		return 0;
+	}
+	n = strlen(path) + 32;
+	o->path = str_dup(path);
+	o->tmp = malloc(n);
+	if (!o->path || !o->tmp) {
+		fsout_abort(o);
+		return NPU_ENOMEM;
+	}
+	snprintf(o->tmp, n, "%s.tmp.%ld", path, (long)getpid());
+	o->fp = fopen(o->tmp, "wb");
+	if (!o->fp) {
+		int err = errno;
+
+		free(o->path);
+		free(o->tmp);
+		memset(o, 0, sizeof(*o));
+		return diag_error(d, diag_at_file(path, 0, 0), NPU_EIO,
+				  "cannot create output file: %s", strerror(err));
+	}
+	return 0;
+}
+
+int fsout_commit(struct fsout *o, struct diag *d)
+{
+	int bad;
+
+	if (!o->fp)
+		return NPU_EIO;
+	if (o->fp == stdout) {
+		bad = fflush(stdout) != 0;
+		o->fp = NULL;
+		return bad ? NPU_EIO : 0;
+	}
+	bad = ferror(o->fp) != 0;
+	if (fclose(o->fp) != 0)
+		bad = 1;
+	o->fp = NULL;
+	if (bad || rename(o->tmp, o->path) != 0) {
+		int err = errno;
+
+		remove(o->tmp);
+		(void)diag_error(d, diag_at_file(o->path, 0, 0), NPU_EIO,
+				 "cannot write output file: %s", strerror(err));
+		free(o->path);
+		free(o->tmp);
+		o->path = o->tmp = NULL;
+		return NPU_EIO;
+	}
+	free(o->path);
+	free(o->tmp);
+	o->path = o->tmp = NULL;
+	return 0;
+}
+
+void fsout_abort(struct fsout *o)
+{
+	if (o->fp && o->fp != stdout) {
+		fclose(o->fp);
+		remove(o->tmp);
+	}
+	free(o->path);
+	free(o->tmp);
+	memset(o, 0, sizeof(*o));
+}
