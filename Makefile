@@ -36,7 +36,7 @@ UTIL_SRCS  := util/diag.c util/dtype.c util/fsout.c util/strutil.c
 ARCH_SRCS  :=
 ISA_SRCS   :=
 ASM_SRCS   :=
-CORE_SRCS  := sim/core/engine.c sim/core/counters.c sim/core/num.c
+CORE_SRCS  := sim/core/engine.c sim/core/counters.c sim/core/num.c sim/core/sram.c
 TRC_SRCS   :=
 CLI_SRCS   := cli/main.c
 
@@ -48,7 +48,7 @@ LIB        := $(BUILD)/libnpusim.a
 BIN        := $(BUILD)/npusim
 
 # Check unit tests: tests/unit/test_<name>.c -> $(BUILD)/tests/test_<name>
-UNIT_TESTS := engine diag num
+UNIT_TESTS := engine diag num sram
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/test_%)
 
 # Generated documentation, checked for staleness by `make test`.

@@ -10,6 +10,12 @@
  * arbiter (round-robin or fixed priority by requestor id, lower id wins)
  * grants some and the rest wait, one bank-conflict cycle per waiting cycle.
  * An access completes 'latency' cycles after its last word was granted.
+ * A requestor presents one access at a time: its next access competes from
+ * the cycle after the previous one's last grant at the earliest.  Bank
+ * arbitration of cycle t happens at EV_PRI_ARB of t; an access issued for t
+ * after that (from a later-priority event) competes from t+1.  The model
+ * costs events per access, not per cycle: only cycles in which two
+ * requestors want the same bank are resolved one by one (docs/memory.md).
  *
  * The functional contents are a flat byte array (sram_data); a model reads
  * or writes the bytes of an access when that access completes (reads: at
@@ -20,6 +26,7 @@
 
 #include <stdint.h>
 
+#include "../../util/diag.h"
 #include "counters.h"
 #include "engine.h"
 
@@ -59,5 +66,44 @@ int sram_access(sram *s, int req, uint64_t addr, uint32_t bytes, int write,
 
 /* 0 if [addr, addr+bytes) lies inside the memory, else NPU_EFAULT. */
 int sram_check_range(const sram *s, uint64_t addr, uint64_t bytes);
+
+/*
+ * Range and alignment check with the standard runtime fault message:
+ * "core N pc 0x.. cycle N: error: <who>: <memory> access [0x..,0x..) ..."
+ * naming the memory's valid range (or the required alignment).  'align' is
+ * a power of two (1 = any).  d may be NULL (code only).  Returns 0 or
+ * NPU_EFAULT.
+ */
+int sram_check_access(const sram *s, struct diag *d, const char *who,
+		      uint64_t pc, uint64_t addr, uint64_t bytes,
+		      unsigned align) NPU_WUR;
+
+/*
+ * Cycles from first to last grant of an access of 'bytes' at 'addr' when
+ * nobody else uses the memory: the largest number of its words that fall in
+ * one bank, divided by ports, rounded up.  A lone access issued for cycle t
+ * completes at t + sram_alone_cycles() - 1 + latency.
+ */
+uint32_t sram_alone_cycles(const sram *s, uint64_t addr, uint32_t bytes);
+
+/* Name a requestor was registered with ("matrix"), NULL if out of range. */
+const char *sram_requestor_name(const sram *s, int req);
+int sram_n_requestors(const sram *s);
+/* The memory's unit (counters, name "core0.scratchpad"). */
+struct unit *sram_unit(sram *s);
+
+/*
+ * Per-bank and per-requestor counters (also emitted by the unit's dump op as
+ * <name>.bankB.{reads,writes,conflicts} and
+ * <name>.req.<requestor>.{reads,writes,read_bytes,write_bytes,conflicts}).
+ * Bank reads/writes count words (one port grant each); bank conflicts count
+ * (requestor, cycle) pairs that wanted a word of the bank and were refused a
+ * port.  Requestor reads/writes count accesses; requestor conflicts count
+ * cycles in which it was refused at least one bank.
+ */
+enum sram_stat { SRAM_ST_READS, SRAM_ST_WRITES, SRAM_ST_CONFLICTS,
+		 SRAM_ST_READ_BYTES, SRAM_ST_WRITE_BYTES, SRAM_N_ST };
+uint64_t sram_bank_stat(const sram *s, int bank, enum sram_stat st);
+uint64_t sram_req_stat(const sram *s, int req, enum sram_stat st);
 
 #endif

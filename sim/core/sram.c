@@ -1,0 +1,812 @@
+/*
+ * sram.c - banked SRAM with per-cycle bank arbitration whose simulation cost
+ * follows accesses, not cycles.
+ *
+ * The hardware being modelled (docs/memory.md is the long form):
+ *   - word w = addr / bank_width lives in bank w % banks;
+ *   - each requestor presents the words of one access at a time (its oldest
+ *     unfinished one, "the head"), from the cycle the access was issued for,
+ *     but never before the cycle after its previous access's last grant;
+ *   - each cycle every bank grants at most 'ports' words; when more are
+ *     wanted, the arbiter (fixed priority: lower requestor id first; or
+ *     round-robin: starting after the requestor granted last at that bank)
+ *     hands the ports out in order, each requestor taking as many as it
+ *     wants of what is left;
+ *   - an access completes 'latency' cycles after its last word's grant.
+ *
+ * How it is simulated cheaply.  A head that shares no bank with any other
+ * head is "free": it gets every port of every bank it touches each cycle,
+ * so its progress is a closed form of (start cycle, words left per bank)
+ * and its completion is known the moment it becomes free.  One event (the
+ * completion) is scheduled for it, whatever its length.  Only when two heads
+ * want the same bank does the model resolve cycle by cycle (one arbitration
+ * event per contended cycle), and as soon as the contention is gone the
+ * survivors become free again.  A new head becoming eligible is the only
+ * other thing that needs an event (to check it against the others).  So a
+ * lone requestor costs two events per access (arbitrate at its start,
+ * complete), and an idle memory costs nothing.
+ *
+ * Invariants:
+ *   - per requestor, ring indices retire <= head <= tail: [retire, head) are
+ *     fully granted and wait for their completion callback, head is the
+ *     access presented to the banks (if head < tail), (head, tail) wait;
+ *   - a finalised access always has exactly one live completion event, at
+ *     its done_at (sched_done == done_at); events at other cycles are stale
+ *     and are recognised and dropped when they pop;
+ *   - arbitration of cycle t runs once, at EV_PRI_ARB of t (last_arb == t
+ *     afterwards); an access issued for cycle t after that competes from
+ *     t+1.  Requestors issue at EV_PRI_ISSUE or earlier, so this only
+ *     affects accesses issued from late-priority events;
+ *   - everything is iterated in requestor-id and bank order: no pointer or
+ *     hash order, so the same inputs give the same grants bit for bit.
+ */
+#include "sram.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "unit.h"
+
+/* Event kinds the memory schedules for itself. */
+enum { SRAM_EV_ARB = 1, SRAM_EV_DONE = 2 };
+
+/* Bits of a completion event's arg holding the ring index (rest: req id). */
+#define SRAM_IDX_BITS 48
+#define SRAM_IDX_MASK ((UINT64_C(1) << SRAM_IDX_BITS) - 1)
+
+/* State of a requestor's head access. */
+enum head_state {
+	HS_NONE,     /* no head (head == tail) */
+	HS_PENDING,  /* head exists, competes from cycle 'elig' */
+	HS_FREE,     /* uncontended: closed-form progress from free_s */
+	HS_ARB,      /* contended: resolved cycle by cycle */
+};
+
+/* One access, as issued. */
+struct sram_acc {
+	uint64_t addr;        /* first byte */
+	uint32_t bytes;       /* length (> 0) */
+	int write;            /* 1 write, 0 read */
+	cycle_t when;         /* earliest cycle to compete (issue argument) */
+	cycle_t done_at;      /* completion cycle, once finalised */
+	cycle_t sched_done;   /* cycle of its scheduled completion event, or
+				 CYCLE_MAX if none yet */
+	sram_done_fn done;    /* completion callback (may be NULL) */
+	void *ctx;            /* callback context */
+	uint64_t tag;         /* callback tag */
+};
+
+/* One requestor (a port of a unit: "matrix", "vector", "dma0"). */
+struct sram_req {
+	char name[24];          /* registered name, for counters */
+	struct sram_acc *ring;  /* accesses, slot = index & (cap - 1) */
+	uint64_t cap;           /* ring capacity (power of two) */
+	uint64_t retire;        /* oldest access awaiting completion */
+	uint64_t head;          /* access presented to the banks */
+	uint64_t tail;          /* next index to issue */
+	enum head_state hs;     /* what the head is doing */
+	cycle_t elig;           /* HS_PENDING: first cycle it competes */
+	cycle_t free_s;         /* HS_FREE: cycle from which 'left' counts */
+	cycle_t last_grant;     /* HS_FREE: tentative last grant cycle */
+	cycle_t prev_last;      /* last grant cycle of the previous access */
+	int have_prev;          /* prev_last is valid */
+	uint32_t b0;            /* head: bank of its first word */
+	uint32_t nb;            /* head: banks touched = min(words, banks) */
+	uint32_t *left;         /* head: words still to grant per bank offset
+				   j (bank (b0 + j) % banks), nb used */
+	cycle_t succ_arb;       /* last arbitration scheduled for the
+				   successor (dedupe), CYCLE_MAX none */
+	uint64_t st[SRAM_N_ST]; /* per-requestor statistics */
+};
+
+struct sram {
+	struct unit u;          /* common header: counters, name, engine */
+	struct sram_geom g;     /* geometry and policy */
+	uint8_t *data;          /* functional contents, g.bytes long */
+	struct sram_req *reqs;  /* requestors, id = index */
+	int n_reqs, cap_reqs;   /* used, allocated */
+	uint64_t *bank_st;      /* banks x SRAM_N_ST statistics */
+	int *rr;                /* per bank: requestor id that goes first */
+	cycle_t *bank_stamp;    /* per bank: cycle of bank_n's validity */
+	int *bank_n;            /* per bank: heads wanting it this cycle */
+	cycle_t last_arb;       /* last cycle whose arbitration ran */
+	int arb_ran;            /* last_arb is valid */
+	cycle_t arb_sched_last; /* last cycle an ARB event was scheduled for */
+	int arb_sched_any;      /* arb_sched_last is valid */
+};
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static uint64_t div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+/* Words, first bank and banks touched by [addr, addr + bytes). */
+static void acc_shape(const struct sram *s, uint64_t addr, uint32_t bytes,
+		      uint64_t *n_words, uint32_t *b0, uint32_t *nb)
+{
+	uint64_t w0 = addr / (uint64_t)s->g.bank_width;
+	uint64_t w1 = (addr + bytes - 1) / (uint64_t)s->g.bank_width;
+
+	*n_words = w1 - w0 + 1;
+	*b0 = (uint32_t)(w0 % (uint64_t)s->g.banks);
+	*nb = *n_words < (uint64_t)s->g.banks ? (uint32_t)*n_words
+					      : (uint32_t)s->g.banks;
+}
+
+/* Words of an n-word access that fall in its j-th bank (j < nb). */
+static uint64_t words_in(const struct sram *s, uint64_t n_words, uint32_t j)
+{
+	uint64_t full = n_words / (uint64_t)s->g.banks;
+	uint64_t rem = n_words % (uint64_t)s->g.banks;
+
+	return full + (j < rem ? 1 : 0);
+}
+
+static struct sram_acc *slot(struct sram_req *r, uint64_t idx)
+{
+	return &r->ring[idx & (r->cap - 1)];
+}
+
+/* Make sure an arbitration pass runs at cycle c. */
+static int ensure_arb(struct sram *s, cycle_t c)
+{
+	if (s->arb_sched_any && s->arb_sched_last == c)
+		return 0;
+	s->arb_sched_any = 1;
+	s->arb_sched_last = c;
+	return eng_schedule(s->u.eng, c, EV_PRI_ARB, &s->u, SRAM_EV_ARB, 0);
+}
+
+/* Earliest cycle the (new) head may compete, from its issue cycle. */
+static cycle_t head_elig(const struct sram *s, const struct sram_req *r,
+			 cycle_t when)
+{
+	cycle_t e = when;
+
+	if (r->have_prev && e < r->prev_last + 1)
+		e = r->prev_last + 1;
+	/* Arbitration of this cycle has already run: compete from the next. */
+	if (s->arb_ran && e <= s->last_arb)
+		e = s->last_arb + 1;
+	return e;
+}
+
+/* Max words left in any bank of the head, in units of port-cycles. */
+static cycle_t head_cycles_left(const struct sram *s, const struct sram_req *r)
+{
+	uint32_t j, mx = 0;
+
+	for (j = 0; j < r->nb; j++)
+		if (r->left[j] > mx)
+			mx = r->left[j];
+	return (cycle_t)div_up(mx, (uint64_t)s->g.ports);
+}
+
+/* ---- lifecycle of a head ------------------------------------------------ */
+
+/*
+ * The head has had its last word granted at cycle 'last': count it, fix its
+ * completion cycle (scheduling the event unless the tentative one already
+ * stands at that cycle) and make the next access the head.
+ */
+static int head_finalise(struct sram *s, int id, cycle_t last)
+{
+	struct sram_req *r = &s->reqs[id];
+	struct sram_acc *a = slot(r, r->head);
+	uint64_t n_words, j;
+	uint32_t b0, nb;
+	int rc;
+
+	acc_shape(s, a->addr, a->bytes, &n_words, &b0, &nb);
+	for (j = 0; j < nb; j++) {
+		uint64_t *bs = &s->bank_st[((b0 + j) % (uint64_t)s->g.banks) *
+					   SRAM_N_ST];
+
+		bs[a->write ? SRAM_ST_WRITES : SRAM_ST_READS] +=
+			words_in(s, n_words, (uint32_t)j);
+	}
+	if (a->write) {
+		s->u.ctr[CTR_SRAM_WRITES]++;
+		s->u.ctr[CTR_SRAM_WRITE_BYTES] += a->bytes;
+		r->st[SRAM_ST_WRITES]++;
+		r->st[SRAM_ST_WRITE_BYTES] += a->bytes;
+	} else {
+		s->u.ctr[CTR_SRAM_READS]++;
+		s->u.ctr[CTR_SRAM_READ_BYTES] += a->bytes;
+		r->st[SRAM_ST_READS]++;
+		r->st[SRAM_ST_READ_BYTES] += a->bytes;
+	}
+	a->done_at = last + (cycle_t)s->g.latency;
+	if (a->sched_done != a->done_at) {
+		rc = eng_schedule(s->u.eng, a->done_at, EV_PRI_COMPLETE, &s->u,
+				  SRAM_EV_DONE,
+				  ((uint64_t)id << SRAM_IDX_BITS) |
+				  (r->head & SRAM_IDX_MASK));
+		if (rc)
+			return rc;
+		a->sched_done = a->done_at;
+	}
+	r->prev_last = last;
+	r->have_prev = 1;
+	r->head++;
+	r->succ_arb = CYCLE_MAX;
+	if (r->head == r->tail) {
+		r->hs = HS_NONE;
+		return 0;
+	}
+	r->hs = HS_PENDING;
+	r->elig = head_elig(s, r, slot(r, r->head)->when);
+	return ensure_arb(s, r->elig);
+}
+
+/* The head starts competing at cycle t: words per bank from its shape. */
+static void head_activate(struct sram *s, struct sram_req *r)
+{
+	struct sram_acc *a = slot(r, r->head);
+	uint64_t n_words;
+	uint32_t j;
+
+	acc_shape(s, a->addr, a->bytes, &n_words, &r->b0, &r->nb);
+	for (j = 0; j < r->nb; j++)
+		r->left[j] = (uint32_t)words_in(s, n_words, j);
+}
+
+/*
+ * A free head's words left as of the start of cycle t: it was granted every
+ * port of each of its banks in each cycle from free_s to t-1.
+ */
+static void head_materialise(struct sram *s, int id, cycle_t t)
+{
+	struct sram_req *r = &s->reqs[id];
+	uint64_t granted = (uint64_t)(t - r->free_s) * (uint64_t)s->g.ports;
+	uint32_t j;
+
+	for (j = 0; j < r->nb; j++) {
+		/* Its banks were its alone: a round-robin pointer moves past
+		 * it after any grant, exactly as if arbitrated every cycle. */
+		if (granted && r->left[j])
+			s->rr[(r->b0 + j) % (uint32_t)s->g.banks] =
+				(id + 1) % s->n_reqs;
+		r->left[j] = granted >= r->left[j] ? 0
+			   : r->left[j] - (uint32_t)granted;
+	}
+	r->free_s = t;
+}
+
+/*
+ * Let the head run free from cycle t: its last grant and completion follow
+ * in closed form.  The completion event is scheduled now (tentatively: a
+ * later contender may delay it, which makes this event stale), and the
+ * successor, if already issued, gets an arbitration pass at its start.
+ */
+static int head_set_free(struct sram *s, int id, cycle_t t)
+{
+	struct sram_req *r = &s->reqs[id];
+	struct sram_acc *a = slot(r, r->head);
+	cycle_t done;
+	int rc;
+
+	r->hs = HS_FREE;
+	r->free_s = t;
+	r->last_grant = t + head_cycles_left(s, r) - 1;
+	done = r->last_grant + (cycle_t)s->g.latency;
+	if (a->sched_done != done) {
+		rc = eng_schedule(s->u.eng, done, EV_PRI_COMPLETE, &s->u,
+				  SRAM_EV_DONE,
+				  ((uint64_t)id << SRAM_IDX_BITS) |
+				  (r->head & SRAM_IDX_MASK));
+		if (rc)
+			return rc;
+		a->sched_done = done;
+	}
+	if (r->head + 1 < r->tail) {
+		cycle_t c = slot(r, r->head + 1)->when;
+
+		if (c < r->last_grant + 1)
+			c = r->last_grant + 1;
+		if (r->succ_arb != c) {
+			r->succ_arb = c;
+			return ensure_arb(s, c);
+		}
+	}
+	return 0;
+}
+
+/* Finalise a free head whose last grant lies before cycle t. */
+static int head_catch_up(struct sram *s, int id, cycle_t t)
+{
+	struct sram_req *r = &s->reqs[id];
+
+	if (r->hs == HS_FREE && r->last_grant < t) {
+		head_materialise(s, id, r->last_grant + 1); /* RR pointers */
+		return head_finalise(s, id, r->last_grant);
+	}
+	return 0;
+}
+
+/* ---- arbitration -------------------------------------------------------- */
+
+/* Offset of bank b in the head of r, or -1 if the head does not touch b. */
+static int head_off(const struct sram *s, const struct sram_req *r, uint32_t b)
+{
+	uint32_t j = (b + (uint32_t)s->g.banks - r->b0) % (uint32_t)s->g.banks;
+
+	return j < r->nb ? (int)j : -1;
+}
+
+static int active(const struct sram_req *r)
+{
+	return r->hs == HS_FREE || r->hs == HS_ARB;
+}
+
+/*
+ * Arbitration pass of cycle t (EV_PRI_ARB):
+ *   1. finalise free heads that finished before t; heads whose start is t
+ *      become active;
+ *   2. bring every active head's words-left up to the start of t and count,
+ *      per bank, how many heads want it;
+ *   3. a head sharing no wanted bank runs free (closed form, no further
+ *      events); the others are granted this one cycle bank by bank under
+ *      the arbitration policy, losers count conflicts, and another pass is
+ *      scheduled for t+1 while any contended head is left.
+ */
+static int arbitrate(struct sram *s, cycle_t t)
+{
+	int i, rc, contended_left = 0;
+	uint32_t j;
+
+	if (s->arb_ran && s->last_arb == t)
+		return 0; /* duplicate event for a cycle already resolved */
+
+	for (i = 0; i < s->n_reqs; i++) {
+		struct sram_req *r = &s->reqs[i];
+
+		/* A successor made eligible here may start at t itself, so
+		 * last_arb still names the previous pass (see head_elig). */
+		if ((rc = head_catch_up(s, i, t)))
+			return rc;
+		if (r->hs == HS_PENDING && r->elig <= t) {
+			head_activate(s, r);
+			r->hs = HS_ARB; /* decided below */
+			r->free_s = t;
+		} else if (r->hs == HS_FREE) {
+			head_materialise(s, i, t);
+		}
+		if (!active(r))
+			continue;
+		for (j = 0; j < r->nb; j++) {
+			uint32_t b = (r->b0 + j) % (uint32_t)s->g.banks;
+
+			if (!r->left[j])
+				continue;
+			if (s->bank_stamp[b] != t + 1) {
+				/* stamp t+1 so that cycle 0 differs from the
+				 * calloc'ed zero */
+				s->bank_stamp[b] = t + 1;
+				s->bank_n[b] = 0;
+			}
+			s->bank_n[b]++;
+		}
+	}
+
+	s->arb_ran = 1;
+	s->last_arb = t;
+
+	/* Split active heads into free ones and contended ones. */
+	for (i = 0; i < s->n_reqs; i++) {
+		struct sram_req *r = &s->reqs[i];
+		int shared = 0;
+
+		if (!active(r))
+			continue;
+		for (j = 0; j < r->nb && !shared; j++) {
+			uint32_t b = (r->b0 + j) % (uint32_t)s->g.banks;
+
+			shared = r->left[j] && s->bank_n[b] > 1;
+		}
+		if (!shared) {
+			if ((rc = head_set_free(s, i, t)))
+				return rc;
+		} else {
+			r->hs = HS_ARB;
+		}
+	}
+
+	/*
+	 * Grant cycle t to the contended heads, bank by bank in bank order.
+	 * Only contended heads are in HS_ARB now, and a bank wanted by a free
+	 * head is wanted by nobody else, so each bank's demanders are exactly
+	 * the HS_ARB heads with words left there.
+	 */
+	{
+		int lost[64], *lostp = lost;
+
+		if (s->n_reqs > 64) {
+			lostp = calloc((size_t)s->n_reqs, sizeof(int));
+			if (!lostp)
+				return NPU_ENOMEM;
+		} else {
+			memset(lost, 0, sizeof(lost));
+		}
+		for (i = 0; i < s->n_reqs; i++) {
+			struct sram_req *r = &s->reqs[i];
+
+			if (r->hs != HS_ARB)
+				continue;
+			for (j = 0; j < r->nb; j++) {
+				uint32_t b = (r->b0 + j) % (uint32_t)s->g.banks;
+				uint32_t ports = (uint32_t)s->g.ports;
+				int k, first, last_won = -1;
+
+				/* Resolve bank b once: when its lowest-id
+				 * demander reaches it. */
+				if (!r->left[j] || s->bank_stamp[b] != t + 1 ||
+				    s->bank_n[b] < 0)
+					continue;
+				first = s->g.arb == SRAM_ARB_RR ? s->rr[b] : 0;
+				for (k = 0; k < s->n_reqs; k++) {
+					int q = (first + k) % s->n_reqs;
+					struct sram_req *rq = &s->reqs[q];
+					int off;
+					uint32_t want, g;
+
+					if (rq->hs != HS_ARB)
+						continue;
+					off = head_off(s, rq, b);
+					if (off < 0 || !rq->left[off])
+						continue;
+					want = rq->left[off];
+					g = want < ports ? want : ports;
+					if (g < (want < (uint32_t)s->g.ports ?
+						 want : (uint32_t)s->g.ports)) {
+						/* refused some port it could
+						 * have used alone */
+						s->bank_st[b * SRAM_N_ST +
+							   SRAM_ST_CONFLICTS]++;
+						s->u.ctr[CTR_SRAM_BANK_CONFLICTS]++;
+						lostp[q] = 1;
+					}
+					if (g) {
+						rq->left[off] -= g;
+						ports -= g;
+						last_won = q;
+					}
+				}
+				if (s->g.arb == SRAM_ARB_RR && last_won >= 0)
+					s->rr[b] = (last_won + 1) % s->n_reqs;
+				s->bank_n[b] = -1; /* resolved for cycle t */
+			}
+		}
+		for (i = 0; i < s->n_reqs; i++)
+			if (lostp[i])
+				s->reqs[i].st[SRAM_ST_CONFLICTS]++;
+		if (lostp != lost)
+			free(lostp);
+	}
+
+	/* Contended heads that got their last word finish; others go on. */
+	for (i = 0; i < s->n_reqs; i++) {
+		struct sram_req *r = &s->reqs[i];
+		int done = 1;
+
+		if (r->hs != HS_ARB)
+			continue;
+		for (j = 0; j < r->nb && done; j++)
+			done = r->left[j] == 0;
+		if (done) {
+			if ((rc = head_finalise(s, i, t)))
+				return rc;
+		} else {
+			contended_left = 1;
+		}
+	}
+	return contended_left ? ensure_arb(s, t + 1) : 0;
+}
+
+/* Completion event: the oldest finalised access of a requestor is done. */
+static int complete(struct sram *s, uint64_t arg, cycle_t t)
+{
+	int id = (int)(arg >> SRAM_IDX_BITS);
+	struct sram_req *r;
+	struct sram_acc *a;
+	sram_done_fn fn;
+	void *ctx;
+	uint64_t tag;
+	int rc;
+
+	if (id < 0 || id >= s->n_reqs)
+		return NPU_EINTERNAL;
+	r = &s->reqs[id];
+	/* A free head whose grants ended is finalised lazily here. */
+	if ((rc = head_catch_up(s, id, t)))
+		return rc;
+	if (r->retire == r->head)
+		return 0; /* stale: the access is still being granted */
+	a = slot(r, r->retire);
+	if ((r->retire & SRAM_IDX_MASK) != (arg & SRAM_IDX_MASK) ||
+	    a->done_at != t)
+		return 0; /* stale tentative completion */
+	fn = a->done;
+	ctx = a->ctx;
+	tag = a->tag;
+	r->retire++;
+	return fn ? fn(ctx, tag, t) : 0;
+}
+
+static int sram_on_event(struct unit *u, const struct ev *ev)
+{
+	struct sram *s = (struct sram *)u;
+
+	switch (ev->kind) {
+	case SRAM_EV_ARB:
+		return arbitrate(s, ev->when);
+	case SRAM_EV_DONE:
+		return complete(s, ev->arg, ev->when);
+	default:
+		return NPU_EINTERNAL;
+	}
+}
+
+/* ---- unit ops ----------------------------------------------------------- */
+
+static int sram_blocked(const struct unit *u, char *buf, size_t n)
+{
+	const struct sram *s = (const struct sram *)u;
+	int i;
+
+	for (i = 0; i < s->n_reqs; i++)
+		if (s->reqs[i].retire != s->reqs[i].tail) {
+			snprintf(buf, n, "requestor %s has %llu accesses in flight",
+				 s->reqs[i].name,
+				 (unsigned long long)(s->reqs[i].tail -
+						      s->reqs[i].retire));
+			return 1;
+		}
+	return 0;
+}
+
+static void sram_dump(const struct unit *u, struct ctr_sink *sink)
+{
+	static const char *const bank_names[] = { "reads", "writes",
+						  "conflicts" };
+	static const char *const req_names[SRAM_N_ST] = {
+		"reads", "writes", "conflicts", "read_bytes", "write_bytes" };
+	const struct sram *s = (const struct sram *)u;
+	char pfx[96];
+	int b, i, k;
+
+	for (b = 0; b < s->g.banks; b++) {
+		snprintf(pfx, sizeof(pfx), "%s.bank%d", u->name, b);
+		for (k = 0; k < 3; k++)
+			ctr_emit_u64(sink, pfx, bank_names[k],
+				     s->bank_st[(size_t)b * SRAM_N_ST + (size_t)k]);
+	}
+	for (i = 0; i < s->n_reqs; i++) {
+		snprintf(pfx, sizeof(pfx), "%s.req.%s", u->name,
+			 s->reqs[i].name);
+		for (k = 0; k < SRAM_N_ST; k++)
+			ctr_emit_u64(sink, pfx, req_names[k], s->reqs[i].st[k]);
+	}
+}
+
+static void sram_destroy(struct unit *u)
+{
+	struct sram *s = (struct sram *)u;
+	int i;
+
+	for (i = 0; i < s->n_reqs; i++) {
+		free(s->reqs[i].ring);
+		free(s->reqs[i].left);
+	}
+	free(s->reqs);
+	free(s->bank_st);
+	free(s->rr);
+	free(s->bank_stamp);
+	free(s->bank_n);
+	free(s->data);
+	free(s);
+}
+
+static const struct unit_ops sram_ops = {
+	.kind = "sram",
+	.on_event = sram_on_event,
+	.blocked = sram_blocked,
+	.dump = sram_dump,
+	.destroy = sram_destroy,
+};
+
+/* ---- public API --------------------------------------------------------- */
+
+sram *sram_new(eng *e, int core, const char *name, const struct sram_geom *g)
+{
+	struct sram *s;
+
+	/* params.def guarantees these; a caller building a geometry by hand
+	 * gets NULL rather than a model with undefined behaviour. */
+	if (!g || g->banks < 1 || g->bank_width < 1 || g->ports < 1 ||
+	    g->latency < 1 || g->bytes < 1)
+		return NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	unit_init(&s->u, &sram_ops, e, core, "%s", name);
+	s->g = *g;
+	s->data = calloc(1, (size_t)g->bytes);
+	s->bank_st = calloc((size_t)g->banks * SRAM_N_ST, sizeof(uint64_t));
+	s->rr = calloc((size_t)g->banks, sizeof(int));
+	s->bank_stamp = calloc((size_t)g->banks, sizeof(cycle_t));
+	s->bank_n = calloc((size_t)g->banks, sizeof(int));
+	if (!s->data || !s->bank_st || !s->rr || !s->bank_stamp ||
+	    !s->bank_n || eng_add_unit(e, &s->u)) {
+		sram_destroy(&s->u);
+		return NULL;
+	}
+	return s;
+}
+
+int sram_add_requestor(sram *s, const char *name)
+{
+	struct sram_req *r;
+
+	if (s->n_reqs == s->cap_reqs) {
+		int cap = s->cap_reqs ? s->cap_reqs * 2 : 4;
+		struct sram_req *v = realloc(s->reqs, (size_t)cap * sizeof(*v));
+
+		if (!v)
+			return NPU_ENOMEM;
+		s->reqs = v;
+		s->cap_reqs = cap;
+	}
+	r = &s->reqs[s->n_reqs];
+	memset(r, 0, sizeof(*r));
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	r->cap = 16;
+	r->ring = calloc((size_t)r->cap, sizeof(*r->ring));
+	r->left = calloc((size_t)s->g.banks, sizeof(uint32_t));
+	r->succ_arb = CYCLE_MAX;
+	if (!r->ring || !r->left) {
+		free(r->ring);
+		free(r->left);
+		return NPU_ENOMEM;
+	}
+	return s->n_reqs++;
+}
+
+uint8_t *sram_data(sram *s) { return s->data; }
+uint64_t sram_size(const sram *s) { return s->g.bytes; }
+const struct sram_geom *sram_geom(const sram *s) { return &s->g; }
+struct unit *sram_unit(sram *s) { return &s->u; }
+int sram_n_requestors(const sram *s) { return s->n_reqs; }
+
+const char *sram_requestor_name(const sram *s, int req)
+{
+	return req >= 0 && req < s->n_reqs ? s->reqs[req].name : NULL;
+}
+
+uint64_t sram_bank_stat(const sram *s, int bank, enum sram_stat st)
+{
+	if (bank < 0 || bank >= s->g.banks || st >= SRAM_N_ST)
+		return 0;
+	return s->bank_st[(size_t)bank * SRAM_N_ST + st];
+}
+
+uint64_t sram_req_stat(const sram *s, int req, enum sram_stat st)
+{
+	if (req < 0 || req >= s->n_reqs || st >= SRAM_N_ST)
+		return 0;
+	return s->reqs[req].st[st];
+}
+
+uint32_t sram_alone_cycles(const sram *s, uint64_t addr, uint32_t bytes)
+{
+	uint64_t n_words;
+	uint32_t b0, nb;
+
+	if (!bytes)
+		return 0;
+	acc_shape(s, addr, bytes, &n_words, &b0, &nb);
+	/* Offset 0 holds the most words (the remainder goes to the first
+	 * banks). */
+	return (uint32_t)div_up(words_in(s, n_words, 0), (uint64_t)s->g.ports);
+}
+
+int sram_check_range(const sram *s, uint64_t addr, uint64_t bytes)
+{
+	if (addr > s->g.bytes || bytes > s->g.bytes - addr)
+		return NPU_EFAULT;
+	return 0;
+}
+
+int sram_check_access(const sram *s, struct diag *d, const char *who,
+		      uint64_t pc, uint64_t addr, uint64_t bytes,
+		      unsigned align)
+{
+	const char *mem = strrchr(s->u.name, '.');
+
+	mem = mem ? mem + 1 : s->u.name;
+	if (sram_check_range(s, addr, bytes)) {
+		if (d)
+			(void)diag_error(d, diag_at_run(s->u.core, pc,
+							eng_now(s->u.eng)),
+					 NPU_EFAULT,
+					 "%s: %s access [0x%llx, 0x%llx) (%llu bytes) outside the %s [0x0, 0x%llx)",
+					 who, mem, (unsigned long long)addr,
+					 (unsigned long long)(addr + bytes),
+					 (unsigned long long)bytes, mem,
+					 (unsigned long long)s->g.bytes);
+		return NPU_EFAULT;
+	}
+	if (align > 1 && (addr & (align - 1))) {
+		if (d)
+			(void)diag_error(d, diag_at_run(s->u.core, pc,
+							eng_now(s->u.eng)),
+					 NPU_EFAULT,
+					 "%s: %s access [0x%llx, 0x%llx) is misaligned: the address must be a multiple of %u",
+					 who, mem, (unsigned long long)addr,
+					 (unsigned long long)(addr + bytes),
+					 align);
+		return NPU_EFAULT;
+	}
+	return 0;
+}
+
+/* Double a requestor's ring, keeping every live index in its slot. */
+static int ring_grow(struct sram_req *r)
+{
+	uint64_t cap = r->cap * 2, i;
+	struct sram_acc *v = calloc((size_t)cap, sizeof(*v));
+
+	if (!v)
+		return NPU_ENOMEM;
+	for (i = r->retire; i < r->tail; i++)
+		v[i & (cap - 1)] = r->ring[i & (r->cap - 1)];
+	free(r->ring);
+	r->ring = v;
+	r->cap = cap;
+	return 0;
+}
+
+int sram_access(sram *s, int req, uint64_t addr, uint32_t bytes, int write,
+		cycle_t when, sram_done_fn done, void *ctx, uint64_t tag)
+{
+	struct sram_req *r;
+	struct sram_acc *a;
+	int rc;
+
+	if (req < 0 || req >= s->n_reqs || bytes == 0 ||
+	    when < eng_now(s->u.eng) || sram_check_range(s, addr, bytes))
+		return NPU_EINTERNAL; /* caller bug: checked ranges first */
+	r = &s->reqs[req];
+	if (r->tail - r->retire == r->cap && (rc = ring_grow(r)))
+		return rc;
+	a = slot(r, r->tail);
+	a->addr = addr;
+	a->bytes = bytes;
+	a->write = write != 0;
+	a->when = when;
+	a->done_at = CYCLE_MAX;
+	a->sched_done = CYCLE_MAX;
+	a->done = done;
+	a->ctx = ctx;
+	a->tag = tag;
+	r->tail++;
+	if (r->tail - 1 == r->head) {
+		/* It is the head: it competes from its start. */
+		r->hs = HS_PENDING;
+		r->elig = head_elig(s, r, when);
+		return ensure_arb(s, r->elig);
+	}
+	if (r->hs == HS_FREE && r->head + 1 == r->tail - 1) {
+		/* Right behind a free head: starts after its last grant. */
+		cycle_t c = when < r->last_grant + 1 ? r->last_grant + 1 : when;
+
+		if (s->arb_ran && c <= s->last_arb)
+			c = s->last_arb + 1;
+		if (r->succ_arb != c) {
+			r->succ_arb = c;
+			return ensure_arb(s, c);
+		}
+	}
+	/* Behind a pending or contended head: handled when the head ends. */
+	return 0;
+}
