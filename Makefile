@@ -32,7 +32,7 @@ CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 
 # ---- sources, one explicit list per directory ------------------------------
-UTIL_SRCS  := util/diag.c util/dtype.c util/fsout.c util/strutil.c
+UTIL_SRCS  := util/diag.c util/dtype.c util/fsout.c util/strutil.c util/npy.c
 ARCH_SRCS  :=
 ISA_SRCS   :=
 ASM_SRCS   :=
@@ -48,7 +48,7 @@ LIB        := $(BUILD)/libnpusim.a
 BIN        := $(BUILD)/npusim
 
 # Check unit tests: tests/unit/test_<name>.c -> $(BUILD)/tests/test_<name>
-UNIT_TESTS := engine diag num sram
+UNIT_TESTS := engine diag num npy sram
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/test_%)
 
 # Generated documentation, checked for staleness by `make test`.
