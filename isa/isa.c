@@ -1,0 +1,599 @@
+/*
+ * isa.c - the ISA tables expanded from names.def, formats.def and
+ * opcodes.def, and the generic encoder, decoder and disassembler.
+ *
+ * All bit work goes through isa_get_field/isa_set_field.  Encoding, decoding
+ * and printing are driven by the format of the op: they loop over the
+ * format's fields, so adding an instruction is one row in opcodes.def and
+ * adding a format is one row in formats.def.
+ *
+ * Invariants: isa_op_info[op].match has only the opcode bits set; .mask has
+ * the opcode bits and every reserved bit of the format, so two ops with
+ * different opcodes never overlap.  The decoder's opcode map is built with
+ * designated initialisers: a duplicate opcode is a compile error
+ * (-Woverride-init / -Winitializer-overrides under -Werror).
+ */
+#include "isa.h"
+
+#include <assert.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- tables ---------------------------------------------------------------*/
+
+/*
+ * The flag column of opcodes.def uses short names (RD_RS1|WR_RD).  They are
+ * enum constants private to this file, so no short name leaks into the rest
+ * of the program.
+ */
+enum {
+#define FLAG(id, doc) id = ISA_##id,
+#include "names.def"
+};
+
+const struct isa_op_info isa_op_info[ISA_N_OPS] = {
+#define OP(id_, mn, opc, fmt_, unit_, flags_, sem_, doc_)                  \
+	[ISA_OP_##id_] = {                                                 \
+		.name = mn,                                                \
+		.id = #id_,                                                \
+		.opcode = opc,                                             \
+		.fmt = ISA_##fmt_,                                         \
+		.unit = ISA_##unit_,                                       \
+		.flags = (uint32_t)(flags_),                               \
+		.mask = ~(uint32_t)ISA_FUSED_##fmt_,                       \
+		.match = (uint32_t)(opc) << 24,                            \
+		.sem = sem_,                                               \
+		.doc = doc_,                                               \
+	},
+#include "opcodes.def"
+};
+
+const struct isa_field_info isa_field_info[ISA_N_FIELDS] = {
+#define FIELD(id_, name_, mem_, lo_, w_, sh_, mn_, mx_, kind_, noun_)      \
+	[ISA_FIELD_##id_] = {                                              \
+		.id = #id_,                                                \
+		.name = name_,                                             \
+		.member = ISA_M_##mem_,                                    \
+		.lo = lo_,                                                 \
+		.width = w_,                                               \
+		.shift = sh_,                                              \
+		.kind = ISA_FK_##kind_,                                    \
+		.min = mn_,                                                \
+		.max = mx_,                                                \
+		.noun = noun_,                                             \
+	},
+#include "formats.def"
+};
+
+/* 1 for a real field, 0 for the NONE padding. */
+#define ISA_IS_FIELD(f) (ISA_FIELD_##f != ISA_FIELD_NONE)
+
+const struct isa_fmt_info isa_fmt_info[ISA_N_FMTS] = {
+#define FORMAT(id_, syn_, f1, f2, f3, f4, doc_)                            \
+	[ISA_FMT_##id_] = {                                                \
+		.id = #id_,                                                \
+		.syntax = syn_,                                            \
+		.fields = { ISA_FIELD_##f1, ISA_FIELD_##f2,                \
+			    ISA_FIELD_##f3, ISA_FIELD_##f4 },              \
+		.n_fields = ISA_IS_FIELD(f1) + ISA_IS_FIELD(f2) +          \
+			    ISA_IS_FIELD(f3) + ISA_IS_FIELD(f4),           \
+		.used = ISA_FUSED_FMT_##id_,                               \
+		.doc = doc_,                                               \
+	},
+#include "formats.def"
+};
+
+/*
+ * Major opcode -> op + 1 (0 = no such opcode).  Two rows with the same
+ * opcode initialise the same element twice, which the compiler rejects.
+ */
+static const uint16_t op_of_opcode[256] = {
+#define OP(id_, mn, opc, fmt_, unit_, flags_, sem_, doc_) [opc] = ISA_OP_##id_ + 1,
+#include "opcodes.def"
+};
+
+const char *const isa_unit_names[ISA_N_UNITS] = {
+#define OPUNIT(id, name, doc) [ISA_UNIT_##id] = name,
+#include "names.def"
+};
+const char *const isa_unit_docs[ISA_N_UNITS] = {
+#define OPUNIT(id, name, doc) [ISA_UNIT_##id] = doc,
+#include "names.def"
+};
+const char *const isa_flag_names[ISA_N_FLAGS] = {
+#define FLAG(id, doc) [ISA_FLAGBIT_##id] = #id,
+#include "names.def"
+};
+const char *const isa_flag_docs[ISA_N_FLAGS] = {
+#define FLAG(id, doc) [ISA_FLAGBIT_##id] = doc,
+#include "names.def"
+};
+const char *const isa_csr_names[ISA_N_CSRS] = {
+#define CSR(id, name, doc) [ISA_CSR_##id] = name,
+#include "names.def"
+};
+const char *const isa_csr_docs[ISA_N_CSRS] = {
+#define CSR(id, name, doc) [ISA_CSR_##id] = doc,
+#include "names.def"
+};
+const char *const isa_mfield_names[ISA_N_MFIELDS] = {
+#define MFIELD(id, name, doc) [ISA_MF_##id] = name,
+#include "names.def"
+};
+const char *const isa_mfield_docs[ISA_N_MFIELDS] = {
+#define MFIELD(id, name, doc) [ISA_MF_##id] = doc,
+#include "names.def"
+};
+const char *const isa_vfield_names[ISA_N_VFIELDS] = {
+#define VFIELD(id, name, doc) [ISA_VF_##id] = name,
+#include "names.def"
+};
+const char *const isa_vfield_docs[ISA_N_VFIELDS] = {
+#define VFIELD(id, name, doc) [ISA_VF_##id] = doc,
+#include "names.def"
+};
+const char *const isa_dfield_names[ISA_N_DFIELDS] = {
+#define DFIELD(id, name, doc) [ISA_DF_##id] = name,
+#include "names.def"
+};
+const char *const isa_dfield_docs[ISA_N_DFIELDS] = {
+#define DFIELD(id, name, doc) [ISA_DF_##id] = doc,
+#include "names.def"
+};
+
+const struct isa_const isa_consts[] = {
+#define CONSTV(id, name, value, doc) { name, value, doc },
+#include "names.def"
+};
+const size_t isa_n_consts = sizeof(isa_consts) / sizeof(isa_consts[0]);
+
+/* RISC-V's ABI names, which kernel writers already know. */
+const char *const isa_reg_names[32] = {
+	"zero", "ra", "sp", "gp", "tp", "t0", "t1", "t2",
+	"s0",   "s1", "a0", "a1", "a2", "a3", "a4", "a5",
+	"a6",   "a7", "s2", "s3", "s4", "s5", "s6", "s7",
+	"s8",   "s9", "s10", "s11", "t3", "t4", "t5", "t6",
+};
+
+/* ---- fields ---------------------------------------------------------------*/
+
+/* 1 if f is one of fmt's fields (the debug-build operand check). */
+int isa_fmt_has_field(enum isa_fmt fmt, enum isa_field f)
+{
+	int i;
+
+	for (i = 0; i < isa_fmt_info[fmt].n_fields; i++)
+		if (isa_fmt_info[fmt].fields[i] == f)
+			return 1;
+	return 0;
+}
+
+static uint32_t field_mask(const struct isa_field_info *fi)
+{
+	return (uint32_t)((1ull << fi->width) - 1);
+}
+
+int64_t isa_get_field(uint32_t word, enum isa_fmt fmt, enum isa_field f)
+{
+	const struct isa_field_info *fi = &isa_field_info[f];
+	uint32_t bits;
+	int64_t v;
+
+#ifdef NPU_DEBUG
+	assert(isa_fmt_has_field(fmt, f));
+#else
+	(void)fmt;
+#endif
+	bits = (word >> fi->lo) & field_mask(fi);
+	v = (int64_t)bits;
+	/* Sign-extend fields that hold negative values (min < 0). */
+	if (fi->min < 0 && ((bits >> (fi->width - 1)) & 1))
+		v -= (int64_t)1 << fi->width;
+	/* Multiply rather than shift: left-shifting a negative value is UB. */
+	return v * ((int64_t)1 << fi->shift);
+}
+
+int isa_set_field(uint32_t *word, enum isa_fmt fmt, enum isa_field f,
+		  int64_t v, char *err, size_t errlen)
+{
+	const struct isa_field_info *fi = &isa_field_info[f];
+	uint32_t bits;
+
+#ifdef NPU_DEBUG
+	assert(isa_fmt_has_field(fmt, f));
+#else
+	(void)fmt;
+#endif
+	if (fi->kind == ISA_FK_PCREL && (v < fi->min || v > fi->max)) {
+		snprintf(err, errlen,
+			 "%s too far: offset %" PRId64
+			 " bytes, reachable range [%" PRId64 ", %" PRId64 "]",
+			 fi->noun, v, fi->min, fi->max);
+		return NPU_ERANGE;
+	}
+	if (v < fi->min || v > fi->max) {
+		if (fi->kind == ISA_FK_MASK || fi->kind == ISA_FK_HEX)
+			snprintf(err, errlen,
+				 "%s %" PRId64 " out of range [%" PRId64
+				 ", %" PRId64 "] (0x%" PRIx64 ")",
+				 fi->noun, v, fi->min, fi->max,
+				 (uint64_t)fi->max);
+		else
+			snprintf(err, errlen,
+				 "%s %" PRId64 " out of range [%" PRId64
+				 ", %" PRId64 "]",
+				 fi->noun, v, fi->min, fi->max);
+		return NPU_ERANGE;
+	}
+	if (fi->shift && ((uint64_t)v & ((1u << fi->shift) - 1))) {
+		snprintf(err, errlen,
+			 "%s is not %d-byte aligned: offset %" PRId64 " bytes",
+			 fi->noun, 1 << fi->shift, v);
+		return NPU_ERANGE;
+	}
+	/*
+	 * Two's complement truncation: shifting the unsigned image right keeps
+	 * the low bits of the (exact) quotient v / 2^shift.
+	 */
+	bits = (uint32_t)((uint64_t)v >> fi->shift) & field_mask(fi);
+	*word = (*word & ~(field_mask(fi) << fi->lo)) | (bits << fi->lo);
+	return 0;
+}
+
+int64_t isa_insn_get(const struct isa_insn *in, enum isa_member m)
+{
+	switch (m) {
+	case ISA_M_RD: return in->rd;
+	case ISA_M_RS1: return in->rs1;
+	case ISA_M_RS2: return in->rs2;
+	case ISA_M_RS3: return in->rs3;
+	case ISA_M_FN: return in->fn;
+	case ISA_M_UNIT: return in->unit;
+	case ISA_M_SEM: return in->sem;
+	case ISA_M_CFG: return in->cfg;
+	case ISA_M_IMM: return in->imm;
+	}
+	return 0;
+}
+
+void isa_insn_set(struct isa_insn *in, enum isa_member m, int64_t v)
+{
+	/* Callers store field values, which fit the narrower members. */
+	switch (m) {
+	case ISA_M_RD: in->rd = (uint8_t)v; break;
+	case ISA_M_RS1: in->rs1 = (uint8_t)v; break;
+	case ISA_M_RS2: in->rs2 = (uint8_t)v; break;
+	case ISA_M_RS3: in->rs3 = (uint8_t)v; break;
+	case ISA_M_FN: in->fn = (uint8_t)v; break;
+	case ISA_M_UNIT: in->unit = (uint8_t)v; break;
+	case ISA_M_SEM: in->sem = (uint8_t)v; break;
+	case ISA_M_CFG: in->cfg = (uint8_t)v; break;
+	case ISA_M_IMM: in->imm = v; break;
+	}
+}
+
+/* ---- encode / decode ------------------------------------------------------*/
+
+int isa_decode(uint32_t word, struct isa_insn *out)
+{
+	const struct isa_op_info *oi;
+	const struct isa_fmt_info *fi;
+	unsigned e = op_of_opcode[word >> 24];
+	int i;
+
+	memset(out, 0, sizeof(*out));
+	if (!e)
+		return NPU_EOBJ;
+	oi = &isa_op_info[e - 1];
+	/* A reserved bit set: not this instruction (nor any other). */
+	if ((word & oi->mask) != oi->match)
+		return NPU_EOBJ;
+	fi = &isa_fmt_info[oi->fmt];
+	for (i = 0; i < fi->n_fields; i++) {
+		enum isa_field f = fi->fields[i];
+		int64_t v = isa_get_field(word, oi->fmt, f);
+
+		/* Values the bits can hold but the ISA does not define. */
+		if (v < isa_field_info[f].min || v > isa_field_info[f].max) {
+			memset(out, 0, sizeof(*out));
+			return NPU_EOBJ;
+		}
+		isa_insn_set(out, isa_field_info[f].member, v);
+	}
+	out->op = (enum isa_op)(e - 1);
+	return 0;
+}
+
+int isa_encode(const struct isa_insn *in, uint32_t *out, char *err,
+	       size_t errlen)
+{
+	const struct isa_fmt_info *fi;
+	uint32_t w;
+	int i;
+
+	if ((unsigned)in->op >= ISA_N_OPS) {
+		snprintf(err, errlen, "no instruction with id %d", (int)in->op);
+		return NPU_ERANGE;
+	}
+	w = isa_op_info[in->op].match;
+	fi = &isa_fmt_info[isa_op_info[in->op].fmt];
+	for (i = 0; i < fi->n_fields; i++) {
+		enum isa_field f = fi->fields[i];
+		int r = isa_set_field(&w, isa_op_info[in->op].fmt, f,
+				      isa_insn_get(in, isa_field_info[f].member),
+				      err, errlen);
+		if (r)
+			return r;
+	}
+	*out = w;
+	return 0;
+}
+
+/* ---- disassembly ----------------------------------------------------------*/
+
+/* A bounded string builder: appends never overflow and always terminate. */
+struct sbuf {
+	char *buf;   /* destination */
+	size_t n;    /* its size */
+	size_t len;  /* characters written so far (may exceed n - 1) */
+};
+
+static void sb_printf(struct sbuf *s, const char *fmt, ...) NPU_PRINTF(2, 3);
+
+static void sb_printf(struct sbuf *s, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	if (s->len < s->n)
+		r = vsnprintf(s->buf + s->len, s->n - s->len, fmt, ap);
+	else
+		r = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (r > 0)
+		s->len += (size_t)r;
+}
+
+const char *isa_unit_id_name(unsigned u, char *buf, size_t n)
+{
+	switch (u) {
+	case ISA_UID_CTL: snprintf(buf, n, "ctl"); break;
+	case ISA_UID_MTX: snprintf(buf, n, "mtx"); break;
+	case ISA_UID_VEC: snprintf(buf, n, "vec"); break;
+	default: snprintf(buf, n, "dma%u", u - ISA_UID_DMA0); break;
+	}
+	return buf;
+}
+
+/* Print one field value in the syntax the assembler reads back. */
+static void print_field(struct sbuf *s, enum isa_field f, int64_t v,
+			uint64_t pc, isa_symbolize_fn symbolize, void *ctx)
+{
+	char tmp[16];
+
+	switch (isa_field_info[f].kind) {
+	case ISA_FK_REG:
+		sb_printf(s, "%s", isa_reg_names[v & 31]);
+		break;
+	case ISA_FK_IMM:
+		sb_printf(s, "%" PRId64, v);
+		break;
+	case ISA_FK_HEX:
+		if (v < 0)
+			sb_printf(s, "-0x%" PRIx64, (uint64_t)0 - (uint64_t)v);
+		else
+			sb_printf(s, "0x%" PRIx64, (uint64_t)v);
+		break;
+	case ISA_FK_PCREL: {
+		uint64_t target = pc + (uint64_t)v;
+		const char *name = symbolize ? symbolize(ctx, target) : NULL;
+
+		if (name)
+			sb_printf(s, "%s", name);
+		else
+			sb_printf(s, "0x%" PRIx64, target);
+		break;
+	}
+	case ISA_FK_CSR:
+		sb_printf(s, "%s", isa_csr_names[v]);
+		break;
+	case ISA_FK_MFIELD:
+		sb_printf(s, "%s", isa_mfield_names[v]);
+		break;
+	case ISA_FK_VFIELD:
+		sb_printf(s, "%s", isa_vfield_names[v]);
+		break;
+	case ISA_FK_DFIELD:
+		sb_printf(s, "%s", isa_dfield_names[v]);
+		break;
+	case ISA_FK_UNIT:
+		sb_printf(s, "%s", isa_unit_id_name((unsigned)v, tmp,
+						    sizeof(tmp)));
+		break;
+	case ISA_FK_MASK: {
+		uint32_t m = (uint32_t)v;
+		unsigned u;
+		int first = 1;
+
+		if (m == ISA_FENCE_ALL) {
+			sb_printf(s, "all");
+			break;
+		}
+		/*
+		 * Bit 23 stands for "every unit from id 23 on": it has no
+		 * name, so such masks (and the empty one) print as numbers.
+		 */
+		if (m == 0 || (m >> 23)) {
+			sb_printf(s, "0x%x", m);
+			break;
+		}
+		for (u = 0; u < 23; u++) {
+			if (!(m >> u & 1))
+				continue;
+			sb_printf(s, "%s%s", first ? "" : "|",
+				  isa_unit_id_name(u, tmp, sizeof(tmp)));
+			first = 0;
+		}
+		break;
+	}
+	}
+}
+
+void isa_format_insn(const struct isa_insn *in, uint64_t pc, char *buf,
+		     size_t n, isa_symbolize_fn symbolize, void *ctx)
+{
+	struct sbuf s = { buf, n, 0 };
+	const struct isa_op_info *oi;
+	const char *p;
+	enum isa_fmt fmt;
+
+	if (n)
+		buf[0] = '\0';
+	if ((unsigned)in->op >= ISA_N_OPS) {
+		sb_printf(&s, "<bad op %d>", (int)in->op);
+		return;
+	}
+	oi = &isa_op_info[in->op];
+	fmt = oi->fmt;
+	p = isa_fmt_info[fmt].syntax;
+	if (!*p) {
+		sb_printf(&s, "%s", oi->name);
+		return;
+	}
+	/* Mnemonic padded to a column so operands line up in listings. */
+	sb_printf(&s, "%-7s ", oi->name);
+	while (*p) {
+		size_t len = 0;
+		enum isa_field f;
+
+		while ((p[len] >= 'a' && p[len] <= 'z') ||
+		       (p[len] >= '0' && p[len] <= '9'))
+			len++;
+		if (!len) {
+			sb_printf(&s, "%c", *p++);
+			continue;
+		}
+		f = isa_fmt_field(fmt, p, len);
+		/* formats.def syntax words name the format's fields (tested). */
+		if (f != ISA_FIELD_NONE)
+			print_field(&s, f,
+				    isa_insn_get(in, isa_field_info[f].member),
+				    pc, symbolize, ctx);
+		p += len;
+	}
+}
+
+int isa_disasm(uint32_t word, uint64_t pc, char *buf, size_t n,
+	       isa_symbolize_fn symbolize, void *ctx)
+{
+	struct isa_insn in;
+
+	if (isa_decode(word, &in)) {
+		/* Printed so that it assembles back to the same word. */
+		snprintf(buf, n, ".word   0x%08x", word);
+		return NPU_EOBJ;
+	}
+	isa_format_insn(&in, pc, buf, n, symbolize, ctx);
+	return 0;
+}
+
+/* ---- lookups --------------------------------------------------------------*/
+
+enum isa_field isa_fmt_field(enum isa_fmt fmt, const char *name, size_t len)
+{
+	const struct isa_fmt_info *fi = &isa_fmt_info[fmt];
+	int i;
+
+	for (i = 0; i < fi->n_fields; i++) {
+		const char *fn = isa_field_info[fi->fields[i]].name;
+
+		if (strlen(fn) == len && memcmp(fn, name, len) == 0)
+			return fi->fields[i];
+	}
+	return ISA_FIELD_NONE;
+}
+
+/* Index of name in a table of n names, or -1. */
+static int find_name(const char *const *names, int n, const char *name)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+int isa_op_by_name(const char *mnemonic)
+{
+	int i;
+
+	for (i = 0; i < ISA_N_OPS; i++)
+		if (strcmp(isa_op_info[i].name, mnemonic) == 0)
+			return i;
+	return -1;
+}
+
+/* Parse a decimal number without sign or leading zeros; -1 if not one. */
+static long parse_index(const char *s, long max)
+{
+	long v = 0;
+
+	if (!*s || (s[0] == '0' && s[1]))
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		v = v * 10 + (*s - '0');
+		if (v > max)
+			return -1;
+	}
+	return v;
+}
+
+int isa_reg_by_name(const char *name)
+{
+	if (name[0] == 'x')
+		return (int)parse_index(name + 1, 31);
+	if (strcmp(name, "fp") == 0)
+		return 8; /* frame pointer = s0, as in RISC-V */
+	return find_name(isa_reg_names, 32, name);
+}
+
+int isa_unit_id_by_name(const char *name)
+{
+	long k;
+
+	if (strcmp(name, "ctl") == 0)
+		return ISA_UID_CTL;
+	if (strcmp(name, "mtx") == 0)
+		return ISA_UID_MTX;
+	if (strcmp(name, "vec") == 0)
+		return ISA_UID_VEC;
+	if (strncmp(name, "dma", 3) != 0)
+		return -1;
+	k = parse_index(name + 3, ISA_UID_MAX - ISA_UID_DMA0);
+	return k < 0 ? -1 : (int)(ISA_UID_DMA0 + k);
+}
+
+int isa_csr_by_name(const char *name)
+{
+	return find_name(isa_csr_names, ISA_N_CSRS, name);
+}
+
+int isa_mfield_by_name(const char *name)
+{
+	return find_name(isa_mfield_names, ISA_N_MFIELDS, name);
+}
+
+int isa_vfield_by_name(const char *name)
+{
+	return find_name(isa_vfield_names, ISA_N_VFIELDS, name);
+}
+
+int isa_dfield_by_name(const char *name)
+{
+	return find_name(isa_dfield_names, ISA_N_DFIELDS, name);
+}
