@@ -34,7 +34,7 @@ CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 # ---- sources, one explicit list per directory ------------------------------
 UTIL_SRCS  := util/diag.c util/dtype.c util/fsout.c util/strutil.c util/npy.c
 ARCH_SRCS  :=
-ISA_SRCS   :=
+ISA_SRCS   := isa/isa.c
 ASM_SRCS   :=
 CORE_SRCS  := sim/core/engine.c sim/core/counters.c sim/core/num.c sim/core/sram.c
 TRC_SRCS   :=
