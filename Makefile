@@ -33,12 +33,12 @@ CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 
 # ---- sources, one explicit list per directory ------------------------------
 UTIL_SRCS  := util/diag.c util/dtype.c util/fsout.c util/strutil.c util/npy.c
-ARCH_SRCS  :=
+ARCH_SRCS  := arch/arch.c arch/arch_dump.c
 ISA_SRCS   := isa/isa.c
 ASM_SRCS   :=
 CORE_SRCS  := sim/core/engine.c sim/core/counters.c sim/core/num.c sim/core/sram.c
 TRC_SRCS   :=
-CLI_SRCS   := cli/main.c
+CLI_SRCS   := cli/main.c cli/cmd_config.c
 
 LIB_SRCS   := $(UTIL_SRCS) $(ARCH_SRCS) $(ISA_SRCS) $(ASM_SRCS) $(CORE_SRCS) \
               $(TRC_SRCS)

@@ -87,6 +87,8 @@ struct arch {
 	struct param_src src[P_N];    /* where each came from */
 	char *path;                   /* config file loaded (owned), or NULL */
 	struct arch_derived d;        /* filled by arch_load/arch_finish */
+	char **files;                 /* names src[].file points into (owned) */
+	int n_files;                  /* entries in files */
 };
 
 #define ARCH_I(a, id) ((a)->v[P_##id].i)
@@ -120,7 +122,16 @@ void arch_write_doc(FILE *fp);
 
 /* Handy derived values */
 double arch_clock_hz(const struct arch *a);
-/* Bytes of one element of a type named in params.def's in_type list. */
+/* Bits of one element of a type named in params.def's in_type list. */
 int arch_dtype_bits(int in_type_index);
+
+/* ENUM keys: number of names, k-th name, index of a name (-1 if none). */
+int arch_enum_count(enum param_id id);
+const char *arch_enum_at(enum param_id id, int k);
+int arch_enum_find(enum param_id id, const char *name);
+/* One-paragraph human summary (cores, array, SRAM, DRAM, peaks). */
+void arch_summary(const struct arch *a, FILE *fp);
+/* Print every key: name, type, default, range/values, unit, doc. */
+void arch_list_keys(FILE *fp);
 
 #endif

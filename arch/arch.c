@@ -1,0 +1,1737 @@
+/*
+ * arch.c - the chip description: the key table (params.def), loading a
+ * libconfig file, -s key=value overrides, validation, DRAM presets, NoC
+ * placement and derived peaks.
+ *
+ * Load order (arch_load):
+ *   1. every key takes its params.def default;
+ *   2. the file is parsed by libconfig and EVERY setting in it is walked:
+ *      its dotted path must be a key or a group of keys, its type must fit
+ *      the key's type, its value the key's range;
+ *   3. the overrides "key=value" are applied in order;
+ *   4. "0 = from preset" DRAM keys take the value of dram.preset;
+ *   5. empty noc.core_nodes / noc.dram_nodes lists get the default placement;
+ *   6. cross-key rules are checked;
+ *   7. struct arch_derived is computed.
+ * Every error goes to the diag as "file:line: error: ..." and loading goes
+ * on, so one run reports all of them; the result is then NPU_ECONFIG.
+ *
+ * Invariants after arch_load() returns 0: every value is in its key's range,
+ * every preset-backed key is non-zero, both placement lists are filled
+ * (chip.cores and dram.channels entries, distinct nodes inside the NoC) and
+ * a->d holds the peaks.  On failure *a is empty (arch_free is a no-op).
+ *
+ * libconfig 1.5 quirk handled here: an integer literal without the L suffix
+ * that does not fit in 32 bits is silently truncated (4294967296 reads as 0).
+ * When the linked libconfig behaves so (probed once), the loader lexes the
+ * file text itself and reports such literals instead of using wrong values.
+ */
+#include "arch.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libconfig.h>
+
+#include "../util/dtype.h"
+#include "../util/strutil.h"
+#include "arch_int.h"
+
+/* ---- the key table --------------------------------------------------------*/
+
+const struct param_info param_info[P_N] = {
+#define PINT(id, key, def, lo, hi, unit, doc) \
+	[P_##id] = { key, PT_INT, (double)(def), NULL, lo, hi, NULL, unit, doc },
+#define PFLT(id, key, def, lo, hi, unit, doc) \
+	[P_##id] = { key, PT_FLT, def, NULL, lo, hi, NULL, unit, doc },
+#define PBOOL(id, key, def, doc) \
+	[P_##id] = { key, PT_BOOL, (def) ? 1.0 : 0.0, NULL, 0, 1, NULL, "", doc },
+#define PENUM(id, key, def, names, doc) \
+	[P_##id] = { key, PT_ENUM, 0, def, 0, 0, names, "", doc },
+#define PSTR(id, key, def, doc) \
+	[P_##id] = { key, PT_STR, 0, def, 0, 0, NULL, "", doc },
+#define PLIST(id, key, lo, hi, unit, doc) \
+	[P_##id] = { key, PT_LIST, 0, NULL, lo, hi, NULL, unit, doc },
+#include "params.def"
+#undef PINT
+#undef PFLT
+#undef PBOOL
+#undef PENUM
+#undef PSTR
+#undef PLIST
+};
+
+/* ---- enum names and group paths, split once ------------------------------*/
+
+#define ENUM_MAX 16     /* most names one ENUM key may list */
+#define GROUP_MAX 64    /* most distinct group paths */
+
+static struct {
+	const char *enum_names[P_N][ENUM_MAX]; /* split "a|b|c" lists */
+	int enum_n[P_N];                       /* names per ENUM key */
+	const char *groups[GROUP_MAX];         /* group paths, first-seen order */
+	int n_groups;                          /* entries in groups */
+	char store[8192];                      /* NUL-terminated copies */
+} tab;
+static pthread_once_t tab_once = PTHREAD_ONCE_INIT;
+
+/* Copy n bytes of s into tab.store as a string; the table is sized for
+ * params.def with a wide margin, and a test checks every name survives. */
+static const char *tab_keep(size_t *used, const char *s, size_t n)
+{
+	char *p;
+
+	if (*used + n + 1 > sizeof(tab.store))
+		return "";
+	p = tab.store + *used;
+	memcpy(p, s, n);
+	p[n] = '\0';
+	*used += n + 1;
+	return p;
+}
+
+static void tab_build(void)
+{
+	size_t used = 0;
+	int i, g;
+
+	for (i = 0; i < P_N; i++) {
+		const char *s = param_info[i].names, *bar;
+		const char *key = param_info[i].key, *dot;
+
+		while (s && tab.enum_n[i] < ENUM_MAX) {
+			bar = strchr(s, '|');
+			tab.enum_names[i][tab.enum_n[i]++] = tab_keep(
+				&used, s, bar ? (size_t)(bar - s) : strlen(s));
+			s = bar ? bar + 1 : NULL;
+		}
+		/* every prefix ending before a '.' is a group path */
+		for (dot = strchr(key, '.'); dot; dot = strchr(dot + 1, '.')) {
+			size_t n = (size_t)(dot - key);
+
+			for (g = 0; g < tab.n_groups; g++)
+				if (strlen(tab.groups[g]) == n &&
+				    memcmp(tab.groups[g], key, n) == 0)
+					break;
+			if (g == tab.n_groups && g < GROUP_MAX)
+				tab.groups[tab.n_groups++] =
+					tab_keep(&used, key, n);
+		}
+	}
+}
+
+static void tab_init(void)
+{
+	(void)pthread_once(&tab_once, tab_build);
+}
+
+int arch_enum_count(enum param_id id)
+{
+	tab_init();
+	return (unsigned)id < P_N ? tab.enum_n[id] : 0;
+}
+
+const char *arch_enum_at(enum param_id id, int k)
+{
+	tab_init();
+	if ((unsigned)id >= P_N || k < 0 || k >= tab.enum_n[id])
+		return NULL;
+	return tab.enum_names[id][k];
+}
+
+int arch_enum_find(enum param_id id, const char *name)
+{
+	int k;
+
+	for (k = 0; k < arch_enum_count(id); k++)
+		if (strcmp(tab.enum_names[id][k], name) == 0)
+			return k;
+	return -1;
+}
+
+const char *arch_enum_name(const struct arch *a, enum param_id id)
+{
+	const char *s = arch_enum_at(id, (int)a->v[id].i);
+
+	return s ? s : "?";
+}
+
+int arch_n_groups(void)
+{
+	tab_init();
+	return tab.n_groups;
+}
+
+const char *arch_group(int i)
+{
+	tab_init();
+	return i >= 0 && i < tab.n_groups ? tab.groups[i] : NULL;
+}
+
+int arch_find_group(const char *path)
+{
+	int g;
+
+	tab_init();
+	for (g = 0; g < tab.n_groups; g++)
+		if (strcmp(tab.groups[g], path) == 0)
+			return g;
+	return -1;
+}
+
+int arch_find_key(const char *key)
+{
+	int i;
+
+	for (i = 0; i < P_N; i++)
+		if (strcmp(param_info[i].key, key) == 0)
+			return i;
+	return -1;
+}
+
+const int64_t *arch_list(const struct arch *a, enum param_id id, int *n)
+{
+	*n = a->v[id].l.n;
+	return a->v[id].l.v;
+}
+
+double arch_clock_hz(const struct arch *a)
+{
+	return ARCH_F(a, CHIP_CLOCK_GHZ) * 1e9;
+}
+
+int arch_dtype_bits(int in_type_index)
+{
+	const char *name = arch_enum_at(P_MTX_IN_TYPE, in_type_index);
+	int t = name ? dtype_from_name(name) : -1;
+
+	return t < 0 ? 0 : dtype_bits((enum npu_dtype)t);
+}
+
+/* ---- DRAM presets -----------------------------------------------------------*/
+
+/* Preset fields in dram_presets.def column order, and the keys they fill. */
+enum { PF_N = 20 };
+static const enum param_id preset_keys[PF_N] = {
+	P_DRAM_TCK, P_DRAM_RANKS, P_DRAM_BANKS, P_DRAM_ROWS, P_DRAM_ROW_BYTES,
+	P_DRAM_BUS_BITS, P_DRAM_BL, P_DRAM_TRCD, P_DRAM_TCL, P_DRAM_TCWL,
+	P_DRAM_TRP, P_DRAM_TRAS, P_DRAM_TWR, P_DRAM_TWTR, P_DRAM_TRTP,
+	P_DRAM_TRRD, P_DRAM_TFAW, P_DRAM_TCCD, P_DRAM_TREFI, P_DRAM_TRFC,
+};
+
+static const struct {
+	const char *name;   /* matches a dram.preset enum name */
+	double f[PF_N];     /* values in preset_keys order */
+} presets[DRAM_N_PRESETS] = {
+#define PRESET(ID, name, tck, ranks, banks, rows, rowb, bus, bl, trcd, tcl,  \
+	       tcwl, trp, tras, twr, twtr, trtp, trrd, tfaw, tccd, trefi, trfc) \
+	[DRAM_##ID] = { name, { tck, ranks, banks, rows, rowb, bus, bl, trcd,  \
+				tcl, tcwl, trp, tras, twr, twtr, trtp, trrd,   \
+				tfaw, tccd, trefi, trfc } },
+#include "dram_presets.def"
+#undef PRESET
+};
+
+/*
+ * Data beats per pin per tCK of each preset's device family (the preset
+ * table has no column for it; its format is fixed).  DDR4 and HBM move data
+ * on both edges of the clock whose period is tck_ns: 2.  LPDDR5 runs its
+ * data clock WCK at 4x CK in the 6400 MT/s grade and moves data on both WCK
+ * edges: 8 beats per CK (JEDEC JESD209-5; 6400 MT/s / 800 MHz CK = 8).
+ */
+static const struct {
+	const char *name;   /* preset name */
+	int beats;          /* beats per tCK */
+} preset_beats[] = {
+	{ "ddr4_3200", 2 }, { "lpddr5_6400", 8 }, { "hbm2e", 2 }, { "hbm3", 2 },
+};
+
+int arch_is_preset_key(enum param_id id)
+{
+	int k;
+
+	if (id == P_DRAM_BEATS_PER_TCK)
+		return 1;
+	for (k = 0; k < PF_N; k++)
+		if (preset_keys[k] == id)
+			return 1;
+	return 0;
+}
+
+/* Row of presets[] for the k-th dram.preset name, -1 if none. */
+static int preset_row(int preset_index)
+{
+	const char *name = arch_enum_at(P_DRAM_PRESET, preset_index);
+	int p;
+
+	for (p = 0; name && p < DRAM_N_PRESETS; p++)
+		if (presets[p].name && strcmp(presets[p].name, name) == 0)
+			return p;
+	return -1;
+}
+
+double arch_preset_value(int preset_index, enum param_id id)
+{
+	const char *name = arch_enum_at(P_DRAM_PRESET, preset_index);
+	int p = preset_row(preset_index), k;
+
+	if (id == P_DRAM_BEATS_PER_TCK) {
+		for (k = 0; name && k < (int)(sizeof(preset_beats) /
+					      sizeof(preset_beats[0])); k++)
+			if (strcmp(preset_beats[k].name, name) == 0)
+				return preset_beats[k].beats;
+		return 2; /* a new DDR-type preset: data on both tCK edges */
+	}
+	if (p < 0)
+		return 0;
+	for (k = 0; k < PF_N; k++)
+		if (preset_keys[k] == id)
+			return presets[p].f[k];
+	return 0;
+}
+
+/* ---- values -----------------------------------------------------------------*/
+
+static void val_free(struct arch *a, int id)
+{
+	if (param_info[id].type == PT_STR) {
+		free(a->v[id].s);
+		a->v[id].s = NULL;
+	} else if (param_info[id].type == PT_LIST) {
+		free(a->v[id].l.v);
+		a->v[id].l.v = NULL;
+		a->v[id].l.n = 0;
+	}
+}
+
+void arch_free(struct arch *a)
+{
+	int i;
+
+	if (!a)
+		return;
+	for (i = 0; i < P_N; i++)
+		val_free(a, i);
+	for (i = 0; i < a->n_files; i++)
+		free(a->files[i]);
+	free(a->files);
+	free(a->path);
+	free(a->d.core_node);
+	free(a->d.dram_node);
+	memset(a, 0, sizeof(*a));
+}
+
+/* Every key at its params.def default; placement lists empty. */
+static int set_defaults(struct arch *a)
+{
+	int i;
+
+	memset(a, 0, sizeof(*a));
+	for (i = 0; i < P_N; i++) {
+		const struct param_info *p = &param_info[i];
+
+		switch (p->type) {
+		case PT_INT:
+		case PT_BOOL:
+			a->v[i].i = (int64_t)p->def;
+			break;
+		case PT_FLT:
+			a->v[i].f = p->def;
+			break;
+		case PT_ENUM:
+			a->v[i].i = arch_enum_find(i, p->sdef);
+			break;
+		case PT_STR:
+			a->v[i].s = str_dup(p->sdef);
+			if (!a->v[i].s)
+				return NPU_ENOMEM;
+			break;
+		case PT_LIST:
+			break;
+		}
+	}
+	return 0;
+}
+
+/* ---- loader state -------------------------------------------------------------*/
+
+/* A source line holding an integer literal libconfig read wrongly. */
+struct badlit {
+	const char *file;  /* interned display name */
+	int line;          /* 1-based */
+};
+
+struct ld {
+	struct arch *a;          /* being filled */
+	struct diag *d;          /* where errors go */
+	const char *path;        /* top-level file (interned) or NULL */
+	char *incdir;            /* @include directory (owned) or NULL */
+	int n_err;               /* errors reported so far */
+	int nomem;               /* an allocation failed */
+	unsigned char bad[P_N];  /* key had an error: skip rules that use it */
+	struct badlit *badlits;  /* truncated literals found by the audit */
+	int n_badlits;           /* entries in badlits */
+	char **seen;             /* files already audited (owned) */
+	int n_seen;              /* entries in seen */
+};
+
+static const char cmdline[] = "<command line>";
+
+/* Keep a copy of a file name for the life of *a (src[].file points here). */
+static const char *intern(struct ld *L, const char *name)
+{
+	struct arch *a = L->a;
+	char **nf, *c;
+	int i;
+
+	for (i = 0; i < a->n_files; i++)
+		if (strcmp(a->files[i], name) == 0)
+			return a->files[i];
+	c = str_dup(name);
+	nf = realloc(a->files, (size_t)(a->n_files + 1) * sizeof(*nf));
+	if (!c || !nf) {
+		free(c);
+		if (nf)
+			a->files = nf;
+		L->nomem = 1;
+		return cmdline; /* any static name; the load fails anyway */
+	}
+	a->files = nf;
+	a->files[a->n_files++] = c;
+	return c;
+}
+
+/*
+ * Name to show for a file libconfig reports.  libconfig 1.5 records an
+ * included file under the name written in @include, which is relative to
+ * the include directory (the top-level file's directory), not to the
+ * current directory; show the path that was actually opened.
+ */
+static const char *disp_file(struct ld *L, const char *f)
+{
+	char buf[4096];
+	size_t n;
+
+	if (!f)
+		return L->path ? L->path : cmdline;
+	if (L->path && strcmp(f, L->path) == 0)
+		return L->path;
+	n = L->incdir ? strlen(L->incdir) : 0;
+	if (f[0] == '/' || !L->incdir || strcmp(L->incdir, ".") == 0 ||
+	    (strncmp(f, L->incdir, n) == 0 && f[n] == '/'))
+		return intern(L, f);
+	snprintf(buf, sizeof(buf), "%s/%s", L->incdir, f);
+	return intern(L, buf);
+}
+
+static void lerr(struct ld *L, const char *file, int line, const char *fmt,
+		 ...) NPU_PRINTF(4, 5);
+
+static void lerr(struct ld *L, const char *file, int line, const char *fmt,
+		 ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	(void)diag_vreport(L->d, DIAG_ERROR, diag_at_file(file, line, 0),
+			   NPU_ECONFIG, fmt, ap);
+	va_end(ap);
+	L->n_err++;
+}
+
+/* ---- audit of integer literals (libconfig 1.5 truncation) --------------------*/
+
+/* 1 if the linked libconfig reads 4294967296 wrongly (probed once). */
+static int truncates;
+static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
+
+static void probe_build(void)
+{
+	config_t c;
+	config_setting_t *s;
+
+	config_init(&c);
+	truncates = 1;
+	if (config_read_string(&c, "x = 4294967296;\n") == CONFIG_TRUE) {
+		s = config_lookup(&c, "x");
+		if (s && config_setting_get_int64(s) == 4294967296LL)
+			truncates = 0;
+	}
+	config_destroy(&c);
+}
+
+static int is_name_start(int ch)
+{
+	return (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || ch == '*';
+}
+
+static int is_name_char(int ch)
+{
+	return is_name_start(ch) || (ch >= '0' && ch <= '9') || ch == '-' ||
+	       ch == '_';
+}
+
+static int is_digit(int ch)
+{
+	return ch >= '0' && ch <= '9';
+}
+
+static void audit_file(struct ld *L, const char *file, int depth);
+
+/*
+ * One integer or float literal starting at s[*i] (sign included).  Floats
+ * are skipped; integers that do not fit the width libconfig gives them
+ * (32 bits, or 64 with an L suffix) are reported and remembered.
+ */
+static void audit_number(struct ld *L, const char *file, int line,
+			 const char *s, size_t *i)
+{
+	size_t b = *i, e;
+	int hex = 0, is64 = 0, fits;
+	char tok[72];
+	long long v;
+
+	e = b;
+	if (s[e] == '+' || s[e] == '-')
+		e++;
+	if (s[e] == '0' && (s[e + 1] == 'x' || s[e + 1] == 'X')) {
+		hex = 1;
+		e += 2;
+		while (strchr("0123456789abcdefABCDEF", s[e]) && s[e])
+			e++;
+	} else {
+		while (is_digit(s[e]))
+			e++;
+		if (s[e] == '.' || s[e] == 'e' || s[e] == 'E') {
+			/* a float: digits, point, digits, exponent */
+			if (s[e] == '.')
+				for (e++; is_digit(s[e]); e++)
+					;
+			if (s[e] == 'e' || s[e] == 'E') {
+				e++;
+				if (s[e] == '+' || s[e] == '-')
+					e++;
+				while (is_digit(s[e]))
+					e++;
+			}
+			*i = e;
+			return;
+		}
+	}
+	*i = e;
+	if (s[e] == 'L') {
+		is64 = 1;
+		*i = e + 1 + (s[e + 1] == 'L');
+	}
+	if (e - b >= sizeof(tok)) {
+		fits = 0;
+	} else {
+		memcpy(tok, s + b, e - b);
+		tok[e - b] = '\0';
+		errno = 0;
+		if (hex) {
+			unsigned long long u = strtoull(tok, NULL, 16);
+
+			fits = errno == 0 &&
+			       u <= (is64 ? (unsigned long long)LLONG_MAX
+					  : (unsigned long long)INT_MAX);
+		} else {
+			v = strtoll(tok, NULL, 10);
+			fits = errno == 0 &&
+			       (is64 || (v >= INT_MIN && v <= INT_MAX));
+		}
+	}
+	if (fits)
+		return;
+	if (e - b >= sizeof(tok))
+		snprintf(tok, sizeof(tok), "%.*s...", 40, s + b);
+	if (is64)
+		lerr(L, file, line, "integer %sL does not fit in 64 bits", tok);
+	else
+		lerr(L, file, line,
+		     "integer %s does not fit in 32 bits and libconfig would "
+		     "read it wrongly; add the 64-bit suffix: %sL", tok, tok);
+	{
+		struct badlit *nb = realloc(L->badlits, (size_t)(L->n_badlits + 1) *
+							       sizeof(*nb));
+		if (!nb) {
+			L->nomem = 1;
+			return;
+		}
+		L->badlits = nb;
+		L->badlits[L->n_badlits].file = file;
+		L->badlits[L->n_badlits].line = line;
+		L->n_badlits++;
+	}
+}
+
+/* Lex one file as libconfig does: comments, strings, names, numbers,
+ * @include (followed into the included file). */
+static void audit_text(struct ld *L, const char *file, const char *s,
+		       int depth)
+{
+	size_t i = 0;
+	int line = 1;
+
+	while (s[i]) {
+		char ch = s[i];
+
+		if (ch == '\n') {
+			line++;
+			i++;
+		} else if (ch == '#' || (ch == '/' && s[i + 1] == '/')) {
+			while (s[i] && s[i] != '\n')
+				i++;
+		} else if (ch == '/' && s[i + 1] == '*') {
+			for (i += 2; s[i] && !(s[i] == '*' && s[i + 1] == '/'); i++)
+				if (s[i] == '\n')
+					line++;
+			if (s[i])
+				i += 2;
+		} else if (ch == '"') {
+			for (i++; s[i] && s[i] != '"'; i++) {
+				if (s[i] == '\\' && s[i + 1])
+					i++;
+				if (s[i] == '\n')
+					line++;
+			}
+			if (s[i])
+				i++;
+		} else if (ch == '@' && strncmp(s + i, "@include", 8) == 0) {
+			size_t b;
+			char name[1024], path[2048];
+
+			i += 8;
+			while (s[i] == ' ' || s[i] == '\t')
+				i++;
+			if (s[i] != '"')
+				continue;
+			b = ++i;
+			while (s[i] && s[i] != '"' && s[i] != '\n')
+				i++;
+			if (s[i] != '"' || i - b >= sizeof(name))
+				continue;
+			memcpy(name, s + b, i - b);
+			name[i - b] = '\0';
+			i++;
+			if (name[0] == '/' || !L->incdir)
+				snprintf(path, sizeof(path), "%s", name);
+			else
+				snprintf(path, sizeof(path), "%s/%s", L->incdir,
+					 name);
+			audit_file(L, intern(L, path), depth + 1);
+		} else if (is_name_start((unsigned char)ch)) {
+			while (is_name_char((unsigned char)s[i]))
+				i++;
+		} else if (is_digit(ch) ||
+			   ((ch == '-' || ch == '+' || ch == '.') &&
+			    (is_digit(s[i + 1]) ||
+			     (s[i + 1] == '.' && is_digit(s[i + 2]))))) {
+			audit_number(L, file, line, s, &i);
+		} else {
+			i++;
+		}
+	}
+}
+
+static void audit_file(struct ld *L, const char *file, int depth)
+{
+	FILE *fp;
+	char *text = NULL, **ns;
+	size_t n = 0, cap = 0, got;
+	int i;
+
+	/* libconfig nests includes at most 10 deep; each file once */
+	if (depth > 10)
+		return;
+	for (i = 0; i < L->n_seen; i++)
+		if (strcmp(L->seen[i], file) == 0)
+			return;
+	ns = realloc(L->seen, (size_t)(L->n_seen + 1) * sizeof(*ns));
+	if (!ns) {
+		L->nomem = 1;
+		return;
+	}
+	L->seen = ns;
+	L->seen[L->n_seen] = str_dup(file);
+	if (!L->seen[L->n_seen]) {
+		L->nomem = 1;
+		return;
+	}
+	L->n_seen++;
+	fp = fopen(file, "rb");
+	if (!fp)
+		return; /* libconfig read it; a vanished file is not our error */
+	for (;;) {
+		if (n + 4096 + 1 > cap) {
+			char *nt = realloc(text, cap = 2 * cap + 8192);
+
+			if (!nt) {
+				L->nomem = 1;
+				break;
+			}
+			text = nt;
+		}
+		got = fread(text + n, 1, 4096, fp);
+		n += got;
+		if (got < 4096)
+			break;
+	}
+	fclose(fp);
+	if (text && !L->nomem) {
+		text[n] = '\0';
+		audit_text(L, file, text, depth);
+	}
+	free(text);
+}
+
+static int is_badlit(struct ld *L, const char *file, int line)
+{
+	int i;
+
+	for (i = 0; i < L->n_badlits; i++)
+		if (L->badlits[i].line == line &&
+		    strcmp(L->badlits[i].file, file) == 0)
+			return 1;
+	return 0;
+}
+
+/* ---- walking the parsed file ---------------------------------------------------*/
+
+static const char *type_phrase(int t)
+{
+	switch (t) {
+	case CONFIG_TYPE_GROUP: return "a group";
+	case CONFIG_TYPE_INT: return "an integer";
+	case CONFIG_TYPE_INT64: return "a 64-bit integer";
+	case CONFIG_TYPE_FLOAT: return "a float";
+	case CONFIG_TYPE_STRING: return "a string";
+	case CONFIG_TYPE_BOOL: return "a boolean";
+	case CONFIG_TYPE_ARRAY: return "an array";
+	case CONFIG_TYPE_LIST: return "a list";
+	default: return "nothing";
+	}
+}
+
+/* "one of \"ws\", \"os\", \"is\"" into buf. */
+static void enum_choices(enum param_id id, char *buf, size_t n)
+{
+	size_t used = 0;
+	int k;
+
+	buf[0] = '\0';
+	for (k = 0; k < arch_enum_count(id) && used < n; k++)
+		used += (size_t)snprintf(buf + used, n - used, "%s\"%s\"",
+					 k ? ", " : "", arch_enum_at(id, k));
+}
+
+/* What a key wants, for type errors. */
+static void expected_phrase(enum param_id id, char *buf, size_t n)
+{
+	const struct param_info *p = &param_info[id];
+	char ch[512];
+
+	switch (p->type) {
+	case PT_INT:
+		snprintf(buf, n, "an integer (%s)", p->unit);
+		break;
+	case PT_FLT:
+		snprintf(buf, n, "a number (%s)", p->unit);
+		break;
+	case PT_BOOL:
+		snprintf(buf, n, "true or false");
+		break;
+	case PT_ENUM:
+		enum_choices(id, ch, sizeof(ch));
+		snprintf(buf, n, "a string, one of %s", ch);
+		break;
+	case PT_STR:
+		snprintf(buf, n, "a string");
+		break;
+	case PT_LIST:
+		snprintf(buf, n, "a list of integers (%s) like [0, 1, 2]",
+			 p->unit);
+		break;
+	}
+}
+
+/* Check v against an INT/LIST key's range; report at file:line. */
+static int int_in_range(struct ld *L, enum param_id id, const char *what,
+			int64_t v, const char *file, int line)
+{
+	const struct param_info *p = &param_info[id];
+
+	if ((double)v >= p->lo && (double)v <= p->hi)
+		return 1;
+	lerr(L, file, line, "%s = %lld is out of range; must be %.0f .. %.0f %s",
+	     what, (long long)v, p->lo, p->hi, p->unit);
+	return 0;
+}
+
+static int flt_in_range(struct ld *L, enum param_id id, double v,
+			const char *file, int line)
+{
+	const struct param_info *p = &param_info[id];
+
+	if (v >= p->lo && v <= p->hi)
+		return 1;
+	lerr(L, file, line, "%s = %g is out of range; must be %g .. %g %s",
+	     p->key, v, p->lo, p->hi, p->unit);
+	return 0;
+}
+
+/* An ENUM value that is not a name: list the names and suggest one. */
+static void bad_enum(struct ld *L, enum param_id id, const char *val,
+		     const char *file, int line)
+{
+	const char *names[ENUM_MAX], *sug;
+	char ch[512];
+	int k, n = arch_enum_count(id);
+
+	for (k = 0; k < n; k++)
+		names[k] = arch_enum_at(id, k);
+	sug = str_suggest(val, names, (size_t)n, sizeof(names[0]));
+	enum_choices(id, ch, sizeof(ch));
+	if (sug)
+		lerr(L, file, line,
+		     "%s = \"%s\" is not allowed; use one of %s (did you mean "
+		     "\"%s\"?)", param_info[id].key, val, ch, sug);
+	else
+		lerr(L, file, line, "%s = \"%s\" is not allowed; use one of %s",
+		     param_info[id].key, val, ch);
+}
+
+static int set_str(struct ld *L, enum param_id id, const char *s)
+{
+	char *c = str_dup(s);
+
+	if (!c) {
+		L->nomem = 1;
+		return 0;
+	}
+	free(L->a->v[id].s);
+	L->a->v[id].s = c;
+	return 1;
+}
+
+static void set_list(struct ld *L, enum param_id id, int64_t *v, int n)
+{
+	val_free(L->a, id);
+	L->a->v[id].l.v = v;
+	L->a->v[id].l.n = n;
+}
+
+/* Read one list element from libconfig; 1 if good. */
+static int take_elem(struct ld *L, enum param_id id, config_setting_t *e,
+		     int k, int64_t *out)
+{
+	const char *file = disp_file(L, config_setting_source_file(e));
+	int line = config_setting_source_line(e), t = config_setting_type(e);
+	char what[ARCH_PATH_MAX + 16];
+
+	snprintf(what, sizeof(what), "%s[%d]", param_info[id].key, k);
+	if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) {
+		lerr(L, file, line, "%s: expected an integer (%s), got %s", what,
+		     param_info[id].unit, type_phrase(t));
+		return 0;
+	}
+	if (t == CONFIG_TYPE_INT && is_badlit(L, file, line))
+		return 0;
+	*out = config_setting_get_int64(e);
+	return int_in_range(L, id, what, *out, file, line);
+}
+
+/* Take the value of setting c for key id. */
+static void take(struct ld *L, enum param_id id, config_setting_t *c)
+{
+	const struct param_info *p = &param_info[id];
+	const char *file = disp_file(L, config_setting_source_file(c));
+	int line = config_setting_source_line(c), t = config_setting_type(c);
+	int ok = 0;
+	char exp[640];
+
+	switch (p->type) {
+	case PT_INT:
+		if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64) {
+			int64_t v = config_setting_get_int64(c);
+
+			if (t == CONFIG_TYPE_INT && is_badlit(L, file, line)) {
+				L->bad[id] = 1;
+				return;
+			}
+			ok = int_in_range(L, id, p->key, v, file, line);
+			if (ok)
+				L->a->v[id].i = v;
+			else
+				L->bad[id] = 1;
+			goto placed;
+		}
+		break;
+	case PT_FLT:
+		if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64 ||
+		    t == CONFIG_TYPE_FLOAT) {
+			double v = t == CONFIG_TYPE_FLOAT
+					   ? config_setting_get_float(c)
+					   : (double)config_setting_get_int64(c);
+
+			if (t == CONFIG_TYPE_INT && is_badlit(L, file, line)) {
+				L->bad[id] = 1;
+				return;
+			}
+			ok = flt_in_range(L, id, v, file, line);
+			if (ok)
+				L->a->v[id].f = v;
+			else
+				L->bad[id] = 1;
+			goto placed;
+		}
+		break;
+	case PT_BOOL:
+		if (t == CONFIG_TYPE_BOOL) {
+			L->a->v[id].i = config_setting_get_bool(c) ? 1 : 0;
+			goto placed;
+		}
+		break;
+	case PT_ENUM:
+		if (t == CONFIG_TYPE_STRING) {
+			const char *s = config_setting_get_string(c);
+			int k = arch_enum_find(id, s);
+
+			if (k < 0) {
+				bad_enum(L, id, s, file, line);
+				L->bad[id] = 1;
+			} else {
+				L->a->v[id].i = k;
+			}
+			goto placed;
+		}
+		break;
+	case PT_STR:
+		if (t == CONFIG_TYPE_STRING) {
+			(void)set_str(L, id, config_setting_get_string(c));
+			goto placed;
+		}
+		break;
+	case PT_LIST:
+		if (t == CONFIG_TYPE_ARRAY || t == CONFIG_TYPE_LIST) {
+			int n = config_setting_length(c), k, good = 1;
+			int64_t *v = calloc((size_t)(n ? n : 1), sizeof(*v));
+
+			if (!v) {
+				L->nomem = 1;
+				return;
+			}
+			for (k = 0; k < n; k++)
+				good &= take_elem(L, id,
+						  config_setting_get_elem(c, (unsigned)k),
+						  k, &v[k]);
+			if (good) {
+				set_list(L, id, v, n);
+			} else {
+				free(v);
+				L->bad[id] = 1;
+			}
+			goto placed;
+		}
+		break;
+	}
+	expected_phrase(id, exp, sizeof(exp));
+	lerr(L, file, line, "%s: expected %s, got %s", p->key, exp,
+	     type_phrase(t));
+	L->bad[id] = 1;
+	return;
+placed:
+	L->a->src[id].file = file;
+	L->a->src[id].line = line;
+}
+
+/* Last dotted component of a path. */
+static const char *leaf(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+
+	return dot ? dot + 1 : path;
+}
+
+/*
+ * Did-you-mean for an unknown path: the closest key (or group, if the
+ * setting is a group) by edit distance; failing that, a key whose last
+ * component is the same ('rows' at the top level -> 'core.matrix.rows').
+ */
+static const char *suggest(const char *path, int want_group)
+{
+	const char *s;
+	int i;
+
+	if (want_group) {
+		s = str_suggest(path, tab.groups, (size_t)tab.n_groups,
+				sizeof(tab.groups[0]));
+		for (i = 0; !s && i < tab.n_groups; i++)
+			if (strcmp(leaf(tab.groups[i]), leaf(path)) == 0)
+				s = tab.groups[i];
+		return s;
+	}
+	s = str_suggest(path, param_info, P_N, sizeof(param_info[0]));
+	for (i = 0; !s && i < P_N; i++)
+		if (strcmp(leaf(param_info[i].key), leaf(path)) == 0)
+			s = param_info[i].key;
+	return s;
+}
+
+/* First key under a group, for messages ("e.g. core.matrix.rows"). */
+static const char *first_key_under(const char *group)
+{
+	size_t n = strlen(group);
+	int i;
+
+	for (i = 0; i < P_N; i++)
+		if (strncmp(param_info[i].key, group, n) == 0 &&
+		    param_info[i].key[n] == '.')
+			return param_info[i].key;
+	return group;
+}
+
+static void walk(struct ld *L, config_setting_t *g, const char *prefix)
+{
+	int n = config_setting_length(g), i;
+
+	for (i = 0; i < n; i++) {
+		config_setting_t *c = config_setting_get_elem(g, (unsigned)i);
+		const char *name = config_setting_name(c);
+		const char *file = disp_file(L, config_setting_source_file(c));
+		int line = config_setting_source_line(c);
+		int t = config_setting_type(c), id;
+		char path[ARCH_PATH_MAX];
+
+		if (!name)
+			continue; /* list elements are handled by take() */
+		if ((size_t)snprintf(path, sizeof(path), "%s%s%s", prefix,
+				     *prefix ? "." : "", name) >= sizeof(path)) {
+			lerr(L, file, line, "unknown key '%s...' (name too long)",
+			     name);
+			continue;
+		}
+		id = arch_find_key(path);
+		if (id >= 0) {
+			take(L, id, c);
+		} else if (arch_find_group(path) >= 0) {
+			if (t == CONFIG_TYPE_GROUP)
+				walk(L, c, path);
+			else
+				lerr(L, file, line,
+				     "%s: expected a group of settings "
+				     "(%s = { ... }; holding e.g. %s), got %s",
+				     path, name, first_key_under(path),
+				     type_phrase(t));
+		} else {
+			const char *s = suggest(path, t == CONFIG_TYPE_GROUP);
+			const char *kind = t == CONFIG_TYPE_GROUP ? "group" : "key";
+
+			if (s)
+				lerr(L, file, line,
+				     "unknown %s '%s' (did you mean '%s'?)",
+				     kind, path, s);
+			else
+				lerr(L, file, line,
+				     "unknown %s '%s' (see 'npusim config "
+				     "--keys')", kind, path);
+		}
+	}
+}
+
+/* Parse and walk one file.  Returns 0, or -1 if libconfig could not
+ * parse it (then no cross-key rule is meaningful). */
+static int load_file(struct ld *L, const char *path)
+{
+	config_t cf;
+	const char *slash;
+	FILE *fp;
+	int rc = 0;
+
+	L->path = intern(L, path);
+	slash = strrchr(path, '/');
+	L->incdir = slash ? strndup(path, (size_t)(slash - path + (slash == path)))
+			  : str_dup(".");
+	if (!L->incdir) {
+		L->nomem = 1;
+		return -1;
+	}
+	/* libconfig says only "file I/O error"; say why */
+	fp = fopen(path, "r");
+	if (!fp) {
+		lerr(L, L->path, 0, "cannot open the config file: %s",
+		     strerror(errno));
+		return -1;
+	}
+	fclose(fp);
+	config_init(&cf);
+	config_set_include_dir(&cf, L->incdir);
+	if (config_read_file(&cf, path) != CONFIG_TRUE) {
+		lerr(L, disp_file(L, config_error_file(&cf)),
+		     config_error_line(&cf), "%s", config_error_text(&cf));
+		rc = -1;
+	} else {
+		(void)pthread_once(&probe_once, probe_build);
+		if (truncates)
+			audit_file(L, L->path, 0);
+		walk(L, config_root_setting(&cf), "");
+	}
+	config_destroy(&cf);
+	return rc;
+}
+
+/* ---- -s key=value overrides ---------------------------------------------------*/
+
+static const char *skip_ws(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return s;
+}
+
+/*
+ * Integer with an optional binary size suffix K, M, G, T (x 1024^n) and
+ * 0x hex.  Returns 0 or -1 (not an integer, or overflows 64 bits).
+ */
+static int parse_int(const char *s, int64_t *out)
+{
+	char *end;
+	long long v;
+	int shift = 0;
+
+	s = skip_ws(s);
+	if (!*s)
+		return -1;
+	errno = 0;
+	v = strtoll(s, &end, 0);
+	if (errno || end == s)
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
+	default: break;
+	}
+	if (*skip_ws(end))
+		return -1;
+	if (shift && (v > (LLONG_MAX >> shift) || v < -(LLONG_MAX >> shift)))
+		return -1;
+	*out = (int64_t)(v * (1LL << shift));
+	return 0;
+}
+
+static int parse_float(const char *s, double *out)
+{
+	char *end;
+
+	s = skip_ws(s);
+	errno = 0;
+	*out = strtod(s, &end);
+	if (end == s || *skip_ws(end) || errno || !isfinite(*out))
+		return -1;
+	return 0;
+}
+
+/* Copy s without surrounding blanks and one pair of quotes. */
+static void unquote(const char *s, char *buf, size_t n)
+{
+	size_t len;
+
+	s = skip_ws(s);
+	len = strlen(s);
+	while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+		len--;
+	if (len >= 2 && s[0] == '"' && s[len - 1] == '"') {
+		s++;
+		len -= 2;
+	}
+	if (len >= n)
+		len = n - 1;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+}
+
+static void apply_override(struct ld *L, const char *text)
+{
+	const char *eq = strchr(text, '='), *k0 = skip_ws(text);
+	char key[ARCH_PATH_MAX], val[1024];
+	const struct param_info *p;
+	int id;
+	size_t kn;
+
+	if (!eq) {
+		lerr(L, cmdline, 0, "-s '%s': expected key=value", text);
+		return;
+	}
+	kn = (size_t)(eq - k0);
+	while (kn && (k0[kn - 1] == ' ' || k0[kn - 1] == '\t'))
+		kn--;
+	if (kn >= sizeof(key)) {
+		lerr(L, cmdline, 0, "-s '%s': key too long", text);
+		return;
+	}
+	memcpy(key, k0, kn);
+	key[kn] = '\0';
+	id = arch_find_key(key);
+	if (id < 0) {
+		const char *s = suggest(key, 0);
+
+		if (arch_find_group(key) >= 0)
+			lerr(L, cmdline, 0,
+			     "-s %s: '%s' is a group; set one of its keys "
+			     "(e.g. %s=...)", text, key, first_key_under(key));
+		else if (s)
+			lerr(L, cmdline, 0,
+			     "unknown key '%s' (did you mean '%s'?)", key, s);
+		else
+			lerr(L, cmdline, 0,
+			     "unknown key '%s' (see 'npusim config --keys')",
+			     key);
+		return;
+	}
+	p = &param_info[id];
+	unquote(eq + 1, val, sizeof(val));
+	switch (p->type) {
+	case PT_INT: {
+		int64_t v;
+
+		if (parse_int(val, &v)) {
+			lerr(L, cmdline, 0,
+			     "%s: '%s' is not an integer (%s; K/M/G/T "
+			     "suffixes multiply by 1024^n)", p->key, val, p->unit);
+			goto bad;
+		}
+		if (!int_in_range(L, id, p->key, v, cmdline, 0))
+			goto bad;
+		L->a->v[id].i = v;
+		break;
+	}
+	case PT_FLT: {
+		double v;
+
+		if (parse_float(val, &v)) {
+			lerr(L, cmdline, 0, "%s: '%s' is not a number (%s)",
+			     p->key, val, p->unit);
+			goto bad;
+		}
+		if (!flt_in_range(L, id, v, cmdline, 0))
+			goto bad;
+		L->a->v[id].f = v;
+		break;
+	}
+	case PT_BOOL:
+		if (strcmp(val, "true") == 0 || strcmp(val, "1") == 0) {
+			L->a->v[id].i = 1;
+		} else if (strcmp(val, "false") == 0 || strcmp(val, "0") == 0) {
+			L->a->v[id].i = 0;
+		} else {
+			lerr(L, cmdline, 0, "%s: '%s' is not true or false",
+			     p->key, val);
+			goto bad;
+		}
+		break;
+	case PT_ENUM: {
+		int k = arch_enum_find(id, val);
+
+		if (k < 0) {
+			bad_enum(L, id, val, cmdline, 0);
+			goto bad;
+		}
+		L->a->v[id].i = k;
+		break;
+	}
+	case PT_STR:
+		(void)set_str(L, id, val);
+		break;
+	case PT_LIST: {
+		/* [a, b, c] or (a, b, c) or a,b,c; [] is the empty list */
+		char body[1024], *tok, *comma;
+		size_t bl = strlen(val);
+		int64_t *v;
+		int n = 0, good = 1, items = 1;
+
+		if (bl >= 2 && ((val[0] == '[' && val[bl - 1] == ']') ||
+				(val[0] == '(' && val[bl - 1] == ')'))) {
+			memcpy(body, val + 1, bl - 2);
+			body[bl - 2] = '\0';
+		} else {
+			memcpy(body, val, bl + 1);
+		}
+		for (tok = body; (tok = strchr(tok, ',')); tok++)
+			items++;
+		v = calloc((size_t)items, sizeof(*v));
+		if (!v) {
+			L->nomem = 1;
+			return;
+		}
+		/* every item between commas must be an integer; only a
+		 * wholly blank body is the empty list */
+		for (tok = *skip_ws(body) ? body : NULL; tok;
+		     tok = comma ? comma + 1 : NULL) {
+			char what[ARCH_PATH_MAX + 16];
+
+			comma = strchr(tok, ',');
+			if (comma)
+				*comma = '\0';
+			snprintf(what, sizeof(what), "%s[%d]", p->key, n);
+			if (parse_int(tok, &v[n])) {
+				lerr(L, cmdline, 0,
+				     "%s: '%s' is not an integer; write a list "
+				     "like [0,1,2]", what, skip_ws(tok));
+				good = 0;
+			} else if (!int_in_range(L, id, what, v[n], cmdline, 0)) {
+				good = 0;
+			}
+			n++;
+		}
+		if (!good) {
+			free(v);
+			goto bad;
+		}
+		set_list(L, id, v, n);
+		break;
+	}
+	}
+	L->bad[id] = 0; /* a good override replaces a bad file value */
+	L->a->src[id].file = cmdline;
+	L->a->src[id].line = 0;
+	return;
+bad:
+	L->bad[id] = 1;
+}
+
+/* ---- resolution: presets and placement -----------------------------------------*/
+
+/* "0 = from preset": fill every preset-backed key still at 0. */
+static void resolve_presets(struct arch *a)
+{
+	int i, pi = (int)a->v[P_DRAM_PRESET].i;
+
+	for (i = 0; i < P_N; i++) {
+		if (!arch_is_preset_key(i))
+			continue;
+		if (param_info[i].type == PT_FLT) {
+			if (a->v[i].f == 0)
+				a->v[i].f = arch_preset_value(pi, i);
+		} else if (a->v[i].i == 0) {
+			a->v[i].i = (int64_t)arch_preset_value(pi, i);
+		}
+	}
+}
+
+static void xerr(struct ld *L, int i1, int i2, int i3, const char *fmt, ...)
+	NPU_PRINTF(5, 6);
+
+/*
+ * A cross-key error, placed at the first of the involved keys that was set
+ * in the file or on the command line (the defaults have no line).  Skipped
+ * when one of the keys already had its own error: its value is a default
+ * then and the rule would only confuse.
+ */
+static void xerr(struct ld *L, int i1, int i2, int i3, const char *fmt, ...)
+{
+	int ids[3] = { i1, i2, i3 }, k;
+	struct param_src where = { NULL, 0 };
+	va_list ap;
+
+	for (k = 0; k < 3; k++)
+		if (ids[k] >= 0 && L->bad[ids[k]])
+			return;
+	for (k = 0; k < 3 && !where.file; k++)
+		if (ids[k] >= 0 && L->a->src[ids[k]].file)
+			where = L->a->src[ids[k]];
+	if (!where.file)
+		where.file = L->path ? L->path : "<defaults>";
+	va_start(ap, fmt);
+	(void)diag_vreport(L->d, DIAG_ERROR,
+			   diag_at_file(where.file, where.line, 0), NPU_ECONFIG,
+			   fmt, ap);
+	va_end(ap);
+	L->n_err++;
+}
+
+/*
+ * Check a given placement list (cores or DRAM channels) and mark its nodes
+ * taken.  owner[node] = 1 + core index, or -(1 + channel index).
+ */
+static int check_nodes(struct ld *L, enum param_id id, int want,
+		       enum param_id want_id, int *owner, int nodes,
+		       int is_dram)
+{
+	struct arch *a = L->a;
+	const char *what = is_dram ? "DRAM channel" : "core";
+	int n = a->v[id].l.n, k, ok = 1;
+
+	if (L->bad[id])
+		return 0;
+	if (n != want) {
+		xerr(L, id, want_id, -1,
+		     "%s has %d entr%s but %s = %d; give one node per %s or "
+		     "leave it empty ([]) for the default placement",
+		     param_info[id].key, n, n == 1 ? "y" : "ies",
+		     param_info[want_id].key, want, what);
+		return 0;
+	}
+	for (k = 0; k < n; k++) {
+		int64_t node = a->v[id].l.v[k];
+
+		if (node >= nodes) {
+			xerr(L, id, P_NOC_COLS, P_NOC_ROWS,
+			     "%s[%d] = %lld is outside the %lldx%lld NoC (nodes "
+			     "0 .. %d; node = y * noc.cols + x)",
+			     param_info[id].key, k, (long long)node,
+			     (long long)ARCH_I(a, NOC_COLS),
+			     (long long)ARCH_I(a, NOC_ROWS), nodes - 1);
+			ok = 0;
+		} else if (owner[node]) {
+			int o = owner[node];
+
+			xerr(L, id, -1, -1,
+			     "%s[%d] = %lld: node %lld already holds %s %d; "
+			     "each node holds one core or one DRAM channel",
+			     param_info[id].key, k, (long long)node,
+			     (long long)node, o > 0 ? "core" : "DRAM channel",
+			     o > 0 ? o - 1 : -o - 1);
+			ok = 0;
+		} else {
+			owner[node] = is_dram ? -(k + 1) : k + 1;
+		}
+	}
+	return ok;
+}
+
+/* Fill an empty placement list with the lowest free nodes. */
+static int fill_nodes(struct ld *L, enum param_id id, int want, int *owner,
+		      int nodes, int is_dram)
+{
+	int64_t *v = calloc((size_t)want, sizeof(*v));
+	int k, node = 0;
+
+	if (!v) {
+		L->nomem = 1;
+		return 0;
+	}
+	for (k = 0; k < want; k++) {
+		while (node < nodes && owner[node])
+			node++;
+		if (node >= nodes) {
+			free(v);
+			return 0;
+		}
+		v[k] = node;
+		owner[node] = is_dram ? -(k + 1) : k + 1;
+	}
+	set_list(L, id, v, want);
+	return 1;
+}
+
+/*
+ * Placement: cores and DRAM channels each need a NoC node of their own.
+ * Given lists are checked; an empty list takes the lowest free nodes
+ * (cores first, so by default cores sit on 0..n-1 and the channels on the
+ * nodes after them).
+ */
+static int resolve_placement(struct ld *L)
+{
+	struct arch *a = L->a;
+	int cols = (int)ARCH_I(a, NOC_COLS), rows = (int)ARCH_I(a, NOC_ROWS);
+	int nodes = cols * rows, cores = (int)ARCH_I(a, CHIP_CORES);
+	int chans = (int)ARCH_I(a, DRAM_CHANNELS), ok = 1;
+	int *owner;
+
+	if (L->bad[P_NOC_COLS] || L->bad[P_NOC_ROWS] || L->bad[P_CHIP_CORES] ||
+	    L->bad[P_DRAM_CHANNELS])
+		return 0;
+	if (cores + chans > nodes) {
+		xerr(L, P_CHIP_CORES, P_DRAM_CHANNELS, P_NOC_COLS,
+		     "chip.cores = %d and dram.channels = %d need %d NoC nodes "
+		     "(one each) but the %dx%d NoC has %d; enlarge noc.cols / "
+		     "noc.rows", cores, chans, cores + chans, cols, rows, nodes);
+		return 0;
+	}
+	owner = calloc((size_t)nodes, sizeof(*owner));
+	if (!owner) {
+		L->nomem = 1;
+		return 0;
+	}
+	if (a->v[P_NOC_CORE_NODES].l.n || L->bad[P_NOC_CORE_NODES])
+		ok &= check_nodes(L, P_NOC_CORE_NODES, cores, P_CHIP_CORES,
+				  owner, nodes, 0);
+	if (a->v[P_NOC_DRAM_NODES].l.n || L->bad[P_NOC_DRAM_NODES])
+		ok &= check_nodes(L, P_NOC_DRAM_NODES, chans, P_DRAM_CHANNELS,
+				  owner, nodes, 1);
+	/* enough nodes in total (checked above), so filling cannot fail */
+	if (ok && !a->v[P_NOC_CORE_NODES].l.n)
+		ok &= fill_nodes(L, P_NOC_CORE_NODES, cores, owner, nodes, 0);
+	if (ok && !a->v[P_NOC_DRAM_NODES].l.n)
+		ok &= fill_nodes(L, P_NOC_DRAM_NODES, chans, owner, nodes, 1);
+	free(owner);
+	return ok;
+}
+
+/* ---- cross-key rules ---------------------------------------------------------------*/
+
+static int is_pow2(int64_t v)
+{
+	return v > 0 && (v & (v - 1)) == 0;
+}
+
+/* Banked memory rules for scratchpad (SPM_*) or accumulator (ACC_*). */
+static void check_sram(struct ld *L, const char *name, enum param_id bytes_id,
+		       enum param_id banks_id, enum param_id width_id)
+{
+	struct arch *a = L->a;
+	int64_t bytes = a->v[bytes_id].i, banks = a->v[banks_id].i;
+	int64_t width = a->v[width_id].i, row = banks * width;
+
+	if (!is_pow2(width))
+		xerr(L, width_id, -1, -1,
+		     "%s = %lld is not a power of two; bank interleaving "
+		     "takes address bits, so use e.g. %lld or %lld",
+		     param_info[width_id].key, (long long)width,
+		     (long long)(1LL << (63 - __builtin_clzll((unsigned long long)width))),
+		     (long long)(1LL << (64 - __builtin_clzll((unsigned long long)width))));
+	if (bytes % row)
+		xerr(L, bytes_id, banks_id, width_id,
+		     "%s = %lld is not a multiple of %s.banks x %s.bank_width "
+		     "= %lld x %lld = %lld bytes; use %lld or %lld",
+		     param_info[bytes_id].key, (long long)bytes, name, name,
+		     (long long)banks, (long long)width, (long long)row,
+		     (long long)(bytes / row * row),
+		     (long long)((bytes / row + 1) * row));
+}
+
+static void check_rules(struct ld *L)
+{
+	struct arch *a = L->a;
+	int64_t R = ARCH_I(a, MTX_ROWS), C = ARCH_I(a, MTX_COLS);
+	int in = ARCH_E(a, MTX_IN_TYPE), acc = ARCH_E(a, MTX_ACC_TYPE);
+	int in_t = dtype_from_name(arch_enum_name(a, P_MTX_IN_TYPE));
+	int acc_t = dtype_from_name(arch_enum_name(a, P_MTX_ACC_TYPE));
+	int64_t tile, row;
+
+	/* scratchpad and accumulator geometry */
+	check_sram(L, "core.scratchpad", P_SPM_BYTES, P_SPM_BANKS,
+		   P_SPM_BANK_WIDTH);
+	check_sram(L, "core.accumulator", P_ACC_BYTES, P_ACC_BANKS,
+		   P_ACC_BANK_WIDTH);
+
+	/* input and accumulator types: integers accumulate in int32, floats
+	 * in fp32 (the array's adders are of one kind) */
+	if (in_t >= 0 && acc_t >= 0 &&
+	    dtype_is_float((enum npu_dtype)in_t) !=
+		    dtype_is_float((enum npu_dtype)acc_t))
+		xerr(L, P_MTX_ACC_TYPE, P_MTX_IN_TYPE, -1,
+		     "core.matrix.acc_type = \"%s\" cannot accumulate "
+		     "core.matrix.in_type = \"%s\"; use acc_type = \"%s\"",
+		     arch_enum_at(P_MTX_ACC_TYPE, acc),
+		     arch_enum_at(P_MTX_IN_TYPE, in),
+		     dtype_is_float((enum npu_dtype)in_t) ? "fp32" : "int32");
+
+	/* the scratchpad must hold one stationary R x C tile, the
+	 * accumulator one output row of C accumulators (4 bytes each) */
+	tile = (R * C * arch_dtype_bits(in) + 7) / 8;
+	if (ARCH_I(a, SPM_BYTES) < tile)
+		xerr(L, P_SPM_BYTES, P_MTX_ROWS, P_MTX_COLS,
+		     "core.scratchpad.bytes = %lld cannot hold one %lldx%lld "
+		     "%s tile of the array (%lld bytes); make it at least that",
+		     (long long)ARCH_I(a, SPM_BYTES), (long long)R, (long long)C,
+		     arch_enum_at(P_MTX_IN_TYPE, in), (long long)tile);
+	row = C * 4;
+	if (ARCH_I(a, ACC_BYTES) < row)
+		xerr(L, P_ACC_BYTES, P_MTX_COLS, -1,
+		     "core.accumulator.bytes = %lld cannot hold one output row "
+		     "of the array (core.matrix.cols = %lld x 4 bytes = %lld)",
+		     (long long)ARCH_I(a, ACC_BYTES), (long long)C,
+		     (long long)row);
+
+	/* torus rings: a ring of 2 would wire the same two routers twice,
+	 * and ring deadlock freedom needs a second (dateline) VC */
+	if (ARCH_E(a, NOC_TOPOLOGY) == 1) {
+		if (ARCH_I(a, NOC_COLS) == 2 || ARCH_I(a, NOC_ROWS) == 2)
+			xerr(L, ARCH_I(a, NOC_COLS) == 2 ? P_NOC_COLS : P_NOC_ROWS,
+			     P_NOC_TOPOLOGY, -1,
+			     "a torus needs 1 or at least 3 nodes per dimension "
+			     "(noc.cols = %lld, noc.rows = %lld): a ring of 2 "
+			     "links the same two routers twice; use noc.topology "
+			     "= \"mesh\" or 3+ nodes",
+			     (long long)ARCH_I(a, NOC_COLS),
+			     (long long)ARCH_I(a, NOC_ROWS));
+		if (ARCH_I(a, NOC_VCS) < 2)
+			xerr(L, P_NOC_VCS, P_NOC_TOPOLOGY, -1,
+			     "noc.topology = \"torus\" needs noc.vcs >= 2: "
+			     "dimension-order routing on a ring deadlocks "
+			     "without a second (dateline) virtual channel");
+	}
+
+	/* DRAM geometry and timing, only where the timed model uses them */
+	if (ARCH_E(a, DRAM_MODE) == 0) {
+		int64_t ch = ARCH_I(a, DRAM_CHANNELS), rb = ARCH_I(a, DRAM_ROW_BYTES);
+		int64_t bus = ARCH_I(a, DRAM_BUS_BITS), bl = ARCH_I(a, DRAM_BL);
+		int64_t bytes = ARCH_I(a, DRAM_BYTES);
+		double geo = (double)ch * (double)ARCH_I(a, DRAM_RANKS) *
+			     (double)ARCH_I(a, DRAM_BANKS) *
+			     (double)ARCH_I(a, DRAM_ROWS) * (double)rb;
+
+		if (bus % 8)
+			xerr(L, P_DRAM_BUS_BITS, -1, -1,
+			     "dram.bus_bits = %lld is not a whole number of "
+			     "bytes; use a multiple of 8", (long long)bus);
+		else if (rb % (bus / 8 * bl))
+			xerr(L, P_DRAM_ROW_BYTES, P_DRAM_BUS_BITS, P_DRAM_BL,
+			     "dram.row_bytes = %lld is not a multiple of one "
+			     "burst (dram.bus_bits / 8 x dram.burst_length = "
+			     "%lld bytes)", (long long)rb,
+			     (long long)(bus / 8 * bl));
+		if (bytes % (ch * rb))
+			xerr(L, P_DRAM_BYTES, P_DRAM_CHANNELS, P_DRAM_ROW_BYTES,
+			     "dram.bytes = %lld is not a multiple of "
+			     "dram.channels x dram.row_bytes = %lld x %lld = %lld; "
+			     "use %lld or %lld", (long long)bytes, (long long)ch,
+			     (long long)rb, (long long)(ch * rb),
+			     (long long)(bytes / (ch * rb) * ch * rb),
+			     (long long)((bytes / (ch * rb) + 1) * ch * rb));
+		else if ((double)bytes > geo)
+			xerr(L, P_DRAM_BYTES, P_DRAM_CHANNELS, P_DRAM_ROWS,
+			     "dram.bytes = %lld exceeds what the devices hold: "
+			     "channels x ranks x banks x rows x row_bytes = "
+			     "%.0f; lower dram.bytes or add channels/rows",
+			     (long long)bytes, geo);
+		if (ARCH_I(a, DRAM_TRAS) < ARCH_I(a, DRAM_TRCD))
+			xerr(L, P_DRAM_TRAS, P_DRAM_TRCD, -1,
+			     "dram.tras = %lld is shorter than dram.trcd = %lld; "
+			     "a row must stay open at least until it can be read",
+			     (long long)ARCH_I(a, DRAM_TRAS),
+			     (long long)ARCH_I(a, DRAM_TRCD));
+		if (ARCH_I(a, DRAM_TRFC) >= ARCH_I(a, DRAM_TREFI))
+			xerr(L, P_DRAM_TRFC, P_DRAM_TREFI, -1,
+			     "dram.trfc = %lld is not shorter than dram.trefi = "
+			     "%lld; the device would do nothing but refresh",
+			     (long long)ARCH_I(a, DRAM_TRFC),
+			     (long long)ARCH_I(a, DRAM_TREFI));
+	}
+}
+
+/* ---- derived peaks ---------------------------------------------------------------------*/
+
+static int derive(struct arch *a)
+{
+	struct arch_derived *d = &a->d;
+	double hz = arch_clock_hz(a);
+	int64_t cols = ARCH_I(a, NOC_COLS), rows = ARCH_I(a, NOC_ROWS);
+	int64_t lo = cols < rows ? cols : rows, hi = cols < rows ? rows : cols;
+	double links;
+	int k, n;
+
+	d->macs_per_s_core = (double)ARCH_I(a, MTX_ROWS) *
+			     (double)ARCH_I(a, MTX_COLS) * hz;
+	d->macs_per_s_chip = d->macs_per_s_core * (double)ARCH_I(a, CHIP_CORES);
+	d->spm_bytes_per_s = (double)ARCH_I(a, SPM_BANKS) *
+			     (double)ARCH_I(a, SPM_BANK_WIDTH) *
+			     (double)ARCH_I(a, SPM_PORTS) * hz;
+	d->acc_bytes_per_s = (double)ARCH_I(a, ACC_BANKS) *
+			     (double)ARCH_I(a, ACC_BANK_WIDTH) *
+			     (double)ARCH_I(a, ACC_PORTS) * hz;
+	/* the narrowest cut runs across the longer dimension and crosses
+	 * one link per node of the shorter one; a torus adds the wraparound */
+	links = hi < 2 ? 0 : (double)lo;
+	if (ARCH_E(a, NOC_TOPOLOGY) == 1 && hi >= 3)
+		links *= 2;
+	d->noc_bisection_bytes_per_s =
+		links * (double)ARCH_I(a, NOC_LINK_BYTES) * 2 * hz;
+	if (ARCH_E(a, DRAM_MODE) == 1)
+		d->dram_bytes_per_s = ARCH_F(a, DRAM_IDEAL_BW) * 1e9;
+	else
+		d->dram_bytes_per_s = (double)ARCH_I(a, DRAM_CHANNELS) *
+				      (double)ARCH_I(a, DRAM_BUS_BITS) / 8 *
+				      (double)ARCH_I(a, DRAM_BEATS_PER_TCK) /
+				      (ARCH_F(a, DRAM_TCK) * 1e-9);
+	d->vec_ops_per_s = (double)ARCH_I(a, VEC_LANES) * hz;
+
+	n = a->v[P_NOC_CORE_NODES].l.n;
+	d->core_node = calloc((size_t)(n ? n : 1), sizeof(int));
+	if (!d->core_node)
+		return NPU_ENOMEM;
+	for (k = 0; k < n; k++)
+		d->core_node[k] = (int)a->v[P_NOC_CORE_NODES].l.v[k];
+	n = a->v[P_NOC_DRAM_NODES].l.n;
+	d->dram_node = calloc((size_t)(n ? n : 1), sizeof(int));
+	if (!d->dram_node)
+		return NPU_ENOMEM;
+	for (k = 0; k < n; k++)
+		d->dram_node[k] = (int)a->v[P_NOC_DRAM_NODES].l.v[k];
+	return 0;
+}
+
+/* ---- public entry points -------------------------------------------------------------*/
+
+int arch_load(struct arch *a, const char *path, const char *const *overrides,
+	      int n_overrides, struct diag *d)
+{
+	struct ld L;
+	int i, parsed = 1, rc;
+
+	memset(&L, 0, sizeof(L));
+	tab_init();
+	rc = set_defaults(a);
+	if (rc)
+		goto out;
+	L.a = a;
+	L.d = d;
+	if (path) {
+		a->path = str_dup(path);
+		if (!a->path) {
+			rc = NPU_ENOMEM;
+			goto out;
+		}
+		parsed = load_file(&L, path) == 0;
+	}
+	for (i = 0; i < n_overrides; i++)
+		apply_override(&L, overrides[i]);
+	if (L.nomem) {
+		rc = NPU_ENOMEM;
+		goto out;
+	}
+	/* rules only make sense for a file that parsed */
+	if (parsed) {
+		resolve_presets(a);
+		(void)resolve_placement(&L); /* reports its own errors */
+		check_rules(&L);
+	}
+	if (L.nomem) {
+		rc = NPU_ENOMEM;
+		goto out;
+	}
+	if (L.n_err) {
+		rc = NPU_ECONFIG;
+		goto out;
+	}
+	rc = derive(a);
+out:
+	free(L.incdir);
+	free(L.badlits);
+	for (i = 0; i < L.n_seen; i++)
+		free(L.seen[i]);
+	free(L.seen);
+	if (rc)
+		arch_free(a);
+	return rc;
+}
+
+int arch_init_defaults(struct arch *a)
+{
+	struct diag d;
+	int rc;
+
+	diag_init(&d, NULL);
+	rc = arch_load(a, NULL, NULL, 0, &d);
+	/* the shipped defaults always validate (tests/unit/test_arch.c) */
+	return rc == NPU_ECONFIG ? NPU_EINTERNAL : rc;
+}
