@@ -365,6 +365,8 @@ static int set_defaults(struct arch *a)
 struct badlit {
 	const char *file;  /* interned display name */
 	int line;          /* 1-based */
+	int reported;      /* message printed (by the setting or at the end) */
+	char msg[256];     /* what to say */
 };
 
 struct ld {
@@ -496,6 +498,7 @@ static void audit_number(struct ld *L, const char *file, int line,
 	int hex = 0, is64 = 0, fits;
 	char tok[72];
 	long long v;
+	struct badlit *nb;
 
 	e = b;
 	if (s[e] == '+' || s[e] == '-')
@@ -549,26 +552,27 @@ static void audit_number(struct ld *L, const char *file, int line,
 	}
 	if (fits)
 		return;
+	nb = realloc(L->badlits, (size_t)(L->n_badlits + 1) * sizeof(*nb));
+	if (!nb) {
+		L->nomem = 1;
+		return;
+	}
+	L->badlits = nb;
+	nb += L->n_badlits++;
+	nb->file = file;
+	nb->line = line;
+	nb->reported = 0;
 	if (e - b >= sizeof(tok))
 		snprintf(tok, sizeof(tok), "%.*s...", 40, s + b);
+	/* reported when the walk reaches the setting, so in file order */
 	if (is64)
-		lerr(L, file, line, "integer %sL does not fit in 64 bits", tok);
+		snprintf(nb->msg, sizeof(nb->msg),
+			 "integer %sL does not fit in 64 bits", tok);
 	else
-		lerr(L, file, line,
-		     "integer %s does not fit in 32 bits and libconfig would "
-		     "read it wrongly; add the 64-bit suffix: %sL", tok, tok);
-	{
-		struct badlit *nb = realloc(L->badlits, (size_t)(L->n_badlits + 1) *
-							       sizeof(*nb));
-		if (!nb) {
-			L->nomem = 1;
-			return;
-		}
-		L->badlits = nb;
-		L->badlits[L->n_badlits].file = file;
-		L->badlits[L->n_badlits].line = line;
-		L->n_badlits++;
-	}
+		snprintf(nb->msg, sizeof(nb->msg),
+			 "integer %s does not fit in 32 bits and libconfig "
+			 "would read it wrongly; write %sL (64-bit suffix)",
+			 tok, tok);
 }
 
 /* Lex one file as libconfig does: comments, strings, names, numbers,
@@ -691,15 +695,36 @@ static void audit_file(struct ld *L, const char *file, int depth)
 	free(text);
 }
 
+/* 1 if file:line holds a misread literal; reports it the first time. */
 static int is_badlit(struct ld *L, const char *file, int line)
+{
+	int i, hit = 0;
+
+	for (i = 0; i < L->n_badlits; i++) {
+		struct badlit *b = &L->badlits[i];
+
+		if (b->line != line || strcmp(b->file, file) != 0)
+			continue;
+		if (!b->reported)
+			lerr(L, b->file, b->line, "%s", b->msg);
+		b->reported = 1;
+		hit = 1;
+	}
+	return hit;
+}
+
+/* Literals not on the line of an integer setting (e.g. a value on its
+ * own line, or in an unknown key) are reported after the walk. */
+static void report_badlits(struct ld *L)
 {
 	int i;
 
 	for (i = 0; i < L->n_badlits; i++)
-		if (L->badlits[i].line == line &&
-		    strcmp(L->badlits[i].file, file) == 0)
-			return 1;
-	return 0;
+		if (!L->badlits[i].reported) {
+			lerr(L, L->badlits[i].file, L->badlits[i].line, "%s",
+			     L->badlits[i].msg);
+			L->badlits[i].reported = 1;
+		}
 }
 
 /* ---- walking the parsed file ---------------------------------------------------*/
@@ -1081,6 +1106,7 @@ static int load_file(struct ld *L, const char *path)
 		if (truncates)
 			audit_file(L, L->path, 0);
 		walk(L, config_root_setting(&cf), "");
+		report_badlits(L);
 	}
 	config_destroy(&cf);
 	return rc;

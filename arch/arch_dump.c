@@ -351,11 +351,22 @@ int arch_dump(const struct arch *a, FILE *fp)
 
 /* ---- summary -------------------------------------------------------------------*/
 
-/* Print text wrapped at 76 columns. */
+/* Non-breaking space inside the summary ("4 MiB" stays on one line). */
+#define NBSP '\x1f'
+
+/* Make the spaces of a number-with-unit non-breaking. */
+static void glue(char *s)
+{
+	for (; *s; s++)
+		if (*s == ' ')
+			*s = NBSP;
+}
+
+/* Print text wrapped at 76 columns, breaking only at plain spaces. */
 static void wrap(FILE *fp, const char *text)
 {
 	const char *s = text;
-	int col = 0;
+	int col = 0, k;
 
 	while (*s) {
 		const char *sp = strchr(s, ' ');
@@ -368,7 +379,8 @@ static void wrap(FILE *fp, const char *text)
 			fputc(' ', fp);
 			col++;
 		}
-		fwrite(s, 1, (size_t)w, fp);
+		for (k = 0; k < w; k++)
+			fputc(s[k] == NBSP ? ' ' : s[k], fp);
 		col += w;
 		s += w;
 		while (*s == ' ')
@@ -384,8 +396,9 @@ static const char *const dataflow_long[] = { "weight-stationary",
 void arch_summary(const struct arch *a, FILE *fp)
 {
 	const struct arch_derived *d = &a->d;
-	char text[2048], spm[32], acc[32], dram[32], p[6][32];
+	char text[2048], spm[32], acc[32], dram[32], p[6][32], kind[96];
 	int64_t cores = ARCH_I(a, CHIP_CORES);
+	int k;
 
 	arch_fmt_bytes(spm, sizeof(spm), (double)ARCH_I(a, SPM_BYTES));
 	arch_fmt_bytes(acc, sizeof(acc), (double)ARCH_I(a, ACC_BYTES));
@@ -396,11 +409,22 @@ void arch_summary(const struct arch *a, FILE *fp)
 	arch_fmt_si(p[3], sizeof(p[3]), d->noc_bisection_bytes_per_s);
 	arch_fmt_si(p[4], sizeof(p[4]), d->dram_bytes_per_s);
 	arch_fmt_si(p[5], sizeof(p[5]), d->vec_ops_per_s);
+	if (ARCH_E(a, DRAM_MODE) == 1)
+		snprintf(kind, sizeof(kind), "ideal (%g ns latency)",
+			 ARCH_F(a, DRAM_IDEAL_LAT));
+	else
+		snprintf(kind, sizeof(kind), "%s timed",
+			 arch_enum_name(a, P_DRAM_PRESET));
+	glue(spm);
+	glue(acc);
+	glue(dram);
+	for (k = 0; k < 6; k++)
+		glue(p[k]);
 	snprintf(text, sizeof(text),
 		 "%s: %lld core%s at %g GHz on a %lldx%lld %s NoC. Each core: a "
 		 "%lldx%lld %s %s array (%s accumulate), a %lld-lane vector "
 		 "unit, %s scratchpad (%lld banks x %lld B), %s accumulator "
-		 "(%lld banks x %lld B), %lld DMA engine%s. DRAM: %s %s, %lld "
+		 "(%lld banks x %lld B), %lld DMA engine%s. DRAM: %s, %lld "
 		 "channel%s, %s. Peaks: %sMAC/s (%sOPS) chip, scratchpad %sB/s "
 		 "per core, vector %sop/s per core, NoC bisection %sB/s, DRAM "
 		 "%sB/s.",
@@ -416,8 +440,7 @@ void arch_summary(const struct arch *a, FILE *fp)
 		 (long long)ARCH_I(a, ACC_BANKS), (long long)ARCH_I(a, ACC_BANK_WIDTH),
 		 (long long)ARCH_I(a, DMA_ENGINES),
 		 ARCH_I(a, DMA_ENGINES) == 1 ? "" : "s",
-		 arch_enum_name(a, P_DRAM_PRESET), arch_enum_name(a, P_DRAM_MODE),
-		 (long long)ARCH_I(a, DRAM_CHANNELS),
+		 kind, (long long)ARCH_I(a, DRAM_CHANNELS),
 		 ARCH_I(a, DRAM_CHANNELS) == 1 ? "" : "s", dram, p[0], p[1], p[2],
 		 p[5], p[3], p[4]);
 	wrap(fp, text);
