@@ -37,7 +37,7 @@ ARCH_SRCS  := arch/arch.c arch/arch_dump.c
 ISA_SRCS   := isa/isa.c
 ASM_SRCS   :=
 CORE_SRCS  := sim/core/engine.c sim/core/counters.c sim/core/num.c sim/core/sram.c
-TRC_SRCS   :=
+TRC_SRCS   := traces/ctrout.c traces/trace.c
 CLI_SRCS   := cli/main.c cli/cmd_config.c
 
 LIB_SRCS   := $(UTIL_SRCS) $(ARCH_SRCS) $(ISA_SRCS) $(ASM_SRCS) $(CORE_SRCS) \
@@ -48,7 +48,7 @@ LIB        := $(BUILD)/libnpusim.a
 BIN        := $(BUILD)/npusim
 
 # Check unit tests: tests/unit/test_<name>.c -> $(BUILD)/tests/test_<name>
-UNIT_TESTS := engine diag num npy sram
+UNIT_TESTS := engine diag num npy traces sram
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/test_%)
 
 # Generated documentation, checked for staleness by `make test`.
