@@ -12,12 +12,14 @@
 #include <string.h>
 
 #include "../arch/arch.h"
+#include "../sim/core/counters.h"
 
 static const struct {
 	const char *name;           /* docs/<name>.md */
 	void (*write)(FILE *);      /* writes the whole document */
 } docs[] = {
 	{ "config", arch_write_doc },
+	{ "counters", ctr_write_doc },
 };
 
 int main(int argc, char **argv)

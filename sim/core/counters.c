@@ -97,3 +97,34 @@ const struct ctr_entry *ctr_find(const struct ctr_sink *s, const char *name)
 			return &s->v[i];
 	return NULL;
 }
+
+void ctr_write_doc(FILE *fp)
+{
+	int g, i;
+
+	fputs("# Hardware counters\n\n"
+	      "<!-- Generated from sim/core/counters.def by `make docs`; do not edit. -->\n\n"
+	      "Every counter is declared once in `sim/core/counters.def`. A unit instance\n"
+	      "emits the counters of its group under its own hierarchical name, so the\n"
+	      "full name of a counter is `<instance>.<name>`, for example\n"
+	      "`core0.matrix.busy_cycles`, `core1.dma0.bytes_dram_to_sram`,\n"
+	      "`core0.scratchpad.bank_conflicts` or `dram.ch0.row_hits`. The run's total\n"
+	      "is `cycles` (the cycle at which the last core finished) and each core's\n"
+	      "is `core<N>.cycles`.\n\n"
+	      "Stall counters are named `stall_<reason>_cycles`; every stalled cycle of a\n"
+	      "unit counts under exactly one reason, and `stall_cycles` is their sum.\n"
+	      "Some units add counters of their own through their dump hook (per-bank\n"
+	      "and per-requestor SRAM counters, DRAM latency percentiles, achieved\n"
+	      "bandwidths); those are listed with the unit's documentation\n"
+	      "(docs/memory.md, docs/dram.md, docs/timing.md).\n\n"
+	      "Output formats (JSON, CSV, text summary) are described in docs/formats.md.\n",
+	      fp);
+	for (g = 0; g < CTR_N_GRP; g++) {
+		fprintf(fp, "\n## %s\n\n| name | unit | meaning |\n| --- | --- | --- |\n",
+			ctr_group_names[g]);
+		for (i = 0; i < CTR_N; i++)
+			if ((int)ctr_info[i].group == g)
+				fprintf(fp, "| `%s` | %s | %s |\n", ctr_info[i].name,
+					ctr_info[i].unit, ctr_info[i].desc);
+	}
+}

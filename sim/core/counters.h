@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Unit kinds that own counters (GROUP of counters.def). */
 enum ctr_group {
@@ -65,5 +66,8 @@ void ctr_emit_f64(struct ctr_sink *s, const char *prefix, const char *name,
 		  double v);
 /* Look a counter up by full name (tests, summaries); NULL if absent. */
 const struct ctr_entry *ctr_find(const struct ctr_sink *s, const char *name);
+
+/* Write docs/counters.md from the table (`mkdoc counters`). */
+void ctr_write_doc(FILE *fp);
 
 #endif

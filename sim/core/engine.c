@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../traces/trace.h"
 #include "unit.h"
 
 struct eng {
@@ -247,4 +248,20 @@ void unit_init(struct unit *u, const struct unit_ops *ops, eng *e, int core,
 	va_start(ap, fmt);
 	vsnprintf(u->name, sizeof(u->name), fmt, ap);
 	va_end(ap);
+}
+
+void unit_span(struct unit *u, cycle_t start, cycle_t end, const char *name,
+	       const char *args_json)
+{
+	struct trc *t = u->eng ? u->eng->trace : NULL;
+	const char *leaf;
+
+	if (!t)
+		return;
+	if (!u->trc_track) {
+		/* Track named after the unit's leaf: "core0.dma1" -> "dma1". */
+		leaf = strchr(u->name, '.');
+		u->trc_track = 1 + trc_track(t, u->core, leaf ? leaf + 1 : u->name);
+	}
+	trc_span(t, u->trc_track - 1, start, end, name, args_json);
 }

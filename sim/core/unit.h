@@ -40,10 +40,20 @@ struct unit {
 	int core;                   /* owning core, -1 for chip-level units */
 	eng *eng;                   /* engine it runs on */
 	uint64_t ctr[CTR_N];        /* counters, indexed by enum ctr_id */
+	int trc_track;              /* trace track id + 1; 0 = not created yet */
 };
 
 /* Fill the common header (name is printf-formatted into u->name). */
 void unit_init(struct unit *u, const struct unit_ops *ops, eng *e, int core,
 	       const char *fmt, ...) NPU_PRINTF(5, 6);
+
+/*
+ * Record one span of work [start, end) on the unit's trace track (Perfetto
+ * shows one track per unit per core).  name is the mnemonic; args_json is
+ * NULL or a JSON object body ("\"pc\":16,\"bytes\":512").  Costs one
+ * pointer test when tracing is off.
+ */
+void unit_span(struct unit *u, cycle_t start, cycle_t end, const char *name,
+	       const char *args_json);
 
 #endif

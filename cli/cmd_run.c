@@ -1,0 +1,515 @@
+/*
+ * cmd_run.c - `npusim run` and `npusim stat`: simulate a program on a chip.
+ *
+ *   npusim run [-c CONFIG] [-s key=value]... [-D N=V] [-I DIR] PROGRAM
+ *              [--input NAME[@CORE]=a.npy]... [--output NAME[@CORE]=c.npy]...
+ *              [--counters FILE.json|.csv|.txt] [--trace FILE.json.gz]
+ *              [--max-cycles N] [--check-hazards] [--trace-insn]
+ *              [--matrix-model=fast|pe] [-q]
+ *
+ * PROGRAM is assembly (.s, assembled in memory) or an object file (.npo,
+ * recognised by its magic).  Inputs are written into the tensor's memory
+ * before the run; outputs are read back after it.  Every output file is
+ * written atomically and only when the run succeeded, so a failing run
+ * leaves no half-written file.  `stat` is `run` that prints the full
+ * perf-stat-like counter summary.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../arch/arch.h"
+#include "../asm/asm.h"
+#include "../asm/obj.h"
+#include "../sim/core/chip.h"
+#include "../sim/core/counters.h"
+#include "../traces/ctrout.h"
+#include "../traces/trace.h"
+#include "../util/npy.h"
+#include "cli.h"
+
+#define MAX_ARGS 256
+
+/* One --input / --output binding. */
+struct bind {
+	const char *arg;    /* as given, for messages */
+	char name[128];     /* tensor name */
+	int core;           /* core whose memory (spm/acc); 0 by default */
+	const char *path;   /* .npy file */
+};
+
+struct run_opts {
+	const char *config;
+	const char *program;
+	const char *overrides[MAX_ARGS];
+	int n_overrides;
+	const char *defines[MAX_ARGS];
+	int n_defines;
+	const char *incdirs[MAX_ARGS];
+	int n_incdirs;
+	struct bind inputs[MAX_ARGS];
+	int n_inputs;
+	struct bind outputs[MAX_ARGS];
+	int n_outputs;
+	const char *counters[8];
+	int n_counters;
+	const char *trace;
+	cycle_t max_cycles;
+	int check_hazards;
+	int trace_insn;
+	int quiet;
+	int stat;          /* `npusim stat`: print the full summary */
+	char model_override[64];
+};
+
+static void run_usage(FILE *fp, const char *cmd)
+{
+	fprintf(fp,
+		"usage: npusim %s [-c CONFIG] [-s key=value]... [-D NAME=VALUE] [-I DIR] PROGRAM\n"
+		"                  [--input NAME[@CORE]=FILE.npy]... [--output NAME[@CORE]=FILE.npy]...\n"
+		"                  [--counters FILE.json|.csv|.txt] [--trace FILE.json.gz]\n"
+		"                  [--max-cycles N] [--check-hazards] [--trace-insn]\n"
+		"                  [--matrix-model=fast|pe] [-q]\n\n"
+		"Simulate PROGRAM (assembly .s or object .npo) on the chip described by CONFIG\n"
+		"(built-in defaults when -c is omitted; see docs/config.md).\n\n"
+		"  -c FILE             chip config (libconfig)\n"
+		"  -s key=value        override a config key (repeatable)\n"
+		"  -D NAME=VALUE, -I DIR   assembler defines and include path (for .s)\n"
+		"  --input NAME=FILE   write a .npy into the tensor NAME of the program's tensor\n"
+		"                      table before the run (@CORE picks the core for spm/acc)\n"
+		"  --output NAME=FILE  read tensor NAME into a .npy after the run\n"
+		"  --counters FILE     write counters; format from the extension (json, csv, txt)\n"
+		"  --trace FILE        write a Chrome/Perfetto trace (gzip JSON)\n"
+		"  --max-cycles N      stop with exit status 3 after N cycles (default: none)\n"
+		"  --check-hazards     report unsynchronised RAW/WAR/WAW between units\n"
+		"  --trace-insn        print every control-unit instruction to stderr\n"
+		"  --matrix-model=M    fast (default) or pe (per-PE reference model, slow)\n"
+		"  -q                  print nothing but errors\n\n"
+		"exit status: 0 ok, 1 program/assembly/tensor error, 2 usage or config error,\n"
+		"             3 simulated fault, deadlock or cycle limit\n", cmd);
+}
+
+/* Parse NAME[@CORE]=PATH. */
+static int parse_bind(const char *arg, struct bind *b)
+{
+	const char *eq = strchr(arg, '=');
+	const char *at;
+	size_t n;
+
+	memset(b, 0, sizeof(*b));
+	b->arg = arg;
+	if (!eq || eq == arg || !eq[1])
+		return -1;
+	at = memchr(arg, '@', (size_t)(eq - arg));
+	n = (size_t)((at ? at : eq) - arg);
+	if (n >= sizeof(b->name))
+		return -1;
+	memcpy(b->name, arg, n);
+	if (at) {
+		char *end;
+		long v = strtol(at + 1, &end, 10);
+
+		if (end != eq || v < 0 || v > 65535)
+			return -1;
+		b->core = (int)v;
+	}
+	b->path = eq + 1;
+	return 0;
+}
+
+/* Value of "--opt=V" or "--opt V"; advances *i for the second form. */
+static const char *opt_val(int argc, char **argv, int *i, const char *opt)
+{
+	size_t n = strlen(opt);
+
+	if (strncmp(argv[*i], opt, n) != 0)
+		return NULL;
+	if (argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	if (argv[*i][n] == '\0' && *i + 1 < argc)
+		return argv[++*i];
+	return NULL;
+}
+
+static int parse_args(int argc, char **argv, struct run_opts *o)
+{
+	int i;
+	const char *v;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (o->n_overrides >= MAX_ARGS || o->n_inputs >= MAX_ARGS ||
+		    o->n_outputs >= MAX_ARGS || o->n_defines >= MAX_ARGS ||
+		    o->n_incdirs >= MAX_ARGS) {
+			fprintf(stderr, "npusim %s: too many options\n", argv[0]);
+			return -1;
+		}
+		if ((v = opt_val(argc, argv, &i, "-c")) ||
+		    (v = opt_val(argc, argv, &i, "--config")))
+			o->config = v;
+		else if ((v = opt_val(argc, argv, &i, "-s")))
+			o->overrides[o->n_overrides++] = v;
+		else if (strncmp(a, "-D", 2) == 0 && a[2])
+			o->defines[o->n_defines++] = a + 2;
+		else if ((v = opt_val(argc, argv, &i, "-D")))
+			o->defines[o->n_defines++] = v;
+		else if (strncmp(a, "-I", 2) == 0 && a[2])
+			o->incdirs[o->n_incdirs++] = a + 2;
+		else if ((v = opt_val(argc, argv, &i, "-I")))
+			o->incdirs[o->n_incdirs++] = v;
+		else if ((v = opt_val(argc, argv, &i, "--input"))) {
+			if (parse_bind(v, &o->inputs[o->n_inputs++])) {
+				fprintf(stderr, "npusim %s: --input %s: expected NAME[@CORE]=FILE.npy\n",
+					argv[0], v);
+				return -1;
+			}
+		} else if ((v = opt_val(argc, argv, &i, "--output"))) {
+			if (parse_bind(v, &o->outputs[o->n_outputs++])) {
+				fprintf(stderr, "npusim %s: --output %s: expected NAME[@CORE]=FILE.npy\n",
+					argv[0], v);
+				return -1;
+			}
+		} else if ((v = opt_val(argc, argv, &i, "--counters"))) {
+			if (o->n_counters == 8 || ctrout_fmt_of(v) < 0) {
+				fprintf(stderr, "npusim %s: --counters %s: the file name must end in .json, .csv or .txt\n",
+					argv[0], v);
+				return -1;
+			}
+			o->counters[o->n_counters++] = v;
+		} else if ((v = opt_val(argc, argv, &i, "--trace")))
+			o->trace = v;
+		else if ((v = opt_val(argc, argv, &i, "--max-cycles"))) {
+			char *end;
+			unsigned long long n = strtoull(v, &end, 10);
+
+			if (*end || !*v || n == 0) {
+				fprintf(stderr, "npusim %s: --max-cycles %s: expected a positive integer\n",
+					argv[0], v);
+				return -1;
+			}
+			o->max_cycles = n;
+		} else if ((v = opt_val(argc, argv, &i, "--matrix-model"))) {
+			if (strcmp(v, "fast") && strcmp(v, "pe")) {
+				fprintf(stderr, "npusim %s: --matrix-model %s: expected fast or pe\n",
+					argv[0], v);
+				return -1;
+			}
+			snprintf(o->model_override, sizeof(o->model_override),
+				 "core.matrix.model=%s", v);
+			o->overrides[o->n_overrides++] = o->model_override;
+		} else if (strcmp(a, "--check-hazards") == 0)
+			o->check_hazards = 1;
+		else if (strcmp(a, "--trace-insn") == 0)
+			o->trace_insn = 1;
+		else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)
+			o->quiet = 1;
+		else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "npusim %s: unknown option '%s' (see npusim %s --help)\n",
+				argv[0], a, argv[0]);
+			return -1;
+		} else if (!o->program)
+			o->program = a;
+		else {
+			fprintf(stderr, "npusim %s: more than one program given ('%s' and '%s')\n",
+				argv[0], o->program, a);
+			return -1;
+		}
+	}
+	if (!o->program) {
+		fprintf(stderr, "npusim %s: no program given (see npusim %s --help)\n",
+			argv[0], argv[0]);
+		return -1;
+	}
+	return 0;
+}
+
+/* Memory of a tensor on a core; checks that the tensor fits. */
+static uint8_t *tensor_mem(struct chip *c, const struct obj_tensor *t,
+			   const struct bind *b, uint64_t *nbytes,
+			   struct diag *d)
+{
+	uint64_t size = 0, n = 1;
+	uint8_t *base;
+	int i;
+
+	if (b->core >= chip_n_cores(c)) {
+		(void)diag_error(d, diag_nowhere(), NPU_EUSAGE,
+				 "%s: core %d does not exist (the chip has %d)",
+				 b->arg, b->core, chip_n_cores(c));
+		return NULL;
+	}
+	base = chip_mem(c, t->mem == OBJ_MEM_DATA ? MEM_SMEM : (int)t->mem,
+			b->core, &size);
+	for (i = 0; i < t->rank; i++)
+		n *= t->shape[i];
+	*nbytes = dtype_bytes(t->dtype, n);
+	if (!base || t->addr > size || size - t->addr < *nbytes) {
+		(void)diag_error(d, diag_nowhere(), NPU_ETENSOR,
+				 "tensor '%s' (%llu bytes at %s 0x%llx) does not fit in that memory with this config (%llu bytes)",
+				 t->name, (unsigned long long)*nbytes,
+				 obj_mem_name((int)t->mem),
+				 (unsigned long long)t->addr,
+				 (unsigned long long)size);
+		return NULL;
+	}
+	return base + t->addr;
+}
+
+static const struct obj_tensor *find_tensor(const struct obj_prog *p,
+					    const struct bind *b,
+					    struct diag *d)
+{
+	const struct obj_tensor *t = obj_find_tensor(p, b->name);
+	size_t i;
+
+	if (t)
+		return t;
+	if (p->n_tensors == 0) {
+		(void)diag_error(d, diag_nowhere(), NPU_ETENSOR,
+				 "%s: the program declares no tensors (use .tensor NAME, MEM, ADDR, DTYPE, SHAPE...)",
+				 b->arg);
+		return NULL;
+	}
+	(void)diag_error(d, diag_nowhere(), NPU_ETENSOR,
+			 "%s: the program has no tensor '%s'", b->arg, b->name);
+	for (i = 0; i < p->n_tensors; i++)
+		diag_note(d, diag_nowhere(), "tensor '%s' is declared",
+			  p->tensors[i].name);
+	return NULL;
+}
+
+static int load_inputs(struct chip *c, const struct obj_prog *p,
+		       const struct run_opts *o, struct diag *d)
+{
+	int i, k;
+
+	for (i = 0; i < o->n_inputs; i++) {
+		const struct bind *b = &o->inputs[i];
+		const struct obj_tensor *t = find_tensor(p, b, d);
+		struct npy x;
+		uint64_t nbytes;
+		uint8_t *dst;
+		int same;
+
+		if (!t)
+			return NPU_ETENSOR;
+		if (npy_load_as(b->path, t->dtype, &x, d))
+			return NPU_ETENSOR;
+		same = x.ndim == t->rank;
+		for (k = 0; same && k < t->rank; k++)
+			same = x.shape[k] == t->shape[k];
+		if (!same) {
+			char want[128] = "", got[128] = "";
+			size_t n = 0;
+
+			for (k = 0; k < t->rank; k++)
+				n += (size_t)snprintf(want + n, sizeof(want) - n, "%s%llu",
+						      k ? ", " : "", (unsigned long long)t->shape[k]);
+			n = 0;
+			for (k = 0; k < x.ndim; k++)
+				n += (size_t)snprintf(got + n, sizeof(got) - n, "%s%llu",
+						      k ? ", " : "", (unsigned long long)x.shape[k]);
+			npy_free(&x);
+			return diag_error(d, diag_at_file(b->path, 0, 0), NPU_ETENSOR,
+					  "shape (%s) does not match tensor '%s' (%s)",
+					  got, t->name, want);
+		}
+		dst = tensor_mem(c, t, b, &nbytes, d);
+		if (!dst) {
+			npy_free(&x);
+			return NPU_ETENSOR;
+		}
+		memcpy(dst, x.data, nbytes);
+		npy_free(&x);
+	}
+	return 0;
+}
+
+static int write_outputs(struct chip *c, const struct obj_prog *p,
+			 const struct run_opts *o, struct diag *d)
+{
+	int i, k;
+
+	for (i = 0; i < o->n_outputs; i++) {
+		const struct bind *b = &o->outputs[i];
+		const struct obj_tensor *t = find_tensor(p, b, d);
+		struct npy x;
+		uint64_t nbytes;
+		uint8_t *src;
+		int rc;
+
+		if (!t)
+			return NPU_ETENSOR;
+		src = tensor_mem(c, t, b, &nbytes, d);
+		if (!src)
+			return NPU_ETENSOR;
+		if (npy_alloc(&x, t->dtype, t->rank, t->shape))
+			return NPU_ENOMEM;
+		memcpy(x.data, src, nbytes);
+		rc = npy_write(b->path, &x, d);
+		npy_free(&x);
+		if (rc)
+			return rc;
+		(void)k;
+	}
+	return 0;
+}
+
+/* Compact per-unit table: busy and stall cycles and their share. */
+static void print_summary(FILE *fp, const struct ctr_sink *s, cycle_t cycles,
+			  double ghz)
+{
+	size_t i;
+
+	fprintf(fp, "cycles: %" PRIu64 " (%.3f us at %.3g GHz)\n", (uint64_t)cycles,
+		(double)cycles / (ghz * 1e3), ghz);
+	fprintf(fp, "%-22s %14s %7s %14s %7s\n", "unit", "busy", "%", "stall", "%");
+	for (i = 0; i < s->n; i++) {
+		const char *n = s->v[i].name, *leaf = strrchr(n, '.');
+		char unit[64], key[96];
+		const struct ctr_entry *st;
+		size_t len;
+
+		if (!leaf || strcmp(leaf, ".busy_cycles") != 0)
+			continue;
+		len = (size_t)(leaf - n);
+		if (len >= sizeof(unit))
+			continue;
+		memcpy(unit, n, len);
+		unit[len] = '\0';
+		snprintf(key, sizeof(key), "%s.stall_cycles", unit);
+		st = ctr_find(s, key);
+		fprintf(fp, "%-22s %14" PRIu64 " %6.1f%% %14" PRIu64 " %6.1f%%\n",
+			unit, s->v[i].u,
+			cycles ? 100.0 * (double)s->v[i].u / (double)cycles : 0.0,
+			st ? st->u : 0,
+			cycles && st ? 100.0 * (double)st->u / (double)cycles : 0.0);
+	}
+}
+
+static int cmd_run_common(int argc, char **argv, int stat)
+{
+	struct run_opts *o = calloc(1, sizeof(*o));
+	struct arch a;
+	struct diag d;
+	struct obj_prog *prog = NULL;
+	struct chip *chip = NULL;
+	struct chip_opts co;
+	struct chip_result res;
+	struct ctr_sink sink;
+	struct trc *trace = NULL;
+	int rc = 0, arch_ok = 0, i;
+
+	diag_init(&d, stderr);
+	ctr_sink_init(&sink);
+	if (!o)
+		return NPU_EXIT_PROGRAM;
+	o->stat = stat;
+	o->max_cycles = CYCLE_MAX;
+	if (cli_want_help(argc, argv)) {
+		run_usage(stdout, argv[0]);
+		free(o);
+		return NPU_EXIT_OK;
+	}
+	if (parse_args(argc, argv, o)) {
+		free(o);
+		return NPU_EXIT_USAGE;
+	}
+	rc = arch_load(&a, o->config, o->overrides, o->n_overrides, &d);
+	if (rc)
+		goto out;
+	arch_ok = 1;
+	if (obj_sniff(o->program)) {
+		rc = obj_load(o->program, &d, &prog);
+	} else {
+		struct asm_opts ao;
+
+		memset(&ao, 0, sizeof(ao));
+		ao.defines = o->defines;
+		ao.n_defines = (size_t)o->n_defines;
+		ao.include_dirs = o->incdirs;
+		ao.n_include_dirs = (size_t)o->n_incdirs;
+		rc = asm_assemble_file(o->program, &ao, &d, &prog);
+	}
+	if (rc)
+		goto out;
+	if (o->trace) {
+		trace = trc_open(o->trace, ARCH_F(&a, CHIP_CLOCK_GHZ), &d);
+		if (!trace) {
+			rc = NPU_EIO;
+			goto out;
+		}
+	}
+	memset(&co, 0, sizeof(co));
+	co.max_cycles = o->max_cycles;
+	co.check_hazards = o->check_hazards;
+	co.trace_insns = o->trace_insn;
+	co.trace = trace;
+	chip = chip_new(&a, &co, &d);
+	if (!chip) {
+		rc = NPU_ENOMEM;
+		goto out;
+	}
+	if ((rc = chip_load_program(chip, prog, &d)))
+		goto out;
+	if ((rc = load_inputs(chip, prog, o, &d)))
+		goto out;
+	rc = chip_run(chip, &res);
+	if (rc) {
+		if (rc == NPU_EINTERNAL)
+			(void)diag_error(&d, diag_nowhere(), rc,
+					 "internal simulator error (please report it with the config and program)");
+		goto out;
+	}
+	if ((rc = write_outputs(chip, prog, o, &d)))
+		goto out;
+	chip_dump(chip, &sink);
+	{
+		struct ctrout_meta m = { NPU_VERSION, o->config, o->program,
+					 res.cycles, ARCH_F(&a, CHIP_CLOCK_GHZ) };
+
+		for (i = 0; i < o->n_counters; i++)
+			if ((rc = ctrout_write(o->counters[i],
+					       (enum ctrout_fmt)ctrout_fmt_of(o->counters[i]),
+					       &sink, &m, &d)))
+				goto out;
+		if (trace) {
+			rc = trc_close(trace, &d);
+			trace = NULL;
+			if (rc)
+				goto out;
+		}
+		if (!o->quiet) {
+			if (stat)
+				rc = ctrout_print(stdout, CTROUT_TEXT, &sink, &m);
+			else
+				print_summary(stdout, &sink, res.cycles,
+					      ARCH_F(&a, CHIP_CLOCK_GHZ));
+			for (i = 0; i < o->n_outputs; i++)
+				printf("output %s -> %s\n", o->outputs[i].name,
+				       o->outputs[i].path);
+		}
+	}
+	if (o->check_hazards && res.n_hazards) {
+		fprintf(stderr, "npusim: %d hazard%s found\n", res.n_hazards,
+			res.n_hazards == 1 ? "" : "s");
+		rc = NPU_EFAULT;
+	} else if (o->check_hazards && !o->quiet) {
+		printf("hazards: none\n");
+	}
+out:
+	if (trace)
+		trc_abort(trace);
+	ctr_sink_free(&sink);
+	chip_free(chip);
+	obj_free(prog);
+	if (arch_ok)
+		arch_free(&a);
+	free(o);
+	return npu_exit_status(rc);
+}
+
+int cmd_run(int argc, char **argv) { return cmd_run_common(argc, argv, 0); }
+int cmd_stat(int argc, char **argv) { return cmd_run_common(argc, argv, 1); }

@@ -1,0 +1,390 @@
+/*
+ * chip.c - build a chip from a config, load a program, run it, dump counters.
+ *
+ * Unit creation order fixes the SRAM requestor priority (matrix, vector,
+ * then DMA engines: lower id wins under fixed-priority arbitration) and the
+ * order of the counter dump.  Every core runs the same program (SPMD); a
+ * kernel tells cores apart with `csrr coreid`.
+ *
+ * Remote signals (rsig) and barriers are chip services.  Until the NoC model
+ * carries them, an rsig arrives after 1 + hops * (router_stages +
+ * link_latency) cycles, hops being the dimension-order route length between
+ * the two cores' nodes; a barrier releases every core in the cycle the last
+ * one arrives.
+ */
+#include "chip.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../asm/obj.h"
+#include "../../isa/isa.h"
+#include "control.h"
+#include "dma.h"
+#include "dram.h"
+#include "hazard.h"
+#include "matrix.h"
+#include "sram.h"
+#include "unit.h"
+#include "vector.h"
+
+/* Everything one core owns. */
+struct core {
+	struct unit *ctl;        /* control unit */
+	struct unit *mtx;        /* matrix engine */
+	struct unit *vec;        /* vector unit */
+	struct unit **dma;       /* DMA engines */
+	int n_dma;               /* their number */
+	sram *spm, *acc;         /* scratchpad and accumulator */
+	struct ctl_prog prog;    /* decoded program (owned) */
+	int finished;            /* halted and drained */
+};
+
+struct chip {
+	const struct arch *a;    /* configuration (not owned) */
+	struct chip_opts o;      /* options */
+	struct diag *d;          /* where runtime messages go */
+	eng *e;                  /* the engine, owns every unit */
+	dram *dram;              /* DRAM channels */
+	struct core *cores;      /* the cores */
+	int n_cores;             /* their number */
+	int barrier_arrived;     /* cores waiting in the current barrier */
+	int n_finished;          /* cores finished */
+	cycle_t last_finish;     /* cycle the last core finished */
+	struct hz *hz;           /* hazard checker or NULL */
+};
+
+static int sram_geom_of(const struct arch *a, int acc, struct sram_geom *g)
+{
+	memset(g, 0, sizeof(*g));
+	if (acc) {
+		g->bytes = (uint64_t)ARCH_I(a, ACC_BYTES);
+		g->banks = (int)ARCH_I(a, ACC_BANKS);
+		g->bank_width = (int)ARCH_I(a, ACC_BANK_WIDTH);
+		g->ports = (int)ARCH_I(a, ACC_PORTS);
+		g->latency = (int)ARCH_I(a, ACC_LATENCY);
+		g->arb = ARCH_E(a, ACC_ARB) ? SRAM_ARB_FIXED : SRAM_ARB_RR;
+	} else {
+		g->bytes = (uint64_t)ARCH_I(a, SPM_BYTES);
+		g->banks = (int)ARCH_I(a, SPM_BANKS);
+		g->bank_width = (int)ARCH_I(a, SPM_BANK_WIDTH);
+		g->ports = (int)ARCH_I(a, SPM_PORTS);
+		g->latency = (int)ARCH_I(a, SPM_LATENCY);
+		g->arb = ARCH_E(a, SPM_ARB) ? SRAM_ARB_FIXED : SRAM_ARB_RR;
+	}
+	return 0;
+}
+
+/* Build one core's units (the program comes later). */
+static int chip_build_core(struct chip *c, int i)
+{
+	struct core *k = &c->cores[i];
+	struct sram_geom g;
+	struct tile_listener l;
+	struct ctl_xu *xus;
+	char name[32];
+	int j, rc = 0, n_xu;
+	static const struct ctl_prog empty = { NULL, NULL, NULL, 0 };
+
+	sram_geom_of(c->a, 0, &g);
+	snprintf(name, sizeof(name), "core%d.scratchpad", i);
+	k->spm = sram_new(c->e, i, name, &g);
+	sram_geom_of(c->a, 1, &g);
+	snprintf(name, sizeof(name), "core%d.accumulator", i);
+	k->acc = sram_new(c->e, i, name, &g);
+	if (!k->spm || !k->acc)
+		return NPU_ENOMEM;
+	k->ctl = ctl_new(c->e, c->a, c, i, &empty);
+	if (!k->ctl)
+		return NPU_ENOMEM;
+	if ((rc = eng_add_unit(c->e, k->ctl)))
+		return rc;
+	l = ctl_listener(k->ctl);
+	/* Creation order = SRAM requestor order = fixed priority. */
+	k->mtx = mtx_new(c->e, c->a, i, k->spm, k->acc, &l);
+	k->vec = vec_new(c->e, c->a, i, k->spm, k->acc, &l);
+	if (!k->mtx || !k->vec)
+		return NPU_ENOMEM;
+	k->n_dma = (int)ARCH_I(c->a, DMA_ENGINES);
+	k->dma = calloc((size_t)k->n_dma, sizeof(*k->dma));
+	if (!k->dma)
+		return NPU_ENOMEM;
+	for (j = 0; j < k->n_dma; j++) {
+		k->dma[j] = dma_new(c->e, c->a, i, j, k->spm, k->acc, c->dram, &l);
+		if (!k->dma[j])
+			return NPU_ENOMEM;
+	}
+	n_xu = 2 + k->n_dma;
+	xus = calloc((size_t)n_xu, sizeof(*xus));
+	if (!xus)
+		return NPU_ENOMEM;
+	xus[0].u = k->mtx;
+	xus[0].port = &mtx_port;
+	xus[1].u = k->vec;
+	xus[1].port = &vec_port;
+	for (j = 0; j < k->n_dma; j++) {
+		xus[2 + j].u = k->dma[j];
+		xus[2 + j].port = &dma_port;
+	}
+	rc = ctl_attach(k->ctl, xus, n_xu);
+	free(xus);
+	return rc;
+}
+
+struct chip *chip_new(const struct arch *a, const struct chip_opts *o,
+		      struct diag *d)
+{
+	struct chip *c = calloc(1, sizeof(*c));
+	int i;
+
+	if (!c)
+		return NULL;
+	c->a = a;
+	c->o = *o;
+	c->d = d;
+	c->n_cores = (int)ARCH_I(a, CHIP_CORES);
+	c->e = eng_new();
+	c->cores = calloc((size_t)c->n_cores, sizeof(*c->cores));
+	if (!c->e || !c->cores)
+		goto fail;
+	eng_set_diag(c->e, d);
+	eng_set_trace(c->e, o->trace);
+	c->dram = dram_new(c->e, a);
+	if (!c->dram)
+		goto fail;
+	for (i = 0; i < c->n_cores; i++)
+		if (chip_build_core(c, i))
+			goto fail;
+	if (o->check_hazards) {
+		c->hz = hz_new(c->n_cores, 3 + c->cores[0].n_dma, d, 20);
+		if (!c->hz)
+			goto fail;
+		for (i = 0; i < c->n_cores; i++)
+			ctl_set_hazard(c->cores[i].ctl, c->hz);
+	}
+	return c;
+fail:
+	(void)diag_error(d, diag_nowhere(), NPU_ENOMEM,
+			 "out of memory building the chip");
+	chip_free(c);
+	return NULL;
+}
+
+void chip_free(struct chip *c)
+{
+	int i;
+
+	if (!c)
+		return;
+	eng_free(c->e); /* destroys every registered unit */
+	if (c->cores)
+		for (i = 0; i < c->n_cores; i++) {
+			free((void *)c->cores[i].prog.insns);
+			free((void *)c->cores[i].prog.legal);
+			free(c->cores[i].dma);
+		}
+	free(c->cores);
+	hz_free(c->hz);
+	free(c);
+}
+
+uint8_t *chip_mem(struct chip *c, int space, int core, uint64_t *size)
+{
+	struct core *k;
+
+	if (space == MEM_DRAM) {
+		*size = dram_size(c->dram);
+		return dram_data(c->dram);
+	}
+	if (core < 0 || core >= c->n_cores)
+		return NULL;
+	k = &c->cores[core];
+	switch (space) {
+	case MEM_SPM:
+		*size = sram_size(k->spm);
+		return sram_data(k->spm);
+	case MEM_ACC:
+		*size = sram_size(k->acc);
+		return sram_data(k->acc);
+	case MEM_SMEM:
+		*size = ctl_smem_size(k->ctl);
+		return ctl_smem(k->ctl);
+	default:
+		return NULL;
+	}
+}
+
+/* Decode the code section once; every core shares the same words. */
+static int chip_decode(const struct obj_prog *p, struct ctl_prog *out)
+{
+	struct isa_insn *insns;
+	uint8_t *legal;
+	size_t i;
+
+	insns = calloc(p->n_code ? p->n_code : 1, sizeof(*insns));
+	legal = calloc(p->n_code ? p->n_code : 1, 1);
+	if (!insns || !legal) {
+		free(insns);
+		free(legal);
+		return NPU_ENOMEM;
+	}
+	for (i = 0; i < p->n_code; i++)
+		legal[i] = isa_decode(p->code[i], &insns[i]) == 0;
+	out->insns = insns;
+	out->legal = legal;
+	out->words = p->code;
+	out->n = p->n_code;
+	return 0;
+}
+
+int chip_load_program(struct chip *c, const struct obj_prog *p,
+		      struct diag *d)
+{
+	size_t s;
+	int i, rc;
+
+	for (i = 0; i < c->n_cores; i++) {
+		struct core *k = &c->cores[i];
+
+		if ((rc = chip_decode(p, &k->prog)))
+			return rc;
+		ctl_set_program(k->ctl, &k->prog);
+	}
+	/* Initialised data: DRAM once, per-core memories on every core. */
+	for (s = 0; s < p->n_sects; s++) {
+		const struct obj_section *sec = &p->sects[s];
+		int space = sec->mem == OBJ_MEM_DATA ? MEM_SMEM : (int)sec->mem;
+		int last = sec->mem == OBJ_MEM_DRAM ? 0 : c->n_cores - 1;
+
+		for (i = 0; i <= last; i++) {
+			uint64_t size = 0;
+			uint8_t *base = chip_mem(c, space, i, &size);
+
+			if (!base || sec->addr > size || size - sec->addr < sec->size)
+				return diag_error(d, diag_nowhere(), NPU_EOBJ,
+						  "data section at %s 0x%llx (%llu bytes) does not fit in that memory (%llu bytes with this config)",
+						  obj_mem_name((int)sec->mem),
+						  (unsigned long long)sec->addr,
+						  (unsigned long long)sec->size,
+						  (unsigned long long)size);
+			memcpy(base + sec->addr, sec->bytes, sec->size);
+		}
+	}
+	return 0;
+}
+
+int chip_run(struct chip *c, struct chip_result *r)
+{
+	struct eng_stats st;
+	int i, rc;
+
+	for (i = 0; i < c->n_cores; i++)
+		if ((rc = ctl_start(c->cores[i].ctl)))
+			return rc;
+	rc = eng_run(c->e, c->o.max_cycles, &st);
+	memset(r, 0, sizeof(*r));
+	r->cycles = c->last_finish;
+	r->n_events = st.n_events;
+	r->n_hazards = c->hz ? hz_count(c->hz) : 0;
+	if (rc == 0 && c->n_finished < c->n_cores)
+		rc = NPU_EDEADLOCK; /* cannot happen: the engine names units */
+	return rc;
+}
+
+/* Fixed counters of a unit's group, then its own extras. */
+static void dump_unit(const struct unit *u, struct ctr_sink *s)
+{
+	int g, i;
+
+	if (!u)
+		return;
+	for (g = 0; g < CTR_N_GRP; g++)
+		if (strcmp(ctr_group_names[g], u->ops->kind) == 0)
+			break;
+	for (i = 0; i < CTR_N; i++)
+		if ((int)ctr_info[i].group == g)
+			ctr_emit_u64(s, u->name, ctr_info[i].name, u->ctr[i]);
+	if (u->ops->dump)
+		u->ops->dump(u, s);
+}
+
+void chip_dump(const struct chip *c, struct ctr_sink *s)
+{
+	int i, j;
+
+	ctr_emit_u64(s, NULL, "cycles", c->last_finish);
+	for (i = 0; i < c->n_cores; i++) {
+		const struct core *k = &c->cores[i];
+		char pre[32];
+
+		snprintf(pre, sizeof(pre), "core%d", i);
+		ctr_emit_u64(s, pre, "cycles", ctl_finish_cycle(k->ctl));
+		dump_unit(k->ctl, s);
+		dump_unit(k->mtx, s);
+		dump_unit(k->vec, s);
+		for (j = 0; j < k->n_dma; j++)
+			dump_unit(k->dma[j], s);
+		dump_unit(sram_unit(k->spm), s);
+		dump_unit(sram_unit(k->acc), s);
+	}
+	for (i = 0; i < dram_channels(c->dram); i++)
+		dump_unit(dram_channel_unit(c->dram, i), s);
+}
+
+int chip_n_cores(const struct chip *c) { return c->n_cores; }
+eng *chip_eng(const struct chip *c) { return c->e; }
+struct diag *chip_diag(const struct chip *c) { return c->d; }
+int chip_trace_insns(const struct chip *c) { return c->o.trace_insns; }
+
+int chip_barrier_arrive(struct chip *c, int core)
+{
+	int i, rc;
+
+	(void)core;
+	if (++c->barrier_arrived < c->n_cores)
+		return 0;
+	c->barrier_arrived = 0;
+	if (c->hz)
+		hz_on_barrier(c->hz, eng_now(c->e));
+	for (i = 0; i < c->n_cores; i++)
+		if ((rc = ctl_barrier_release(c->cores[i].ctl)))
+			return rc;
+	return 0;
+}
+
+/* Route length between two cores' NoC nodes (dimension order). */
+static int chip_hops(const struct chip *c, int from, int to)
+{
+	int cols = (int)ARCH_I(c->a, NOC_COLS), rows = (int)ARCH_I(c->a, NOC_ROWS);
+	int na = c->a->d.core_node[from], nb = c->a->d.core_node[to];
+	int dx = abs(na % cols - nb % cols), dy = abs(na / cols - nb / cols);
+
+	if (ARCH_E(c->a, NOC_TOPOLOGY) == 1) { /* torus: wrap-around links */
+		if (cols - dx < dx)
+			dx = cols - dx;
+		if (rows - dy < dy)
+			dy = rows - dy;
+	}
+	return dx + dy;
+}
+
+int chip_remote_signal(struct chip *c, int from, int to, int sem)
+{
+	cycle_t lat = 1 + (cycle_t)chip_hops(c, from, to) *
+				  (cycle_t)(ARCH_I(c->a, NOC_ROUTER_STAGES) +
+					    ARCH_I(c->a, NOC_LINK_LAT));
+
+	if (c->hz)
+		hz_on_remote_send(c->hz, from, to, sem);
+	return ctl_remote_signal(c->cores[to].ctl, sem, eng_now(c->e) + lat);
+}
+
+void chip_core_finished(struct chip *c, int core)
+{
+	if (c->cores[core].finished)
+		return;
+	c->cores[core].finished = 1;
+	c->n_finished++;
+	c->last_finish = eng_now(c->e);
+}

@@ -1,0 +1,1225 @@
+/*
+ * control.c - the per-core control unit (scalar core and dispatcher).
+ *
+ * Timing model (docs/timing.md, "Control unit"):
+ *   - In-order, single issue: at most one instruction issues per cycle.
+ *   - An instruction issues when its source registers are ready (a
+ *     scoreboard of ready cycles per register); its result is ready
+ *     'latency' cycles after issue (alu/mul/div/mem latencies from config).
+ *   - A taken branch or jump delays the next issue to issue +
+ *     branch_latency; a not-taken branch costs one issue slot.
+ *   - mset/vset/dset write configuration registers in one issue slot.
+ *   - A tile instruction is appended to its unit's queue (depth
+ *     core.control.queue_depth) and becomes visible to the unit
+ *     dispatch_latency cycles later; when the queue is full the control
+ *     unit stalls (stall_queue_full_cycles) until an entry leaves.
+ *   - sig/wait on a unit are queue entries too: the unit's queue head
+ *     'sig' fires when the unit is idle, a head 'wait' passes when the
+ *     semaphore is large enough.  wait on ctl stalls the control unit
+ *     (stall_sem_wait_cycles); fence stalls until the masked units are
+ *     drained (stall_fence_cycles); barrier until every core arrived.
+ *
+ * Cost: scalar instructions run in a tight loop on a local clock without
+ * events; an event is scheduled only where the control unit meets the rest
+ * of the chip (a tile or sync instruction, a stall, or every CTL_BATCH
+ * scalar instructions so that the cycle watchdog stays responsive).
+ */
+#include "control.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../util/dtype.h"
+#include "chip.h"
+#include "hazard.h"
+#include "unit.h"
+
+/* Scalar instructions run per event at most (watchdog responsiveness). */
+#define CTL_BATCH 1024
+
+enum ctl_ev {
+	CTL_EV_STEP,  /* issue the next instruction(s) */
+	CTL_EV_WAKE,  /* a unit changed state or a queue entry became ready */
+	CTL_EV_RSIG,  /* a remote signal arrives: arg = semaphore */
+};
+
+/* Why the control unit is not issuing. */
+enum ctl_state {
+	ST_RUN,           /* issuing (or waiting for a STEP event) */
+	ST_STALL_QUEUE,   /* target unit queue full */
+	ST_STALL_SEM,     /* wait ctl: semaphore too small */
+	ST_STALL_FENCE,   /* fence: masked units not drained */
+	ST_STALL_BARRIER, /* barrier: other cores not there yet */
+	ST_HALTED,        /* halt issued; waiting for the units to drain */
+	ST_DONE,          /* halted and drained */
+};
+
+enum qkind { Q_CMD, Q_SIG, Q_WAIT };
+
+/* One entry of a unit's in-order queue. */
+struct qent {
+	enum qkind kind;     /* tile command, sig or wait */
+	cycle_t ready;       /* cycle from which the unit may see it */
+	uint8_t sem;         /* Q_SIG/Q_WAIT: semaphore */
+	uint16_t cnt;        /* Q_WAIT: count */
+	uint64_t pc;         /* instruction that queued it */
+	struct tile_cmd cmd; /* Q_CMD: the command */
+};
+
+/* A unit's queue, held by the control unit (ring buffer). */
+struct xq {
+	struct ctl_xu xu;    /* the unit and its port */
+	struct qent *q;      /* entries */
+	int head, n, cap;    /* first entry, count, capacity */
+	char name[8];        /* "mtx", "dma0", ... */
+};
+
+struct ctl {
+	struct unit u;                 /* must be first */
+	const struct arch *a;          /* chip description */
+	struct chip *chip;             /* barrier and remote signals */
+	int core;                      /* core index */
+	struct ctl_prog prog;          /* decoded program */
+	uint64_t x[32];                /* scalar registers (x[0] stays 0) */
+	cycle_t ready[32];             /* cycle each register's value is ready */
+	uint64_t pc;                   /* byte address of the next instruction */
+	uint8_t *smem;                 /* scalar data memory */
+	size_t smem_bytes;             /* its size */
+	uint32_t sem[32];              /* semaphores */
+	struct mtx_cfg mcfg;           /* matrix configuration registers */
+	struct vec_cfg vcfg;           /* vector configuration registers */
+	uint64_t dreg[ISA_N_DFIELDS];  /* DMA staging registers */
+	uint32_t dset_mask;            /* which staging registers were written */
+	uint64_t mpre_addr;            /* address of the last mpre (resident) */
+	int mpre_valid;                /* an mpre was dispatched */
+	struct xq *xq;                 /* queues; xq[i] is unit id i + 1 */
+	int n_xq;                      /* matrix, vector and DMA engines */
+	enum ctl_state st;             /* issuing, stalled, halted, done */
+	int stall_xq;                  /* ST_STALL_QUEUE: which queue */
+	int stall_sem, stall_cnt;      /* ST_STALL_SEM: semaphore and count */
+	uint32_t stall_mask;           /* ST_STALL_FENCE: mask */
+	cycle_t stall_start;           /* cycle the current stall began */
+	int barrier_wait;              /* arrived at a barrier, not released */
+	cycle_t t_next;                /* earliest issue cycle of next insn */
+	int step_pending;              /* a STEP event is scheduled */
+	uint32_t step_gen;             /* cancels stale STEP events */
+	cycle_t wake_at;               /* cycle of the last WAKE scheduled */
+	int wake_valid;                /* wake_at is meaningful */
+	uint64_t instret;              /* instructions retired */
+	uint64_t next_id;              /* tile command sequence number */
+	cycle_t finish;                /* cycle the core finished */
+	struct hz *hz;                 /* hazard checker or NULL */
+	int trace_insns;               /* print each instruction */
+	int lat_alu, lat_mul, lat_div, lat_mem, lat_br, lat_disp;
+	int trc_track;                 /* trace track id, -1 = none */
+};
+
+static struct ctl *to_ctl(struct unit *u) { return (struct ctl *)u; }
+static const struct ctl *to_cctl(const struct unit *u)
+{
+	return (const struct ctl *)u;
+}
+
+/* Report a runtime fault at the current instruction. */
+static int ctl_fault(struct ctl *c, cycle_t t, const char *fmt, ...)
+	NPU_PRINTF(3, 4);
+static int ctl_fault(struct ctl *c, cycle_t t, const char *fmt, ...)
+{
+	struct diag *d = eng_diag(c->u.eng);
+	va_list ap;
+
+	if (!d)
+		return NPU_EFAULT;
+	va_start(ap, fmt);
+	(void)diag_vreport(d, DIAG_ERROR, diag_at_run(c->core, c->pc, t),
+			   NPU_EFAULT, fmt, ap);
+	va_end(ap);
+	return NPU_EFAULT;
+}
+
+/* ---- queues ---------------------------------------------------------------*/
+
+static struct qent *xq_head(struct xq *q) { return &q->q[q->head]; }
+
+static void xq_pop(struct xq *q)
+{
+	q->head = (q->head + 1) % q->cap;
+	q->n--;
+}
+
+static int xq_drained(const struct xq *q)
+{
+	return q->n == 0 && q->xu.port->idle(q->xu.u);
+}
+
+/* Schedule a WAKE at cycle t unless one is already scheduled for it. */
+static int ctl_wake_at(struct ctl *c, cycle_t t)
+{
+	if (c->wake_valid && c->wake_at == t)
+		return 0;
+	c->wake_valid = 1;
+	c->wake_at = t;
+	return eng_schedule(c->u.eng, t, EV_PRI_WAKE, &c->u, CTL_EV_WAKE, 0);
+}
+
+/*
+ * Move queue heads into their units as far as each allows.  Repeats until
+ * nothing moves, because a sig that fires can release a wait in another
+ * queue.  *moved tells the caller whether any entry left a queue.
+ */
+static int ctl_pump(struct ctl *c, int *moved)
+{
+	cycle_t now = eng_now(c->u.eng);
+	int progress, i, rc;
+
+	*moved = 0;
+	do {
+		progress = 0;
+		for (i = 0; i < c->n_xq; i++) {
+			struct xq *q = &c->xq[i];
+
+			while (q->n > 0) {
+				struct qent *e = xq_head(q);
+
+				if (e->ready > now) {
+					rc = ctl_wake_at(c, e->ready);
+					if (rc)
+						return rc;
+					break;
+				}
+				if (e->kind == Q_CMD) {
+					if (!q->xu.port->can_accept(q->xu.u))
+						break;
+					if (c->hz)
+						hz_on_start(c->hz, c->core, i + 1,
+							    &e->cmd, now);
+					rc = q->xu.port->accept(q->xu.u, &e->cmd);
+					if (rc)
+						return rc;
+				} else if (e->kind == Q_SIG) {
+					if (!q->xu.port->idle(q->xu.u))
+						break;
+					c->sem[e->sem]++;
+					if (c->hz)
+						hz_on_signal(c->hz, c->core, i + 1,
+							     e->sem, now);
+				} else {
+					if (c->sem[e->sem] < e->cnt)
+						break;
+					c->sem[e->sem] -= e->cnt;
+					if (c->hz)
+						hz_on_wait(c->hz, c->core, i + 1,
+							   e->sem, now);
+				}
+				xq_pop(q);
+				progress = 1;
+				*moved = 1;
+			}
+		}
+	} while (progress);
+	return 0;
+}
+
+/* ---- stalls ---------------------------------------------------------------*/
+
+static const enum ctr_id stall_ctr[] = {
+	[ST_STALL_QUEUE] = CTR_CONTROL_STALL_QUEUE,
+	[ST_STALL_SEM] = CTR_CONTROL_STALL_SEM,
+	[ST_STALL_FENCE] = CTR_CONTROL_STALL_FENCE,
+	[ST_STALL_BARRIER] = CTR_CONTROL_STALL_BARRIER,
+};
+
+static void ctl_stall(struct ctl *c, enum ctl_state why)
+{
+	c->st = why;
+	c->stall_start = eng_now(c->u.eng);
+}
+
+/* End a stall at the current cycle, charging it to its reason. */
+static void ctl_unstall(struct ctl *c)
+{
+	cycle_t d = eng_now(c->u.eng) - c->stall_start;
+
+	c->u.ctr[stall_ctr[c->st]] += d;
+	c->u.ctr[CTR_CONTROL_STALL_CYCLES] += d;
+	c->st = ST_RUN;
+}
+
+/* Would the current stall end now? */
+static int ctl_stall_over(const struct ctl *c)
+{
+	int i;
+
+	switch (c->st) {
+	case ST_STALL_QUEUE:
+		return c->xq[c->stall_xq].n < c->xq[c->stall_xq].cap;
+	case ST_STALL_SEM:
+		return c->sem[c->stall_sem] >= (uint32_t)c->stall_cnt;
+	case ST_STALL_FENCE:
+		for (i = 0; i < c->n_xq; i++) {
+			int id = i + 1;
+			int bit = id < 23 ? id : 23;
+
+			if ((c->stall_mask >> bit & 1) && !xq_drained(&c->xq[i]))
+				return 0;
+		}
+		return 1;
+	case ST_STALL_BARRIER:
+		return !c->barrier_wait;
+	default:
+		return 0;
+	}
+}
+
+/* After halt: finished when every queue is empty and every unit idle. */
+static void ctl_check_done(struct ctl *c)
+{
+	int i;
+
+	if (c->st != ST_HALTED)
+		return;
+	for (i = 0; i < c->n_xq; i++)
+		if (!xq_drained(&c->xq[i]))
+			return;
+	c->st = ST_DONE;
+	c->finish = eng_now(c->u.eng);
+	chip_core_finished(c->chip, c->core);
+}
+
+/* ---- dispatch -------------------------------------------------------------*/
+
+/*
+ * Append an entry to queue qi at the current cycle.  Returns 1 if the queue
+ * is full (the caller stalls), 0 when queued, or NPU_E*.
+ */
+static int ctl_enqueue(struct ctl *c, int qi, const struct qent *e)
+{
+	struct xq *q = &c->xq[qi];
+	struct qent *slot;
+
+	if (q->n == q->cap) {
+		c->stall_xq = qi;
+		return 1;
+	}
+	slot = &q->q[(q->head + q->n) % q->cap];
+	*slot = *e;
+	slot->ready = eng_now(c->u.eng) + (cycle_t)c->lat_disp;
+	q->n++;
+	return ctl_wake_at(c, slot->ready);
+}
+
+/* Row stride default: 0 means dense rows of 'elems' elements of type t. */
+static uint32_t dense(uint32_t stride, uint32_t elems, int t)
+{
+	if (stride)
+		return stride;
+	return (uint32_t)dtype_bytes((enum npu_dtype)t, elems);
+}
+
+/* Build the tile command of a matrix instruction. */
+static int ctl_mtx_cmd(struct ctl *c, const struct isa_insn *in,
+		       struct tile_cmd *tc)
+{
+	struct mtx_cmd *m = &tc->u.m;
+
+	m->cfg = c->mcfg;
+	m->cfg.a_stride = dense(c->mcfg.a_stride, c->mcfg.k, c->mcfg.in_type);
+	m->cfg.b_stride = dense(c->mcfg.b_stride, c->mcfg.n, c->mcfg.in_type);
+	m->cfg.c_stride = dense(c->mcfg.c_stride, c->mcfg.n, c->mcfg.acc_type);
+	m->cfg.out_stride = dense(c->mcfg.out_stride, c->mcfg.n,
+				  c->mcfg.out_type);
+	switch (in->op) {
+	case ISA_OP_MPRE:
+		m->kind = MTX_PRELOAD;
+		m->a = c->x[in->rs1];
+		c->mpre_addr = m->a;
+		c->mpre_valid = 1;
+		break;
+	case ISA_OP_MMUL:
+	case ISA_OP_MMACC:
+		m->kind = in->op == ISA_OP_MMUL ? MTX_MUL : MTX_MUL_ACC;
+		m->c = c->x[in->rd];
+		m->a = c->x[in->rs1];
+		m->b = c->x[in->rs2];
+		/* x0 names "the resident tile": the last mpre's address. */
+		if ((c->mcfg.dataflow == 0 && in->rs2 == 0) ||
+		    (c->mcfg.dataflow == 2 && in->rs1 == 0)) {
+			if (!c->mpre_valid)
+				return ctl_fault(c, eng_now(c->u.eng),
+						 "%s names the resident tile (x0) but no mpre came before it",
+						 isa_op_info[in->op].name);
+			if (c->mcfg.dataflow == 0)
+				m->b = c->mpre_addr;
+			else
+				m->a = c->mpre_addr;
+		}
+		break;
+	default: /* MOUT */
+		m->kind = MTX_OUT;
+		m->d = c->x[in->rd];
+		m->c = c->x[in->rs1];
+		break;
+	}
+	return 0;
+}
+
+/* Build the tile command of a vector instruction. */
+static void ctl_vec_cmd(struct ctl *c, const struct isa_insn *in,
+			struct tile_cmd *tc)
+{
+	struct vec_cmd *v = &tc->u.v;
+	uint32_t fl = isa_op_info[in->op].flags;
+
+	v->op = (int)in->op;
+	v->cfg = c->vcfg;
+	v->d = c->x[in->rd];
+	v->s1 = c->x[in->rs1];
+	v->s2 = c->x[in->rs2];
+	v->s3 = c->x[in->rs3];
+	if (fl & ISA_SCL_RS2)
+		v->scalar = c->x[in->rs2];
+	else if (fl & ISA_SCL_RS1)
+		v->scalar = c->x[in->rs1];
+}
+
+/* Snapshot the DMA staging registers into a descriptor (unset = dense). */
+static void ctl_dma_desc(struct ctl *c, struct dma_desc *dd)
+{
+	static const int nf[4] = { ISA_DF_N0, ISA_DF_N1, ISA_DF_N2, ISA_DF_N3 };
+	static const int sf[4] = { ISA_DF_SS0, ISA_DF_SS1, ISA_DF_SS2, ISA_DF_SS3 };
+	static const int df[4] = { ISA_DF_DS0, ISA_DF_DS1, ISA_DF_DS2, ISA_DF_DS3 };
+	int i;
+
+	memset(dd, 0, sizeof(*dd));
+	dd->src = c->dreg[ISA_DF_SRC];
+	dd->dst = c->dreg[ISA_DF_DST];
+	dd->src_mem = (int)c->dreg[ISA_DF_SMEM];
+	dd->dst_mem = (int)c->dreg[ISA_DF_DMEM];
+	dd->src_core = (int)c->dreg[ISA_DF_SCORE];
+	dd->dst_core = (int)c->dreg[ISA_DF_DCORE];
+	dd->elem_bytes = (uint32_t)c->dreg[ISA_DF_ESIZE];
+	for (i = 0; i < 4; i++)
+		dd->shape[i] = (c->dset_mask >> nf[i] & 1) ?
+				       (uint32_t)c->dreg[nf[i]] : 1;
+	for (i = 0; i < 4; i++) {
+		int64_t dense_s = i == 0 ? (int64_t)dd->elem_bytes :
+				  (int64_t)dd->shape[i - 1] * dd->src_stride[i - 1];
+		int64_t dense_d = i == 0 ? (int64_t)dd->elem_bytes :
+				  (int64_t)dd->shape[i - 1] * dd->dst_stride[i - 1];
+
+		dd->src_stride[i] = (c->dset_mask >> sf[i] & 1) ?
+					    (int64_t)c->dreg[sf[i]] : dense_s;
+		dd->dst_stride[i] = (c->dset_mask >> df[i] & 1) ?
+					    (int64_t)c->dreg[df[i]] : dense_d;
+	}
+}
+
+/* Validate a dtype id written by mset/vset. */
+static int ctl_check_dtype(struct ctl *c, uint64_t v, const char *what)
+{
+	if (v >= DT_N)
+		return ctl_fault(c, eng_now(c->u.eng),
+				 "%s %" PRIu64 " is not a dtype id (0..%d: int4 int8 int16 int32 fp8e4m3 fp8e5m2 fp16 bf16 fp32)",
+				 what, v, DT_N - 1);
+	return 0;
+}
+
+static float bits_to_f32(uint64_t v)
+{
+	uint32_t b = (uint32_t)v;
+	float f;
+
+	memcpy(&f, &b, sizeof(f));
+	return f;
+}
+
+/* mset: write one matrix configuration register. */
+static int ctl_mset(struct ctl *c, int field, uint64_t v)
+{
+	struct mtx_cfg *m = &c->mcfg;
+	int rc = 0;
+
+	switch (field) {
+	case ISA_MF_DF:
+		if (v > 2)
+			return ctl_fault(c, eng_now(c->u.eng),
+					 "mset df %" PRIu64 ": dataflow must be 0 (ws), 1 (os) or 2 (is)", v);
+		m->dataflow = (int)v;
+		break;
+	case ISA_MF_ITYPE: rc = ctl_check_dtype(c, v, "mset itype"); m->in_type = (int)v; break;
+	case ISA_MF_ATYPE:
+		if (v != DT_INT32 && v != DT_FP32)
+			return ctl_fault(c, eng_now(c->u.eng),
+					 "mset atype %" PRIu64 ": the accumulator type must be int32 (%d) or fp32 (%d)",
+					 v, DT_INT32, DT_FP32);
+		m->acc_type = (int)v;
+		break;
+	case ISA_MF_OTYPE: rc = ctl_check_dtype(c, v, "mset otype"); m->out_type = (int)v; break;
+	case ISA_MF_M: m->m = (uint32_t)v; break;
+	case ISA_MF_K: m->k = (uint32_t)v; break;
+	case ISA_MF_N: m->n = (uint32_t)v; break;
+	case ISA_MF_SA: m->a_stride = (uint32_t)v; break;
+	case ISA_MF_SB: m->b_stride = (uint32_t)v; break;
+	case ISA_MF_SC: m->c_stride = (uint32_t)v; break;
+	case ISA_MF_SO: m->out_stride = (uint32_t)v; break;
+	case ISA_MF_OSCALE: m->out_scale = bits_to_f32(v); break;
+	case ISA_MF_OZP: m->out_zp = (int32_t)v; break;
+	case ISA_MF_OACT: m->out_act = (int)v; break;
+	default:
+		return ctl_fault(c, eng_now(c->u.eng), "mset: unknown field %d", field);
+	}
+	if (field >= ISA_MF_M && field <= ISA_MF_SO && field != ISA_MF_OTYPE &&
+	    field != ISA_MF_OSCALE && field != ISA_MF_OZP && field != ISA_MF_OACT &&
+	    v > UINT32_MAX)
+		return ctl_fault(c, eng_now(c->u.eng), "mset %s %" PRIu64 " exceeds 32 bits",
+				 isa_mfield_names[field], v);
+	return rc;
+}
+
+/* vset: write one vector configuration register. */
+static int ctl_vset(struct ctl *c, int field, uint64_t v)
+{
+	struct vec_cfg *g = &c->vcfg;
+
+	switch (field) {
+	case ISA_VF_TYPE:
+		if (ctl_check_dtype(c, v, "vset type"))
+			return NPU_EFAULT;
+		g->type = (int)v;
+		break;
+	case ISA_VF_OTYPE:
+		if (ctl_check_dtype(c, v, "vset otype"))
+			return NPU_EFAULT;
+		g->out_type = (int)v;
+		break;
+	case ISA_VF_LEN: g->len = (uint32_t)v; break;
+	case ISA_VF_ROWS: g->rows = (uint32_t)v; break;
+	case ISA_VF_SD: g->d_stride = (uint32_t)v; break;
+	case ISA_VF_SS1: g->s1_stride = (uint32_t)v; break;
+	case ISA_VF_SS2: g->s2_stride = (uint32_t)v; break;
+	case ISA_VF_DMEM:
+	case ISA_VF_SMEM:
+		if (v != MEM_SPM && v != MEM_ACC)
+			return ctl_fault(c, eng_now(c->u.eng),
+					 "vset %s %" PRIu64 ": vector operands live in spm (1) or acc (2)",
+					 isa_vfield_names[field], v);
+		if (field == ISA_VF_DMEM)
+			g->d_mem = (int)v;
+		else
+			g->s_mem = (int)v;
+		break;
+	case ISA_VF_SCALE: g->scale = bits_to_f32(v); break;
+	case ISA_VF_ZP: g->zp = (int32_t)v; break;
+	default:
+		return ctl_fault(c, eng_now(c->u.eng), "vset: unknown field %d", field);
+	}
+	if ((field == ISA_VF_LEN || field == ISA_VF_ROWS) && v > UINT32_MAX)
+		return ctl_fault(c, eng_now(c->u.eng), "vset %s %" PRIu64 " exceeds 32 bits",
+				 isa_vfield_names[field], v);
+	return 0;
+}
+
+/* Unit id -> queue index, faulting on a unit this core does not have. */
+static int ctl_unit_queue(struct ctl *c, unsigned id, int *qi)
+{
+	char nm[16];
+
+	if (id == 0) {
+		*qi = -1;
+		return 0;
+	}
+	if ((int)id - 1 >= c->n_xq)
+		return ctl_fault(c, eng_now(c->u.eng),
+				 "unit %s does not exist on this core (core.dma.engines = %lld)",
+				 isa_unit_id_name(id, nm, sizeof(nm)),
+				 (long long)ARCH_I(c->a, DMA_ENGINES));
+	*qi = (int)id - 1;
+	return 0;
+}
+
+/* ---- scalar execution -----------------------------------------------------*/
+
+/* Scalar memory access check: in range and naturally aligned. */
+static int ctl_smem_check(struct ctl *c, cycle_t t, uint64_t addr, int size)
+{
+	if (addr % (uint64_t)size)
+		return ctl_fault(c, t, "misaligned %d-byte scalar memory access at 0x%" PRIx64,
+				 size, addr);
+	if (addr > c->smem_bytes || c->smem_bytes - addr < (uint64_t)size)
+		return ctl_fault(c, t,
+				 "scalar memory access [0x%" PRIx64 ", 0x%" PRIx64 ") outside [0, 0x%zx) (core.control.scalar_mem_bytes)",
+				 addr, addr + (uint64_t)size, c->smem_bytes);
+	return 0;
+}
+
+static uint64_t ld_le(const uint8_t *p, int size)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = size - 1; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static void st_le(uint8_t *p, uint64_t v, int size)
+{
+	int i;
+
+	for (i = 0; i < size; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t sext(uint64_t v, int bits)
+{
+	uint64_t m = 1ull << (bits - 1);
+
+	v &= bits == 64 ? ~0ull : (1ull << bits) - 1;
+	return (v ^ m) - m;
+}
+
+/* Value of an ALU operation (register or immediate second operand). */
+static uint64_t alu(enum isa_op op, uint64_t a, uint64_t b)
+{
+	int64_t sa = (int64_t)a, sb = (int64_t)b;
+
+	switch (op) {
+	case ISA_OP_ADD: case ISA_OP_ADDI: return a + b;
+	case ISA_OP_SUB: return a - b;
+	case ISA_OP_MUL: return a * b;
+	case ISA_OP_DIV:
+		if (b == 0)
+			return ~0ull;
+		if (sa == INT64_MIN && sb == -1)
+			return a;
+		return (uint64_t)(sa / sb);
+	case ISA_OP_DIVU: return b ? a / b : ~0ull;
+	case ISA_OP_REM:
+		if (b == 0)
+			return a;
+		if (sa == INT64_MIN && sb == -1)
+			return 0;
+		return (uint64_t)(sa % sb);
+	case ISA_OP_REMU: return b ? a % b : a;
+	case ISA_OP_AND: case ISA_OP_ANDI: return a & b;
+	case ISA_OP_OR: case ISA_OP_ORI: return a | b;
+	case ISA_OP_XOR: case ISA_OP_XORI: return a ^ b;
+	case ISA_OP_SLL: case ISA_OP_SLLI: return a << (b & 63);
+	case ISA_OP_SRL: case ISA_OP_SRLI: return a >> (b & 63);
+	case ISA_OP_SRA: case ISA_OP_SRAI:
+		/* Arithmetic shift without relying on implementation-defined >>. */
+		return sa < 0 ? ~(~a >> (b & 63)) : a >> (b & 63);
+	case ISA_OP_SLT: case ISA_OP_SLTI: return sa < sb;
+	case ISA_OP_SLTU: case ISA_OP_SLTIU: return a < b;
+	case ISA_OP_MIN: return (uint64_t)(sa < sb ? sa : sb);
+	case ISA_OP_MAX: return (uint64_t)(sa > sb ? sa : sb);
+	default: return 0;
+	}
+}
+
+static int branch_taken(enum isa_op op, uint64_t a, uint64_t b)
+{
+	switch (op) {
+	case ISA_OP_BEQ: return a == b;
+	case ISA_OP_BNE: return a != b;
+	case ISA_OP_BLT: return (int64_t)a < (int64_t)b;
+	case ISA_OP_BGE: return (int64_t)a >= (int64_t)b;
+	case ISA_OP_BLTU: return a < b;
+	case ISA_OP_BGEU: return a >= b;
+	default: return 0;
+	}
+}
+
+static int op_latency(const struct ctl *c, enum isa_op op)
+{
+	switch (op) {
+	case ISA_OP_MUL: return c->lat_mul;
+	case ISA_OP_DIV: case ISA_OP_DIVU: case ISA_OP_REM: case ISA_OP_REMU:
+		return c->lat_div;
+	default:
+		return c->lat_alu;
+	}
+}
+
+static void ctl_set_reg(struct ctl *c, int r, uint64_t v, cycle_t ready)
+{
+	if (r == 0)
+		return;
+	c->x[r] = v;
+	c->ready[r] = ready;
+}
+
+/* Earliest cycle >= t at which every register the insn reads is ready. */
+static cycle_t ctl_operands_ready(const struct ctl *c,
+				  const struct isa_insn *in, cycle_t t)
+{
+	uint32_t fl = isa_op_info[in->op].flags;
+
+	if ((fl & ISA_RD_RD) && c->ready[in->rd] > t)
+		t = c->ready[in->rd];
+	if ((fl & ISA_RD_RS1) && c->ready[in->rs1] > t)
+		t = c->ready[in->rs1];
+	if ((fl & ISA_RD_RS2) && c->ready[in->rs2] > t)
+		t = c->ready[in->rs2];
+	if ((fl & ISA_RD_RS3) && c->ready[in->rs3] > t)
+		t = c->ready[in->rs3];
+	return t;
+}
+
+static void ctl_print_insn(const struct ctl *c, const struct isa_insn *in,
+			   cycle_t t)
+{
+	char buf[96];
+
+	isa_format_insn(in, c->pc, buf, sizeof(buf), NULL, NULL);
+	fprintf(stderr, "core%d %10" PRIu64 "  %06" PRIx64 "  %s\n", c->core,
+		(uint64_t)t, c->pc, buf);
+}
+
+/* Schedule the next STEP at cycle t (replacing any scheduled one). */
+static int ctl_step_at(struct ctl *c, cycle_t t)
+{
+	c->step_gen++;
+	c->step_pending = 1;
+	c->t_next = t;
+	return eng_schedule_gen(c->u.eng, t, EV_PRI_CONTROL, &c->u, CTL_EV_STEP,
+				0, &c->step_gen);
+}
+
+/*
+ * Execute a sync/tile/cfg instruction at the current cycle.  Returns 0 when
+ * it completed (pc advances), 1 when the control unit stalled on it (pc
+ * stays, except for barrier, which has already arrived), or NPU_E*.
+ */
+static int ctl_exec_world(struct ctl *c, const struct isa_insn *in)
+{
+	const struct isa_op_info *oi = &isa_op_info[in->op];
+	cycle_t now = eng_now(c->u.eng);
+	struct qent e;
+	int qi, rc, i;
+
+	memset(&e, 0, sizeof(e));
+	e.pc = c->pc;
+	switch (in->op) {
+	case ISA_OP_SIG:
+		if ((rc = ctl_unit_queue(c, in->unit, &qi)))
+			return rc;
+		if (qi < 0) {
+			c->sem[in->sem]++;
+			if (c->hz)
+				hz_on_signal(c->hz, c->core, 0, in->sem, now);
+			return ctl_pump(c, &i);
+		}
+		e.kind = Q_SIG;
+		e.sem = in->sem;
+		rc = ctl_enqueue(c, qi, &e);
+		if (rc == 1)
+			ctl_stall(c, ST_STALL_QUEUE);
+		return rc;
+	case ISA_OP_WAIT:
+		if ((rc = ctl_unit_queue(c, in->unit, &qi)))
+			return rc;
+		if (qi < 0) {
+			if (c->sem[in->sem] < (uint32_t)in->imm) {
+				c->stall_sem = in->sem;
+				c->stall_cnt = (int)in->imm;
+				ctl_stall(c, ST_STALL_SEM);
+				return 1;
+			}
+			c->sem[in->sem] -= (uint32_t)in->imm;
+			if (c->hz)
+				hz_on_wait(c->hz, c->core, 0, in->sem, now);
+			return 0;
+		}
+		e.kind = Q_WAIT;
+		e.sem = in->sem;
+		e.cnt = (uint16_t)in->imm;
+		rc = ctl_enqueue(c, qi, &e);
+		if (rc == 1)
+			ctl_stall(c, ST_STALL_QUEUE);
+		return rc;
+	case ISA_OP_FENCE:
+		c->stall_mask = (uint32_t)in->imm;
+		c->st = ST_STALL_FENCE;
+		if (ctl_stall_over(c)) {
+			c->st = ST_RUN;
+			if (c->hz)
+				hz_on_fence(c->hz, c->core, c->stall_mask, now);
+			return 0;
+		}
+		ctl_stall(c, ST_STALL_FENCE);
+		return 1;
+	case ISA_OP_BARRIER:
+		c->barrier_wait = 1;
+		c->pc += 4; /* arrival is the side effect; resume after it */
+		c->instret++;
+		c->u.ctr[CTR_CONTROL_INSNS]++;
+		if ((rc = chip_barrier_arrive(c->chip, c->core)))
+			return rc;
+		if (!c->barrier_wait)
+			return 2; /* released at once: already advanced */
+		ctl_stall(c, ST_STALL_BARRIER);
+		return 1;
+	case ISA_OP_RSIG: {
+		uint64_t to = c->x[in->rs1];
+
+		if (to >= (uint64_t)chip_n_cores(c->chip))
+			return ctl_fault(c, now, "rsig to core %" PRIu64 ": the chip has %d cores",
+					 to, chip_n_cores(c->chip));
+		return chip_remote_signal(c->chip, c->core, (int)to, in->sem);
+	}
+	default:
+		break;
+	}
+
+	/* Tile instructions. */
+	e.kind = Q_CMD;
+	e.cmd.pc = c->pc;
+	e.cmd.op = (int)in->op;
+	if (oi->unit == ISA_UNIT_MTX) {
+		qi = ISA_UID_MTX - 1;
+		if ((rc = ctl_mtx_cmd(c, in, &e.cmd)))
+			return rc;
+	} else if (oi->unit == ISA_UNIT_VEC) {
+		qi = ISA_UID_VEC - 1;
+		ctl_vec_cmd(c, in, &e.cmd);
+	} else if (oi->unit == ISA_UNIT_DMA) {
+		uint64_t eng_i = in->op == ISA_OP_DMAR ? c->x[in->rs1] :
+							 (uint64_t)in->imm;
+
+		if (eng_i >= (uint64_t)(c->n_xq - 2))
+			return ctl_fault(c, now, "DMA engine %" PRIu64 " does not exist (core.dma.engines = %d)",
+					 eng_i, c->n_xq - 2);
+		qi = ISA_UID_DMA0 - 1 + (int)eng_i;
+		ctl_dma_desc(c, &e.cmd.u.d);
+	} else {
+		return ctl_fault(c, now, "instruction %s has no execution unit", oi->name);
+	}
+	rc = ctl_enqueue(c, qi, &e);
+	if (rc == 1) {
+		ctl_stall(c, ST_STALL_QUEUE);
+		return 1;
+	}
+	if (rc)
+		return rc;
+	/* Only now does the command exist: give it its sequence number. */
+	{
+		struct xq *q = &c->xq[qi];
+		struct qent *slot = &q->q[(q->head + q->n - 1) % q->cap];
+
+		slot->cmd.id = c->next_id++;
+		if (c->hz)
+			hz_on_dispatch(c->hz, c->core, qi + 1, &slot->cmd, now);
+	}
+	c->u.ctr[CTR_CONTROL_DISPATCHED]++;
+	return 0;
+}
+
+/*
+ * Issue instructions from pc starting no earlier than the current cycle.
+ * Scalar instructions advance a local clock; anything that touches the
+ * rest of the chip waits for the engine's clock to catch up (a STEP event).
+ */
+static int ctl_run(struct ctl *c)
+{
+	cycle_t now = eng_now(c->u.eng);
+	cycle_t t = c->t_next > now ? c->t_next : now;
+	int n, rc;
+
+	c->step_pending = 0;
+	for (n = 0; n < CTL_BATCH; n++) {
+		const struct isa_insn *in;
+		const struct isa_op_info *oi;
+		uint64_t idx = c->pc / 4, a, b, addr;
+		cycle_t ti;
+		int size = 0;
+
+		if (c->pc % 4 || idx >= c->prog.n)
+			return ctl_fault(c, t, "pc 0x%" PRIx64 " is outside the program (%zu instructions)",
+					 c->pc, c->prog.n);
+		if (!c->prog.legal[idx])
+			return ctl_fault(c, t, "illegal instruction word 0x%08x",
+					 c->prog.words[idx]);
+		in = &c->prog.insns[idx];
+		oi = &isa_op_info[in->op];
+		ti = ctl_operands_ready(c, in, t);
+		if (oi->unit != ISA_UNIT_CTL && oi->unit != ISA_UNIT_CFG &&
+		    ti > now)
+			return ctl_step_at(c, ti); /* meet the world on time */
+		if (c->trace_insns)
+			ctl_print_insn(c, in, ti);
+
+		a = c->x[in->rs1];
+		b = c->x[in->rs2];
+		switch (in->op) {
+		case ISA_OP_ADD: case ISA_OP_SUB: case ISA_OP_MUL:
+		case ISA_OP_DIV: case ISA_OP_DIVU: case ISA_OP_REM:
+		case ISA_OP_REMU: case ISA_OP_AND: case ISA_OP_OR:
+		case ISA_OP_XOR: case ISA_OP_SLL: case ISA_OP_SRL:
+		case ISA_OP_SRA: case ISA_OP_SLT: case ISA_OP_SLTU:
+		case ISA_OP_MIN: case ISA_OP_MAX:
+			ctl_set_reg(c, in->rd, alu(in->op, a, b),
+				    ti + (cycle_t)op_latency(c, in->op));
+			break;
+		case ISA_OP_ADDI: case ISA_OP_ANDI: case ISA_OP_ORI:
+		case ISA_OP_XORI: case ISA_OP_SLTI: case ISA_OP_SLTIU:
+		case ISA_OP_SLLI: case ISA_OP_SRLI: case ISA_OP_SRAI:
+			ctl_set_reg(c, in->rd, alu(in->op, a, (uint64_t)in->imm),
+				    ti + (cycle_t)c->lat_alu);
+			break;
+		case ISA_OP_LUI:
+			ctl_set_reg(c, in->rd, (uint64_t)in->imm << 13,
+				    ti + (cycle_t)c->lat_alu);
+			break;
+		case ISA_OP_CSRR: {
+			uint64_t v = 0;
+
+			switch (in->imm) {
+			case ISA_CSR_COREID: v = (uint64_t)c->core; break;
+			case ISA_CSR_NCORES: v = (uint64_t)chip_n_cores(c->chip); break;
+			case ISA_CSR_CYCLE: v = ti; break;
+			default: v = c->instret; break;
+			}
+			ctl_set_reg(c, in->rd, v, ti + (cycle_t)c->lat_alu);
+			break;
+		}
+		case ISA_OP_LD: size = 8; break;
+		case ISA_OP_LW: case ISA_OP_LWU: size = 4; break;
+		case ISA_OP_LH: case ISA_OP_LHU: size = 2; break;
+		case ISA_OP_LB: case ISA_OP_LBU: size = 1; break;
+		case ISA_OP_SD: size = 8; break;
+		case ISA_OP_SW: size = 4; break;
+		case ISA_OP_SH: size = 2; break;
+		case ISA_OP_SB: size = 1; break;
+		default:
+			break;
+		}
+		if (size) {
+			addr = a + (uint64_t)in->imm;
+			if ((rc = ctl_smem_check(c, ti, addr, size)))
+				return rc;
+			if (oi->flags & ISA_MEM_LD) {
+				uint64_t v = ld_le(c->smem + addr, size);
+				int sign = in->op == ISA_OP_LW || in->op == ISA_OP_LH ||
+					   in->op == ISA_OP_LB;
+
+				if (sign && size < 8)
+					v = sext(v, size * 8);
+				ctl_set_reg(c, in->rd, v, ti + (cycle_t)c->lat_mem);
+			} else {
+				st_le(c->smem + addr, b, size);
+			}
+		}
+
+		/* Control flow and the rest. */
+		if (oi->flags & (ISA_BRANCH | ISA_JUMP)) {
+			int taken;
+			uint64_t target = c->pc + (uint64_t)in->imm;
+
+			c->u.ctr[CTR_CONTROL_BRANCHES]++;
+			if (in->op == ISA_OP_DBNZ) {
+				ctl_set_reg(c, in->rs1, a - 1, ti + (cycle_t)c->lat_alu);
+				taken = a - 1 != 0;
+			} else if (in->op == ISA_OP_JAL) {
+				taken = 1;
+				ctl_set_reg(c, in->rd, c->pc + 4, ti + (cycle_t)c->lat_alu);
+			} else if (in->op == ISA_OP_JALR) {
+				taken = 1;
+				target = (a + (uint64_t)in->imm) & ~3ull;
+				ctl_set_reg(c, in->rd, c->pc + 4, ti + (cycle_t)c->lat_alu);
+			} else {
+				taken = branch_taken(in->op, a, b);
+			}
+			c->u.ctr[CTR_CONTROL_SCALAR_INSNS]++;
+			c->u.ctr[CTR_CONTROL_INSNS]++;
+			c->instret++;
+			if (taken) {
+				c->u.ctr[CTR_CONTROL_BRANCHES_TAKEN]++;
+				c->pc = target;
+				t = ti + (cycle_t)c->lat_br;
+			} else {
+				c->pc += 4;
+				t = ti + 1;
+			}
+			continue;
+		}
+		if (in->op == ISA_OP_HALT) {
+			c->instret++;
+			c->u.ctr[CTR_CONTROL_INSNS]++;
+			c->u.ctr[CTR_CONTROL_BUSY_CYCLES] = ti + 1;
+			c->st = ST_HALTED;
+			c->t_next = ti + 1;
+			/* Units may already be drained: look at the halt cycle. */
+			if (ti > now)
+				return ctl_wake_at(c, ti);
+			ctl_check_done(c);
+			return 0;
+		}
+		if (oi->unit == ISA_UNIT_CFG) {
+			if (in->op == ISA_OP_MSET)
+				rc = ctl_mset(c, in->cfg, a);
+			else if (in->op == ISA_OP_VSET)
+				rc = ctl_vset(c, in->cfg, a);
+			else {
+				c->dreg[in->cfg] = a;
+				c->dset_mask |= 1u << in->cfg;
+				rc = 0;
+			}
+			if (rc)
+				return rc;
+		} else if (oi->unit != ISA_UNIT_CTL) {
+			rc = ctl_exec_world(c, in);
+			if (rc < 0)
+				return rc;
+			if (rc == 1) { /* stalled: resume from a WAKE */
+				c->t_next = now;
+				return 0;
+			}
+			if (rc == 2) { /* barrier released at once */
+				t = ti + 1;
+				continue;
+			}
+		}
+		if (oi->unit == ISA_UNIT_CTL)
+			c->u.ctr[CTR_CONTROL_SCALAR_INSNS]++;
+		c->u.ctr[CTR_CONTROL_INSNS]++;
+		c->instret++;
+		c->pc += 4;
+		t = ti + 1;
+	}
+	return ctl_step_at(c, t); /* batch limit: continue in a later event */
+}
+
+static int ctl_on_event(struct unit *u, const struct ev *ev)
+{
+	struct ctl *c = to_ctl(u);
+	int rc, moved;
+
+	switch (ev->kind) {
+	case CTL_EV_STEP:
+		if (c->st != ST_RUN)
+			return 0;
+		return ctl_run(c);
+	case CTL_EV_RSIG:
+		c->sem[ev->arg]++;
+		if (c->hz)
+			hz_on_remote_signal(c->hz, c->core, (int)ev->arg,
+					    eng_now(u->eng));
+		break;
+	default: /* CTL_EV_WAKE */
+		if (c->wake_valid && c->wake_at == eng_now(u->eng))
+			c->wake_valid = 0;
+		break;
+	}
+	if ((rc = ctl_pump(c, &moved)))
+		return rc;
+	if (c->st == ST_HALTED) {
+		ctl_check_done(c);
+		return 0;
+	}
+	if (c->st != ST_RUN && c->st != ST_DONE && ctl_stall_over(c)) {
+		int was_fence = c->st == ST_STALL_FENCE;
+
+		ctl_unstall(c);
+		if (was_fence) {
+			/* The fence instruction completes now. */
+			if (c->hz)
+				hz_on_fence(c->hz, c->core, c->stall_mask,
+					    eng_now(u->eng));
+			c->pc += 4;
+			c->instret++;
+			c->u.ctr[CTR_CONTROL_INSNS]++;
+			c->t_next = eng_now(u->eng) + 1;
+			return ctl_step_at(c, c->t_next);
+		}
+		if (c->step_pending)
+			return 0;
+		return ctl_run(c);
+	}
+	return 0;
+}
+
+static int ctl_blocked(const struct unit *u, char *buf, size_t n)
+{
+	const struct ctl *c = to_cctl(u);
+	char nm[16];
+	int i;
+
+	switch (c->st) {
+	case ST_DONE:
+		return 0;
+	case ST_STALL_QUEUE:
+		snprintf(buf, n, "control unit at pc 0x%" PRIx64 " waits for space in the %s queue",
+			 c->pc, c->xq[c->stall_xq].name);
+		return 1;
+	case ST_STALL_SEM:
+		snprintf(buf, n, "control unit at pc 0x%" PRIx64 " waits for semaphore %d >= %d (value %u)",
+			 c->pc, c->stall_sem, c->stall_cnt, c->sem[c->stall_sem]);
+		return 1;
+	case ST_STALL_FENCE:
+		for (i = 0; i < c->n_xq; i++)
+			if (!xq_drained(&c->xq[i]))
+				break;
+		snprintf(buf, n, "control unit at pc 0x%" PRIx64 " waits in a fence for %s to drain",
+			 c->pc, i < c->n_xq ? c->xq[i].name : "units");
+		return 1;
+	case ST_STALL_BARRIER:
+		snprintf(buf, n, "control unit at pc 0x%" PRIx64 " waits in a barrier for the other cores",
+			 c->pc - 4);
+		return 1;
+	case ST_RUN:
+		snprintf(buf, n, "control unit at pc 0x%" PRIx64 " has not halted", c->pc);
+		return 1;
+	case ST_HALTED:
+		break;
+	}
+	/* Halted: name the first queue that cannot drain and why. */
+	for (i = 0; i < c->n_xq; i++) {
+		const struct xq *q = &c->xq[i];
+		const struct qent *e;
+
+		if (q->n == 0)
+			continue;
+		e = &q->q[q->head];
+		if (e->kind == Q_WAIT)
+			snprintf(buf, n, "%s queue head (wait from pc 0x%" PRIx64 ") waits for semaphore %d >= %d (value %u)",
+				 q->name, e->pc, e->sem, e->cnt, c->sem[e->sem]);
+		else
+			snprintf(buf, n, "%s queue holds %d entries (head from pc 0x%" PRIx64 ")",
+				 q->name, q->n, e->pc);
+		return 1;
+	}
+	(void)nm;
+	snprintf(buf, n, "halted; waiting for units to finish");
+	return 1;
+}
+
+static void ctl_destroy(struct unit *u)
+{
+	struct ctl *c = to_ctl(u);
+	int i;
+
+	for (i = 0; i < c->n_xq; i++)
+		free(c->xq[i].q);
+	free(c->xq);
+	free(c->smem);
+	free(c);
+}
+
+static const struct unit_ops ctl_ops = {
+	.kind = "control",
+	.on_event = ctl_on_event,
+	.blocked = ctl_blocked,
+	.dump = NULL,
+	.destroy = ctl_destroy,
+};
+
+struct unit *ctl_new(eng *e, const struct arch *a, struct chip *chip,
+		     int core, const struct ctl_prog *prog)
+{
+	struct ctl *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	unit_init(&c->u, &ctl_ops, e, core, "core%d.control", core);
+	c->a = a;
+	c->chip = chip;
+	c->core = core;
+	c->prog = *prog;
+	c->smem_bytes = (size_t)ARCH_I(a, CTL_SMEM_BYTES);
+	c->smem = calloc(1, c->smem_bytes);
+	if (!c->smem) {
+		free(c);
+		return NULL;
+	}
+	c->lat_alu = (int)ARCH_I(a, CTL_ALU_LAT);
+	c->lat_mul = (int)ARCH_I(a, CTL_MUL_LAT);
+	c->lat_div = (int)ARCH_I(a, CTL_DIV_LAT);
+	c->lat_mem = (int)ARCH_I(a, CTL_MEM_LAT);
+	c->lat_br = (int)ARCH_I(a, CTL_BRANCH_LAT);
+	c->lat_disp = (int)ARCH_I(a, CTL_DISPATCH_LAT);
+	/* Configuration registers start from the chip's defaults. */
+	c->mcfg.dataflow = ARCH_E(a, MTX_DATAFLOW);
+	c->mcfg.in_type = dtype_from_name(arch_enum_name(a, P_MTX_IN_TYPE));
+	c->mcfg.acc_type = dtype_from_name(arch_enum_name(a, P_MTX_ACC_TYPE));
+	c->mcfg.out_type = c->mcfg.in_type;
+	c->mcfg.out_scale = 1.0f;
+	c->vcfg.type = DT_INT8;
+	c->vcfg.out_type = DT_INT8;
+	c->vcfg.rows = 1;
+	c->vcfg.d_mem = MEM_SPM;
+	c->vcfg.s_mem = MEM_SPM;
+	c->vcfg.scale = 1.0f;
+	c->dreg[ISA_DF_ESIZE] = 1;
+	c->dreg[ISA_DF_SMEM] = MEM_DRAM;
+	c->dreg[ISA_DF_DMEM] = MEM_SPM;
+	c->trace_insns = chip_trace_insns(chip);
+	c->trc_track = -1;
+	return &c->u;
+}
+
+struct tile_listener ctl_listener(struct unit *ctl)
+{
+	struct tile_listener l = { ctl, CTL_EV_WAKE };
+
+	return l;
+}
+
+int ctl_attach(struct unit *ctl, const struct ctl_xu *xus, int n_xu)
+{
+	struct ctl *c = to_ctl(ctl);
+	int i, depth = (int)ARCH_I(c->a, CTL_QUEUE_DEPTH);
+
+	c->xq = calloc((size_t)n_xu, sizeof(*c->xq));
+	if (!c->xq)
+		return NPU_ENOMEM;
+	c->n_xq = n_xu;
+	for (i = 0; i < n_xu; i++) {
+		c->xq[i].xu = xus[i];
+		c->xq[i].cap = depth;
+		c->xq[i].q = calloc((size_t)depth, sizeof(struct qent));
+		if (!c->xq[i].q)
+			return NPU_ENOMEM;
+		isa_unit_id_name((unsigned)i + 1, c->xq[i].name,
+				 sizeof(c->xq[i].name));
+	}
+	return 0;
+}
+
+void ctl_set_hazard(struct unit *ctl, struct hz *hz) { to_ctl(ctl)->hz = hz; }
+
+void ctl_set_program(struct unit *ctl, const struct ctl_prog *prog)
+{
+	to_ctl(ctl)->prog = *prog;
+}
+
+int ctl_start(struct unit *ctl)
+{
+	return ctl_step_at(to_ctl(ctl), 0);
+}
+
+uint8_t *ctl_smem(struct unit *ctl) { return to_ctl(ctl)->smem; }
+size_t ctl_smem_size(const struct unit *ctl) { return to_cctl(ctl)->smem_bytes; }
+uint64_t ctl_reg(const struct unit *ctl, int r) { return to_cctl(ctl)->x[r & 31]; }
+int ctl_finished(const struct unit *ctl) { return to_cctl(ctl)->st == ST_DONE; }
+cycle_t ctl_finish_cycle(const struct unit *ctl) { return to_cctl(ctl)->finish; }
+
+int ctl_remote_signal(struct unit *ctl, int sem, cycle_t when)
+{
+	return eng_schedule(ctl->eng, when, EV_PRI_WAKE, ctl, CTL_EV_RSIG,
+			    (uint64_t)sem);
+}
+
+int ctl_barrier_release(struct unit *ctl)
+{
+	struct ctl *c = to_ctl(ctl);
+
+	c->barrier_wait = 0;
+	if (c->st != ST_STALL_BARRIER)
+		return 0; /* the arriving core: it continues by itself */
+	return eng_schedule(ctl->eng, eng_now(ctl->eng), EV_PRI_WAKE, ctl,
+			    CTL_EV_WAKE, 0);
+}

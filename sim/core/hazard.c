@@ -1,0 +1,605 @@
+/*
+ * hazard.c - vector-clock hazard checker (see hazard.h).
+ *
+ * Threads: tid = core * n_units + unit (unit 0 is the control unit).
+ * Each thread has a vector clock vc[tid][*]; each core has 32 semaphore
+ * clocks.  A tile command starts with the clock of its unit (which already
+ * holds the dispatch snapshot, earlier waits and earlier commands), is
+ * checked against the shadow memory, records its own accesses, and then
+ * ticks its unit's own component so that later commands are distinct.
+ *
+ * Shadow memory: per memory (DRAM, and each core's scratchpad and
+ * accumulator), lazily allocated pages of 4-byte granules.  A granule holds
+ * the access record of its last write and of its last two reads by
+ * different threads.  Granularity and the two-reader limit are the
+ * approximations (docs/hazards.md): two accesses within one 4-byte granule
+ * count as overlapping, and a third concurrent reader can hide a
+ * write-after-read against the oldest one.
+ *
+ * Operand ranges come from the command (tile.h): matrix A/B/C tiles by
+ * rows and strides, vector tiles by rows/len/strides, DMA descriptors as
+ * their runs of contiguous bytes.  Gather sources and scatter destinations
+ * depend on index data and are not tracked.
+ */
+#include "hazard.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../isa/isa.h"
+#include "../../util/dtype.h"
+
+#define HZ_GRAN 4          /* bytes per shadow granule */
+#define HZ_PAGE 4096       /* granules per shadow page */
+#define HZ_NONE 0u         /* record index 0 = no access */
+
+/* One access of one command (many granules point at it). */
+struct hz_rec {
+	uint32_t tid;      /* thread that accessed */
+	uint32_t clock;    /* its own clock component at the access */
+	uint64_t pc;       /* instruction */
+	cycle_t cycle;     /* cycle the command started */
+	int op;            /* enum isa_op */
+	int write;         /* 1 write, 0 read */
+	int mem;           /* memory index (hz_mem) */
+	uint64_t lo, hi;   /* byte range of this segment, [lo, hi) */
+};
+
+/* Shadow state of one granule: record indices. */
+struct hz_gran {
+	uint32_t w;        /* last write */
+	uint32_t r[2];     /* last reads by two different threads */
+};
+
+/* Shadow of one memory: page table of lazily allocated pages. */
+struct hz_shadow {
+	struct hz_gran **pages; /* page index -> granules, or NULL */
+	size_t n_pages;         /* entries in pages */
+};
+
+struct hz_fifo {           /* dispatch snapshots waiting for their start */
+	uint32_t *vc;      /* n slots of T clocks */
+	int head, n, cap;
+};
+
+struct hz {
+	int n_cores, n_units, T;   /* cores, units per core, threads */
+	uint32_t *vc;              /* T x T thread clocks */
+	uint32_t *sem;             /* n_cores x 32 x T semaphore clocks */
+	struct hz_fifo *fifo;      /* per thread: pending dispatch snapshots */
+	struct hz_rec *recs;       /* access records (index 0 unused) */
+	size_t n_recs, cap_recs;
+	struct hz_shadow *mem;     /* 1 + 2 * n_cores memories */
+	uint64_t *seen;            /* reported (rec a, rec b) pairs, hashed */
+	size_t n_seen, cap_seen;
+	struct diag *d;            /* where reports go */
+	int n_reports, max_reports;
+	int oom;                   /* stop checking after running out */
+};
+
+static uint32_t *vc_of(struct hz *h, int tid) { return &h->vc[(size_t)tid * h->T]; }
+
+static void vc_join(uint32_t *dst, const uint32_t *src, int T)
+{
+	int i;
+
+	for (i = 0; i < T; i++)
+		if (src[i] > dst[i])
+			dst[i] = src[i];
+}
+
+struct hz *hz_new(int n_cores, int n_units, struct diag *d, int max_reports)
+{
+	struct hz *h = calloc(1, sizeof(*h));
+	int i;
+
+	if (!h)
+		return NULL;
+	h->n_cores = n_cores;
+	h->n_units = n_units;
+	h->T = n_cores * n_units;
+	h->d = d;
+	h->max_reports = max_reports;
+	h->vc = calloc((size_t)h->T * (size_t)h->T, sizeof(uint32_t));
+	h->sem = calloc((size_t)n_cores * 32 * (size_t)h->T, sizeof(uint32_t));
+	h->fifo = calloc((size_t)h->T, sizeof(*h->fifo));
+	h->mem = calloc(1 + 2 * (size_t)n_cores, sizeof(*h->mem));
+	h->recs = calloc(1024, sizeof(*h->recs));
+	h->cap_recs = 1024;
+	h->n_recs = 1; /* index 0 means "none" */
+	if (!h->vc || !h->sem || !h->fifo || !h->mem || !h->recs) {
+		hz_free(h);
+		return NULL;
+	}
+	/* Every thread starts at clock 1 in its own component. */
+	for (i = 0; i < h->T; i++)
+		vc_of(h, i)[i] = 1;
+	return h;
+}
+
+void hz_free(struct hz *h)
+{
+	size_t i, j;
+
+	if (!h)
+		return;
+	if (h->mem)
+		for (i = 0; i < 1 + 2 * (size_t)h->n_cores; i++) {
+			for (j = 0; j < h->mem[i].n_pages; j++)
+				free(h->mem[i].pages[j]);
+			free(h->mem[i].pages);
+		}
+	if (h->fifo)
+		for (i = 0; i < (size_t)h->T; i++)
+			free(h->fifo[i].vc);
+	free(h->mem);
+	free(h->fifo);
+	free(h->vc);
+	free(h->sem);
+	free(h->recs);
+	free(h->seen);
+	free(h);
+}
+
+int hz_count(const struct hz *h) { return h->n_reports; }
+
+/* ---- happens-before edges ------------------------------------------------*/
+
+void hz_on_dispatch(struct hz *h, int core, int unit,
+		    const struct tile_cmd *cmd, cycle_t now)
+{
+	int tid = core * h->n_units + unit;
+	struct hz_fifo *f = &h->fifo[tid];
+	int ctl = core * h->n_units;
+
+	(void)cmd;
+	(void)now;
+	if (h->oom)
+		return;
+	if (f->n == f->cap) {
+		int cap = f->cap ? f->cap * 2 : 8, i;
+		uint32_t *v = malloc((size_t)cap * (size_t)h->T * sizeof(*v));
+
+		if (!v) {
+			h->oom = 1;
+			return;
+		}
+		for (i = 0; i < f->n; i++)
+			memcpy(&v[(size_t)i * h->T],
+			       &f->vc[(size_t)((f->head + i) % f->cap) * h->T],
+			       (size_t)h->T * sizeof(*v));
+		free(f->vc);
+		f->vc = v;
+		f->head = 0;
+		f->cap = cap;
+	}
+	memcpy(&f->vc[(size_t)((f->head + f->n) % f->cap) * h->T], vc_of(h, ctl),
+	       (size_t)h->T * sizeof(uint32_t));
+	f->n++;
+	/* The control unit moves on: its later work is not before this. */
+	vc_of(h, ctl)[ctl]++;
+}
+
+void hz_on_signal(struct hz *h, int core, int unit, int sem, cycle_t now)
+{
+	int tid = core * h->n_units + unit;
+	uint32_t *s = &h->sem[((size_t)core * 32 + (size_t)sem) * h->T];
+
+	(void)now;
+	vc_join(s, vc_of(h, tid), h->T);
+	vc_of(h, tid)[tid]++;
+}
+
+void hz_on_wait(struct hz *h, int core, int unit, int sem, cycle_t now)
+{
+	int tid = core * h->n_units + unit;
+
+	(void)now;
+	vc_join(vc_of(h, tid), &h->sem[((size_t)core * 32 + (size_t)sem) * h->T],
+		h->T);
+}
+
+void hz_on_fence(struct hz *h, int core, uint32_t mask, cycle_t now)
+{
+	int u, ctl = core * h->n_units;
+
+	(void)now;
+	for (u = 1; u < h->n_units; u++) {
+		int bit = u < 23 ? u : 23;
+
+		if (mask >> bit & 1) {
+			int tid = ctl + u;
+
+			vc_join(vc_of(h, ctl), vc_of(h, tid), h->T);
+			vc_of(h, tid)[tid]++;
+		}
+	}
+}
+
+void hz_on_barrier(struct hz *h, cycle_t now)
+{
+	uint32_t *all = calloc((size_t)h->T, sizeof(uint32_t));
+	int c;
+
+	(void)now;
+	if (!all) {
+		h->oom = 1;
+		return;
+	}
+	for (c = 0; c < h->n_cores; c++)
+		vc_join(all, vc_of(h, c * h->n_units), h->T);
+	for (c = 0; c < h->n_cores; c++) {
+		int ctl = c * h->n_units;
+
+		vc_join(vc_of(h, ctl), all, h->T);
+		vc_of(h, ctl)[ctl]++;
+	}
+	free(all);
+}
+
+void hz_on_remote_send(struct hz *h, int from_core, int to_core, int sem)
+{
+	int ctl = from_core * h->n_units;
+
+	vc_join(&h->sem[((size_t)to_core * 32 + (size_t)sem) * h->T],
+		vc_of(h, ctl), h->T);
+	vc_of(h, ctl)[ctl]++;
+}
+
+void hz_on_remote_signal(struct hz *h, int core, int sem, cycle_t now)
+{
+	(void)h;
+	(void)core;
+	(void)sem;
+	(void)now; /* the clock travelled with hz_on_remote_send */
+}
+
+/* ---- shadow memory --------------------------------------------------------*/
+
+static struct hz_gran *hz_gran_at(struct hz *h, int mem, uint64_t g)
+{
+	struct hz_shadow *s = &h->mem[mem];
+	size_t p = (size_t)(g / HZ_PAGE);
+
+	if (p >= s->n_pages) {
+		size_t n = p + 1 > 2 * s->n_pages ? p + 1 : 2 * s->n_pages;
+		struct hz_gran **v = realloc(s->pages, n * sizeof(*v));
+
+		if (!v) {
+			h->oom = 1;
+			return NULL;
+		}
+		memset(v + s->n_pages, 0, (n - s->n_pages) * sizeof(*v));
+		s->pages = v;
+		s->n_pages = n;
+	}
+	if (!s->pages[p]) {
+		s->pages[p] = calloc(HZ_PAGE, sizeof(struct hz_gran));
+		if (!s->pages[p]) {
+			h->oom = 1;
+			return NULL;
+		}
+	}
+	return &s->pages[p][g % HZ_PAGE];
+}
+
+static uint32_t hz_add_rec(struct hz *h, const struct hz_rec *r)
+{
+	if (h->n_recs == h->cap_recs) {
+		size_t cap = h->cap_recs * 2;
+		struct hz_rec *v = realloc(h->recs, cap * sizeof(*v));
+
+		if (!v) {
+			h->oom = 1;
+			return HZ_NONE;
+		}
+		h->recs = v;
+		h->cap_recs = cap;
+	}
+	h->recs[h->n_recs] = *r;
+	return (uint32_t)h->n_recs++;
+}
+
+/* Report each (earlier, later) record pair once. */
+static int hz_seen(struct hz *h, uint32_t a, uint32_t b)
+{
+	uint64_t key = (uint64_t)a << 32 | b, x;
+	size_t i;
+
+	if (h->n_seen * 2 >= h->cap_seen) {
+		size_t cap = h->cap_seen ? h->cap_seen * 2 : 256, j;
+		uint64_t *v = calloc(cap, sizeof(*v));
+
+		if (!v)
+			return 1;
+		for (j = 0; j < h->cap_seen; j++)
+			if (h->seen[j]) {
+				x = h->seen[j] * 0x9e3779b97f4a7c15ull;
+				for (i = (size_t)(x >> 20) % cap; v[i]; i = (i + 1) % cap)
+					;
+				v[i] = h->seen[j];
+			}
+		free(h->seen);
+		h->seen = v;
+		h->cap_seen = cap;
+	}
+	x = key * 0x9e3779b97f4a7c15ull;
+	for (i = (size_t)(x >> 20) % h->cap_seen; h->seen[i]; i = (i + 1) % h->cap_seen)
+		if (h->seen[i] == key)
+			return 1;
+	h->seen[i] = key;
+	h->n_seen++;
+	return 0;
+}
+
+static const char *const mem_names[] = { "dram", "scratchpad", "accumulator" };
+
+static void hz_describe(const struct hz *h, const struct hz_rec *r, char *buf,
+			size_t n)
+{
+	char un[16];
+	int core = (int)r->tid / h->n_units, unit = (int)r->tid % h->n_units;
+
+	snprintf(buf, n, "core%d.%s %s %s (pc 0x%" PRIx64 ", started cycle %" PRIu64 ")",
+		 core, isa_unit_id_name((unsigned)unit, un, sizeof(un)),
+		 isa_op_info[r->op].name, r->write ? "writes" : "reads",
+		 r->pc, (uint64_t)r->cycle);
+}
+
+/* Earlier record 'prev' vs the current access 'cur' (rec index ci). */
+static void hz_conflict(struct hz *h, uint32_t pi, uint32_t ci,
+			uint64_t lo, uint64_t hi)
+{
+	const struct hz_rec *p = &h->recs[pi], *c = &h->recs[ci];
+	const char *kind = p->write && c->write ? "write-after-write" :
+			   p->write ? "read-after-write" : "write-after-read";
+	char a[160], b[160], where[64];
+	int mcore = p->mem == 0 ? -1 : (p->mem - 1) / 2;
+	int mkind = p->mem == 0 ? 0 : 1 + (p->mem - 1) % 2;
+
+	if (hz_seen(h, pi, ci))
+		return;
+	h->n_reports++;
+	if (h->n_reports > h->max_reports || !h->d)
+		return;
+	hz_describe(h, p, a, sizeof(a));
+	hz_describe(h, c, b, sizeof(b));
+	if (mcore < 0)
+		snprintf(where, sizeof(where), "dram");
+	else
+		snprintf(where, sizeof(where), "core%d.%s", mcore, mem_names[mkind]);
+	(void)diag_report(h->d, DIAG_WARNING, diag_nowhere(), 0,
+			  "hazard: %s on %s [0x%" PRIx64 ", 0x%" PRIx64 "): %s, then %s, with no semaphore, fence or barrier ordering them",
+			  kind, where, lo, hi, a, b);
+}
+
+/* Does record r happen before thread tid's current clock? */
+static int hz_before(struct hz *h, const struct hz_rec *r, int tid)
+{
+	return r->tid == (uint32_t)tid || r->clock <= vc_of(h, tid)[r->tid];
+}
+
+/* Check and record one contiguous access [lo, hi) of memory mem. */
+static void hz_access(struct hz *h, int tid, int mem, uint64_t lo, uint64_t hi,
+		      int write, const struct tile_cmd *cmd, cycle_t now)
+{
+	struct hz_rec r;
+	uint32_t ri, last_pi = HZ_NONE;
+	uint64_t g;
+
+	if (hi <= lo || h->oom)
+		return;
+	r.tid = (uint32_t)tid;
+	r.clock = vc_of(h, tid)[tid];
+	r.pc = cmd->pc;
+	r.cycle = now;
+	r.op = cmd->op;
+	r.write = write;
+	r.mem = mem;
+	r.lo = lo;
+	r.hi = hi;
+	ri = hz_add_rec(h, &r);
+	if (ri == HZ_NONE)
+		return;
+	for (g = lo / HZ_GRAN; g <= (hi - 1) / HZ_GRAN; g++) {
+		struct hz_gran *s = hz_gran_at(h, mem, g);
+		int k;
+
+		if (!s)
+			return;
+		/* Every access conflicts with an unordered write. */
+		if (s->w && !hz_before(h, &h->recs[s->w], tid) && s->w != last_pi) {
+			hz_conflict(h, s->w, ri, lo, hi);
+			last_pi = s->w;
+		}
+		if (write) {
+			for (k = 0; k < 2; k++)
+				if (s->r[k] && !hz_before(h, &h->recs[s->r[k]], tid) &&
+				    s->r[k] != last_pi) {
+					hz_conflict(h, s->r[k], ri, lo, hi);
+					last_pi = s->r[k];
+				}
+			s->w = ri;
+			s->r[0] = s->r[1] = HZ_NONE;
+		} else {
+			/* Keep the last read of two different threads. */
+			if (s->r[0] && h->recs[s->r[0]].tid == (uint32_t)tid)
+				s->r[0] = ri;
+			else if (s->r[1] && h->recs[s->r[1]].tid == (uint32_t)tid)
+				s->r[1] = ri;
+			else {
+				s->r[1] = s->r[0];
+				s->r[0] = ri;
+			}
+		}
+	}
+}
+
+/* Memory index of a space as seen from 'core'. */
+static int hz_mem(const struct hz *h, int space, int core, int rcore)
+{
+	if (space == MEM_DRAM)
+		return 0;
+	if (space == MEM_RSPM)
+		return rcore >= 0 && rcore < h->n_cores ? 1 + 2 * rcore : -1;
+	return 1 + 2 * core + (space == MEM_ACC);
+}
+
+/* A rows x row_bytes tile at base with the given row stride. */
+static void hz_tile(struct hz *h, int tid, int mem, uint64_t base,
+		    uint64_t rows, uint64_t row_bytes, uint64_t stride,
+		    int write, const struct tile_cmd *cmd, cycle_t now)
+{
+	uint64_t r;
+
+	if (mem < 0 || !rows || !row_bytes)
+		return;
+	if (stride == row_bytes) { /* dense: one segment */
+		hz_access(h, tid, mem, base, base + rows * row_bytes, write, cmd, now);
+		return;
+	}
+	for (r = 0; r < rows; r++)
+		hz_access(h, tid, mem, base + r * stride,
+			  base + r * stride + row_bytes, write, cmd, now);
+}
+
+static void hz_matrix(struct hz *h, int tid, int core, const struct tile_cmd *tc,
+		      cycle_t now)
+{
+	const struct mtx_cmd *m = &tc->u.m;
+	const struct mtx_cfg *g = &m->cfg;
+	int spm = hz_mem(h, MEM_SPM, core, -1), acc = hz_mem(h, MEM_ACC, core, -1);
+	uint64_t in_a = dtype_bytes((enum npu_dtype)g->in_type, g->k);
+	uint64_t in_b = dtype_bytes((enum npu_dtype)g->in_type, g->n);
+	uint64_t c_row = dtype_bytes((enum npu_dtype)g->acc_type, g->n);
+
+	switch (m->kind) {
+	case MTX_PRELOAD:
+		if (g->dataflow == 2) /* IS: A is stationary */
+			hz_tile(h, tid, spm, m->a, g->m, in_a, g->a_stride, 0, tc, now);
+		else
+			hz_tile(h, tid, spm, m->a, g->k, in_b, g->b_stride, 0, tc, now);
+		break;
+	case MTX_MUL:
+	case MTX_MUL_ACC:
+		/* The stationary operand was read by mpre; the others stream. */
+		if (g->dataflow != 2)
+			hz_tile(h, tid, spm, m->a, g->m, in_a, g->a_stride, 0, tc, now);
+		if (g->dataflow != 0)
+			hz_tile(h, tid, spm, m->b, g->k, in_b, g->b_stride, 0, tc, now);
+		if (m->kind == MTX_MUL_ACC)
+			hz_tile(h, tid, acc, m->c, g->m, c_row, g->c_stride, 0, tc, now);
+		hz_tile(h, tid, acc, m->c, g->m, c_row, g->c_stride, 1, tc, now);
+		break;
+	case MTX_OUT:
+		hz_tile(h, tid, acc, m->c, g->m, c_row, g->c_stride, 0, tc, now);
+		hz_tile(h, tid, spm, m->d, g->m,
+			dtype_bytes((enum npu_dtype)g->out_type, g->n),
+			g->out_stride, 1, tc, now);
+		break;
+	}
+}
+
+static void hz_vector(struct hz *h, int tid, int core, const struct tile_cmd *tc,
+		      cycle_t now)
+{
+	const struct vec_cmd *v = &tc->u.v;
+	const struct vec_cfg *g = &v->cfg;
+	int sm = hz_mem(h, g->s_mem, core, -1), dm = hz_mem(h, g->d_mem, core, -1);
+	enum npu_dtype st = (enum npu_dtype)g->type, dt = st;
+	uint64_t s_row = dtype_bytes(st, g->len), d_rows = g->rows, d_elems = g->len;
+	uint64_t d_row;
+	uint32_t fl = isa_op_info[v->op].flags;
+
+	switch (v->op) {
+	case ISA_OP_VCVT: case ISA_OP_VQUANT: case ISA_OP_VDEQUANT:
+		dt = (enum npu_dtype)g->out_type;
+		break;
+	case ISA_OP_VREDSUM: case ISA_OP_VREDMAX: case ISA_OP_VREDMIN:
+		d_elems = 1;
+		break;
+	case ISA_OP_VTRANS:
+		d_rows = g->len;
+		d_elems = g->rows;
+		break;
+	default:
+		break;
+	}
+	d_row = dtype_bytes(dt, d_elems);
+	/* Sources (gather's data source depends on indices: not tracked). */
+	if ((fl & ISA_RD_RS1) && !(fl & ISA_SCL_RS1) && v->op != ISA_OP_VGATHER) {
+		uint64_t rows = v->op == ISA_OP_VBROW ? 1 : g->rows;
+
+		hz_tile(h, tid, sm, v->s1, rows, s_row,
+			g->s1_stride ? g->s1_stride : s_row, 0, tc, now);
+	}
+	if ((fl & ISA_RD_RS2) && !(fl & ISA_SCL_RS2)) {
+		uint64_t row = v->op == ISA_OP_VGATHER ? dtype_bytes(DT_INT32, g->len) : s_row;
+
+		hz_tile(h, tid, sm, v->s2, g->rows, row,
+			g->s2_stride ? g->s2_stride : row, 0, tc, now);
+	}
+	if (fl & ISA_RD_RS3)
+		hz_tile(h, tid, sm, v->s3, g->rows, s_row,
+			g->s2_stride ? g->s2_stride : s_row, 0, tc, now);
+	if (v->op != ISA_OP_VSCATTER)
+		hz_tile(h, tid, dm, v->d, d_rows, d_row,
+			g->d_stride ? g->d_stride : d_row, 1, tc, now);
+}
+
+/* One side of a DMA descriptor: its contiguous runs. */
+static void hz_dma_side(struct hz *h, int tid, int mem, uint64_t base,
+			const struct dma_desc *dd, const int64_t *stride,
+			int write, const struct tile_cmd *tc, cycle_t now)
+{
+	uint64_t i1, i2, i3, run, n0;
+	int contiguous = stride[0] == (int64_t)dd->elem_bytes;
+
+	if (mem < 0)
+		return;
+	n0 = contiguous ? 1 : dd->shape[0];
+	run = contiguous ? (uint64_t)dd->elem_bytes * dd->shape[0] : dd->elem_bytes;
+	for (i3 = 0; i3 < dd->shape[3]; i3++)
+		for (i2 = 0; i2 < dd->shape[2]; i2++)
+			for (i1 = 0; i1 < dd->shape[1]; i1++) {
+				uint64_t a = base + (uint64_t)((int64_t)i3 * stride[3] +
+							       (int64_t)i2 * stride[2] +
+							       (int64_t)i1 * stride[1]);
+				uint64_t i0;
+
+				for (i0 = 0; i0 < n0; i0++) {
+					uint64_t b = a + (uint64_t)((int64_t)i0 * stride[0]);
+
+					hz_access(h, tid, mem, b, b + run, write, tc, now);
+				}
+			}
+}
+
+void hz_on_start(struct hz *h, int core, int unit, const struct tile_cmd *cmd,
+		 cycle_t now)
+{
+	int tid = core * h->n_units + unit;
+	struct hz_fifo *f = &h->fifo[tid];
+
+	if (h->oom)
+		return;
+	if (f->n > 0) { /* dispatch edge */
+		vc_join(vc_of(h, tid), &f->vc[(size_t)f->head * h->T], h->T);
+		f->head = (f->head + 1) % f->cap;
+		f->n--;
+	}
+	if (unit == 1)
+		hz_matrix(h, tid, core, cmd, now);
+	else if (unit == 2)
+		hz_vector(h, tid, core, cmd, now);
+	else {
+		const struct dma_desc *dd = &cmd->u.d;
+
+		hz_dma_side(h, tid, hz_mem(h, dd->src_mem, core, dd->src_core),
+			    dd->src, dd, dd->src_stride, 0, cmd, now);
+		hz_dma_side(h, tid, hz_mem(h, dd->dst_mem, core, dd->dst_core),
+			    dd->dst, dd, dd->dst_stride, 1, cmd, now);
+	}
+	vc_of(h, tid)[tid]++;
+}
