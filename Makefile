@@ -48,7 +48,7 @@ LIB        := $(BUILD)/libnpusim.a
 BIN        := $(BUILD)/npusim
 
 # Check unit tests: tests/unit/test_<name>.c -> $(BUILD)/tests/test_<name>
-UNIT_TESTS := engine diag num npy traces sram
+UNIT_TESTS := engine diag num npy traces sram arch
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/test_%)
 
 # Generated documentation, checked for staleness by `make test`.
@@ -92,7 +92,7 @@ docs-check: $(MKDOC)
 run: deps $(BIN)
 	@sh scripts/run_default.sh $(BIN)
 
-unit: $(UNIT_BINS)
+unit: $(UNIT_BINS) $(BIN)
 
 test: deps
 	@$(MAKE) --no-print-directory unit $(MKDOC)

@@ -365,6 +365,7 @@ static int set_defaults(struct arch *a)
 struct badlit {
 	const char *file;  /* interned display name */
 	int line;          /* 1-based */
+	int32_t misread;   /* the value libconfig gives it: low 32 bits */
 	int reported;      /* message printed (by the setting or at the end) */
 	char msg[256];     /* what to say */
 };
@@ -498,6 +499,7 @@ static void audit_number(struct ld *L, const char *file, int line,
 	int hex = 0, is64 = 0, fits;
 	char tok[72];
 	long long v;
+	uint32_t low;
 	struct badlit *nb;
 
 	e = b;
@@ -532,6 +534,7 @@ static void audit_number(struct ld *L, const char *file, int line,
 		is64 = 1;
 		*i = e + 1 + (s[e + 1] == 'L');
 	}
+	low = 0;
 	if (e - b >= sizeof(tok)) {
 		fits = 0;
 	} else {
@@ -544,10 +547,12 @@ static void audit_number(struct ld *L, const char *file, int line,
 			fits = errno == 0 &&
 			       u <= (is64 ? (unsigned long long)LLONG_MAX
 					  : (unsigned long long)INT_MAX);
+			low = (uint32_t)u;
 		} else {
 			v = strtoll(tok, NULL, 10);
 			fits = errno == 0 &&
 			       (is64 || (v >= INT_MIN && v <= INT_MAX));
+			low = (uint32_t)(unsigned long long)v;
 		}
 	}
 	if (fits)
@@ -561,6 +566,8 @@ static void audit_number(struct ld *L, const char *file, int line,
 	nb += L->n_badlits++;
 	nb->file = file;
 	nb->line = line;
+	/* libconfig 1.5 keeps the low 32 bits of strtoll/strtoull */
+	nb->misread = (int32_t)low;
 	nb->reported = 0;
 	if (e - b >= sizeof(tok))
 		snprintf(tok, sizeof(tok), "%.*s...", 40, s + b);
@@ -695,22 +702,27 @@ static void audit_file(struct ld *L, const char *file, int depth)
 	free(text);
 }
 
-/* 1 if file:line holds a misread literal; reports it the first time. */
-static int is_badlit(struct ld *L, const char *file, int line)
+/*
+ * 1 if the 32-bit integer setting at file:line with value v is a misread
+ * literal (same line, v = its low 32 bits, not yet claimed by an earlier
+ * setting); reports it.  libconfig gives lines, not columns, so two
+ * settings on one line are told apart by value and document order.
+ */
+static int is_badlit(struct ld *L, const char *file, int line, int64_t v)
 {
-	int i, hit = 0;
+	int i;
 
 	for (i = 0; i < L->n_badlits; i++) {
 		struct badlit *b = &L->badlits[i];
 
-		if (b->line != line || strcmp(b->file, file) != 0)
+		if (b->reported || b->line != line || b->misread != v ||
+		    strcmp(b->file, file) != 0)
 			continue;
-		if (!b->reported)
-			lerr(L, b->file, b->line, "%s", b->msg);
+		lerr(L, b->file, b->line, "%s", b->msg);
 		b->reported = 1;
-		hit = 1;
+		return 1;
 	}
-	return hit;
+	return 0;
 }
 
 /* Literals not on the line of an integer setting (e.g. a value on its
@@ -866,9 +878,9 @@ static int take_elem(struct ld *L, enum param_id id, config_setting_t *e,
 		     param_info[id].unit, type_phrase(t));
 		return 0;
 	}
-	if (t == CONFIG_TYPE_INT && is_badlit(L, file, line))
-		return 0;
 	*out = config_setting_get_int64(e);
+	if (t == CONFIG_TYPE_INT && is_badlit(L, file, line, *out))
+		return 0;
 	return int_in_range(L, id, what, *out, file, line);
 }
 
@@ -886,7 +898,7 @@ static void take(struct ld *L, enum param_id id, config_setting_t *c)
 		if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64) {
 			int64_t v = config_setting_get_int64(c);
 
-			if (t == CONFIG_TYPE_INT && is_badlit(L, file, line)) {
+			if (t == CONFIG_TYPE_INT && is_badlit(L, file, line, v)) {
 				L->bad[id] = 1;
 				return;
 			}
@@ -905,7 +917,8 @@ static void take(struct ld *L, enum param_id id, config_setting_t *c)
 					   ? config_setting_get_float(c)
 					   : (double)config_setting_get_int64(c);
 
-			if (t == CONFIG_TYPE_INT && is_badlit(L, file, line)) {
+			if (t == CONFIG_TYPE_INT &&
+			    is_badlit(L, file, line, (int64_t)v)) {
 				L->bad[id] = 1;
 				return;
 			}
@@ -984,28 +997,41 @@ static const char *leaf(const char *path)
 	return dot ? dot + 1 : path;
 }
 
+/* 1 if a and b start with the same top-level group ("dram." ...). */
+static int same_top(const char *a, const char *b)
+{
+	size_t n = strcspn(a, ".");
+
+	return a[n] == '.' && strncmp(a, b, n + 1) == 0;
+}
+
 /*
- * Did-you-mean for an unknown path: the closest key (or group, if the
- * setting is a group) by edit distance; failing that, a key whose last
- * component is the same ('rows' at the top level -> 'core.matrix.rows').
+ * Did-you-mean for an unknown path, among keys (or groups, if the setting
+ * is a group): first a name with the same last component in the same
+ * top-level group (a level missing: 'dram.latency_ns' ->
+ * 'dram.ideal.latency_ns'), then the closest by edit distance (a typo),
+ * then any name with the same last component ('rows' -> 'core.matrix.rows').
  */
 static const char *suggest(const char *path, int want_group)
 {
-	const char *s;
-	int i;
+	const char *names[P_N + GROUP_MAX] = { NULL }, *s = NULL;
+	int i, n = 0;
 
-	if (want_group) {
-		s = str_suggest(path, tab.groups, (size_t)tab.n_groups,
-				sizeof(tab.groups[0]));
-		for (i = 0; !s && i < tab.n_groups; i++)
-			if (strcmp(leaf(tab.groups[i]), leaf(path)) == 0)
-				s = tab.groups[i];
-		return s;
-	}
-	s = str_suggest(path, param_info, P_N, sizeof(param_info[0]));
-	for (i = 0; !s && i < P_N; i++)
-		if (strcmp(leaf(param_info[i].key), leaf(path)) == 0)
-			s = param_info[i].key;
+	if (want_group)
+		for (i = 0; i < tab.n_groups; i++)
+			names[n++] = tab.groups[i];
+	else
+		for (i = 0; i < P_N; i++)
+			names[n++] = param_info[i].key;
+	for (i = 0; !s && i < n; i++)
+		if (same_top(path, names[i]) &&
+		    strcmp(leaf(names[i]), leaf(path)) == 0)
+			s = names[i];
+	if (!s)
+		s = str_suggest(path, names, (size_t)n, sizeof(names[0]));
+	for (i = 0; !s && i < n; i++)
+		if (strcmp(leaf(names[i]), leaf(path)) == 0)
+			s = names[i];
 	return s;
 }
 

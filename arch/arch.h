@@ -129,6 +129,8 @@ int arch_dtype_bits(int in_type_index);
 int arch_enum_count(enum param_id id);
 const char *arch_enum_at(enum param_id id, int k);
 int arch_enum_find(enum param_id id, const char *name);
+/* 1 if the key is filled from dram.preset while 0 ("0 = from preset"). */
+int arch_is_preset_key(enum param_id id);
 /* One-paragraph human summary (cores, array, SRAM, DRAM, peaks). */
 void arch_summary(const struct arch *a, FILE *fp);
 /* Print every key: name, type, default, range/values, unit, doc. */

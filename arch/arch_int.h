@@ -23,8 +23,6 @@ const char *arch_group(int i);
 /* Index of a group path, -1 if no key lives under it. */
 int arch_find_group(const char *path);
 
-/* 1 if the key is filled from dram.preset when it is 0 ("0 = from preset"). */
-int arch_is_preset_key(enum param_id id);
 /* Value the named preset gives a preset-backed key (0 for other keys). */
 double arch_preset_value(int preset_index, enum param_id id);
 
