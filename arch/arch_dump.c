@@ -135,6 +135,7 @@ static void comment_text(const struct arch *a, int id, char *buf, size_t n)
 {
 	const struct param_info *p = &param_info[id];
 	char extra[96] = "", lo[32], hi[32];
+	int pi = ARCH_E(a, DRAM_PRESET);
 	size_t used;
 
 	used = (size_t)snprintf(buf, n, "%s", p->doc);
@@ -163,14 +164,16 @@ static void comment_text(const struct arch *a, int id, char *buf, size_t n)
 		used += (size_t)snprintf(buf + used, n > used ? n - used : 0,
 					 " [%s]", p->names);
 	}
+	/* provenance that survives a re-dump: "= preset" compares values,
+	 * not where they came from, so a dump of a dump is the same text */
 	if (a->src[id].file && strcmp(a->src[id].file, "<command line>") == 0)
 		snprintf(buf + used, n > used ? n - used : 0, " (set by -s)");
-	else if (!a->src[id].file && arch_is_preset_key(id))
+	else if (arch_is_preset_key(id) &&
+		 (p->type == PT_FLT
+			  ? a->v[id].f == arch_preset_value(pi, id)
+			  : (double)a->v[id].i == arch_preset_value(pi, id)))
 		snprintf(buf + used, n > used ? n - used : 0,
-			 " (from dram.preset)");
-	else if (!a->src[id].file && p->type == PT_LIST)
-		snprintf(buf + used, n > used ? n - used : 0,
-			 " (default placement)");
+			 " (= dram.preset)");
 }
 
 static void indent(FILE *fp, int depth)
@@ -604,7 +607,7 @@ static const char doc_intro[] =
 "values in arch/dram_presets.def, sources in docs/dram.md). Every DRAM key\n"
 "whose doc says \"0 = from preset\" takes the preset's value while it is 0;\n"
 "set it to any other value to override that one parameter. `npusim config\n"
-"--dump` shows the values in use, marked `(from dram.preset)`.\n"
+"--dump` shows the values in use, marked `(= dram.preset)`.\n"
 "`dram.beats_per_tck` is not a column of the preset table: npusim derives it\n"
 "from the device family (2 for DDR4 and HBM, whose data moves on both edges\n"
 "of tCK; 8 for LPDDR5, whose data moves on both edges of WCK = 4 x CK at\n"

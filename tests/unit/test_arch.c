@@ -446,7 +446,20 @@ START_TEST(arch_dump_roundtrip_overrides)
 	ck_assert_ptr_nonnull(strstr(text, "bytes = 4294967296L;"));
 	ck_assert_ptr_nonnull(strstr(text, "tcl = 40;"));
 	ck_assert_ptr_nonnull(strstr(text, "(set by -s)"));
-	ck_assert_ptr_nonnull(strstr(text, "(from dram.preset)"));
+	ck_assert_ptr_nonnull(strstr(text, "(= dram.preset)"));
+	/* dram.tcl = 40 differs from the preset: marked as set, not preset */
+	{
+		const char *l = strstr(text, "tcl = 40;");
+		const char *nl = strchr(l, '\n');
+		const char *m = strstr(l, "(= dram.preset)");
+
+		ck_assert_ptr_nonnull(strstr(l, "(set by -s)"));
+		ck_assert(m == NULL || m > nl);
+		l = strstr(text, "trcd = ");
+		nl = strchr(l, '\n');
+		m = strstr(l, "(= dram.preset)");
+		ck_assert(m != NULL && m < nl);
+	}
 	ck_assert_ptr_nonnull(strstr(text, "# ---- derived peaks"));
 	ck_assert_ptr_nonnull(strstr(text, "name = \"quote\\\" back\\\\slash\\ttab\";"));
 	free(text);
