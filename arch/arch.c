@@ -298,6 +298,8 @@ double arch_preset_value(int preset_index, enum param_id id)
 
 /* ---- values -----------------------------------------------------------------*/
 
+/* Release the heap part of one value: only STR and LIST own memory, the
+ * other types live inline in the union. */
 static void val_free(struct arch *a, int id)
 {
 	if (param_info[id].type == PT_STR) {
@@ -310,6 +312,8 @@ static void val_free(struct arch *a, int id)
 	}
 }
 
+/* Safe on a zeroed, half-loaded or already freed struct: every owned
+ * pointer is NULL or valid, and the struct is zeroed again at the end. */
 void arch_free(struct arch *a)
 {
 	int i;
@@ -327,7 +331,12 @@ void arch_free(struct arch *a)
 	memset(a, 0, sizeof(*a));
 }
 
-/* Every key at its params.def default; placement lists empty. */
+/*
+ * Every key at its params.def default.  ENUM defaults are stored as names
+ * in the table and become indices here (a test checks each default is one
+ * of its names).  Placement lists start empty: resolve_placement() fills
+ * them once chip.cores and dram.channels are final.
+ */
 static int set_defaults(struct arch *a)
 {
 	int i;
@@ -370,6 +379,11 @@ struct badlit {
 	char msg[256];     /* what to say */
 };
 
+/*
+ * State of one arch_load() call.  Lives on the caller's stack; everything
+ * it owns (incdir, badlits, seen) is freed before arch_load returns, while
+ * interned file names move into the struct arch (src[].file points there).
+ */
 struct ld {
 	struct arch *a;          /* being filled */
 	struct diag *d;          /* where errors go */
@@ -386,7 +400,12 @@ struct ld {
 
 static const char cmdline[] = "<command line>";
 
-/* Keep a copy of a file name for the life of *a (src[].file points here). */
+/*
+ * Keep a copy of a file name for the life of *a (src[].file points here):
+ * libconfig's own names die with config_destroy(), but messages about
+ * cross-key rules and callers' later messages need them.  A config names
+ * few files, so a linear search is fine.
+ */
 static const char *intern(struct ld *L, const char *name)
 {
 	struct arch *a = L->a;
@@ -436,6 +455,8 @@ static const char *disp_file(struct ld *L, const char *f)
 static void lerr(struct ld *L, const char *file, int line, const char *fmt,
 		 ...) NPU_PRINTF(4, 5);
 
+/* Report one loader error at file:line (line 0 = no line) and count it;
+ * loading goes on so that one run shows every error. */
 static void lerr(struct ld *L, const char *file, int line, const char *fmt,
 		 ...)
 {
@@ -454,6 +475,11 @@ static void lerr(struct ld *L, const char *file, int line, const char *fmt,
 static int truncates;
 static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
 
+/*
+ * Parse "x = 4294967296;" once and look: libconfig 1.5 (Debian 12) returns
+ * it as a 32-bit 0, later versions promote it to 64 bits.  Only a library
+ * that truncates needs the text audit, so a fixed libconfig costs nothing.
+ */
 static void probe_build(void)
 {
 	config_t c;
@@ -469,6 +495,9 @@ static void probe_build(void)
 	config_destroy(&c);
 }
 
+/* Character classes of libconfig's scanner: a name starts with a letter
+ * or '*' and goes on with letters, digits, '-', '_' or '*', so "x-5" is a
+ * name, not x minus 5, and must not be taken for a number. */
 static int is_name_start(int ch)
 {
 	return (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || ch == '*';
@@ -582,8 +611,14 @@ static void audit_number(struct ld *L, const char *file, int line,
 			 tok, tok);
 }
 
-/* Lex one file as libconfig does: comments, strings, names, numbers,
- * @include (followed into the included file). */
+/*
+ * Lex one file as libconfig does, only far enough to find integer
+ * literals: comments and strings are skipped (a "4294967296" inside a
+ * string or a comment is not a number), names are skipped whole, and an
+ * @include is followed into the included file, resolved against the same
+ * include directory libconfig uses.  Line numbers count '\n' everywhere,
+ * including inside block comments and strings, as libconfig's do.
+ */
 static void audit_text(struct ld *L, const char *file, const char *s,
 		       int depth)
 {
@@ -651,6 +686,8 @@ static void audit_text(struct ld *L, const char *file, const char *s,
 	}
 }
 
+/* Read a whole file and audit it.  The file already parsed, so a read
+ * failure here (it vanished meanwhile) is not reported twice. */
 static void audit_file(struct ld *L, const char *file, int depth)
 {
 	FILE *fp;
@@ -798,7 +835,9 @@ static void expected_phrase(enum param_id id, char *buf, size_t n)
 	}
 }
 
-/* Check v against an INT/LIST key's range; report at file:line. */
+/* Check v against an INT/LIST key's range; report at file:line.  Ranges
+ * are doubles in the table; every bound is an integer below 2^53, so the
+ * comparison is exact. */
 static int int_in_range(struct ld *L, enum param_id id, const char *what,
 			int64_t v, const char *file, int line)
 {
@@ -884,7 +923,16 @@ static int take_elem(struct ld *L, enum param_id id, config_setting_t *e,
 	return int_in_range(L, id, what, *out, file, line);
 }
 
-/* Take the value of setting c for key id. */
+/*
+ * Take the value of setting c for key id, checking type and range.  The
+ * type rules: integer keys take libconfig INT or INT64 (an L suffix is
+ * optional below 2^31), never a float (16.5 PE would be a silent
+ * truncation); float keys also take integers (clock_ghz = 1); booleans,
+ * enumerations and strings take exactly their libconfig type; lists take an
+ * array [..] or a list (..) of integers.  A key that fails keeps its default
+ * and is marked bad, so the cross-key rules do not pile on a second error.
+ * Each accepted value records its file:line for later messages.
+ */
 static void take(struct ld *L, enum param_id id, config_setting_t *c)
 {
 	const struct param_info *p = &param_info[id];
@@ -1048,6 +1096,12 @@ static const char *first_key_under(const char *group)
 	return group;
 }
 
+/*
+ * Visit every setting under group g (whose dotted path is prefix): a key
+ * is taken, a group that holds keys is descended into, anything else is
+ * unknown.  Nothing in the file is ignored, which is what makes a typo an
+ * error instead of a silently used default.
+ */
 static void walk(struct ld *L, config_setting_t *g, const char *prefix)
 {
 	int n = config_setting_length(g), i;
@@ -1106,6 +1160,8 @@ static int load_file(struct ld *L, const char *path)
 	int rc = 0;
 
 	L->path = intern(L, path);
+	/* @include names are relative to the top-level file's directory
+	 * ("/" for a file in the root, "." for a bare name) */
 	slash = strrchr(path, '/');
 	L->incdir = slash ? strndup(path, (size_t)(slash - path + (slash == path)))
 			  : str_dup(".");
@@ -1128,6 +1184,7 @@ static int load_file(struct ld *L, const char *path)
 		     config_error_line(&cf), "%s", config_error_text(&cf));
 		rc = -1;
 	} else {
+		/* audit first: the walk asks it about every 32-bit integer */
 		(void)pthread_once(&probe_once, probe_build);
 		if (truncates)
 			audit_file(L, L->path, 0);
@@ -1149,19 +1206,28 @@ static const char *skip_ws(const char *s)
 
 /*
  * Integer with an optional binary size suffix K, M, G, T (x 1024^n) and
- * 0x hex.  Returns 0 or -1 (not an integer, or overflows 64 bits).
+ * 0x hex.  Returns 0 or -1 (not an integer, or overflows 64 bits).  A
+ * leading zero is decimal, as in libconfig files ("010" = 10, not octal 8),
+ * so the same text means the same number in a file and after -s.
  */
 static int parse_int(const char *s, int64_t *out)
 {
 	char *end;
 	long long v;
-	int shift = 0;
+	int shift = 0, sign = 0;
 
 	s = skip_ws(s);
 	if (!*s)
 		return -1;
 	errno = 0;
-	v = strtoll(s, &end, 0);
+	if (*s == '+' || *s == '-')
+		sign = 1;
+	if (s[sign] == '0' && (s[sign + 1] == 'x' || s[sign + 1] == 'X'))
+		v = strtoll(s, &end, 16);
+	else if (s[sign] >= '0' && s[sign] <= '9')
+		v = strtoll(s, &end, 10);
+	else
+		return -1;
 	if (errno || end == s)
 		return -1;
 	switch (*end) {
@@ -1210,6 +1276,13 @@ static void unquote(const char *s, char *buf, size_t n)
 	buf[len] = '\0';
 }
 
+/*
+ * Apply one "key=value" from the command line.  The value is parsed by the
+ * key's type (never guessed from its look), so "-s chip.name=123" is the
+ * string "123" and "-s chip.cores=1.5" an error.  Blanks around key and
+ * value and one pair of double quotes around the value are dropped, since
+ * sweep scripts quote for the shell in different ways.
+ */
 static void apply_override(struct ld *L, const char *text)
 {
 	const char *eq = strchr(text, '='), *k0 = skip_ws(text);
@@ -1361,7 +1434,11 @@ bad:
 
 /* ---- resolution: presets and placement -----------------------------------------*/
 
-/* "0 = from preset": fill every preset-backed key still at 0. */
+/*
+ * "0 = from preset": fill every preset-backed key still at 0.  Runs after
+ * the overrides, so "-s dram.preset=hbm3" changes every timing the file
+ * did not set explicitly, and "-s dram.tcl=0" asks for the preset's tCL.
+ */
 static void resolve_presets(struct arch *a)
 {
 	int i, pi = (int)a->v[P_DRAM_PRESET].i;
@@ -1459,7 +1536,8 @@ static int check_nodes(struct ld *L, enum param_id id, int want,
 	return ok;
 }
 
-/* Fill an empty placement list with the lowest free nodes. */
+/* Fill an empty placement list with the lowest free nodes (deterministic:
+ * the same config always gives the same placement). */
 static int fill_nodes(struct ld *L, enum param_id id, int want, int *owner,
 		      int nodes, int is_dram)
 {
@@ -1673,6 +1751,12 @@ static void check_rules(struct ld *L)
 
 /* ---- derived peaks ---------------------------------------------------------------------*/
 
+/*
+ * The derived peaks of docs/config.md ("Derived peaks"); each is an upper
+ * bound the timing models can reach but not exceed, for roofline reports.
+ * Also copies the resolved placement into int arrays for the NoC and the
+ * chip assembly.  Only called on a fully validated config.
+ */
 static int derive(struct arch *a)
 {
 	struct arch_derived *d = &a->d;
@@ -1724,6 +1808,7 @@ static int derive(struct arch *a)
 
 /* ---- public entry points -------------------------------------------------------------*/
 
+/* The load order and its invariants are at the top of this file. */
 int arch_load(struct arch *a, const char *path, const char *const *overrides,
 	      int n_overrides, struct diag *d)
 {

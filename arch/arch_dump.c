@@ -67,7 +67,8 @@ void arch_fmt_bytes(char *buf, size_t n, double v)
 /* Column where the trailing doc comments start. */
 #define DUMP_COMMENT_COL 40
 
-/* A libconfig string literal with escapes. */
+/* A libconfig string literal with escapes: quote and backslash escaped,
+ * control characters as \xNN, which libconfig's scanner reads back. */
 static void put_string(FILE *fp, const char *s)
 {
 	fputc('"', fp);
@@ -95,7 +96,8 @@ static int int_text(char *buf, size_t n, int64_t v)
 			v > 2147483647LL || v < -2147483648LL ? "L" : "");
 }
 
-/* Write the value of key id as libconfig text into buf. */
+/* Write the value of key id as libconfig text into buf (strings are
+ * written by put_string, which needs no buffer limit). */
 static void value_text(const struct arch *a, int id, char *buf, size_t n)
 {
 	const union param_val *v = &a->v[id];
@@ -130,7 +132,9 @@ static void value_text(const struct arch *a, int id, char *buf, size_t n)
 	}
 }
 
-/* The trailing comment of one key: doc, unit and range, provenance. */
+/* The trailing comment of one key: doc, unit and range, provenance.  The
+ * dump doubles as a reference card, so the comment says what the table
+ * says about the key. */
 static void comment_text(const struct arch *a, int id, char *buf, size_t n)
 {
 	const struct param_info *p = &param_info[id];
@@ -265,7 +269,11 @@ static void both(char *buf, size_t n, double v)
 	snprintf(buf, n, "%.6g (%s)", v, si);
 }
 
-/* The derived peaks, one '#' comment line each. */
+/*
+ * The derived peaks, one '#' comment line each, with the formula and the
+ * numbers that went into it, so a reader can check them by hand.  They
+ * are comments: loading the dump recomputes them from the settings.
+ */
 static void dump_derived(const struct arch *a, FILE *fp)
 {
 	const struct arch_derived *d = &a->d;
@@ -396,6 +404,8 @@ static const char *const dataflow_long[] = { "weight-stationary",
 					      "output-stationary",
 					      "input-stationary" };
 
+/* One paragraph for `npusim config` (no --dump): what the chip is and its
+ * peaks, with numbers in engineering units. */
 void arch_summary(const struct arch *a, FILE *fp)
 {
 	const struct arch_derived *d = &a->d;
@@ -689,6 +699,11 @@ static const char doc_intro[] =
 "\n"
 "# Keys\n";
 
+/*
+ * docs/config.md: the fixed introduction, then one table per group in
+ * first-appearance order of params.def (so the reference reads like a
+ * config file), each key with its type, default, range, unit and doc.
+ */
 void arch_write_doc(FILE *fp)
 {
 	int g, i;

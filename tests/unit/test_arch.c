@@ -658,12 +658,13 @@ START_TEST(arch_override_types)
 		"core.matrix.weight_double_buffer=1", "core.matrix.dataflow=\"is\"",
 		"noc.cols=4", "noc.rows=2", "chip.cores=3", "noc.core_nodes=(7, 6,5)",
 		"noc.dram_nodes=[]", "core.matrix.rows=8", "core.matrix.rows=16",
+		"core.matrix.cols=040",
 	};
 	struct arch a;
 	int n;
 	const int64_t *l;
 
-	load_ok(&a, "configs/default.cfg", ov, 14);
+	load_ok(&a, "configs/default.cfg", ov, 15);
 	ck_assert_int_eq(ARCH_I(&a, SPM_BYTES), 512 * 1024);
 	ck_assert_int_eq(ARCH_I(&a, ACC_BYTES), 0x20000);
 	ck_assert_int_eq(ARCH_I(&a, DRAM_BYTES), 1LL << 30);
@@ -671,6 +672,8 @@ START_TEST(arch_override_types)
 	ck_assert_str_eq(ARCH_S(&a, CHIP_NAME), "my chip");
 	ck_assert(ARCH_B(&a, MTX_WEIGHT_DB));
 	ck_assert_str_eq(arch_enum_name(&a, P_MTX_DATAFLOW), "is");
+	/* a leading zero is decimal, as in libconfig files */
+	ck_assert_int_eq(ARCH_I(&a, MTX_COLS), 40);
 	/* applied in order: the last one wins */
 	ck_assert_int_eq(ARCH_I(&a, MTX_ROWS), 16);
 	l = arch_list(&a, P_NOC_CORE_NODES, &n);
@@ -681,7 +684,9 @@ START_TEST(arch_override_types)
 	ck_assert_int_eq(a.d.dram_node[0], 0);
 	ck_assert_str_eq(a.src[P_MTX_ROWS].file, "<command line>");
 	ck_assert_int_eq(a.src[P_MTX_ROWS].line, 0);
-	ck_assert_str_eq(a.src[P_MTX_COLS].file, "configs/default.cfg");
+	ck_assert_str_eq(a.src[P_MTX_DATAFLOW].file, "<command line>");
+	ck_assert_str_eq(a.src[P_MTX_ACC_TYPE].file, "configs/default.cfg");
+	ck_assert_int_eq(a.src[P_MTX_ACC_TYPE].line, 37);
 	arch_free(&a);
 }
 END_TEST
