@@ -30,14 +30,102 @@ uint64_t dram_size(const dram *d);
  * Queue a request at the current cycle.  Returns 0, or NPU_EAGAIN-like
  * DRAM_FULL when the target channel's queue is full: then the caller waits
  * for its 'retry' callback (called once a slot frees) and tries again.
+ *
+ * A request of any size is split at dram_burst_bytes() boundaries into
+ * bursts, each queued in the channel the mapping gives it; it is accepted
+ * only if every channel it touches has room for all of its bursts there (a
+ * request larger than a whole queue is accepted by an empty queue and
+ * fills it as earlier bursts issue).  done() runs once, at the core cycle
+ * after the last burst's last data beat.  [addr, addr+bytes) must lie
+ * inside dram_size() and bytes must be > 0 (else NPU_EFAULT / NPU_ERANGE:
+ * callers check ranges first).  The ideal mode never refuses.
  */
 #define DRAM_FULL 1
 int dram_request(dram *d, uint64_t addr, uint32_t bytes, int write,
 		 dram_done_fn done, void *ctx, uint64_t tag) NPU_WUR;
-/* One retry hook per requestor context; called when any queue frees. */
+/*
+ * One retry hook per requestor context; called when any queue frees.  The
+ * hook is one-shot (register again after another DRAM_FULL) and runs in an
+ * event of its own (EV_PRI_WAKE), never inside dram_request.
+ */
 int dram_on_space(dram *d, dram_done_fn retry, void *ctx) NPU_WUR;
 
 /* Peak bytes/s of all channels (for reports). */
 double dram_peak_bytes_per_s(const dram *d);
+
+/* ---- geometry (NoC placement, DMA, tests) -------------------------------*/
+
+/* Where a byte address lives under dram.mapping. */
+struct dram_loc {
+	int channel;        /* channel index, 0..dram_channels()-1 */
+	int rank;           /* rank within the channel */
+	int bank;           /* bank within the rank */
+	uint64_t row;       /* row within the bank */
+	uint64_t col;       /* burst-sized column within the row */
+};
+void dram_locate(const dram *d, uint64_t addr, struct dram_loc *loc);
+int dram_channels(const dram *d);
+/* Bytes one burst moves: bus_bits / 8 x burst_length (timed mode); the
+ * channel-interleave granule in both modes. */
+uint32_t dram_burst_bytes(const dram *d);
+/* The unit of channel ch ("dram.ch0"), for counters and tests. */
+struct unit *dram_channel_unit(dram *d, int ch);
+/* Core cycles -> DRAM command cycles and back (timed mode; tests, docs). */
+uint64_t dram_core_to_dcycle(const dram *d, cycle_t c);   /* rounds up */
+cycle_t dram_dcycle_to_core(const dram *d, uint64_t dc);  /* rounds up */
+
+/* ---- statistics ------------------------------------------------------------*/
+
+/* Totals of one channel, or of all channels (ch = -1). */
+struct dram_stats {
+	uint64_t reads, writes;          /* bursts served */
+	uint64_t read_bytes, write_bytes;/* requested bytes moved */
+	uint64_t row_hits, row_misses, row_conflicts; /* per burst */
+	uint64_t activates, precharges, refreshes;    /* commands */
+	uint64_t rejected;               /* dram_request calls refused */
+	uint64_t lat_n;                  /* read bursts with a latency sample */
+	double lat_avg;                  /* mean read latency, core cycles */
+	uint64_t lat_p99;                /* 99th percentile, core cycles */
+	uint64_t lat_max;                /* largest read latency */
+	cycle_t first_arrive;            /* first request (CYCLE_MAX if none) */
+	cycle_t last_done;               /* last completion */
+};
+void dram_get_stats(const dram *d, int ch, struct dram_stats *st);
+
+/* ---- synthetic traffic (npusim dram, tests) -------------------------------*/
+
+enum dram_pattern {
+	DRAM_PAT_STREAM,    /* consecutive addresses, wrapping at dram.bytes */
+	DRAM_PAT_RANDOM,    /* uniform random request-aligned addresses */
+	DRAM_PAT_MIXED,     /* each request: stream or random with p = 1/2 */
+};
+
+struct dram_bench_cfg {
+	enum dram_pattern pattern;
+	int read_pct;       /* percent of requests that read (0..100) */
+	uint64_t requests;  /* requests to issue */
+	uint32_t bytes;     /* bytes per request; 0 = one DRAM burst */
+	uint64_t seed;      /* random generator seed (deterministic) */
+};
+
+struct dram_bench_res {
+	struct dram_stats st;  /* DRAM-side totals */
+	cycle_t cycles;        /* first issue to last completion, core cycles */
+	uint64_t bytes;        /* bytes moved */
+	double gbps;           /* achieved GB/s (1e9 bytes/s) */
+	double peak_gbps;      /* dram_peak_bytes_per_s / 1e9 */
+	double pct_peak;       /* 100 * gbps / peak_gbps */
+	double lat_avg_ns;     /* st.lat_avg in ns */
+	double lat_p99_ns;     /* st.lat_p99 in ns */
+	double row_hit_rate;   /* row_hits / (hits + misses + conflicts) */
+};
+
+/*
+ * Build an engine and the DRAM of config a, drive it open loop (as many
+ * requests as the queues accept, retrying on space) and measure.  Returns 0
+ * or NPU_E* (details in dg).
+ */
+int dram_bench_run(const struct arch *a, const struct dram_bench_cfg *cfg,
+		   struct dram_bench_res *res, struct diag *dg) NPU_WUR;
 
 #endif

@@ -1,0 +1,1252 @@
+/*
+ * dram.c - DRAM channels: banks, rows, JEDEC-style timing, FR-FCFS or FCFS
+ * scheduling, all-bank refresh; or an ideal latency + bandwidth pipe.
+ *
+ * Time.  Each channel schedules commands in DRAM cycles (tCK, int64
+ * "dcycles"); requests arrive and complete in core cycles.  Conversions use
+ * exact integers: core period cf and tCK tf in femtoseconds, reduced by
+ * their gcd, so dcycle d lies at core time d*tf/cf.  A request made in core
+ * cycle c arrives at dcycle ceil(c*cf/tf); data that ends at dcycle d is
+ * seen at core cycle ceil(d*tf/cf) (never early).
+ *
+ * Events.  A channel unit runs its scheduler only when something can
+ * happen: on an arrival, and at the core cycle of the earliest command that
+ * can issue next (one pending "wake" event, cancelled lazily through a
+ * generation word when an arrival makes an earlier one).  In a wake at core
+ * cycle c it issues, in time order, every command whose dcycle maps to
+ * <= c.  An idle channel has no event pending, not even for refresh:
+ * refreshes due while the queue was empty are applied arithmetically when
+ * the next request arrives (refresh_catch_up), which costs O(1) however long
+ * the idle stretch was.
+ *
+ * Invariants.
+ *  - Commands of a channel issue in non-decreasing dcycle order, at most one
+ *    per dcycle (cmd_free).
+ *  - A queued burst is schedulable if it is among the oldest queue_depth of
+ *    its channel; older bursts always sit nearer the ring's head.
+ *  - Each burst is classified once, at its column command: row hit (no
+ *    ACT issued for it), miss (ACT only) or conflict (PRE then ACT).
+ *  - Completion events carry the request index; a request's done() runs
+ *    once, when its last burst completes.
+ */
+#include "dram.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "unit.h"
+
+/* Event kinds of a channel unit. */
+enum {
+	EV_WAKE = 1,   /* run the scheduler (EV_PRI_ARB) */
+	EV_DONE = 2,   /* a burst's data finished (EV_PRI_COMPLETE); arg = req */
+	EV_SPACE = 3,  /* call the retry hooks (EV_PRI_WAKE) */
+};
+
+/* Scheduler policies: params.def order of dram.scheduler. */
+enum { SCHED_FRFCFS = 0, SCHED_FCFS = 1 };
+
+/* Address fields, named as in dram.mapping. */
+enum { F_CH, F_RA, F_BA, F_RO, F_CO, F_N };
+
+/*
+ * dram.mapping, least significant field first (the string reads most
+ * significant first).  Index = params.def enum order.
+ */
+static const int mapping_fields[3][F_N] = {
+	{ F_CH, F_CO, F_RA, F_BA, F_RO },   /* ro_ba_ra_co_ch */
+	{ F_CH, F_RA, F_BA, F_CO, F_RO },   /* ro_co_ba_ra_ch */
+	{ F_CO, F_RA, F_BA, F_RO, F_CH },   /* ch_ro_ba_ra_co */
+};
+
+/*
+ * Gap between data bursts of different ranks on one bus (tRTRS): rank
+ * switch of the strobes and on-die termination.  2 tCK is the usual
+ * controller setting for DDR4 (JESD79-4 leaves it to the controller); not a
+ * config key because every preset here has one rank.
+ */
+#define T_RTRS 2
+/* Extra bus turnaround from read data to write data (JESD79-4 tRTW =
+ * RL + BL/2 - WL + 2 tCK: the 2 is preamble and turnaround). */
+#define T_RTW_GAP 2
+
+/* "Never happened" time for last-ACT history: far below any constraint. */
+#define T_NEVER (INT64_MIN / 4)
+
+/* Read-latency histogram: exact below HIST_LIN cycles, then 64 bins per
+ * power of two (1.6 % resolution), up to 2^64. */
+#define HIST_LIN 1024
+#define HIST_SUB 64
+#define HIST_N (HIST_LIN + (64 - 10) * HIST_SUB)
+
+/* Timing in dcycles (resolved preset or explicit keys). */
+struct dram_timing {
+	int64_t rcd, cl, cwl, rp, ras, wr, wtr, rtp, rrd, faw, ccd;
+	int64_t refi, rfc;
+	int64_t burst;      /* data-bus cycles of one burst: BL / beats */
+};
+
+/* One bank. */
+struct bank {
+	int64_t row;        /* open row, -1 = precharged */
+	int64_t act_ok;     /* earliest ACT (tRP after PRE, tRFC after REF) */
+	int64_t pre_ok;     /* earliest PRE (tRAS, tRTP, tWR) */
+	int64_t col_ok;     /* earliest RD/WR (tRCD after ACT) */
+	uint32_t hit_mark;  /* == chan.mark: a schedulable burst hits the row */
+};
+
+/* One rank: ACT pacing, write-to-read turnaround and refresh. */
+struct rank {
+	int64_t last_act;   /* dcycle of the latest ACT (tRRD) */
+	int64_t faw[4];     /* the last four ACTs, ring (tFAW) */
+	int faw_i;          /* next slot of faw[] = the oldest ACT */
+	int64_t rd_ok;      /* earliest RD after a WR (tWTR) */
+	int64_t ref_due;    /* dcycle the next all-bank refresh is due */
+};
+
+/* One queued burst. */
+struct burst {
+	uint32_t req;       /* index into dram.reqs */
+	uint32_t bytes;     /* requested bytes inside this burst */
+	int rank, bank;     /* location */
+	int64_t row;
+	int64_t arrive_d;   /* arrival, dcycles */
+	cycle_t arrive_c;   /* arrival, core cycles (latency) */
+	uint8_t write;      /* 1 = WR */
+	uint8_t did_act;    /* an ACT was issued for this burst */
+	uint8_t did_pre;    /* a PRE was issued for this burst */
+};
+
+/* One dram_request in flight. */
+struct dreq {
+	dram_done_fn done;  /* callback, NULL = slot free */
+	void *ctx;          /* its context */
+	uint64_t tag;       /* its tag */
+	uint32_t remaining; /* bursts not yet completed */
+	uint32_t next_free; /* free-list link */
+};
+
+/* A registered retry hook. */
+struct waiter {
+	dram_done_fn fn;    /* retry callback */
+	void *ctx;          /* requestor */
+};
+
+/* What a burst needs next. */
+enum { CMD_NONE, CMD_ACT, CMD_PRE, CMD_COL };
+
+/* The chosen next command. */
+struct cand {
+	int kind;           /* CMD_* or CMD_NONE */
+	uint32_t k;         /* queue position of its burst */
+	int64_t t;          /* dcycle it can issue */
+	int refresh_rank;   /* >= 0: refresh this rank instead */
+};
+
+/* One channel: the unit the engine sees. */
+struct chan {
+	struct unit u;      /* must be first */
+	dram *d;            /* owner */
+	int id;             /* channel index */
+	struct burst *q;    /* ring of queued bursts, oldest at head */
+	uint32_t head;      /* ring index of the oldest */
+	uint32_t n;         /* queued bursts (may exceed queue_depth) */
+	uint32_t cap;       /* ring capacity (power of two) */
+	uint32_t n_inflight;/* bursts issued, completion pending */
+	struct bank *banks; /* ranks x banks */
+	struct rank *ranks; /* ranks */
+	int64_t cmd_free;   /* earliest dcycle for the next command */
+	int64_t last_col;   /* dcycle of the last RD/WR (tCCD) */
+	int64_t bus_free;   /* dcycle the data bus is free again */
+	int last_bus_rank;  /* rank of the last data burst, -1 none */
+	int last_bus_write; /* 1 if the last data burst was a write */
+	uint32_t gen;       /* wake generation (lazy cancel) */
+	cycle_t wake_at;    /* core cycle of the pending wake, CYCLE_MAX none */
+	uint32_t mark;      /* hit_mark stamp of the current decision */
+	int cache_ok;       /* 'cached' is still the right next command */
+	struct cand cached; /* decision the pending wake was scheduled for */
+	cycle_t busy_since; /* core cycle the channel became busy */
+	double pipe_free_ns;/* ideal mode: when the pipe is free, ns */
+	uint64_t lat_max;   /* largest read latency */
+	cycle_t first_arrive, last_done; /* activity span, core cycles */
+	uint64_t *hist;     /* read-latency histogram, HIST_N bins */
+};
+
+struct dram {
+	eng *e;             /* engine */
+	int ideal;          /* dram.mode == ideal */
+	int sched;          /* SCHED_* */
+	int mapping;        /* index into mapping_fields */
+	int n_ch;           /* channels */
+	struct chan *ch;    /* channels (ch[0].u owns the whole struct) */
+	int ranks, banks;   /* per channel */
+	uint64_t rows;      /* per bank */
+	uint64_t cols;      /* bursts per row */
+	uint64_t count[F_N];/* radix of each address field */
+	uint64_t top_span;  /* bursts per value of the most significant field */
+	uint32_t burst_bytes;/* bytes per burst (interleave granule) */
+	uint32_t queue_depth;/* schedulable bursts per channel */
+	struct dram_timing t;
+	uint64_t cf, tf;    /* core period and tCK, reduced integers */
+	double clock_ghz;   /* core clock */
+	double tck_ns;      /* DRAM tCK */
+	double peak_ch;     /* peak bytes/s of one channel */
+	double ideal_lat_ns;/* ideal: latency */
+	double ideal_bw_ch; /* ideal: bytes/ns of one channel */
+	uint8_t *data;      /* functional contents */
+	uint64_t size;      /* dram.bytes */
+	struct dreq *reqs;  /* request pool */
+	uint32_t n_reqs;    /* allocated entries of reqs */
+	uint32_t free_req;  /* free-list head, UINT32_MAX = empty */
+	struct waiter *w;   /* retry hooks waiting for space */
+	int n_w, cap_w;
+	int space_pending;  /* an EV_SPACE is scheduled */
+	uint32_t *need;     /* scratch: bursts per channel of one request */
+};
+
+/* ---- small helpers ---------------------------------------------------------*/
+
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* Earliest dcycle at or after core cycle c. */
+static int64_t core_to_d(const dram *d, cycle_t c)
+{
+	return (int64_t)((c * d->cf + d->tf - 1) / d->tf);
+}
+
+/* Last dcycle whose time is <= core cycle c (the horizon of a wake). */
+static int64_t core_horizon(const dram *d, cycle_t c)
+{
+	return (int64_t)(c * d->cf / d->tf);
+}
+
+/* First core cycle at or after dcycle x. */
+static cycle_t d_to_core(const dram *d, int64_t x)
+{
+	if (x <= 0)
+		return 0;
+	return ((uint64_t)x * d->tf + d->cf - 1) / d->cf;
+}
+
+uint64_t dram_core_to_dcycle(const dram *d, cycle_t c)
+{
+	return (uint64_t)core_to_d(d, c);
+}
+
+cycle_t dram_dcycle_to_core(const dram *d, uint64_t dc)
+{
+	return d_to_core(d, (int64_t)dc);
+}
+
+static unsigned hist_bin(uint64_t v)
+{
+	int e;
+
+	if (v < HIST_LIN)
+		return (unsigned)v;
+	e = 63 - __builtin_clzll(v);         /* >= 10 */
+	return HIST_LIN + (unsigned)(e - 10) * HIST_SUB +
+	       (unsigned)((v >> (e - 6)) & (HIST_SUB - 1));
+}
+
+/* Smallest value that falls into bin i. */
+static uint64_t hist_low(unsigned i)
+{
+	unsigned e, sub;
+
+	if (i < HIST_LIN)
+		return i;
+	e = (i - HIST_LIN) / HIST_SUB + 10;
+	sub = (i - HIST_LIN) % HIST_SUB;
+	return (uint64_t)(HIST_SUB + sub) << (e - 6);
+}
+
+/* ---- address mapping ------------------------------------------------------*/
+
+void dram_locate(const dram *d, uint64_t addr, struct dram_loc *loc)
+{
+	uint64_t q = addr / d->burst_bytes, v[F_N];
+	const int *f = mapping_fields[d->mapping];
+	int i;
+
+	/*
+	 * Mixed radix, least significant field first, so channel, rank and
+	 * bank counts need not be powers of two.  The most significant field
+	 * takes what is left: for the channel that is q / (bursts of one
+	 * channel's share of dram.bytes), for the row the remainder.
+	 */
+	if (f[F_N - 1] == F_CH) {
+		v[F_CH] = q / d->top_span;
+		q %= d->top_span;
+	}
+	for (i = 0; i < F_N - 1; i++) {
+		v[f[i]] = q % d->count[f[i]];
+		q /= d->count[f[i]];
+	}
+	if (f[F_N - 1] != F_CH)
+		v[f[F_N - 1]] = q % d->count[f[F_N - 1]];
+	if (v[F_CH] >= (uint64_t)d->n_ch)
+		v[F_CH] = (uint64_t)d->n_ch - 1;
+	loc->channel = (int)v[F_CH];
+	loc->rank = (int)v[F_RA];
+	loc->bank = (int)v[F_BA];
+	loc->row = v[F_RO];
+	loc->col = v[F_CO];
+}
+
+int dram_channels(const dram *d) { return d->n_ch; }
+uint32_t dram_burst_bytes(const dram *d) { return d->burst_bytes; }
+uint8_t *dram_data(dram *d) { return d->data; }
+uint64_t dram_size(const dram *d) { return d->size; }
+struct unit *dram_channel_unit(dram *d, int ch) { return &d->ch[ch].u; }
+
+double dram_peak_bytes_per_s(const dram *d)
+{
+	return d->peak_ch * d->n_ch;
+}
+
+/* ---- channel queue (ring) ---------------------------------------------------*/
+
+static struct burst *q_at(struct chan *c, uint32_t k)
+{
+	return &c->q[(c->head + k) & (c->cap - 1)];
+}
+
+static int q_push(struct chan *c, const struct burst *b)
+{
+	if (c->n == c->cap) {
+		uint32_t cap = c->cap * 2, k;
+		struct burst *nq = malloc(cap * sizeof(*nq));
+
+		if (!nq)
+			return NPU_ENOMEM;
+		for (k = 0; k < c->n; k++)
+			nq[k] = *q_at(c, k);
+		free(c->q);
+		c->q = nq;
+		c->cap = cap;
+		c->head = 0;
+	}
+	*q_at(c, c->n) = *b;
+	c->n++;
+	return 0;
+}
+
+/*
+ * Remove the k-th oldest burst.  Scheduled bursts are among the oldest
+ * queue_depth, so shifting the older ones up by one costs at most
+ * queue_depth moves and keeps age order.
+ */
+static void q_remove(struct chan *c, uint32_t k)
+{
+	while (k > 0) {
+		*q_at(c, k) = *q_at(c, k - 1);
+		k--;
+	}
+	c->head = (c->head + 1) & (c->cap - 1);
+	c->n--;
+}
+
+/* ---- events ----------------------------------------------------------------*/
+
+/* Make sure the channel runs its scheduler at core cycle 'when'. */
+static int chan_wake(struct chan *c, cycle_t when)
+{
+	cycle_t now = eng_now(c->d->e);
+
+	if (when < now)
+		when = now;
+	if (c->wake_at != CYCLE_MAX && c->wake_at <= when)
+		return 0;       /* an earlier or equal wake is pending */
+	c->gen++;               /* drop the later one */
+	c->wake_at = when;
+	return eng_schedule_gen(c->d->e, when, EV_PRI_ARB, &c->u, EV_WAKE, 0,
+				&c->gen);
+}
+
+/* Retry hooks wait for space: tell them in an event of their own. */
+static int space_freed(struct chan *c)
+{
+	dram *d = c->d;
+
+	if (d->n_w == 0 || d->space_pending)
+		return 0;
+	d->space_pending = 1;
+	return eng_schedule(d->e, eng_now(d->e), EV_PRI_WAKE, &c->u, EV_SPACE,
+			    0);
+}
+
+/* A burst left the channel entirely or the channel got its first work. */
+static void busy_update(struct chan *c, int was_idle)
+{
+	cycle_t now = eng_now(c->d->e);
+	int idle = c->n == 0 && c->n_inflight == 0;
+
+	if (was_idle && !idle)
+		c->busy_since = now;
+	else if (!was_idle && idle)
+		c->u.ctr[CTR_DRAM_BUSY_CYCLES] += now - c->busy_since;
+}
+
+/* ---- refresh ----------------------------------------------------------------*/
+
+/*
+ * All-bank refresh of rank r, due at T: precharge every open bank as soon
+ * as tRAS/tRTP/tWR allow, REF once every bank has had tRP, then the rank
+ * is busy for tRFC.  The PREs and the REF are not put on the command bus
+ * (a refresh costs tRFC, the PREs a few cycles at most).
+ */
+static void refresh_rank(struct chan *c, int r, int64_t T)
+{
+	dram *d = c->d;
+	struct bank *b = &c->banks[(size_t)r * d->banks];
+	int64_t ref = T;
+	int k;
+
+	for (k = 0; k < d->banks; k++) {
+		if (b[k].row >= 0) {
+			ref = max64(ref, max64(T, b[k].pre_ok) + d->t.rp);
+			c->u.ctr[CTR_DRAM_PRECHARGES]++;
+		} else {
+			ref = max64(ref, b[k].act_ok);
+		}
+	}
+	for (k = 0; k < d->banks; k++) {
+		b[k].row = -1;
+		b[k].act_ok = ref + d->t.rfc;
+	}
+	c->ranks[r].ref_due += d->t.refi;
+	c->u.ctr[CTR_DRAM_REFRESHES]++;
+}
+
+/*
+ * The queue was empty until now (dcycle x): apply every refresh that fell
+ * due meanwhile.  The first may have to close open rows; after it all banks
+ * are closed, so the rest happen exactly on their due dcycles and only the
+ * last one still constrains the future: O(1) however long the idle time.
+ */
+static void refresh_catch_up(struct chan *c, int64_t x)
+{
+	dram *d = c->d;
+	int r, k;
+
+	for (r = 0; r < d->ranks; r++) {
+		struct rank *rk = &c->ranks[r];
+		struct bank *b = &c->banks[(size_t)r * d->banks];
+
+		while (rk->ref_due <= x) {
+			int64_t n, last;
+			int busy = 0;
+
+			for (k = 0; k < d->banks; k++)
+				busy |= b[k].row >= 0 ||
+					b[k].act_ok > rk->ref_due;
+			if (busy) {
+				/* rows to close or an earlier REF running */
+				refresh_rank(c, r, rk->ref_due);
+				continue;
+			}
+			/* on the grid: REF k at ref_due + k*tREFI exactly */
+			n = (x - rk->ref_due) / d->t.refi + 1;
+			last = rk->ref_due + (n - 1) * d->t.refi;
+			for (k = 0; k < d->banks; k++)
+				b[k].act_ok = last + d->t.rfc;
+			rk->ref_due += n * d->t.refi;
+			c->u.ctr[CTR_DRAM_REFRESHES] += (uint64_t)n;
+		}
+	}
+}
+
+/* ---- scheduler ----------------------------------------------------------------*/
+
+/* Earliest dcycle a column command of burst e can issue. */
+static int64_t col_ready(const struct chan *c, const struct burst *e,
+			 const struct bank *b)
+{
+	const dram *d = c->d;
+	int64_t lat = e->write ? d->t.cwl : d->t.cl, gap = 0, t;
+
+	t = max64(b->col_ok, c->last_col + d->t.ccd);
+	if (!e->write)
+		t = max64(t, c->ranks[e->rank].rd_ok);
+	if (c->last_bus_rank >= 0) {
+		if (c->last_bus_rank != e->rank)
+			gap += T_RTRS;
+		if (!c->last_bus_write && e->write)
+			gap += T_RTW_GAP;
+	}
+	/* its data must start after the bus is free (plus turnaround) */
+	return max64(t, c->bus_free + gap - lat);
+}
+
+/* Earliest dcycle an ACT for burst e can issue. */
+static int64_t act_ready(const struct chan *c, const struct burst *e,
+			 const struct bank *b)
+{
+	const dram *d = c->d;
+	const struct rank *rk = &c->ranks[e->rank];
+	int64_t t = b->act_ok;
+
+	t = max64(t, rk->last_act + d->t.rrd);
+	return max64(t, rk->faw[rk->faw_i] + d->t.faw);
+}
+
+/*
+ * Pick the next command: the one that can issue earliest; among those at
+ * the same dcycle, FR-FCFS prefers column commands (row hits) to ACT/PRE,
+ * then age.  FR-FCFS never precharges a bank whose open row a queued burst
+ * still hits (the hits go first).  FCFS considers the oldest burst only.
+ * A rank whose refresh is due no later than the best request command is
+ * refreshed first.
+ */
+static void pick(struct chan *c, struct cand *best)
+{
+	dram *d = c->d;
+	uint32_t n = c->n < d->queue_depth ? c->n : d->queue_depth, k;
+	int r;
+
+	best->kind = CMD_NONE;
+	best->k = 0;
+	best->refresh_rank = -1;
+	best->t = INT64_MAX;
+	if (d->sched == SCHED_FCFS && n > 1)
+		n = 1;
+	if (d->sched == SCHED_FRFCFS) {
+		/* mark banks whose open row has a schedulable hit */
+		c->mark++;
+		for (k = 0; k < n; k++) {
+			const struct burst *e = q_at(c, k);
+			struct bank *b = &c->banks[(size_t)e->rank * d->banks +
+						   e->bank];
+
+			if (b->row == e->row)
+				b->hit_mark = c->mark;
+		}
+	}
+	for (k = 0; k < n; k++) {
+		const struct burst *e = q_at(c, k);
+		const struct bank *b = &c->banks[(size_t)e->rank * d->banks +
+						 e->bank];
+		int kind;
+		int64_t t;
+
+		if (b->row == e->row) {
+			kind = CMD_COL;
+			t = col_ready(c, e, b);
+		} else if (b->row < 0) {
+			kind = CMD_ACT;
+			t = act_ready(c, e, b);
+		} else {
+			if (d->sched == SCHED_FRFCFS && b->hit_mark == c->mark)
+				continue;
+			kind = CMD_PRE;
+			t = b->pre_ok;
+		}
+		t = max64(t, max64(e->arrive_d, c->cmd_free));
+		if (t < best->t || (t == best->t && kind == CMD_COL &&
+				    best->kind != CMD_COL &&
+				    d->sched == SCHED_FRFCFS)) {
+			best->kind = kind;
+			best->k = k;
+			best->t = t;
+		}
+	}
+	if (best->kind == CMD_NONE)
+		return;
+	for (r = 0; r < d->ranks; r++) {
+		int64_t t = max64(c->ranks[r].ref_due, c->cmd_free);
+
+		if (t <= best->t && (best->refresh_rank < 0 || t < best->t)) {
+			best->refresh_rank = r;
+			best->t = t;
+		}
+	}
+}
+
+/* Record one read latency sample. */
+static void lat_sample(struct chan *c, uint64_t lat)
+{
+	c->hist[hist_bin(lat)]++;
+	c->u.ctr[CTR_DRAM_READ_LATENCY_SUM] += lat;
+	if (lat > c->lat_max)
+		c->lat_max = lat;
+}
+
+/* Issue the column command of queued burst k at dcycle t. */
+static int issue_col(struct chan *c, uint32_t k, int64_t t)
+{
+	dram *d = c->d;
+	struct burst e = *q_at(c, k);
+	struct bank *b = &c->banks[(size_t)e.rank * d->banks + e.bank];
+	int64_t end = t + (e.write ? d->t.cwl : d->t.cl) + d->t.burst;
+	cycle_t done = d_to_core(d, end);
+
+	c->bus_free = end;
+	c->last_bus_rank = e.rank;
+	c->last_bus_write = e.write;
+	c->last_col = t;
+	c->cmd_free = t + 1;
+	if (e.write) {
+		/* tWTR and tWR count from the end of the write data */
+		c->ranks[e.rank].rd_ok = max64(c->ranks[e.rank].rd_ok,
+					       end + d->t.wtr);
+		b->pre_ok = max64(b->pre_ok, end + d->t.wr);
+		c->u.ctr[CTR_DRAM_WRITES]++;
+		c->u.ctr[CTR_DRAM_WRITE_BYTES] += e.bytes;
+	} else {
+		b->pre_ok = max64(b->pre_ok, t + d->t.rtp);
+		c->u.ctr[CTR_DRAM_READS]++;
+		c->u.ctr[CTR_DRAM_READ_BYTES] += e.bytes;
+		lat_sample(c, done - e.arrive_c);
+	}
+	if (e.did_pre)
+		c->u.ctr[CTR_DRAM_ROW_CONFLICTS]++;
+	else if (e.did_act)
+		c->u.ctr[CTR_DRAM_ROW_MISSES]++;
+	else
+		c->u.ctr[CTR_DRAM_ROW_HITS]++;
+	q_remove(c, k);
+	c->n_inflight++;
+	if (done > c->last_done)
+		c->last_done = done;
+	if (eng_schedule(d->e, done, EV_PRI_COMPLETE, &c->u, EV_DONE, e.req))
+		return NPU_ENOMEM;
+	return space_freed(c);
+}
+
+static void issue_act(struct chan *c, struct burst *e, int64_t t)
+{
+	dram *d = c->d;
+	struct bank *b = &c->banks[(size_t)e->rank * d->banks + e->bank];
+	struct rank *rk = &c->ranks[e->rank];
+
+	b->row = e->row;
+	b->col_ok = t + d->t.rcd;
+	b->pre_ok = max64(b->pre_ok, t + d->t.ras);
+	rk->last_act = t;
+	rk->faw[rk->faw_i] = t;         /* overwrite the oldest of four */
+	rk->faw_i = (rk->faw_i + 1) & 3;
+	c->cmd_free = t + 1;
+	e->did_act = 1;
+	c->u.ctr[CTR_DRAM_ACTIVATES]++;
+}
+
+static void issue_pre(struct chan *c, struct burst *e, int64_t t)
+{
+	dram *d = c->d;
+	struct bank *b = &c->banks[(size_t)e->rank * d->banks + e->bank];
+
+	b->row = -1;
+	b->act_ok = max64(b->act_ok, t + d->t.rp);
+	c->cmd_free = t + 1;
+	e->did_pre = 1;
+	c->u.ctr[CTR_DRAM_PRECHARGES]++;
+}
+
+/*
+ * The wake: issue every command that can issue by the end of this core
+ * cycle, in dcycle order, then sleep until the next one (or until the next
+ * arrival if the queue is empty).  Only commands and arrivals change what
+ * pick() returns (completions do not), so when no request arrived since
+ * the decision the wake was scheduled for, that decision is reused.
+ */
+static int chan_run(struct chan *c)
+{
+	dram *d = c->d;
+	int64_t horizon = core_horizon(d, eng_now(d->e));
+	struct cand best;
+	int rc;
+
+	c->wake_at = CYCLE_MAX;
+	while (c->n > 0) {
+		if (c->cache_ok)
+			best = c->cached;
+		else
+			pick(c, &best);
+		c->cache_ok = 0;
+		if (best.kind == CMD_NONE)
+			break;  /* cannot happen: the oldest always has a command */
+		if (best.t > horizon) {
+			rc = chan_wake(c, d_to_core(d, best.t));
+			c->cached = best;
+			c->cache_ok = 1;
+			return rc;
+		}
+		if (best.refresh_rank >= 0) {
+			refresh_rank(c, best.refresh_rank, best.t);
+			c->cmd_free = best.t + 1;
+			continue;
+		}
+		switch (best.kind) {
+		case CMD_COL:
+			rc = issue_col(c, best.k, best.t);
+			if (rc)
+				return rc;
+			break;
+		case CMD_ACT:
+			issue_act(c, q_at(c, best.k), best.t);
+			break;
+		default:
+			issue_pre(c, q_at(c, best.k), best.t);
+			break;
+		}
+	}
+	return 0;
+}
+
+/*
+ * A burst arrived.  Until now the pending wake (if any) was the earliest
+ * moment a command could issue; the new burst can only add a command (or
+ * hold back a PRE that its hit now defers), so waking when its own next
+ * command could issue at the earliest keeps the wake a lower bound without
+ * scanning the queue.
+ */
+static int arrival_wake(struct chan *c, const struct burst *e)
+{
+	dram *d = c->d;
+	const struct bank *b = &c->banks[(size_t)e->rank * d->banks + e->bank];
+	int64_t t;
+
+	c->cache_ok = 0;
+	if (b->row == e->row)
+		t = col_ready(c, e, b);
+	else if (b->row < 0)
+		t = act_ready(c, e, b);
+	else
+		t = b->pre_ok;
+	t = max64(t, max64(e->arrive_d, c->cmd_free));
+	return chan_wake(c, d_to_core(d, t));
+}
+
+/* ---- requests ------------------------------------------------------------------*/
+
+static int req_alloc(dram *d, uint32_t *out)
+{
+	if (d->free_req == UINT32_MAX) {
+		uint32_t n = d->n_reqs ? d->n_reqs * 2 : 64, i;
+		struct dreq *v = realloc(d->reqs, n * sizeof(*v));
+
+		if (!v)
+			return NPU_ENOMEM;
+		for (i = d->n_reqs; i < n; i++) {
+			v[i].done = NULL;
+			v[i].next_free = i + 1 < n ? i + 1 : UINT32_MAX;
+		}
+		d->reqs = v;
+		d->free_req = d->n_reqs;
+		d->n_reqs = n;
+	}
+	*out = d->free_req;
+	d->free_req = d->reqs[*out].next_free;
+	return 0;
+}
+
+static void req_free(dram *d, uint32_t i)
+{
+	d->reqs[i].done = NULL;
+	d->reqs[i].next_free = d->free_req;
+	d->free_req = i;
+}
+
+/*
+ * Ideal mode: each channel is a pipe of ideal_bw_ch bytes/ns; a burst
+ * starts when it arrives and the pipe is free, occupies it bytes/bw ns and
+ * completes 'latency' ns after it left the pipe.
+ */
+static int ideal_burst(struct chan *c, uint32_t req, uint32_t bytes,
+		       int write)
+{
+	dram *d = c->d;
+	cycle_t now = eng_now(d->e), done;
+	double start = (double)now / d->clock_ghz, end;
+
+	if (c->pipe_free_ns > start)
+		start = c->pipe_free_ns;
+	c->pipe_free_ns = start + (double)bytes / d->ideal_bw_ch;
+	end = c->pipe_free_ns + d->ideal_lat_ns;
+	/* the epsilon keeps exact products (2.5 ns x 1 GHz) from rounding up */
+	done = (cycle_t)ceil(end * d->clock_ghz - 1e-9);
+	if (done < now)
+		done = now;
+	if (write) {
+		c->u.ctr[CTR_DRAM_WRITES]++;
+		c->u.ctr[CTR_DRAM_WRITE_BYTES] += bytes;
+	} else {
+		c->u.ctr[CTR_DRAM_READS]++;
+		c->u.ctr[CTR_DRAM_READ_BYTES] += bytes;
+		lat_sample(c, done - now);
+	}
+	c->n_inflight++;
+	if (done > c->last_done)
+		c->last_done = done;
+	return eng_schedule(d->e, done, EV_PRI_COMPLETE, &c->u, EV_DONE, req);
+}
+
+int dram_request(dram *d, uint64_t addr, uint32_t bytes, int write,
+		 dram_done_fn done, void *ctx, uint64_t tag)
+{
+	cycle_t now = eng_now(d->e);
+	uint64_t q, q0, q1, end = addr + bytes;
+	struct dram_loc loc;
+	uint32_t ri;
+	int i, rc;
+
+	if (bytes == 0)
+		return NPU_ERANGE;
+	if (end < addr || end > d->size)
+		return NPU_EFAULT;
+	q0 = addr / d->burst_bytes;
+	q1 = (end - 1) / d->burst_bytes;
+	if (!d->ideal) {
+		/* admission: all bursts fit, or the channel queue is empty */
+		memset(d->need, 0, (size_t)d->n_ch * sizeof(*d->need));
+		for (q = q0; q <= q1; q++) {
+			dram_locate(d, q * d->burst_bytes, &loc);
+			d->need[loc.channel]++;
+		}
+		for (i = 0; i < d->n_ch; i++) {
+			struct chan *c = &d->ch[i];
+
+			if (d->need[i] && c->n > 0 &&
+			    c->n + d->need[i] > d->queue_depth) {
+				c->u.ctr[CTR_DRAM_REJECTED]++;
+				return DRAM_FULL;
+			}
+		}
+	}
+	rc = req_alloc(d, &ri);
+	if (rc)
+		return rc;
+	d->reqs[ri].done = done;
+	d->reqs[ri].ctx = ctx;
+	d->reqs[ri].tag = tag;
+	d->reqs[ri].remaining = (uint32_t)(q1 - q0 + 1);
+	for (q = q0; q <= q1; q++) {
+		uint64_t lo = q * d->burst_bytes, hi = lo + d->burst_bytes;
+		uint32_t part;
+		struct chan *c;
+		int was_idle;
+		struct burst b;
+
+		if (lo < addr)
+			lo = addr;
+		if (hi > end)
+			hi = end;
+		part = (uint32_t)(hi - lo);
+		dram_locate(d, q * d->burst_bytes, &loc);
+		c = &d->ch[loc.channel];
+		was_idle = c->n == 0 && c->n_inflight == 0;
+		if (c->first_arrive == CYCLE_MAX)
+			c->first_arrive = now;
+		if (d->ideal) {
+			rc = ideal_burst(c, ri, part, write);
+			if (rc)
+				return rc;
+			busy_update(c, was_idle);
+			continue;
+		}
+		memset(&b, 0, sizeof(b));
+		b.req = ri;
+		b.bytes = part;
+		b.rank = loc.rank;
+		b.bank = loc.bank;
+		b.row = (int64_t)loc.row;
+		b.arrive_c = now;
+		b.arrive_d = core_to_d(d, now);
+		b.write = (uint8_t)(write != 0);
+		if (c->n == 0)
+			refresh_catch_up(c, b.arrive_d);
+		rc = q_push(c, &b);
+		if (rc)
+			return rc;
+		busy_update(c, was_idle);
+		rc = arrival_wake(c, &b);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int dram_on_space(dram *d, dram_done_fn retry, void *ctx)
+{
+	int i;
+
+	for (i = 0; i < d->n_w; i++)
+		if (d->w[i].fn == retry && d->w[i].ctx == ctx)
+			return 0;
+	if (d->n_w == d->cap_w) {
+		int cap = d->cap_w ? d->cap_w * 2 : 8;
+		struct waiter *v = realloc(d->w, (size_t)cap * sizeof(*v));
+
+		if (!v)
+			return NPU_ENOMEM;
+		d->w = v;
+		d->cap_w = cap;
+	}
+	d->w[d->n_w].fn = retry;
+	d->w[d->n_w].ctx = ctx;
+	d->n_w++;
+	return 0;
+}
+
+/* Call the hooks registered so far, oldest first; each is one-shot. */
+static int call_waiters(dram *d)
+{
+	int n = d->n_w, i, rc = 0;
+	struct waiter *v;
+
+	d->space_pending = 0;
+	if (n == 0)
+		return 0;
+	v = malloc((size_t)n * sizeof(*v));
+	if (!v)
+		return NPU_ENOMEM;
+	memcpy(v, d->w, (size_t)n * sizeof(*v));
+	d->n_w = 0;             /* hooks may register again while called */
+	for (i = 0; i < n && rc == 0; i++)
+		rc = v[i].fn(v[i].ctx, 0, eng_now(d->e));
+	free(v);
+	return rc;
+}
+
+/* ---- unit ops -------------------------------------------------------------------*/
+
+static int chan_event(struct unit *u, const struct ev *ev)
+{
+	struct chan *c = (struct chan *)u;
+	dram *d = c->d;
+	struct dreq *r;
+	int rc = 0;
+
+	switch (ev->kind) {
+	case EV_WAKE:
+		return chan_run(c);
+	case EV_SPACE:
+		return call_waiters(d);
+	case EV_DONE:
+		c->n_inflight--;
+		busy_update(c, 0);
+		r = &d->reqs[ev->arg];
+		if (--r->remaining == 0) {
+			dram_done_fn fn = r->done;
+			void *ctx = r->ctx;
+			uint64_t tag = r->tag;
+
+			req_free(d, (uint32_t)ev->arg);
+			rc = fn(ctx, tag, ev->when);
+		}
+		return rc;
+	default:
+		return NPU_EINTERNAL;
+	}
+}
+
+static int chan_blocked(const struct unit *u, char *buf, size_t n)
+{
+	const struct chan *c = (const struct chan *)u;
+
+	if (c->n == 0 && c->n_inflight == 0)
+		return 0;
+	snprintf(buf, n, "%u bursts queued, %u in flight, no wake pending",
+		 c->n, c->n_inflight);
+	return 1;
+}
+
+/* p99 of a histogram with 'total' samples. */
+static uint64_t hist_p99(const uint64_t *h, uint64_t total)
+{
+	uint64_t want = total - total / 100, acc = 0;   /* ceil(0.99 n) */
+	unsigned i;
+
+	if (total == 0)
+		return 0;
+	for (i = 0; i < HIST_N; i++) {
+		acc += h[i];
+		if (acc >= want)
+			return hist_low(i);
+	}
+	return hist_low(HIST_N - 1);
+}
+
+/* Derived per-channel values: latency average/p99, bandwidth, hit rate. */
+static void chan_dump(const struct unit *u, struct ctr_sink *s)
+{
+	const struct chan *c = (const struct chan *)u;
+	const dram *d = c->d;
+	uint64_t nrd = u->ctr[CTR_DRAM_READS];
+	uint64_t acc = u->ctr[CTR_DRAM_ROW_HITS] + u->ctr[CTR_DRAM_ROW_MISSES] +
+		       u->ctr[CTR_DRAM_ROW_CONFLICTS];
+	double secs = (double)eng_now(d->e) / (d->clock_ghz * 1e9);
+	double bytes = (double)(u->ctr[CTR_DRAM_READ_BYTES] +
+				u->ctr[CTR_DRAM_WRITE_BYTES]);
+	double bw = secs > 0 ? bytes / secs : 0;
+
+	ctr_emit_f64(s, u->name, "read_latency_avg_cycles",
+		     nrd ? (double)u->ctr[CTR_DRAM_READ_LATENCY_SUM] /
+			   (double)nrd : 0.0);
+	ctr_emit_f64(s, u->name, "read_latency_p99_cycles",
+		     (double)hist_p99(c->hist, nrd));
+	ctr_emit_u64(s, u->name, "read_latency_max_cycles", c->lat_max);
+	ctr_emit_f64(s, u->name, "bandwidth_gbps", bw / 1e9);
+	ctr_emit_f64(s, u->name, "bandwidth_pct_peak",
+		     d->peak_ch > 0 ? 100.0 * bw / d->peak_ch : 0.0);
+	ctr_emit_f64(s, u->name, "row_hit_rate",
+		     acc ? (double)u->ctr[CTR_DRAM_ROW_HITS] / (double)acc :
+			   0.0);
+}
+
+static void dram_free(dram *d)
+{
+	int i;
+
+	if (!d)
+		return;
+	for (i = 0; d->ch && i < d->n_ch; i++) {
+		free(d->ch[i].q);
+		free(d->ch[i].banks);
+		free(d->ch[i].ranks);
+		free(d->ch[i].hist);
+	}
+	free(d->ch);
+	free(d->data);
+	free(d->reqs);
+	free(d->w);
+	free(d->need);
+	free(d);
+}
+
+/* Channel 0 owns the whole model; the engine destroys it last. */
+static void chan_destroy(struct unit *u)
+{
+	struct chan *c = (struct chan *)u;
+
+	if (c->id == 0)
+		dram_free(c->d);
+}
+
+static const struct unit_ops chan_ops = {
+	.kind = "dram",
+	.on_event = chan_event,
+	.blocked = chan_blocked,
+	.dump = chan_dump,
+	.destroy = chan_destroy,
+};
+
+/* ---- construction ---------------------------------------------------------------*/
+
+/* Preset-backed keys are resolved by arch_load ("0 = from preset"). */
+static int64_t key_i(const struct arch *a, enum param_id id)
+{
+	return a->v[id].i;
+}
+
+static int setup_geometry(dram *d, const struct arch *a)
+{
+	int64_t bus = key_i(a, P_DRAM_BUS_BITS), bl = key_i(a, P_DRAM_BL);
+	int64_t beats = key_i(a, P_DRAM_BEATS_PER_TCK);
+	int64_t row_bytes = key_i(a, P_DRAM_ROW_BYTES);
+	double tck = a->v[P_DRAM_TCK].f;
+	uint64_t cf, tf, g, bursts;
+
+	if (bus < 8 || bl < 1 || beats < 1 || tck <= 0)
+		return NPU_ECONFIG;
+	d->n_ch = (int)ARCH_I(a, DRAM_CHANNELS);
+	d->ranks = (int)key_i(a, P_DRAM_RANKS);
+	d->banks = (int)key_i(a, P_DRAM_BANKS);
+	d->rows = (uint64_t)key_i(a, P_DRAM_ROWS);
+	if (d->n_ch < 1 || d->ranks < 1 || d->banks < 1 || d->rows < 1)
+		return NPU_ECONFIG;
+	d->burst_bytes = (uint32_t)(bus / 8 * bl);
+	d->cols = (uint64_t)row_bytes / d->burst_bytes;
+	if (d->cols < 1)
+		d->cols = 1;
+	d->count[F_CH] = (uint64_t)d->n_ch;
+	d->count[F_RA] = (uint64_t)d->ranks;
+	d->count[F_BA] = (uint64_t)d->banks;
+	d->count[F_RO] = d->rows;
+	d->count[F_CO] = d->cols;
+	/* channel-major mapping: each channel owns a contiguous share */
+	bursts = (d->size + d->burst_bytes - 1) / d->burst_bytes;
+	d->top_span = (bursts + (uint64_t)d->n_ch - 1) / (uint64_t)d->n_ch;
+	if (d->top_span == 0)
+		d->top_span = 1;
+
+	d->tck_ns = tck;
+	d->clock_ghz = ARCH_F(a, CHIP_CLOCK_GHZ);
+	d->peak_ch = (double)bus / 8 * (double)beats / (tck * 1e-9);
+	/* exact rational clock ratio: periods in femtoseconds, reduced */
+	cf = (uint64_t)llround(1e6 / d->clock_ghz);
+	tf = (uint64_t)llround(tck * 1e6);
+	if (cf == 0 || tf == 0)
+		return NPU_ECONFIG;
+	g = gcd64(cf, tf);
+	d->cf = cf / g;
+	d->tf = tf / g;
+
+	d->t.rcd = key_i(a, P_DRAM_TRCD);
+	d->t.cl = key_i(a, P_DRAM_TCL);
+	d->t.cwl = key_i(a, P_DRAM_TCWL);
+	d->t.rp = key_i(a, P_DRAM_TRP);
+	d->t.ras = key_i(a, P_DRAM_TRAS);
+	d->t.wr = key_i(a, P_DRAM_TWR);
+	d->t.wtr = key_i(a, P_DRAM_TWTR);
+	d->t.rtp = key_i(a, P_DRAM_TRTP);
+	d->t.rrd = key_i(a, P_DRAM_TRRD);
+	d->t.faw = key_i(a, P_DRAM_TFAW);
+	d->t.ccd = key_i(a, P_DRAM_TCCD);
+	d->t.refi = key_i(a, P_DRAM_TREFI);
+	d->t.rfc = key_i(a, P_DRAM_TRFC);
+	/* a burst holds the bus BL / beats cycles (BL/2 for DDR) */
+	d->t.burst = (bl + beats - 1) / beats;
+	if (d->t.refi < 1)
+		return NPU_ECONFIG;
+	return 0;
+}
+
+static int setup_channel(dram *d, int i)
+{
+	struct chan *c = &d->ch[i];
+	int r, k;
+
+	c->d = d;
+	c->id = i;
+	c->cap = 64;
+	while (c->cap < d->queue_depth)
+		c->cap *= 2;
+	c->q = malloc(c->cap * sizeof(*c->q));
+	c->banks = calloc((size_t)d->ranks * (size_t)d->banks,
+			  sizeof(*c->banks));
+	c->ranks = calloc((size_t)d->ranks, sizeof(*c->ranks));
+	c->hist = calloc(HIST_N, sizeof(*c->hist));
+	if (!c->q || !c->banks || !c->ranks || !c->hist)
+		return NPU_ENOMEM;
+	for (k = 0; k < d->ranks * d->banks; k++)
+		c->banks[k].row = -1;
+	for (r = 0; r < d->ranks; r++) {
+		c->ranks[r].last_act = T_NEVER;
+		for (k = 0; k < 4; k++)
+			c->ranks[r].faw[k] = T_NEVER;
+		c->ranks[r].rd_ok = 0;
+		/* the first refresh is due one tREFI after power-up */
+		c->ranks[r].ref_due = d->t.refi;
+	}
+	c->last_bus_rank = -1;
+	c->last_col = T_NEVER;
+	c->wake_at = CYCLE_MAX;
+	c->first_arrive = CYCLE_MAX;
+	return 0;
+}
+
+dram *dram_new(eng *e, const struct arch *a)
+{
+	dram *d = calloc(1, sizeof(*d));
+	struct diag *dg = eng_diag(e);
+	int i, rc = NPU_ENOMEM, registered = 0;
+
+	if (!d)
+		goto fail;
+	d->e = e;
+	d->ideal = ARCH_E(a, DRAM_MODE) == 1;
+	d->sched = ARCH_E(a, DRAM_SCHED) == 1 ? SCHED_FCFS : SCHED_FRFCFS;
+	d->mapping = ARCH_E(a, DRAM_MAPPING);
+	if (d->mapping < 0 || d->mapping > 2)
+		d->mapping = 0;
+	d->size = (uint64_t)ARCH_I(a, DRAM_BYTES);
+	d->queue_depth = (uint32_t)ARCH_I(a, DRAM_QUEUE);
+	d->free_req = UINT32_MAX;
+	rc = setup_geometry(d, a);
+	if (rc)
+		goto fail;
+	d->ideal_lat_ns = ARCH_F(a, DRAM_IDEAL_LAT);
+	/* GB/s = bytes/ns; the pipe of each channel has an equal share */
+	d->ideal_bw_ch = ARCH_F(a, DRAM_IDEAL_BW) / d->n_ch;
+	if (d->ideal)
+		d->peak_ch = d->ideal_bw_ch * 1e9;
+	rc = NPU_ENOMEM;
+	d->data = calloc(1, d->size);
+	d->ch = calloc((size_t)d->n_ch, sizeof(*d->ch));
+	d->need = calloc((size_t)d->n_ch, sizeof(*d->need));
+	if (!d->data || !d->ch || !d->need)
+		goto fail;
+	for (i = 0; i < d->n_ch; i++) {
+		rc = setup_channel(d, i);
+		if (rc)
+			goto fail;
+		unit_init(&d->ch[i].u, &chan_ops, e, -1, "dram.ch%d", i);
+	}
+	for (i = 0; i < d->n_ch; i++) {
+		rc = eng_add_unit(e, &d->ch[i].u);
+		if (rc)
+			goto fail;
+		registered = 1; /* from now on channel 0's destroy frees d */
+	}
+	return d;
+fail:
+	if (dg)
+		(void)diag_error(dg, diag_nowhere(), rc,
+				 rc == NPU_ECONFIG ?
+				 "dram: unusable geometry or timing (bus_bits, "
+				 "burst_length, tck_ns, ranks, banks, rows or "
+				 "trefi is 0)" :
+				 "dram: out of memory for %llu bytes of DRAM",
+				 (unsigned long long)(d ? d->size : 0));
+	if (!registered)
+		dram_free(d);
+	return NULL;
+}
+
+/* ---- statistics -----------------------------------------------------------------*/
+
+void dram_get_stats(const dram *d, int ch, struct dram_stats *st)
+{
+	uint64_t *h = NULL;
+	int i, lo = ch < 0 ? 0 : ch, hi = ch < 0 ? d->n_ch : ch + 1;
+	unsigned b;
+
+	memset(st, 0, sizeof(*st));
+	st->first_arrive = CYCLE_MAX;
+	h = calloc(HIST_N, sizeof(*h));
+	for (i = lo; i < hi; i++) {
+		const struct chan *c = &d->ch[i];
+		const uint64_t *v = c->u.ctr;
+
+		st->reads += v[CTR_DRAM_READS];
+		st->writes += v[CTR_DRAM_WRITES];
+		st->read_bytes += v[CTR_DRAM_READ_BYTES];
+		st->write_bytes += v[CTR_DRAM_WRITE_BYTES];
+		st->row_hits += v[CTR_DRAM_ROW_HITS];
+		st->row_misses += v[CTR_DRAM_ROW_MISSES];
+		st->row_conflicts += v[CTR_DRAM_ROW_CONFLICTS];
+		st->activates += v[CTR_DRAM_ACTIVATES];
+		st->precharges += v[CTR_DRAM_PRECHARGES];
+		st->refreshes += v[CTR_DRAM_REFRESHES];
+		st->rejected += v[CTR_DRAM_REJECTED];
+		st->lat_avg += (double)v[CTR_DRAM_READ_LATENCY_SUM];
+		st->lat_n += v[CTR_DRAM_READS];
+		if (c->lat_max > st->lat_max)
+			st->lat_max = c->lat_max;
+		if (c->first_arrive < st->first_arrive)
+			st->first_arrive = c->first_arrive;
+		if (c->last_done > st->last_done)
+			st->last_done = c->last_done;
+		for (b = 0; h && b < HIST_N; b++)
+			h[b] += c->hist[b];
+	}
+	if (st->lat_n)
+		st->lat_avg /= (double)st->lat_n;
+	st->lat_p99 = h ? hist_p99(h, st->lat_n) : st->lat_max;
+	free(h);
+}
