@@ -346,12 +346,23 @@ static void dump_derived(const struct arch *a, FILE *fp)
 	fputc('\n', fp);
 }
 
+/* Text inside a '#' comment: a newline would end the comment and turn
+ * the rest into (broken) settings, so control characters become '?'. */
+static void put_comment_text(FILE *fp, const char *s)
+{
+	for (; *s; s++)
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, fp);
+}
+
 int arch_dump(const struct arch *a, FILE *fp)
 {
-	fprintf(fp, "# %s: resolved chip configuration (npusim config --dump)",
-		ARCH_S(a, CHIP_NAME));
-	if (a->path)
-		fprintf(fp, "\n# source: %s", a->path);
+	fputs("# ", fp);
+	put_comment_text(fp, ARCH_S(a, CHIP_NAME));
+	fputs(": resolved chip configuration (npusim config --dump)", fp);
+	if (a->path) {
+		fputs("\n# source: ", fp);
+		put_comment_text(fp, a->path);
+	}
 	fputs("\n# Every key with its final value: defaults, dram.preset "
 	      "timings, -s overrides\n# and NoC placement applied.  Loading "
 	      "this file gives the same chip.\n", fp);

@@ -429,7 +429,7 @@ END_TEST
 START_TEST(arch_dump_roundtrip_overrides)
 {
 	static const char *const ov[] = {
-		"chip.name=quote\" back\\slash\ttab", "chip.clock_ghz=0.123456789",
+		"chip.name=quote\" back\\slash\ttab\nnewline", "chip.clock_ghz=0.123456789",
 		"core.matrix.dataflow=os", "core.matrix.weight_double_buffer=true",
 		"dram.tcl=40", "energy.mac_pj=1e-7",
 		"core.scratchpad.bytes=4G", "core.scratchpad.bank_width=4096",
@@ -461,7 +461,9 @@ START_TEST(arch_dump_roundtrip_overrides)
 		ck_assert(m != NULL && m < nl);
 	}
 	ck_assert_ptr_nonnull(strstr(text, "# ---- derived peaks"));
-	ck_assert_ptr_nonnull(strstr(text, "name = \"quote\\\" back\\\\slash\\ttab\";"));
+	ck_assert_ptr_nonnull(strstr(text, "name = \"quote\\\" back\\\\slash\\ttab\\nnewline\";"));
+	/* the name in the header comment cannot break the comment */
+	ck_assert_ptr_nonnull(strstr(text, "# quote\" back\\slash?tab?newline: resolved"));
 	free(text);
 	arch_free(&a);
 	/* the include fixture and the 64-bit fixture round-trip too */
