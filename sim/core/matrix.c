@@ -1,0 +1,1470 @@
+/*
+ * matrix.c - the systolic matrix engine: command checks, placement on the
+ * array clock, the access sequencer with global stalls, the mout path, and
+ * the fast array model.  matrix_pe.c holds the per-PE reference model;
+ * matrix_int.h describes the shared structure; docs/timing.md derives every
+ * cycle number used here.
+ *
+ * Array timing of one instruction (array cycles from its start B; R x C
+ * array; P = core.matrix.pipeline_latency):
+ *   mpre  WS/IS  T = R: stationary row k enters the top at R-1-k and has
+ *                shifted down to array row k at the end of cycle R-1.
+ *   mmul  WS     T = M + R + C - 2 + P: A row m enters the left skew buffer
+ *                at m; C row m leaves the de-skew buffer at m+R+C-2+P.
+ *         IS     T = N + R + C - 2 + P: the same with B^T rows streaming and
+ *                C^T rows leaving.
+ *         OS     T = K + R + C - 2 + P: A^T row k and B row k enter at k;
+ *                PE (i,j) takes its last product at K-1+i+j, so C row i is
+ *                complete at K+i+C-2(+P).  With core.matrix.os_drain the
+ *                results instead shift out through the bottom after the
+ *                last product: R more cycles, row i at K+R+C-2+R-1-i(+P).
+ *   mout         T = rows + 1: accumulator row r is consumed at r and its
+ *                requantised row written to the scratchpad at r+1.
+ * Partial folds (K < R, N < C, ...) still pay the full R and C terms: the
+ * data crosses the whole array (SCALE-Sim's model).
+ *
+ * Cost: events per row access and per instruction boundary; values cost
+ * M*K*N MACs per mmul (the functional work itself).  Nothing here loops
+ * over R x C.
+ */
+#include "matrix_int.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "num.h"
+
+/* Event kinds. */
+enum { MTX_EV_SEQ = 1, MTX_EV_DONE = 2 };
+
+static const char *const df_names[] = { "ws", "os", "is" };
+static const char *const kind_names[] = {
+	[MTX_PRELOAD] = "mpre", [MTX_MUL] = "mmul", [MTX_MUL_ACC] = "mmacc",
+	[MTX_OUT] = "mout",
+};
+
+/* ---- numerics shared by both models ------------------------------------- */
+
+uint32_t mtx_row_bytes(int type, uint32_t n)
+{
+	return (uint32_t)dtype_bytes((enum npu_dtype)type, n);
+}
+
+void mtx_decode(int t, const uint8_t *raw, uint32_t n, union mtx_val *v)
+{
+	uint32_t i;
+
+	if (dtype_is_float((enum npu_dtype)t)) {
+		for (i = 0; i < n; i++)
+			v[i].f = num_decode_f32((enum npu_dtype)t,
+						num_get_bits((enum npu_dtype)t,
+							     raw, i));
+	} else {
+		int bits = dtype_bits((enum npu_dtype)t);
+
+		for (i = 0; i < n; i++)
+			v[i].i = (int32_t)num_sext(num_get_bits((enum npu_dtype)t,
+								raw, i), bits);
+	}
+}
+
+union mtx_val mtx_mac(int is_float, union mtx_val acc, union mtx_val a,
+		      union mtx_val b)
+{
+	union mtx_val r;
+
+	if (is_float)
+		r.f = num_mac_f32(acc.f, a.f, b.f);
+	else
+		r.i = num_mac_i32(acc.i, a.i, b.i);
+	return r;
+}
+
+static uint32_t get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+/*
+ * Round-to-nearest-even of the exact value v * scale to an integer, for an
+ * int32 accumulator and a finite fp32 scale.  scale = sm * 2^e exactly
+ * (sm < 2^24), so v*sm fits an int64 (< 2^55) and the rounding is one
+ * exact shift: no intermediate rounding at all.  Saturates to +-2^62.
+ */
+static int64_t rne_mul_i32(int32_t v, float scale)
+{
+	uint32_t bits = num_f32_bits(scale);
+	int ex = (int)((bits >> 23) & 0xff);
+	int64_t sm = (int64_t)(bits & 0x7fffff);
+	int e, neg;
+	uint64_t a, q;
+	int64_t p;
+
+	if (ex == 0)
+		e = -149;
+	else {
+		sm |= (int64_t)1 << 23;
+		e = ex - 150;
+	}
+	p = (int64_t)v * sm;
+	if (bits >> 31)
+		p = -p;
+	neg = p < 0;
+	a = neg ? (uint64_t)(-p) : (uint64_t)p;
+	if (a == 0)
+		return 0;
+	if (e >= 0) {
+		/* |a| < 2^55: a shift of 8 or more may leave the range */
+		if (e >= 8 && (e >= 63 || (a >> (62 - e)) != 0))
+			return neg ? -((int64_t)1 << 62) : ((int64_t)1 << 62);
+		q = a << e;
+	} else if (-e >= 63) {
+		q = 0; /* |value| < 2^55 * 2^-63 < 1/2 */
+	} else {
+		int sh = -e;
+		uint64_t rem = a & ((UINT64_C(1) << sh) - 1);
+		uint64_t half = UINT64_C(1) << (sh - 1);
+
+		q = a >> sh;
+		if (rem > half || (rem == half && (q & 1)))
+			q++;
+	}
+	return neg ? -(int64_t)q : (int64_t)q;
+}
+
+/*
+ * v * scale as a double with round-to-odd, for an int32 v: exact when the
+ * 55-bit product fits 53 bits, otherwise the dropped bits are folded into
+ * the last bit so that the caller's final rounding to any format of at most
+ * 51 significand bits (all npusim types) is still correctly rounded.
+ */
+static double mul_i32_odd(int32_t v, float scale)
+{
+	uint32_t bits = num_f32_bits(scale);
+	int ex = (int)((bits >> 23) & 0xff);
+	int64_t sm = (int64_t)(bits & 0x7fffff);
+	int e, sh = 0, neg;
+	uint64_t a;
+
+	if (ex == 0xff)
+		return (double)v * (double)scale; /* inf/NaN scale */
+	if (ex == 0)
+		e = -149;
+	else {
+		sm |= (int64_t)1 << 23;
+		e = ex - 150;
+	}
+	{
+		int64_t p = (int64_t)v * sm;
+
+		neg = (p < 0) != (int)(bits >> 31);
+		a = p < 0 ? (uint64_t)(-p) : (uint64_t)p;
+	}
+	while ((a >> sh) >= (UINT64_C(1) << 53))
+		sh++;
+	if (sh) {
+		uint64_t sticky = (a & ((UINT64_C(1) << sh) - 1)) != 0;
+
+		a = (a >> sh) | sticky;
+	}
+	return (neg ? -1.0 : 1.0) * ldexp((double)a, e + sh);
+}
+
+/*
+ * mout of one element: out = sat_OTYPE(round_rne(act(acc) * scale) + zp)
+ * (docs/timing.md "mout").  Integer outputs round the exact product once;
+ * float outputs round act(acc)*scale+zp once to the output type (a nonzero
+ * zero point is added in double first).
+ */
+static uint32_t requant(int acc_type, uint32_t acc_bits, int out_type,
+			float scale, int32_t zp, int act)
+{
+	enum npu_dtype ot = (enum npu_dtype)out_type;
+
+	if (acc_type == DT_INT32) {
+		int32_t v = (int32_t)acc_bits;
+
+		if (act == 1 && v < 0)
+			v = 0;
+		if (!dtype_is_float(ot)) {
+			uint32_t sb = num_f32_bits(scale);
+
+			if (((sb >> 23) & 0xff) != 0xff) {
+				int64_t q = rne_mul_i32(v, scale) + zp;
+
+				return (uint32_t)num_sat_int(ot, q);
+			}
+			/* inf or NaN scale: through doubles (NaN -> 0) */
+			return num_encode(ot, (double)v * (double)scale + zp,
+					  NUM_OVF_SAT);
+		}
+		return num_encode(ot, mul_i32_odd(v, scale) + zp, NUM_OVF_SAT);
+	} else {
+		float v = num_f32_from_bits(acc_bits);
+		double y;
+
+		if (act == 1 && v < 0)
+			v = 0.0f;
+		y = (double)v * (double)scale; /* exact: 24 x 24 bits */
+		if (!dtype_is_float(ot) && isfinite(y))
+			y = num_rne(y); /* round once to an integer */
+		return num_encode(ot, y + zp, NUM_OVF_SAT);
+	}
+}
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static struct mtx *M_(struct unit *u) { return (struct mtx *)u; }
+
+uint64_t mtx_fold_cycles(int df, uint32_t rows, uint32_t cols, uint32_t m,
+			 uint32_t k, uint32_t n)
+{
+	uint64_t R = rows, C = cols;
+
+	switch (df) {
+	case MTX_WS:
+		return 2 * R + C + m - 2;
+	case MTX_IS:
+		return 2 * R + C + n - 2;
+	default:
+		return (uint64_t)k + R + C - 2;
+	}
+}
+
+static int fault(struct mtx *m, const struct tile_cmd *c, const char *fmt,
+		 ...) NPU_PRINTF(3, 4);
+
+/* Report a runtime fault of this unit at the command's pc. */
+static int fault(struct mtx *m, const struct tile_cmd *c, const char *fmt,
+		 ...)
+{
+	struct diag *d = eng_diag(m->u.eng);
+	char msg[320];
+	va_list ap;
+
+	if (!d)
+		return NPU_EFAULT;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return diag_error(d, diag_at_run(m->u.core, c->pc, eng_now(m->u.eng)),
+			  NPU_EFAULT, "matrix: %s", msg);
+}
+
+static void tile_put(struct mtx_tile *t)
+{
+	if (t && --t->refs == 0) {
+		free(t->data);
+		free(t->dec);
+		free(t);
+	}
+}
+
+/*
+ * Slack of a stream's rows: SRAM latency plus the cycles its widest row
+ * needs alone, minus one.  Rows repeat their bank alignment with period
+ * banks*width/gcd(stride, banks*width), so at most that many are examined.
+ */
+static uint32_t stream_lead(sram *s, uint64_t addr, uint64_t stride,
+			    uint32_t n, uint32_t bytes)
+{
+	const struct sram_geom *g = sram_geom(s);
+	uint64_t span = (uint64_t)g->banks * (uint64_t)g->bank_width;
+	uint64_t a = stride % span, b = span, period, r;
+	uint32_t worst = 0;
+
+	while (a) {
+		uint64_t t = b % a;
+
+		b = a;
+		a = t;
+	}
+	period = span / b; /* b = gcd(stride, span) (gcd(0, span) = span) */
+	for (r = 0; r < n && r < period; r++) {
+		uint32_t c = sram_alone_cycles(s, addr + r * stride, bytes);
+
+		if (c > worst)
+			worst = c;
+	}
+	return (uint32_t)g->latency + worst - 1;
+}
+
+static void stream_set(struct mtx *m, struct mtx_stream *s, int mem,
+		       int write, int req, uint32_t n, int rev, int64_t first,
+		       uint64_t addr, uint32_t stride, uint32_t bytes)
+{
+	memset(s, 0, sizeof(*s));
+	s->mem = mem;
+	s->write = write;
+	s->req = req;
+	s->n = n;
+	s->rev = rev;
+	s->first = first;
+	s->addr = addr;
+	s->stride = stride ? stride : bytes; /* 0 = dense rows */
+	s->bytes = bytes;
+	s->lead = stream_lead(mem == MEM_SPM ? m->spm : m->acc, addr,
+			      s->stride, n, bytes);
+}
+
+/* Element alignment of a type in memory (int4: bytes). */
+static unsigned type_align(int t)
+{
+	int b = dtype_bits((enum npu_dtype)t);
+
+	return b < 8 ? 1u : (unsigned)(b / 8);
+}
+
+/* Range and alignment of every row of a stream, or a fault. */
+static int stream_check(struct mtx *m, const struct tile_cmd *c,
+			const struct mtx_stream *s, const char *what,
+			unsigned align)
+{
+	sram *mem = s->mem == MEM_SPM ? m->spm : m->acc;
+	uint64_t extent = (uint64_t)(s->n - 1) * s->stride + s->bytes;
+	char who[96];
+
+	if (align > 1 && s->stride % align)
+		return fault(m, c, "%s %s: row stride %llu is not a multiple of the %u-byte element size",
+			     kind_names[c->u.m.kind], what,
+			     (unsigned long long)s->stride, align);
+	snprintf(who, sizeof(who), "matrix: %s %s (%u rows of %u bytes, stride %llu)",
+		 kind_names[c->u.m.kind], what, s->n, s->bytes,
+		 (unsigned long long)s->stride);
+	return sram_check_access(mem, eng_diag(m->u.eng), who, c->pc,
+				 s->addr, extent, align);
+}
+
+/* ---- command decoding and checks --------------------------------------- */
+
+static int type_ok_in(int t)
+{
+	return t >= 0 && t < DT_N && t != DT_INT32;
+}
+
+/*
+ * Check a command against the array and the program-order state, and build
+ * its streams and interval length.  Faults name the pc, the cycle, the
+ * operand and the rule broken.
+ */
+static int insn_build(struct mtx *m, struct mtx_insn *in)
+{
+	const struct tile_cmd *c = &in->cmd;
+	const struct mtx_cmd *mc = &c->u.m;
+	const struct mtx_cfg *f = &mc->cfg;
+	uint32_t R = m->rows, C = m->cols, P = m->pipe;
+	uint32_t M = f->m, K = f->k, N = f->n;
+	int in_t = f->in_type, acc_t = f->acc_type, rc;
+	unsigned ia, aa = 4;
+
+	in->kind = mc->kind;
+	in->df = f->dataflow;
+	in->in_type = in_t;
+	in->acc_type = acc_t;
+	in->m = M;
+	in->k = K;
+	in->n = N;
+	in->w_st = -1;
+	if (mc->kind < MTX_PRELOAD || mc->kind > MTX_OUT)
+		return fault(m, c, "unknown command kind %d", (int)mc->kind);
+	if (f->dataflow < 0 || f->dataflow > 2)
+		return fault(m, c, "%s: dataflow %d is not 0 (ws), 1 (os) or 2 (is)",
+			     kind_names[mc->kind], f->dataflow);
+	if (acc_t != DT_INT32 && acc_t != DT_FP32)
+		return fault(m, c, "%s: accumulator type %d must be int32 or fp32",
+			     kind_names[mc->kind], acc_t);
+	if (M == 0 || N == 0 || (K == 0 && mc->kind != MTX_OUT))
+		return fault(m, c, "%s: empty tile M=%u K=%u N=%u (set M, K and N with mset)",
+			     kind_names[mc->kind], M, K, N);
+
+	if (mc->kind == MTX_OUT) {
+		uint32_t rows = in->df == MTX_IS ? N : M;
+		uint32_t cols = in->df == MTX_IS ? M : N;
+		int ot = f->out_type;
+
+		if (ot < 0 || ot >= DT_N)
+			return fault(m, c, "mout: output type %d is not a dtype id", ot);
+		if (f->out_act != 0 && f->out_act != 1)
+			return fault(m, c, "mout: activation %d is not 0 (none) or 1 (relu)",
+				     f->out_act);
+		in->path = MTX_PATH_OUT;
+		in->n_st = 2;
+		stream_set(m, &in->st[0], MEM_ACC, 0, MTX_REQ_ACC, rows, 0, 0,
+			   mc->c, f->c_stride, 4 * cols);
+		stream_set(m, &in->st[1], MEM_SPM, 1, MTX_REQ_OUT, rows, 0, 1,
+			   mc->d, f->out_stride, mtx_row_bytes(ot, cols));
+		in->w_st = 1;
+		in->t = (cycle_t)rows + 1;
+		if ((rc = stream_check(m, c, &in->st[0], "accumulator source", aa)))
+			return rc;
+		return stream_check(m, c, &in->st[1], "scratchpad destination",
+				    type_align(ot));
+	}
+
+	if (!type_ok_in(in_t))
+		return fault(m, c, "%s: input type %d is not one of int4, int8, int16, fp8e4m3, fp8e5m2, fp16, bf16, fp32",
+			     kind_names[mc->kind], in_t);
+	if (dtype_is_float((enum npu_dtype)in_t) != (acc_t == DT_FP32))
+		return fault(m, c, "%s: %s inputs need a%s accumulator, not %s",
+			     kind_names[mc->kind],
+			     dtype_name((enum npu_dtype)in_t),
+			     dtype_is_float((enum npu_dtype)in_t) ? "n fp32"
+								  : "n int32",
+			     dtype_name((enum npu_dtype)acc_t));
+	ia = type_align(in_t);
+
+	if (mc->kind == MTX_PRELOAD) {
+		uint32_t cols = in->df == MTX_WS ? N : M;
+
+		if (in->df == MTX_OS)
+			return fault(m, c, "mpre in the output-stationary dataflow: OS streams both operands (no stationary operand to preload)");
+		if (K > R || cols > C)
+			return fault(m, c, "mpre (%s): stationary tile of K=%u rows x %s=%u exceeds the %ux%u array (K<=%u, %s<=%u)",
+				     df_names[in->df], K,
+				     in->df == MTX_WS ? "N" : "M", cols, R,
+				     C, R, in->df == MTX_WS ? "N" : "M", C);
+		in->path = m->db ? MTX_PATH_WEIGHT : MTX_PATH_COMPUTE;
+		in->n_st = 1;
+		/* Row k enters the top at R-1-k: rows issue K-1 first. */
+		stream_set(m, &in->st[0], MEM_SPM, 0, MTX_REQ_TOP, K, 1,
+			   (int64_t)R - K, mc->a,
+			   in->df == MTX_WS ? f->b_stride : f->a_stride,
+			   mtx_row_bytes(in_t, cols));
+		in->t = R;
+		return stream_check(m, c, &in->st[0], "stationary operand", ia);
+	}
+
+	/* MTX_MUL / MTX_MUL_ACC */
+	in->path = MTX_PATH_COMPUTE;
+	switch (in->df) {
+	case MTX_WS:
+		if (K > R || N > C)
+			return fault(m, c, "%s (ws): K=%u x N=%u weights exceed the %ux%u array (K<=%u, N<=%u)",
+				     kind_names[mc->kind], K, N, R, C, R, C);
+		in->n_st = 2;
+		stream_set(m, &in->st[0], MEM_SPM, 0, MTX_REQ_LEFT, M, 0, 0,
+			   mc->a, f->a_stride, mtx_row_bytes(in_t, K));
+		stream_set(m, &in->st[1], MEM_ACC, 1, MTX_REQ_ACC, M, 0,
+			   (int64_t)R + C - 2 + P, mc->c, f->c_stride, 4 * N);
+		in->w_st = 1;
+		in->t = (cycle_t)M + R + C - 2 + P;
+		break;
+	case MTX_IS:
+		if (K > R || M > C)
+			return fault(m, c, "%s (is): K=%u x M=%u stationary inputs exceed the %ux%u array (K<=%u, M<=%u)",
+				     kind_names[mc->kind], K, M, R, C, R, C);
+		in->n_st = 2;
+		stream_set(m, &in->st[0], MEM_SPM, 0, MTX_REQ_LEFT, N, 0, 0,
+			   mc->b, f->b_stride, mtx_row_bytes(in_t, K));
+		stream_set(m, &in->st[1], MEM_ACC, 1, MTX_REQ_ACC, N, 0,
+			   (int64_t)R + C - 2 + P, mc->c, f->c_stride, 4 * M);
+		in->w_st = 1;
+		in->t = (cycle_t)N + R + C - 2 + P;
+		break;
+	default: /* MTX_OS */
+		if (M > R || N > C)
+			return fault(m, c, "%s (os): output tile M=%u x N=%u exceeds the %ux%u array (M<=%u, N<=%u)",
+				     kind_names[mc->kind], M, N, R, C, R, C);
+		in->n_st = 3;
+		stream_set(m, &in->st[0], MEM_SPM, 0, MTX_REQ_LEFT, K, 0, 0,
+			   mc->a, f->a_stride, mtx_row_bytes(in_t, M));
+		stream_set(m, &in->st[1], MEM_SPM, 0, MTX_REQ_TOP, K, 0, 0,
+			   mc->b, f->b_stride, mtx_row_bytes(in_t, N));
+		if (m->os_drain)
+			stream_set(m, &in->st[2], MEM_ACC, 1, MTX_REQ_ACC, M, 1,
+				   (int64_t)K + 2 * (int64_t)R + C - 2 - M + P,
+				   mc->c, f->c_stride, 4 * N);
+		else
+			stream_set(m, &in->st[2], MEM_ACC, 1, MTX_REQ_ACC, M, 0,
+				   (int64_t)K + C - 2 + P, mc->c, f->c_stride,
+				   4 * N);
+		in->w_st = 2;
+		in->t = (cycle_t)K + R + C - 2 + P + (m->os_drain ? R : 0);
+		break;
+	}
+	if ((rc = stream_check(m, c, &in->st[0],
+			       in->df == MTX_IS ? "B^T operand" :
+			       in->df == MTX_OS ? "A^T operand" : "A operand",
+			       ia)))
+		return rc;
+	if (in->df == MTX_OS &&
+	    (rc = stream_check(m, c, &in->st[1], "B operand", ia)))
+		return rc;
+	if ((rc = stream_check(m, c, &in->st[in->w_st],
+			       in->df == MTX_IS ? "C^T result" : "C result",
+			       aa)))
+		return rc;
+
+	if (in->df != MTX_OS) {
+		/* The stationary operand must be the resident tile. */
+		struct mtx_tile *t = m->cur_tile;
+		uint64_t want = in->df == MTX_WS ? mc->b : mc->a;
+		uint32_t cols = in->df == MTX_WS ? N : M;
+
+		if (!t)
+			return fault(m, c, "%s (%s) without a preceding mpre: no stationary tile is loaded",
+				     kind_names[mc->kind], df_names[in->df]);
+		if (want != 0 && want != t->addr)
+			return fault(m, c, "%s (%s): stationary operand %s=0x%llx is not the preloaded tile at 0x%llx (missing mpre?)",
+				     kind_names[mc->kind], df_names[in->df],
+				     in->df == MTX_WS ? "B" : "A",
+				     (unsigned long long)want,
+				     (unsigned long long)t->addr);
+		if (t->df != in->df || t->type != in_t || t->rows != K ||
+		    t->cols != cols)
+			return fault(m, c, "%s (%s, %s, K=%u, %s=%u) does not match the preloaded tile (%s, %s, K=%u, %s=%u)",
+				     kind_names[mc->kind], df_names[in->df],
+				     dtype_name((enum npu_dtype)in_t), K,
+				     in->df == MTX_WS ? "N" : "M", cols,
+				     df_names[t->df],
+				     dtype_name((enum npu_dtype)t->type),
+				     t->rows, t->df == MTX_WS ? "N" : "M",
+				     t->cols);
+	}
+	return 0;
+}
+
+/* ---- the access sequencer ----------------------------------------------- */
+
+static int op_before(const struct mtx_op *a, const struct mtx_op *b)
+{
+	if (a->deadline != b->deadline)
+		return a->deadline < b->deadline;
+	return a->seq < b->seq;
+}
+
+static int heap_push(struct mtx *m, struct mtx_op *op)
+{
+	size_t i;
+
+	if (m->n_heap == m->cap_heap) {
+		size_t cap = m->cap_heap ? 2 * m->cap_heap : 64;
+		struct mtx_op **v = realloc(m->heap, cap * sizeof(*v));
+
+		if (!v)
+			return NPU_ENOMEM;
+		m->heap = v;
+		m->cap_heap = cap;
+	}
+	i = m->n_heap++;
+	while (i > 0 && op_before(op, m->heap[(i - 1) / 2])) {
+		m->heap[i] = m->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	m->heap[i] = op;
+	return 0;
+}
+
+static void heap_pop(struct mtx *m)
+{
+	struct mtx_op *last = m->heap[--m->n_heap];
+	size_t i = 0;
+
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, c = l;
+
+		if (l >= m->n_heap)
+			break;
+		if (r < m->n_heap && op_before(m->heap[r], m->heap[l]))
+			c = r;
+		if (!op_before(m->heap[c], last))
+			break;
+		m->heap[i] = m->heap[c];
+		i = c;
+	}
+	if (m->n_heap)
+		m->heap[i] = last;
+}
+
+static int seq_schedule(struct mtx *m, cycle_t r)
+{
+	if (m->seq_when == r)
+		return 0;
+	m->seq_gen++; /* the previously scheduled pass, if any, is stale */
+	m->seq_when = r;
+	return eng_schedule_gen(m->u.eng, r, EV_PRI_ISSUE, &m->u, MTX_EV_SEQ,
+				0, &m->seq_gen);
+}
+
+/* Run the sequencer at the current cycle (as an ISSUE-phase event). */
+static int seq_kick(struct mtx *m)
+{
+	return seq_schedule(m, eng_now(m->u.eng));
+}
+
+/*
+ * Wake the control unit: tile.h's tile_notify contract (an EV_PRI_WAKE
+ * event of the listener's kind at the current cycle), done in place.
+ */
+static int notify(struct mtx *m)
+{
+	if (!m->l.unit)
+		return 0;
+	return eng_schedule(m->u.eng, eng_now(m->u.eng), EV_PRI_WAKE,
+			    m->l.unit, m->l.kind, 0);
+}
+
+/* Functional effect of a completed access. */
+static int op_effect(struct mtx *m, struct mtx_insn *in, int si, uint32_t row)
+{
+	struct mtx_stream *s = &in->st[si];
+	uint8_t *mem = sram_data(s->mem == MEM_SPM ? m->spm : m->acc);
+	uint64_t addr = s->addr + (uint64_t)row * s->stride;
+	uint8_t *src = s->buf + (size_t)row * s->bytes;
+	uint32_t j, cols;
+	int rc;
+
+	if (!s->write) {
+		/* Operand rows are captured when they arrive. */
+		memcpy(src, mem + addr, s->bytes);
+		return 0;
+	}
+	if ((rc = m->be->row_values(m, in, row)))
+		return rc;
+	if (in->kind == MTX_OUT) {
+		/* element-wise, so int4 padding nibbles are left alone */
+		cols = in->df == MTX_IS ? in->m : in->n;
+		for (j = 0; j < cols; j++)
+			num_set_bits((enum npu_dtype)in->cmd.u.m.cfg.out_type,
+				     mem + addr, j,
+				     num_get_bits((enum npu_dtype)in->cmd.u.m.cfg.out_type,
+						  src, j));
+		return 0;
+	}
+	cols = s->bytes / 4;
+	if (in->kind == MTX_MUL) {
+		memcpy(mem + addr, src, s->bytes);
+		return 0;
+	}
+	/* MTX_MUL_ACC: the accumulator adds the array's sums on write. */
+	for (j = 0; j < cols; j++) {
+		uint32_t old = get_le32(mem + addr + 4 * j);
+		uint32_t add = get_le32(src + 4 * j);
+
+		if (in->acc_type == DT_INT32)
+			put_le32(mem + addr + 4 * j, old + add);
+		else
+			put_le32(mem + addr + 4 * j,
+				 num_f32_bits(num_mac_f32(num_f32_from_bits(old),
+							  num_f32_from_bits(add),
+							  1.0f)));
+	}
+	return 0;
+}
+
+static int insn_complete(struct mtx *m, struct mtx_insn *in, cycle_t t);
+
+/* SRAM completion of one of our accesses. */
+static int op_done(void *ctx, uint64_t tag, cycle_t when)
+{
+	struct mtx *m = ctx;
+	struct mtx_op *op = (struct mtx_op *)(uintptr_t)tag;
+	struct mtx_insn *in = op->in;
+	int rc;
+
+	op->done = 1;
+	op->done_at = when;
+	op->in = NULL;
+	if ((rc = op_effect(m, in, op->st, op->row)))
+		return rc;
+	in->ops_left--;
+	if (when > in->last_done)
+		in->last_done = when;
+	if (in->ops_left == 0 && in->array_done &&
+	    (rc = insn_complete(m, in, when)))
+		return rc;
+	/* A frozen array may go on now. */
+	return m->frozen ? seq_kick(m) : 0;
+}
+
+static int op_issue(struct mtx *m, struct mtx_insn *in, int si, uint32_t i,
+		    cycle_t event)
+{
+	struct mtx_stream *s = &in->st[si];
+	struct mtx_op *op = m->free_ops;
+	uint32_t row = s->rev ? s->n - 1 - i : i;
+	int rc;
+
+	if (op)
+		m->free_ops = op->free_next;
+	else if (!(op = malloc(sizeof(*op))))
+		return NPU_ENOMEM;
+	op->in = in;
+	op->st = si;
+	op->row = row;
+	op->deadline = s->write ? event + s->lead : event;
+	op->done = 0;
+	op->done_at = CYCLE_MAX;
+	op->seq = m->op_seq++;
+	op->free_next = NULL;
+	if ((rc = heap_push(m, op))) {
+		free(op);
+		return rc;
+	}
+	m->u.ctr[s->write ? CTR_MATRIX_SRAM_WRITES : CTR_MATRIX_SRAM_READS]++;
+	return sram_access(s->mem == MEM_SPM ? m->spm : m->acc,
+			   m->req[s->req], s->addr + (uint64_t)row * s->stride,
+			   s->bytes, s->write, eng_now(m->u.eng), op_done, m,
+			   (uint64_t)(uintptr_t)op);
+}
+
+int mtx_emit_write(struct mtx *m, struct mtx_insn *in, uint32_t row,
+		   cycle_t x)
+{
+	struct mtx_stream *s = &in->st[in->w_st];
+
+	/* Dynamic streams emit rows in order; the op index is the row's. */
+	if (!s->dyn || s->next >= s->n ||
+	    (s->rev ? s->n - 1 - s->next : s->next) != row)
+		return NPU_EINTERNAL;
+	s->next++;
+	return op_issue(m, in, in->w_st, s->rev ? s->n - 1 - row : row, x);
+}
+
+/* Array cycle at which op i of a static stream issues. */
+static cycle_t op_issue_cycle(const struct mtx_insn *in,
+			      const struct mtx_stream *s, uint32_t i)
+{
+	int64_t ev = (int64_t)in->b + s->first + (int64_t)i;
+
+	return (cycle_t)(s->write ? ev : ev - (int64_t)s->lead);
+}
+
+/* Earliest array cycle with something to do, CYCLE_MAX if none. */
+static cycle_t next_cycle(const struct mtx *m)
+{
+	cycle_t x = m->be->next_step ? m->be->next_step(m) : CYCLE_MAX;
+	const struct mtx_insn *in;
+	int i;
+
+	for (in = m->head; in && in->placed; in = in->next) {
+		if (in->completed)
+			continue;
+		if (!in->started && in->b < x)
+			x = in->b;
+		if (!in->array_done && in->b + in->t - 1 < x)
+			x = in->b + in->t - 1;
+		for (i = 0; i < in->n_st; i++) {
+			const struct mtx_stream *s = &in->st[i];
+			cycle_t c;
+
+			if (s->dyn || s->next >= s->n)
+				continue;
+			c = op_issue_cycle(in, s, s->next);
+			if (c < x)
+				x = c;
+		}
+	}
+	return x;
+}
+
+/*
+ * Account a freeze of 'stall' cycles at array cycle d: busy (and stalled)
+ * if d lies in an array or weight interval, mout time if in a mout
+ * interval, otherwise the engine was idle anyway.
+ */
+static void account_freeze(struct mtx *m, cycle_t d, uint64_t stall)
+{
+	struct mtx_insn *in;
+	int busy = 0, out = 0;
+
+	for (in = m->head; in && in->placed; in = in->next) {
+		if (in->completed || d < in->b || d >= in->b + in->t)
+			continue;
+		if (in->path == MTX_PATH_OUT) {
+			out = 1;
+		} else {
+			busy = 1;
+			in->stall += stall;
+		}
+	}
+	if (busy) {
+		m->u.ctr[CTR_MATRIX_STALL_SRAM] += stall;
+		m->u.ctr[CTR_MATRIX_STALL_CYCLES] += stall;
+		m->u.ctr[CTR_MATRIX_BUSY_CYCLES] += stall;
+		m->u.ctr[CTR_MATRIX_PE_CYCLES] += stall * m->rows * m->cols;
+	} else if (out) {
+		m->u.ctr[CTR_MATRIX_OUT_CYCLES] += stall;
+	}
+}
+
+/*
+ * Process the deadlines that are due: every issued access whose deadline
+ * is at or before the array's current cycle.  A completed one that came
+ * late freezes the clock (off grows by the lateness); an incomplete one
+ * means the array is frozen now: returns 1 and the sequencer waits for it.
+ */
+static int deadlines_due(struct mtx *m, cycle_t now)
+{
+	while (m->n_heap) {
+		struct mtx_op *op = m->heap[0];
+		cycle_t a_now = now - m->off;
+
+		if (op->deadline > a_now)
+			break;
+		if (!op->done) {
+			m->frozen = 1;
+			m->frozen_at = op->deadline;
+			return 1;
+		}
+		if (op->done_at > op->deadline + m->off) {
+			uint64_t stall = op->done_at - (op->deadline + m->off);
+
+			account_freeze(m, op->deadline, stall);
+			m->off += stall;
+		}
+		heap_pop(m);
+		op->free_next = m->free_ops;
+		m->free_ops = op;
+	}
+	m->frozen = 0;
+	return 0;
+}
+
+static int insn_start(struct mtx *m, struct mtx_insn *in, cycle_t now)
+{
+	in->started = 1;
+	in->real_start = now;
+	m->n_waiting--;
+	if (in->path != MTX_PATH_OUT) {
+		m->u.ctr[CTR_MATRIX_BUSY_CYCLES] += in->busy_add;
+		m->u.ctr[CTR_MATRIX_PE_CYCLES] += in->busy_add * m->rows * m->cols;
+		m->u.ctr[CTR_MATRIX_PRELOAD_CYCLES] += in->pre_add;
+	} else {
+		m->u.ctr[CTR_MATRIX_OUT_CYCLES] += in->t;
+	}
+	return notify(m); /* a queue slot is free */
+}
+
+/* Everything of array cycle x, at real cycle now = x + off. */
+static int process_cycle(struct mtx *m, cycle_t x, cycle_t now)
+{
+	struct mtx_insn *in;
+	int i, rc;
+
+	for (in = m->head; in && in->placed; in = in->next)
+		if (!in->completed && !in->started && in->b == x &&
+		    (rc = insn_start(m, in, now)))
+			return rc;
+	/* The array works on cycle x (pe model); it may emit result rows. */
+	if (m->be->step && (rc = m->be->step(m, x)))
+		return rc;
+	for (in = m->head; in && in->placed; in = in->next) {
+		if (in->completed)
+			continue;
+		for (i = 0; i < in->n_st; i++) {
+			struct mtx_stream *s = &in->st[i];
+
+			while (!s->dyn && s->next < s->n &&
+			       op_issue_cycle(in, s, s->next) <= x) {
+				cycle_t ev = (cycle_t)((int64_t)in->b + s->first +
+						       (int64_t)s->next);
+
+				if (op_issue_cycle(in, s, s->next) < x)
+					return NPU_EINTERNAL; /* missed */
+				if ((rc = op_issue(m, in, i, s->next++, ev)))
+					return rc;
+			}
+		}
+	}
+	for (in = m->head; in && in->placed; in = in->next) {
+		if (in->completed || in->array_done || in->b + in->t - 1 != x)
+			continue;
+		in->array_done = 1;
+		in->array_end_real = now + 1;
+		if (in->ops_left == 0 &&
+		    (rc = eng_schedule(m->u.eng, now + 1, EV_PRI_COMPLETE,
+				       &m->u, MTX_EV_DONE,
+				       (uint64_t)(uintptr_t)in)))
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * The sequencer: repeatedly take the next array cycle x with work, make
+ * sure every due deadline is met (else wait, frozen), and either schedule
+ * a pass at x's real cycle or, if that is now, do x's work.
+ */
+static int seq_run(struct mtx *m)
+{
+	cycle_t now = eng_now(m->u.eng);
+	int rc;
+
+	for (;;) {
+		cycle_t x, r;
+
+		if (deadlines_due(m, now))
+			return 0; /* resumed by the access's completion */
+		x = next_cycle(m);
+		if (x == CYCLE_MAX)
+			return 0;
+		r = x + m->off;
+		if (r > now)
+			return seq_schedule(m, r);
+		if (r < now)
+			return NPU_EINTERNAL; /* a cycle was skipped */
+		if ((rc = process_cycle(m, x, now)))
+			return rc;
+	}
+}
+
+/* ---- placement ------------------------------------------------------------ */
+
+/* Cycles before B that the instruction's first reads must issue. */
+static cycle_t lead_in(const struct mtx_insn *in)
+{
+	int64_t need = 0;
+	int i;
+
+	for (i = 0; i < in->n_st; i++) {
+		const struct mtx_stream *s = &in->st[i];
+		int64_t e = s->write ? -s->first : (int64_t)s->lead - s->first;
+
+		if (!s->dyn && e > need)
+			need = e;
+	}
+	return (cycle_t)need;
+}
+
+/*
+ * Add [lo, hi) to the union of busy intervals (array or weight path) and
+ * return in *add how many of its cycles were not yet in it.  Segments that
+ * end before 'horizon' (the current array cycle: nothing can be placed
+ * before it any more) are dropped, so the list only holds in-flight work.
+ */
+static int busy_add(struct mtx *m, cycle_t lo, cycle_t hi, cycle_t horizon,
+		    uint64_t *add)
+{
+	uint64_t covered = 0;
+	int i, j, n = 0;
+
+	for (i = 0; i < m->n_segs; i++)
+		if (m->segs[i].hi > horizon)
+			m->segs[n++] = m->segs[i];
+	m->n_segs = n;
+	for (i = 0; i < m->n_segs; i++) {
+		cycle_t a = m->segs[i].lo > lo ? m->segs[i].lo : lo;
+		cycle_t b = m->segs[i].hi < hi ? m->segs[i].hi : hi;
+
+		if (b > a)
+			covered += b - a;
+	}
+	*add = (hi - lo) - covered;
+	/* insert and merge, keeping the list sorted and disjoint */
+	if (m->n_segs == m->cap_segs) {
+		int cap = m->cap_segs ? 2 * m->cap_segs : 8;
+		struct mtx_seg *v = realloc(m->segs, (size_t)cap * sizeof(*v));
+
+		if (!v)
+			return NPU_ENOMEM;
+		m->segs = v;
+		m->cap_segs = cap;
+	}
+	for (i = 0; i < m->n_segs && m->segs[i].hi < lo; i++)
+		;
+	j = i;
+	while (j < m->n_segs && m->segs[j].lo <= hi) {
+		if (m->segs[j].lo < lo)
+			lo = m->segs[j].lo;
+		if (m->segs[j].hi > hi)
+			hi = m->segs[j].hi;
+		j++;
+	}
+	/* segments i..j-1 merge into one at i */
+	memmove(&m->segs[i + 1], &m->segs[j],
+		(size_t)(m->n_segs - j) * sizeof(*m->segs));
+	m->n_segs -= j - i - 1;
+	m->segs[i].lo = lo;
+	m->segs[i].hi = hi;
+	return 0;
+}
+
+static int place_one(struct mtx *m, struct mtx_insn *in, cycle_t a_place)
+{
+	cycle_t b = a_place + lead_in(in), e;
+	int rc;
+
+	switch (in->path) {
+	case MTX_PATH_WEIGHT:
+		/* shadow registers free once the previous tile swapped in */
+		if (b < m->weight_free)
+			b = m->weight_free;
+		if (b < m->last_swap)
+			b = m->last_swap;
+		m->weight_free = b + in->t;
+		m->shadow_pending = 1;
+		m->shadow_end = b + in->t;
+		break;
+	case MTX_PATH_COMPUTE:
+	case MTX_PATH_OUT:
+		if (b < m->compute_free)
+			b = m->compute_free;
+		if (in->kind != MTX_OUT && in->kind != MTX_PRELOAD &&
+		    in->df != MTX_OS && m->shadow_pending) {
+			/* the first mmul after a double-buffered mpre swaps
+			 * its tile in: it waits for the load to finish */
+			if (b < m->shadow_end)
+				b = m->shadow_end;
+			in->swap = 1;
+			m->last_swap = b;
+			m->shadow_pending = 0;
+		}
+		m->compute_free = b + in->t;
+		break;
+	}
+	in->b = b;
+	in->placed = 1;
+	e = b + in->t;
+	if (in->path != MTX_PATH_OUT &&
+	    (rc = busy_add(m, b, e, a_place, &in->busy_add)))
+		return rc;
+	if (in->kind == MTX_PRELOAD) {
+		/* not hidden: the part no compute interval overlaps (with
+		 * double-buffering only earlier mmuls can overlap it) */
+		uint64_t hidden = 0;
+		struct mtx_insn *o;
+
+		for (o = m->head; o && o != in; o = o->next) {
+			cycle_t lo, hi;
+
+			if (o->completed || !o->placed ||
+			    o->path != MTX_PATH_COMPUTE || o->kind == MTX_PRELOAD)
+				continue;
+			lo = o->b > b ? o->b : b;
+			hi = o->b + o->t < e ? o->b + o->t : e;
+			if (hi > lo)
+				hidden += hi - lo;
+		}
+		in->pre_add = in->t - hidden;
+	}
+	m->n_inflight++;
+	return 0;
+}
+
+/* Place every accepted instruction that can be placed, in order. */
+static int place_ready(struct mtx *m)
+{
+	cycle_t now = eng_now(m->u.eng);
+	int placed = 0, rc;
+
+	/* bring off up to date before reading the array's current cycle */
+	if (m->unplaced)
+		(void)deadlines_due(m, now);
+	while (m->unplaced) {
+		struct mtx_insn *in = m->unplaced;
+		cycle_t a_now = m->frozen ? m->frozen_at : now - m->off;
+
+		if (in->needs_drain && m->n_inflight > 0)
+			break;
+		/* work accepted in cycle t starts issuing at t+1 at the
+		 * earliest: the accept may come after t's bank arbitration */
+		if ((rc = place_one(m, in, a_now + 1)))
+			return rc;
+		if (m->be->place && (rc = m->be->place(m, in)))
+			return rc;
+		m->unplaced = in->next;
+		placed = 1;
+	}
+	return placed ? seq_kick(m) : 0;
+}
+
+static void insn_free(struct mtx *m, struct mtx_insn *in)
+{
+	int i;
+
+	if (m->be->insn_done)
+		m->be->insn_done(m, in);
+	for (i = 0; i < in->n_st; i++)
+		if (!(in->kind == MTX_PRELOAD && i == 0))
+			free(in->st[i].buf);
+	tile_put(in->tile);
+	free(in->dec);
+	free(in);
+}
+
+/* The instruction's span on the unit's trace track (tracing on only). */
+static void trace_span(struct mtx *m, const struct mtx_insn *in, cycle_t end)
+{
+	char args[256];
+
+	snprintf(args, sizeof(args),
+		 "\"pc\":%llu,\"df\":\"%s\",\"m\":%u,\"k\":%u,\"n\":%u,\"stall\":%llu",
+		 (unsigned long long)in->cmd.pc, df_names[in->df], in->m,
+		 in->k, in->n, (unsigned long long)in->stall);
+	unit_span(&m->u, in->real_start, end, kind_names[in->kind], args);
+}
+
+static int insn_complete(struct mtx *m, struct mtx_insn *in, cycle_t t)
+{
+	in->completed = 1;
+	m->n_inflight--;
+	m->u.ctr[CTR_MATRIX_INSNS]++;
+	if (in->kind == MTX_MUL || in->kind == MTX_MUL_ACC) {
+		m->u.ctr[CTR_MATRIX_FOLDS]++;
+		m->u.ctr[CTR_MATRIX_MACS] += (uint64_t)in->m * in->k * in->n;
+	}
+	if (m->span_fn)
+		m->span_fn(m->span_ctx, &in->cmd, in->real_start, t);
+	if (eng_trace(m->u.eng))
+		trace_span(m, in, t);
+	/* unlink */
+	if (in->prev)
+		in->prev->next = in->next;
+	else
+		m->head = in->next;
+	if (in->next)
+		in->next->prev = in->prev;
+	else
+		m->tail = in->prev;
+	insn_free(m, in);
+	{
+		int rc = notify(m);
+
+		if (rc)
+			return rc;
+	}
+	return place_ready(m);
+}
+
+/* ---- the fast array model ------------------------------------------------ */
+
+/* Decoded stationary tile (rows x cols values), built on first use. */
+static union mtx_val *tile_dec(struct mtx_tile *t)
+{
+	uint32_t r;
+
+	if (!t->dec) {
+		union mtx_val *v = malloc((size_t)t->rows * t->cols * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		for (r = 0; r < t->rows; r++)
+			mtx_decode(t->type, t->data + (size_t)r * t->row_bytes,
+				   t->cols, v + (size_t)r * t->cols);
+		t->dec = v;
+	}
+	return t->dec;
+}
+
+/*
+ * One result row by the array's arithmetic: each output is the chain of
+ * products in increasing k from +0, as the partial sum moves down the
+ * column (WS, IS) or accumulates in place (OS); padded PEs add +0*+0,
+ * which changes no sum, so they are skipped.
+ */
+static int fast_row_values(struct mtx *m, struct mtx_insn *in, uint32_t row)
+{
+	struct mtx_stream *w = &in->st[in->w_st];
+	uint8_t *dst = w->buf + (size_t)row * w->bytes;
+	int fl = dtype_is_float((enum npu_dtype)in->in_type);
+	uint32_t K = in->k, j, k;
+	union mtx_val zero, *v;
+
+	zero.i = 0;
+	if (fl)
+		zero.f = 0.0f;
+	if (in->kind == MTX_OUT) {
+		const struct mtx_cfg *f = &in->cmd.u.m.cfg;
+		const uint8_t *src = in->st[0].buf + (size_t)row * in->st[0].bytes;
+		uint32_t cols = in->st[0].bytes / 4;
+
+		for (j = 0; j < cols; j++)
+			num_set_bits((enum npu_dtype)f->out_type, dst, j,
+				     requant(in->acc_type, get_le32(src + 4 * j),
+					     f->out_type, f->out_scale,
+					     f->out_zp, f->out_act));
+		return 0;
+	}
+	if (in->df == MTX_OS) {
+		union mtx_val *at, *b;
+
+		if (!in->dec) {
+			v = malloc((size_t)K * (in->m + in->n) * sizeof(*v));
+			if (!v)
+				return NPU_ENOMEM;
+			for (k = 0; k < K; k++) {
+				mtx_decode(in->in_type,
+					   in->st[0].buf + (size_t)k * in->st[0].bytes,
+					   in->m, v + (size_t)k * in->m);
+				mtx_decode(in->in_type,
+					   in->st[1].buf + (size_t)k * in->st[1].bytes,
+					   in->n, v + (size_t)K * in->m +
+						  (size_t)k * in->n);
+			}
+			in->dec = v;
+		}
+		at = in->dec;
+		b = at + (size_t)K * in->m;
+		for (j = 0; j < in->n; j++) {
+			union mtx_val acc = zero;
+
+			for (k = 0; k < K; k++)
+				acc = mtx_mac(fl, acc, at[(size_t)k * in->m + row],
+					      b[(size_t)k * in->n + j]);
+			put_le32(dst + 4 * j, fl ? num_f32_bits(acc.f)
+						 : (uint32_t)acc.i);
+		}
+		return 0;
+	}
+	{
+		/* WS: A row x W (K x N); IS: B^T row x A^T (K x M) */
+		union mtx_val *t = tile_dec(in->tile);
+		uint32_t cols = in->tile->cols;
+		union mtx_val *a;
+
+		if (K > m->n_tmp) {
+			a = realloc(m->tmp, (size_t)K * sizeof(*a));
+			if (!a)
+				return NPU_ENOMEM;
+			m->tmp = a;
+			m->n_tmp = K;
+		}
+		a = m->tmp;
+		if (!t)
+			return NPU_ENOMEM;
+		mtx_decode(in->in_type,
+			   in->st[0].buf + (size_t)row * in->st[0].bytes, K, a);
+		for (j = 0; j < cols; j++) {
+			union mtx_val acc = zero;
+
+			for (k = 0; k < K; k++)
+				acc = mtx_mac(fl, acc, a[k],
+					      t[(size_t)k * cols + j]);
+			put_le32(dst + 4 * j, fl ? num_f32_bits(acc.f)
+						 : (uint32_t)acc.i);
+		}
+	}
+	return 0;
+}
+
+const struct mtx_backend mtx_fast_backend = {
+	.name = "fast",
+	.row_values = fast_row_values,
+};
+
+/* ---- unit and port ---------------------------------------------------------- */
+
+static int mtx_on_event(struct unit *u, const struct ev *ev)
+{
+	struct mtx *m = M_(u);
+
+	switch (ev->kind) {
+	case MTX_EV_SEQ:
+		m->seq_when = CYCLE_MAX;
+		return seq_run(m);
+	case MTX_EV_DONE:
+		return insn_complete(m, (struct mtx_insn *)(uintptr_t)ev->arg,
+				     ev->when);
+	default:
+		return NPU_EINTERNAL;
+	}
+}
+
+static int mtx_blocked(const struct unit *u, char *buf, size_t n)
+{
+	const struct mtx *m = (const struct mtx *)u;
+
+	if (!m->head)
+		return 0;
+	snprintf(buf, n, "%s at pc 0x%llx not complete%s",
+		 kind_names[m->head->kind],
+		 (unsigned long long)m->head->cmd.pc,
+		 m->frozen ? " (array frozen on an SRAM access)" : "");
+	return 1;
+}
+
+static void mtx_destroy(struct unit *u)
+{
+	struct mtx *m = M_(u);
+	struct mtx_op *op;
+	size_t i;
+
+	while (m->head) {
+		struct mtx_insn *in = m->head;
+
+		m->head = in->next;
+		insn_free(m, in);
+	}
+	for (i = 0; i < m->n_heap; i++)
+		free(m->heap[i]);
+	free(m->heap);
+	while ((op = m->free_ops)) {
+		m->free_ops = op->free_next;
+		free(op);
+	}
+	if (m->be->fini)
+		m->be->fini(m);
+	tile_put(m->cur_tile);
+	free(m->segs);
+	free(m->tmp);
+	free(m);
+}
+
+static const struct unit_ops mtx_ops = {
+	.kind = "matrix",
+	.on_event = mtx_on_event,
+	.blocked = mtx_blocked,
+	.destroy = mtx_destroy,
+};
+
+static int mtx_can_accept(const struct unit *u)
+{
+	const struct mtx *m = (const struct mtx *)u;
+
+	return m->n_waiting < m->depth;
+}
+
+static int mtx_idle(const struct unit *u)
+{
+	return ((const struct mtx *)u)->head == NULL;
+}
+
+/* Allocate an instruction's row buffers (and an mpre's tile). */
+static int insn_alloc(struct mtx *m, struct mtx_insn *in)
+{
+	int i;
+
+	if (in->kind == MTX_PRELOAD) {
+		struct mtx_tile *t = calloc(1, sizeof(*t));
+
+		if (!t)
+			return NPU_ENOMEM;
+		t->refs = 1;
+		t->df = in->df;
+		t->type = in->in_type;
+		t->addr = in->cmd.u.m.a;
+		t->rows = in->k;
+		t->cols = in->df == MTX_WS ? in->n : in->m;
+		t->row_bytes = in->st[0].bytes;
+		t->data = calloc(t->rows, t->row_bytes);
+		if (!t->data) {
+			free(t);
+			return NPU_ENOMEM;
+		}
+		in->tile = t;
+		in->st[0].buf = t->data; /* rows land in the tile directly */
+		return 0;
+	}
+	for (i = 0; i < in->n_st; i++) {
+		in->st[i].buf = calloc(in->st[i].n, in->st[i].bytes);
+		if (!in->st[i].buf)
+			return NPU_ENOMEM;
+	}
+	if (in->kind != MTX_OUT && in->df != MTX_OS) {
+		in->tile = m->cur_tile;
+		in->tile->refs++;
+	}
+	return 0;
+}
+
+static int mtx_accept(struct unit *u, const struct tile_cmd *cmd)
+{
+	struct mtx *m = M_(u);
+	struct mtx_insn *in;
+	int rc, i;
+
+	if (m->n_waiting >= m->depth)
+		return NPU_EINTERNAL; /* control must ask can_accept first */
+	in = calloc(1, sizeof(*in));
+	if (!in)
+		return NPU_ENOMEM;
+	in->cmd = *cmd;
+	if ((rc = insn_build(m, in)) || (rc = insn_alloc(m, in))) {
+		insn_free(m, in);
+		return rc;
+	}
+	if (m->be != &mtx_fast_backend && in->w_st >= 0 &&
+	    in->kind != MTX_OUT)
+		in->st[in->w_st].dyn = 1; /* the array emits result rows */
+	for (i = 0; i < in->n_st; i++)
+		in->ops_left += in->st[i].n;
+	/* mout reads what earlier instructions wrote, and later ones may
+	 * read what it writes: it waits for, and is waited for by, all. */
+	in->needs_drain = in->kind == MTX_OUT || m->prev_kind == MTX_OUT;
+	m->prev_kind = in->kind;
+	if (in->kind == MTX_PRELOAD) {
+		tile_put(m->cur_tile);
+		m->cur_tile = in->tile;
+		in->tile->refs++;
+	}
+	in->prev = m->tail;
+	if (m->tail)
+		m->tail->next = in;
+	else
+		m->head = in;
+	m->tail = in;
+	if (!m->unplaced)
+		m->unplaced = in;
+	m->n_waiting++;
+	return place_ready(m);
+}
+
+const struct xu_port mtx_port = {
+	.can_accept = mtx_can_accept,
+	.accept = mtx_accept,
+	.idle = mtx_idle,
+};
+
+void mtx_set_span_hook(struct unit *u, mtx_span_fn fn, void *ctx)
+{
+	struct mtx *m = M_(u);
+
+	m->span_fn = fn;
+	m->span_ctx = ctx;
+}
+
+struct unit *mtx_new(eng *e, const struct arch *a, int core, sram *spm,
+		     sram *acc, const struct tile_listener *l)
+{
+	struct mtx *m = calloc(1, sizeof(*m));
+	static const char *const spm_names[] = { "matrix.left", "matrix.top",
+						 "matrix.out" };
+	int i;
+
+	if (!m)
+		return NULL;
+	unit_init(&m->u, &mtx_ops, e, core, "core%d.matrix", core);
+	m->be = &mtx_fast_backend;
+	m->spm = spm;
+	m->acc = acc;
+	if (l)
+		m->l = *l;
+	m->rows = (uint32_t)ARCH_I(a, MTX_ROWS);
+	m->cols = (uint32_t)ARCH_I(a, MTX_COLS);
+	m->pipe = (uint32_t)ARCH_I(a, MTX_PIPE_LAT);
+	m->db = ARCH_B(a, MTX_WEIGHT_DB);
+	m->os_drain = ARCH_B(a, MTX_OS_DRAIN);
+	m->depth = (int)ARCH_I(a, CTL_QUEUE_DEPTH);
+	if (m->depth < 1)
+		m->depth = 1;
+	m->prev_kind = -1;
+	m->seq_when = CYCLE_MAX;
+	for (i = 0; i < 3; i++)
+		if ((m->req[i] = sram_add_requestor(spm, spm_names[i])) < 0)
+			goto fail;
+	if ((m->req[MTX_REQ_ACC] = sram_add_requestor(acc, "matrix")) < 0)
+		goto fail;
+	if (m->be->init && m->be->init(m))
+		goto fail;
+	if (eng_add_unit(e, &m->u))
+		goto fail;
+	return &m->u;
+fail:
+	if (m->be->fini)
+		m->be->fini(m);
+	free(m);
+	return NULL;
+}

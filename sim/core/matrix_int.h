@@ -1,0 +1,224 @@
+/*
+ * matrix_int.h - internals of the matrix engine shared by the sequencer and
+ * fast model (matrix.c) and the per-PE reference model (matrix_pe.c).
+ *
+ * Structure.  One sequencer (matrix.c) places every instruction on a global
+ * "array clock" (array cycles), issues the instruction's SRAM row accesses
+ * at their array cycles, and freezes the clock (a global stall) when an
+ * access has not completed by the array cycle that needs it.  Real time is
+ * array time plus 'off', the stall accumulated so far.  What happens inside
+ * the array is delegated to a backend:
+ *   fast  output rows are written at the cycles the per-fold formulas give
+ *         and their values are computed from the operand rows;
+ *   pe    the array is stepped PE by PE every array cycle; output rows are
+ *         written when the data movement delivers them.
+ * Both issue reads the same way (the operand feeders are sequencers, not
+ * part of the array), so both models see the same SRAM traffic iff the
+ * array delivers the same outputs at the same cycles.
+ *
+ * Invariants:
+ *   - instructions are placed in program order; array intervals [B, B+T)
+ *     on the compute path never overlap; weight-path intervals (double-
+ *     buffered preloads) overlap compute intervals only;
+ *   - every access op has issue <= deadline; the clock never executes array
+ *     cycle d before every op with deadline <= d has completed;
+ *   - off only grows, and only by freezes at deadlines that were overdue at
+ *     the time (causal: nothing already issued is moved).
+ */
+#ifndef NPU_MATRIX_INT_H
+#define NPU_MATRIX_INT_H
+
+#include <stdint.h>
+
+#include "matrix.h"
+#include "unit.h"
+
+enum mtx_df { MTX_WS = 0, MTX_OS = 1, MTX_IS = 2 };
+
+/* Which part of the engine an instruction occupies. */
+enum mtx_path {
+	MTX_PATH_COMPUTE, /* the array (mmul; mpre without double-buffering) */
+	MTX_PATH_WEIGHT,  /* the shadow weight registers (double-buffered mpre) */
+	MTX_PATH_OUT,     /* accumulator -> scratchpad path (mout) */
+};
+
+/* SRAM requestors of the engine. */
+enum mtx_req {
+	MTX_REQ_LEFT,  /* spm: operand rows entering the left edge */
+	MTX_REQ_TOP,   /* spm: rows entering the top edge (preloads, OS B) */
+	MTX_REQ_OUT,   /* spm: mout result rows */
+	MTX_REQ_ACC,   /* acc: result rows (mmul) and mout source rows */
+	MTX_N_REQ
+};
+
+/* A stationary tile captured by an mpre (raw elements as stored). */
+struct mtx_tile {
+	int refs;             /* instructions + the "latest preload" slot */
+	int df;               /* dataflow it was loaded for */
+	int type;             /* element type */
+	uint64_t addr;        /* scratchpad address it was loaded from */
+	uint32_t rows;        /* stored rows: K */
+	uint32_t cols;        /* elements per row: N (WS) or M (IS) */
+	uint32_t row_bytes;   /* bytes of one stored row */
+	uint8_t *data;        /* rows * row_bytes, filled as reads complete */
+	void *dec;            /* decoded values (fast model), lazily */
+};
+
+/*
+ * A stream of row accesses of one instruction.  Op i touches row
+ * r = rev ? n-1-i : i at address addr + r*stride, at the array "event"
+ * cycle B + first + i: a read is issued 'lead' cycles before its event
+ * (the event is its deadline: the array consumes it then), a write is
+ * issued at its event and must complete 'lead' cycles later.  lead =
+ * latency + cycles the row needs alone - 1, so a row that meets no other
+ * requestor never stalls the array.
+ */
+struct mtx_stream {
+	int mem;              /* MEM_SPM or MEM_ACC */
+	int write;            /* 1 write, 0 read */
+	int req;              /* enum mtx_req */
+	uint32_t n;           /* rows */
+	uint32_t next;        /* ops issued so far */
+	int rev;              /* rows in reverse order (preloads) */
+	int dyn;              /* writes emitted by the array model (pe) */
+	int64_t first;        /* event cycle of op 0, relative to B */
+	uint64_t addr;        /* row 0 */
+	uint64_t stride;      /* bytes between rows */
+	uint32_t bytes;       /* bytes per row */
+	uint32_t lead;        /* see above */
+	uint8_t *buf;         /* reads: snapshot of each row at completion;
+				 writes: each row's values (acc: the raw
+				 int32/fp32 sums to store or add) */
+};
+
+/* One accepted instruction. */
+struct mtx_insn {
+	struct tile_cmd cmd;      /* as dispatched */
+	int kind;                 /* enum mtx_kind */
+	int df;                   /* enum mtx_df */
+	int in_type, acc_type;    /* element types */
+	uint32_t m, k, n;         /* GEMM shape */
+	enum mtx_path path;       /* what it occupies */
+	int placed;               /* B is fixed */
+	int started;              /* the clock reached B */
+	int array_done;           /* the clock passed B+T-1 */
+	int completed;            /* every access done, counters taken */
+	int needs_drain;          /* place only when nothing is in flight */
+	int swap;                 /* mmul: swaps the shadow tile in at B */
+	cycle_t b, t;             /* array interval [b, b+t) */
+	cycle_t real_start;       /* real cycle of b */
+	cycle_t array_end_real;   /* real cycle after b+t-1 */
+	cycle_t last_done;        /* latest access completion */
+	uint64_t busy_add;        /* busy array cycles it adds (union) */
+	uint64_t pre_add;         /* preload cycles not hidden */
+	uint64_t stall;           /* freeze cycles during its interval */
+	int n_st;                 /* streams used */
+	int w_st;                 /* index of the result stream, -1 none */
+	struct mtx_stream st[3];  /* left/top reads, result writes */
+	uint32_t ops_left;        /* accesses not yet completed */
+	struct mtx_tile *tile;    /* mpre: being filled; mmul: used */
+	void *dec;                /* fast model: decoded operands (OS) */
+	void *pe;                 /* pe model: per-instruction state */
+	struct mtx_insn *prev, *next; /* queue, program order */
+};
+
+/* One issued access. */
+struct mtx_op {
+	struct mtx_insn *in;      /* owner (valid until the op completes) */
+	int st;                   /* stream index */
+	uint32_t row;             /* row of the stream */
+	cycle_t deadline;         /* array cycle that needs it complete */
+	cycle_t done_at;          /* real completion cycle */
+	int done;                 /* completed */
+	uint64_t seq;             /* issue order, heap tie-break */
+	struct mtx_op *free_next; /* free list */
+};
+
+struct mtx;
+
+/* What a model of the array provides to the sequencer. */
+struct mtx_backend {
+	const char *name;
+	int (*init)(struct mtx *m);
+	void (*fini)(struct mtx *m);
+	/* instruction placed (b, t, streams fixed) */
+	int (*place)(struct mtx *m, struct mtx_insn *in);
+	/* next array cycle at which step() must run, CYCLE_MAX = none */
+	cycle_t (*next_step)(const struct mtx *m);
+	/* run array cycle x (its reads have arrived); may emit writes */
+	int (*step)(struct mtx *m, cycle_t x);
+	/* fill the result row's values in its stream buffer (at completion) */
+	int (*row_values)(struct mtx *m, struct mtx_insn *in, uint32_t row);
+	/* instruction completed: drop per-instruction state */
+	void (*insn_done)(struct mtx *m, struct mtx_insn *in);
+};
+
+extern const struct mtx_backend mtx_fast_backend;
+extern const struct mtx_backend mtx_pe_backend;
+
+/* A segment of the busy union, array cycles [lo, hi). */
+struct mtx_seg { cycle_t lo, hi; };
+
+/* Numerics shared by both models (defined in matrix.c). */
+union mtx_val { int32_t i; float f; };
+
+/* The unit. */
+struct mtx {
+	struct unit u;                /* common header */
+	const struct mtx_backend *be; /* array model */
+	sram *spm, *acc;              /* memories */
+	int req[MTX_N_REQ];           /* requestor ids */
+	struct tile_listener l;       /* control unit to wake */
+	uint32_t rows, cols;          /* R, C */
+	uint32_t pipe;                /* core.matrix.pipeline_latency */
+	int db;                       /* weight double-buffering */
+	int os_drain;                 /* explicit OS output drain */
+	int depth;                    /* queue depth */
+	/* program-order state, updated at accept */
+	struct mtx_tile *cur_tile;    /* latest preloaded tile */
+	int prev_kind;                /* kind of the last accepted insn */
+	/* queue */
+	struct mtx_insn *head, *tail; /* accepted, not completed */
+	struct mtx_insn *unplaced;    /* first not yet placed */
+	int n_waiting;                /* accepted, not started */
+	int n_inflight;               /* placed, not completed */
+	/* placement, in array cycles */
+	cycle_t compute_free;         /* end of the last compute interval */
+	cycle_t weight_free;          /* end of the last weight interval */
+	cycle_t last_swap;            /* b of the last mmul that swapped */
+	int shadow_pending;           /* db: a placed mpre is not swapped in */
+	cycle_t shadow_end;           /* ... and its load ends here */
+	struct mtx_seg *segs;         /* busy union of in-flight intervals */
+	int n_segs, cap_segs;
+	/* sequencer */
+	cycle_t off;                  /* real = array + off */
+	int frozen;                   /* waiting for an overdue access */
+	cycle_t frozen_at;            /* its deadline */
+	uint32_t seq_gen;             /* cancels stale sequencer events */
+	cycle_t seq_when;             /* live sequencer event, CYCLE_MAX none */
+	struct mtx_op **heap;         /* issued ops by (deadline, seq) */
+	size_t n_heap, cap_heap;
+	uint64_t op_seq;              /* op counter */
+	struct mtx_op *free_ops;      /* recycled ops */
+	/* hooks */
+	mtx_span_fn span_fn;          /* per-instruction span hook */
+	void *span_ctx;
+	union mtx_val *tmp;           /* fast model: one decoded row */
+	uint32_t n_tmp;               /* its capacity */
+	void *pe;                     /* backend state */
+};
+
+/* Sequencer services for backends. */
+/* Issue result row 'row' of in's dynamic write stream now (array cycle x). */
+int mtx_emit_write(struct mtx *m, struct mtx_insn *in, uint32_t row,
+		   cycle_t x);
+/* Raw bytes of an element type for n elements (int4 rounds up). */
+uint32_t mtx_row_bytes(int type, uint32_t n);
+
+/* Decode n raw elements of type t into v (ints as int32, floats as fp32). */
+void mtx_decode(int t, const uint8_t *raw, uint32_t n, union mtx_val *v);
+/* acc = acc + a*b by the accumulation rule of num.h (int or fp32). */
+union mtx_val mtx_mac(int is_float, union mtx_val acc, union mtx_val a,
+		      union mtx_val b);
+
+#endif

@@ -1,0 +1,669 @@
+/*
+ * test_matrix.c - the systolic matrix engine driven directly with tile
+ * commands (no ISA): busy cycles against the SCALE-Sim fold formulas over
+ * many shapes and array sizes, exact int8 GEMMs and ordered fp16/bf16 GEMMs
+ * against plain C references, mout requantisation, weight double-buffering,
+ * SRAM contention stalls, faults, event cost, and the per-PE reference model
+ * against the fast model (identical values and cycles).
+ *
+ * Harness: an engine, a scratchpad and an accumulator, the matrix unit, a
+ * 'feeder' unit standing in for the control unit (it hands commands over
+ * as fast as the queue takes them), and optionally a 'hog' unit that
+ * competes for scratchpad banks.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../arch/arch.h"
+#include "../../sim/core/engine.h"
+#include "../../sim/core/matrix.h"
+#include "../../sim/core/num.h"
+#include "../../sim/core/sram.h"
+#include "../../sim/core/unit.h"
+#include "testutil.h"
+
+/* ---- harness ------------------------------------------------------------ */
+
+/* Stand-in for the control unit: dispatches a command list in order. */
+struct feeder {
+	struct unit u;          /* header */
+	struct unit *x;         /* the matrix unit */
+	const struct tile_cmd *cmds; /* commands */
+	int n, next;            /* count, next to dispatch */
+	cycle_t idle_at;        /* cycle the unit went idle after the last */
+};
+
+static int feeder_event(struct unit *u, const struct ev *ev)
+{
+	struct feeder *f = (struct feeder *)u;
+	int rc;
+
+	(void)ev;
+	while (f->next < f->n && mtx_port.can_accept(f->x)) {
+		if ((rc = mtx_port.accept(f->x, &f->cmds[f->next])))
+			return rc;
+		f->next++;
+	}
+	if (f->next == f->n && mtx_port.idle(f->x) && !f->idle_at)
+		f->idle_at = eng_now(u->eng);
+	return 0;
+}
+
+static void nop_destroy(struct unit *u) { (void)u; }
+
+static const struct unit_ops feeder_ops = {
+	.kind = "feeder", .on_event = feeder_event, .destroy = nop_destroy,
+};
+
+/* A competing requestor: reads 'bytes' at 'addr' every 'period' cycles. */
+struct hog {
+	struct unit u;
+	sram *s;
+	int req;
+	uint64_t addr;
+	uint32_t bytes;
+	cycle_t period, until;
+};
+
+static int hog_event(struct unit *u, const struct ev *ev)
+{
+	struct hog *h = (struct hog *)u;
+	int rc;
+
+	if ((rc = sram_access(h->s, h->req, h->addr, h->bytes, 0, ev->when,
+			      NULL, NULL, 0)))
+		return rc;
+	if (ev->when + h->period < h->until)
+		return eng_schedule(u->eng, ev->when + h->period, EV_PRI_ISSUE,
+				    u, 0, 0);
+	return 0;
+}
+
+static const struct unit_ops hog_ops = {
+	.kind = "hog", .on_event = hog_event, .destroy = nop_destroy,
+};
+
+/* One run's configuration. */
+struct rig_cfg {
+	int rows, cols;         /* array */
+	int pipe, db, os_drain; /* matrix options */
+	int model;              /* 0 fast, 1 pe */
+	int depth;              /* queue depth */
+	int spm_banks, spm_width, spm_ports, spm_lat;
+	int acc_banks, acc_width, acc_ports, acc_lat;
+	enum sram_arb arb;
+	/* hog (period 0 = none): registered before the matrix unit, so it
+	 * wins under fixed priority */
+	uint64_t hog_addr;
+	uint32_t hog_bytes;
+	cycle_t hog_period, hog_from, hog_until;
+};
+
+/* What a run produced. */
+struct rig_out {
+	uint64_t ctr[CTR_N];    /* matrix counters */
+	cycle_t idle_at;        /* cycle the unit finished the last command */
+	uint64_t events;        /* engine events */
+	uint8_t *spm, *acc;     /* final memory contents (owned) */
+	int rc;                 /* eng_run result */
+	char diag[512];         /* last diagnostic */
+};
+
+#define SPM_BYTES (1u << 18)
+#define ACC_BYTES (1u << 18)
+
+static struct rig_cfg ideal(int rows, int cols)
+{
+	struct rig_cfg c;
+
+	memset(&c, 0, sizeof(c));
+	c.rows = rows;
+	c.cols = cols;
+	c.depth = 8;
+	/* wide, many-ported banks: no row ever waits ("ideal memory") */
+	c.spm_banks = 64;
+	c.spm_width = 64;
+	c.spm_ports = 2;
+	c.spm_lat = 1;
+	c.acc_banks = 64;
+	c.acc_width = 64;
+	c.acc_ports = 2;
+	c.acc_lat = 1;
+	c.arb = SRAM_ARB_RR;
+	return c;
+}
+
+/* Run cmds with spm/acc preloaded from the given images. */
+static void rig_run(const struct rig_cfg *c, const struct tile_cmd *cmds,
+		    int n, const uint8_t *spm_img, const uint8_t *acc_img,
+		    struct rig_out *o)
+{
+	struct arch a;
+	struct sram_geom gs = { SPM_BYTES, c->spm_banks, c->spm_width,
+				c->spm_ports, c->spm_lat, c->arb };
+	struct sram_geom ga = { ACC_BYTES, c->acc_banks, c->acc_width,
+				c->acc_ports, c->acc_lat, c->arb };
+	struct feeder f;
+	struct hog h;
+	struct tile_listener l;
+	struct eng_stats st;
+	struct diag d;
+	eng *e = eng_new();
+	sram *spm, *acc;
+	struct unit *x;
+
+	memset(o, 0, sizeof(*o));
+	ck_assert_ptr_nonnull(e);
+	ck_assert_int_eq(arch_init_defaults(&a), 0);
+	a.v[P_MTX_ROWS].i = c->rows;
+	a.v[P_MTX_COLS].i = c->cols;
+	a.v[P_MTX_PIPE_LAT].i = c->pipe;
+	a.v[P_MTX_WEIGHT_DB].i = c->db;
+	a.v[P_MTX_OS_DRAIN].i = c->os_drain;
+	a.v[P_MTX_MODEL].i = c->model;
+	a.v[P_CTL_QUEUE_DEPTH].i = c->depth;
+	diag_init(&d, NULL);
+	eng_set_diag(e, &d);
+	spm = sram_new(e, 0, "core0.scratchpad", &gs);
+	acc = sram_new(e, 0, "core0.accumulator", &ga);
+	ck_assert_ptr_nonnull(spm);
+	ck_assert_ptr_nonnull(acc);
+	if (spm_img)
+		memcpy(sram_data(spm), spm_img, SPM_BYTES);
+	if (acc_img)
+		memcpy(sram_data(acc), acc_img, ACC_BYTES);
+	memset(&h, 0, sizeof(h));
+	if (c->hog_period) {
+		unit_init(&h.u, &hog_ops, e, 0, "core0.hog");
+		h.s = spm;
+		h.req = sram_add_requestor(spm, "hog");
+		h.addr = c->hog_addr;
+		h.bytes = c->hog_bytes;
+		h.period = c->hog_period;
+		h.until = c->hog_until;
+		ck_assert_int_eq(eng_add_unit(e, &h.u), 0);
+		ck_assert_int_eq(eng_schedule(e, c->hog_from, EV_PRI_ISSUE,
+					      &h.u, 0, 0), 0);
+	}
+	memset(&f, 0, sizeof(f));
+	unit_init(&f.u, &feeder_ops, e, 0, "core0.feeder");
+	ck_assert_int_eq(eng_add_unit(e, &f.u), 0);
+	l.unit = &f.u;
+	l.kind = 1;
+	x = mtx_new(e, &a, 0, spm, acc, &l);
+	ck_assert_ptr_nonnull(x);
+	f.x = x;
+	f.cmds = cmds;
+	f.n = n;
+	ck_assert_int_eq(eng_schedule(e, 0, EV_PRI_CONTROL, &f.u, 1, 0), 0);
+	o->rc = eng_run(e, 100000000, &st);
+	memcpy(o->ctr, x->ctr, sizeof(o->ctr));
+	o->idle_at = f.idle_at;
+	o->events = st.n_events;
+	snprintf(o->diag, sizeof(o->diag), "%s", d.last);
+	o->spm = malloc(SPM_BYTES);
+	o->acc = malloc(ACC_BYTES);
+	ck_assert_ptr_nonnull(o->spm);
+	ck_assert_ptr_nonnull(o->acc);
+	memcpy(o->spm, sram_data(spm), SPM_BYTES);
+	memcpy(o->acc, sram_data(acc), ACC_BYTES);
+	eng_free(e);
+	arch_free(&a);
+}
+
+static void out_free(struct rig_out *o)
+{
+	free(o->spm);
+	free(o->acc);
+}
+
+/* ---- GEMM programs ------------------------------------------------------ */
+
+/* A GEMM problem placed in memory in the dataflow's layout. */
+struct gemm {
+	int df, in_type;        /* dataflow, input dtype */
+	uint32_t m, k, n;       /* shape */
+	uint64_t a, b, c;       /* base addresses (A or A^T, B or B^T, C or C^T) */
+	uint32_t es;            /* input element bytes */
+	uint8_t *spm;           /* scratchpad image */
+	struct tile_cmd *cmds;  /* the tiled program */
+	int n_cmds;
+	double *av, *bv;        /* element values, A[m][k], B[k][n] */
+};
+
+static uint32_t rnd(uint32_t *x)
+{
+	*x = *x * 1664525u + 1013904223u;
+	return *x >> 8;
+}
+
+static uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+
+static void put_elem(struct gemm *g, uint64_t addr, double v)
+{
+	num_store((enum npu_dtype)g->in_type, g->spm + addr, 0, v, NUM_OVF_SAT);
+}
+
+static void push(struct gemm *g, int kind, uint64_t a, uint64_t b,
+		 uint64_t c, uint32_t m, uint32_t k, uint32_t n,
+		 uint32_t sa, uint32_t sb, uint32_t sc)
+{
+	struct tile_cmd *t = &g->cmds[g->n_cmds++];
+
+	memset(t, 0, sizeof(*t));
+	t->pc = 0x1000 + 4 * (uint64_t)g->n_cmds;
+	t->id = (uint64_t)g->n_cmds;
+	t->u.m.kind = (enum mtx_kind)kind;
+	t->u.m.a = a;
+	t->u.m.b = b;
+	t->u.m.c = c;
+	t->u.m.cfg.dataflow = g->df;
+	t->u.m.cfg.in_type = g->in_type;
+	t->u.m.cfg.acc_type = dtype_is_float((enum npu_dtype)g->in_type)
+			      ? DT_FP32 : DT_INT32;
+	t->u.m.cfg.m = m;
+	t->u.m.cfg.k = k;
+	t->u.m.cfg.n = n;
+	t->u.m.cfg.a_stride = sa;
+	t->u.m.cfg.b_stride = sb;
+	t->u.m.cfg.c_stride = sc;
+}
+
+/*
+ * Build a random M x K x N GEMM and its tiled program for an R x C array:
+ *   WS  for each n-tile, k-tile: mpre B[k-tile][n-tile]; mmul/mmacc
+ *   IS  for each m-tile, k-tile: mpre A^T[k-tile][m-tile]; mmul/mmacc
+ *   OS  for each m-tile, n-tile: mmul over the whole K
+ * Layouts: docs/timing.md "Operand layout".
+ */
+static void gemm_build(struct gemm *g, int df, int in_type, uint32_t M,
+		       uint32_t K, uint32_t N, uint32_t R, uint32_t C,
+		       uint32_t seed)
+{
+	uint32_t x = seed, i, j, k0, n0, m0;
+	int fl = dtype_is_float((enum npu_dtype)in_type);
+
+	memset(g, 0, sizeof(*g));
+	g->df = df;
+	g->in_type = in_type;
+	g->m = M;
+	g->k = K;
+	g->n = N;
+	g->es = (uint32_t)dtype_bits((enum npu_dtype)in_type) / 8;
+	g->spm = calloc(1, SPM_BYTES);
+	g->av = malloc(sizeof(double) * M * K);
+	g->bv = malloc(sizeof(double) * K * N);
+	/* at most two commands per fold */
+	g->cmds = calloc(2 * (size_t)ceil_div(K, R) *
+			 (ceil_div(N, C) + ceil_div(M, C)) +
+			 (size_t)ceil_div(M, R) * ceil_div(N, C) + 16,
+			 sizeof(*g->cmds));
+	ck_assert_ptr_nonnull(g->spm);
+	ck_assert_ptr_nonnull(g->cmds);
+	g->a = 0;
+	g->b = 64 + (uint64_t)M * K * g->es;
+	g->b = (g->b + 63) & ~(uint64_t)63;
+	g->c = 0;
+	ck_assert_uint_le(g->b + (uint64_t)K * N * g->es, SPM_BYTES);
+	ck_assert_uint_le((uint64_t)M * N * 4, ACC_BYTES);
+	for (i = 0; i < M * K; i++) {
+		double v = fl ? ((double)(int)(rnd(&x) % 2001) - 1000) / 256.0
+			      : (double)(int)(rnd(&x) % 256) - 128;
+		/* what the type stores */
+		v = num_decode((enum npu_dtype)in_type,
+			       num_encode((enum npu_dtype)in_type, v, NUM_OVF_SAT));
+		g->av[i] = v;
+	}
+	for (i = 0; i < K * N; i++) {
+		double v = fl ? ((double)(int)(rnd(&x) % 2001) - 1000) / 512.0
+			      : (double)(int)(rnd(&x) % 256) - 128;
+		v = num_decode((enum npu_dtype)in_type,
+			       num_encode((enum npu_dtype)in_type, v, NUM_OVF_SAT));
+		g->bv[i] = v;
+	}
+	/* memory images */
+	for (i = 0; i < M; i++)
+		for (j = 0; j < K; j++)
+			put_elem(g, g->a + (uint64_t)(df == 0 ? i * K + j : j * M + i) * g->es,
+				 g->av[i * K + j]);
+	for (i = 0; i < K; i++)
+		for (j = 0; j < N; j++)
+			put_elem(g, g->b + (uint64_t)(df == 2 ? j * K + i : i * N + j) * g->es,
+				 g->bv[i * N + j]);
+	/* program */
+	if (df == 0) {
+		for (n0 = 0; n0 < N; n0 += C)
+			for (k0 = 0; k0 < K; k0 += R) {
+				uint32_t nn = N - n0 < C ? N - n0 : C;
+				uint32_t kk = K - k0 < R ? K - k0 : R;
+				uint64_t bt = g->b + ((uint64_t)k0 * N + n0) * g->es;
+
+				push(g, MTX_PRELOAD, bt, 0, 0, M, kk, nn, 0,
+				     N * g->es, 0);
+				push(g, k0 ? MTX_MUL_ACC : MTX_MUL,
+				     g->a + (uint64_t)k0 * g->es, bt,
+				     g->c + 4 * (uint64_t)n0, M, kk, nn,
+				     K * g->es, N * g->es, 4 * N);
+			}
+	} else if (df == 2) {
+		for (m0 = 0; m0 < M; m0 += C)
+			for (k0 = 0; k0 < K; k0 += R) {
+				uint32_t mm = M - m0 < C ? M - m0 : C;
+				uint32_t kk = K - k0 < R ? K - k0 : R;
+				uint64_t at = g->a + ((uint64_t)k0 * M + m0) * g->es;
+
+				push(g, MTX_PRELOAD, at, 0, 0, mm, kk, N,
+				     M * g->es, 0, 0);
+				push(g, k0 ? MTX_MUL_ACC : MTX_MUL, at,
+				     g->b + (uint64_t)k0 * g->es,
+				     g->c + 4 * (uint64_t)m0, mm, kk, N,
+				     M * g->es, K * g->es, 4 * M);
+			}
+	} else {
+		for (m0 = 0; m0 < M; m0 += R)
+			for (n0 = 0; n0 < N; n0 += C) {
+				uint32_t mm = M - m0 < R ? M - m0 : R;
+				uint32_t nn = N - n0 < C ? N - n0 : C;
+
+				push(g, MTX_MUL, g->a + (uint64_t)m0 * g->es,
+				     g->b + (uint64_t)n0 * g->es,
+				     g->c + 4 * ((uint64_t)m0 * N + n0), mm, K,
+				     nn, M * g->es, N * g->es, 4 * N);
+			}
+	}
+}
+
+static void gemm_free(struct gemm *g)
+{
+	free(g->spm);
+	free(g->cmds);
+	free(g->av);
+	free(g->bv);
+}
+
+/* Result element C[i][j] from the accumulator (C^T in IS). */
+static uint32_t c_bits(const struct gemm *g, const uint8_t *acc, uint32_t i,
+		       uint32_t j)
+{
+	uint64_t off = g->c + 4 * (uint64_t)(g->df == 2 ? j * g->m + i
+						        : i * g->n + j);
+
+	return (uint32_t)acc[off] | (uint32_t)acc[off + 1] << 8 |
+	       (uint32_t)acc[off + 2] << 16 | (uint32_t)acc[off + 3] << 24;
+}
+
+/* The busy cycles the SCALE-Sim model gives for the tiled program. */
+static uint64_t formula(const struct gemm *g, uint32_t R, uint32_t C)
+{
+	uint64_t folds, per;
+
+	switch (g->df) {
+	case 0:
+		folds = (uint64_t)ceil_div(g->k, R) * ceil_div(g->n, C);
+		per = 2 * (uint64_t)R + C + g->m - 2;
+		break;
+	case 2:
+		folds = (uint64_t)ceil_div(g->k, R) * ceil_div(g->m, C);
+		per = 2 * (uint64_t)R + C + g->n - 2;
+		break;
+	default:
+		folds = (uint64_t)ceil_div(g->m, R) * ceil_div(g->n, C);
+		per = (uint64_t)g->k + R + C - 2;
+		break;
+	}
+	ck_assert_uint_eq(per, mtx_fold_cycles(g->df, R, C, g->m, g->k, g->n));
+	return folds * per;
+}
+
+/* Exact int32 reference with the tiled program's wrapping arithmetic. */
+static void check_int(const struct gemm *g, const uint8_t *acc)
+{
+	uint32_t i, j, k;
+
+	for (i = 0; i < g->m; i++)
+		for (j = 0; j < g->n; j++) {
+			int64_t s = 0;
+
+			for (k = 0; k < g->k; k++)
+				s += (int64_t)g->av[i * g->k + k] *
+				     (int64_t)g->bv[k * g->n + j];
+			ck_assert_int_eq((int32_t)c_bits(g, acc, i, j),
+					 (int32_t)(uint32_t)(uint64_t)s);
+		}
+}
+
+/*
+ * Float check, two ways: (1) bit-exact against the documented order done
+ * with plain C floats: per k-tile a chain from +0 in increasing k, each
+ * product rounded to fp32 (exact for fp16/bf16) and added with one
+ * rounding, then added to C; (2) within the error bound of that recursive
+ * summation against a double reference: (K + tiles) * 2^-24 * sum|a*b|.
+ */
+static void check_float(const struct gemm *g, const uint8_t *acc,
+			uint32_t R)
+{
+	uint32_t i, j, k, k0;
+
+	for (i = 0; i < g->m; i++)
+		for (j = 0; j < g->n; j++) {
+			uint32_t bits = c_bits(g, acc, i, j);
+			float got, c = 0.0f;
+			double ref = 0, mag = 0;
+
+			memcpy(&got, &bits, 4);
+			for (k0 = 0; k0 < g->k; k0 += R) {
+				float chain = 0.0f;
+
+				for (k = k0; k < g->k && k < k0 + R; k++) {
+					volatile float p = (float)(g->av[i * g->k + k] *
+								   g->bv[k * g->n + j]);
+
+					chain = chain + p;
+				}
+				c = k0 ? c + chain : chain;
+			}
+			ck_assert_msg(memcmp(&got, &c, 4) == 0,
+				      "C[%u][%u] = %a, ordered reference %a",
+				      i, j, (double)got, (double)c);
+			for (k = 0; k < g->k; k++) {
+				ref += g->av[i * g->k + k] * g->bv[k * g->n + j];
+				mag += fabs(g->av[i * g->k + k] * g->bv[k * g->n + j]);
+			}
+			ck_assert_msg(fabs((double)got - ref) <=
+				      (g->k + ceil_div(g->k, R)) * ldexp(1, -24) * mag * 1.0001,
+				      "C[%u][%u] = %.9g, exact %.9g", i, j,
+				      (double)got, ref);
+		}
+}
+
+/* ---- tests: formula ------------------------------------------------------- */
+
+START_TEST(matrix_formula_all_dataflows)
+{
+	static const uint32_t arrays[][2] = { { 4, 4 }, { 8, 8 }, { 16, 16 },
+					      { 8, 4 }, { 4, 8 }, { 5, 3 },
+					      { 32, 16 } };
+	static const uint32_t shapes[][3] = {
+		{ 1, 1, 1 }, { 4, 4, 4 }, { 16, 16, 16 }, { 17, 9, 5 },
+		{ 3, 31, 12 }, { 40, 7, 33 }, { 9, 20, 1 }, { 33, 33, 33 },
+		{ 2, 50, 7 },
+	};
+	size_t ai, si;
+	int df, checked = 0;
+
+	for (ai = 0; ai < sizeof(arrays) / sizeof(arrays[0]); ai++)
+		for (si = 0; si < sizeof(shapes) / sizeof(shapes[0]); si++)
+			for (df = 0; df < 3; df++) {
+				uint32_t R = arrays[ai][0], C = arrays[ai][1];
+				struct rig_cfg c = ideal((int)R, (int)C);
+				struct gemm g;
+				struct rig_out o;
+
+				gemm_build(&g, df, DT_INT8, shapes[si][0],
+					   shapes[si][1], shapes[si][2], R, C,
+					   (uint32_t)(ai * 100 + si * 3 + (size_t)df));
+				rig_run(&c, g.cmds, g.n_cmds, g.spm, NULL, &o);
+				ck_assert_msg(o.rc == 0, "%s", o.diag);
+				ck_assert_msg(o.ctr[CTR_MATRIX_BUSY_CYCLES] == formula(&g, R, C),
+					      "df %d R %u C %u M %u K %u N %u: busy %llu, formula %llu",
+					      df, R, C, g.m, g.k, g.n,
+					      (unsigned long long)o.ctr[CTR_MATRIX_BUSY_CYCLES],
+					      (unsigned long long)formula(&g, R, C));
+				ck_assert_uint_eq(o.ctr[CTR_MATRIX_STALL_CYCLES], 0);
+				ck_assert_uint_eq(o.ctr[CTR_MATRIX_MACS],
+						  (uint64_t)g.m * g.k * g.n);
+				ck_assert_uint_eq(o.ctr[CTR_MATRIX_PE_CYCLES],
+						  formula(&g, R, C) * R * C);
+				check_int(&g, o.acc);
+				if (getenv("MTX_DEBUG"))
+					fprintf(stderr, "df %d R %u C %u M %u K %u N %u busy %llu idle_at %llu events %llu\n",
+						df, R, C, g.m, g.k, g.n,
+						(unsigned long long)o.ctr[CTR_MATRIX_BUSY_CYCLES],
+						(unsigned long long)o.idle_at,
+						(unsigned long long)o.events);
+				checked++;
+				out_free(&o);
+				gemm_free(&g);
+			}
+	ck_assert_int_eq(checked, 7 * 9 * 3);
+}
+END_TEST
+
+START_TEST(matrix_formula_pipeline_latency)
+{
+	/* P extra cycles per fold; preloads are not folds */
+	struct rig_cfg c = ideal(8, 8);
+	struct gemm g;
+	struct rig_out o;
+	int df;
+
+	c.pipe = 3;
+	for (df = 0; df < 3; df++) {
+		gemm_build(&g, df, DT_INT8, 13, 19, 11, 8, 8, 7);
+		rig_run(&c, g.cmds, g.n_cmds, g.spm, NULL, &o);
+		ck_assert_int_eq(o.rc, 0);
+		ck_assert_uint_eq(o.ctr[CTR_MATRIX_BUSY_CYCLES],
+				  formula(&g, 8, 8) + 3 * o.ctr[CTR_MATRIX_FOLDS]);
+		check_int(&g, o.acc);
+		out_free(&o);
+		gemm_free(&g);
+	}
+}
+END_TEST
+
+START_TEST(matrix_formula_os_drain)
+{
+	/* explicit output drain: R more cycles per OS fold */
+	struct rig_cfg c = ideal(8, 4);
+	struct gemm g;
+	struct rig_out o;
+
+	c.os_drain = 1;
+	gemm_build(&g, 1, DT_INT8, 21, 10, 9, 8, 4, 9);
+	rig_run(&c, g.cmds, g.n_cmds, g.spm, NULL, &o);
+	ck_assert_int_eq(o.rc, 0);
+	ck_assert_uint_eq(o.ctr[CTR_MATRIX_BUSY_CYCLES],
+			  formula(&g, 8, 4) + 8 * o.ctr[CTR_MATRIX_FOLDS]);
+	check_int(&g, o.acc);
+	out_free(&o);
+	gemm_free(&g);
+}
+END_TEST
+
+START_TEST(matrix_double_buffer_hides_preloads)
+{
+	/*
+	 * WS and IS with weight double-buffering: every mpre but the first
+	 * loads while the previous mmul computes, so busy = R + sum of the
+	 * mmul intervals and only R preload cycles are exposed.
+	 */
+	int df;
+
+	for (df = 0; df <= 2; df += 2) {
+		struct rig_cfg c = ideal(8, 8);
+		struct gemm g;
+		struct rig_out o;
+		uint64_t folds, mm;
+
+		c.db = 1;
+		gemm_build(&g, df, DT_INT8, 12, 30, 20, 8, 8, 11);
+		rig_run(&c, g.cmds, g.n_cmds, g.spm, NULL, &o);
+		ck_assert_int_eq(o.rc, 0);
+		folds = o.ctr[CTR_MATRIX_FOLDS];
+		mm = (df == 0 ? g.m : g.n) + 8 + 8 - 2;
+		ck_assert_uint_eq(folds, df == 0 ? 4 * 3 : 4 * 2);
+		ck_assert_uint_eq(o.ctr[CTR_MATRIX_BUSY_CYCLES], 8 + folds * mm);
+		ck_assert_uint_eq(o.ctr[CTR_MATRIX_PRELOAD_CYCLES], 8);
+		ck_assert_uint_lt(o.ctr[CTR_MATRIX_BUSY_CYCLES], formula(&g, 8, 8));
+		check_int(&g, o.acc);
+		out_free(&o);
+		gemm_free(&g);
+	}
+}
+END_TEST
+
+/* ---- tests: values ---------------------------------------------------------- */
+
+START_TEST(matrix_int8_gemm_exact)
+{
+	/* int8 and int16 (full-range products), all dataflows */
+	static const int types[] = { DT_INT8, DT_INT16 };
+	size_t t;
+	int df;
+
+	for (t = 0; t < 2; t++)
+		for (df = 0; df < 3; df++) {
+			struct rig_cfg c = ideal(16, 8);
+			struct gemm g;
+			struct rig_out o;
+
+			gemm_build(&g, df, types[t], 37, 45, 29, 16, 8,
+				   (uint32_t)(t * 10 + (size_t)df));
+			rig_run(&c, g.cmds, g.n_cmds, g.spm, NULL, &o);
+			ck_assert_msg(o.rc == 0, "%s", o.diag);
+			check_int(&g, o.acc);
+			out_free(&o);
+			gemm_free(&g);
+		}
+}
+END_TEST
+
+START_TEST(matrix_float_gemm_ordered)
+{
+	static const int types[] = { DT_FP16, DT_BF16, DT_FP8E4M3, DT_FP32 };
+	size_t t;
+	int df;
+
+	for (t = 0; t < 4; t++)
+		for (df = 0; df < 3; df++) {
+			struct rig_cfg c = ideal(8, 16);
+			struct gemm g;
+			struct rig_out o;
+
+			gemm_build(&g, df, types[t], 23, 41, 19, 8, 16,
+				   (uint32_t)(t * 7 + (size_t)df + 100));
+			rig_run(&c, g.cmds, g.n_cmds, g.spm, NULL, &o);
+			ck_assert_msg(o.rc == 0, "%s", o.diag);
+			check_float(&g, o.acc, df == 1 ? g.k : 8);
+			out_free(&o);
+			gemm_free(&g);
+		}
+}
+END_TEST
+
+static Suite *suite_matrix(void)
+{
+	Suite *s = suite_create("matrix");
+
+	TEST_ADD(s, matrix_formula_all_dataflows);
+	TEST_ADD(s, matrix_formula_pipeline_latency);
+	TEST_ADD(s, matrix_formula_os_drain);
+	TEST_ADD(s, matrix_double_buffer_hides_preloads);
+	TEST_ADD(s, matrix_int8_gemm_exact);
+	TEST_ADD(s, matrix_float_gemm_ordered);
+	return s;
+}
+
+TEST_MAIN(suite_matrix)
