@@ -1,0 +1,825 @@
+/*
+ * dma.c - DMA engines: strided 1-4D descriptors between DRAM, scratchpad
+ * and accumulator, split into bursts.
+ *
+ * A descriptor moves shape[3] x shape[2] x shape[1] x shape[0] elements of
+ * elem_bytes each, element (i3,i2,i1,i0) from src + sum i_k*src_stride[k]
+ * to dst + sum i_k*dst_stride[k].  At its start it is canonicalised: the
+ * innermost dimensions that are contiguous on both sides fold into one
+ * "run" of bytes, dimensions of extent 1 drop out, and the rest are walked
+ * as an odometer.  Each run is cut into bursts of at most burst_bytes,
+ * aligned to burst_bytes on the DRAM side (the source if both or neither
+ * side is DRAM), so a burst never straddles a contiguity boundary.
+ *
+ * A burst goes through two phases: read the source (sram_access or a DRAM
+ * read), then write the destination (sram_access or a DRAM write).  Its
+ * bytes travel in a staging slot: copied from the source memory when the
+ * read completes, into the destination memory when the write completes.
+ * The write is issued in the cycle the read completes.
+ *
+ * Issue: at most one new burst per cycle (EV_PRI_ISSUE), while fewer than
+ * max_outstanding bursts are in flight (from read issue to write
+ * completion) and the DRAM accepts.  A refused DRAM request (DRAM_FULL)
+ * stays at the head, retried when the DRAM reports space; refused writes
+ * wait in order in a FIFO.  Descriptors run strictly one after another, so
+ * the next one sees every byte of the previous one written.
+ *
+ * Invariants:
+ *  - n_out == slots in use; a slot is in use from its read issue until its
+ *    write completion; held_read (if >= 0) and wq[] hold in-use slots;
+ *  - the engine is stalled iff the active descriptor has bursts left to
+ *    issue and it cannot issue one (n_out == max, or the head was
+ *    refused); a stall is charged at its end to one reason (DRAM or SRAM);
+ *  - busy (a descriptor accepted and not complete) is what can_accept and
+ *    idle report; completion notifies the listener once per descriptor.
+ */
+#include "dma.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "unit.h"
+
+/* Event kinds. */
+enum { DMA_EV_ISSUE = 1 };
+
+/* Why a stall started. */
+enum { STALL_NONE, STALL_OUT, STALL_FULL };
+
+/* Phase of a burst. */
+enum { PH_READ, PH_WRITE_WAIT, PH_WRITE };
+
+/* One burst in flight (indexed by slot). */
+struct dburst {
+	uint64_t src, dst;  /* byte addresses */
+	uint32_t bytes;     /* length */
+	uint8_t phase;      /* PH_* */
+};
+
+/* The active descriptor, canonicalised. */
+struct xfer {
+	int src_mem, dst_mem;   /* MEM_* */
+	uint64_t src, dst;      /* bases */
+	uint64_t run;           /* contiguous bytes per innermost run */
+	int n;                  /* odometer dimensions */
+	uint64_t cnt[4];        /* extents, innermost first */
+	int64_t ss[4], ds[4];   /* byte strides */
+	uint64_t idx[4];        /* odometer position */
+	uint64_t off;           /* bytes of the current run already issued */
+	int done;               /* every burst issued */
+	uint64_t total;         /* bytes of the descriptor */
+};
+
+struct dma {
+	struct unit u;              /* must be first */
+	int engine;                 /* index on its core */
+	sram *spm, *acc;            /* local memories */
+	int req_spm, req_acc;       /* our requestor ids in them */
+	dram *d;                    /* DRAM */
+	struct tile_listener l;     /* who to wake */
+	double clock_hz;            /* core clock, for bandwidth */
+	uint32_t burst_bytes;       /* core.dma.burst_bytes */
+	int max_out;                /* core.dma.max_outstanding */
+	int depth;                  /* core.dma.queue_depth */
+
+	struct tile_cmd *q;         /* waiting descriptors, ring of 'depth' */
+	int q_head, q_n;            /* ring head and count (waiting only) */
+	int active;                 /* a descriptor is in progress */
+	struct tile_cmd cur;        /* it */
+	struct xfer x;              /* its walk */
+	cycle_t cur_start;          /* cycle it started */
+
+	struct dburst *b;           /* bursts, max_out slots */
+	uint8_t *buf;               /* staging, max_out x burst_bytes */
+	int *free_slot;             /* stack of free slot indices */
+	int n_free;                 /* entries in free_slot */
+	int n_out;                  /* slots in use */
+	int held_read;              /* slot whose DRAM read was refused, -1 */
+	int *wq;                    /* slots whose DRAM write was refused */
+	int wq_head, wq_n;          /* FIFO of max_out entries */
+	int space_wait;             /* registered with dram_on_space */
+
+	int issue_pending;          /* a DMA_EV_ISSUE is scheduled ... */
+	cycle_t issue_at;           /* ... for this cycle */
+	cycle_t last_issue;         /* cycle of the last new burst */
+	int have_issued;            /* last_issue is valid */
+
+	int stall;                  /* STALL_* */
+	cycle_t stall_t0;           /* start of the open stall */
+	uint64_t stall_conf0;       /* our SRAM conflict cycles at its start */
+	cycle_t busy_t0;            /* start of the open busy stretch */
+	int busy;                   /* a descriptor is accepted */
+};
+
+static struct dma *to_dma(struct unit *u) { return (struct dma *)u; }
+
+static const char *mem_name(int m)
+{
+	static const char *const n[MEM_N_SPACES] = { "dram", "spm", "acc",
+						      "rspm" };
+
+	return m >= 0 && m < MEM_N_SPACES ? n[m] : "?";
+}
+
+static uint8_t *mem_bytes(struct dma *m, int mem)
+{
+	switch (mem) {
+	case MEM_DRAM:
+		return dram_data(m->d);
+	case MEM_SPM:
+		return sram_data(m->spm);
+	default:
+		return sram_data(m->acc);
+	}
+}
+
+/* ---- faults -------------------------------------------------------------------*/
+
+static int fault(struct dma *m, const struct tile_cmd *c, const char *fmt,
+		 ...) NPU_PRINTF(3, 4);
+
+/* "core N pc 0x.. cycle N: error: core0.dma1: descriptor #7: ..." */
+static int fault(struct dma *m, const struct tile_cmd *c, const char *fmt,
+		 ...)
+{
+	struct diag *dg = eng_diag(m->u.eng);
+	char msg[384];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!dg)
+		return NPU_EFAULT;
+	return diag_error(dg, diag_at_run(m->u.core, c->pc, eng_now(m->u.eng)),
+			  NPU_EFAULT, "%s: descriptor #%" PRIu64 ": %s",
+			  m->u.name, c->id, msg);
+}
+
+static uint64_t mem_size(struct dma *m, int mem)
+{
+	switch (mem) {
+	case MEM_DRAM:
+		return dram_size(m->d);
+	case MEM_SPM:
+		return sram_size(m->spm);
+	default:
+		return sram_size(m->acc);
+	}
+}
+
+/*
+ * Bytes one side of a descriptor touches: [lo, hi).  Returns 0, or -1 with
+ * *dim when a stride times its extent leaves the 2^60-byte space the
+ * arithmetic is exact in, or -2 when the strides reach below address 0
+ * (either would wrap around the address space).
+ */
+static int side_extent(const struct dma_desc *dd, uint64_t base,
+		       const int64_t *stride, uint64_t *lo, uint64_t *hi,
+		       int *dim)
+{
+	/* keep every partial sum inside int64 even for 4 dimensions */
+	const int64_t lim = INT64_MAX / 8;
+	int64_t neg = 0, pos = 0;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		int64_t n = (int64_t)dd->shape[i] - 1, ext;
+
+		if (n == 0)
+			continue;
+		if (stride[i] > lim / n || stride[i] < -(lim / n)) {
+			*dim = i;
+			return -1;
+		}
+		ext = stride[i] * n;
+		if (ext < 0)
+			neg += ext;
+		else
+			pos += ext;
+	}
+	if (base > (uint64_t)lim) {
+		/* far beyond any memory: report it as out of range */
+		*lo = base;
+		*hi = UINT64_MAX;
+		return 0;
+	}
+	if ((int64_t)base + neg < 0)
+		return -2;
+	*lo = (uint64_t)((int64_t)base + neg);
+	*hi = (uint64_t)((int64_t)base + pos) + dd->elem_bytes;
+	return 0;
+}
+
+/* Check one side of a descriptor: memory space, range, wrap. */
+static int check_side(struct dma *m, const struct tile_cmd *c, int mem,
+		      uint64_t base, const int64_t *stride, const char *what)
+{
+	const struct dma_desc *dd = &c->u.d;
+	uint64_t lo, hi, size;
+	int dim = -1, rc;
+
+	if (mem < 0 || mem >= MEM_N_SPACES)
+		return fault(m, c, "%s memory space %d does not exist "
+			     "(0 dram, 1 spm, 2 acc, 3 remote spm)", what, mem);
+	if (mem == MEM_RSPM)
+		return fault(m, c, "%s in another core's scratchpad (core %d): "
+			     "remote scratchpad transfers are not supported "
+			     "until the NoC model; stage through DRAM", what,
+			     what[0] == 's' ? dd->src_core : dd->dst_core);
+	rc = side_extent(dd, base, stride, &lo, &hi, &dim);
+	if (rc == -1)
+		return fault(m, c, "%s stride %" PRId64 " of dimension %d "
+			     "(extent %u) wraps past the end of the address "
+			     "space", what, stride[dim], dim, dd->shape[dim]);
+	if (rc == -2)
+		return fault(m, c, "%s strides wrap below address 0: base 0x%"
+			     PRIx64 " minus %s", what, base,
+			     "the negative strides times their extents");
+	size = mem_size(m, mem);
+	if (hi > size)
+		return fault(m, c, "%s %s [0x%" PRIx64 ", 0x%" PRIx64 ") is "
+			     "outside the %s [0x0, 0x%" PRIx64 ")", what,
+			     mem_name(mem), lo, hi == UINT64_MAX ? lo + 1 : hi,
+			     mem_name(mem), size);
+	return 0;
+}
+
+/* Every fault is found when the descriptor is accepted: nothing moves. */
+static int check_desc(struct dma *m, const struct tile_cmd *c)
+{
+	const struct dma_desc *dd = &c->u.d;
+	int i, rc;
+
+	if (dd->elem_bytes == 0)
+		return fault(m, c, "element size (esize) is 0; set it with "
+			     "dset esize");
+	for (i = 0; i < 4; i++)
+		if (dd->shape[i] == 0)
+			return 0;       /* nothing to move */
+	rc = check_side(m, c, dd->src_mem, dd->src, dd->src_stride, "source");
+	if (rc)
+		return rc;
+	return check_side(m, c, dd->dst_mem, dd->dst, dd->dst_stride,
+			  "destination");
+}
+
+/* ---- the walk -----------------------------------------------------------------------*/
+
+/* Canonicalise a checked descriptor into the odometer walk. */
+static void xfer_init(struct xfer *x, const struct dma_desc *dd)
+{
+	int i, n = 0;
+
+	memset(x, 0, sizeof(*x));
+	x->src_mem = dd->src_mem;
+	x->dst_mem = dd->dst_mem;
+	x->src = dd->src;
+	x->dst = dd->dst;
+	x->run = dd->elem_bytes;
+	x->total = dd->elem_bytes;
+	for (i = 0; i < 4; i++)
+		x->total *= dd->shape[i];
+	if (x->total == 0) {
+		x->done = 1;
+		return;
+	}
+	for (i = 0; i < 4; i++) {
+		if (dd->shape[i] == 1)
+			continue;
+		/* contiguous on both sides so far: fold into the run */
+		if (n == 0 && dd->src_stride[i] == (int64_t)x->run &&
+		    dd->dst_stride[i] == (int64_t)x->run) {
+			x->run *= dd->shape[i];
+			continue;
+		}
+		x->cnt[n] = dd->shape[i];
+		x->ss[n] = dd->src_stride[i];
+		x->ds[n] = dd->dst_stride[i];
+		n++;
+	}
+	x->n = n;
+}
+
+/* Addresses of the current run. */
+static void xfer_run(const struct xfer *x, uint64_t *s, uint64_t *d)
+{
+	int64_t so = 0, dof = 0;
+	int i;
+
+	for (i = 0; i < x->n; i++) {
+		so += (int64_t)x->idx[i] * x->ss[i];
+		dof += (int64_t)x->idx[i] * x->ds[i];
+	}
+	*s = (uint64_t)((int64_t)x->src + so);
+	*d = (uint64_t)((int64_t)x->dst + dof);
+}
+
+/* Next burst of the walk: addresses and length; advances the walk. */
+static void xfer_next(struct xfer *x, uint32_t burst, struct dburst *b)
+{
+	uint64_t s, d, align, len;
+	int i;
+
+	xfer_run(x, &s, &d);
+	s += x->off;
+	d += x->off;
+	/* align bursts on the DRAM side so they match DRAM bursts */
+	align = x->dst_mem == MEM_DRAM && x->src_mem != MEM_DRAM ? d : s;
+	len = burst - align % burst;
+	if (len > x->run - x->off)
+		len = x->run - x->off;
+	b->src = s;
+	b->dst = d;
+	b->bytes = (uint32_t)len;
+	x->off += len;
+	if (x->off < x->run)
+		return;
+	x->off = 0;
+	for (i = 0; i < x->n; i++) {
+		if (++x->idx[i] < x->cnt[i])
+			return;
+		x->idx[i] = 0;
+	}
+	x->done = 1;
+}
+
+/* ---- issue ---------------------------------------------------------------------------*/
+
+static int kick(struct dma *m, cycle_t when)
+{
+	if (m->issue_pending && m->issue_at <= when)
+		return 0;
+	m->issue_pending = 1;
+	m->issue_at = when;
+	return eng_schedule(m->u.eng, when, EV_PRI_ISSUE, &m->u, DMA_EV_ISSUE,
+			    0);
+}
+
+/* Tell the control unit (tile.h's tile_notify contract, done in place). */
+static int notify(struct dma *m)
+{
+	if (!m->l.unit)
+		return 0;
+	return eng_schedule(m->u.eng, eng_now(m->u.eng), EV_PRI_WAKE, m->l.unit,
+			    m->l.kind, 0);
+}
+
+static uint64_t conflicts(const struct dma *m)
+{
+	return sram_req_stat(m->spm, m->req_spm, SRAM_ST_CONFLICTS) +
+	       sram_req_stat(m->acc, m->req_acc, SRAM_ST_CONFLICTS);
+}
+
+static void stall_begin(struct dma *m, int why)
+{
+	if (m->stall != STALL_NONE)
+		return;
+	m->stall = why;
+	m->stall_t0 = eng_now(m->u.eng);
+	m->stall_conf0 = conflicts(m);
+}
+
+/*
+ * End the open stall now.  Refused DRAM requests are DRAM stalls.  A stall
+ * on the outstanding limit is SRAM for the cycles our SRAM accesses lost
+ * bank arbitration meanwhile, and the rest is waiting for DRAM if the
+ * descriptor touches DRAM, else for SRAM (latency of its accesses).
+ */
+static void stall_end(struct dma *m)
+{
+	uint64_t len, sram_part;
+	int dram_side;
+
+	if (m->stall == STALL_NONE)
+		return;
+	len = eng_now(m->u.eng) - m->stall_t0;
+	dram_side = m->x.src_mem == MEM_DRAM || m->x.dst_mem == MEM_DRAM;
+	if (m->stall == STALL_FULL) {
+		m->u.ctr[CTR_DMA_STALL_DRAM] += len;
+	} else {
+		sram_part = conflicts(m) - m->stall_conf0;
+		if (sram_part > len || !dram_side)
+			sram_part = len;
+		m->u.ctr[CTR_DMA_STALL_SRAM] += sram_part;
+		m->u.ctr[CTR_DMA_STALL_DRAM] += len - sram_part;
+	}
+	m->u.ctr[CTR_DMA_STALL_CYCLES] += len;
+	m->stall = STALL_NONE;
+}
+
+static int on_dram_read(void *ctx, uint64_t tag, cycle_t when);
+static int on_dram_write(void *ctx, uint64_t tag, cycle_t when);
+static int on_sram_read(void *ctx, uint64_t tag, cycle_t when);
+static int on_sram_write(void *ctx, uint64_t tag, cycle_t when);
+static int space_retry(void *ctx, uint64_t tag, cycle_t when);
+
+static int wait_space(struct dma *m)
+{
+	if (m->space_wait)
+		return 0;
+	m->space_wait = 1;
+	return dram_on_space(m->d, space_retry, m);
+}
+
+/* Issue the read of slot k; 1 if the DRAM refused it, else 0 or NPU_E*. */
+static int issue_read(struct dma *m, int k)
+{
+	struct dburst *b = &m->b[k];
+	int rc;
+
+	b->phase = PH_READ;
+	if (m->x.src_mem == MEM_DRAM) {
+		rc = dram_request(m->d, b->src, b->bytes, 0, on_dram_read, m,
+				  (uint64_t)k);
+		return rc == DRAM_FULL ? 1 : rc;
+	}
+	if (m->x.src_mem == MEM_SPM)
+		return sram_access(m->spm, m->req_spm, b->src, b->bytes, 0,
+				   eng_now(m->u.eng), on_sram_read, m,
+				   (uint64_t)k);
+	return sram_access(m->acc, m->req_acc, b->src, b->bytes, 0,
+			   eng_now(m->u.eng), on_sram_read, m, (uint64_t)k);
+}
+
+/* Issue the write of slot k; 1 if the DRAM refused it. */
+static int issue_write(struct dma *m, int k)
+{
+	struct dburst *b = &m->b[k];
+	int rc;
+
+	b->phase = PH_WRITE;
+	if (m->x.dst_mem == MEM_DRAM) {
+		rc = dram_request(m->d, b->dst, b->bytes, 1, on_dram_write, m,
+				  (uint64_t)k);
+		if (rc == DRAM_FULL)
+			b->phase = PH_WRITE_WAIT;
+		return rc == DRAM_FULL ? 1 : rc;
+	}
+	if (m->x.dst_mem == MEM_SPM)
+		return sram_access(m->spm, m->req_spm, b->dst, b->bytes, 1,
+				   eng_now(m->u.eng), on_sram_write, m,
+				   (uint64_t)k);
+	return sram_access(m->acc, m->req_acc, b->dst, b->bytes, 1,
+			   eng_now(m->u.eng), on_sram_write, m, (uint64_t)k);
+}
+
+/* Queue a refused write (FIFO: writes go to DRAM in burst order). */
+static int defer_write(struct dma *m, int k)
+{
+	m->wq[(m->wq_head + m->wq_n) % m->max_out] = k;
+	m->wq_n++;
+	return wait_space(m);
+}
+
+/* Retry refused writes in order; stops at the first refusal. */
+static int drain_writes(struct dma *m)
+{
+	while (m->wq_n > 0) {
+		int k = m->wq[m->wq_head], rc = issue_write(m, k);
+
+		if (rc == 1)
+			return wait_space(m);
+		if (rc)
+			return rc;
+		m->wq_head = (m->wq_head + 1) % m->max_out;
+		m->wq_n--;
+	}
+	return 0;
+}
+
+/* Start the next waiting descriptor, if any. */
+static void start_next(struct dma *m)
+{
+	cycle_t now = eng_now(m->u.eng);
+
+	if (m->active || m->q_n == 0)
+		return;
+	m->cur = m->q[m->q_head];
+	m->q_head = (m->q_head + 1) % m->depth;
+	m->q_n--;
+	m->active = 1;
+	m->cur_start = now;
+	xfer_init(&m->x, &m->cur.u.d);
+}
+
+static void count_bytes(struct dma *m, uint64_t n)
+{
+	int s = m->x.src_mem == MEM_DRAM, d = m->x.dst_mem == MEM_DRAM;
+
+	if (s && d)
+		m->u.ctr[CTR_DMA_BYTES_DRAM_TO_DRAM] += n;
+	else if (s)
+		m->u.ctr[CTR_DMA_BYTES_DRAM_TO_SRAM] += n;
+	else if (d)
+		m->u.ctr[CTR_DMA_BYTES_SRAM_TO_DRAM] += n;
+	else
+		m->u.ctr[CTR_DMA_BYTES_SRAM_TO_SRAM] += n;
+}
+
+/* The active descriptor has moved its last byte. */
+static int finish(struct dma *m)
+{
+	cycle_t now = eng_now(m->u.eng);
+	char args[160];
+
+	snprintf(args, sizeof(args),
+		 "\"pc\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"src\":\"%s\","
+		 "\"dst\":\"%s\"", m->cur.pc, m->x.total,
+		 mem_name(m->x.src_mem), mem_name(m->x.dst_mem));
+	unit_span(&m->u, m->cur_start, now, "dma", args);
+	m->u.ctr[CTR_DMA_TRANSFERS]++;
+	m->active = 0;
+	if (m->q_n == 0) {
+		m->busy = 0;
+		m->u.ctr[CTR_DMA_BUSY_CYCLES] += now - m->busy_t0;
+	}
+	start_next(m);
+	if (m->active) {
+		int rc = kick(m, now);
+
+		if (rc)
+			return rc;
+	}
+	return notify(m);
+}
+
+/*
+ * One issue step: refused writes first, then the refused head read, then
+ * (at most one per cycle) a new burst.
+ */
+static int issue_step(struct dma *m)
+{
+	cycle_t now = eng_now(m->u.eng);
+	int k, rc;
+
+	m->issue_pending = 0;
+	rc = drain_writes(m);
+	if (rc)
+		return rc;
+	if (!m->active)
+		start_next(m);
+	if (!m->active)
+		return 0;
+	if (m->x.done && m->held_read < 0) {
+		if (m->n_out == 0)
+			return finish(m);     /* an empty descriptor */
+		return 0;                     /* draining */
+	}
+	if (m->have_issued && m->last_issue == now)
+		return kick(m, now + 1);      /* one new burst per cycle */
+	if (m->held_read >= 0) {
+		k = m->held_read;
+		rc = issue_read(m, k);
+		if (rc == 1) {
+			stall_begin(m, STALL_FULL);
+			return wait_space(m);
+		}
+		if (rc)
+			return rc;
+		m->held_read = -1;
+	} else {
+		if (m->n_out == m->max_out) {
+			stall_begin(m, STALL_OUT);
+			return 0;             /* a completion kicks us */
+		}
+		k = m->free_slot[--m->n_free];
+		m->n_out++;
+		xfer_next(&m->x, m->burst_bytes, &m->b[k]);
+		m->u.ctr[CTR_DMA_REQUESTS]++;
+		rc = issue_read(m, k);
+		if (rc == 1) {
+			m->held_read = k;
+			stall_begin(m, STALL_FULL);
+			return wait_space(m);
+		}
+		if (rc)
+			return rc;
+	}
+	stall_end(m);
+	m->last_issue = now;
+	m->have_issued = 1;
+	if (!m->x.done)
+		return kick(m, now + 1);
+	return 0;
+}
+
+/* ---- completions ------------------------------------------------------------------*/
+
+/* The read of slot k completed: stage its bytes, issue its write. */
+static int read_done(struct dma *m, int k)
+{
+	struct dburst *b = &m->b[k];
+	int rc;
+
+	memcpy(m->buf + (size_t)k * m->burst_bytes,
+	       mem_bytes(m, m->x.src_mem) + b->src, b->bytes);
+	if (m->wq_n > 0)
+		return defer_write(m, k);     /* keep DRAM writes in order */
+	rc = issue_write(m, k);
+	if (rc == 1)
+		return defer_write(m, k);
+	return rc;
+}
+
+/* The write of slot k completed: the bytes land; the slot frees. */
+static int write_done(struct dma *m, int k)
+{
+	struct dburst *b = &m->b[k];
+	cycle_t now = eng_now(m->u.eng);
+
+	memcpy(mem_bytes(m, m->x.dst_mem) + b->dst,
+	       m->buf + (size_t)k * m->burst_bytes, b->bytes);
+	count_bytes(m, b->bytes);
+	m->free_slot[m->n_free++] = k;
+	m->n_out--;
+	if (m->x.done && m->held_read < 0 && m->n_out == 0)
+		return finish(m);
+	if (m->stall == STALL_OUT)
+		return kick(m, now);
+	return 0;
+}
+
+static int on_dram_read(void *ctx, uint64_t tag, cycle_t when)
+{
+	(void)when;
+	return read_done(ctx, (int)tag);
+}
+
+static int on_sram_read(void *ctx, uint64_t tag, cycle_t when)
+{
+	(void)when;
+	return read_done(ctx, (int)tag);
+}
+
+static int on_dram_write(void *ctx, uint64_t tag, cycle_t when)
+{
+	(void)when;
+	return write_done(ctx, (int)tag);
+}
+
+static int on_sram_write(void *ctx, uint64_t tag, cycle_t when)
+{
+	(void)when;
+	return write_done(ctx, (int)tag);
+}
+
+static int space_retry(void *ctx, uint64_t tag, cycle_t when)
+{
+	struct dma *m = ctx;
+
+	(void)tag;
+	m->space_wait = 0;
+	return kick(m, when);
+}
+
+/* ---- xu_port ---------------------------------------------------------------------*/
+
+static int dma_can_accept(const struct unit *u)
+{
+	const struct dma *m = (const struct dma *)u;
+
+	return m->q_n + m->active < m->depth;
+}
+
+static int dma_accept(struct unit *u, const struct tile_cmd *cmd)
+{
+	struct dma *m = to_dma(u);
+	int rc;
+
+	if (!dma_can_accept(u))
+		return NPU_EINTERNAL;   /* control checks can_accept first */
+	rc = check_desc(m, cmd);
+	if (rc)
+		return rc;
+	m->q[(m->q_head + m->q_n) % m->depth] = *cmd;
+	m->q_n++;
+	if (!m->busy) {
+		m->busy = 1;
+		m->busy_t0 = eng_now(u->eng);
+	}
+	return kick(m, eng_now(u->eng));
+}
+
+static int dma_idle(const struct unit *u)
+{
+	const struct dma *m = (const struct dma *)u;
+
+	return !m->busy;
+}
+
+const struct xu_port dma_port = {
+	.can_accept = dma_can_accept,
+	.accept = dma_accept,
+	.idle = dma_idle,
+};
+
+/* ---- unit ops ---------------------------------------------------------------------*/
+
+static int dma_event(struct unit *u, const struct ev *ev)
+{
+	if (ev->kind != DMA_EV_ISSUE)
+		return NPU_EINTERNAL;
+	return issue_step(to_dma(u));
+}
+
+static int dma_blocked(const struct unit *u, char *buf, size_t n)
+{
+	const struct dma *m = (const struct dma *)u;
+
+	if (!m->busy)
+		return 0;
+	snprintf(buf, n, "descriptor #%" PRIu64 " (pc 0x%" PRIx64 ") has %d "
+		 "bursts in flight, %d waiting for DRAM space",
+		 m->cur.id, m->cur.pc, m->n_out,
+		 m->wq_n + (m->held_read >= 0));
+	return 1;
+}
+
+double dma_bandwidth(const struct unit *u)
+{
+	const struct dma *m = (const struct dma *)u;
+	const uint64_t *c = u->ctr;
+	uint64_t bytes = c[CTR_DMA_BYTES_DRAM_TO_SRAM] +
+			 c[CTR_DMA_BYTES_SRAM_TO_DRAM] +
+			 c[CTR_DMA_BYTES_SRAM_TO_SRAM] +
+			 c[CTR_DMA_BYTES_DRAM_TO_DRAM];
+
+	if (c[CTR_DMA_BUSY_CYCLES] == 0)
+		return 0;
+	return (double)bytes / (double)c[CTR_DMA_BUSY_CYCLES] * m->clock_hz;
+}
+
+static void dma_dump(const struct unit *u, struct ctr_sink *s)
+{
+	ctr_emit_f64(s, u->name, "bandwidth_gbps", dma_bandwidth(u) / 1e9);
+}
+
+static void dma_destroy(struct unit *u)
+{
+	struct dma *m = to_dma(u);
+
+	free(m->q);
+	free(m->b);
+	free(m->buf);
+	free(m->free_slot);
+	free(m->wq);
+	free(m);
+}
+
+static const struct unit_ops dma_ops = {
+	.kind = "dma",
+	.on_event = dma_event,
+	.blocked = dma_blocked,
+	.dump = dma_dump,
+	.destroy = dma_destroy,
+};
+
+struct unit *dma_new(eng *e, const struct arch *a, int core, int engine,
+		     sram *spm, sram *acc, dram *d,
+		     const struct tile_listener *l)
+{
+	struct dma *m = calloc(1, sizeof(*m));
+	char name[16];
+	int i;
+
+	if (!m)
+		return NULL;
+	unit_init(&m->u, &dma_ops, e, core, "core%d.dma%d", core, engine);
+	m->engine = engine;
+	m->spm = spm;
+	m->acc = acc;
+	m->d = d;
+	if (l)
+		m->l = *l;
+	m->clock_hz = arch_clock_hz(a);
+	m->burst_bytes = (uint32_t)ARCH_I(a, DMA_BURST);
+	m->max_out = (int)ARCH_I(a, DMA_OUTSTANDING);
+	m->depth = (int)ARCH_I(a, DMA_QUEUE_DEPTH);
+	m->held_read = -1;
+	m->q = calloc((size_t)m->depth, sizeof(*m->q));
+	m->b = calloc((size_t)m->max_out, sizeof(*m->b));
+	m->buf = malloc((size_t)m->max_out * m->burst_bytes);
+	m->free_slot = malloc((size_t)m->max_out * sizeof(*m->free_slot));
+	m->wq = malloc((size_t)m->max_out * sizeof(*m->wq));
+	if (!m->q || !m->b || !m->buf || !m->free_slot || !m->wq)
+		goto fail;
+	/* slots are handed out lowest first */
+	for (i = 0; i < m->max_out; i++)
+		m->free_slot[i] = m->max_out - 1 - i;
+	m->n_free = m->max_out;
+	snprintf(name, sizeof(name), "dma%d", engine);
+	m->req_spm = sram_add_requestor(spm, name);
+	m->req_acc = sram_add_requestor(acc, name);
+	if (m->req_spm < 0 || m->req_acc < 0)
+		goto fail;
+	if (eng_add_unit(e, &m->u))
+		goto fail;
+	return &m->u;
+fail:
+	dma_destroy(&m->u);
+	return NULL;
+}
