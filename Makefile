@@ -34,11 +34,11 @@ CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 # ---- sources, one explicit list per directory ------------------------------
 UTIL_SRCS  := util/diag.c util/dtype.c util/fsout.c util/strutil.c util/npy.c
 ARCH_SRCS  := arch/arch.c arch/arch_dump.c
-ISA_SRCS   := isa/isa.c
-ASM_SRCS   :=
-CORE_SRCS  := sim/core/engine.c sim/core/counters.c sim/core/num.c sim/core/sram.c sim/core/vecmath.c sim/core/dram.c sim/core/dram_bench.c sim/core/matrix.c sim/core/dma.c
+ISA_SRCS   := isa/isa.c isa/isa_doc.c
+ASM_SRCS   := asm/asm.c asm/asm_lex.c asm/asm_li.c asm/asm_doc.c asm/obj.c
+CORE_SRCS  := sim/core/engine.c sim/core/counters.c sim/core/num.c sim/core/sram.c sim/core/vecmath.c sim/core/dram.c sim/core/dram_bench.c sim/core/matrix.c
 TRC_SRCS   := traces/ctrout.c traces/trace.c
-CLI_SRCS   := cli/main.c cli/cmd_config.c cli/cmd_dram.c
+CLI_SRCS   := cli/main.c cli/cmd_config.c cli/cmd_dram.c cli/cmd_as.c cli/cmd_objdump.c
 
 LIB_SRCS   := $(UTIL_SRCS) $(ARCH_SRCS) $(ISA_SRCS) $(ASM_SRCS) $(CORE_SRCS) \
               $(TRC_SRCS)
@@ -48,12 +48,12 @@ LIB        := $(BUILD)/libnpusim.a
 BIN        := $(BUILD)/npusim
 
 # Check unit tests: tests/unit/test_<name>.c -> $(BUILD)/tests/test_<name>
-UNIT_TESTS := engine diag num npy traces sram arch vecmath dram matrix dma
+UNIT_TESTS := engine diag num npy traces sram arch vecmath dram matrix isa
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/test_%)
 
 # Generated documentation, checked for staleness by `make test`.
 MKDOC      := $(BUILD)/mkdoc
-GEN_DOCS   := counters config
+GEN_DOCS   := counters config isa
 
 DEPS := $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(UNIT_BINS:=.d) $(MKDOC).d
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../arch/arch.h"
+#include "../isa/isa.h"
 #include "../sim/core/counters.h"
 
 static const struct {
@@ -20,6 +21,7 @@ static const struct {
 } docs[] = {
 	{ "config", arch_write_doc },
 	{ "counters", ctr_write_doc },
+	{ "isa", isa_write_doc },
 };
 
 int main(int argc, char **argv)

@@ -1,0 +1,2818 @@
+/*
+ * asm.c - the assembler: input, statements, the two passes, the program.
+ *
+ * Pass 1 (read_input): lines come from a stack of frames (the main file,
+ * .include'd files, macro bodies being expanded).  Each line first meets the
+ * line-level machinery - macro body capture (.macro ... .endm) and
+ * conditional assembly (.if/.elif/.else/.endif) - and, if it is live, is
+ * tokenised: labels get the current location, directives act (sections,
+ * .equ, data layout) and instructions are parsed against the syntax string
+ * of their format into operands whose expressions are kept as trees.  Every
+ * statement's size is known in pass 1 (li decides its length here), so all
+ * label addresses are final at the end of pass 1.
+ *
+ * Pass 2 (encode_all): walk the statements in order, evaluate expressions
+ * (all symbols are now known), encode through isa_set_field, and write data
+ * bytes into their chunks.  Errors in pass 2 point at the operand that is
+ * wrong; pass 1 errors mark their statement bad so it is not reported again.
+ *
+ * A failed assembly returns NPU_EASM and no program; the CLI then writes no
+ * output file.
+ */
+#include "asm.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/dtype.h"
+#include "../util/strutil.h"
+#include "asm_int.h"
+
+/* ---- input structures -----------------------------------------------------*/
+
+/* A source file, split in place into NUL-terminated lines. */
+struct src_file {
+	char *path;              /* as found (malloc'd) */
+	char *text;              /* contents (malloc'd, modified) */
+	char **lines;            /* pointers into text */
+	int n_lines;
+	struct src_file *next;
+};
+
+/* A macro definition. */
+struct macro {
+	const char *name;
+	int n_params;
+	const char **params;         /* parameter names */
+	const char **defaults;       /* default text, NULL = required */
+	const struct where **body;   /* body lines as captured */
+	int n_body, cap_body;
+	const struct where *w;       /* the .macro line */
+	int col;
+	struct macro *next;
+};
+
+/* One open .if. */
+struct cond {
+	int parent_active;       /* the enclosing region assembles */
+	int taken;               /* some branch of this .if was taken */
+	int active;              /* the current branch assembles */
+	int seen_else;           /* .else already seen */
+	const struct where *w;   /* the .if line, for "unterminated" */
+	int col;
+};
+
+/* An input frame: a file being read or a macro being expanded. */
+struct frame {
+	int is_macro;
+	struct src_file *f;          /* file frame: the file */
+	int next;                    /* next line / body line index */
+	struct macro *m;             /* macro frame: the macro */
+	const char **args;           /* argument text per parameter */
+	unsigned id;                 /* expansion number for \@ */
+	const struct expn *exp;      /* expansion record for its lines */
+	int cond_base;               /* n_conds when the frame was entered */
+	struct frame *up;
+};
+
+/* ---- errors ---------------------------------------------------------------*/
+
+/*
+ * One error, kept until the end of the assembly.  Pass 2 finds errors in
+ * lines that pass 1 already passed, so errors are sorted back into reading
+ * order (the seq of their line, then discovery order) before printing:
+ * the user sees them top to bottom, as from a compiler.
+ */
+struct err_rec {
+	unsigned seq;            /* where->seq */
+	size_t order;            /* discovery order (stable sort) */
+	const struct where *w;   /* line (text lives until cleanup) */
+	int col;
+	char *msg;               /* malloc'd */
+};
+
+int asm_error(struct asm_ctx *A, const struct where *w, int col,
+	      const char *fmt, ...)
+{
+	char msg[400];
+	struct err_rec *e;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	A->n_err++;
+	if (A->n_errs == A->cap_errs) {
+		size_t cap = A->cap_errs ? 2 * A->cap_errs : 16;
+		struct err_rec *v = realloc(A->errs, cap * sizeof(*v));
+
+		if (!v)
+			return asm_oom(A);
+		A->errs = v;
+		A->cap_errs = cap;
+	}
+	e = &A->errs[A->n_errs];
+	e->msg = str_dup(msg);
+	if (!e->msg)
+		return asm_oom(A);
+	e->seq = w->seq;
+	e->order = A->n_errs++;
+	e->w = w;
+	e->col = col;
+	return EV_ERR;
+}
+
+static int err_cmp(const void *pa, const void *pb)
+{
+	const struct err_rec *a = pa, *b = pb;
+
+	if (a->seq != b->seq)
+		return a->seq < b->seq ? -1 : 1;
+	return a->order < b->order ? -1 : a->order > b->order;
+}
+
+/* Print the collected errors in source order (with carets and notes). */
+static void flush_errors(struct asm_ctx *A)
+{
+	size_t k;
+
+	if (A->n_errs)
+		qsort(A->errs, A->n_errs, sizeof(*A->errs), err_cmp);
+	for (k = 0; k < A->n_errs; k++) {
+		const struct err_rec *e = &A->errs[k];
+		const struct expn *x;
+
+		(void)diag_error(A->d, diag_at_file(e->w->file, e->w->line,
+						    e->col),
+				 NPU_EASM, "%s", e->msg);
+		diag_caret(A->d, e->w->text, e->col);
+		/* Macro expansions, innermost first, as compilers print them. */
+		for (x = e->w->exp; x; x = x->call->exp)
+			diag_note(A->d,
+				  diag_at_file(x->call->file, x->call->line,
+					       x->col),
+				  "in expansion of macro '%s'", x->macro);
+		free(e->msg);
+	}
+	free(A->errs);
+	A->errs = NULL;
+	A->n_errs = A->cap_errs = 0;
+}
+
+int asm_oom(struct asm_ctx *A)
+{
+	if (!A->oom)
+		(void)diag_error(A->d, diag_nowhere(), NPU_ENOMEM,
+				 "out of memory while assembling");
+	A->oom = 1;
+	A->n_err++;
+	return EV_ERR;
+}
+
+/* Where record for the command line (-D). */
+static struct where *cmdline_where(struct asm_ctx *A, const char *text)
+{
+	struct where *w = arena_alloc(&A->ar, sizeof(*w));
+
+	if (w) {
+		w->file = "<command line>";
+		w->line = 1;
+		w->text = text;
+	}
+	return w;
+}
+
+/* ---- reading files --------------------------------------------------------*/
+
+/* Keep text as a file: split lines, check for NUL bytes. */
+static struct src_file *add_file(struct asm_ctx *A, const char *path,
+				 char *text, size_t len)
+{
+	struct src_file *f = calloc(1, sizeof(*f));
+	size_t i, n = 1, k = 0;
+
+	if (!f || !(f->path = str_dup(path))) {
+		free(f);
+		free(text);
+		asm_oom(A);
+		return NULL;
+	}
+	f->text = text;
+	f->next = A->files;
+	A->files = f;
+	for (i = 0; i < len; i++)
+		n += text[i] == '\n';
+	f->lines = malloc(n * sizeof(*f->lines));
+	if (!f->lines) {
+		asm_oom(A);
+		return NULL;
+	}
+	f->lines[k++] = text;
+	for (i = 0; i < len; i++) {
+		if (text[i] == '\n') {
+			text[i] = '\0';
+			if (i > 0 && text[i - 1] == '\r')
+				text[i - 1] = '\0';
+			if (i + 1 < len)
+				f->lines[k++] = text + i + 1;
+		} else if (text[i] == '\0') {
+			/* A NUL would silently cut the line: say so. */
+			struct where *w = arena_alloc(&A->ar, sizeof(*w));
+
+			if (!w) {
+				asm_oom(A);
+				return NULL;
+			}
+			w->file = f->path;
+			w->line = (int)k;
+			w->seq = A->line_seq;
+
+			text[i] = ' ';
+			asm_error(A, w, (int)(text + i - f->lines[k - 1]) + 1,
+				  "NUL byte in source file");
+		}
+	}
+	if (len > 0 && text[len - 1] == '\r')
+		text[len - 1] = '\0';
+	/* A final newline does not start another line. */
+	f->n_lines = (int)k;
+	return f;
+}
+
+/* Read a whole file; NULL with errno set on failure. */
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *fp = fopen(path, "rb");
+	char *buf = NULL;
+	size_t cap = 0, n = 0;
+
+	if (!fp)
+		return NULL;
+	for (;;) {
+		size_t r;
+
+		if (n + 1 >= cap) {
+			char *nb;
+
+			cap = cap ? cap * 2 : 65536;
+			/* Sources beyond 256 MiB are surely a mistake. */
+			if (cap > (256u << 20)) {
+				free(buf);
+				fclose(fp);
+				errno = EFBIG;
+				return NULL;
+			}
+			nb = realloc(buf, cap);
+			if (!nb) {
+				free(buf);
+				fclose(fp);
+				errno = ENOMEM;
+				return NULL;
+			}
+			buf = nb;
+		}
+		r = fread(buf + n, 1, cap - n - 1, fp);
+		n += r;
+		if (r == 0)
+			break;
+	}
+	if (ferror(fp)) {
+		free(buf);
+		fclose(fp);
+		errno = EIO;
+		return NULL;
+	}
+	fclose(fp);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+static int push_file(struct asm_ctx *A, struct src_file *f)
+{
+	struct frame *fr = arena_alloc(&A->ar, sizeof(*fr));
+
+	if (!fr)
+		return asm_oom(A);
+	fr->f = f;
+	fr->cond_base = A->n_conds;
+	fr->up = A->top;
+	A->top = fr;
+	A->depth++;
+	return 0;
+}
+
+/* ---- symbols --------------------------------------------------------------*/
+
+static const char *sym_kind_desc(const struct sym *s)
+{
+	switch (s->kind) {
+	case SK_BUILTIN: return "a predefined constant";
+	case SK_LABEL: return "a label";
+	case SK_EQU: return "a .equ constant";
+	case SK_DEFINE: return "defined with -D";
+	case SK_TENSOR: return "a tensor";
+	}
+	return "a symbol";
+}
+
+/*
+ * Define a new symbol named by token t; reports redefinitions and reserved
+ * names.  Returns NULL after an error.
+ */
+static struct sym *define_sym(struct asm_ctx *A, const struct where *w,
+			      const struct tok *t, enum sym_kind kind)
+{
+	char name[256];
+	struct sym *s;
+
+	if (t->len >= (int)sizeof(name)) {
+		asm_error(A, w, t->col, "name too long (%d characters)", t->len);
+		return NULL;
+	}
+	memcpy(name, t->s, (size_t)t->len);
+	name[t->len] = '\0';
+	if (asm_name_reserved(name)) {
+		asm_error(A, w, t->col,
+			  "'%s' is a register name and cannot be a symbol", name);
+		return NULL;
+	}
+	if (!strcmp(name, ".")) {
+		asm_error(A, w, t->col, "'.' is the current address and cannot "
+					"be defined");
+		return NULL;
+	}
+	s = asm_sym_find(A, name);
+	if (s) {
+		if (s->w)
+			asm_error(A, w, t->col,
+				  "redefinition of '%s' (%s defined at %s:%d)",
+				  name, sym_kind_desc(s), s->w->file,
+				  s->w->line);
+		else
+			asm_error(A, w, t->col, "'%s' is already %s", name,
+				  sym_kind_desc(s));
+		return NULL;
+	}
+	s = asm_sym_add(A, name, (size_t)t->len);
+	if (!s)
+		return NULL;
+	s->kind = kind;
+	s->w = w;
+	s->col = t->col;
+	return s;
+}
+
+static int define_builtins(struct asm_ctx *A)
+{
+	size_t i;
+	struct sym *s;
+
+	for (i = 0; i < DT_N; i++) {
+		const char *n = dtype_name((enum npu_dtype)i);
+
+		if (!(s = asm_sym_add(A, n, strlen(n))))
+			return EV_ERR;
+		s->kind = SK_BUILTIN;
+		s->value = (int64_t)i;
+	}
+	for (i = 0; i < isa_n_consts; i++) {
+		const char *n = isa_consts[i].name;
+
+		if (!(s = asm_sym_add(A, n, strlen(n))))
+			return EV_ERR;
+		s->kind = SK_BUILTIN;
+		s->value = isa_consts[i].value;
+	}
+	return 0;
+}
+
+/* -D NAME[=VALUE]: a constant defined before the first line. */
+static void define_cmdline(struct asm_ctx *A, const char *def)
+{
+	const struct where *w = cmdline_where(A, def);
+	const char *eq = strchr(def, '=');
+	size_t nlen = eq ? (size_t)(eq - def) : strlen(def), k;
+	struct tok nt;
+	struct sym *s;
+	int64_t v = 1;
+
+	if (!w) {
+		asm_oom(A);
+		return;
+	}
+	for (k = 0; k < nlen; k++)
+		if (!((def[k] >= 'a' && def[k] <= 'z') ||
+		      (def[k] >= 'A' && def[k] <= 'Z') || def[k] == '_' ||
+		      def[k] == '.' || (k > 0 && def[k] >= '0' && def[k] <= '9')))
+			break;
+	if (nlen == 0 || k != nlen) {
+		asm_error(A, w, (int)k + 1, "-D needs NAME or NAME=VALUE with "
+					    "NAME an identifier");
+		return;
+	}
+	if (eq) {
+		int i = 0;
+		struct expr *e;
+		char buf[64];
+
+		/* Columns of the value are relative to the whole argument. */
+		if (asm_lex(A, eq + 1, w))
+			return;
+		for (k = 0; k < (size_t)A->tk.n; k++)
+			A->tk.v[k].col += (int)nlen + 1;
+		if (!(e = asm_parse_expr(A, w, &i)))
+			return;
+		if (A->tk.v[i].k != T_EOL) {
+			asm_error(A, w, A->tk.v[i].col,
+				  "unexpected %s in -D value",
+				  asm_tok_desc(&A->tk.v[i], buf, sizeof(buf)));
+			return;
+		}
+		if (asm_eval(A, e, 0, w, &v) != EV_OK) {
+			if (A->pass == 1 && asm_first_undef(A, e))
+				asm_error(A, w, (int)nlen + 2,
+					  "-D value uses '%s', which is not a "
+					  "predefined constant",
+					  asm_first_undef(A, e));
+			return;
+		}
+	}
+	memset(&nt, 0, sizeof(nt));
+	nt.s = def;
+	nt.len = (int)nlen;
+	nt.col = 1;
+	s = define_sym(A, w, &nt, SK_DEFINE);
+	if (s)
+		s->value = v;
+}
+
+/* ---- statements -----------------------------------------------------------*/
+
+static struct stmt *new_stmt(struct asm_ctx *A, enum stmt_kind k,
+			     const struct where *w, int col, int n_ops)
+{
+	struct stmt *s = arena_alloc(&A->ar, sizeof(*s));
+
+	if (!s || (n_ops && !(s->ops = arena_alloc(&A->ar, (size_t)n_ops *
+							      sizeof(*s->ops))))) {
+		asm_oom(A);
+		return NULL;
+	}
+	s->kind = k;
+	s->w = w;
+	s->col = col;
+	s->space = A->space;
+	s->addr = A->loc[A->space];
+	*A->stmt_tail = s;
+	A->stmt_tail = &s->next;
+	return s;
+}
+
+static const char *const space_names[SP_N] = {
+	[SP_TEXT] = ".text", [SP_DATA] = ".data", [SP_DRAM] = ".dram",
+	[SP_SPM] = ".spm",   [SP_ACC] = ".acc",
+};
+
+static const int space_mem[SP_N] = {
+	[SP_TEXT] = -1, [SP_DATA] = OBJ_MEM_DATA, [SP_DRAM] = OBJ_MEM_DRAM,
+	[SP_SPM] = OBJ_MEM_SPM, [SP_ACC] = OBJ_MEM_ACC,
+};
+
+/*
+ * Reserve size bytes at the current location of the current space; for
+ * data spaces, in the open chunk (started on demand).  Checks the limits.
+ */
+static int reserve(struct asm_ctx *A, struct stmt *s, uint64_t size)
+{
+	int sp = A->space;
+	uint64_t at = A->loc[sp];
+
+	if (size > UINT64_MAX - at)
+		return asm_error(A, s->w, s->col,
+				 "%s location overflows 64 bits", space_names[sp]);
+	if (sp == SP_TEXT) {
+		if ((at + size) / 4 > ASM_MAX_CODE_WORDS)
+			return asm_error(A, s->w, s->col,
+					 "program too large (more than %u "
+					 "instructions)", ASM_MAX_CODE_WORDS);
+	} else if (size) {
+		struct chunk *c = A->open[sp];
+
+		if (size > ASM_MAX_DATA_BYTES - A->data_bytes)
+			return asm_error(A, s->w, s->col,
+					 "too much initialised data (limit %u "
+					 "MiB); use .tensor and npusim run "
+					 "--input for large tensors",
+					 ASM_MAX_DATA_BYTES >> 20);
+		if (!c) {
+			c = arena_alloc(&A->ar, sizeof(*c));
+			if (!c)
+				return asm_oom(A);
+			c->space = sp;
+			c->start = at;
+			c->w = s->w;
+			c->col = s->col;
+			*A->chunk_tail = c;
+			A->chunk_tail = &c->next;
+			A->open[sp] = c;
+		}
+		c->size += size;
+		s->chunk = c;
+		A->data_bytes += size;
+	}
+	s->size = size;
+	A->loc[sp] = at + size;
+	return 0;
+}
+
+/* ---- operand parsing ------------------------------------------------------*/
+
+/* Count the operand words of a syntax string. */
+static int syntax_words(const char *p)
+{
+	int n = 0;
+
+	while (*p) {
+		if (*p >= 'a' && *p <= 'z') {
+			n++;
+			while ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9'))
+				p++;
+		} else {
+			p++;
+		}
+	}
+	return n;
+}
+
+/* "'add' expects 3 operands: add rd, rs1, rs2" */
+static int operand_count_error(struct asm_ctx *A, const struct where *w,
+			       int col, const char *mn, const char *syntax)
+{
+	int n = syntax_words(syntax);
+
+	if (n == 0)
+		return asm_error(A, w, col, "'%s' takes no operands", mn);
+	return asm_error(A, w, col, "'%s' expects %d operand%s: %s %s", mn, n,
+			 n == 1 ? "" : "s", mn, syntax);
+}
+
+/* Kind of a syntax word of a pseudo-instruction. */
+static enum isa_field_kind pseudo_word_kind(const char *p, size_t len)
+{
+	if ((len == 6 && !memcmp(p, "target", 6)))
+		return ISA_FK_PCREL;
+	if (len == 3 && !memcmp(p, "imm", 3))
+		return ISA_FK_IMM;
+	return ISA_FK_REG;
+}
+
+static const char *fk_noun(enum isa_field_kind k)
+{
+	switch (k) {
+	case ISA_FK_CSR: return "CSR";
+	case ISA_FK_MFIELD: return "mset field";
+	case ISA_FK_VFIELD: return "vset field";
+	case ISA_FK_DFIELD: return "dset field";
+	case ISA_FK_UNIT: return "unit";
+	default: return "name";
+	}
+}
+
+/* Look name up in the namespace of kind k; -1 if absent. */
+static int name_lookup(enum isa_field_kind k, const char *name)
+{
+	switch (k) {
+	case ISA_FK_CSR: return isa_csr_by_name(name);
+	case ISA_FK_MFIELD: return isa_mfield_by_name(name);
+	case ISA_FK_VFIELD: return isa_vfield_by_name(name);
+	case ISA_FK_DFIELD: return isa_dfield_by_name(name);
+	case ISA_FK_UNIT: return isa_unit_id_by_name(name);
+	default: return -1;
+	}
+}
+
+static const char *name_suggest(enum isa_field_kind k, const char *name)
+{
+	static const char *const units[] = { "ctl", "mtx", "vec", "dma0",
+					     "dma1", "dma2", "dma3" };
+
+	switch (k) {
+	case ISA_FK_CSR:
+		return str_suggest(name, isa_csr_names, ISA_N_CSRS,
+				   sizeof(char *));
+	case ISA_FK_MFIELD:
+		return str_suggest(name, isa_mfield_names, ISA_N_MFIELDS,
+				   sizeof(char *));
+	case ISA_FK_VFIELD:
+		return str_suggest(name, isa_vfield_names, ISA_N_VFIELDS,
+				   sizeof(char *));
+	case ISA_FK_DFIELD:
+		return str_suggest(name, isa_dfield_names, ISA_N_DFIELDS,
+				   sizeof(char *));
+	case ISA_FK_UNIT:
+		return str_suggest(name, units, sizeof(units) / sizeof(units[0]),
+				   sizeof(char *));
+	case ISA_FK_REG:
+		return str_suggest(name, isa_reg_names, 32, sizeof(char *));
+	default:
+		return NULL;
+	}
+}
+
+/* Copy token text into buf (truncated). */
+static const char *tok_text(const struct tok *t, char *buf, size_t n)
+{
+	size_t len = (size_t)t->len < n - 1 ? (size_t)t->len : n - 1;
+
+	memcpy(buf, t->s, len);
+	buf[len] = '\0';
+	return buf;
+}
+
+static int is_op(const struct tok *t, int op)
+{
+	return t->k == T_PUNCT && t->op == op;
+}
+
+/* 1 if the operand at token i is a single word (followed by ',' or EOL). */
+static int single_word(const struct tok *v, int i)
+{
+	return v[i].k == T_IDENT && (v[i + 1].k == T_EOL || is_op(&v[i + 1], ','));
+}
+
+/* Parse a fence mask: all | unit(|unit)* | expression. */
+static int parse_mask(struct asm_ctx *A, const struct where *w, int *i,
+		      struct opnd *o)
+{
+	const struct tok *v = A->tk.v;
+	char name[64];
+	uint32_t mask = 0;
+
+	if (v[*i].k == T_IDENT && single_word(v, *i) &&
+	    !strcmp(tok_text(&v[*i], name, sizeof(name)), "all")) {
+		o->kind = OPD_VAL;
+		o->val = ISA_FENCE_ALL;
+		(*i)++;
+		return 0;
+	}
+	if (v[*i].k != T_IDENT ||
+	    isa_unit_id_by_name(tok_text(&v[*i], name, sizeof(name))) < 0) {
+		o->kind = OPD_EXPR;
+		o->e = asm_parse_expr(A, w, i);
+		return o->e ? 0 : EV_ERR;
+	}
+	for (;;) {
+		int u;
+
+		if (v[*i].k != T_IDENT)
+			return asm_error(A, w, v[*i].col,
+					 "expected a unit name after '|'");
+		u = isa_unit_id_by_name(tok_text(&v[*i], name, sizeof(name)));
+		if (u < 0) {
+			const char *sug = name_suggest(ISA_FK_UNIT, name);
+
+			return asm_error(A, w, v[*i].col,
+					 "unknown unit '%s'%s%s%s", name,
+					 sug ? " (did you mean '" : "",
+					 sug ? sug : "", sug ? "'?)" : "");
+		}
+		if (u > 22)
+			return asm_error(A, w, v[*i].col,
+					 "unit %s has no bit of its own in a fence "
+					 "mask (bits 0-22 are unit ids 0-22); use "
+					 "'all' or 0x800000 for every unit from "
+					 "id 23 on", name);
+		mask |= 1u << u;
+		(*i)++;
+		if (!is_op(&v[*i], '|'))
+			break;
+		(*i)++;
+	}
+	o->kind = OPD_VAL;
+	o->val = mask;
+	return 0;
+}
+
+/*
+ * Parse the operands of mnemonic mn (token index *i) against syntax; fmt is
+ * the format of a real instruction or -1 for a pseudo-instruction.  ops gets
+ * one entry per syntax word, in order.
+ */
+static int parse_operands(struct asm_ctx *A, const struct where *w, int *i,
+			  const char *mn, int mn_col, const char *syntax,
+			  int fmt, struct opnd *ops)
+{
+	const struct tok *v = A->tk.v;
+	const char *p = syntax;
+	int k = 0;
+	char buf[64], name[64];
+
+	while (*p) {
+		size_t len = 0;
+		enum isa_field_kind kind;
+		struct opnd *o;
+
+		if (*p == ' ') {
+			p++;
+			continue;
+		}
+		if (!(*p >= 'a' && *p <= 'z')) {
+			/* Literal punctuation of the syntax. */
+			if (is_op(&v[*i], *p)) {
+				(*i)++;
+				p++;
+				continue;
+			}
+			if (v[*i].k == T_EOL)
+				return operand_count_error(A, w, v[*i].col, mn,
+							   syntax);
+			return asm_error(A, w, v[*i].col,
+					 "expected '%c', found %s (%s %s)", *p,
+					 asm_tok_desc(&v[*i], buf, sizeof(buf)),
+					 mn, syntax);
+		}
+		while ((p[len] >= 'a' && p[len] <= 'z') ||
+		       (p[len] >= '0' && p[len] <= '9'))
+			len++;
+		if (fmt >= 0)
+			kind = isa_field_info[isa_fmt_field((enum isa_fmt)fmt, p,
+							    len)].kind;
+		else
+			kind = pseudo_word_kind(p, len);
+		o = &ops[k++];
+		o->col = v[*i].col;
+		if (v[*i].k == T_EOL)
+			return operand_count_error(A, w, v[*i].col, mn, syntax);
+		switch (kind) {
+		case ISA_FK_REG: {
+			int r = -1;
+
+			if (v[*i].k == T_IDENT)
+				r = isa_reg_by_name(tok_text(&v[*i], name,
+							     sizeof(name)));
+			if (r < 0) {
+				const char *sug = v[*i].k == T_IDENT
+					? name_suggest(ISA_FK_REG, name) : NULL;
+
+				if (v[*i].k != T_IDENT)
+					return asm_error(
+						A, w, v[*i].col,
+						"expected a register, found %s",
+						asm_tok_desc(&v[*i], buf,
+							     sizeof(buf)));
+				return asm_error(A, w, v[*i].col,
+						 "'%s' is not a register%s%s%s",
+						 name,
+						 sug ? " (did you mean '" : "",
+						 sug ? sug : "",
+						 sug ? "'?)" : "");
+			}
+			o->kind = OPD_REG;
+			o->reg = r;
+			(*i)++;
+			break;
+		}
+		case ISA_FK_IMM:
+		case ISA_FK_HEX:
+		case ISA_FK_PCREL:
+			/* "imm(rs1)" with the imm left out: (rs1) means 0(rs1). */
+			if (p[len] == '(' && is_op(&v[*i], '(') &&
+			    v[*i + 1].k == T_IDENT &&
+			    isa_reg_by_name(tok_text(&v[*i + 1], name,
+						     sizeof(name))) >= 0 &&
+			    is_op(&v[*i + 2], ')')) {
+				o->kind = OPD_VAL;
+				o->val = 0;
+				break;
+			}
+			o->kind = OPD_EXPR;
+			o->e = asm_parse_expr(A, w, i);
+			if (!o->e)
+				return EV_ERR;
+			break;
+		case ISA_FK_CSR:
+		case ISA_FK_MFIELD:
+		case ISA_FK_VFIELD:
+		case ISA_FK_DFIELD:
+		case ISA_FK_UNIT:
+			/* A single word names a register/field/unit ... */
+			if (single_word(v, *i)) {
+				int id = name_lookup(kind, tok_text(&v[*i], name,
+								    sizeof(name)));
+
+				if (id < 0) {
+					const char *sug = name_suggest(kind, name);
+
+					return asm_error(
+						A, w, v[*i].col,
+						"unknown %s '%s'%s%s%s",
+						fk_noun(kind), name,
+						sug ? " (did you mean '" : "",
+						sug ? sug : "",
+						sug ? "'?)" : "");
+				}
+				o->kind = OPD_VAL;
+				o->val = id;
+				(*i)++;
+				break;
+			}
+			/* ... anything else is a numeric expression. */
+			o->kind = OPD_EXPR;
+			o->e = asm_parse_expr(A, w, i);
+			if (!o->e)
+				return EV_ERR;
+			break;
+		case ISA_FK_MASK:
+			if (parse_mask(A, w, i, o))
+				return EV_ERR;
+			break;
+		}
+		p += len;
+	}
+	if (v[*i].k != T_EOL) {
+		if (!*syntax)
+			return asm_error(A, w, v[*i].col,
+					 "'%s' takes no operands", mn);
+		return asm_error(A, w, v[*i].col,
+				 "unexpected %s after the operands (%s %s)",
+				 asm_tok_desc(&v[*i], buf, sizeof(buf)), mn,
+				 syntax);
+	}
+	(void)mn_col;
+	return 0;
+}
+
+/* Require the current section to be .text for an instruction. */
+static int need_text(struct asm_ctx *A, const struct where *w, int col,
+		     const char *what)
+{
+	if (A->space == SP_TEXT)
+		return 0;
+	return asm_error(A, w, col,
+			 "%s in a %s section; instructions go in .text", what,
+			 space_names[A->space]);
+}
+
+static void stmt_insn(struct asm_ctx *A, const struct where *w, int *i,
+		      int op)
+{
+	const struct isa_op_info *oi = &isa_op_info[op];
+	const struct isa_fmt_info *fi = &isa_fmt_info[oi->fmt];
+	int col = A->tk.v[*i].col;
+	struct stmt *s;
+
+	if (need_text(A, w, col, "instruction"))
+		return;
+	(*i)++;
+	s = new_stmt(A, ST_INSN, w, col, fi->n_fields);
+	if (!s)
+		return;
+	s->id = op;
+	s->n = fi->n_fields;
+	if (parse_operands(A, w, i, oi->name, col, fi->syntax, (int)oi->fmt,
+			   s->ops)) {
+		s->kind = ST_ALIGN; /* keep the layout; encode nothing */
+		s->aux = -1;
+	}
+	(void)reserve(A, s, 4);
+}
+
+static void stmt_pseudo(struct asm_ctx *A, const struct where *w, int *i,
+			int ps)
+{
+	const struct asm_pseudo *pi = &asm_pseudos[ps];
+	int col = A->tk.v[*i].col, n = syntax_words(pi->syntax);
+	struct stmt *s;
+	uint64_t size = 4;
+
+	if (need_text(A, w, col, "instruction"))
+		return;
+	(*i)++;
+	s = new_stmt(A, ps == ASM_PS_LI ? ST_LI : ST_PSEUDO, w, col, n);
+	if (!s)
+		return;
+	s->id = ps;
+	s->n = n;
+	if (parse_operands(A, w, i, pi->name, col, pi->syntax, -1, s->ops)) {
+		s->kind = ST_ALIGN;
+		s->aux = -1;
+	} else if (ps == ASM_PS_LI) {
+		/*
+		 * The length of li is decided now.  A value known in pass 1
+		 * gets the shortest sequence; a forward reference gets the
+		 * fixed lui+addi pair, checked in pass 2.
+		 */
+		struct isa_insn seq[ASM_LI_MAX];
+		int64_t v = 0;
+		int r = s->ops[1].kind == OPD_VAL
+			? EV_OK : asm_eval(A, s->ops[1].e, s->addr, w, &v);
+
+		if (r == EV_OK) {
+			size = 4 * (uint64_t)asm_li_sequence(v, 0, seq);
+		} else if (r == EV_UNDEF) {
+			size = 8;
+			s->aux = 1;
+		} else {
+			s->kind = ST_ALIGN;
+			s->aux = -1;
+		}
+	}
+	(void)reserve(A, s, size);
+}
+
+/* ---- directives -----------------------------------------------------------*/
+
+/*
+ * Evaluate an expression whose value is needed in pass 1 (a size, an
+ * address, a condition).  what names it for the message.
+ */
+static int eval_now(struct asm_ctx *A, const struct where *w,
+		    const struct expr *e, const char *what, int64_t *v)
+{
+	int r = asm_eval(A, e, A->loc[A->space], w, v);
+
+	if (r == EV_UNDEF)
+		return asm_error(A, w, e->col,
+				 "%s must be known here, but '%s' is not "
+				 "defined before this line", what,
+				 asm_first_undef(A, e));
+	return r;
+}
+
+/* Parse EXPR at *i and evaluate it now. */
+static int expr_now(struct asm_ctx *A, const struct where *w, int *i,
+		    const char *what, int64_t *v)
+{
+	struct expr *e = asm_parse_expr(A, w, i);
+
+	if (!e)
+		return EV_ERR;
+	return eval_now(A, w, e, what, v);
+}
+
+static int expect_eol(struct asm_ctx *A, const struct where *w, int i,
+		      const char *dir)
+{
+	char buf[64];
+
+	if (A->tk.v[i].k == T_EOL)
+		return 0;
+	return asm_error(A, w, A->tk.v[i].col, "unexpected %s after %s",
+			 asm_tok_desc(&A->tk.v[i], buf, sizeof(buf)), dir);
+}
+
+static int expect_comma(struct asm_ctx *A, const struct where *w, int *i,
+			const char *dir, const char *operands)
+{
+	char buf[64];
+
+	if (is_op(&A->tk.v[*i], ',')) {
+		(*i)++;
+		return 0;
+	}
+	return asm_error(A, w, A->tk.v[*i].col,
+			 "expected ',' but found %s (%s %s)",
+			 asm_tok_desc(&A->tk.v[*i], buf, sizeof(buf)), dir,
+			 operands);
+}
+
+/* .text / .data / .dram / .spm / .acc [ADDR] */
+static void dir_section(struct asm_ctx *A, const struct where *w, int i,
+			int sp, const char *dir)
+{
+	int64_t addr;
+
+	if (A->tk.v[i].k == T_EOL) {
+		A->space = sp;
+		return;
+	}
+	if (sp == SP_TEXT) {
+		(void)asm_error(A, w, A->tk.v[i].col,
+				".text takes no address: code always starts "
+				"at pc 0");
+		return;
+	}
+	if (expr_now(A, w, &i, "the section address", &addr) ||
+	    expect_eol(A, w, i, dir))
+		return;
+	A->space = sp;
+	A->loc[sp] = (uint64_t)addr;
+	A->open[sp] = NULL; /* the next byte starts a new chunk */
+}
+
+/* .byte/.half/.word/.dword list */
+static void dir_data(struct asm_ctx *A, const struct where *w, int i, int col,
+		     int width, const char *dir)
+{
+	int n = 1, k, j;
+	struct stmt *s;
+
+	if (A->space == SP_TEXT && width != 4) {
+		(void)asm_error(A, w, col,
+				"%s in .text: code is 32-bit words (use .word, "
+				"or switch to a data section)", dir);
+		return;
+	}
+	if (A->space == SP_TEXT && A->loc[SP_TEXT] % 4) {
+		(void)asm_error(A, w, col, ".word in .text must be aligned");
+		return;
+	}
+	/* Count the top-level commas to size the operand array. */
+	for (j = i; A->tk.v[j].k != T_EOL; j++)
+		n += is_op(&A->tk.v[j], ',');
+	if (A->tk.v[i].k == T_EOL) {
+		(void)asm_error(A, w, A->tk.v[i].col, "%s needs at least one "
+						      "value", dir);
+		return;
+	}
+	s = new_stmt(A, ST_DATA, w, col, n);
+	if (!s)
+		return;
+	s->aux = width;
+	for (k = 0; k < n; k++) {
+		s->ops[k].col = A->tk.v[i].col;
+		s->ops[k].kind = OPD_EXPR;
+		if (!(s->ops[k].e = asm_parse_expr(A, w, &i)))
+			goto bad;
+		if (A->tk.v[i].k == T_EOL)
+			break;
+		if (expect_comma(A, w, &i, dir, "EXPR[, EXPR...]"))
+			goto bad;
+	}
+	/* Parenthesised commas (none in expressions) cannot occur: k+1 == n. */
+	s->n = k + 1;
+	(void)reserve(A, s, (uint64_t)width * (uint64_t)s->n);
+	return;
+bad:
+	s->kind = ST_ALIGN;
+	s->aux = -1;
+	(void)reserve(A, s, 0);
+}
+
+/* .float list */
+static void dir_float(struct asm_ctx *A, const struct where *w, int i, int col)
+{
+	int n = 1, k, j;
+	struct stmt *s;
+	char buf[64];
+
+	if (A->space == SP_TEXT) {
+		(void)asm_error(A, w, col, ".float in .text: switch to a data "
+					   "section first");
+		return;
+	}
+	for (j = i; A->tk.v[j].k != T_EOL; j++)
+		n += is_op(&A->tk.v[j], ',');
+	s = new_stmt(A, ST_FLOAT, w, col, n);
+	if (!s)
+		return;
+	for (k = 0; k < n; k++) {
+		const struct tok *t = &A->tk.v[i];
+		double sign = 1.0, v;
+
+		while (is_op(t, '-') || is_op(t, '+')) {
+			if (t->op == '-')
+				sign = -sign;
+			t = &A->tk.v[++i];
+		}
+		if (t->k == T_FLOAT)
+			v = t->fnum;
+		else if (t->k == T_NUM)
+			v = (double)t->num;
+		else if (t->k == T_IDENT && t->len == 3 && !strncmp(t->s, "inf", 3))
+			v = 1.0 / 0.0;
+		else if (t->k == T_IDENT && t->len == 3 && !strncmp(t->s, "nan", 3))
+			v = 0.0 / 0.0;
+		else {
+			(void)asm_error(A, w, t->col,
+					"expected a number, found %s",
+					asm_tok_desc(t, buf, sizeof(buf)));
+			goto bad;
+		}
+		s->ops[k].kind = OPD_VAL;
+		s->ops[k].val = asm_f32_bits(sign * v);
+		i++;
+		if (A->tk.v[i].k == T_EOL)
+			break;
+		if (expect_comma(A, w, &i, ".float", "NUMBER[, NUMBER...]"))
+			goto bad;
+	}
+	s->n = k + 1;
+	(void)reserve(A, s, 4 * (uint64_t)s->n);
+	return;
+bad:
+	s->kind = ST_ALIGN;
+	s->aux = -1;
+	(void)reserve(A, s, 0);
+}
+
+/* .zero N and .fill N, SIZE, VALUE */
+static void dir_fill(struct asm_ctx *A, const struct where *w, int i, int col,
+		     int is_fill)
+{
+	int64_t count, size = 1;
+	struct stmt *s;
+	const char *dir = is_fill ? ".fill" : ".zero";
+
+	if (A->space == SP_TEXT) {
+		(void)asm_error(A, w, col, "%s in .text: switch to a data section "
+					   "first", dir);
+		return;
+	}
+	if (expr_now(A, w, &i, "the count", &count))
+		return;
+	if (count < 0 || count > (int64_t)ASM_MAX_DATA_BYTES) {
+		(void)asm_error(A, w, col, "%s count %lld out of range [0, %u]",
+				dir, (long long)count, ASM_MAX_DATA_BYTES);
+		return;
+	}
+	s = new_stmt(A, is_fill ? ST_FILL : ST_ALIGN, w, col, 1);
+	if (!s)
+		return;
+	if (is_fill) {
+		int vcol;
+
+		if (expect_comma(A, w, &i, dir, "N, SIZE, VALUE") ||
+		    expr_now(A, w, &i, "the element size", &size) ||
+		    expect_comma(A, w, &i, dir, "N, SIZE, VALUE"))
+			goto bad;
+		if (size != 1 && size != 2 && size != 4 && size != 8) {
+			(void)asm_error(A, w, col, ".fill size %lld must be 1, 2, "
+						   "4 or 8", (long long)size);
+			goto bad;
+		}
+		vcol = A->tk.v[i].col;
+		s->ops[0].kind = OPD_EXPR;
+		s->ops[0].col = vcol;
+		if (!(s->ops[0].e = asm_parse_expr(A, w, &i)))
+			goto bad;
+		s->n = 1;
+		s->aux = size;
+		s->aux2 = count;
+	}
+	if (expect_eol(A, w, i, dir))
+		goto bad;
+	(void)reserve(A, s, (uint64_t)count * (uint64_t)size);
+	return;
+bad:
+	s->kind = ST_ALIGN;
+	s->aux = -1;
+	(void)reserve(A, s, 0);
+}
+
+static void dir_align(struct asm_ctx *A, const struct where *w, int i, int col)
+{
+	int64_t n;
+	uint64_t pad;
+	struct stmt *s;
+
+	if (expr_now(A, w, &i, "the alignment", &n) ||
+	    expect_eol(A, w, i, ".align"))
+		return;
+	if (n <= 0 || (n & (n - 1)) || n > (1 << 20)) {
+		(void)asm_error(A, w, col, ".align %lld: the alignment must be a "
+					   "power of two up to 1048576",
+				(long long)n);
+		return;
+	}
+	if (A->space == SP_TEXT && n % 4) {
+		(void)asm_error(A, w, col, ".align %lld in .text: code needs a "
+					   "multiple of 4", (long long)n);
+		return;
+	}
+	pad = ((uint64_t)n - A->loc[A->space] % (uint64_t)n) % (uint64_t)n;
+	s = new_stmt(A, ST_ALIGN, w, col, 0);
+	if (s)
+		(void)reserve(A, s, pad);
+}
+
+/* .equ NAME, EXPR */
+static void dir_equ(struct asm_ctx *A, const struct where *w, int i)
+{
+	const struct tok *nt = &A->tk.v[i];
+	struct expr *e;
+	struct sym *s;
+	char buf[64];
+	int64_t v;
+	int r;
+
+	if (nt->k != T_IDENT) {
+		(void)asm_error(A, w, nt->col, "expected a name after .equ, "
+					       "found %s",
+				asm_tok_desc(nt, buf, sizeof(buf)));
+		return;
+	}
+	i++;
+	if (expect_comma(A, w, &i, ".equ", "NAME, EXPR"))
+		return;
+	e = asm_parse_expr(A, w, &i);
+	if (!e || expect_eol(A, w, i, ".equ"))
+		return;
+	s = define_sym(A, w, nt, SK_EQU);
+	if (!s)
+		return;
+	s->dot = A->loc[A->space];
+	r = asm_eval(A, e, s->dot, w, &v);
+	if (r == EV_OK) {
+		s->value = v;
+	} else if (r == EV_UNDEF) {
+		s->state = SS_PENDING; /* a forward reference: resolved later */
+		s->e = e;
+	} else {
+		s->state = SS_BAD;
+	}
+}
+
+/* .tensor NAME, MEM, ADDR, DTYPE, D0[, D1...] */
+static void dir_tensor(struct asm_ctx *A, const struct where *w, int i, int col)
+{
+	static const char ops[] = "NAME, MEM, ADDR, DTYPE, D0[, D1...]";
+	const struct tok *nt = &A->tk.v[i], *mt;
+	struct stmt *s;
+	struct sym *sym;
+	char name[64];
+	int n = 3, k, mem;
+
+	if (nt->k != T_IDENT) {
+		(void)asm_error(A, w, nt->col, "expected the tensor name (%s %s)",
+				".tensor", ops);
+		return;
+	}
+	i++;
+	if (expect_comma(A, w, &i, ".tensor", ops))
+		return;
+	mt = &A->tk.v[i];
+	mem = mt->k == T_IDENT ? obj_mem_by_name(tok_text(mt, name, sizeof(name)))
+			       : -1;
+	if (mem < 0) {
+		(void)asm_error(A, w, mt->col,
+				"expected a memory (dram, spm, acc or data), "
+				"found %s", asm_tok_desc(mt, name, sizeof(name)));
+		return;
+	}
+	i++;
+	if (expect_comma(A, w, &i, ".tensor", ops))
+		return;
+	{
+		int j;
+
+		for (j = i; A->tk.v[j].k != T_EOL; j++)
+			n += is_op(&A->tk.v[j], ',');
+	}
+	s = new_stmt(A, ST_TENSOR, w, col, n + 1);
+	if (!s)
+		return;
+	s->ops[0].kind = OPD_VAL;
+	s->ops[0].val = mem;
+	s->ops[0].col = mt->col;
+	/* ADDR, DTYPE, dims: expressions, evaluated in pass 2. */
+	for (k = 1; k <= n; k++) {
+		s->ops[k].col = A->tk.v[i].col;
+		s->ops[k].kind = OPD_EXPR;
+		if (!(s->ops[k].e = asm_parse_expr(A, w, &i)))
+			goto bad;
+		if (A->tk.v[i].k == T_EOL)
+			break;
+		if (expect_comma(A, w, &i, ".tensor", ops))
+			goto bad;
+	}
+	if (k < 3) {
+		(void)operand_count_error(A, w, A->tk.v[i].col, ".tensor", ops);
+		goto bad;
+	}
+	s->n = k + 1;
+	if (s->n - 3 > OBJ_MAX_RANK) {
+		(void)asm_error(A, w, s->ops[3 + OBJ_MAX_RANK].col,
+				"a tensor has at most %d dimensions", OBJ_MAX_RANK);
+		goto bad;
+	}
+	s->name = arena_strndup(&A->ar, nt->s, (size_t)nt->len);
+	sym = define_sym(A, w, nt, SK_TENSOR);
+	if (!s->name || !sym)
+		goto bad;
+	sym->space = mem;
+	sym->state = SS_PENDING;
+	sym->e = s->ops[1].e;
+	sym->dot = A->loc[A->space];
+	A->n_tensors++;
+	return;
+bad:
+	s->kind = ST_ALIGN;
+	s->aux = -1;
+}
+
+/* .include "FILE" */
+static void dir_include(struct asm_ctx *A, const struct where *w, int i)
+{
+	const struct tok *t = &A->tk.v[i];
+	const char *cur_path = NULL;
+	struct frame *fr;
+	char *path = NULL, *text;
+	size_t len = 0, k;
+	struct src_file *f;
+	char buf[64];
+
+	if (t->k != T_STR) {
+		(void)asm_error(A, w, t->col, "expected a file name in quotes, "
+					      "found %s",
+				asm_tok_desc(t, buf, sizeof(buf)));
+		return;
+	}
+	if (expect_eol(A, w, i + 1, ".include"))
+		return;
+	if (A->depth >= ASM_MAX_DEPTH) {
+		(void)asm_error(A, w, t->col, ".include nested more than %d deep "
+					      "(does the file include itself?)",
+				ASM_MAX_DEPTH);
+		return;
+	}
+	for (fr = A->top; fr; fr = fr->up)
+		if (!fr->is_macro) {
+			cur_path = fr->f->path;
+			break;
+		}
+	/* Next to the including file first, then each -I directory. */
+	for (k = 0; k <= A->opts->n_include_dirs; k++) {
+		const char *dir = NULL;
+		size_t dlen = 0, n;
+
+		if (t->str[0] == '/') {
+			if (k > 0)
+				break;
+		} else if (k == 0) {
+			const char *slash = cur_path ? strrchr(cur_path, '/') : NULL;
+
+			dir = cur_path;
+			dlen = slash ? (size_t)(slash - cur_path) : 0;
+			if (!slash)
+				dir = NULL;
+		} else {
+			dir = A->opts->include_dirs[k - 1];
+			dlen = strlen(dir);
+		}
+		n = dlen + strlen(t->str) + 2;
+		free(path);
+		path = malloc(n);
+		if (!path) {
+			asm_oom(A);
+			return;
+		}
+		if (dir && t->str[0] != '/')
+			snprintf(path, n, "%.*s/%s", (int)dlen, dir, t->str);
+		else
+			snprintf(path, n, "%s", t->str);
+		text = slurp(path, &len);
+		if (text) {
+			f = add_file(A, path, text, len);
+			free(path);
+			if (f)
+				(void)push_file(A, f);
+			return;
+		}
+		if (errno != ENOENT && errno != ENOTDIR) {
+			(void)asm_error(A, w, t->col, "cannot read '%s': %s", path,
+					strerror(errno));
+			free(path);
+			return;
+		}
+	}
+	free(path);
+	(void)asm_error(A, w, t->col,
+			"cannot find include file '%s' (searched next to %s%s)",
+			t->str, cur_path ? cur_path : "the input",
+			A->opts->n_include_dirs ? " and in the -I directories"
+						: "; add a directory with -I");
+}
+
+/* ---- macros ---------------------------------------------------------------*/
+
+static struct macro *find_macro(struct asm_ctx *A, const char *name, size_t len)
+{
+	struct macro *m;
+
+	for (m = A->macros; m; m = m->next)
+		if (strlen(m->name) == len && !memcmp(m->name, name, len))
+			return m;
+	return NULL;
+}
+
+/*
+ * Split text into comma-separated pieces outside parentheses and quotes;
+ * returns the count (at most max), with start/length/column of each.
+ */
+static int split_args(const char *text, size_t len, int base_col,
+		      const char **start, size_t *plen, int *pcol, int max)
+{
+	size_t k = 0, from = 0;
+	int n = 0, depth = 0, quote = 0;
+
+	for (k = 0; k <= len; k++) {
+		char c = k < len ? text[k] : ',';
+
+		if (quote) {
+			if (c == '\\' && k + 1 < len)
+				k++;
+			else if (c == quote)
+				quote = 0;
+			if (k < len)
+				continue;
+		}
+		if (c == '"' || c == '\'') {
+			quote = c;
+		} else if (c == '(') {
+			depth++;
+		} else if (c == ')') {
+			depth--;
+		} else if (c == ',' && (depth <= 0 || k == len)) {
+			size_t a = from, b = k;
+
+			while (a < b && (text[a] == ' ' || text[a] == '\t'))
+				a++;
+			while (b > a && (text[b - 1] == ' ' || text[b - 1] == '\t'))
+				b--;
+			if (n < max) {
+				start[n] = text + a;
+				plen[n] = b - a;
+				pcol[n] = base_col + (int)a;
+			}
+			n++;
+			from = k + 1;
+		}
+	}
+	return n;
+}
+
+/* .macro NAME [P1[=DEFAULT], ...] */
+static void dir_macro(struct asm_ctx *A, const struct where *w, int i, int col)
+{
+	const struct tok *nt = &A->tk.v[i];
+	const char *rest, *start[64];
+	size_t plen[64], rlen;
+	int pcol[64], n, k;
+	struct macro *m;
+	char buf[64];
+
+	if (nt->k != T_IDENT || nt->s[0] == '.') {
+		(void)asm_error(A, w, nt->col, "expected a macro name, found %s",
+				asm_tok_desc(nt, buf, sizeof(buf)));
+		return;
+	}
+	tok_text(nt, buf, sizeof(buf));
+	if (find_macro(A, nt->s, (size_t)nt->len)) {
+		(void)asm_error(A, w, nt->col, "macro '%s' is already defined",
+				buf);
+		return;
+	}
+	if (isa_op_by_name(buf) >= 0) {
+		(void)asm_error(A, w, nt->col, "macro name '%s' is an instruction",
+				buf);
+		return;
+	}
+	m = arena_alloc(&A->ar, sizeof(*m));
+	if (!m || !(m->name = arena_strndup(&A->ar, nt->s, (size_t)nt->len))) {
+		asm_oom(A);
+		return;
+	}
+	m->w = w;
+	m->col = col;
+	rest = nt->s + nt->len;
+	rlen = (size_t)(A->tk.v[A->tk.n - 1].s - rest);
+	n = 0;
+	if (A->tk.v[i + 1].k != T_EOL)
+		n = split_args(rest, rlen, (int)(rest - w->text) + 1, start, plen,
+			       pcol, 64);
+	if (n > 64) {
+		(void)asm_error(A, w, col, "a macro has at most 64 parameters");
+		return;
+	}
+	m->n_params = n;
+	m->params = arena_alloc(&A->ar, (size_t)(n + 1) * sizeof(char *));
+	m->defaults = arena_alloc(&A->ar, (size_t)(n + 1) * sizeof(char *));
+	if (!m->params || !m->defaults) {
+		asm_oom(A);
+		return;
+	}
+	for (k = 0; k < n; k++) {
+		const char *p = start[k], *eq = memchr(p, '=', plen[k]);
+		size_t nl = eq ? (size_t)(eq - p) : plen[k], j;
+		int j2;
+
+		while (nl > 0 && (p[nl - 1] == ' ' || p[nl - 1] == '\t'))
+			nl--;
+		for (j = 0; j < nl; j++)
+			if (!((p[j] >= 'a' && p[j] <= 'z') ||
+			      (p[j] >= 'A' && p[j] <= 'Z') || p[j] == '_' ||
+			      (j > 0 && p[j] >= '0' && p[j] <= '9')))
+				break;
+		if (nl == 0 || j != nl) {
+			(void)asm_error(A, w, pcol[k] + (int)j,
+					"bad macro parameter: expected NAME or "
+					"NAME=DEFAULT");
+			return;
+		}
+		m->params[k] = arena_strndup(&A->ar, p, nl);
+		if (eq) {
+			const char *d = eq + 1;
+			size_t dl = plen[k] - (size_t)(d - p);
+
+			while (dl && (*d == ' ' || *d == '\t')) {
+				d++;
+				dl--;
+			}
+			m->defaults[k] = arena_strndup(&A->ar, d, dl);
+		}
+		for (j2 = 0; j2 < k; j2++)
+			if (m->params[k] && !strcmp(m->params[j2], m->params[k])) {
+				(void)asm_error(A, w, pcol[k],
+						"duplicate macro parameter '%s'",
+						m->params[k]);
+				return;
+			}
+	}
+	A->defining = m;
+}
+
+/* Store a captured body line. */
+static void macro_add_line(struct asm_ctx *A, const struct where *w)
+{
+	struct macro *m = A->defining;
+
+	if (m->n_body == m->cap_body) {
+		int cap = m->cap_body ? 2 * m->cap_body : 16;
+		const struct where **b = arena_alloc(&A->ar, (size_t)cap *
+							      sizeof(*b));
+
+		if (!b) {
+			asm_oom(A);
+			return;
+		}
+		if (m->n_body)
+			memcpy(b, m->body, (size_t)m->n_body * sizeof(*b));
+		m->body = b;
+		m->cap_body = cap;
+	}
+	m->body[m->n_body++] = w;
+}
+
+/* Invoke macro m at token i (its name) of line w. */
+static void expand_macro(struct asm_ctx *A, const struct where *w, int i,
+			 struct macro *m)
+{
+	const struct tok *nt = &A->tk.v[i];
+	const char *rest = nt->s + nt->len, *start[65];
+	size_t plen[65], rlen = (size_t)(A->tk.v[A->tk.n - 1].s - rest);
+	int pcol[65], n = 0, k, named = 0;
+	struct frame *fr;
+	struct expn *ex;
+	const char **args;
+
+	if (A->depth >= ASM_MAX_DEPTH) {
+		(void)asm_error(A, w, nt->col,
+				"macros nested more than %d deep (does '%s' "
+				"call itself?)", ASM_MAX_DEPTH, m->name);
+		return;
+	}
+	if (A->n_expansions >= ASM_MAX_EXPANSIONS) {
+		(void)asm_error(A, w, nt->col,
+				"more than %d macro expansions; is a macro "
+				"expanding itself?", ASM_MAX_EXPANSIONS);
+		return;
+	}
+	if (A->tk.v[i + 1].k != T_EOL)
+		n = split_args(rest, rlen, (int)(rest - w->text) + 1, start, plen,
+			       pcol, 65);
+	/* Each argument, named or not, fills a different parameter. */
+	if (n > m->n_params) {
+		(void)asm_error(A, w, n <= 65 ? pcol[m->n_params] : nt->col,
+				"too many arguments: macro '%s' has %d "
+				"parameter%s", m->name, m->n_params,
+				m->n_params == 1 ? "" : "s");
+		return;
+	}
+	args = arena_alloc(&A->ar, (size_t)(m->n_params + 1) * sizeof(*args));
+	if (!args) {
+		asm_oom(A);
+		return;
+	}
+	for (k = 0; k < n; k++) {
+		const char *p = start[k];
+		size_t j = 0;
+		int pi = -1, q;
+
+		/* NAME=VALUE names a parameter (but NAME==VALUE does not). */
+		while (j < plen[k] && ((p[j] >= 'a' && p[j] <= 'z') ||
+				       (p[j] >= 'A' && p[j] <= 'Z') ||
+				       p[j] == '_' || (j && p[j] >= '0' &&
+						       p[j] <= '9')))
+			j++;
+		if (j > 0) {
+			size_t e = j;
+
+			while (e < plen[k] && (p[e] == ' ' || p[e] == '\t'))
+				e++;
+			if (e < plen[k] && p[e] == '=' &&
+			    (e + 1 >= plen[k] || p[e + 1] != '='))
+				for (q = 0; q < m->n_params; q++)
+					if (strlen(m->params[q]) == j &&
+					    !memcmp(m->params[q], p, j)) {
+						pi = q;
+						j = e + 1;
+						break;
+					}
+		}
+		if (pi >= 0) {
+			named = 1;
+			while (j < plen[k] && (p[j] == ' ' || p[j] == '\t'))
+				j++;
+			if (args[pi]) {
+				(void)asm_error(A, w, pcol[k],
+						"argument '%s' given twice",
+						m->params[pi]);
+				return;
+			}
+			args[pi] = arena_strndup(&A->ar, p + j, plen[k] - j);
+			continue;
+		}
+		if (named) {
+			(void)asm_error(A, w, pcol[k],
+					"positional argument after a named one");
+			return;
+		}
+		if (args[k]) {
+			(void)asm_error(A, w, pcol[k], "argument '%s' given twice",
+					m->params[k]);
+			return;
+		}
+		args[k] = arena_strndup(&A->ar, p, plen[k]);
+	}
+	for (k = 0; k < m->n_params; k++) {
+		if (!args[k])
+			args[k] = m->defaults[k];
+		if (!args[k]) {
+			(void)asm_error(A, w, nt->col,
+					"macro '%s' needs an argument for '%s' "
+					"(defined at %s:%d)", m->name,
+					m->params[k], m->w->file, m->w->line);
+			return;
+		}
+	}
+	fr = arena_alloc(&A->ar, sizeof(*fr));
+	ex = arena_alloc(&A->ar, sizeof(*ex));
+	if (!fr || !ex) {
+		asm_oom(A);
+		return;
+	}
+	ex->macro = m->name;
+	ex->call = w;
+	ex->col = nt->col;
+	fr->is_macro = 1;
+	fr->m = m;
+	fr->args = args;
+	fr->id = A->n_expansions++;
+	fr->exp = ex;
+	fr->cond_base = A->n_conds;
+	fr->up = A->top;
+	A->top = fr;
+	A->depth++;
+}
+
+/* Substitute \param, \@ and \() in a body line. */
+static const char *substitute(struct asm_ctx *A, struct frame *fr,
+			      const char *text)
+{
+	size_t cap = strlen(text) + 1, n = 0;
+	const char *p;
+	char *out = malloc(cap), *res;
+
+	if (!out)
+		return NULL;
+	for (p = text; *p;) {
+		const char *ins = NULL;
+		char num[16];
+		size_t ilen = 0, skip = 1;
+
+		if (p[0] == '\\' && p[1] == '@') {
+			snprintf(num, sizeof(num), "%u", fr->id);
+			ins = num;
+			ilen = strlen(num);
+			skip = 2;
+		} else if (p[0] == '\\' && p[1] == '(' && p[2] == ')') {
+			ins = "";
+			skip = 3;
+		} else if (p[0] == '\\') {
+			size_t j = 1;
+			int k;
+
+			while ((p[j] >= 'a' && p[j] <= 'z') ||
+			       (p[j] >= 'A' && p[j] <= 'Z') || p[j] == '_' ||
+			       (j > 1 && p[j] >= '0' && p[j] <= '9'))
+				j++;
+			for (k = 0; k < fr->m->n_params; k++)
+				if (strlen(fr->m->params[k]) == j - 1 &&
+				    !memcmp(fr->m->params[k], p + 1, j - 1)) {
+					ins = fr->args[k];
+					ilen = strlen(ins);
+					skip = j;
+					break;
+				}
+		}
+		if (!ins) {
+			ins = p;
+			ilen = 1;
+		}
+		if (n + ilen + 1 > cap) {
+			char *nb;
+
+			cap = 2 * (n + ilen + 1);
+			/* A line that explodes under substitution is refused. */
+			if (cap > (1u << 20) || !(nb = realloc(out, cap))) {
+				free(out);
+				return NULL;
+			}
+			out = nb;
+		}
+		memcpy(out + n, ins, ilen);
+		n += ilen;
+		p += skip;
+	}
+	out[n] = '\0';
+	res = arena_strndup(&A->ar, out, n);
+	free(out);
+	return res;
+}
+
+/* ---- conditionals ---------------------------------------------------------*/
+
+static int active(const struct asm_ctx *A)
+{
+	return A->n_conds == 0 || A->conds[A->n_conds - 1].active;
+}
+
+static struct cond *push_cond(struct asm_ctx *A)
+{
+	if (A->n_conds == A->cap_conds) {
+		int cap = A->cap_conds ? 2 * A->cap_conds : 16;
+		struct cond *c = realloc(A->conds, (size_t)cap * sizeof(*c));
+
+		if (!c) {
+			asm_oom(A);
+			return NULL;
+		}
+		A->conds = c;
+		A->cap_conds = cap;
+	}
+	memset(&A->conds[A->n_conds], 0, sizeof(A->conds[0]));
+	return &A->conds[A->n_conds++];
+}
+
+/* The value of .if/.elif EXPR or .ifdef/.ifndef NAME at token i. */
+static int cond_value(struct asm_ctx *A, const struct where *w, int i, int dir,
+		      int *val)
+{
+	int64_t v;
+	char buf[64];
+
+	if (dir == ASM_DIR_IFDEF || dir == ASM_DIR_IFNDEF) {
+		const struct tok *t = &A->tk.v[i];
+		struct sym *s;
+
+		if (t->k != T_IDENT)
+			return asm_error(A, w, t->col, "expected a name, found %s",
+					 asm_tok_desc(t, buf, sizeof(buf)));
+		if (expect_eol(A, w, i + 1, asm_directives[dir].name))
+			return EV_ERR;
+		s = asm_sym_find(A, tok_text(t, buf, sizeof(buf)));
+		*val = (s != NULL) == (dir == ASM_DIR_IFDEF);
+		return 0;
+	}
+	if (A->tk.v[i].k == T_EOL)
+		return asm_error(A, w, A->tk.v[i].col, "%s needs a condition",
+				 asm_directives[dir].name);
+	if (expr_now(A, w, &i, "the condition", &v) ||
+	    expect_eol(A, w, i, asm_directives[dir].name))
+		return EV_ERR;
+	*val = v != 0;
+	return 0;
+}
+
+/*
+ * Handle a conditional directive (any region, live or not).  The line was
+ * already tokenised if the region is live.
+ */
+static void do_cond(struct asm_ctx *A, const struct where *w, int dir, int i,
+		    int col, int bad)
+{
+	int live = active(A), val = 0;
+	struct cond *c;
+
+	switch (dir) {
+	case ASM_DIR_IF:
+	case ASM_DIR_IFDEF:
+	case ASM_DIR_IFNDEF:
+		/*
+		 * A condition with an error (already reported) assembles no
+		 * branch at all, so that its two sides cannot both produce
+		 * follow-on errors.
+		 */
+		if (live && !bad && cond_value(A, w, i, dir, &val))
+			bad = 1;
+		if (!(c = push_cond(A)))
+			return;
+		c->parent_active = live;
+		c->active = live && val && !bad;
+		c->taken = c->active || bad;
+		c->w = w;
+		c->col = col;
+		return;
+	case ASM_DIR_ELIF:
+	case ASM_DIR_ELSE:
+	case ASM_DIR_ENDIF:
+		break;
+	default:
+		return;
+	}
+	if (A->n_conds <= A->top->cond_base) {
+		(void)asm_error(A, w, col, "%s without .if",
+				asm_directives[dir].name);
+		return;
+	}
+	c = &A->conds[A->n_conds - 1];
+	if (dir == ASM_DIR_ENDIF) {
+		if (c->parent_active && !bad)
+			(void)expect_eol(A, w, i, ".endif");
+		A->n_conds--;
+		return;
+	}
+	if (c->seen_else) {
+		(void)asm_error(A, w, col, "%s after .else (the .if is at line %d)",
+				asm_directives[dir].name, c->w->line);
+		return;
+	}
+	if (dir == ASM_DIR_ELSE) {
+		c->seen_else = 1;
+		if (c->parent_active && !bad)
+			(void)expect_eol(A, w, i, ".else");
+		c->active = c->parent_active && !c->taken;
+		c->taken |= c->active;
+		return;
+	}
+	/* .elif: evaluated only if no earlier branch was taken. */
+	c->active = 0;
+	if (c->parent_active && !c->taken) {
+		if (bad || cond_value(A, w, i, ASM_DIR_IF, &val)) {
+			c->taken = 1; /* as for .if: no branch after an error */
+			return;
+		}
+		c->active = val;
+		c->taken = val;
+	}
+}
+
+/* ---- lines ----------------------------------------------------------------*/
+
+static int find_directive(const char *name)
+{
+	int k;
+
+	for (k = 0; k < ASM_N_DIRS; k++)
+		if (!strcmp(asm_directives[k].name, name))
+			return k;
+	return -1;
+}
+
+static int find_pseudo(const char *name)
+{
+	int k;
+
+	for (k = 0; k < ASM_N_PSEUDOS; k++)
+		if (!strcmp(asm_pseudos[k].name, name))
+			return k;
+	return -1;
+}
+
+/* "unknown instruction 'ad' (did you mean 'add'?)" over ops, pseudos, macros. */
+static void unknown_mnemonic(struct asm_ctx *A, const struct where *w,
+			     const struct tok *t)
+{
+	char name[64], low[64];
+	const char **names, *sug;
+	size_t n = 0, k;
+	struct macro *m;
+
+	tok_text(t, name, sizeof(name));
+	for (k = 0; name[k]; k++)
+		low[k] = (char)((name[k] >= 'A' && name[k] <= 'Z')
+					? name[k] - 'A' + 'a' : name[k]);
+	low[k] = '\0';
+	if (isa_op_by_name(low) >= 0 || find_pseudo(low) >= 0) {
+		(void)asm_error(A, w, t->col,
+				"unknown instruction '%s' (mnemonics are "
+				"lowercase: '%s')", name, low);
+		return;
+	}
+	for (m = A->macros; m; m = m->next)
+		n++;
+	names = malloc((ISA_N_OPS + ASM_N_PSEUDOS + n) * sizeof(*names));
+	if (!names) {
+		asm_oom(A);
+		return;
+	}
+	n = 0;
+	for (k = 0; k < ISA_N_OPS; k++)
+		names[n++] = isa_op_info[k].name;
+	for (k = 0; k < ASM_N_PSEUDOS; k++)
+		names[n++] = asm_pseudos[k].name;
+	for (m = A->macros; m; m = m->next)
+		names[n++] = m->name;
+	sug = str_suggest(name, names, n, sizeof(*names));
+	if (sug)
+		(void)asm_error(A, w, t->col,
+				"unknown instruction '%s' (did you mean '%s'?)",
+				name, sug);
+	else
+		(void)asm_error(A, w, t->col, "unknown instruction '%s'", name);
+	free(names);
+}
+
+static void do_directive(struct asm_ctx *A, const struct where *w, int i,
+			 int dir)
+{
+	int col = A->tk.v[i].col;
+
+	i++;
+	switch ((enum asm_dir)dir) {
+	case ASM_DIR_TEXT: dir_section(A, w, i, SP_TEXT, ".text"); break;
+	case ASM_DIR_DATA: dir_section(A, w, i, SP_DATA, ".data"); break;
+	case ASM_DIR_DRAM: dir_section(A, w, i, SP_DRAM, ".dram"); break;
+	case ASM_DIR_SPM: dir_section(A, w, i, SP_SPM, ".spm"); break;
+	case ASM_DIR_ACC: dir_section(A, w, i, SP_ACC, ".acc"); break;
+	case ASM_DIR_ALIGN: dir_align(A, w, i, col); break;
+	case ASM_DIR_BYTE: dir_data(A, w, i, col, 1, ".byte"); break;
+	case ASM_DIR_HALF: dir_data(A, w, i, col, 2, ".half"); break;
+	case ASM_DIR_WORD: dir_data(A, w, i, col, 4, ".word"); break;
+	case ASM_DIR_DWORD: dir_data(A, w, i, col, 8, ".dword"); break;
+	case ASM_DIR_FLOAT: dir_float(A, w, i, col); break;
+	case ASM_DIR_ZERO: dir_fill(A, w, i, col, 0); break;
+	case ASM_DIR_FILL: dir_fill(A, w, i, col, 1); break;
+	case ASM_DIR_EQU: dir_equ(A, w, i); break;
+	case ASM_DIR_TENSOR: dir_tensor(A, w, i, col); break;
+	case ASM_DIR_INCLUDE: dir_include(A, w, i); break;
+	case ASM_DIR_MACRO: dir_macro(A, w, i, col); break;
+	case ASM_DIR_ENDM:
+		(void)asm_error(A, w, col, ".endm without .macro");
+		break;
+	case ASM_DIR_IF:
+	case ASM_DIR_IFDEF:
+	case ASM_DIR_IFNDEF:
+	case ASM_DIR_ELIF:
+	case ASM_DIR_ELSE:
+	case ASM_DIR_ENDIF:
+		(void)asm_error(A, w, col, "%s must be the first word of its line",
+				asm_directives[dir].name);
+		break;
+	case ASM_DIR_ERROR: {
+		const struct tok *t = &A->tk.v[i];
+
+		if (t->k == T_STR && A->tk.v[i + 1].k == T_EOL)
+			(void)asm_error(A, w, col, "%s", t->str);
+		else
+			(void)asm_error(A, w, t->col,
+					".error takes one string in quotes");
+		break;
+	}
+	case ASM_N_DIRS:
+		break;
+	}
+}
+
+/* The first word of a line (for capture and skipped regions). */
+static size_t first_word(const char *text, const char **start)
+{
+	const char *p = text;
+	size_t n = 0;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	*start = p;
+	while ((p[n] >= 'a' && p[n] <= 'z') || (p[n] >= 'A' && p[n] <= 'Z') ||
+	       (p[n] >= '0' && p[n] <= '9') || p[n] == '_' || p[n] == '.')
+		n++;
+	return n;
+}
+
+static int word_is(const char *s, size_t n, const char *lit)
+{
+	return strlen(lit) == n && !memcmp(s, lit, n);
+}
+
+static void do_line(struct asm_ctx *A, const struct where *w)
+{
+	const char *fw;
+	size_t fn = first_word(w->text, &fw);
+	int col = (int)(fw - w->text) + 1, i = 0, dir = -1;
+	char name[64];
+	const struct tok *t;
+
+	if (A->defining) {
+		if (word_is(fw, fn, ".endm")) {
+			if (asm_lex(A, w->text, w) == 0)
+				(void)expect_eol(A, w, 1, ".endm");
+			A->defining->next = A->macros;
+			A->macros = A->defining;
+			A->defining = NULL;
+		} else if (word_is(fw, fn, ".macro")) {
+			(void)asm_error(A, w, col, "nested .macro definitions are "
+						   "not supported (missing "
+						   ".endm for '%s'?)",
+					A->defining->name);
+		} else {
+			macro_add_line(A, w);
+		}
+		return;
+	}
+	if (fn > 1 && fw[0] == '.' && fn < sizeof(name)) {
+		memcpy(name, fw, fn);
+		name[fn] = '\0';
+		dir = find_directive(name);
+	}
+	if (dir == ASM_DIR_IF || dir == ASM_DIR_IFDEF || dir == ASM_DIR_IFNDEF ||
+	    dir == ASM_DIR_ELIF || dir == ASM_DIR_ELSE || dir == ASM_DIR_ENDIF) {
+		/* Tokenise only when the condition may be evaluated. */
+		int live = active(A) ||
+			   (A->n_conds && A->conds[A->n_conds - 1].parent_active &&
+			    dir != ASM_DIR_IF && dir != ASM_DIR_IFDEF &&
+			    dir != ASM_DIR_IFNDEF);
+
+		int bad = live && asm_lex(A, w->text, w) != 0;
+
+		do_cond(A, w, dir, 1, col, bad || !live);
+		return;
+	}
+	if (!active(A))
+		return;
+	if (asm_lex(A, w->text, w))
+		return;
+	/* Labels: NAME ':' (any number of them). */
+	while (A->tk.v[i].k == T_IDENT && is_op(&A->tk.v[i + 1], ':')) {
+		struct sym *s = define_sym(A, w, &A->tk.v[i], SK_LABEL);
+
+		if (s) {
+			s->space = A->space;
+			s->value = (int64_t)A->loc[A->space];
+			/* A label in .text marks a word boundary. */
+			if (A->space == SP_TEXT && A->loc[SP_TEXT] % 4)
+				(void)asm_error(A, w, A->tk.v[i].col,
+						"label '%s' is not 4-byte aligned",
+						s->name);
+		}
+		i += 2;
+	}
+	t = &A->tk.v[i];
+	if (t->k == T_EOL)
+		return;
+	if (t->k != T_IDENT) {
+		(void)asm_error(A, w, t->col,
+				"expected an instruction or directive, found %s",
+				asm_tok_desc(t, name, sizeof(name)));
+		return;
+	}
+	tok_text(t, name, sizeof(name));
+	if ((size_t)t->len >= sizeof(name)) {
+		(void)asm_error(A, w, t->col, "unknown instruction '%s...'", name);
+		return;
+	}
+	if (name[0] == '.') {
+		int d = find_directive(name);
+
+		if (d < 0) {
+			const char *sug = str_suggest(name, asm_directives,
+						      ASM_N_DIRS,
+						      sizeof(asm_directives[0]));
+
+			if (sug)
+				(void)asm_error(A, w, t->col,
+						"unknown directive '%s' (did you "
+						"mean '%s'?)", name, sug);
+			else
+				(void)asm_error(A, w, t->col,
+						"unknown directive '%s'", name);
+			return;
+		}
+		do_directive(A, w, i, d);
+		return;
+	}
+	{
+		struct macro *m = find_macro(A, t->s, (size_t)t->len);
+		int op, ps;
+
+		if (m) {
+			expand_macro(A, w, i, m);
+			return;
+		}
+		op = isa_op_by_name(name);
+		if (op >= 0) {
+			stmt_insn(A, w, &i, op);
+			return;
+		}
+		ps = find_pseudo(name);
+		if (ps >= 0) {
+			stmt_pseudo(A, w, &i, ps);
+			return;
+		}
+	}
+	unknown_mnemonic(A, w, t);
+}
+
+/*
+ * The next line from the input stack, as a where (text already macro-
+ * substituted); NULL at the end of the input.  Closing a frame checks that
+ * its .if blocks (and a macro definition in a file) were terminated.
+ */
+static const struct where *next_line(struct asm_ctx *A)
+{
+	while (A->top) {
+		struct frame *fr = A->top;
+		struct where *w;
+
+		if (!fr->is_macro && fr->next < fr->f->n_lines) {
+			w = arena_alloc(&A->ar, sizeof(*w));
+			if (!w) {
+				asm_oom(A);
+				return NULL;
+			}
+			w->file = fr->f->path;
+			w->line = fr->next + 1;
+			w->text = fr->f->lines[fr->next++];
+			w->seq = ++A->line_seq;
+			return w;
+		}
+		if (fr->is_macro && fr->next < fr->m->n_body) {
+			const struct where *bw = fr->m->body[fr->next++];
+
+			w = arena_alloc(&A->ar, sizeof(*w));
+			if (!w) {
+				asm_oom(A);
+				return NULL;
+			}
+			w->file = bw->file;
+			w->line = bw->line;
+			w->exp = fr->exp;
+			w->seq = ++A->line_seq;
+			w->text = substitute(A, fr, bw->text);
+			if (!w->text) {
+				w->text = bw->text;
+				(void)asm_error(A, w, 1, "macro expansion of this "
+							 "line is too long");
+				continue;
+			}
+			return w;
+		}
+		/* End of the frame: unclosed .if blocks opened inside it. */
+		while (A->n_conds > fr->cond_base) {
+			struct cond *c = &A->conds[--A->n_conds];
+
+			(void)asm_error(A, c->w, c->col,
+					"unterminated .if (missing .endif)");
+		}
+		if (A->defining && !fr->is_macro) {
+			(void)asm_error(A, A->defining->w, A->defining->col,
+					"unterminated .macro '%s' (missing .endm)",
+					A->defining->name);
+			A->defining = NULL;
+		}
+		A->top = fr->up;
+		A->depth--;
+	}
+	return NULL;
+}
+
+/* ---- pass 1 checks --------------------------------------------------------*/
+
+static int chunk_cmp(const void *pa, const void *pb)
+{
+	const struct chunk *a = *(const struct chunk *const *)pa;
+	const struct chunk *b = *(const struct chunk *const *)pb;
+
+	if (a->space != b->space)
+		return a->space < b->space ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	/* Equal starts: order by source position (stable, deterministic). */
+	if (a->w->line != b->w->line)
+		return a->w->line < b->w->line ? -1 : 1;
+	return strcmp(a->w->file, b->w->file);
+}
+
+/* Data placed twice at the same address is an error (which would win?). */
+static void check_overlaps(struct asm_ctx *A)
+{
+	struct chunk *c, **v;
+	size_t n = 0, k;
+
+	for (c = A->chunks; c; c = c->next)
+		n += c->size > 0;
+	if (n < 2)
+		return;
+	v = malloc(n * sizeof(*v));
+	if (!v) {
+		asm_oom(A);
+		return;
+	}
+	n = 0;
+	for (c = A->chunks; c; c = c->next)
+		if (c->size)
+			v[n++] = c;
+	qsort(v, n, sizeof(*v), chunk_cmp);
+	for (k = 1; k < n; k++) {
+		const struct chunk *p = v[k - 1], *q = v[k];
+
+		if (p->space == q->space && q->start - p->start < p->size)
+			(void)asm_error(A, q->w, q->col,
+					"%s bytes at 0x%llx..0x%llx overlap those "
+					"placed at 0x%llx..0x%llx from %s:%d",
+					space_names[q->space] + 1,
+					(unsigned long long)q->start,
+					(unsigned long long)(q->start + q->size - 1),
+					(unsigned long long)p->start,
+					(unsigned long long)(p->start + p->size - 1),
+					p->w->file, p->w->line);
+	}
+	free(v);
+}
+
+/* ---- pass 2 ---------------------------------------------------------------*/
+
+/* Value of operand o of statement s (pass 2). */
+static int opnd_value(struct asm_ctx *A, const struct stmt *s,
+		      const struct opnd *o, int64_t *v)
+{
+	switch (o->kind) {
+	case OPD_REG: *v = o->reg; return 0;
+	case OPD_VAL: *v = o->val; return 0;
+	case OPD_EXPR: return asm_eval(A, o->e, s->addr, s->w, v) ? EV_ERR : 0;
+	}
+	return EV_ERR;
+}
+
+static void put_word(struct asm_ctx *A, uint64_t addr, uint32_t w,
+		     const struct stmt *s)
+{
+	size_t k = (size_t)(addr / 4);
+
+	A->prog->code[k] = w;
+	/* The file index of the line is filled in by build_lines. */
+	A->prog->lines[k].line = (uint32_t)s->w->line;
+}
+
+static void encode_insn(struct asm_ctx *A, const struct stmt *s)
+{
+	const struct isa_op_info *oi = &isa_op_info[s->id];
+	const struct isa_fmt_info *fi = &isa_fmt_info[oi->fmt];
+	uint32_t word = oi->match;
+	char err[200];
+	int k;
+
+	for (k = 0; k < fi->n_fields; k++) {
+		enum isa_field f = fi->fields[k];
+		const struct opnd *o = &s->ops[k];
+		int64_t v;
+
+		if (opnd_value(A, s, o, &v))
+			return;
+		if (isa_field_info[f].kind == ISA_FK_PCREL && o->kind == OPD_EXPR)
+			v = (int64_t)((uint64_t)v - s->addr);
+		if (isa_field_info[f].kind == ISA_FK_MASK && v == -1)
+			v = ISA_FENCE_ALL;
+		if (isa_set_field(&word, oi->fmt, f, v, err, sizeof(err))) {
+			(void)asm_error(A, s->w, o->col, "%s", err);
+			return;
+		}
+	}
+	put_word(A, s->addr, word, s);
+}
+
+/* Register of a pseudo source (operands by syntax word). */
+static int psrc_reg(const struct asm_pseudo *pi, const struct stmt *s,
+		    enum asm_psrc src)
+{
+	const char *p = pi->syntax;
+	const char *want = src == P_RD ? "rd" : src == P_RS1 ? "rs1" : "rs2";
+	int k = 0;
+
+	if (src == P_X0 || src == P_NONE)
+		return 0;
+	if (src == P_RA)
+		return 1;
+	while (*p) {
+		size_t len = 0;
+
+		while ((p[len] >= 'a' && p[len] <= 'z') ||
+		       (p[len] >= '0' && p[len] <= '9'))
+			len++;
+		if (!len) {
+			p++;
+			continue;
+		}
+		if (strlen(want) == len && !memcmp(p, want, len))
+			return s->ops[k].reg;
+		k++;
+		p += len;
+	}
+	return 0;
+}
+
+static void encode_pseudo(struct asm_ctx *A, const struct stmt *s)
+{
+	const struct asm_pseudo *pi = &asm_pseudos[s->id];
+	struct isa_insn in;
+	const struct opnd *io = NULL;
+	uint32_t word;
+	char err[200];
+	int k;
+
+	memset(&in, 0, sizeof(in));
+	in.op = (enum isa_op)pi->op;
+	in.rd = (uint8_t)psrc_reg(pi, s, pi->rd);
+	in.rs1 = (uint8_t)psrc_reg(pi, s, pi->rs1);
+	in.rs2 = (uint8_t)psrc_reg(pi, s, pi->rs2);
+	in.imm = pi->value;
+	/* The imm/target operand is the only non-register one. */
+	for (k = 0; k < s->n; k++)
+		if (s->ops[k].kind != OPD_REG)
+			io = &s->ops[k];
+	if (pi->imm == P_IMM && io) {
+		int64_t v;
+
+		if (opnd_value(A, s, io, &v))
+			return;
+		/* A target operand is an address: store the pc offset. */
+		if (strstr(pi->syntax, "target"))
+			v = (int64_t)((uint64_t)v - s->addr);
+		in.imm = v;
+	}
+	if (isa_encode(&in, &word, err, sizeof(err))) {
+		(void)asm_error(A, s->w, io ? io->col : s->col, "%s", err);
+		return;
+	}
+	put_word(A, s->addr, word, s);
+}
+
+static void encode_li(struct asm_ctx *A, const struct stmt *s)
+{
+	struct isa_insn seq[ASM_LI_MAX];
+	int64_t v;
+	int n, k;
+	char err[200];
+
+	if (opnd_value(A, s, &s->ops[1], &v))
+		return;
+	if (s->aux == 1) {
+		/* Forward reference: the fixed lui + addi pair. */
+		int64_t hi, lo;
+
+		if (!asm_li_lui_addi(v, &hi, &lo)) {
+			const char *u = asm_first_undef(A, s->ops[1].e);
+
+			(void)asm_error(A, s->w, s->ops[1].col,
+					"li value 0x%llx does not fit in 32 bits, "
+					"which the lui+addi form for a forward "
+					"reference needs; define %s%s%s before "
+					"this line",
+					(unsigned long long)v, u ? "'" : "the symbols",
+					u ? u : "", u ? "'" : "");
+			return;
+		}
+		memset(seq, 0, sizeof(seq));
+		seq[0].op = ISA_OP_LUI;
+		seq[0].rd = (uint8_t)s->ops[0].reg;
+		seq[0].imm = hi;
+		seq[1].op = ISA_OP_ADDI;
+		seq[1].rd = seq[1].rs1 = (uint8_t)s->ops[0].reg;
+		seq[1].imm = lo;
+		n = 2;
+	} else {
+		n = asm_li_sequence(v, (unsigned)s->ops[0].reg, seq);
+		if ((uint64_t)n * 4 != s->size) {
+			(void)asm_error(A, s->w, s->col,
+					"internal error: li changed length between "
+					"passes");
+			return;
+		}
+	}
+	for (k = 0; k < n; k++) {
+		uint32_t word;
+
+		if (isa_encode(&seq[k], &word, err, sizeof(err))) {
+			(void)asm_error(A, s->w, s->col, "internal error: %s", err);
+			return;
+		}
+		put_word(A, s->addr + 4 * (uint64_t)k, word, s);
+	}
+}
+
+/* Little-endian bytes of v at address addr of statement s's space. */
+static void put_bytes(struct asm_ctx *A, const struct stmt *s, uint64_t addr,
+		      uint64_t v, int width)
+{
+	int b;
+
+	if (s->space == SP_TEXT) {
+		put_word(A, addr, (uint32_t)v, s);
+		return;
+	}
+	for (b = 0; b < width; b++)
+		s->chunk->bytes[addr - s->chunk->start + (uint64_t)b] =
+			(uint8_t)(v >> (8 * b));
+}
+
+/* Does v fit in width bytes as a signed or an unsigned value? */
+static int fits(int64_t v, int width, int64_t *lo, int64_t *hi)
+{
+	if (width >= 8)
+		return 1;
+	*lo = -((int64_t)1 << (8 * width - 1));
+	*hi = ((int64_t)1 << (8 * width)) - 1;
+	return v >= *lo && v <= *hi;
+}
+
+static void encode_data(struct asm_ctx *A, const struct stmt *s)
+{
+	static const char *const dirs[9] = { [1] = ".byte", [2] = ".half",
+					     [4] = ".word", [8] = ".dword" };
+	int k, width = (int)s->aux;
+
+	for (k = 0; k < s->n; k++) {
+		int64_t v, lo = 0, hi = 0;
+
+		if (opnd_value(A, s, &s->ops[k], &v))
+			continue;
+		if (!fits(v, width, &lo, &hi)) {
+			(void)asm_error(A, s->w, s->ops[k].col,
+					"%s value %lld out of range [%lld, %lld]",
+					dirs[width], (long long)v, (long long)lo,
+					(long long)hi);
+			continue;
+		}
+		put_bytes(A, s, s->addr + (uint64_t)(k * width), (uint64_t)v,
+			  width);
+	}
+}
+
+static void encode_fill(struct asm_ctx *A, const struct stmt *s)
+{
+	int64_t v, lo = 0, hi = 0, k;
+
+	if (opnd_value(A, s, &s->ops[0], &v))
+		return;
+	if (!fits(v, (int)s->aux, &lo, &hi)) {
+		(void)asm_error(A, s->w, s->ops[0].col,
+				".fill value %lld out of range [%lld, %lld]",
+				(long long)v, (long long)lo, (long long)hi);
+		return;
+	}
+	for (k = 0; k < s->aux2; k++)
+		put_bytes(A, s, s->addr + (uint64_t)(k * s->aux), (uint64_t)v,
+			  (int)s->aux);
+}
+
+static void encode_tensor(struct asm_ctx *A, const struct stmt *s)
+{
+	struct obj_tensor *t = &A->prog->tensors[A->prog->n_tensors];
+	int64_t addr, dt, k;
+	uint64_t elems = 1;
+
+	if (opnd_value(A, s, &s->ops[1], &addr) ||
+	    opnd_value(A, s, &s->ops[2], &dt))
+		return;
+	if (addr < 0) {
+		(void)asm_error(A, s->w, s->ops[1].col,
+				"tensor address %lld is negative", (long long)addr);
+		return;
+	}
+	if (dt < 0 || dt >= DT_N) {
+		(void)asm_error(A, s->w, s->ops[2].col,
+				"dtype %lld is not a dtype id (int4=0 ... fp32=%d; "
+				"write the name, e.g. int8)", (long long)dt,
+				DT_N - 1);
+		return;
+	}
+	memset(t, 0, sizeof(*t));
+	t->mem = (enum obj_mem)s->ops[0].val;
+	t->dtype = (enum npu_dtype)dt;
+	t->addr = (uint64_t)addr;
+	t->rank = s->n - 3;
+	for (k = 0; k < t->rank; k++) {
+		int64_t d;
+
+		if (opnd_value(A, s, &s->ops[3 + k], &d))
+			return;
+		/* 2^40 elements per dimension is already 1 TiB of int8. */
+		if (d < 1 || d > ((int64_t)1 << 40)) {
+			(void)asm_error(A, s->w, s->ops[3 + k].col,
+					"dimension %lld out of range [1, 2^40]",
+					(long long)d);
+			return;
+		}
+		if (elems > (UINT64_MAX >> 4) / (uint64_t)d) {
+			(void)asm_error(A, s->w, s->ops[3 + k].col,
+					"tensor too large (more than 2^60 "
+					"elements)");
+			return;
+		}
+		elems *= (uint64_t)d;
+		t->shape[k] = (uint64_t)d;
+	}
+	if (dtype_bytes(t->dtype, elems) > UINT64_MAX - t->addr) {
+		(void)asm_error(A, s->w, s->ops[1].col,
+				"tensor ends beyond the 64-bit address space");
+		return;
+	}
+	t->name = str_dup(s->name);
+	if (!t->name) {
+		asm_oom(A);
+		return;
+	}
+	A->prog->n_tensors++;
+	/* The tensor's symbol is its address (known now, if not before). */
+	{
+		struct sym *sym = asm_sym_find(A, s->name);
+
+		if (sym && sym->kind == SK_TENSOR) {
+			sym->state = SS_VALUE;
+			sym->value = addr;
+		}
+	}
+}
+
+static void encode_all(struct asm_ctx *A)
+{
+	struct stmt *s;
+
+	for (s = A->stmts; s && !A->oom; s = s->next) {
+		switch (s->kind) {
+		case ST_INSN: encode_insn(A, s); break;
+		case ST_PSEUDO: encode_pseudo(A, s); break;
+		case ST_LI: encode_li(A, s); break;
+		case ST_DATA: encode_data(A, s); break;
+		case ST_FLOAT: {
+			int k;
+
+			for (k = 0; k < s->n; k++)
+				put_bytes(A, s, s->addr + 4 * (uint64_t)k,
+					  (uint64_t)s->ops[k].val, 4);
+			break;
+		}
+		case ST_FILL: encode_fill(A, s); break;
+		case ST_ALIGN: {
+			/* Padding in .text is nops (addi zero, zero, 0). */
+			uint64_t a;
+
+			if (s->space == SP_TEXT && s->aux != -1)
+				for (a = 0; a < s->size; a += 4)
+					put_word(A, s->addr + a,
+						 isa_op_info[ISA_OP_ADDI].match, s);
+			break;
+		}
+		case ST_TENSOR: encode_tensor(A, s); break;
+		}
+	}
+}
+
+/* Every pending .equ is resolved now: undefined names are reported here. */
+static void check_symbols(struct asm_ctx *A)
+{
+	size_t k;
+
+	for (k = 0; k < A->cap_syms; k++) {
+		struct sym *s = A->symtab[k];
+		int64_t v;
+
+		if (s && s->state == SS_PENDING && s->kind == SK_EQU) {
+			struct expr ref = { .kind = E_SYM, .name = s->name,
+					    .col = s->col };
+
+			(void)asm_eval(A, &ref, 0, s->w, &v);
+		}
+	}
+}
+
+/* ---- the program ----------------------------------------------------------*/
+
+/* Source files of the line table, in order of first appearance. */
+static int build_lines(struct asm_ctx *A)
+{
+	struct obj_prog *p = A->prog;
+	struct stmt *s;
+
+	for (s = A->stmts; s; s = s->next) {
+		size_t f, k;
+
+		if (s->space != SP_TEXT || !s->size)
+			continue;
+		for (f = 0; f < p->n_files; f++)
+			if (!strcmp(p->files[f], s->w->file))
+				break;
+		if (f == p->n_files) {
+			char **nf = realloc(p->files, (f + 1) * sizeof(*nf));
+
+			if (!nf)
+				return asm_oom(A);
+			p->files = nf;
+			if (!(p->files[f] = str_dup(s->w->file)))
+				return asm_oom(A);
+			p->n_files++;
+		}
+		for (k = 0; k < s->size / 4; k++)
+			p->lines[s->addr / 4 + k].file = (uint32_t)f;
+	}
+	return 0;
+}
+
+static int build_syms(struct asm_ctx *A)
+{
+	struct obj_prog *p = A->prog;
+	size_t k, n = 0;
+
+	p->syms = calloc(A->n_syms + 1, sizeof(*p->syms));
+	if (!p->syms)
+		return asm_oom(A);
+	for (k = 0; k < A->cap_syms; k++) {
+		struct sym *s = A->symtab[k];
+		struct obj_sym *o = &p->syms[n];
+
+		if (!s || s->kind == SK_BUILTIN || s->state != SS_VALUE)
+			continue;
+		switch (s->kind) {
+		case SK_LABEL:
+			o->kind = s->space == SP_TEXT ? OBJ_SYM_CODE : OBJ_SYM_DATA;
+			o->mem = s->space == SP_TEXT ? 0
+						     : (enum obj_mem)space_mem[s->space];
+			break;
+		case SK_TENSOR:
+			o->kind = OBJ_SYM_TENSOR;
+			o->mem = (enum obj_mem)s->space;
+			break;
+		default:
+			o->kind = OBJ_SYM_CONST;
+			break;
+		}
+		o->value = s->value;
+		if (!(o->name = str_dup(s->name)))
+			return asm_oom(A);
+		p->n_syms = ++n;
+	}
+	return 0;
+}
+
+/* Allocate the output after pass 1 (sizes are final). */
+static int alloc_prog(struct asm_ctx *A)
+{
+	struct obj_prog *p = obj_new();
+	struct chunk *c;
+	size_t n_words = (size_t)(A->loc[SP_TEXT] / 4), n = 0;
+
+	if (!p)
+		return asm_oom(A);
+	A->prog = p;
+	if (A->loc[SP_TEXT] % 4) {
+		/* Only reachable through errors already reported. */
+		n_words++;
+	}
+	p->code = calloc(n_words + 1, sizeof(*p->code));
+	p->lines = calloc(n_words + 1, sizeof(*p->lines));
+	p->tensors = calloc(A->n_tensors + 1, sizeof(*p->tensors));
+	if (!p->code || !p->lines || !p->tensors)
+		return asm_oom(A);
+	p->n_code = n_words;
+	for (c = A->chunks; c; c = c->next)
+		n += c->size > 0;
+	p->sects = calloc(n + 1, sizeof(*p->sects));
+	if (!p->sects)
+		return asm_oom(A);
+	for (c = A->chunks; c; c = c->next) {
+		struct obj_section *s;
+
+		if (!c->size)
+			continue;
+		s = &p->sects[p->n_sects++];
+		s->mem = (enum obj_mem)space_mem[c->space];
+		s->addr = c->start;
+		s->size = c->size;
+		s->bytes = calloc((size_t)c->size, 1);
+		if (!s->bytes)
+			return asm_oom(A);
+		c->bytes = s->bytes; /* pass 2 writes through the chunk */
+	}
+	return 0;
+}
+
+/* ---- driver ---------------------------------------------------------------*/
+
+static void asm_cleanup(struct asm_ctx *A)
+{
+	struct src_file *f;
+
+	flush_errors(A); /* before the source text it quotes is freed */
+	while ((f = A->files)) {
+		A->files = f->next;
+		free(f->path);
+		free(f->text);
+		free(f->lines);
+		free(f);
+	}
+	free(A->symtab);
+	free(A->conds);
+	free(A->tk.v);
+	arena_free(&A->ar);
+	obj_free(A->prog);
+}
+
+static int assemble(struct asm_ctx *A, const char *name, char *text, size_t len,
+		    struct obj_prog **out)
+{
+	struct src_file *f;
+	const struct where *w;
+	size_t k;
+
+	A->stmt_tail = &A->stmts;
+	A->chunk_tail = &A->chunks;
+	A->pass = 1;
+	if (define_builtins(A))
+		return NPU_ENOMEM;
+	for (k = 0; k < A->opts->n_defines; k++)
+		define_cmdline(A, A->opts->defines[k]);
+	f = add_file(A, name, text, len);
+	if (f && push_file(A, f) == 0)
+		while (!A->oom && (w = next_line(A)))
+			do_line(A, w);
+	if (A->defining)
+		(void)asm_error(A, A->defining->w, A->defining->col,
+				"unterminated .macro '%s' (missing .endm)",
+				A->defining->name);
+	check_overlaps(A);
+	if (A->oom)
+		return NPU_ENOMEM;
+	/* Pass 2 runs even after pass 1 errors, to report everything. */
+	A->pass = 2;
+	if (alloc_prog(A))
+		return NPU_ENOMEM;
+	encode_all(A);
+	check_symbols(A);
+	if (A->oom)
+		return NPU_ENOMEM;
+	if (A->n_err)
+		return NPU_EASM;
+	if (build_lines(A) || build_syms(A))
+		return NPU_ENOMEM;
+	obj_canonicalize(A->prog);
+	*out = A->prog;
+	A->prog = NULL;
+	return 0;
+}
+
+static const struct asm_opts no_opts;
+
+int asm_assemble_string(const char *name, const char *text, size_t len,
+			const struct asm_opts *opts, struct diag *d,
+			struct obj_prog **out)
+{
+	struct asm_ctx A;
+	char *copy = malloc(len + 1);
+	int r;
+
+	*out = NULL;
+	if (!copy)
+		return diag_error(d, diag_nowhere(), NPU_ENOMEM, "out of memory");
+	memcpy(copy, text, len);
+	copy[len] = '\0';
+	memset(&A, 0, sizeof(A));
+	A.d = d;
+	A.opts = opts ? opts : &no_opts;
+	r = assemble(&A, name, copy, len, out);
+	asm_cleanup(&A);
+	return r;
+}
+
+int asm_assemble_file(const char *path, const struct asm_opts *opts,
+		      struct diag *d, struct obj_prog **out)
+{
+	struct asm_ctx A;
+	size_t len = 0;
+	char *text;
+	int r;
+
+	*out = NULL;
+	text = slurp(path, &len);
+	if (!text)
+		return diag_error(d, diag_at_file(path, 0, 0), NPU_EIO,
+				  "cannot read: %s", strerror(errno));
+	memset(&A, 0, sizeof(A));
+	A.d = d;
+	A.opts = opts ? opts : &no_opts;
+	r = assemble(&A, path, text, len, out);
+	asm_cleanup(&A);
+	return r;
+}

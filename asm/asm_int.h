@@ -1,0 +1,296 @@
+/*
+ * asm_int.h - data structures shared by the assembler's source files:
+ *   asm_lex.c   tokens, expression trees, evaluation, the symbol table
+ *   asm.c       input (files, .include, .macro, .if), statements, passes
+ *   asm_li.c    li sequences and the pseudo/directive tables
+ *
+ * Memory: everything that lives as long as one assembly (expression nodes,
+ * operands, statements, symbol names, source locations, macro bodies) comes
+ * from one arena and is freed at once.  Source text stays loaded until the
+ * end because statements point into it for the caret lines of pass 2.
+ */
+#ifndef NPU_ASM_INT_H
+#define NPU_ASM_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "asm.h"
+
+/* ---- arena ----------------------------------------------------------------*/
+
+struct arena_blk;
+
+/* Bump allocator; alloc returns zeroed memory or NULL when out of memory. */
+struct arena {
+	struct arena_blk *head;  /* newest block first */
+};
+void *arena_alloc(struct arena *ar, size_t n);
+char *arena_strndup(struct arena *ar, const char *s, size_t n);
+void arena_free(struct arena *ar);
+
+/* ---- source locations -----------------------------------------------------*/
+
+struct expn;
+
+/* A source line: where it came from and its text (for the caret line). */
+struct where {
+	const char *file;         /* file name as given / found */
+	int line;                 /* 1-based */
+	const char *text;         /* the line (after macro substitution) */
+	const struct expn *exp;   /* macro expansion it came from, or NULL */
+	unsigned seq;             /* reading order, for sorting the errors */
+};
+
+/* One level of macro expansion (for "in expansion of macro" notes). */
+struct expn {
+	const char *macro;        /* macro name */
+	const struct where *call; /* the line that invoked it */
+	int col;                  /* column of the macro name there */
+};
+
+/* ---- tokens ---------------------------------------------------------------*/
+
+enum tok_kind {
+	T_EOL,     /* end of the line (or a comment) */
+	T_IDENT,   /* name: [A-Za-z_.][A-Za-z0-9_.]* */
+	T_NUM,     /* integer literal, value in num */
+	T_FLOAT,   /* floating literal, value in fnum */
+	T_STR,     /* "string", decoded text in str */
+	T_PUNCT,   /* operator or punctuation, code in op */
+};
+
+/* Two-character operators (single characters use their own code). */
+enum {
+	OP_SHL = 256, OP_SHR, OP_LE, OP_GE, OP_EQ, OP_NE, OP_LAND, OP_LOR,
+	OP_NEG, OP_POS  /* unary minus / plus inside expression trees */
+};
+
+struct tok {
+	enum tok_kind k;  /* kind */
+	int op;           /* T_PUNCT: character or OP_* */
+	int col;          /* 1-based column of the first character */
+	int len;          /* characters in the source */
+	const char *s;    /* start in the line */
+	uint64_t num;     /* T_NUM value (two's complement for negatives) */
+	double fnum;      /* T_FLOAT value */
+	char *str;        /* T_STR decoded contents (arena) */
+};
+
+/* A tokenised line. */
+struct toks {
+	struct tok *v;    /* tokens, the last one T_EOL */
+	int n;            /* count including T_EOL */
+	int cap;          /* allocated */
+};
+
+/* ---- expressions ----------------------------------------------------------*/
+
+enum expr_kind {
+	E_NUM,    /* literal */
+	E_SYM,    /* symbol reference (name) */
+	E_DOT,    /* `.`: address of the current statement */
+	E_UN,     /* unary op a */
+	E_BIN,    /* a op b */
+	E_COND,   /* a ? b : c */
+};
+
+struct expr {
+	enum expr_kind kind;
+	int op;              /* E_UN / E_BIN operator */
+	int col;             /* column for messages */
+	int64_t val;         /* E_NUM */
+	const char *name;    /* E_SYM (arena) */
+	struct expr *a, *b, *c;
+};
+
+/* Result of evaluating an expression. */
+enum ev_result {
+	EV_OK = 0,     /* value computed */
+	EV_UNDEF = 1,  /* needs a symbol not known yet (pass 1 only) */
+	EV_ERR = -1,   /* error reported */
+};
+
+/* ---- symbols --------------------------------------------------------------*/
+
+enum sym_kind {
+	SK_BUILTIN,   /* dtype names, names.def constants */
+	SK_LABEL,     /* label: address in space */
+	SK_EQU,       /* .equ */
+	SK_DEFINE,    /* -D */
+	SK_TENSOR,    /* .tensor name = its address */
+};
+
+enum sym_state {
+	SS_VALUE,      /* value is known */
+	SS_PENDING,    /* e must still be evaluated (forward reference) */
+	SS_EVALUATING, /* being evaluated: seeing it again is a cycle */
+	SS_BAD,        /* its definition had an error (reported once) */
+};
+
+struct sym {
+	const char *name;         /* arena */
+	enum sym_kind kind;
+	enum sym_state state;
+	int space;                /* SK_LABEL: enum asm_space; SK_TENSOR: obj_mem */
+	int64_t value;            /* when SS_VALUE */
+	struct expr *e;           /* when SS_PENDING */
+	uint64_t dot;             /* `.` at the definition (for e) */
+	const struct where *w;    /* definition, NULL for builtins/-D */
+	int col;                  /* column of the definition */
+};
+
+/* ---- sections -------------------------------------------------------------*/
+
+/* Location counters: one per space. */
+enum asm_space {
+	SP_TEXT, SP_DATA, SP_DRAM, SP_SPM, SP_ACC, SP_N
+};
+
+/* A run of initialised bytes in one data space. */
+struct chunk {
+	int space;                /* enum asm_space (not SP_TEXT) */
+	uint64_t start;           /* address of the first byte */
+	uint64_t size;            /* bytes */
+	uint8_t *bytes;           /* contents, allocated after pass 1 */
+	const struct where *w;    /* directive that started it */
+	int col;
+	struct chunk *next;
+};
+
+/* ---- statements -----------------------------------------------------------*/
+
+enum opnd_kind {
+	OPD_REG,    /* register number in reg */
+	OPD_EXPR,   /* expression e */
+	OPD_VAL,    /* value known in pass 1 (names, floats) */
+};
+
+struct opnd {
+	enum opnd_kind kind;
+	int reg;            /* OPD_REG */
+	int64_t val;        /* OPD_VAL */
+	struct expr *e;     /* OPD_EXPR */
+	int col;            /* column of the operand */
+};
+
+enum stmt_kind {
+	ST_INSN,    /* real instruction: id = enum isa_op */
+	ST_PSEUDO,  /* single-instruction pseudo: id = enum asm_pseudo_id */
+	ST_LI,      /* li: size fixed in pass 1 */
+	ST_DATA,    /* .byte/.half/.word/.dword: width in aux */
+	ST_FLOAT,   /* .float: OPD_VAL bit patterns */
+	ST_FILL,    /* .fill: count in aux2, size in aux, value ops[0] */
+	ST_ALIGN,   /* padding (nops in .text, zeros elsewhere) */
+	ST_TENSOR,  /* .tensor */
+};
+
+struct stmt {
+	enum stmt_kind kind;
+	int id;                   /* see stmt_kind */
+	int space;                /* enum asm_space */
+	const struct where *w;    /* source line */
+	int col;                  /* column of the mnemonic / directive */
+	uint64_t addr;            /* address of the first byte */
+	uint64_t size;            /* bytes */
+	struct chunk *chunk;      /* data: the chunk holding the bytes */
+	int n;                    /* operands */
+	struct opnd *ops;
+	int64_t aux, aux2;        /* kind-specific (see above) */
+	const char *name;         /* ST_TENSOR: the tensor's name */
+	struct stmt *next;
+};
+
+/* ---- the assembler state --------------------------------------------------*/
+
+struct src_file;
+struct err_rec;
+struct frame;
+struct macro;
+struct cond;
+
+struct asm_ctx {
+	struct diag *d;              /* where errors go */
+	int n_err;                   /* errors reported by this assembly */
+	int oom;                     /* an allocation failed */
+	const struct asm_opts *opts; /* -D, -I */
+	struct arena ar;             /* everything freed at the end */
+	int pass;                    /* 1 or 2 */
+
+	struct src_file *files;      /* every file read (kept to the end) */
+	struct frame *top;           /* input stack: files and macro bodies */
+	int depth;                   /* frames on the stack */
+	struct macro *macros;        /* defined macros (list) */
+	struct macro *defining;      /* macro whose body is being captured */
+	unsigned n_expansions;       /* for \@ */
+	struct cond *conds;          /* .if stack (array) */
+	int n_conds, cap_conds;
+
+	struct sym **symtab;         /* open hash table of symbols */
+	size_t n_syms, cap_syms;
+
+	struct stmt *stmts, **stmt_tail; /* statements in source order */
+	int space;                   /* current enum asm_space */
+	uint64_t loc[SP_N];          /* location counters */
+	struct chunk *open[SP_N];    /* chunk being appended per space */
+	struct chunk *chunks;        /* all chunks, creation order */
+	struct chunk **chunk_tail;
+	uint64_t data_bytes;         /* initialised data so far (limit) */
+
+	struct toks tk;              /* token buffer of the current line */
+	unsigned line_seq;           /* lines read so far (where.seq) */
+	struct err_rec *errs;        /* errors, printed sorted at the end */
+	size_t n_errs, cap_errs;
+	struct obj_prog *prog;       /* pass 2 output */
+	size_t n_tensors;            /* .tensor statements seen */
+};
+
+/* Limits that keep hostile input cheap (each has an error message). */
+#define ASM_MAX_DEPTH 64             /* nested .include + macro frames */
+#define ASM_MAX_EXPR_DEPTH 200       /* parentheses / unary nesting */
+#define ASM_MAX_EVAL_DEPTH 500       /* chained .equ references */
+#define ASM_MAX_DATA_BYTES (64u << 20) /* initialised data per program */
+#define ASM_MAX_CODE_WORDS (4u << 20)  /* instructions per program */
+#define ASM_MAX_EXPANSIONS 100000    /* macro expansions per program */
+
+/* ---- error reporting (asm.c) ----------------------------------------------*/
+
+/* Report an error at w:col with caret and macro notes; returns EV_ERR. */
+int asm_error(struct asm_ctx *A, const struct where *w, int col,
+	      const char *fmt, ...) NPU_PRINTF(4, 5);
+/* Report running out of memory once; returns EV_ERR. */
+int asm_oom(struct asm_ctx *A);
+
+/* ---- asm_lex.c ------------------------------------------------------------*/
+
+/* Tokenise text into A->tk; 0, or EV_ERR after reporting a bad token. */
+int asm_lex(struct asm_ctx *A, const char *text, const struct where *w);
+/* Parse an expression at tokens[*i]; NULL after reporting an error. */
+struct expr *asm_parse_expr(struct asm_ctx *A, const struct where *w, int *i);
+/*
+ * Evaluate e with `.` = dot.  In pass 1 an unknown symbol gives EV_UNDEF
+ * (nothing reported); in pass 2 it is an error.
+ */
+int asm_eval(struct asm_ctx *A, const struct expr *e, uint64_t dot,
+	     const struct where *w, int64_t *out);
+/* The first symbol e refers to that has no value yet (for messages). */
+const char *asm_first_undef(struct asm_ctx *A, const struct expr *e);
+/* Token text for messages: "'foo'", "end of line" ... */
+const char *asm_tok_desc(const struct tok *t, char *buf, size_t n);
+
+struct sym *asm_sym_find(struct asm_ctx *A, const char *name);
+/* Insert a new symbol (name copied); NULL on OOM. */
+struct sym *asm_sym_add(struct asm_ctx *A, const char *name, size_t len);
+/* Closest user symbol name to name, or NULL. */
+const char *asm_sym_suggest(struct asm_ctx *A, const char *name);
+/* 1 if name is reserved (register) and cannot be a symbol. */
+int asm_name_reserved(const char *name);
+/*
+ * Split v into lui hi (value hi << 13) + addi lo; 1 if both fit their
+ * fields (v within about +-2^31), else 0.  (asm_li.c)
+ */
+int asm_li_lui_addi(int64_t v, int64_t *hi, int64_t *lo);
+/* fp32 bits of d, rounded to nearest even (as a C double->float cast). */
+uint32_t asm_f32_bits(double d);
+
+#endif

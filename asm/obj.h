@@ -1,0 +1,155 @@
+/*
+ * obj.h - an assembled npusim program, in memory and as a .npo file.
+ *
+ * struct obj_prog is what `npusim run` loads: the code (32-bit words loaded
+ * at pc 0), initialised data sections (each in one memory space at one
+ * address), the symbol table, the tensor table that names tensors for
+ * --input/--output, and a line table (source file and line of each code
+ * word) for fault messages and traces.
+ *
+ * The file format (little-endian, versioned) is documented in
+ * docs/formats.md, section "Object file (.npo)".  obj_load checks every
+ * field and size before it trusts it: a bad magic, an unknown version, a
+ * truncated file, an offset or count out of range, a name that is not
+ * NUL-terminated ... each gives a message naming the file and the byte
+ * offset, never a crash.
+ *
+ * Invariants of a struct obj_prog (established by the assembler and by
+ * obj_load): syms is sorted by (kind, value, name); sections are sorted by
+ * (mem, addr) and do not overlap; lines is NULL or has n_code entries
+ * whose file indexes are < n_files; names are non-empty C strings.
+ */
+#ifndef NPU_OBJ_H
+#define NPU_OBJ_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../util/diag.h"
+#include "../util/dtype.h"
+
+/*
+ * Memory spaces of data sections and tensors.  DRAM, SPM and ACC have the
+ * values of enum mem_space (sim/core/tile.h) so a loader may cast; 3 is
+ * MEM_RSPM there, which a program cannot initialise, so it is unused here.
+ */
+enum obj_mem {
+	OBJ_MEM_DRAM = 0,  /* chip DRAM */
+	OBJ_MEM_SPM = 1,   /* scratchpad */
+	OBJ_MEM_ACC = 2,   /* accumulator */
+	OBJ_MEM_DATA = 4,  /* the control unit's scalar data memory (ld/sd) */
+	OBJ_N_MEMS = 5     /* bound for tables indexed by obj_mem */
+};
+
+/* "dram", "spm", "acc", "data", or NULL for a value that is not a space. */
+const char *obj_mem_name(int mem);
+/* The space called name, or -1. */
+int obj_mem_by_name(const char *name);
+
+/* Kinds of symbols. */
+enum obj_sym_kind {
+	OBJ_SYM_CODE = 0,   /* label in .text: a code address */
+	OBJ_SYM_DATA = 1,   /* label in a data section: an address in mem */
+	OBJ_SYM_CONST = 2,  /* .equ or -D constant */
+	OBJ_SYM_TENSOR = 3, /* a .tensor's name: its address in mem */
+	OBJ_N_SYM_KINDS
+};
+
+/* Initialised bytes at one address of one memory. */
+struct obj_section {
+	enum obj_mem mem;   /* where they go */
+	uint64_t addr;      /* byte address of bytes[0] */
+	uint64_t size;      /* number of bytes */
+	uint8_t *bytes;     /* contents (malloc'd) */
+};
+
+struct obj_sym {
+	char *name;              /* symbol name (malloc'd) */
+	int64_t value;           /* address or constant */
+	enum obj_sym_kind kind;  /* what the value is */
+	enum obj_mem mem;        /* DATA / TENSOR: the memory (else 0) */
+};
+
+/* Most dimensions a tensor may have. */
+#define OBJ_MAX_RANK 8
+
+struct obj_tensor {
+	char *name;                      /* name used by --input/--output */
+	enum obj_mem mem;                /* memory space */
+	enum npu_dtype dtype;            /* element type */
+	int rank;                        /* 1..OBJ_MAX_RANK */
+	uint64_t addr;                   /* byte address of element 0 */
+	uint64_t shape[OBJ_MAX_RANK];    /* dims, outermost first; rest 0 */
+};
+
+/* Source position of one code word. */
+struct obj_line {
+	uint32_t file;  /* index into obj_prog.files */
+	uint32_t line;  /* 1-based line */
+};
+
+struct obj_prog {
+	uint32_t *code;              /* instruction words, pc = 4 * index */
+	size_t n_code;               /* number of words */
+	struct obj_section *sects;   /* data sections */
+	size_t n_sects;
+	struct obj_sym *syms;        /* symbols, sorted by (kind, value, name) */
+	size_t n_syms;
+	struct obj_tensor *tensors;  /* tensor table, in definition order */
+	size_t n_tensors;
+	struct obj_line *lines;      /* n_code entries, or NULL */
+	char **files;                /* source file names for lines */
+	size_t n_files;
+};
+
+/* Largest values the loader accepts (guards against absurd allocations). */
+#define OBJ_MAX_FILE_BYTES (1ull << 30)
+
+/* An empty program (NULL when out of memory). */
+struct obj_prog *obj_new(void);
+void obj_free(struct obj_prog *p);
+/* Sort syms and sections into the canonical order (see invariants). */
+void obj_canonicalize(struct obj_prog *p);
+
+/* Serialise into a malloc'd buffer. */
+int obj_serialize(const struct obj_prog *p, uint8_t **buf, size_t *n) NPU_WUR;
+/* Write path atomically (util/fsout.h); "-" is stdout. */
+int obj_write(const struct obj_prog *p, const char *path,
+	      struct diag *d) NPU_WUR;
+/* Parse and check a whole file image; name is used in messages. */
+int obj_load_mem(const uint8_t *buf, size_t n, const char *name,
+		 struct diag *d, struct obj_prog **out) NPU_WUR;
+int obj_load(const char *path, struct diag *d, struct obj_prog **out) NPU_WUR;
+/* 1 if the file at path starts with the object magic, 0 if not or unreadable. */
+int obj_sniff(const char *path);
+
+/* Lookups. */
+const struct obj_tensor *obj_find_tensor(const struct obj_prog *p,
+					 const char *name);
+const struct obj_sym *obj_find_sym(const struct obj_prog *p, const char *name);
+/*
+ * isa_symbolize_fn for the disassembler: the name of a code label at addr
+ * (the first by name when several share it), or NULL.  ctx is the prog.
+ */
+const char *obj_symbolize(void *ctx, uint64_t addr);
+/* Source file and line of the word at pc; 0, or -1 if unknown. */
+int obj_src_line(const struct obj_prog *p, uint64_t pc, const char **file,
+		 int *line);
+
+/* What obj_print shows (OR of the flags). */
+enum obj_print_flag {
+	OBJ_PRINT_HEADERS = 1 << 0,  /* section table */
+	OBJ_PRINT_SYMS = 1 << 1,     /* symbol table */
+	OBJ_PRINT_TENSORS = 1 << 2,  /* tensor table */
+	OBJ_PRINT_CODE = 1 << 3,     /* disassembly */
+	OBJ_PRINT_DATA = 1 << 4,     /* hex dump of data sections */
+	OBJ_PRINT_LINES = 1 << 5,    /* source file:line before each word */
+	OBJ_PRINT_DEFAULT = OBJ_PRINT_HEADERS | OBJ_PRINT_SYMS |
+			    OBJ_PRINT_TENSORS | OBJ_PRINT_CODE
+};
+/* The objdump listing of p (title names the input). */
+void obj_print(FILE *fp, const struct obj_prog *p, const char *title,
+	       unsigned flags);
+
+#endif

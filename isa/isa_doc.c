@@ -1,0 +1,332 @@
+/*
+ * isa_doc.c - docs/isa.md, written from the ISA tables (`mkdoc isa`).
+ *
+ * Everything below the short prose comes from names.def, formats.def and
+ * opcodes.def (and, for the assembler chapter, asm/pseudo.def and
+ * asm/directives.def via asm_write_doc), so the reference cannot drift from
+ * the encoder.  `make test` regenerates the file and fails on a difference.
+ * Output is deterministic: tables are walked in their declared order.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "../asm/asm.h"
+#include "../util/dtype.h"
+#include "isa.h"
+
+/* Register conventions (RISC-V's), shown next to the ABI names. */
+static const char *reg_role(int r)
+{
+	if (r == 0) return "always reads 0; writes are ignored";
+	if (r == 1) return "return address (call/ret)";
+	if (r == 2) return "stack pointer (convention only)";
+	if (r == 3) return "global pointer (convention only)";
+	if (r == 4) return "thread pointer (convention only)";
+	if ((r >= 5 && r <= 7) || r >= 28) return "temporary";
+	if (r == 8) return "saved register / frame pointer (also `fp`)";
+	if (r == 9 || (r >= 18 && r <= 27)) return "saved register";
+	return "argument / return value";
+}
+
+/* One box of a bit diagram. */
+struct seg {
+	int hi, lo;           /* bit range */
+	const char *label;    /* field name, "op" or "0" */
+	int w;                /* width of the box in characters */
+};
+
+/* Draw fmt's 32 bits as an ASCII box diagram (a Markdown code block). */
+static void write_diagram(FILE *fp, enum isa_fmt fmt)
+{
+	const struct isa_fmt_info *fi = &isa_fmt_info[fmt];
+	struct seg segs[16];
+	int n = 0, bit = 23, k, i;
+
+	segs[n++] = (struct seg){ 31, 24, "op", 0 };
+	/* Fields from the top down, with reserved gaps shown as "0". */
+	while (bit >= 0) {
+		int best = -1;
+
+		for (k = 0; k < fi->n_fields; k++) {
+			const struct isa_field_info *f =
+				&isa_field_info[fi->fields[k]];
+
+			if (f->lo + f->width - 1 == bit)
+				best = k;
+		}
+		if (best >= 0) {
+			const struct isa_field_info *f =
+				&isa_field_info[fi->fields[best]];
+
+			segs[n++] = (struct seg){ bit, f->lo, f->name, 0 };
+			bit = f->lo - 1;
+			continue;
+		}
+		/* A reserved run: down to the next field's top bit. */
+		{
+			int lo = 0;
+
+			for (k = 0; k < fi->n_fields; k++) {
+				const struct isa_field_info *f =
+					&isa_field_info[fi->fields[k]];
+				int top = f->lo + f->width - 1;
+
+				if (top < bit && top + 1 > lo)
+					lo = top + 1;
+			}
+			segs[n++] = (struct seg){ bit, lo, "0", 0 };
+			bit = lo - 1;
+		}
+	}
+	fprintf(fp, "```\n");
+	/* Bit numbers above each box: high at the left, low at the right. */
+	for (i = 0; i < n; i++) {
+		char hs[8], ls[8];
+		int w = (int)strlen(segs[i].label) + 2, need;
+
+		snprintf(hs, sizeof(hs), "%d", segs[i].hi);
+		snprintf(ls, sizeof(ls), "%d", segs[i].lo);
+		need = segs[i].hi == segs[i].lo ? (int)strlen(hs)
+						: (int)(strlen(hs) + strlen(ls) + 1);
+		if (w < need)
+			w = need;
+		if (w < 4)
+			w = 4;
+		segs[i].w = w;
+		if (segs[i].hi == segs[i].lo)
+			fprintf(fp, " %-*s", w, hs);
+		else
+			fprintf(fp, " %s%*s", hs, w - (int)strlen(hs), ls);
+	}
+	fprintf(fp, "\n");
+	for (i = 0; i < n; i++) {
+		fputc('+', fp);
+		for (k = 0; k < segs[i].w; k++)
+			fputc('-', fp);
+	}
+	fprintf(fp, "+\n");
+	for (i = 0; i < n; i++) {
+		int w = segs[i].w, len = (int)strlen(segs[i].label);
+		int left = (w - len) / 2;
+
+		fprintf(fp, "|%*s%s%*s", left, "", segs[i].label,
+			w - len - left, "");
+	}
+	fprintf(fp, "|\n");
+	for (i = 0; i < n; i++) {
+		fputc('+', fp);
+		for (k = 0; k < segs[i].w; k++)
+			fputc('-', fp);
+	}
+	fprintf(fp, "+\n```\n\n");
+}
+
+/* "rd, rs1, rs2" with the field names in backquotes for the prose. */
+static void write_syntax(FILE *fp, const char *mnemonic, const char *syntax)
+{
+	if (*syntax)
+		fprintf(fp, "`%s %s`", mnemonic, syntax);
+	else
+		fprintf(fp, "`%s`", mnemonic);
+}
+
+static void write_flags(FILE *fp, uint32_t flags)
+{
+	int b, first = 1;
+
+	for (b = 0; b < ISA_N_FLAGS; b++)
+		if (flags >> b & 1) {
+			fprintf(fp, "%s`%s`", first ? "" : ", ", isa_flag_names[b]);
+			first = 0;
+		}
+	if (first)
+		fprintf(fp, "none");
+}
+
+static const char *const kind_desc[] = {
+	[ISA_FK_REG] = "register x0..x31",
+	[ISA_FK_IMM] = "integer",
+	[ISA_FK_HEX] = "integer (printed in hex)",
+	[ISA_FK_PCREL] = "target address; stored as (target - pc) / 4",
+	[ISA_FK_CSR] = "CSR name",
+	[ISA_FK_MFIELD] = "mset field name",
+	[ISA_FK_VFIELD] = "vset field name",
+	[ISA_FK_DFIELD] = "dset field name",
+	[ISA_FK_UNIT] = "unit name",
+	[ISA_FK_MASK] = "unit names joined by `|`, or `all`",
+};
+
+static void write_name_table(FILE *fp, const char *title, const char *op,
+			     const char *const *names, const char *const *docs,
+			     int n)
+{
+	int i;
+
+	fprintf(fp, "### %s\n\n", title);
+	if (op)
+		fprintf(fp, "Written with `%s FIELD, rs1` (the value comes from "
+			    "a register).\n\n", op);
+	fprintf(fp, "| id | name | meaning |\n| ---: | --- | --- |\n");
+	for (i = 0; i < n; i++)
+		fprintf(fp, "| %d | `%s` | %s |\n", i, names[i], docs[i]);
+	fprintf(fp, "\n");
+}
+
+void isa_write_doc(FILE *fp)
+{
+	int i, u;
+
+	fprintf(fp,
+		"# npusim instruction set\n\n"
+		"<!-- Generated by `make docs` (mkdoc isa) from isa/names.def, "
+		"isa/formats.def, isa/opcodes.def, asm/pseudo.def and "
+		"asm/directives.def. Do not edit: `make test` fails when this "
+		"file is stale. -->\n\n");
+	fprintf(fp,
+		"Every instruction is one 32-bit little-endian word; `pc` is a "
+		"byte address that advances by 4, and a program starts at pc 0. "
+		"A core's **control unit** executes the instructions in order. "
+		"Scalar, configuration and most synchronisation instructions "
+		"execute in the control unit; matrix, vector and DMA "
+		"instructions are *dispatched* into the in-order queue of their "
+		"unit, together with a snapshot of that unit's configuration "
+		"registers (written by `mset`, `vset`, `dset`). Units run "
+		"decoupled from each other: ordering between them is only what "
+		"semaphores (`sig`/`wait`) and `fence` impose.\n\n"
+		"%d instructions in %d formats; %d of 256 major opcodes are "
+		"used.\n\n", ISA_N_OPS, ISA_N_FMTS, ISA_N_OPS);
+
+	fprintf(fp, "## Registers\n\n"
+		    "32 scalar registers of 64 bits. The assembler accepts "
+		    "`x0`..`x31` and the ABI names below (the disassembler "
+		    "prints ABI names). Only `x0` is special in hardware; the "
+		    "rest is convention.\n\n"
+		    "| register | ABI name | role |\n| --- | --- | --- |\n");
+	for (i = 0; i < 32; i++)
+		fprintf(fp, "| `x%d` | `%s` | %s |\n", i, isa_reg_names[i],
+			reg_role(i));
+
+	fprintf(fp, "\n## Encoding\n\n"
+		    "Bits [31:24] hold the major opcode, one per instruction. "
+		    "The other 24 bits are laid out by the instruction's format. "
+		    "Bits that no field of the format covers are reserved and "
+		    "must be 0: they are part of the instruction's mask, so a "
+		    "word with a reserved bit set is illegal (as is any word "
+		    "whose opcode is unassigned, including 0x00000000). A field "
+		    "value outside its legal range (for example an unknown CSR "
+		    "id or a `wait` count of 0) is illegal too.\n\n");
+	fprintf(fp, "### Fields\n\n| field | bits | legal values | operand |\n"
+		    "| --- | --- | --- | --- |\n");
+	for (i = 0; i < ISA_N_FIELDS; i++) {
+		const struct isa_field_info *f = &isa_field_info[i];
+
+		fprintf(fp, "| `%s` (%s) | [%d:%d]%s | %" PRId64 " .. %" PRId64
+			    "%s | %s |\n", f->name, f->id,
+			f->lo + f->width - 1, f->lo,
+			f->min < 0 ? " signed" : "", f->min, f->max,
+			f->shift ? " (multiple of 4; field holds value / 4)" : "",
+			kind_desc[f->kind]);
+	}
+	fprintf(fp, "\n### Formats\n\n");
+	for (i = 0; i < ISA_N_FMTS; i++) {
+		const struct isa_fmt_info *fi = &isa_fmt_info[i];
+		int k, first = 1;
+
+		fprintf(fp, "#### %s: %s\n\nOperands: `%s`. Used by ", fi->id,
+			fi->doc, *fi->syntax ? fi->syntax : "(none)");
+		for (k = 0; k < ISA_N_OPS; k++)
+			if (isa_op_info[k].fmt == (enum isa_fmt)i) {
+				fprintf(fp, "%s`%s`", first ? "" : ", ",
+					isa_op_info[k].name);
+				first = 0;
+			}
+		fprintf(fp, ".\n\n");
+		write_diagram(fp, (enum isa_fmt)i);
+	}
+
+	fprintf(fp, "## Instruction summary\n\n"
+		    "| opcode | instruction | unit | semantics |\n"
+		    "| --- | --- | --- | --- |\n");
+	for (i = 0; i < ISA_N_OPS; i++) {
+		const struct isa_op_info *o = &isa_op_info[i];
+
+		fprintf(fp, "| 0x%02x | ", o->opcode);
+		write_syntax(fp, o->name, isa_fmt_info[o->fmt].syntax);
+		fprintf(fp, " | %s | %s |\n", isa_unit_names[o->unit], o->sem);
+	}
+
+	fprintf(fp, "\n## Instructions\n\n"
+		    "Grouped by the unit that executes them. *Roles* are the "
+		    "operand-role flags the control unit uses to read registers "
+		    "and to check operands (see [Operand roles](#operand-roles))."
+		    "\n\n");
+	for (u = 0; u < ISA_N_UNITS; u++) {
+		fprintf(fp, "### Unit `%s`\n\n%s.\n\n", isa_unit_names[u],
+			isa_unit_docs[u]);
+		for (i = 0; i < ISA_N_OPS; i++) {
+			const struct isa_op_info *o = &isa_op_info[i];
+
+			if (o->unit != (enum isa_unit)u)
+				continue;
+			fprintf(fp, "### `%s`\n\n", o->name);
+			write_syntax(fp, o->name, isa_fmt_info[o->fmt].syntax);
+			fprintf(fp, "  \nEncoding: opcode 0x%02x, format %s, "
+				    "mask 0x%08x, match 0x%08x  \nRoles: ",
+				o->opcode, isa_fmt_info[o->fmt].id, o->mask,
+				o->match);
+			write_flags(fp, o->flags);
+			fprintf(fp, "  \nSemantics: `%s`\n\n%s\n\n", o->sem, o->doc);
+		}
+	}
+
+	fprintf(fp, "## Unit ids\n\n"
+		    "The `unit` operand of `sig` and `wait`, and the bits of the "
+		    "`fence` mask. There is one id per DMA engine.\n\n"
+		    "| id | name | queue |\n| ---: | --- | --- |\n");
+#define SUNIT(id, name, value, doc) \
+	fprintf(fp, "| %d | `%s` | %s |\n", value, name, doc);
+#include "names.def"
+	fprintf(fp, "| 3+k | `dma<k>` | DMA engine k (k up to %d; the "
+		    "configuration decides how many exist) |\n\n",
+		ISA_UID_MAX - ISA_UID_DMA0);
+
+	fprintf(fp, "## Status registers\n\nRead with `csrr rd, NAME`.\n\n"
+		    "| id | name | value |\n| ---: | --- | --- |\n");
+	for (i = 0; i < ISA_N_CSRS; i++)
+		fprintf(fp, "| %d | `%s` | %s |\n", i, isa_csr_names[i],
+			isa_csr_docs[i]);
+
+	fprintf(fp, "\n## Configuration registers\n\n"
+		    "Per-core registers that parameterise the tile instructions. "
+		    "Each dispatched instruction carries a snapshot of its "
+		    "unit's registers, so changing a register never affects "
+		    "instructions already queued.\n\n");
+	write_name_table(fp, "Matrix (`mset`)", "mset", isa_mfield_names,
+			 isa_mfield_docs, ISA_N_MFIELDS);
+	write_name_table(fp, "Vector (`vset`)", "vset", isa_vfield_names,
+			 isa_vfield_docs, ISA_N_VFIELDS);
+	write_name_table(fp, "DMA descriptor (`dset`)", "dset",
+			 isa_dfield_names, isa_dfield_docs, ISA_N_DFIELDS);
+
+	fprintf(fp, "## Data types\n\n"
+		    "Element types are named the same everywhere (ISA operands, "
+		    "configuration files, `.tensor`, .npy files). In assembly "
+		    "the names are constants whose value is the dtype id, e.g. "
+		    "`li t0, bf16`.\n\n"
+		    "| id | name | bits | kind |\n| ---: | --- | ---: | --- |\n");
+	for (i = 0; i < DT_N; i++)
+		fprintf(fp, "| %d | `%s` | %d | %s |\n", i,
+			dtype_name((enum npu_dtype)i),
+			dtype_bits((enum npu_dtype)i),
+			dtype_is_float((enum npu_dtype)i) ? "float" : "integer");
+	fprintf(fp, "\nint4 packs two elements per byte, low nibble first.\n\n");
+
+	fprintf(fp, "## Operand roles\n\nFlags of each instruction "
+		    "(`isa_op_info[op].flags`).\n\n| flag | meaning |\n"
+		    "| --- | --- |\n");
+	for (i = 0; i < ISA_N_FLAGS; i++)
+		fprintf(fp, "| `%s` | %s |\n", isa_flag_names[i],
+			isa_flag_docs[i]);
+	fprintf(fp, "\n");
+	asm_write_doc(fp);
+}
