@@ -111,6 +111,7 @@ struct ctl {
 	uint64_t instret;              /* instructions retired */
 	uint64_t next_id;              /* tile command sequence number */
 	cycle_t finish;                /* cycle the core finished */
+	cycle_t halt_end;              /* cycle after the halt instruction */
 	struct hz *hz;                 /* hazard checker or NULL */
 	int trace_insns;               /* print each instruction */
 	int lat_alu, lat_mul, lat_div, lat_mem, lat_br, lat_disp;
@@ -285,7 +286,8 @@ static void ctl_check_done(struct ctl *c)
 		if (!xq_drained(&c->xq[i]))
 			return;
 	c->st = ST_DONE;
-	c->finish = eng_now(c->u.eng);
+	/* The halt itself occupies its issue cycle. */
+	c->finish = eng_now(c->u.eng) > c->halt_end ? eng_now(c->u.eng) : c->halt_end;
 	chip_core_finished(c->chip, c->core);
 }
 
@@ -950,6 +952,7 @@ static int ctl_run(struct ctl *c)
 			c->instret++;
 			c->u.ctr[CTR_CONTROL_INSNS]++;
 			c->u.ctr[CTR_CONTROL_BUSY_CYCLES] = ti + 1;
+			c->halt_end = ti + 1;
 			c->st = ST_HALTED;
 			c->t_next = ti + 1;
 			/* Units may already be drained: look at the halt cycle. */

@@ -1,0 +1,124 @@
+/*
+ * gemmref.c - independent reference for GEMM kernels (tests and `make run`).
+ *
+ *   gemmref gen  M K N SEED A.npy B.npy     random int8 inputs (LCG, seeded)
+ *   gemmref check A.npy B.npy C.npy [SHIFT]  C == A*B exactly (int32), or,
+ *                                            with SHIFT, an int8 C equal to
+ *                                            sat8(rne(A*B / 2^SHIFT))
+ *
+ * The reference is a plain triple loop in int64: deliberately nothing like
+ * the simulator's systolic model.  Exit 0 when equal, 1 with the first
+ * mismatches otherwise, 2 on bad usage or files.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../util/npy.h"
+
+static uint32_t lcg(uint32_t *s)
+{
+	*s = *s * 1664525u + 1013904223u;
+	return *s >> 8;
+}
+
+static int gen(int argc, char **argv, struct diag *d)
+{
+	struct npy a, b;
+	uint64_t sa[2], sb[2], i;
+	uint32_t seed;
+
+	if (argc != 8)
+		return 2;
+	sa[0] = strtoull(argv[2], NULL, 0);
+	sa[1] = strtoull(argv[3], NULL, 0);
+	sb[0] = sa[1];
+	sb[1] = strtoull(argv[4], NULL, 0);
+	seed = (uint32_t)strtoul(argv[5], NULL, 0);
+	if (npy_alloc(&a, DT_INT8, 2, sa) || npy_alloc(&b, DT_INT8, 2, sb))
+		return 2;
+	for (i = 0; i < a.nbytes; i++)
+		a.data[i] = (uint8_t)(int8_t)((int)(lcg(&seed) % 256) - 128);
+	for (i = 0; i < b.nbytes; i++)
+		b.data[i] = (uint8_t)(int8_t)((int)(lcg(&seed) % 256) - 128);
+	if (npy_write(argv[6], &a, d) || npy_write(argv[7], &b, d))
+		return 2;
+	npy_free(&a);
+	npy_free(&b);
+	return 0;
+}
+
+static int check(int argc, char **argv, struct diag *d)
+{
+	struct npy a, b, c;
+	uint64_t m, k, n, i, j, l, bad = 0;
+	int shift = argc > 5 ? atoi(argv[5]) : -1;
+
+	if (argc < 5)
+		return 2;
+	if (npy_read(argv[2], &a, d) || npy_read(argv[3], &b, d) ||
+	    npy_read(argv[4], &c, d))
+		return 2;
+	if (a.ndim != 2 || b.ndim != 2 || c.ndim != 2 || a.dtype != DT_INT8 ||
+	    b.dtype != DT_INT8 || a.shape[1] != b.shape[0] ||
+	    c.shape[0] != a.shape[0] || c.shape[1] != b.shape[1] ||
+	    c.dtype != (shift < 0 ? DT_INT32 : DT_INT8)) {
+		fprintf(stderr, "gemmref: shapes/dtypes do not form a GEMM\n");
+		return 2;
+	}
+	m = a.shape[0];
+	k = a.shape[1];
+	n = b.shape[1];
+	for (i = 0; i < m; i++)
+		for (j = 0; j < n; j++) {
+			int64_t s = 0, got;
+
+			for (l = 0; l < k; l++)
+				s += (int64_t)(int8_t)a.data[i * k + l] *
+				     (int8_t)b.data[l * n + j];
+			if (shift >= 0) {
+				/* round half to even of s / 2^shift, then saturate */
+				int64_t q = s >> shift, r = s - (q << shift);
+				int64_t half = shift ? (int64_t)1 << (shift - 1) : 0;
+
+				if (shift && (r > half || (r == half && (q & 1))))
+					q++;
+				s = q < -128 ? -128 : q > 127 ? 127 : q;
+				got = (int8_t)c.data[i * n + j];
+			} else {
+				int32_t v;
+
+				memcpy(&v, c.data + 4 * (i * n + j), 4);
+				got = v;
+			}
+			if (got != s && bad++ < 5)
+				fprintf(stderr, "gemmref: C[%" PRIu64 "][%" PRIu64 "] = %" PRId64
+					", expected %" PRId64 "\n", i, j, got, s);
+		}
+	if (bad)
+		fprintf(stderr, "gemmref: %" PRIu64 " of %" PRIu64 " elements differ\n",
+			bad, m * n);
+	else
+		printf("gemmref: C (%" PRIu64 "x%" PRIu64 ") matches the reference exactly\n",
+		       m, n);
+	npy_free(&a);
+	npy_free(&b);
+	npy_free(&c);
+	return bad ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct diag d;
+	int rc = 2;
+
+	diag_init(&d, stderr);
+	if (argc > 1 && strcmp(argv[1], "gen") == 0)
+		rc = gen(argc, argv, &d);
+	else if (argc > 1 && strcmp(argv[1], "check") == 0)
+		rc = check(argc, argv, &d);
+	if (rc == 2 && d.n_errors == 0)
+		fprintf(stderr, "usage: gemmref gen M K N SEED A.npy B.npy | check A.npy B.npy C.npy [SHIFT]\n");
+	return rc;
+}
