@@ -116,6 +116,7 @@ struct dma {
 
 static struct dma *to_dma(struct unit *u) { return (struct dma *)u; }
 
+/* Short names used in fault messages and trace args. */
 static const char *mem_name(int m)
 {
 	static const char *const n[MEM_N_SPACES] = { "dram", "spm", "acc",
@@ -124,6 +125,7 @@ static const char *mem_name(int m)
 	return m >= 0 && m < MEM_N_SPACES ? n[m] : "?";
 }
 
+/* Functional contents of a (checked, local) memory space. */
 static uint8_t *mem_bytes(struct dma *m, int mem)
 {
 	switch (mem) {
@@ -214,7 +216,11 @@ static int side_extent(const struct dma_desc *dd, uint64_t base,
 	return 0;
 }
 
-/* Check one side of a descriptor: memory space, range, wrap. */
+/*
+ * Check one side of a descriptor: memory space, range, wrap.  The range is
+ * the bounding box of every element, so one check covers all bursts and a
+ * fault is reported before any byte moves.
+ */
 static int check_side(struct dma *m, const struct tile_cmd *c, int mem,
 		      uint64_t base, const int64_t *stride, const char *what)
 {
@@ -269,7 +275,15 @@ static int check_desc(struct dma *m, const struct tile_cmd *c)
 
 /* ---- the walk -----------------------------------------------------------------------*/
 
-/* Canonicalise a checked descriptor into the odometer walk. */
+/*
+ * Canonicalise a checked descriptor into the odometer walk.  Dimensions of
+ * extent 1 contribute no address and drop out.  Starting from one element,
+ * each further innermost dimension whose source and destination strides
+ * both equal the bytes gathered so far continues the contiguous run (a
+ * dense 4D tile becomes a single run); the first one that does not ends
+ * the folding, and it and everything outside it is walked element-run by
+ * element-run.
+ */
 static void xfer_init(struct xfer *x, const struct dma_desc *dd)
 {
 	int i, n = 0;
@@ -304,7 +318,8 @@ static void xfer_init(struct xfer *x, const struct dma_desc *dd)
 	x->n = n;
 }
 
-/* Addresses of the current run. */
+/* Addresses of the current run: bases plus index x stride per dimension
+ * (strides may be negative; the bounding-box check made this exact). */
 static void xfer_run(const struct xfer *x, uint64_t *s, uint64_t *d)
 {
 	int64_t so = 0, dof = 0;
@@ -318,7 +333,13 @@ static void xfer_run(const struct xfer *x, uint64_t *s, uint64_t *d)
 	*d = (uint64_t)((int64_t)x->dst + dof);
 }
 
-/* Next burst of the walk: addresses and length; advances the walk. */
+/*
+ * Next burst of the walk: addresses and length; advances the walk.  A
+ * burst ends at the end of its run (contiguity boundary) or at the next
+ * multiple of burst_bytes of the aligning address, whichever comes first,
+ * so an unaligned run costs one short burst at its head and, at most, one
+ * at its tail.
+ */
 static void xfer_next(struct xfer *x, uint32_t burst, struct dburst *b)
 {
 	uint64_t s, d, align, len;
@@ -349,6 +370,9 @@ static void xfer_next(struct xfer *x, uint32_t burst, struct dburst *b)
 
 /* ---- issue ---------------------------------------------------------------------------*/
 
+/* Make sure an issue step runs at 'when' (one pending step at a time;
+ * a request for a later cycle than the pending one is already covered,
+ * because each step re-arms itself while it has work). */
 static int kick(struct dma *m, cycle_t when)
 {
 	if (m->issue_pending && m->issue_at <= when)
@@ -368,12 +392,16 @@ static int notify(struct dma *m)
 			    m->l.kind, 0);
 }
 
+/* Cycles our accesses lost bank arbitration so far, in both memories
+ * (the memories count them per requestor, cycle by cycle). */
 static uint64_t conflicts(const struct dma *m)
 {
 	return sram_req_stat(m->spm, m->req_spm, SRAM_ST_CONFLICTS) +
 	       sram_req_stat(m->acc, m->req_acc, SRAM_ST_CONFLICTS);
 }
 
+/* Open a stall interval unless one is open (the first reason sticks:
+ * an interval is charged once, when it ends). */
 static void stall_begin(struct dma *m, int why)
 {
 	if (m->stall != STALL_NONE)
@@ -417,6 +445,7 @@ static int on_sram_read(void *ctx, uint64_t tag, cycle_t when);
 static int on_sram_write(void *ctx, uint64_t tag, cycle_t when);
 static int space_retry(void *ctx, uint64_t tag, cycle_t when);
 
+/* Ask the DRAM for a retry once a queue slot frees (one-shot hook). */
 static int wait_space(struct dma *m)
 {
 	if (m->space_wait)
@@ -425,7 +454,11 @@ static int wait_space(struct dma *m)
 	return dram_on_space(m->d, space_retry, m);
 }
 
-/* Issue the read of slot k; 1 if the DRAM refused it, else 0 or NPU_E*. */
+/*
+ * Issue the read of slot k; 1 if the DRAM refused it, else 0 or NPU_E*.
+ * SRAM reads compete for banks from this cycle on, like every other
+ * requestor's; DRAM reads enter the channel queues.
+ */
 static int issue_read(struct dma *m, int k)
 {
 	struct dburst *b = &m->b[k];
@@ -491,7 +524,13 @@ static int drain_writes(struct dma *m)
 	return 0;
 }
 
-/* Start the next waiting descriptor, if any. */
+/*
+ * Start the next waiting descriptor, if any.  Only when the previous one
+ * has written its last byte: strict order per engine is what lets a
+ * program chain "DRAM -> spm" and "spm -> DRAM" on one engine without a
+ * semaphore, at the price of a latency bubble between descriptors (use
+ * two engines to overlap).
+ */
 static void start_next(struct dma *m)
 {
 	cycle_t now = eng_now(m->u.eng);
@@ -506,6 +545,7 @@ static void start_next(struct dma *m)
 	xfer_init(&m->x, &m->cur.u.d);
 }
 
+/* Bytes by direction: SRAM means the local scratchpad or accumulator. */
 static void count_bytes(struct dma *m, uint64_t n)
 {
 	int s = m->x.src_mem == MEM_DRAM, d = m->x.dst_mem == MEM_DRAM;
@@ -520,7 +560,12 @@ static void count_bytes(struct dma *m, uint64_t n)
 		m->u.ctr[CTR_DMA_BYTES_SRAM_TO_SRAM] += n;
 }
 
-/* The active descriptor has moved its last byte. */
+/*
+ * The active descriptor has moved its last byte: one trace span for it,
+ * the transfer counted, busy time closed if nothing waits, the next one
+ * started in the same cycle, and the control unit told (a queue slot
+ * freed and a command finished, both in one notification).
+ */
 static int finish(struct dma *m)
 {
 	cycle_t now = eng_now(m->u.eng);
@@ -609,7 +654,12 @@ static int issue_step(struct dma *m)
 
 /* ---- completions ------------------------------------------------------------------*/
 
-/* The read of slot k completed: stage its bytes, issue its write. */
+/*
+ * The read of slot k completed: stage its bytes (the source is read now,
+ * not at issue, so a write to the source by another unit before this cycle
+ * is seen), then issue its write in the same cycle.  DRAM writes leave in
+ * burst order: if earlier ones wait for queue space, this one queues too.
+ */
 static int read_done(struct dma *m, int k)
 {
 	struct dburst *b = &m->b[k];
@@ -625,7 +675,11 @@ static int read_done(struct dma *m, int k)
 	return rc;
 }
 
-/* The write of slot k completed: the bytes land; the slot frees. */
+/*
+ * The write of slot k completed: the bytes land in the destination now
+ * (readers before this cycle see the old contents), the slot frees, and an
+ * engine stalled on the outstanding limit may issue again this cycle.
+ */
 static int write_done(struct dma *m, int k)
 {
 	struct dburst *b = &m->b[k];
@@ -678,6 +732,7 @@ static int space_retry(void *ctx, uint64_t tag, cycle_t when)
 
 /* ---- xu_port ---------------------------------------------------------------------*/
 
+/* The queue holds queue_depth descriptors, the running one included. */
 static int dma_can_accept(const struct unit *u)
 {
 	const struct dma *m = (const struct dma *)u;
@@ -685,6 +740,11 @@ static int dma_can_accept(const struct unit *u)
 	return m->q_n + m->active < m->depth;
 }
 
+/*
+ * Accept a descriptor at the current cycle.  Every fault is detected here,
+ * so the control unit sees it at dispatch with the instruction's pc; a
+ * valid descriptor starts (at the earliest) in this cycle's issue step.
+ */
 static int dma_accept(struct unit *u, const struct tile_cmd *cmd)
 {
 	struct dma *m = to_dma(u);
@@ -704,6 +764,8 @@ static int dma_accept(struct unit *u, const struct tile_cmd *cmd)
 	return kick(m, eng_now(u->eng));
 }
 
+/* Idle = every accepted descriptor has written its last byte (what sig
+ * and fence wait for). */
 static int dma_idle(const struct unit *u)
 {
 	const struct dma *m = (const struct dma *)u;
@@ -739,6 +801,8 @@ static int dma_blocked(const struct unit *u, char *buf, size_t n)
 	return 1;
 }
 
+/* Achieved bandwidth while busy: bytes moved (all directions) per busy
+ * cycle, times the core clock. */
 double dma_bandwidth(const struct unit *u)
 {
 	const struct dma *m = (const struct dma *)u;
@@ -778,6 +842,11 @@ static const struct unit_ops dma_ops = {
 	.destroy = dma_destroy,
 };
 
+/*
+ * The engine registers as requestor "dma<engine>" of both memories; the
+ * chip creates matrix, vector, then the DMA engines, so with fixed-priority
+ * arbitration the DMA engines rank last (docs/config.md).
+ */
 struct unit *dma_new(eng *e, const struct arch *a, int core, int engine,
 		     sram *spm, sram *acc, dram *d,
 		     const struct tile_listener *l)

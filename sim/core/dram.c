@@ -210,6 +210,11 @@ struct dram {
 
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
+/*
+ * Euclid.  The clock ratio is reduced by it so that the products in the
+ * conversions below stay small: 1 GHz against 0.625 ns is 8 : 5, and
+ * c * 8 overflows only after 2^61 core cycles.
+ */
 static uint64_t gcd64(uint64_t a, uint64_t b)
 {
 	while (b) {
@@ -221,19 +226,31 @@ static uint64_t gcd64(uint64_t a, uint64_t b)
 	return a;
 }
 
-/* Earliest dcycle at or after core cycle c. */
+/*
+ * Earliest dcycle at or after core cycle c: when a request made in core
+ * cycle c is first visible to the controller.  Core cycle c starts at time
+ * c * cf (in units of gcd fs); dcycle x at x * tf.
+ */
 static int64_t core_to_d(const dram *d, cycle_t c)
 {
 	return (int64_t)((c * d->cf + d->tf - 1) / d->tf);
 }
 
-/* Last dcycle whose time is <= core cycle c (the horizon of a wake). */
+/*
+ * Last dcycle whose time is <= core cycle c: a wake at core cycle c may
+ * issue every command up to this dcycle, because nothing that happens
+ * later in core cycle c can arrive before it (arrivals round up).
+ */
 static int64_t core_horizon(const dram *d, cycle_t c)
 {
 	return (int64_t)(c * d->cf / d->tf);
 }
 
-/* First core cycle at or after dcycle x. */
+/*
+ * First core cycle at or after dcycle x: where a completion (or the next
+ * wake) lands.  Rounding up means a requestor never sees data before the
+ * DRAM clock delivered it.
+ */
 static cycle_t d_to_core(const dram *d, int64_t x)
 {
 	if (x <= 0)
@@ -251,6 +268,12 @@ cycle_t dram_dcycle_to_core(const dram *d, uint64_t dc)
 	return d_to_core(d, (int64_t)dc);
 }
 
+/*
+ * Histogram bin of a latency: the value itself below HIST_LIN (exact for
+ * everything but queueing-dominated outliers), else its power of two e and
+ * the next 6 bits below the leading one, so each bin spans 1/64 of its
+ * octave: a p99 read from it is within 1.6 % of the true value.
+ */
 static unsigned hist_bin(uint64_t v)
 {
 	int e;
@@ -320,11 +343,19 @@ double dram_peak_bytes_per_s(const dram *d)
 
 /* ---- channel queue (ring) ---------------------------------------------------*/
 
+/*
+ * The queue is a ring in arrival order.  Position k counts from the oldest;
+ * the scheduler only looks at k < queue_depth, the rest (bursts of a
+ * request larger than the queue) wait their turn.  Capacity is a power of
+ * two so that positions wrap with a mask.
+ */
 static struct burst *q_at(struct chan *c, uint32_t k)
 {
 	return &c->q[(c->head + k) & (c->cap - 1)];
 }
 
+/* Append the newest burst; the ring doubles when full (rare: only requests
+ * larger than the queue overflow its initial capacity). */
 static int q_push(struct chan *c, const struct burst *b)
 {
 	if (c->n == c->cap) {
@@ -362,7 +393,12 @@ static void q_remove(struct chan *c, uint32_t k)
 
 /* ---- events ----------------------------------------------------------------*/
 
-/* Make sure the channel runs its scheduler at core cycle 'when'. */
+/*
+ * Make sure the channel runs its scheduler at core cycle 'when'.  At most
+ * one wake is live: an earlier request supersedes a later one by bumping
+ * the generation word, and the engine drops the stale event when it pops
+ * (lazy cancel), so a busy channel costs one event per decision point.
+ */
 static int chan_wake(struct chan *c, cycle_t when)
 {
 	cycle_t now = eng_now(c->d->e);
@@ -377,7 +413,12 @@ static int chan_wake(struct chan *c, cycle_t when)
 				&c->gen);
 }
 
-/* Retry hooks wait for space: tell them in an event of their own. */
+/*
+ * Retry hooks wait for space: tell them in an event of their own.  Calling
+ * them here would re-enter dram_request from inside the scheduler loop,
+ * which is iterating over this very queue; the event runs right after the
+ * wake that freed the slot, in the same core cycle.
+ */
 static int space_freed(struct chan *c)
 {
 	dram *d = c->d;
@@ -389,7 +430,11 @@ static int space_freed(struct chan *c)
 			    0);
 }
 
-/* A burst left the channel entirely or the channel got its first work. */
+/*
+ * A burst left the channel entirely or the channel got its first work:
+ * busy_cycles counts core cycles with anything queued or in flight, as
+ * closed intervals added when the channel falls idle.
+ */
 static void busy_update(struct chan *c, int was_idle)
 {
 	cycle_t now = eng_now(c->d->e);
@@ -472,7 +517,14 @@ static void refresh_catch_up(struct chan *c, int64_t x)
 
 /* ---- scheduler ----------------------------------------------------------------*/
 
-/* Earliest dcycle a column command of burst e can issue. */
+/*
+ * Earliest dcycle a column command of burst e can issue: tRCD after the
+ * ACT (col_ok), tCCD after the previous column command, tWTR after this
+ * rank's last write data for a READ, and late enough that its data lands
+ * on a free bus, with a 2-tCK turnaround for READ->WRITE and tRTRS when
+ * the rank changes.  Data of a READ starts tCL after it, of a WRITE tCWL
+ * after it, hence "bus_free + gap - lat".
+ */
 static int64_t col_ready(const struct chan *c, const struct burst *e,
 			 const struct bank *b)
 {
@@ -492,7 +544,12 @@ static int64_t col_ready(const struct chan *c, const struct burst *e,
 	return max64(t, c->bus_free + gap - lat);
 }
 
-/* Earliest dcycle an ACT for burst e can issue. */
+/*
+ * Earliest dcycle an ACT for burst e can issue: the bank must be
+ * precharged for tRP (or refreshed for tRFC: act_ok holds both), tRRD
+ * after the rank's last ACT, and tFAW after the fourth-last one (faw[] is a
+ * ring of the last four, faw_i points at the oldest).
+ */
 static int64_t act_ready(const struct chan *c, const struct burst *e,
 			 const struct bank *b)
 {
@@ -522,6 +579,7 @@ static void pick(struct chan *c, struct cand *best)
 	best->k = 0;
 	best->refresh_rank = -1;
 	best->t = INT64_MAX;
+	/* FCFS: nothing may overtake the oldest burst, not even its ACT */
 	if (d->sched == SCHED_FCFS && n > 1)
 		n = 1;
 	if (d->sched == SCHED_FRFCFS) {
@@ -544,17 +602,19 @@ static void pick(struct chan *c, struct cand *best)
 		int64_t t;
 
 		if (b->row == e->row) {
-			kind = CMD_COL;
+			kind = CMD_COL;         /* row hit */
 			t = col_ready(c, e, b);
 		} else if (b->row < 0) {
-			kind = CMD_ACT;
+			kind = CMD_ACT;         /* bank closed */
 			t = act_ready(c, e, b);
 		} else {
+			/* another row open; keep it while it still has hits */
 			if (d->sched == SCHED_FRFCFS && b->hit_mark == c->mark)
 				continue;
 			kind = CMD_PRE;
 			t = b->pre_ok;
 		}
+		/* nothing before the burst arrived, one command per tCK */
 		t = max64(t, max64(e->arrive_d, c->cmd_free));
 		if (t < best->t || (t == best->t && kind == CMD_COL &&
 				    best->kind != CMD_COL &&
@@ -566,6 +626,11 @@ static void pick(struct chan *c, struct cand *best)
 	}
 	if (best->kind == CMD_NONE)
 		return;
+	/*
+	 * Refresh has priority once due: JEDEC lets a controller postpone up
+	 * to 8 REFs, but a model that never postpones is simpler to reason
+	 * about and costs the same tRFC per tREFI on average.
+	 */
 	for (r = 0; r < d->ranks; r++) {
 		int64_t t = max64(c->ranks[r].ref_due, c->cmd_free);
 
@@ -585,7 +650,12 @@ static void lat_sample(struct chan *c, uint64_t lat)
 		c->lat_max = lat;
 }
 
-/* Issue the column command of queued burst k at dcycle t. */
+/*
+ * Issue the column command of queued burst k at dcycle t: the burst's data
+ * occupies the bus [t + lat, t + lat + burst), its completion is scheduled
+ * at the core cycle that covers the last beat, and its queue slot frees
+ * now (the controller no longer needs the entry once the command is out).
+ */
 static int issue_col(struct chan *c, uint32_t k, int64_t t)
 {
 	dram *d = c->d;
@@ -627,6 +697,7 @@ static int issue_col(struct chan *c, uint32_t k, int64_t t)
 	return space_freed(c);
 }
 
+/* ACT at t: the row opens; column commands after tRCD, PRE after tRAS. */
 static void issue_act(struct chan *c, struct burst *e, int64_t t)
 {
 	dram *d = c->d;
@@ -644,6 +715,7 @@ static void issue_act(struct chan *c, struct burst *e, int64_t t)
 	c->u.ctr[CTR_DRAM_ACTIVATES]++;
 }
 
+/* PRE at t: the bank closes; the next ACT waits tRP. */
 static void issue_pre(struct chan *c, struct burst *e, int64_t t)
 {
 	dram *d = c->d;
@@ -733,6 +805,11 @@ static int arrival_wake(struct chan *c, const struct burst *e)
 
 /* ---- requests ------------------------------------------------------------------*/
 
+/*
+ * Requests live in a pool indexed by completion-event args, so realloc may
+ * move the pool freely; freed entries chain through next_free (no malloc
+ * per request once the pool has grown to the peak number in flight).
+ */
 static int req_alloc(dram *d, uint32_t *out)
 {
 	if (d->free_req == UINT32_MAX) {
@@ -795,6 +872,11 @@ static int ideal_burst(struct chan *c, uint32_t req, uint32_t bytes,
 	return eng_schedule(d->e, done, EV_PRI_COMPLETE, &c->u, EV_DONE, req);
 }
 
+/*
+ * Split into bursts, admit all or nothing, queue each burst in its channel
+ * and make sure each touched channel wakes no later than its new burst's
+ * first command could issue.
+ */
 int dram_request(dram *d, uint64_t addr, uint32_t bytes, int write,
 		 dram_done_fn done, void *ctx, uint64_t tag)
 {
@@ -867,6 +949,8 @@ int dram_request(dram *d, uint64_t addr, uint32_t bytes, int write,
 		b.arrive_c = now;
 		b.arrive_d = core_to_d(d, now);
 		b.write = (uint8_t)(write != 0);
+		/* an empty queue means no wake was pending: settle the
+		 * refreshes that fell due while the channel slept */
 		if (c->n == 0)
 			refresh_catch_up(c, b.arrive_d);
 		rc = q_push(c, &b);
@@ -924,6 +1008,11 @@ static int call_waiters(dram *d)
 
 /* ---- unit ops -------------------------------------------------------------------*/
 
+/*
+ * Channel events: the scheduler wake (EV_PRI_ARB, after every requestor of
+ * the cycle has issued), completions (EV_PRI_COMPLETE, before anyone looks
+ * at this cycle's state) and the retry notification (EV_PRI_WAKE).
+ */
 static int chan_event(struct unit *u, const struct ev *ev)
 {
 	struct chan *c = (struct chan *)u;
@@ -954,6 +1043,8 @@ static int chan_event(struct unit *u, const struct ev *ev)
 	}
 }
 
+/* Deadlock report: a channel with work always has a wake or a completion
+ * pending, so this only fires on a model bug. */
 static int chan_blocked(const struct unit *u, char *buf, size_t n)
 {
 	const struct chan *c = (const struct chan *)u;
@@ -965,7 +1056,10 @@ static int chan_blocked(const struct unit *u, char *buf, size_t n)
 	return 1;
 }
 
-/* p99 of a histogram with 'total' samples. */
+/*
+ * p99 of a histogram with 'total' samples: the lower edge of the bin that
+ * holds the ceil(0.99 n)-th smallest sample (exact below HIST_LIN).
+ */
 static uint64_t hist_p99(const uint64_t *h, uint64_t total)
 {
 	uint64_t want = total - total / 100, acc = 0;   /* ceil(0.99 n) */
@@ -1053,6 +1147,12 @@ static int64_t key_i(const struct arch *a, enum param_id id)
 	return a->v[id].i;
 }
 
+/*
+ * Geometry, clock ratio and timing from the resolved config.  arch_load
+ * has already filled every "0 = from preset" key and checked the cross-key
+ * rules (row_bytes a multiple of a burst, dram.bytes within the devices),
+ * so only values that would break the arithmetic are re-checked here.
+ */
 static int setup_geometry(dram *d, const struct arch *a)
 {
 	int64_t bus = key_i(a, P_DRAM_BUS_BITS), bl = key_i(a, P_DRAM_BL);
@@ -1116,6 +1216,7 @@ static int setup_geometry(dram *d, const struct arch *a)
 	return 0;
 }
 
+/* One channel in its power-up state: every bank precharged, no history. */
 static int setup_channel(dram *d, int i)
 {
 	struct chan *c = &d->ch[i];
@@ -1150,6 +1251,12 @@ static int setup_channel(dram *d, int i)
 	return 0;
 }
 
+/*
+ * All channels live in one array owned by the dram; the engine owns the
+ * channel units and destroys channel 0 last (reverse registration order),
+ * which frees everything.  If registration fails half-way, channel 0 is
+ * already the engine's and will free the model; otherwise we free it here.
+ */
 dram *dram_new(eng *e, const struct arch *a)
 {
 	dram *d = calloc(1, sizeof(*d));
@@ -1210,6 +1317,8 @@ fail:
 
 /* ---- statistics -----------------------------------------------------------------*/
 
+/* Sum channels (or one); the p99 of all channels comes from the merged
+ * histogram, not from the channels' p99s. */
 void dram_get_stats(const dram *d, int ch, struct dram_stats *st)
 {
 	uint64_t *h = NULL;

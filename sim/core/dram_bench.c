@@ -44,6 +44,12 @@ static uint64_t rnd(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
+/*
+ * Draw the next request: its address (sequential slot, uniform random
+ * slot, or either with probability 1/2 for "mixed") and its direction
+ * (read with probability read_pct %).  The random draws happen in a fixed
+ * order, so the request stream depends only on the seed.
+ */
 static void gen_next(struct gen *g)
 {
 	int seq;
@@ -67,6 +73,7 @@ static void gen_next(struct gen *g)
 	g->have_next = 1;
 }
 
+/* A request completed: the last completion ends the measured span. */
 static int gen_done(void *ctx, uint64_t tag, cycle_t when)
 {
 	struct gen *g = ctx;
@@ -77,6 +84,7 @@ static int gen_done(void *ctx, uint64_t tag, cycle_t when)
 	return 0;
 }
 
+/* Run an issue step in the current cycle (at most one pending). */
 static int gen_kick(struct gen *g)
 {
 	if (g->issue_pending)
@@ -93,7 +101,12 @@ static int gen_retry(void *ctx, uint64_t tag, cycle_t when)
 	return gen_kick(ctx);
 }
 
-/* Issue until the DRAM refuses or every request is out. */
+/*
+ * Issue until the DRAM refuses or every request is out.  A refused request
+ * stays the next one (head of line), so refusals never reorder the stream,
+ * and the generator sleeps until the DRAM has space: open loop, with the
+ * queues as the only limit on requests in flight.
+ */
 static int gen_event(struct unit *u, const struct ev *ev)
 {
 	struct gen *g = (struct gen *)u;
@@ -121,6 +134,11 @@ static const struct unit_ops gen_ops = {
 	.on_event = gen_event,
 };
 
+/*
+ * A private engine with the DRAM of config a and the generator; bandwidth
+ * is request bytes over first issue (cycle 0) to last completion, latency
+ * the DRAM's per-burst read latency (dram_get_stats).
+ */
 int dram_bench_run(const struct arch *a, const struct dram_bench_cfg *cfg,
 		   struct dram_bench_res *res, struct diag *dg)
 {
