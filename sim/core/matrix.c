@@ -672,7 +672,7 @@ static int op_done(void *ctx, uint64_t tag, cycle_t when)
 	struct mtx *m = ctx;
 	struct mtx_op *op = (struct mtx_op *)(uintptr_t)tag;
 	struct mtx_insn *in = op->in;
-	int rc;
+	int rc, was_frozen = m->frozen;
 
 	op->done = 1;
 	op->done_at = when;
@@ -685,8 +685,9 @@ static int op_done(void *ctx, uint64_t tag, cycle_t when)
 	if (in->ops_left == 0 && in->array_done &&
 	    (rc = insn_complete(m, in, when)))
 		return rc;
-	/* A frozen array may go on now. */
-	return m->frozen ? seq_kick(m) : 0;
+	/* A frozen array may go on now (even if completing the instruction
+	 * above already found the deadline met). */
+	return was_frozen || m->frozen ? seq_kick(m) : 0;
 }
 
 static int op_issue(struct mtx *m, struct mtx_insn *in, int si, uint32_t i,
@@ -1060,8 +1061,11 @@ static int place_ready(struct mtx *m)
 	cycle_t now = eng_now(m->u.eng);
 	int placed = 0, rc;
 
-	/* bring off up to date before reading the array's current cycle */
-	if (m->unplaced)
+	/* bring off up to date before reading the array's current cycle; if
+	 * that unfroze the array, the sequencer must run again */
+	if (m->unplaced && m->frozen && !deadlines_due(m, now))
+		placed = 1;
+	else if (m->unplaced)
 		(void)deadlines_due(m, now);
 	while (m->unplaced) {
 		struct mtx_insn *in = m->unplaced;
@@ -1437,7 +1441,7 @@ struct unit *mtx_new(eng *e, const struct arch *a, int core, sram *spm,
 	if (!m)
 		return NULL;
 	unit_init(&m->u, &mtx_ops, e, core, "core%d.matrix", core);
-	m->be = &mtx_fast_backend;
+	m->be = ARCH_E(a, MTX_MODEL) == 1 ? &mtx_pe_backend : &mtx_fast_backend;
 	m->spm = spm;
 	m->acc = acc;
 	if (l)

@@ -653,6 +653,415 @@ START_TEST(matrix_float_gemm_ordered)
 }
 END_TEST
 
+/* ---- tests: the per-PE reference model ------------------------------------ */
+
+/* Append a mout of the whole C tile (int8, scale 1/64, relu) to a program. */
+static void add_mout(struct gemm *g, uint64_t dst)
+{
+	struct tile_cmd *t = &g->cmds[g->n_cmds++];
+	uint32_t rows = g->df == 2 ? g->n : g->m;
+	uint32_t cols = g->df == 2 ? g->m : g->n;
+
+	memset(t, 0, sizeof(*t));
+	t->pc = 0x2000;
+	t->u.m.kind = MTX_OUT;
+	t->u.m.c = g->c;
+	t->u.m.d = dst;
+	t->u.m.cfg.dataflow = g->df;
+	t->u.m.cfg.in_type = g->in_type;
+	t->u.m.cfg.acc_type = dtype_is_float((enum npu_dtype)g->in_type)
+			      ? DT_FP32 : DT_INT32;
+	t->u.m.cfg.m = g->m;
+	t->u.m.cfg.k = g->k;
+	t->u.m.cfg.n = g->n;
+	t->u.m.cfg.c_stride = 4 * cols;
+	t->u.m.cfg.out_type = DT_INT8;
+	t->u.m.cfg.out_scale = 1.0f / 64;
+	t->u.m.cfg.out_zp = 3;
+	t->u.m.cfg.out_act = 1;
+	t->u.m.cfg.out_stride = cols;
+	(void)rows;
+}
+
+/*
+ * Run one program on both models and require identical memories, counters
+ * and finishing cycle.  Returns the fast model's stall cycles.
+ */
+static uint64_t both_models(const struct rig_cfg *c0, struct gemm *g,
+			    const char *what)
+{
+	struct rig_cfg c = *c0;
+	struct rig_out f, p;
+	int i;
+	uint64_t stall;
+
+	c.model = 0;
+	rig_run(&c, g->cmds, g->n_cmds, g->spm, NULL, &f);
+	c.model = 1;
+	rig_run(&c, g->cmds, g->n_cmds, g->spm, NULL, &p);
+	ck_assert_msg(f.rc == 0, "%s: fast: %s", what, f.diag);
+	ck_assert_msg(p.rc == 0, "%s: pe: %s", what, p.diag);
+	ck_assert_msg(f.idle_at == p.idle_at, "%s: finished at %llu (fast) vs %llu (pe)",
+		      what, (unsigned long long)f.idle_at,
+		      (unsigned long long)p.idle_at);
+	for (i = 0; i < CTR_N; i++)
+		ck_assert_msg(f.ctr[i] == p.ctr[i],
+			      "%s: counter %s: fast %llu, pe %llu", what,
+			      ctr_info[i].name, (unsigned long long)f.ctr[i],
+			      (unsigned long long)p.ctr[i]);
+	ck_assert_msg(memcmp(f.acc, p.acc, ACC_BYTES) == 0,
+		      "%s: accumulator contents differ", what);
+	ck_assert_msg(memcmp(f.spm, p.spm, SPM_BYTES) == 0,
+		      "%s: scratchpad contents differ", what);
+	if (!dtype_is_float((enum npu_dtype)g->in_type))
+		check_int(g, f.acc);
+	stall = f.ctr[CTR_MATRIX_STALL_SRAM];
+	out_free(&f);
+	out_free(&p);
+	return stall;
+}
+
+START_TEST(matrix_pe_equals_fast_shapes)
+{
+	static const uint32_t arrays[][2] = { { 4, 4 }, { 8, 4 }, { 3, 7 },
+					      { 8, 8 } };
+	static const uint32_t shapes[][3] = {
+		{ 1, 1, 1 }, { 4, 4, 4 }, { 11, 9, 5 }, { 3, 17, 12 },
+		{ 20, 7, 13 }, { 8, 8, 9 },
+	};
+	static const int types[] = { DT_INT8, DT_FP16, DT_BF16 };
+	size_t ai, si, ti;
+	int df, n = 0;
+
+	for (ai = 0; ai < 4; ai++)
+		for (si = 0; si < 6; si++)
+			for (df = 0; df < 3; df++)
+				for (ti = 0; ti < 3; ti++) {
+					uint32_t R = arrays[ai][0], C = arrays[ai][1];
+					struct rig_cfg c = ideal((int)R, (int)C);
+					struct gemm g;
+					char what[96];
+
+					gemm_build(&g, df, types[ti], shapes[si][0],
+						   shapes[si][1], shapes[si][2], R,
+						   C, (uint32_t)(ai + 10 * si + 100 * ti + 7 * (size_t)df));
+					add_mout(&g, SPM_BYTES / 2);
+					snprintf(what, sizeof(what),
+						 "df %d %s R %u C %u M %u K %u N %u",
+						 df, dtype_name((enum npu_dtype)types[ti]),
+						 R, C, g.m, g.k, g.n);
+					(void)both_models(&c, &g, what);
+					gemm_free(&g);
+					n++;
+				}
+	ck_assert_int_eq(n, 4 * 6 * 3 * 3);
+}
+END_TEST
+
+START_TEST(matrix_pe_equals_fast_options)
+{
+	/* pipeline latency, OS drain, double-buffering, narrow SRAMs */
+	int df, opt;
+
+	for (opt = 0; opt < 4; opt++)
+		for (df = 0; df < 3; df++) {
+			struct rig_cfg c = ideal(6, 5);
+			struct gemm g;
+			char what[64];
+
+			if (opt == 0)
+				c.pipe = 2;
+			if (opt == 1)
+				c.os_drain = 1;
+			if (opt == 2)
+				c.db = 1;
+			if (opt == 3) {
+				/* rows wider than a bank row: every access
+				 * takes several cycles and the array stalls
+				 * on bandwidth */
+				c.spm_banks = 2;
+				c.spm_width = 2;
+				c.acc_banks = 2;
+				c.acc_width = 4;
+				c.spm_lat = 2;
+				c.acc_lat = 3;
+			}
+			gemm_build(&g, df, DT_INT8, 14, 13, 11, 6, 5,
+				   (uint32_t)(opt * 3 + df));
+			add_mout(&g, SPM_BYTES / 2);
+			snprintf(what, sizeof(what), "option %d df %d", opt, df);
+			(void)both_models(&c, &g, what);
+			gemm_free(&g);
+		}
+}
+END_TEST
+
+START_TEST(matrix_pe_equals_fast_contention)
+{
+	/*
+	 * A competing requestor hammers scratchpad banks; under fixed
+	 * priority it wins (registered before the matrix unit), under
+	 * round-robin it alternates.  Both models must stall identically.
+	 */
+	int df, arb, per;
+	uint64_t stalls = 0;
+
+	for (arb = 0; arb < 2; arb++)
+		for (per = 1; per <= 3; per++)
+			for (df = 0; df < 3; df++) {
+				struct rig_cfg c = ideal(4, 4);
+				struct gemm g;
+				char what[64];
+
+				c.spm_banks = 4;
+				c.spm_width = 4;
+				c.spm_ports = 1;
+				c.arb = arb ? SRAM_ARB_FIXED : SRAM_ARB_RR;
+				c.hog_addr = 0;
+				c.hog_bytes = (uint32_t)(4 * per + 2);
+				c.hog_period = (cycle_t)per;
+				c.hog_from = 3;
+				c.hog_until = 400;
+				gemm_build(&g, df, per == 2 ? DT_FP16 : DT_INT8,
+					   10, 9, 7, 4, 4,
+					   (uint32_t)(arb * 9 + per * 3 + df));
+				snprintf(what, sizeof(what),
+					 "arb %d period %d df %d", arb, per, df);
+				stalls += both_models(&c, &g, what);
+				gemm_free(&g);
+			}
+	/* the contention was felt */
+	ck_assert_uint_gt(stalls, 100);
+}
+END_TEST
+
+/* ---- tests: stalls, mout, faults, cost ------------------------------------ */
+
+START_TEST(matrix_contention_stalls_counted)
+{
+	/* busy = formula + stall cycles; the hog's bank conflicts show */
+	struct rig_cfg c = ideal(8, 8);
+	struct gemm g;
+	struct rig_out o;
+
+	c.spm_banks = 2;
+	c.spm_width = 8;
+	c.spm_ports = 1;
+	c.arb = SRAM_ARB_FIXED;
+	c.hog_addr = 0;
+	c.hog_bytes = 16;
+	c.hog_period = 2;
+	c.hog_from = 0;
+	c.hog_until = 300;
+	gemm_build(&g, 0, DT_INT8, 30, 8, 8, 8, 8, 5);
+	rig_run(&c, g.cmds, g.n_cmds, g.spm, NULL, &o);
+	ck_assert_int_eq(o.rc, 0);
+	ck_assert_uint_gt(o.ctr[CTR_MATRIX_STALL_SRAM], 0);
+	ck_assert_uint_eq(o.ctr[CTR_MATRIX_STALL_CYCLES],
+			  o.ctr[CTR_MATRIX_STALL_SRAM]);
+	ck_assert_uint_eq(o.ctr[CTR_MATRIX_BUSY_CYCLES],
+			  formula(&g, 8, 8) + o.ctr[CTR_MATRIX_STALL_SRAM]);
+	check_int(&g, o.acc);
+	out_free(&o);
+	gemm_free(&g);
+}
+END_TEST
+
+/* Independent requantisation reference: doubles and nearbyint (RNE). */
+static double ref_requant(double acc, int act, double scale, int zp, int ot)
+{
+	double y;
+
+	if (act && acc < 0)
+		acc = 0;
+	y = acc * scale;
+	if (dtype_is_float((enum npu_dtype)ot))
+		return num_decode((enum npu_dtype)ot,
+				  num_encode((enum npu_dtype)ot, y + zp, NUM_OVF_SAT));
+	y = nearbyint(y) + zp;
+	if (y > num_max((enum npu_dtype)ot))
+		y = num_max((enum npu_dtype)ot);
+	if (y < num_min((enum npu_dtype)ot))
+		y = num_min((enum npu_dtype)ot);
+	return y;
+}
+
+START_TEST(matrix_mout_requant)
+{
+	static const int32_t accs[] = { 0, 1, -1, 5, 7, -5, -7, 100, -100, 383,
+					-384, 1 << 20, -(1 << 20), 2147483647,
+					-2147483647 - 1, 12345, -999 };
+	static const float scales[] = { 0.5f, 1.0f / 64, 0.25f, 1.5f, 3.0f,
+					1e-7f, 0.1f };
+	static const int zps[] = { 0, 3, -7 };
+	static const int outs[] = { DT_INT8, DT_INT4, DT_INT16, DT_INT32,
+				    DT_FP16, DT_BF16 };
+	size_t ai, si, zi, oi;
+	int act, acc_fp;
+
+	for (acc_fp = 0; acc_fp < 2; acc_fp++)
+		for (oi = 0; oi < 6; oi++)
+			for (si = 0; si < 7; si++)
+				for (zi = 0; zi < 3; zi++)
+					for (act = 0; act < 2; act++) {
+						uint32_t n = sizeof(accs) / sizeof(accs[0]);
+						uint8_t *acc = calloc(1, ACC_BYTES);
+						struct tile_cmd t;
+						struct rig_cfg c = ideal(4, 4);
+						struct rig_out o;
+
+						ck_assert_ptr_nonnull(acc);
+						for (ai = 0; ai < n; ai++) {
+							uint32_t b = (uint32_t)accs[ai];
+
+							if (acc_fp) {
+								float f = (float)accs[ai] / 16;
+
+								memcpy(&b, &f, 4);
+							}
+							memcpy(acc + 4 * ai, &b, 4);
+						}
+						memset(&t, 0, sizeof(t));
+						t.u.m.kind = MTX_OUT;
+						t.u.m.c = 0;
+						t.u.m.d = 256;
+						t.u.m.cfg.acc_type = acc_fp ? DT_FP32 : DT_INT32;
+						t.u.m.cfg.in_type = acc_fp ? DT_FP16 : DT_INT8;
+						t.u.m.cfg.m = 1;
+						t.u.m.cfg.k = 1;
+						t.u.m.cfg.n = n;
+						t.u.m.cfg.out_type = outs[oi];
+						t.u.m.cfg.out_scale = scales[si];
+						t.u.m.cfg.out_zp = zps[zi];
+						t.u.m.cfg.out_act = act;
+						rig_run(&c, &t, 1, NULL, acc, &o);
+						ck_assert_msg(o.rc == 0, "%s", o.diag);
+						for (ai = 0; ai < n; ai++) {
+							double a = acc_fp ? (double)((float)accs[ai] / 16)
+									  : (double)accs[ai];
+							double want = ref_requant(a, act, scales[si],
+										  zps[zi], outs[oi]);
+							double got = num_load((enum npu_dtype)outs[oi],
+									      o.spm + 256, ai);
+
+							ck_assert_msg(got == want,
+								      "acc %.9g act %d scale %g zp %d -> %s: got %.9g want %.9g",
+								      a, act, (double)scales[si], zps[zi],
+								      dtype_name((enum npu_dtype)outs[oi]),
+								      got, want);
+						}
+						/* the output went through the scratchpad */
+						ck_assert_uint_eq(o.ctr[CTR_MATRIX_OUT_CYCLES], 2);
+						ck_assert_uint_eq(o.ctr[CTR_MATRIX_BUSY_CYCLES], 0);
+						free(acc);
+						out_free(&o);
+					}
+}
+END_TEST
+
+/* Run one bad command; expect a fault naming pc, cycle and the text. */
+static void expect_fault(const struct tile_cmd *cmds, int n, const char *text)
+{
+	struct rig_cfg c = ideal(8, 8);
+	struct rig_out o;
+
+	rig_run(&c, cmds, n, NULL, NULL, &o);
+	ck_assert_int_eq(o.rc, NPU_EFAULT);
+	ck_assert_msg(strstr(o.diag, "core 0 pc 0x") != NULL, "%s", o.diag);
+	ck_assert_msg(strstr(o.diag, "cycle") != NULL, "%s", o.diag);
+	ck_assert_msg(strstr(o.diag, text) != NULL, "want '%s' in: %s", text,
+		      o.diag);
+	out_free(&o);
+}
+
+START_TEST(matrix_faults)
+{
+	struct tile_cmd t[2];
+
+	memset(t, 0, sizeof(t));
+	t[0].pc = t[1].pc = 0x40;
+	t[0].u.m.cfg.in_type = t[1].u.m.cfg.in_type = DT_INT8;
+	t[0].u.m.cfg.acc_type = t[1].u.m.cfg.acc_type = DT_INT32;
+	t[0].u.m.cfg.m = t[1].u.m.cfg.m = 4;
+	t[0].u.m.cfg.k = t[1].u.m.cfg.k = 4;
+	t[0].u.m.cfg.n = t[1].u.m.cfg.n = 4;
+
+	/* mpre in OS */
+	t[0].u.m.kind = MTX_PRELOAD;
+	t[0].u.m.cfg.dataflow = 1;
+	expect_fault(t, 1, "output-stationary");
+	/* WS weights larger than the array */
+	t[0].u.m.cfg.dataflow = 0;
+	t[0].u.m.cfg.k = 9;
+	expect_fault(t, 1, "exceeds the 8x8 array");
+	t[0].u.m.cfg.k = 4;
+	/* OS output tile larger than the array */
+	t[0].u.m.kind = MTX_MUL;
+	t[0].u.m.cfg.dataflow = 1;
+	t[0].u.m.cfg.m = 9;
+	expect_fault(t, 1, "exceeds the 8x8 array");
+	t[0].u.m.cfg.m = 4;
+	/* mmul without a preload */
+	t[0].u.m.cfg.dataflow = 0;
+	expect_fault(t, 1, "without a preceding mpre");
+	/* stationary operand mismatch */
+	t[0].u.m.kind = MTX_PRELOAD;
+	t[0].u.m.a = 0x100;
+	t[1].u.m.kind = MTX_MUL;
+	t[1].u.m.b = 0x200;
+	expect_fault(t, 2, "is not the preloaded tile at 0x100");
+	/* shape mismatch with the resident tile */
+	t[1].u.m.b = 0;
+	t[1].u.m.cfg.n = 3;
+	expect_fault(t, 2, "does not match the preloaded tile");
+	t[1].u.m.cfg.n = 4;
+	/* out of range operand */
+	t[0].u.m.a = SPM_BYTES - 8;
+	expect_fault(t, 1, "outside the scratchpad");
+	/* misaligned accumulator result */
+	t[0].u.m.a = 0x100;
+	t[1].u.m.c = 2;
+	expect_fault(t, 2, "misaligned");
+	/* bad type combination */
+	t[0].u.m.cfg.in_type = DT_FP16;
+	expect_fault(t, 1, "need an fp32 accumulator");
+}
+END_TEST
+
+START_TEST(matrix_cost_independent_of_array)
+{
+	/*
+	 * The same 16x16x16 WS fold on 16x16 .. 256x256 arrays: the fast
+	 * model's events per instruction do not grow with R x C (the pe
+	 * model's work does, by design).
+	 */
+	static const int sizes[] = { 16, 64, 256 };
+	uint64_t ev[3];
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		struct rig_cfg c = ideal(sizes[i], sizes[i]);
+		struct gemm g;
+		struct rig_out o;
+
+		gemm_build(&g, 0, DT_INT8, 16, 16, 16, (uint32_t)sizes[i],
+			   (uint32_t)sizes[i], 77);
+		rig_run(&c, g.cmds, g.n_cmds, g.spm, NULL, &o);
+		ck_assert_int_eq(o.rc, 0);
+		check_int(&g, o.acc);
+		ev[i] = o.events;
+		out_free(&o);
+		gemm_free(&g);
+	}
+	/* equal up to a few events merged or split by cycle coincidences
+	 * (a preload's first read falling on its start cycle or not) */
+	for (i = 1; i < 3; i++) {
+		ck_assert_uint_le(ev[i], ev[0] + 4);
+		ck_assert_uint_le(ev[0], ev[i] + 4);
+	}
+}
+END_TEST
+
 static Suite *suite_matrix(void)
 {
 	Suite *s = suite_create("matrix");
@@ -663,6 +1072,13 @@ static Suite *suite_matrix(void)
 	TEST_ADD(s, matrix_double_buffer_hides_preloads);
 	TEST_ADD(s, matrix_int8_gemm_exact);
 	TEST_ADD(s, matrix_float_gemm_ordered);
+	TEST_ADD(s, matrix_pe_equals_fast_shapes);
+	TEST_ADD(s, matrix_pe_equals_fast_options);
+	TEST_ADD(s, matrix_pe_equals_fast_contention);
+	TEST_ADD(s, matrix_contention_stalls_counted);
+	TEST_ADD(s, matrix_mout_requant);
+	TEST_ADD(s, matrix_faults);
+	TEST_ADD(s, matrix_cost_independent_of_array);
 	return s;
 }
 

@@ -1,0 +1,535 @@
+/*
+ * matrix_pe.c - the per-PE reference model of the systolic array
+ * (core.matrix.model = "pe", npusim run --matrix-model=pe).
+ *
+ * Every PE has its registers; every operand and partial sum moves one hop
+ * per array cycle; nothing is computed by formula.  The sequencer, operand
+ * feeders and SRAM traffic are shared with the fast model (matrix.c), so
+ * the two models agree on cycles exactly when this array delivers every
+ * result row at the cycle the fast model's formulas say.  This model also
+ * checks, per instruction, that the array's last activity falls on the
+ * last cycle of the interval the controller allotted (else the formula
+ * and the data movement disagree: an internal error naming both cycles).
+ *
+ * The array (R rows x C columns), per PE (i, j):
+ *   w, ws   stationary value and its shadow (double-buffering): written by
+ *           preloads that shift rows down from the top edge, one row per
+ *           cycle; ws is copied into w when a swapping mmul starts;
+ *   h       the operand moving right (tagged with its stream row);
+ *   v       WS/IS: the partial sum moving down; OS: the B operand moving
+ *           down (tagged);
+ *   acc     OS: the output accumulated in place.
+ * Edges: the left edge of array row i receives element i of stream row
+ * s - i at array cycle s of the instruction (the skew buffers, which are
+ * outside the array, are modelled by that index); OS's top edge gives
+ * column j element j of B row s - j.  Padding (rows i >= K, columns
+ * j >= N, ...) carries zeros through the PEs like real data.
+ * WS/IS results leave the bottom edge and collect in a de-skew buffer; a
+ * result row is written when its last column (C-1) arrives.  OS rows are
+ * read out of the PEs when PE (i, C-1) has taken its last product, or, with
+ * core.matrix.os_drain, shift out through the bottom after the last
+ * product.  pipeline_latency P delays every result row by P cycles.
+ *
+ * Cost: O(R x C) per array cycle, by design.  This is the oracle, not the
+ * simulator's default.
+ */
+#include "matrix_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "num.h"
+
+/* A tagged register: a value and the stream row (k for OS) it belongs to. */
+struct pe_reg {
+	union mtx_val val; /* the value */
+	int32_t tag;       /* stream row (WS/IS) or k (OS); -1 = empty */
+};
+
+/* A result row waiting for its pipeline_latency delay. */
+struct pe_emit {
+	cycle_t when;          /* array cycle to issue the write */
+	struct mtx_insn *in;   /* instruction */
+	uint32_t row;          /* result row */
+};
+
+/* The array. */
+struct pe {
+	uint32_t R, C;         /* size */
+	union mtx_val *w, *ws; /* stationary registers, R*C each */
+	struct pe_reg *h, *v;  /* moving registers, R*C each */
+	struct pe_reg *h2, *v2;/* next-cycle copies (registers update at once) */
+	union mtx_val *acc;    /* OS accumulators, R*C */
+	int32_t *acc_row;      /* OS: original row held by each array row */
+	cycle_t next_x;        /* first array cycle not yet stepped */
+	struct pe_emit *q;     /* delayed result rows, in emission order */
+	size_t n_q, cap_q;
+};
+
+/* Per-instruction state. */
+struct pe_insn {
+	uint32_t *cols_seen;   /* WS/IS: result columns collected per row */
+	cycle_t last_active;   /* last array cycle a PE did real work */
+	int any_active;        /* last_active is valid */
+};
+
+static struct pe *P_(const struct mtx *m) { return m->pe; }
+
+/* Element i of a stored row, decoded as mtx_decode does. */
+static union mtx_val elem(int t, const uint8_t *row, uint32_t i)
+{
+	uint32_t b = num_get_bits((enum npu_dtype)t, row, i);
+	union mtx_val v;
+
+	if (dtype_is_float((enum npu_dtype)t))
+		v.f = num_decode_f32((enum npu_dtype)t, b);
+	else
+		v.i = (int32_t)num_sext(b, dtype_bits((enum npu_dtype)t));
+	return v;
+}
+
+static union mtx_val zero_of(int is_float)
+{
+	union mtx_val z;
+
+	z.i = 0;
+	if (is_float)
+		z.f = 0.0f; /* +0: every chain starts here */
+	return z;
+}
+
+static int pe_init(struct mtx *m)
+{
+	struct pe *p = calloc(1, sizeof(*p));
+	size_t n = (size_t)m->rows * m->cols;
+
+	if (!p)
+		return NPU_ENOMEM;
+	m->pe = p;
+	p->R = m->rows;
+	p->C = m->cols;
+	p->w = calloc(n, sizeof(*p->w));
+	p->ws = calloc(n, sizeof(*p->ws));
+	p->h = calloc(n, sizeof(*p->h));
+	p->v = calloc(n, sizeof(*p->v));
+	p->h2 = calloc(n, sizeof(*p->h2));
+	p->v2 = calloc(n, sizeof(*p->v2));
+	p->acc = calloc(n, sizeof(*p->acc));
+	p->acc_row = calloc(m->rows, sizeof(*p->acc_row));
+	if (!p->w || !p->ws || !p->h || !p->v || !p->h2 || !p->v2 ||
+	    !p->acc || !p->acc_row)
+		return NPU_ENOMEM;
+	return 0;
+}
+
+static void pe_fini(struct mtx *m)
+{
+	struct pe *p = m->pe;
+
+	if (!p)
+		return;
+	free(p->w);
+	free(p->ws);
+	free(p->h);
+	free(p->v);
+	free(p->h2);
+	free(p->v2);
+	free(p->acc);
+	free(p->acc_row);
+	free(p->q);
+	free(p);
+	m->pe = NULL;
+}
+
+static int pe_place(struct mtx *m, struct mtx_insn *in)
+{
+	struct pe_insn *s;
+
+	(void)m;
+	if (in->path == MTX_PATH_OUT)
+		return 0; /* mout is not an array operation */
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NPU_ENOMEM;
+	if (in->kind != MTX_PRELOAD && in->df != MTX_OS) {
+		s->cols_seen = calloc(in->st[in->w_st].n, sizeof(uint32_t));
+		if (!s->cols_seen) {
+			free(s);
+			return NPU_ENOMEM;
+		}
+	}
+	in->pe = s;
+	return 0;
+}
+
+static void pe_insn_done(struct mtx *m, struct mtx_insn *in)
+{
+	struct pe_insn *s = in->pe;
+
+	(void)m;
+	if (s) {
+		free(s->cols_seen);
+		free(s);
+		in->pe = NULL;
+	}
+}
+
+static int in_array(const struct mtx_insn *in)
+{
+	return in->placed && !in->completed && in->path != MTX_PATH_OUT;
+}
+
+static cycle_t pe_next_step(const struct mtx *m)
+{
+	const struct pe *p = P_(m);
+	const struct mtx_insn *in;
+	cycle_t best = p->n_q ? p->q[0].when : CYCLE_MAX;
+
+	for (in = m->head; in && in->placed; in = in->next) {
+		cycle_t lo;
+
+		if (!in_array(in))
+			continue;
+		lo = in->b > p->next_x ? in->b : p->next_x;
+		if (lo < in->b + in->t && lo < best)
+			best = lo;
+	}
+	return best;
+}
+
+static void active(struct mtx_insn *in, cycle_t x)
+{
+	struct pe_insn *s = in->pe;
+
+	s->last_active = x;
+	s->any_active = 1;
+}
+
+/* A result row is complete at array cycle x: write it P cycles later. */
+static int row_ready(struct mtx *m, struct mtx_insn *in, uint32_t row,
+		     cycle_t x)
+{
+	struct pe *p = P_(m);
+
+	if (m->pipe == 0)
+		return mtx_emit_write(m, in, row, x);
+	if (p->n_q == p->cap_q) {
+		size_t cap = p->cap_q ? 2 * p->cap_q : 16;
+		struct pe_emit *v = realloc(p->q, cap * sizeof(*v));
+
+		if (!v)
+			return NPU_ENOMEM;
+		p->q = v;
+		p->cap_q = cap;
+	}
+	/* rows complete in emission order, so the queue stays sorted */
+	p->q[p->n_q].when = x + m->pipe;
+	p->q[p->n_q].in = in;
+	p->q[p->n_q].row = row;
+	p->n_q++;
+	return 0;
+}
+
+/* Preload cycle s: shift the stationary chain down one row. */
+static void step_preload(struct mtx *m, struct mtx_insn *in, cycle_t x)
+{
+	struct pe *p = P_(m);
+	union mtx_val *t = in->path == MTX_PATH_WEIGHT ? p->ws : p->w;
+	struct mtx_tile *tile = in->tile;
+	int fl = dtype_is_float((enum npu_dtype)in->in_type);
+	uint32_t s = (uint32_t)(x - in->b), i, j;
+	/* row R-1-s enters the top now; rows >= K are zeros */
+	uint32_t k = p->R - 1 - s;
+
+	for (i = p->R - 1; i > 0; i--)
+		memcpy(&t[(size_t)i * p->C], &t[(size_t)(i - 1) * p->C],
+		       p->C * sizeof(*t));
+	for (j = 0; j < p->C; j++)
+		t[j] = (k < tile->rows && j < tile->cols)
+		       ? elem(tile->type, tile->data + (size_t)k * tile->row_bytes, j)
+		       : zero_of(fl);
+	active(in, x);
+}
+
+/* Clear the moving registers at the start of an mmul. */
+static void clear_moving(struct pe *p)
+{
+	size_t i, n = (size_t)p->R * p->C;
+
+	for (i = 0; i < n; i++)
+		p->h[i].tag = p->v[i].tag = -1;
+}
+
+/*
+ * WS / IS cycle s: operands move right, partial sums move down, each PE
+ * adds its product; the bottom row's sums enter the de-skew buffer.
+ */
+static int step_stream(struct mtx *m, struct mtx_insn *in, cycle_t x)
+{
+	struct pe *p = P_(m);
+	struct pe_insn *ps = in->pe;
+	struct mtx_stream *a = &in->st[0], *w = &in->st[in->w_st];
+	int fl = dtype_is_float((enum npu_dtype)in->in_type);
+	int64_t s = (int64_t)(x - in->b);
+	uint32_t R = p->R, C = p->C, i, j;
+	uint32_t used = w->bytes / 4; /* result columns stored */
+	int rc, did = 0;
+
+	for (i = 0; i < R; i++)
+		for (j = 0; j < C; j++) {
+			size_t ij = (size_t)i * C + j;
+			struct pe_reg hin, pin;
+
+			if (j == 0) {
+				int64_t r = s - (int64_t)i;
+
+				hin.tag = -1;
+				if (r >= 0 && r < (int64_t)a->n) {
+					hin.tag = (int32_t)r;
+					hin.val = i < in->k
+						? elem(in->in_type, a->buf + (size_t)r * a->bytes, i)
+						: zero_of(fl);
+				}
+			} else {
+				hin = p->h[ij - 1];
+			}
+			if (i == 0) {
+				pin.tag = hin.tag;
+				pin.val = zero_of(fl);
+			} else {
+				pin = p->v[ij - C];
+			}
+			p->h2[ij] = hin;
+			p->v2[ij].tag = -1;
+			if (hin.tag < 0)
+				continue;
+			if (pin.tag != hin.tag)
+				return NPU_EINTERNAL; /* skew broken */
+			p->v2[ij].tag = hin.tag;
+			p->v2[ij].val = mtx_mac(fl, pin.val, hin.val, p->w[ij]);
+			did = 1;
+		}
+	memcpy(p->h, p->h2, (size_t)R * C * sizeof(*p->h));
+	memcpy(p->v, p->v2, (size_t)R * C * sizeof(*p->v));
+	if (did)
+		active(in, x);
+	/* bottom edge -> de-skew buffer */
+	for (j = 0; j < C; j++) {
+		struct pe_reg *o = &p->v[(size_t)(R - 1) * C + j];
+		uint32_t r;
+
+		if (o->tag < 0)
+			continue;
+		r = (uint32_t)o->tag;
+		if (j < used)
+			num_set_bits(DT_INT32, w->buf + (size_t)r * w->bytes, j,
+				     fl ? num_f32_bits(o->val.f)
+					: (uint32_t)o->val.i);
+		if (ps->cols_seen[r]++ != j)
+			return NPU_EINTERNAL; /* columns out of order */
+		if (j == C - 1 && (rc = row_ready(m, in, r, x)))
+			return rc;
+	}
+	return 0;
+}
+
+/* Copy OS row i's accumulators (array row 'ar') into the result buffer. */
+static void os_row_out(struct pe *p, struct mtx_insn *in, uint32_t ar,
+		       uint32_t i, int fl)
+{
+	struct mtx_stream *w = &in->st[in->w_st];
+	uint32_t j;
+
+	for (j = 0; j < in->n; j++)
+		num_set_bits(DT_INT32, w->buf + (size_t)i * w->bytes, j,
+			     fl ? num_f32_bits(p->acc[(size_t)ar * p->C + j].f)
+				: (uint32_t)p->acc[(size_t)ar * p->C + j].i);
+}
+
+/*
+ * OS cycle s: A^T elements move right, B elements move down, each PE
+ * accumulates its product in place; a row is read out when its last PE has
+ * taken product K-1 (or, with os_drain, the rows shift out afterwards).
+ */
+static int step_os(struct mtx *m, struct mtx_insn *in, cycle_t x)
+{
+	struct pe *p = P_(m);
+	struct mtx_stream *a = &in->st[0], *b = &in->st[1];
+	int fl = dtype_is_float((enum npu_dtype)in->in_type);
+	int64_t s = (int64_t)(x - in->b);
+	int64_t t0 = (int64_t)in->k + p->R + p->C - 2; /* compute cycles */
+	uint32_t R = p->R, C = p->C, i, j;
+	int rc, did = 0;
+
+	if (s == 0) {
+		for (i = 0; i < R * C; i++)
+			p->acc[i] = zero_of(fl);
+		for (i = 0; i < R; i++)
+			p->acc_row[i] = (int32_t)i;
+	}
+	if (m->os_drain && s >= t0) {
+		/* drain: the bottom row leaves, everything shifts down */
+		int64_t d = s - t0;
+
+		if (d >= (int64_t)R)
+			return 0; /* only the P tail remains */
+		if (p->acc_row[R - 1] >= 0 &&
+		    (uint32_t)p->acc_row[R - 1] < in->m) {
+			os_row_out(p, in, R - 1, (uint32_t)p->acc_row[R - 1], fl);
+			if ((rc = row_ready(m, in, (uint32_t)p->acc_row[R - 1], x)))
+				return rc;
+		}
+		for (i = R - 1; i > 0; i--) {
+			memcpy(&p->acc[(size_t)i * C], &p->acc[(size_t)(i - 1) * C],
+			       C * sizeof(*p->acc));
+			p->acc_row[i] = p->acc_row[i - 1];
+		}
+		p->acc_row[0] = -1;
+		active(in, x);
+		return 0;
+	}
+	for (i = 0; i < R; i++)
+		for (j = 0; j < C; j++) {
+			size_t ij = (size_t)i * C + j;
+			struct pe_reg hin, vin;
+
+			if (j == 0) {
+				int64_t k = s - (int64_t)i;
+
+				hin.tag = -1;
+				if (k >= 0 && k < (int64_t)in->k) {
+					hin.tag = (int32_t)k;
+					hin.val = i < in->m
+						? elem(in->in_type, a->buf + (size_t)k * a->bytes, i)
+						: zero_of(fl);
+				}
+			} else {
+				hin = p->h[ij - 1];
+			}
+			if (i == 0) {
+				int64_t k = s - (int64_t)j;
+
+				vin.tag = -1;
+				if (k >= 0 && k < (int64_t)in->k) {
+					vin.tag = (int32_t)k;
+					vin.val = j < in->n
+						? elem(in->in_type, b->buf + (size_t)k * b->bytes, j)
+						: zero_of(fl);
+				}
+			} else {
+				vin = p->v[ij - C];
+			}
+			p->h2[ij] = hin;
+			p->v2[ij] = vin;
+			if (hin.tag < 0 && vin.tag < 0)
+				continue;
+			if (hin.tag != vin.tag)
+				return NPU_EINTERNAL; /* operands of different k */
+			p->acc[ij] = mtx_mac(fl, p->acc[ij], hin.val, vin.val);
+			did = 1;
+			/* the row's last PE took its last product */
+			if (!m->os_drain && j == C - 1 &&
+			    hin.tag == (int32_t)in->k - 1 && i < in->m) {
+				os_row_out(p, in, i, i, fl);
+				if ((rc = row_ready(m, in, i, x)))
+					return rc;
+			}
+		}
+	memcpy(p->h, p->h2, (size_t)R * C * sizeof(*p->h));
+	memcpy(p->v, p->v2, (size_t)R * C * sizeof(*p->v));
+	if (did)
+		active(in, x);
+	return 0;
+}
+
+/* Check that the array's work ended where the controller's interval does. */
+static int check_end(struct mtx *m, struct mtx_insn *in)
+{
+	struct pe_insn *ps = in->pe;
+	cycle_t want = in->b + in->t - 1 -
+		       (in->kind == MTX_PRELOAD ? 0 : m->pipe);
+
+	if (ps->any_active && ps->last_active == want)
+		return 0;
+	if (eng_diag(m->u.eng))
+		(void)diag_error(eng_diag(m->u.eng),
+				 diag_at_run(m->u.core, in->cmd.pc,
+					     eng_now(m->u.eng)),
+				 NPU_EINTERNAL,
+				 "matrix (pe model): the array's last activity was at array cycle %llu, the controller expected %llu",
+				 (unsigned long long)ps->last_active,
+				 (unsigned long long)want);
+	return NPU_EINTERNAL;
+}
+
+static int pe_step(struct mtx *m, cycle_t x)
+{
+	struct pe *p = P_(m);
+	struct mtx_insn *in;
+	size_t k;
+	int rc;
+
+	if (x < p->next_x)
+		return 0; /* already stepped */
+	p->next_x = x + 1;
+	/* delayed result rows due now */
+	for (k = 0; k < p->n_q && p->q[k].when == x; k++)
+		if ((rc = mtx_emit_write(m, p->q[k].in, p->q[k].row, x)))
+			return rc;
+	if (k) {
+		memmove(p->q, p->q + k, (p->n_q - k) * sizeof(*p->q));
+		p->n_q -= k;
+	}
+	/* swaps and fresh starts first: they act on the registers' state at
+	 * the beginning of the cycle */
+	for (in = m->head; in && in->placed; in = in->next) {
+		if (!in_array(in) || in->b != x || in->path != MTX_PATH_COMPUTE ||
+		    in->kind == MTX_PRELOAD)
+			continue;
+		if (in->swap)
+			memcpy(p->w, p->ws, (size_t)p->R * p->C * sizeof(*p->w));
+		clear_moving(p);
+	}
+	for (in = m->head; in && in->placed; in = in->next) {
+		rc = 0;
+		if (!in_array(in) || x < in->b || x >= in->b + in->t)
+			continue;
+		if (in->kind == MTX_PRELOAD)
+			step_preload(m, in, x);
+		else if (in->df == MTX_OS)
+			rc = step_os(m, in, x);
+		else
+			rc = step_stream(m, in, x);
+		if (in->kind != MTX_PRELOAD && rc) {
+			if (rc == NPU_EINTERNAL && eng_diag(m->u.eng))
+				(void)diag_error(eng_diag(m->u.eng),
+						 diag_at_run(m->u.core, in->cmd.pc,
+							     eng_now(m->u.eng)),
+						 rc, "matrix (pe model): data movement broken at array cycle %llu",
+						 (unsigned long long)x);
+			return rc;
+		}
+		if (x == in->b + in->t - 1 && (rc = check_end(m, in)))
+			return rc;
+	}
+	return 0;
+}
+
+/* Result rows were filled by the array; mout rows use the shared path. */
+static int pe_row_values(struct mtx *m, struct mtx_insn *in, uint32_t row)
+{
+	if (in->kind == MTX_OUT)
+		return mtx_fast_backend.row_values(m, in, row);
+	return 0;
+}
+
+const struct mtx_backend mtx_pe_backend = {
+	.name = "pe",
+	.init = pe_init,
+	.fini = pe_fini,
+	.place = pe_place,
+	.next_step = pe_next_step,
+	.step = pe_step,
+	.row_values = pe_row_values,
+	.insn_done = pe_insn_done,
+};
