@@ -36,7 +36,7 @@ UTIL_SRCS  := util/diag.c util/dtype.c util/fsout.c util/strutil.c util/npy.c
 ARCH_SRCS  := arch/arch.c arch/arch_dump.c
 ISA_SRCS   := isa/isa.c isa/isa_doc.c
 ASM_SRCS   := asm/asm.c asm/asm_lex.c asm/asm_li.c asm/asm_doc.c asm/obj.c
-CORE_SRCS  := sim/core/engine.c sim/core/counters.c sim/core/num.c sim/core/sram.c sim/core/vecmath.c sim/core/dram.c sim/core/dram_bench.c sim/core/matrix.c sim/core/matrix_pe.c
+CORE_SRCS  := sim/core/engine.c sim/core/counters.c sim/core/num.c sim/core/sram.c sim/core/vecmath.c sim/core/dram.c sim/core/dram_bench.c sim/core/matrix.c sim/core/matrix_pe.c sim/core/vector.c
 TRC_SRCS   := traces/ctrout.c traces/trace.c
 CLI_SRCS   := cli/main.c cli/cmd_config.c cli/cmd_dram.c cli/cmd_as.c cli/cmd_objdump.c
 
@@ -48,7 +48,7 @@ LIB        := $(BUILD)/libnpusim.a
 BIN        := $(BUILD)/npusim
 
 # Check unit tests: tests/unit/test_<name>.c -> $(BUILD)/tests/test_<name>
-UNIT_TESTS := engine diag num npy traces sram arch vecmath dram matrix isa
+UNIT_TESTS := engine diag num npy traces sram arch vecmath dram matrix isa vector
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/test_%)
 
 # Generated documentation, checked for staleness by `make test`.

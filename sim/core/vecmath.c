@@ -832,95 +832,91 @@ uint32_t vm_reduce(enum vm_op op, const struct vm_cfg *c, int lanes,
 
 /* ---- whole instructions ------------------------------------------------- */
 
-struct vm_src vm_row(const uint8_t *base, uint64_t stride, uint64_t r,
-		     uint32_t len)
+uint64_t vm_row_bytes(enum npu_dtype t, uint64_t stride, uint32_t len)
 {
-	struct vm_src s;
-
-	if (stride == 0) {
-		s.p = base;
-		s.i = r * len;
-	} else {
-		s.p = base ? base + r * stride : NULL;
-		s.i = 0;
-	}
-	return s;
+	return stride ? stride : dtype_bytes(t, len);
 }
 
-/* Writable row start (same rule as vm_row). */
-static uint8_t *drow(uint8_t *base, uint64_t stride, uint64_t r, uint32_t len,
-		     uint64_t *i)
+/* Row r of a tile in bytes from base (see vm_row_bytes). */
+static uint64_t row_off(enum npu_dtype t, uint64_t stride, uint64_t r,
+			uint32_t len)
 {
-	if (stride == 0) {
-		*i = r * len;
-		return base;
-	}
-	*i = 0;
-	return base + r * stride;
+	return r * vm_row_bytes(t, stride, len);
+}
+
+/* Source operand row r, or a NULL source if the op does not read it. */
+static struct vm_src srow(const uint8_t *base, enum npu_dtype t,
+			  uint64_t stride, uint64_t r, uint32_t len)
+{
+	struct vm_src s = { NULL, 0 };
+
+	if (base)
+		s.p = base + row_off(t, stride, r, len);
+	return s;
 }
 
 int vm_exec(enum vm_op op, const struct vm_cfg *c, const struct vm_tile *t,
 	    int64_t *bad_index)
 {
 	enum vm_kind k = vm_op_info[op].kind;
-	enum npu_dtype st = c->type;
-	uint64_t r, j, di;
+	enum npu_dtype st = c->type, dt = vm_dst_type(op, c);
+	enum npu_dtype t2 = vm_src_type(op, c, 2);
+	uint64_t r, j;
 	struct vm_src a, b, s;
 	uint8_t *d;
 
 	for (r = 0; r < t->rows; r++) {
-		a = vm_row(t->s1, t->s1_stride, r, t->len);
-		b = vm_row(t->s2, t->s2_stride, r, t->len);
-		s = vm_row(t->s3, t->s2_stride, r, t->len);
+		a = srow(t->s1, st, t->s1_stride, r, t->len);
+		b = srow(t->s2, t2, t->s2_stride, r, t->len);
+		s = srow(t->s3, st, t->s2_stride, r, t->len);
 		switch (k) {
 		case VM_K_REDUCE:
 			/* one result per row: a destination "row" of 1 element */
-			d = drow(t->d, t->d_stride, r, 1, &di);
-			num_set_bits(c->out_type, d, di,
+			d = t->d + row_off(dt, t->d_stride, r, 1);
+			num_set_bits(dt, d, 0,
 				     vm_reduce(op, c, t->lanes, t->len, a));
 			break;
 		case VM_K_TRANS:
 			/* source row r becomes destination column r */
 			for (j = 0; j < t->len; j++) {
-				d = drow(t->d, t->d_stride, j, t->rows, &di);
-				num_set_bits(st, d, di + r,
-					     num_get_bits(st, a.p, a.i + j));
+				d = t->d + row_off(st, t->d_stride, j, t->rows);
+				num_set_bits(st, d, r, num_get_bits(st, a.p, j));
 			}
 			break;
 		case VM_K_GATHER:
-			d = drow(t->d, t->d_stride, r, t->len, &di);
+			d = t->d + row_off(st, t->d_stride, r, t->len);
 			for (j = 0; j < t->len; j++) {
-				int64_t x = num_sext(num_get_bits(DT_INT32, b.p,
-								  b.i + j), 32);
+				int64_t x = num_sext(num_get_bits(DT_INT32, b.p, j), 32);
+
 				if (x < 0 || (uint64_t)x >= t->s1_elems) {
 					*bad_index = x;
 					return NPU_ERANGE;
 				}
-				num_set_bits(st, d, di + j,
+				num_set_bits(st, d, j,
 					     num_get_bits(st, t->s1, (uint64_t)x));
 			}
 			break;
 		case VM_K_SCATTER:
 			for (j = 0; j < t->len; j++) {
-				int64_t x = num_sext(num_get_bits(DT_INT32, b.p,
-								  b.i + j), 32);
+				int64_t x = num_sext(num_get_bits(DT_INT32, b.p, j), 32);
+
 				if (x < 0 || (uint64_t)x >= t->d_elems) {
 					*bad_index = x;
 					return NPU_ERANGE;
 				}
 				num_set_bits(st, t->d, (uint64_t)x,
-					     num_get_bits(st, a.p, a.i + j));
+					     num_get_bits(st, a.p, j));
 			}
 			break;
 		case VM_K_BROW:
 			/* every destination row is source row 0 */
-			d = drow(t->d, t->d_stride, r, t->len, &di);
-			vm_map(op, c, t->len, d, di, vm_row(t->s1, 0, 0, t->len),
+			d = t->d + row_off(st, t->d_stride, r, t->len);
+			vm_map(op, c, t->len, d, 0, srow(t->s1, st, 0, 0, t->len),
 			       b, s);
 			break;
 		default:
-			d = drow(t->d, t->d_stride, r, t->len, &di);
-			vm_map(op, c, t->len, d, di, a, b, s);
+			d = t->d + row_off(dt, t->d_stride, r, t->len);
+			vm_map(op, c, t->len, d, 0, a, b, s);
 			break;
 		}
 	}

@@ -179,13 +179,15 @@ uint32_t vm_reduce(enum vm_op op, const struct vm_cfg *c, int lanes,
 
 /*
  * One whole instruction over a ROWS x LEN tile (untimed reference of the
- * vector unit).  Strides are in bytes between row starts; a stride of 0
- * means dense: row r starts at element r*LEN of the base, which for int4
- * with odd LEN is mid-byte (vm_row).  For vgather, s1 is a flat
- * element array of s1_elems elements and s2 holds int32 indices; for
- * vscatter, d is a flat array of d_elems elements and s2 holds indices.
- * Returns 0, or NPU_ERANGE for an index outside [0, *_elems) (*bad_index
- * set to it); nothing is written after the bad element.
+ * vector unit).  Strides are in bytes between row starts; 0 means dense,
+ * i.e. the row's own size in bytes (vm_row_bytes: int4 rows of odd length
+ * are padded to a whole byte, so every row starts on a byte).  Reductions
+ * write one OTYPE element per row (a destination row of length 1); vtrans
+ * writes LEN rows of ROWS elements.  For vgather, s1 is a flat element
+ * array of s1_elems elements and s2 holds int32 indices; for vscatter, d is
+ * a flat array of d_elems elements and s2 holds indices.  Returns 0, or
+ * NPU_ERANGE for an index outside [0, *_elems) (*bad_index set to it);
+ * nothing is written after the bad element.
  */
 struct vm_tile {
 	uint8_t *d;             /* destination base */
@@ -201,13 +203,9 @@ struct vm_tile {
 int vm_exec(enum vm_op op, const struct vm_cfg *c, const struct vm_tile *t,
 	    int64_t *bad_index) NPU_WUR;
 
-/*
- * Element position of row r of a tile: (base + r*stride bytes, element 0),
- * or for stride 0 (dense) (base, element r*len).  The vector unit uses the
- * same rule to compute the byte ranges it requests from the SRAM.
- */
-struct vm_src vm_row(const uint8_t *base, uint64_t stride, uint64_t r,
-		     uint32_t len);
+/* Bytes between rows of 'len' elements of type t with a vset stride
+ * (0 = dense).  The vector unit uses the same rule for its SRAM requests. */
+uint64_t vm_row_bytes(enum npu_dtype t, uint64_t stride, uint32_t len);
 
 /* ---- the fp32 function units (also used by the tests) ------------------ */
 

@@ -678,12 +678,12 @@ START_TEST(vecmath_tile_ops)
 		enum npu_dtype t = all_types[ti];
 		struct vm_cfg c = cfg_of(t, NUM_OVF_SAT);
 		struct vm_tile tl;
-		uint32_t rows = 5, len = 7, r, j;
+		uint32_t rows = 5, len = 7, r, j, sb, db;
 		int err;
 
 		memset(&tl, 0, sizeof tl);
 		fill(t, s1, 512, &seed);
-		/* vtrans, dense (int4 rows start mid-byte) */
+		/* vtrans, dense: rows are whole bytes (int4: 7 nibbles + pad) */
 		tl.d = d;
 		tl.s1 = s1;
 		tl.rows = rows;
@@ -691,10 +691,12 @@ START_TEST(vecmath_tile_ops)
 		tl.lanes = 4;
 		err = vm_exec(VM_TRANS, &c, &tl, &bad);
 		ck_assert_int_eq(err, 0);
+		sb = (dtype_bits(t) * len + 7) / 8;  /* source row bytes */
+		db = (dtype_bits(t) * rows + 7) / 8; /* destination row bytes */
 		for (r = 0; r < rows; r++)
 			for (j = 0; j < len; j++)
-				ck_assert_uint_eq(num_get_bits(t, d, j * rows + r),
-						  num_get_bits(t, s1, r * len + j));
+				ck_assert_uint_eq(num_get_bits(t, d + j * db, r),
+						  num_get_bits(t, s1 + r * sb, j));
 		/* strided rows: 40-byte source stride, 64-byte destination */
 		tl.s1_stride = 40;
 		tl.d_stride = 64;
@@ -719,7 +721,10 @@ START_TEST(vecmath_tile_ops)
 		for (r = 0; r < rows; r++)
 			for (j = 0; j < len; j++)
 				ck_assert_uint_eq(num_get_bits(t, d + 64 * r, j), c.scalar);
-		/* vgather with int32 indices into a flat 100-element source */
+		/* vgather with int32 indices into a flat 100-element source;
+		 * one row of 35 so the destination is dense for every type */
+		tl.rows = 1;
+		tl.len = rows * len;
 		tl.s1_stride = 0;
 		tl.d_stride = 0;
 		tl.s2 = s2;
@@ -753,15 +758,19 @@ START_TEST(vecmath_tile_ops)
 		err = vm_exec(VM_GATHER, &c, &tl, &bad);
 		ck_assert_int_eq(err, NPU_ERANGE);
 		ck_assert_int_eq(bad, -1);
-		/* reductions write one element per row, dense */
-		c.out_type = t;
+		/* reductions write one OTYPE element per row, each a dense
+		 * destination row of one element (int4: one byte) */
+		c.out_type = DT_INT8 == t ? DT_INT16 : t;
 		tl.s2 = NULL;
+		tl.rows = rows;
+		tl.len = len;
 		err = vm_exec(VM_REDMAX, &c, &tl, &bad);
 		ck_assert_int_eq(err, 0);
 		for (r = 0; r < rows; r++) {
-			struct vm_src rs = { s1, r * len };
+			struct vm_src rs = { s1 + r * sb, 0 };
 
-			ck_assert_uint_eq(num_get_bits(t, d, r),
+			ck_assert_uint_eq(num_get_bits(c.out_type,
+						       d + r * ((dtype_bits(c.out_type) + 7) / 8), 0),
 					  vm_reduce(VM_REDMAX, &c, 4, len, rs));
 		}
 	}

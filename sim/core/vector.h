@@ -1,0 +1,39 @@
+/*
+ * vector.h - the SIMD vector unit of one core, driven by the control unit
+ * through struct xu_port with struct vec_cmd commands (tile.h).
+ *
+ * L = core.vector.lanes lanes.  An instruction over a ROWS x LEN tile is
+ * cut into lane groups of at most L elements of one row; each group reads
+ * its operand segments from the scratchpad or accumulator banks through
+ * sram_access(), passes the op's pipeline (latency and issue interval from
+ * core.vector.latency.* / interval.*), and writes its result segment back
+ * through the same arbitration.  A long row therefore takes as many cycles
+ * as its bank traffic needs.  Values come from vecmath.c, computed from the
+ * bytes each read returned and stored when each write completes.
+ * docs/timing.md "Vector unit" has every timing rule.
+ */
+#ifndef NPU_VECTOR_H
+#define NPU_VECTOR_H
+
+#include "../../arch/arch.h"
+#include "engine.h"
+#include "sram.h"
+#include "tile.h"
+
+struct unit;
+
+/*
+ * Create the vector unit of core 'core' ("core<N>.vector") on the given
+ * scratchpad and accumulator.  It registers four SRAM requestors on each
+ * memory ("vector.s1", "vector.s2", "vector.s3" for the source operands,
+ * "vector.d" for results) and itself with the engine.  l: who to wake when
+ * the unit frees capacity or completes a command (may be NULL).
+ * Returns NULL when out of memory.
+ */
+struct unit *vec_new(eng *e, const struct arch *a, int core, sram *spm,
+		     sram *acc, const struct tile_listener *l);
+
+/* The control unit's port into the vector unit. */
+extern const struct xu_port vec_port;
+
+#endif
