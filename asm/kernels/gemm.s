@@ -1,19 +1,29 @@
 # gemm.s - C[M x N] (int32) = A[M x K] (int8) * B[K x N] (int8)
 #
-# Weight-stationary tiled GEMM, single-buffered: the whole of A and B is
-# moved DRAM -> scratchpad by DMA engine 0, the matrix engine walks the
-# (n, k) tiles of B (one fold each: mpre the B tile, then stream all M rows
-# of A through it, accumulating over k in the accumulator), and DMA engine 0
-# writes C back to DRAM.  Semaphore 0 orders "inputs landed" -> matrix,
-# semaphore 1 orders "matrix done" -> write-back.
+# A tiled GEMM for each dataflow of the matrix engine, single-buffered:
+# DMA engine 0 moves all of A and B DRAM -> scratchpad, the matrix engine
+# walks the folds, DMA engine 0 writes C back.  Semaphore 0 orders "inputs
+# landed" -> matrix, semaphore 1 orders "matrix done" -> write-back.
 #
-# Parameters (-D NAME=VALUE): M, K, N (problem), ROWS, COLS (the array of
-# the config this runs on; the kernel tiles K by ROWS and N by COLS).
-# The whole problem must fit on chip: M*K + K*N bytes of scratchpad and
-# M*N*4 bytes of accumulator.
+# A, B and C are row-major in DRAM.  On chip each dataflow stores its
+# operands as the rows the array's edges consume per cycle (docs/timing.md,
+# "Operand layout"): WS A (M x K), B (K x N), C (M x N); OS A^T (K x M);
+# IS A^T (K x M), B^T (N x K), C^T (N x M).  The transposes happen in the
+# DMA engine with element strides, which costs one burst per element: real
+# kernels keep weights pre-transposed in DRAM.
 #
-# With ideal memory the matrix engine is busy for ceil(K/ROWS)*ceil(N/COLS)
-# folds of 2*ROWS + COLS + M - 2 cycles (docs/timing.md).
+#   DF=0 (ws)  for each (n, k) tile: mpre B[k.., n..], then mmul/mmacc streams
+#              all M rows of A;  folds ceil(K/ROWS) * ceil(N/COLS)
+#   DF=2 (is)  for each (m, k) tile: mpre A[m.., k..], then mmul/mmacc streams
+#              all N columns of B;  folds ceil(K/ROWS) * ceil(M/COLS)
+#   DF=1 (os)  for each (m, n) tile: mmul streams A[m.., :] and B[:, n..]
+#              over all of K;  folds ceil(M/ROWS) * ceil(N/COLS)
+#
+# Parameters (-D NAME=VALUE): M, K, N, DF, and ROWS, COLS (the array of the
+# config this runs on).  The whole problem must fit on chip: M*K + K*N bytes
+# of scratchpad and M*N*4 bytes of accumulator.  With ideal memory the
+# matrix engine's busy cycles are the fold counts above times the fold
+# lengths of docs/timing.md (ws 2R+C+M-2, is 2R+C+N-2, os K+R+C-2).
 
 .ifndef M
 .equ M, 64
@@ -23,6 +33,9 @@
 .endif
 .ifndef N
 .equ N, 64
+.endif
+.ifndef DF
+.equ DF, ws
 .endif
 .ifndef ROWS
 .equ ROWS, 32
@@ -44,48 +57,97 @@
 .equ SPM_B, (M*K + 63) & ~63
 .equ ACC_C, 0
 
-.text
-	# ---- inputs: DRAM -> scratchpad (1-D contiguous copies) ----
-	li	t0, dram
+# Stage SRC, DST, SMEM, DMEM, ESIZE and N0 (dims 1-3: 1, dense strides).
+.macro stage src, dst, smem, dmem, esize, count
+	li	t0, \smem
 	dset	smem, t0
-	li	t0, spm
+	li	t0, \dmem
 	dset	dmem, t0
-	li	t0, 1
+	li	t0, \esize
 	dset	esize, t0
-	li	t0, A_DRAM
+	li	t0, \src
 	dset	src, t0
-	li	t0, SPM_A
+	li	t0, \dst
 	dset	dst, t0
-	li	t0, M*K
+	li	t0, \count
 	dset	n0, t0
+.endm
+
+# A 2-D copy: N0 elements (strides SS0 -> DS0) by N1 rows (SS1 -> DS1).
+# A 1-D copy of COUNT elements on DMA engine 0.
+.macro copy1d src, dst, smem, dmem, esize, count
+	stage	\src, \dst, \smem, \dmem, \esize, \count
+	li	t0, 1
+	dset	n1, t0
+	li	t0, \esize
+	dset	ss0, t0
+	dset	ds0, t0
+	li	t0, \esize * \count
+	dset	ss1, t0
+	dset	ds1, t0
 	dma	0
-	li	t0, B_DRAM
-	dset	src, t0
-	li	t0, SPM_B
-	dset	dst, t0
-	li	t0, K*N
-	dset	n0, t0
+.endm
+
+.macro copy2d src, dst, smem, dmem, esize, n0, n1, ss0, ss1, ds0, ds1
+	stage	\src, \dst, \smem, \dmem, \esize, \n0
+	li	t0, \n1
+	dset	n1, t0
+	li	t0, \ss0
+	dset	ss0, t0
+	li	t0, \ss1
+	dset	ss1, t0
+	li	t0, \ds0
+	dset	ds0, t0
+	li	t0, \ds1
+	dset	ds1, t0
 	dma	0
+.endm
+
+.text
+	# ---- inputs: DRAM -> scratchpad (transposed where the dataflow wants) ----
+.if DF == ws
+	copy1d	A_DRAM, SPM_A, dram, spm, 1, M*K
+.else
+	copy2d	A_DRAM, SPM_A, dram, spm, 1, M, K, K, 1, 1, M	# A^T: K rows of M
+.endif
+.if DF == is
+	copy2d	B_DRAM, SPM_B, dram, spm, 1, K, N, N, 1, 1, K	# B^T: N rows of K
+.else
+	copy1d	B_DRAM, SPM_B, dram, spm, 1, K*N
+.endif
 	sig	dma0, 0			# sem0 += 1 once both copies landed
 	wait	mtx, 0, 1		# the matrix engine waits for them
 
 	# ---- matrix configuration ----
-	li	t0, ws
+	li	t0, DF
 	mset	df, t0
 	li	t0, int8
 	mset	itype, t0
 	li	t0, int32
 	mset	atype, t0
+.if DF == ws
+	li	t0, K			# A: M rows, K bytes apart
+	mset	sa, t0
+.else
+	li	t0, M			# A^T: K rows, M bytes apart
+	mset	sa, t0
+.endif
+.if DF == is
+	li	t0, K			# B^T: N rows, K bytes apart
+	mset	sb, t0
+	li	t0, M*4			# C^T: N rows, M int32 apart
+	mset	sc, t0
+.else
+	li	t0, N			# B: K rows, N bytes apart
+	mset	sb, t0
+	li	t0, N*4			# C: M rows, N int32 apart
+	mset	sc, t0
+.endif
+
+.if DF == ws
+	# ---- weight stationary: for n0 step COLS, k0 step ROWS ----
 	li	t0, M
 	mset	m, t0
-	li	t0, K			# A rows are K bytes apart
-	mset	sa, t0
-	li	t0, N			# B rows are N bytes apart
-	mset	sb, t0
-	li	t0, N*4			# C rows are N int32 apart
-	mset	sc, t0
-
-	# ---- for n0 in 0..N step COLS, k0 in 0..K step ROWS ----
 	li	s0, 0			# n0
 ntile:
 	li	t1, N
@@ -123,22 +185,93 @@ knext:
 	addi	s0, s0, COLS
 	li	t1, N
 	blt	s0, t1, ntile
+
+.elif DF == is
+	# ---- input stationary: for m0 step COLS, k0 step ROWS ----
+	li	t0, N
+	mset	n, t0
+	li	s0, 0			# m0
+mtile:
+	li	t1, M
+	sub	t2, t1, s0
+	li	t1, COLS
+	min	s2, t2, t1		# mt = min(COLS, M - m0)
+	mset	m, s2
+	li	s1, 0			# k0
+ktile:
+	li	t1, K
+	sub	t2, t1, s1
+	li	t1, ROWS
+	min	s3, t2, t1		# kt = min(ROWS, K - k0)
+	mset	k, s3
+	li	t1, M			# A^T tile at SPM_A + k0*M + m0
+	mul	t2, s1, t1
+	add	t2, t2, s0
+	li	t1, SPM_A
+	add	t2, t2, t1
+	mpre	t2
+	li	t1, SPM_B		# B^T columns k0.. at SPM_B + k0
+	add	t3, t1, s1
+	slli	t4, s0, 2		# C^T columns m0.. at ACC_C + 4*m0
+	li	t1, ACC_C
+	add	t4, t4, t1
+	bnez	s1, kacc
+	mmul	t4, zero, t3		# first k tile overwrites C
+	j	knext
+kacc:
+	mmacc	t4, zero, t3		# later k tiles accumulate
+knext:
+	addi	s1, s1, ROWS
+	li	t1, K
+	blt	s1, t1, ktile
+	addi	s0, s0, COLS
+	li	t1, M
+	blt	s0, t1, mtile
+
+.else
+	# ---- output stationary: for m0 step ROWS, n0 step COLS ----
+	li	t0, K
+	mset	k, t0
+	li	s0, 0			# m0
+mtile:
+	li	t1, M
+	sub	t2, t1, s0
+	li	t1, ROWS
+	min	s2, t2, t1		# mt = min(ROWS, M - m0)
+	mset	m, s2
+	li	s1, 0			# n0
+ntile:
+	li	t1, N
+	sub	t2, t1, s1
+	li	t1, COLS
+	min	s3, t2, t1		# nt = min(COLS, N - n0)
+	mset	n, s3
+	li	t1, SPM_A		# A^T columns m0.. at SPM_A + m0
+	add	t2, t1, s0
+	li	t1, SPM_B		# B columns n0.. at SPM_B + n0
+	add	t3, t1, s1
+	li	t1, N*4			# C tile at ACC_C + m0*N*4 + n0*4
+	mul	t4, s0, t1
+	slli	t5, s1, 2
+	add	t4, t4, t5
+	li	t1, ACC_C
+	add	t4, t4, t1
+	mmul	t4, t2, t3
+	addi	s1, s1, COLS
+	li	t1, N
+	blt	s1, t1, ntile
+	addi	s0, s0, ROWS
+	li	t1, M
+	blt	s0, t1, mtile
+.endif
 	sig	mtx, 1			# sem1 += 1 when the matrix engine is done
 
 	# ---- output: accumulator -> DRAM ----
 	wait	dma0, 1, 1
-	li	t0, acc
-	dset	smem, t0
-	li	t0, dram
-	dset	dmem, t0
-	li	t0, 4
-	dset	esize, t0
-	li	t0, ACC_C
-	dset	src, t0
-	li	t0, C_DRAM
-	dset	dst, t0
-	li	t0, M*N
-	dset	n0, t0
-	dma	0
+.if DF == is
+	copy2d	ACC_C, C_DRAM, acc, dram, 4, N, M, M*4, 4, 4, N*4	# C^T -> C
+.else
+	copy1d	ACC_C, C_DRAM, acc, dram, 4, M*N
+.endif
 	fence	all
 	halt

@@ -242,8 +242,29 @@ static void ctl_stall(struct ctl *c, enum ctl_state why)
 /* End a stall at the current cycle, charging it to its reason. */
 static void ctl_unstall(struct ctl *c)
 {
-	cycle_t d = eng_now(c->u.eng) - c->stall_start;
+	cycle_t now = eng_now(c->u.eng), d = now - c->stall_start;
 
+	if (d && eng_trace(c->u.eng)) {
+		/* The timeline shows what the control unit waited on. */
+		char name[48], args[64];
+
+		switch (c->st) {
+		case ST_STALL_QUEUE:
+			snprintf(name, sizeof(name), "queue full: %s", c->xq[c->stall_xq].name);
+			break;
+		case ST_STALL_SEM:
+			snprintf(name, sizeof(name), "wait sem %d", c->stall_sem);
+			break;
+		case ST_STALL_FENCE:
+			snprintf(name, sizeof(name), "fence");
+			break;
+		default:
+			snprintf(name, sizeof(name), "barrier");
+			break;
+		}
+		snprintf(args, sizeof(args), "\"pc\":%" PRIu64, c->pc);
+		unit_span(&c->u, c->stall_start, now, name, args);
+	}
 	c->u.ctr[stall_ctr[c->st]] += d;
 	c->u.ctr[CTR_CONTROL_STALL_CYCLES] += d;
 	c->st = ST_RUN;
@@ -313,26 +334,15 @@ static int ctl_enqueue(struct ctl *c, int qi, const struct qent *e)
 	return ctl_wake_at(c, slot->ready);
 }
 
-/* Row stride default: 0 means dense rows of 'elems' elements of type t. */
-static uint32_t dense(uint32_t stride, uint32_t elems, int t)
-{
-	if (stride)
-		return stride;
-	return (uint32_t)dtype_bytes((enum npu_dtype)t, elems);
-}
-
 /* Build the tile command of a matrix instruction. */
 static int ctl_mtx_cmd(struct ctl *c, const struct isa_insn *in,
 		       struct tile_cmd *tc)
 {
 	struct mtx_cmd *m = &tc->u.m;
 
+	/* Strides stay as written (0 = dense): what "dense" means depends on
+	 * the dataflow's operand layout, which the matrix engine owns. */
 	m->cfg = c->mcfg;
-	m->cfg.a_stride = dense(c->mcfg.a_stride, c->mcfg.k, c->mcfg.in_type);
-	m->cfg.b_stride = dense(c->mcfg.b_stride, c->mcfg.n, c->mcfg.in_type);
-	m->cfg.c_stride = dense(c->mcfg.c_stride, c->mcfg.n, c->mcfg.acc_type);
-	m->cfg.out_stride = dense(c->mcfg.out_stride, c->mcfg.n,
-				  c->mcfg.out_type);
 	switch (in->op) {
 	case ISA_OP_MPRE:
 		m->kind = MTX_PRELOAD;

@@ -58,6 +58,13 @@ struct hz_shadow {
 	size_t n_pages;         /* entries in pages */
 };
 
+/* One conflict of the current command with an earlier command. */
+struct hz_pend {
+	uint32_t prev;     /* the earlier command's first conflicting record */
+	uint32_t cur;      /* the current command's first conflicting record */
+	uint64_t lo, hi;   /* union of the conflicting byte ranges */
+};
+
 struct hz_fifo {           /* dispatch snapshots waiting for their start */
 	uint32_t *vc;      /* n slots of T clocks */
 	int head, n, cap;
@@ -73,6 +80,8 @@ struct hz {
 	struct hz_shadow *mem;     /* 1 + 2 * n_cores memories */
 	uint64_t *seen;            /* reported (rec a, rec b) pairs, hashed */
 	size_t n_seen, cap_seen;
+	struct hz_pend *pend;      /* conflicts of the command being checked */
+	size_t n_pend, cap_pend;
 	struct diag *d;            /* where reports go */
 	int n_reports, max_reports;
 	int oom;                   /* stop checking after running out */
@@ -139,6 +148,7 @@ void hz_free(struct hz *h)
 	free(h->sem);
 	free(h->recs);
 	free(h->seen);
+	free(h->pend);
 	free(h);
 }
 
@@ -347,31 +357,81 @@ static void hz_describe(const struct hz *h, const struct hz_rec *r, char *buf,
 		 r->pc, (uint64_t)r->cycle);
 }
 
-/* Earlier record 'prev' vs the current access 'cur' (rec index ci). */
+/*
+ * Earlier record 'pi' conflicts with the current access 'ci' over [lo, hi).
+ * Conflicts are gathered per pair of commands (a command is a thread and a
+ * clock value) and reported once, with their merged range, when the
+ * current command has been checked (hz_flush).
+ */
 static void hz_conflict(struct hz *h, uint32_t pi, uint32_t ci,
 			uint64_t lo, uint64_t hi)
 {
-	const struct hz_rec *p = &h->recs[pi], *c = &h->recs[ci];
-	const char *kind = p->write && c->write ? "write-after-write" :
-			   p->write ? "read-after-write" : "write-after-read";
-	char a[160], b[160], where[64];
-	int mcore = p->mem == 0 ? -1 : (p->mem - 1) / 2;
-	int mkind = p->mem == 0 ? 0 : 1 + (p->mem - 1) % 2;
+	const struct hz_rec *p = &h->recs[pi];
+	size_t i;
 
-	if (hz_seen(h, pi, ci))
-		return;
-	h->n_reports++;
-	if (h->n_reports > h->max_reports || !h->d)
-		return;
-	hz_describe(h, p, a, sizeof(a));
-	hz_describe(h, c, b, sizeof(b));
-	if (mcore < 0)
-		snprintf(where, sizeof(where), "dram");
-	else
-		snprintf(where, sizeof(where), "core%d.%s", mcore, mem_names[mkind]);
-	(void)diag_report(h->d, DIAG_WARNING, diag_nowhere(), 0,
-			  "hazard: %s on %s [0x%" PRIx64 ", 0x%" PRIx64 "): %s, then %s, with no semaphore, fence or barrier ordering them",
-			  kind, where, lo, hi, a, b);
+	for (i = 0; i < h->n_pend; i++) {
+		const struct hz_rec *q = &h->recs[h->pend[i].prev];
+
+		if (q->tid == p->tid && q->clock == p->clock && q->mem == p->mem) {
+			if (lo < h->pend[i].lo)
+				h->pend[i].lo = lo;
+			if (hi > h->pend[i].hi)
+				h->pend[i].hi = hi;
+			return;
+		}
+	}
+	if (h->n_pend == h->cap_pend) {
+		size_t cap = h->cap_pend ? 2 * h->cap_pend : 8;
+		struct hz_pend *v = realloc(h->pend, cap * sizeof(*v));
+
+		if (!v) {
+			h->oom = 1;
+			return;
+		}
+		h->pend = v;
+		h->cap_pend = cap;
+	}
+	h->pend[h->n_pend].prev = pi;
+	h->pend[h->n_pend].cur = ci;
+	h->pend[h->n_pend].lo = lo;
+	h->pend[h->n_pend].hi = hi;
+	h->n_pend++;
+}
+
+/* Report the current command's conflicts, one per earlier command. */
+static void hz_flush(struct hz *h)
+{
+	size_t i;
+
+	for (i = 0; i < h->n_pend; i++) {
+		const struct hz_pend *e = &h->pend[i];
+		const struct hz_rec *p = &h->recs[e->prev], *c = &h->recs[e->cur];
+		const char *kind = p->write && c->write ? "write-after-write" :
+				   p->write ? "read-after-write" : "write-after-read";
+		char a[160], b[160], where[64];
+		int mcore = p->mem == 0 ? -1 : (p->mem - 1) / 2;
+		int mkind = p->mem == 0 ? 0 : 1 + (p->mem - 1) % 2;
+
+		if (hz_seen(h, e->prev, e->cur))
+			continue;
+		h->n_reports++;
+		if (h->n_reports > h->max_reports || !h->d)
+			continue;
+		hz_describe(h, p, a, sizeof(a));
+		hz_describe(h, c, b, sizeof(b));
+		if (mcore < 0)
+			snprintf(where, sizeof(where), "dram");
+		else
+			snprintf(where, sizeof(where), "core%d.%s", mcore,
+				 mem_names[mkind]);
+		(void)diag_report(h->d, DIAG_WARNING, diag_nowhere(), 0,
+				  "hazard: %s on %s [0x%" PRIx64 ", 0x%" PRIx64 "): %s, then %s, with no semaphore, fence or barrier ordering them",
+				  kind, where, e->lo, e->hi, a, b);
+		if (h->n_reports == h->max_reports)
+			diag_note(h->d, diag_nowhere(),
+				  "further hazards are counted but not printed");
+	}
+	h->n_pend = 0;
 }
 
 /* Does record r happen before thread tid's current clock? */
@@ -409,14 +469,14 @@ static void hz_access(struct hz *h, int tid, int mem, uint64_t lo, uint64_t hi,
 		if (!s)
 			return;
 		/* Every access conflicts with an unordered write. */
-		if (s->w && !hz_before(h, &h->recs[s->w], tid) && s->w != last_pi) {
+		if (s->w && s->w != last_pi && !hz_before(h, &h->recs[s->w], tid)) {
 			hz_conflict(h, s->w, ri, lo, hi);
 			last_pi = s->w;
 		}
 		if (write) {
 			for (k = 0; k < 2; k++)
-				if (s->r[k] && !hz_before(h, &h->recs[s->r[k]], tid) &&
-				    s->r[k] != last_pi) {
+				if (s->r[k] && s->r[k] != last_pi &&
+				    !hz_before(h, &h->recs[s->r[k]], tid)) {
 					hz_conflict(h, s->r[k], ri, lo, hi);
 					last_pi = s->r[k];
 				}
@@ -464,39 +524,69 @@ static void hz_tile(struct hz *h, int tid, int mem, uint64_t base,
 			  base + r * stride + row_bytes, write, cmd, now);
 }
 
+/*
+ * Stored operand layout per dataflow (matrix.h): each stored row is what
+ * one edge of the array takes or gives in one cycle.
+ *   WS  A: M rows of K   B: K rows of N   C: M rows of N
+ *   OS  A: K rows of M   B: K rows of N   C: M rows of N
+ *   IS  A: K rows of M   B: N rows of K   C: N rows of M
+ */
+struct hz_layout {
+	uint64_t rows, elems; /* stored rows and elements per row */
+};
+
+static void hz_layouts(const struct mtx_cfg *g, struct hz_layout *a,
+		       struct hz_layout *b, struct hz_layout *c)
+{
+	a->rows = g->dataflow == 0 ? g->m : g->k;
+	a->elems = g->dataflow == 0 ? g->k : g->m;
+	b->rows = g->dataflow == 2 ? g->n : g->k;
+	b->elems = g->dataflow == 2 ? g->k : g->n;
+	c->rows = g->dataflow == 2 ? g->n : g->m;
+	c->elems = g->dataflow == 2 ? g->m : g->n;
+}
+
+/* A tile operand: rows of elems elements of type t at stride (0 = dense). */
+static void hz_operand(struct hz *h, int tid, int mem, uint64_t base,
+		       const struct hz_layout *l, int t, uint32_t stride,
+		       int write, const struct tile_cmd *tc, cycle_t now)
+{
+	uint64_t row = dtype_bytes((enum npu_dtype)t, l->elems);
+
+	hz_tile(h, tid, mem, base, l->rows, row, stride ? stride : row, write,
+		tc, now);
+}
+
 static void hz_matrix(struct hz *h, int tid, int core, const struct tile_cmd *tc,
 		      cycle_t now)
 {
 	const struct mtx_cmd *m = &tc->u.m;
 	const struct mtx_cfg *g = &m->cfg;
 	int spm = hz_mem(h, MEM_SPM, core, -1), acc = hz_mem(h, MEM_ACC, core, -1);
-	uint64_t in_a = dtype_bytes((enum npu_dtype)g->in_type, g->k);
-	uint64_t in_b = dtype_bytes((enum npu_dtype)g->in_type, g->n);
-	uint64_t c_row = dtype_bytes((enum npu_dtype)g->acc_type, g->n);
+	struct hz_layout la, lb, lc;
 
+	hz_layouts(g, &la, &lb, &lc);
 	switch (m->kind) {
-	case MTX_PRELOAD:
-		if (g->dataflow == 2) /* IS: A is stationary */
-			hz_tile(h, tid, spm, m->a, g->m, in_a, g->a_stride, 0, tc, now);
+	case MTX_PRELOAD: /* WS: B is stationary; IS: A */
+		if (g->dataflow == 2)
+			hz_operand(h, tid, spm, m->a, &la, g->in_type, g->a_stride, 0, tc, now);
 		else
-			hz_tile(h, tid, spm, m->a, g->k, in_b, g->b_stride, 0, tc, now);
+			hz_operand(h, tid, spm, m->a, &lb, g->in_type, g->b_stride, 0, tc, now);
 		break;
 	case MTX_MUL:
 	case MTX_MUL_ACC:
 		/* The stationary operand was read by mpre; the others stream. */
 		if (g->dataflow != 2)
-			hz_tile(h, tid, spm, m->a, g->m, in_a, g->a_stride, 0, tc, now);
+			hz_operand(h, tid, spm, m->a, &la, g->in_type, g->a_stride, 0, tc, now);
 		if (g->dataflow != 0)
-			hz_tile(h, tid, spm, m->b, g->k, in_b, g->b_stride, 0, tc, now);
+			hz_operand(h, tid, spm, m->b, &lb, g->in_type, g->b_stride, 0, tc, now);
 		if (m->kind == MTX_MUL_ACC)
-			hz_tile(h, tid, acc, m->c, g->m, c_row, g->c_stride, 0, tc, now);
-		hz_tile(h, tid, acc, m->c, g->m, c_row, g->c_stride, 1, tc, now);
+			hz_operand(h, tid, acc, m->c, &lc, g->acc_type, g->c_stride, 0, tc, now);
+		hz_operand(h, tid, acc, m->c, &lc, g->acc_type, g->c_stride, 1, tc, now);
 		break;
 	case MTX_OUT:
-		hz_tile(h, tid, acc, m->c, g->m, c_row, g->c_stride, 0, tc, now);
-		hz_tile(h, tid, spm, m->d, g->m,
-			dtype_bytes((enum npu_dtype)g->out_type, g->n),
-			g->out_stride, 1, tc, now);
+		hz_operand(h, tid, acc, m->c, &lc, g->acc_type, g->c_stride, 0, tc, now);
+		hz_operand(h, tid, spm, m->d, &lc, g->out_type, g->out_stride, 1, tc, now);
 		break;
 	}
 }
@@ -601,5 +691,6 @@ void hz_on_start(struct hz *h, int core, int unit, const struct tile_cmd *cmd,
 		hz_dma_side(h, tid, hz_mem(h, dd->dst_mem, core, dd->dst_core),
 			    dd->dst, dd, dd->dst_stride, 1, cmd, now);
 	}
+	hz_flush(h);
 	vc_of(h, tid)[tid]++;
 }
