@@ -172,6 +172,8 @@ struct chan {
 	uint64_t lat_max;   /* largest read latency */
 	cycle_t first_arrive, last_done; /* activity span, core cycles */
 	uint64_t *hist;     /* read-latency histogram, HIST_N bins */
+	int64_t *floor;     /* pick() scratch: 3 per rank (RD, WR, ACT) */
+	uint32_t *pre;      /* pick() scratch: deferred PRE candidates */
 };
 
 struct dram {
@@ -518,47 +520,71 @@ static void refresh_catch_up(struct chan *c, int64_t x)
 /* ---- scheduler ----------------------------------------------------------------*/
 
 /*
- * Earliest dcycle a column command of burst e can issue: tRCD after the
- * ACT (col_ok), tCCD after the previous column command, tWTR after this
- * rank's last write data for a READ, and late enough that its data lands
- * on a free bus, with a 2-tCK turnaround for READ->WRITE and tRTRS when
- * the rank changes.  Data of a READ starts tCL after it, of a WRITE tCWL
- * after it, hence "bus_free + gap - lat".
+ * The part of a column command's earliest dcycle that is the same for
+ * every burst of one rank and direction: tCCD after the previous column
+ * command, tWTR after this rank's last write data for a READ, and late
+ * enough that its data lands on a free bus, with a 2-tCK turnaround for
+ * READ->WRITE and tRTRS when the rank changes.  Data of a READ starts tCL
+ * after it, of a WRITE tCWL after it, hence "bus_free + gap - lat".
  */
-static int64_t col_ready(const struct chan *c, const struct burst *e,
-			 const struct bank *b)
+static int64_t col_floor(const struct chan *c, int rank, int write)
 {
 	const dram *d = c->d;
-	int64_t lat = e->write ? d->t.cwl : d->t.cl, gap = 0, t;
+	int64_t lat = write ? d->t.cwl : d->t.cl, gap = 0, t;
 
-	t = max64(b->col_ok, c->last_col + d->t.ccd);
-	if (!e->write)
-		t = max64(t, c->ranks[e->rank].rd_ok);
+	t = c->last_col + d->t.ccd;
+	if (!write)
+		t = max64(t, c->ranks[rank].rd_ok);
 	if (c->last_bus_rank >= 0) {
-		if (c->last_bus_rank != e->rank)
+		if (c->last_bus_rank != rank)
 			gap += T_RTRS;
-		if (!c->last_bus_write && e->write)
+		if (!c->last_bus_write && write)
 			gap += T_RTW_GAP;
 	}
-	/* its data must start after the bus is free (plus turnaround) */
 	return max64(t, c->bus_free + gap - lat);
 }
 
+/* Earliest dcycle a column command of burst e can issue: also tRCD after
+ * its bank's ACT (col_ok). */
+static int64_t col_ready(const struct chan *c, const struct burst *e,
+			 const struct bank *b)
+{
+	return max64(b->col_ok, col_floor(c, e->rank, e->write));
+}
+
 /*
- * Earliest dcycle an ACT for burst e can issue: the bank must be
- * precharged for tRP (or refreshed for tRFC: act_ok holds both), tRRD
- * after the rank's last ACT, and tFAW after the fourth-last one (faw[] is a
- * ring of the last four, faw_i points at the oldest).
+ * The rank part of an ACT's earliest dcycle: tRRD after the rank's last
+ * ACT and tFAW after the fourth-last one (faw[] is a ring of the last four,
+ * faw_i points at the oldest).
  */
+static int64_t act_floor(const struct chan *c, int rank)
+{
+	const struct rank *rk = &c->ranks[rank];
+
+	return max64(rk->last_act + c->d->t.rrd, rk->faw[rk->faw_i] + c->d->t.faw);
+}
+
+/* Earliest dcycle an ACT for burst e can issue: also the bank must be
+ * precharged for tRP (or refreshed for tRFC: act_ok holds both). */
 static int64_t act_ready(const struct chan *c, const struct burst *e,
 			 const struct bank *b)
 {
-	const dram *d = c->d;
-	const struct rank *rk = &c->ranks[e->rank];
-	int64_t t = b->act_ok;
+	return max64(b->act_ok, act_floor(c, e->rank));
+}
 
-	t = max64(t, rk->last_act + d->t.rrd);
-	return max64(t, rk->faw[rk->faw_i] + d->t.faw);
+/*
+ * Is (kind, t, k) a better next command than *best?  Earlier first; at the
+ * same dcycle FR-FCFS puts column commands before ACT/PRE; then the older
+ * burst (smaller queue position).
+ */
+static int better(const struct cand *best, int kind, int64_t t, uint32_t k,
+		  int frfcfs)
+{
+	if (best->kind == CMD_NONE || t != best->t)
+		return best->kind == CMD_NONE || t < best->t;
+	if (frfcfs && (kind == CMD_COL) != (best->kind == CMD_COL))
+		return kind == CMD_COL;
+	return k < best->k;
 }
 
 /*
@@ -572,55 +598,63 @@ static int64_t act_ready(const struct chan *c, const struct burst *e,
 static void pick(struct chan *c, struct cand *best)
 {
 	dram *d = c->d;
-	uint32_t n = c->n < d->queue_depth ? c->n : d->queue_depth, k;
-	int r;
+	uint32_t n = c->n < d->queue_depth ? c->n : d->queue_depth, k, np = 0;
+	int frfcfs = d->sched == SCHED_FRFCFS, r;
+	int64_t *fl = c->floor;
 
 	best->kind = CMD_NONE;
 	best->k = 0;
 	best->refresh_rank = -1;
 	best->t = INT64_MAX;
 	/* FCFS: nothing may overtake the oldest burst, not even its ACT */
-	if (d->sched == SCHED_FCFS && n > 1)
+	if (!frfcfs && n > 1)
 		n = 1;
-	if (d->sched == SCHED_FRFCFS) {
-		/* mark banks whose open row has a schedulable hit */
-		c->mark++;
-		for (k = 0; k < n; k++) {
-			const struct burst *e = q_at(c, k);
-			struct bank *b = &c->banks[(size_t)e->rank * d->banks +
-						   e->bank];
-
-			if (b->row == e->row)
-				b->hit_mark = c->mark;
-		}
+	/* what depends only on the rank and direction, once per decision */
+	for (r = 0; r < d->ranks; r++) {
+		fl[3 * r] = col_floor(c, r, 0);
+		fl[3 * r + 1] = col_floor(c, r, 1);
+		fl[3 * r + 2] = act_floor(c, r);
 	}
+	c->mark++;
 	for (k = 0; k < n; k++) {
 		const struct burst *e = q_at(c, k);
-		const struct bank *b = &c->banks[(size_t)e->rank * d->banks +
-						 e->bank];
+		struct bank *b = &c->banks[(size_t)e->rank * d->banks + e->bank];
 		int kind;
 		int64_t t;
 
 		if (b->row == e->row) {
 			kind = CMD_COL;         /* row hit */
-			t = col_ready(c, e, b);
+			t = max64(b->col_ok, fl[3 * e->rank + e->write]);
+			b->hit_mark = c->mark;
 		} else if (b->row < 0) {
 			kind = CMD_ACT;         /* bank closed */
-			t = act_ready(c, e, b);
+			t = max64(b->act_ok, fl[3 * e->rank + 2]);
 		} else {
-			/* another row open; keep it while it still has hits */
-			if (d->sched == SCHED_FRFCFS && b->hit_mark == c->mark)
-				continue;
-			kind = CMD_PRE;
-			t = b->pre_ok;
+			/* another row open: decided once all hits are marked */
+			c->pre[np++] = k;
+			continue;
 		}
 		/* nothing before the burst arrived, one command per tCK */
 		t = max64(t, max64(e->arrive_d, c->cmd_free));
-		if (t < best->t || (t == best->t && kind == CMD_COL &&
-				    best->kind != CMD_COL &&
-				    d->sched == SCHED_FRFCFS)) {
+		if (better(best, kind, t, k, frfcfs)) {
 			best->kind = kind;
 			best->k = k;
+			best->t = t;
+		}
+	}
+	for (k = 0; k < np; k++) {
+		const struct burst *e = q_at(c, c->pre[k]);
+		const struct bank *b = &c->banks[(size_t)e->rank * d->banks +
+						 e->bank];
+		int64_t t;
+
+		/* FR-FCFS keeps a row open while a queued burst still hits it */
+		if (frfcfs && b->hit_mark == c->mark)
+			continue;
+		t = max64(b->pre_ok, max64(e->arrive_d, c->cmd_free));
+		if (better(best, CMD_PRE, t, c->pre[k], frfcfs)) {
+			best->kind = CMD_PRE;
+			best->k = c->pre[k];
 			best->t = t;
 		}
 	}
@@ -1113,6 +1147,8 @@ static void dram_free(dram *d)
 		free(d->ch[i].banks);
 		free(d->ch[i].ranks);
 		free(d->ch[i].hist);
+		free(d->ch[i].floor);
+		free(d->ch[i].pre);
 	}
 	free(d->ch);
 	free(d->data);
@@ -1232,7 +1268,10 @@ static int setup_channel(dram *d, int i)
 			  sizeof(*c->banks));
 	c->ranks = calloc((size_t)d->ranks, sizeof(*c->ranks));
 	c->hist = calloc(HIST_N, sizeof(*c->hist));
-	if (!c->q || !c->banks || !c->ranks || !c->hist)
+	c->floor = calloc((size_t)d->ranks * 3, sizeof(*c->floor));
+	c->pre = calloc(d->queue_depth, sizeof(*c->pre));
+	if (!c->q || !c->banks || !c->ranks || !c->hist || !c->floor ||
+	    !c->pre)
 		return NPU_ENOMEM;
 	for (k = 0; k < d->ranks * d->banks; k++)
 		c->banks[k].row = -1;
