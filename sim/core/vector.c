@@ -330,7 +330,12 @@ static uint64_t rowb(enum npu_dtype t, uint32_t s, uint32_t n)
 	return vm_row_bytes(t, s, n);
 }
 
-/* Fill beat b's geometry and reads (writes are added at compute time). */
+/*
+ * Fill beat b's geometry and reads (writes are added at compute time,
+ * because vscatter's and vtrans's write addresses depend on the data or on
+ * the whole block).  The slot's buffers are reused: nothing is allocated
+ * per beat once every slot has grown to the largest access list it needed.
+ */
 static int beat_setup(struct vec *v, struct vinsn *in, struct vbeat *bt,
 		      uint64_t b)
 {
@@ -417,7 +422,12 @@ static int read_role(const struct vinsn *in, const struct vacc *a)
 	return a->opnd == 0 ? VR_S1 : a->opnd == 1 ? VR_S2 : VR_S3;
 }
 
-/* Issue reads [from, n_rd) of a beat for cycle 'when'. */
+/*
+ * Issue reads [from, n_rd) of a beat for cycle 'when'.  Each goes to the
+ * operand's own requestor, so the SRAM serves one operand's segments in
+ * order while the operands of one beat compete with each other (and with
+ * everybody else) for banks in the same cycle.
+ */
 static int issue_reads(struct vec *v, uint64_t seq, struct vbeat *bt, int from,
 		       cycle_t when)
 {
@@ -475,7 +485,12 @@ static int ensure_out(struct vbeat *bt, size_t bytes)
 	return 0;
 }
 
-/* The values of a beat and the writes that carry them. */
+/*
+ * The values of a beat and the writes that carry them.  Runs when the beat
+ * enters the pipeline, i.e. after every read has copied its elements into
+ * the operand buffers, so the results depend only on what the banks
+ * returned, never on SRAM contents changed after the reads completed.
+ */
 static int beat_compute(struct vec *v, struct vbeat *bt)
 {
 	struct vinsn *in = bt->in;
@@ -570,7 +585,15 @@ static int beat_compute(struct vec *v, struct vbeat *bt)
 	return push_acc(&bt->wr, &bt->n_wr, &bt->cap_wr, &w);
 }
 
-/* Beats whose operands are in enter the pipeline, in order. */
+/*
+ * Beats whose operands are in enter the pipeline, in order.  Completions
+ * of one requestor arrive in issue order, so a beat's reads cannot finish
+ * before the previous beat's on the same operand; but a beat without reads
+ * (vbcast, vbrow rows > 0) may be ready before older ones, and must wait
+ * for them here (in-order issue into the pipeline).  The entry cycle may
+ * lie in the future (interval); the write is then simply requested for a
+ * later cycle, which sram_access allows, so no extra event is needed.
+ */
 static int try_compute(struct vec *v)
 {
 	cycle_t now = eng_now(v->u.eng);
@@ -628,7 +651,11 @@ static void busy_end(struct vec *v, cycle_t t)
 	v->u.ctr[CTR_VECTOR_BUSY_CYCLES] += t - v->busy_start;
 }
 
-/* Finish the oldest instructions whose beats have all retired. */
+/*
+ * Finish the oldest instructions whose beats have all retired.  Retirement
+ * is in order, so instructions complete in program order; each completion
+ * wakes the control unit (a sig on the vector queue waits for idle()).
+ */
 static int complete_insns(struct vec *v)
 {
 	cycle_t now = eng_now(v->u.eng);
@@ -677,7 +704,11 @@ static int complete_insns(struct vec *v)
 	return 0;
 }
 
-/* Retire beats from the head of the window. */
+/*
+ * Retire beats from the head of the window.  A beat may have finished out
+ * of order (a reduction group that writes nothing) but frees its slot only
+ * when everything older has gone too: the window is a FIFO of buffers.
+ */
 static int retire(struct vec *v)
 {
 	cycle_t now = eng_now(v->u.eng);
@@ -783,6 +814,12 @@ static int wr_done(void *ctx, uint64_t tag, cycle_t t)
 
 /* ---- issue ----------------------------------------------------------------- */
 
+/*
+ * One beat of the newest instruction, at most one per cycle.  Issue stops
+ * when the window is full (restarted by retire), while the instruction
+ * waits on the RAW interlock (restarted by complete_insns), and after the
+ * last beat (the control unit is told it may hand over the next one).
+ */
 static int issue(struct vec *v)
 {
 	cycle_t now = eng_now(v->u.eng);
@@ -831,6 +868,12 @@ static int vec_on_event(struct unit *u, const struct ev *ev)
 
 /* ---- accept ------------------------------------------------------------------ */
 
+/*
+ * One instruction issues at a time; the next is taken as soon as the
+ * current one has issued its last beat, so that its first beat follows in
+ * the next cycle while older beats drain (no bubble between independent
+ * instructions).
+ */
 static int vec_can_accept(const struct unit *u)
 {
 	const struct vec *v = (const struct vec *)u;
@@ -839,7 +882,12 @@ static int vec_can_accept(const struct unit *u)
 	return v->qn < VEC_MAX_INSNS && (!nw || nw->issued == nw->n_beats);
 }
 
-/* Check every operand range and record the footprints. */
+/*
+ * Check every operand range and record the footprints.  All regular tiles
+ * are checked here, when the instruction starts, so a bad address faults
+ * before any of its data moves; only the data-dependent addresses of
+ * vgather/vscatter are checked when their indices arrive.
+ */
 static int vec_ranges(struct vec *v, struct vinsn *in)
 {
 	const struct vec_cmd *c = &in->cmd.u.v;
