@@ -22,6 +22,7 @@
 #include "asm.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,12 +149,27 @@ static void flush_errors(struct asm_ctx *A)
 						    e->col),
 				 NPU_EASM, "%s", e->msg);
 		diag_caret(A->d, e->w->text, e->col);
-		/* Macro expansions, innermost first, as compilers print them. */
+		int depth = 0, shown = 0;
+
+		/*
+		 * Macro expansions, innermost first, as compilers print them;
+		 * a deep (recursive) chain shows its first three levels and
+		 * the outermost call.
+		 */
 		for (x = e->w->exp; x; x = x->call->exp)
+			depth++;
+		for (x = e->w->exp; x; x = x->call->exp, shown++) {
+			if (depth > 5 && shown == 3)
+				diag_note(A->d, diag_nowhere(),
+					  "(%d more levels of macro expansion)",
+					  depth - 4);
+			if (depth > 5 && shown >= 3 && x->call->exp)
+				continue;
 			diag_note(A->d,
 				  diag_at_file(x->call->file, x->call->line,
 					       x->col),
 				  "in expansion of macro '%s'", x->macro);
+		}
 		free(e->msg);
 	}
 	free(A->errs);
@@ -726,7 +742,7 @@ static int parse_operands(struct asm_ctx *A, const struct where *w, int *i,
 				p++;
 				continue;
 			}
-			if (v[*i].k == T_EOL)
+			if (v[*i].k == T_EOL && *p == ',')
 				return operand_count_error(A, w, v[*i].col, mn,
 							   syntax);
 			return asm_error(A, w, v[*i].col,
@@ -915,6 +931,8 @@ static void stmt_pseudo(struct asm_ctx *A, const struct where *w, int *i,
 		} else if (r == EV_UNDEF) {
 			size = 8;
 			s->aux = 1;
+			/* Remember who forced the long form, for pass 2. */
+			s->name = asm_first_undef(A, s->ops[1].e);
 		} else {
 			s->kind = ST_ALIGN;
 			s->aux = -1;
@@ -1083,9 +1101,9 @@ static void dir_float(struct asm_ctx *A, const struct where *w, int i, int col)
 		else if (t->k == T_NUM)
 			v = (double)t->num;
 		else if (t->k == T_IDENT && t->len == 3 && !strncmp(t->s, "inf", 3))
-			v = 1.0 / 0.0;
+			v = INFINITY;
 		else if (t->k == T_IDENT && t->len == 3 && !strncmp(t->s, "nan", 3))
-			v = 0.0 / 0.0;
+			v = NAN; /* the positive quiet NaN, 0x7fc00000 */
 		else {
 			(void)asm_error(A, w, t->col,
 					"expected a number, found %s",
@@ -1215,8 +1233,11 @@ static void dir_equ(struct asm_ctx *A, const struct where *w, int i)
 	if (!s)
 		return;
 	s->dot = A->loc[A->space];
+	/* While its own expression is evaluated, a use of it is a cycle. */
+	s->state = SS_EVALUATING;
 	r = asm_eval(A, e, s->dot, w, &v);
 	if (r == EV_OK) {
+		s->state = SS_VALUE;
 		s->value = v;
 	} else if (r == EV_UNDEF) {
 		s->state = SS_PENDING; /* a forward reference: resolved later */
@@ -1280,7 +1301,9 @@ static void dir_tensor(struct asm_ctx *A, const struct where *w, int i, int col)
 			goto bad;
 	}
 	if (k < 3) {
-		(void)operand_count_error(A, w, A->tk.v[i].col, ".tensor", ops);
+		(void)asm_error(A, w, A->tk.v[i].col,
+				".tensor needs at least one dimension (.tensor "
+				"%s)", ops);
 		goto bad;
 	}
 	s->n = k + 1;
@@ -2374,15 +2397,12 @@ static void encode_li(struct asm_ctx *A, const struct stmt *s)
 		int64_t hi, lo;
 
 		if (!asm_li_lui_addi(v, &hi, &lo)) {
-			const char *u = asm_first_undef(A, s->ops[1].e);
-
 			(void)asm_error(A, s->w, s->ops[1].col,
 					"li value 0x%llx does not fit in 32 bits, "
-					"which the lui+addi form for a forward "
-					"reference needs; define %s%s%s before "
-					"this line",
-					(unsigned long long)v, u ? "'" : "the symbols",
-					u ? u : "", u ? "'" : "");
+					"as the lui+addi form of a forward "
+					"reference requires; define '%s' before "
+					"this line", (unsigned long long)v,
+					s->name ? s->name : "?");
 			return;
 		}
 		memset(seq, 0, sizeof(seq));

@@ -851,7 +851,7 @@ const char *asm_sym_suggest(struct asm_ctx *A, const char *name)
 	if (!names)
 		return NULL;
 	for (i = 0; i < A->cap_syms; i++)
-		if (A->symtab[i] && A->symtab[i]->kind != SK_BUILTIN)
+		if (A->symtab[i])
 			names[n++] = A->symtab[i]->name;
 	best = str_suggest(name, names, n, sizeof(*names));
 	/*

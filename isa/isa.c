@@ -213,11 +213,15 @@ int isa_set_field(uint32_t *word, enum isa_fmt fmt, enum isa_field f,
 		return NPU_ERANGE;
 	}
 	if (v < fi->min || v > fi->max) {
+		/* Fields the disassembler prints in hex speak hex here too. */
 		if (fi->kind == ISA_FK_MASK || fi->kind == ISA_FK_HEX)
 			snprintf(err, errlen,
-				 "%s %" PRId64 " out of range [%" PRId64
-				 ", %" PRId64 "] (0x%" PRIx64 ")",
-				 fi->noun, v, fi->min, fi->max,
+				 "%s %s0x%" PRIx64 " out of range [%s0x%" PRIx64
+				 ", 0x%" PRIx64 "]", fi->noun, v < 0 ? "-" : "",
+				 v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v,
+				 fi->min < 0 ? "-" : "",
+				 fi->min < 0 ? (uint64_t)0 - (uint64_t)fi->min
+					     : (uint64_t)fi->min,
 				 (uint64_t)fi->max);
 		else
 			snprintf(err, errlen,

@@ -206,8 +206,10 @@ START_TEST(isa_table_field_ranges)
 		ck_assert_msg(fmt < ISA_N_FMTS, "field %s unused", fi->id);
 		ck_assert(fi->lo + fi->width <= 24);
 		if (fi->min < 0) {
-			lim_lo = -((int64_t)1 << (fi->width - 1)) << fi->shift;
-			lim_hi = (((int64_t)1 << (fi->width - 1)) - 1) << fi->shift;
+			lim_lo = -((int64_t)1 << (fi->width - 1)) *
+				 ((int64_t)1 << fi->shift);
+			lim_hi = (((int64_t)1 << (fi->width - 1)) - 1) *
+				 ((int64_t)1 << fi->shift);
 		} else {
 			lim_lo = 0;
 			lim_hi = (((int64_t)1 << fi->width) - 1) << fi->shift;
