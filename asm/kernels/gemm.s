@@ -52,9 +52,16 @@
 .tensor B, dram, B_DRAM, int8, K, N
 .tensor C, dram, C_DRAM, int32, M, N
 
-# On-chip layout.
+# On-chip layout.  B starts SKEW bytes past a 128-byte boundary: in OS the
+# array reads an A^T row and a B row in the same cycle; on the default
+# scratchpad (8 banks x 16 bytes) a 64-byte skew keeps the two 32-byte rows
+# in different banks for every pair of tile offsets (their bank distance is
+# 4 + 2*(n0 - m0)/32 mod 8, never 0 or +-1).
+.ifndef SKEW
+.equ SKEW, 64
+.endif
 .equ SPM_A, 0
-.equ SPM_B, (M*K + 63) & ~63
+.equ SPM_B, ((M*K + 127) & ~127) + SKEW
 .equ ACC_C, 0
 
 # Stage SRC, DST, SMEM, DMEM, ESIZE and N0 (dims 1-3: 1, dense strides).

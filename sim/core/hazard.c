@@ -607,6 +607,8 @@ static void hz_vector(struct hz *h, int tid, int core, const struct tile_cmd *tc
 		dt = (enum npu_dtype)g->out_type;
 		break;
 	case ISA_OP_VREDSUM: case ISA_OP_VREDMAX: case ISA_OP_VREDMIN:
+		/* One result per row, in otype (int8 sums may go to int32). */
+		dt = (enum npu_dtype)g->out_type;
 		d_elems = 1;
 		break;
 	case ISA_OP_VTRANS:

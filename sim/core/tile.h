@@ -119,14 +119,12 @@ struct xu_port {
 
 /*
  * Who to tell when a unit frees capacity or completes a command: the
- * control unit installs itself here (event kind 'kind' at EV_PRI_WAKE).
+ * control unit installs itself here.  A unit wakes it by scheduling event
+ * 'kind' on 'unit' at EV_PRI_WAKE of the current cycle.
  */
 struct tile_listener {
 	struct unit *unit;      /* control unit to wake, NULL = nobody */
 	unsigned kind;          /* its event kind for "a unit changed state" */
 };
-
-/* Schedule a wake-up of the listener at the current cycle. */
-int tile_notify(const struct tile_listener *l, eng *e) NPU_WUR;
 
 #endif

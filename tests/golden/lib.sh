@@ -1,0 +1,50 @@
+# lib.sh - shared helpers of the end-to-end golden tests.
+#
+# Sourced by tests/golden/<case>/run.sh, which is run from the top of the
+# tree as `sh tests/golden/<case>/run.sh BUILD/npusim`.  A case computes
+# its reference results itself (tests/tools/gemmref.c is independent of the
+# simulator), checks them, and appends the numbers that must not change by
+# accident (cycles, counters, trace digests) to $actual; `golden` compares
+# that with the committed tests/golden/<case>/expected.  Rewrite goldens
+# with `make golden-update` (GOLDEN_UPDATE=1), and only on purpose.
+set -e
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+build=$(dirname "$bin")
+ref=$build/gemmref
+case_dir=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+actual=$tmp/actual
+: > "$actual"
+
+fail() { echo "FAIL ($(basename "$case_dir")): $*" >&2; exit 1; }
+record() { echo "$*" >> "$actual"; }
+
+# counter FILE.csv NAME: value of one counter from a --counters CSV.
+counter() { grep "^$2," "$1" | cut -d, -f2; }
+
+# fold_cycles DF M K N R C: the SCALE-Sim busy cycles of a whole GEMM.
+fold_cycles() {
+	df=$1 m=$2 k=$3 n=$4 r=$5 c=$6
+	cdiv() { echo $(( ($1 + $2 - 1) / $2 )); }
+	case $df in
+	ws) echo $(( $(cdiv "$k" "$r") * $(cdiv "$n" "$c") * (2*r + c + m - 2) )) ;;
+	is) echo $(( $(cdiv "$k" "$r") * $(cdiv "$m" "$c") * (2*r + c + n - 2) )) ;;
+	os) echo $(( $(cdiv "$m" "$r") * $(cdiv "$n" "$c") * (k + r + c - 2) )) ;;
+	esac
+}
+
+# digest FILE.json.gz: checksum of the uncompressed trace.
+digest() { gzip -dc "$1" | cksum | cut -d' ' -f1; }
+
+golden() {
+	if [ "${GOLDEN_UPDATE:-0}" = 1 ]; then
+		cp "$actual" "$case_dir/expected"
+		echo "updated $case_dir/expected"
+		return 0
+	fi
+	[ -f "$case_dir/expected" ] ||
+		fail "no golden file $case_dir/expected (run make golden-update)"
+	diff -u "$case_dir/expected" "$actual" >&2 ||
+		fail "results differ from the golden file (if that is on purpose: make golden-update)"
+}

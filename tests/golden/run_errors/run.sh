@@ -1,0 +1,71 @@
+# Bad input and faulting programs: one clear message with a place, the
+# documented exit status, and no output file left behind.
+. "$(dirname "$0")/../lib.sh"
+
+# expect STATUS PATTERN CMD...: run, check the exit status and stderr.
+expect() {
+	want=$1 pat=$2
+	shift 2
+	set +e
+	"$@" > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+	set -e
+	[ $rc = "$want" ] || { cat "$tmp/err" >&2; fail "exit $rc, expected $want: $*"; }
+	grep -q -- "$pat" "$tmp/err" || { cat "$tmp/err" >&2; fail "no '$pat' in the message: $*"; }
+	record "exit $rc: $(grep -- "$pat" "$tmp/err" | head -1)"
+}
+
+cd "$tmp"
+cfg=$OLDPWD/configs/default.cfg
+
+# A wait nobody signals: deadlock, naming the unit and what it waits on.
+printf '\twait\tctl, 3, 1\n\thalt\n' > deadlock.s
+expect 3 "waits for semaphore 3 >= 1" "$bin" run -c "$cfg" deadlock.s --counters out.json
+[ ! -e out.json ] || fail "a failed run left out.json behind"
+
+# A queued wait on the matrix engine that never passes: the halted core names it.
+printf '\twait\tmtx, 5, 2\n\thalt\n' > qdeadlock.s
+expect 3 "mtx queue head" "$bin" run -c "$cfg" qdeadlock.s
+
+# A DMA reading past the end of DRAM: fault with core, pc and cycle.
+cat > dmafault.s <<'S'
+	li	t0, 0x7fffffff
+	dset	src, t0
+	li	t0, 4096
+	dset	n0, t0
+	dma	0
+	fence	all
+	halt
+S
+expect 3 "core 0 pc 0x" "$bin" run -c "$cfg" dmafault.s
+
+# Scalar memory out of range.
+printf '\tli\tt0, 0x10000000\n\tld\tt1, 0(t0)\n\thalt\n' > ldfault.s
+expect 3 "outside \[0, 0x10000)" "$bin" run -c "$cfg" ldfault.s
+
+# An endless loop stopped by the watchdog.
+printf 'top:\n\tj\ttop\n' > spin.s
+expect 3 "cycle limit 5000 reached" "$bin" run -c "$cfg" spin.s --max-cycles 5000
+
+# Assembly errors: compiler-style, exit 1, no object left.
+printf '\taddd\tt0, t0, t0\n' > typo.s
+expect 1 "typo.s:1:2: error" "$bin" run -c "$cfg" typo.s
+
+# A tensor the program does not declare, and a file of the wrong shape.
+printf '.tensor X, dram, 0, int8, 4, 4\n\thalt\n' > tens.s
+expect 1 "no tensor 'Y'" "$bin" run -c "$cfg" tens.s --input Y=x.npy
+"$ref" gen 3 4 4 1 x.npy y.npy
+expect 1 "does not match tensor 'X'" "$bin" run -c "$cfg" tens.s --input X=x.npy
+expect 1 "x.npy" "$bin" run -c "$cfg" tens.s --output X=/nonexistent/dir/x.npy
+
+# Config errors: exit 2 with file:line and did-you-mean.
+printf 'core: { matrix: { rwos = 8; }; };\n' > bad.cfg
+expect 2 "bad.cfg:1: error: unknown key 'core.matrix.rwos' (did you mean 'core.matrix.rows'?)" \
+	"$bin" run -c bad.cfg tens.s
+expect 2 "core.dma.engines" "$bin" run -c "$cfg" -s core.dma.engines=0 tens.s
+
+# Usage errors: exit 2.
+expect 2 "no program given" "$bin" run -c "$cfg"
+expect 2 "unknown option" "$bin" run --frobnicate tens.s
+cd "$OLDPWD"
+golden
