@@ -51,11 +51,15 @@ BIN        := $(BUILD)/npusim
 UNIT_TESTS := engine diag num npy traces sram arch vecmath dram matrix isa asm vector
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/test_%)
 
+# Benchmarks of the simulator itself: bench/<name>.c -> $(BUILD)/bench/<name>
+BENCH_SRCS := bench/bench_matrix.c
+BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
+
 # Generated documentation, checked for staleness by `make test`.
 MKDOC      := $(BUILD)/mkdoc
 GEN_DOCS   := counters config isa
 
-DEPS := $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(UNIT_BINS:=.d) $(MKDOC).d
+DEPS := $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(UNIT_BINS:=.d) $(MKDOC).d $(BENCH_BINS:=.d)
 
 # ---- rules ------------------------------------------------------------------
 .PHONY: all deps run test unit docs docs-check asan debug bench fuzz \
@@ -79,6 +83,10 @@ $(BIN): $(CLI_OBJS) $(LIB)
 $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/testutil.h $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(LIB) $(CHECK_LIBS) $(LDLIBS)
+
+$(BUILD)/bench/%: bench/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 $(MKDOC): util/mkdoc.c $(LIB)
 	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
@@ -110,7 +118,7 @@ debug:
 	@$(MAKE) --no-print-directory BUILD=build/debug OPT="-O0 -g" \
 	  CFLAGS="-DNPU_DEBUG" unit
 
-bench: deps $(BIN)
+bench: deps $(BIN) $(BENCH_BINS)
 	@sh bench/run.sh $(BIN)
 
 golden-update: $(BIN)

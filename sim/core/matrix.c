@@ -1163,34 +1163,75 @@ static union mtx_val *tile_dec(struct mtx_tile *t)
 	return t->dec;
 }
 
+/* Scratch of n values in the unit (one decoded row, one row of sums). */
+static union mtx_val *scratch(struct mtx *m, uint32_t n)
+{
+	if (n > m->n_tmp) {
+		union mtx_val *v = realloc(m->tmp, (size_t)n * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		m->tmp = v;
+		m->n_tmp = n;
+	}
+	return m->tmp;
+}
+
+/*
+ * acc[j] (+)= a * row[j] for j < n: one k step of n independent chains.
+ * Integers wrap modulo 2^32 and floats round the product, then the sum, to
+ * fp32: exactly num_mac_i32 / num_mac_f32 (num.h), inlined for the ints
+ * because this loop is the functional work of every mmul.
+ */
+static void mac_row(int fl, union mtx_val *acc, union mtx_val a,
+		    const union mtx_val *row, uint32_t n)
+{
+	uint32_t j;
+
+	if (fl) {
+		for (j = 0; j < n; j++)
+			acc[j].f = num_mac_f32(acc[j].f, a.f, row[j].f);
+	} else {
+		for (j = 0; j < n; j++)
+			acc[j].i = (int32_t)((uint32_t)acc[j].i +
+					     (uint32_t)a.i * (uint32_t)row[j].i);
+	}
+}
+
 /*
  * One result row by the array's arithmetic: each output is the chain of
  * products in increasing k from +0, as the partial sum moves down the
  * column (WS, IS) or accumulates in place (OS); padded PEs add +0*+0,
- * which changes no sum, so they are skipped.
+ * which changes no sum, so they are skipped.  The loops run k outside and
+ * the outputs inside; every output still sees its products in k order.
  */
 static int fast_row_values(struct mtx *m, struct mtx_insn *in, uint32_t row)
 {
 	struct mtx_stream *w = &in->st[in->w_st];
 	uint8_t *dst = w->buf + (size_t)row * w->bytes;
 	int fl = dtype_is_float((enum npu_dtype)in->in_type);
-	uint32_t K = in->k, j, k;
-	union mtx_val zero, *v;
+	uint32_t K = in->k, j, k, cols = w->bytes / 4;
+	union mtx_val *acc, *a, *v;
 
-	zero.i = 0;
-	if (fl)
-		zero.f = 0.0f;
 	if (in->kind == MTX_OUT) {
 		const struct mtx_cfg *f = &in->cmd.u.m.cfg;
 		const uint8_t *src = in->st[0].buf + (size_t)row * in->st[0].bytes;
-		uint32_t cols = in->st[0].bytes / 4;
 
+		cols = in->st[0].bytes / 4;
 		for (j = 0; j < cols; j++)
 			num_set_bits((enum npu_dtype)f->out_type, dst, j,
 				     requant(in->acc_type, get_le32(src + 4 * j),
 					     f->out_type, f->out_scale,
 					     f->out_zp, f->out_act));
 		return 0;
+	}
+	if (!(acc = scratch(m, cols + K)))
+		return NPU_ENOMEM;
+	a = acc + cols;
+	for (j = 0; j < cols; j++) {
+		acc[j].i = 0;
+		if (fl)
+			acc[j].f = 0.0f;
 	}
 	if (in->df == MTX_OS) {
 		union mtx_val *at, *b;
@@ -1212,45 +1253,24 @@ static int fast_row_values(struct mtx *m, struct mtx_insn *in, uint32_t row)
 		}
 		at = in->dec;
 		b = at + (size_t)K * in->m;
-		for (j = 0; j < in->n; j++) {
-			union mtx_val acc = zero;
-
-			for (k = 0; k < K; k++)
-				acc = mtx_mac(fl, acc, at[(size_t)k * in->m + row],
-					      b[(size_t)k * in->n + j]);
-			put_le32(dst + 4 * j, fl ? num_f32_bits(acc.f)
-						 : (uint32_t)acc.i);
-		}
-		return 0;
-	}
-	{
+		for (k = 0; k < K; k++)
+			mac_row(fl, acc, at[(size_t)k * in->m + row],
+				b + (size_t)k * in->n, cols);
+	} else {
 		/* WS: A row x W (K x N); IS: B^T row x A^T (K x M) */
 		union mtx_val *t = tile_dec(in->tile);
-		uint32_t cols = in->tile->cols;
-		union mtx_val *a;
 
-		if (K > m->n_tmp) {
-			a = realloc(m->tmp, (size_t)K * sizeof(*a));
-			if (!a)
-				return NPU_ENOMEM;
-			m->tmp = a;
-			m->n_tmp = K;
-		}
-		a = m->tmp;
 		if (!t)
 			return NPU_ENOMEM;
 		mtx_decode(in->in_type,
 			   in->st[0].buf + (size_t)row * in->st[0].bytes, K, a);
-		for (j = 0; j < cols; j++) {
-			union mtx_val acc = zero;
-
-			for (k = 0; k < K; k++)
-				acc = mtx_mac(fl, acc, a[k],
-					      t[(size_t)k * cols + j]);
-			put_le32(dst + 4 * j, fl ? num_f32_bits(acc.f)
-						 : (uint32_t)acc.i);
-		}
+		for (k = 0; k < K; k++)
+			mac_row(fl, acc, a[k], t + (size_t)k * in->tile->cols,
+				cols);
 	}
+	for (j = 0; j < cols; j++)
+		put_le32(dst + 4 * j, fl ? num_f32_bits(acc[j].f)
+					 : (uint32_t)acc[j].i);
 	return 0;
 }
 
