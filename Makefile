@@ -48,7 +48,7 @@ LIB        := $(BUILD)/libnpusim.a
 BIN        := $(BUILD)/npusim
 
 # Check unit tests: tests/unit/test_<name>.c -> $(BUILD)/tests/test_<name>
-UNIT_TESTS := engine diag num npy traces sram arch vecmath dram matrix isa asm vector
+UNIT_TESTS := engine diag num npy traces sram arch vecmath dram matrix isa asm obj vector
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/test_%)
 
 # Benchmarks of the simulator itself: bench/<name>.c -> $(BUILD)/bench/<name>
