@@ -36,9 +36,10 @@ UTIL_SRCS  := util/diag.c util/dtype.c util/fsout.c util/strutil.c util/npy.c
 ARCH_SRCS  := arch/arch.c arch/arch_dump.c
 ISA_SRCS   := isa/isa.c isa/isa_doc.c
 ASM_SRCS   := asm/asm.c asm/asm_lex.c asm/asm_li.c asm/asm_doc.c asm/obj.c
-CORE_SRCS  := sim/core/engine.c sim/core/counters.c sim/core/num.c sim/core/sram.c sim/core/vecmath.c sim/core/dram.c sim/core/dram_bench.c sim/core/matrix.c sim/core/matrix_pe.c sim/core/vector.c
+CORE_SRCS  := sim/core/engine.c sim/core/counters.c sim/core/num.c sim/core/vecmath.c sim/core/vector.c sim/core/sram.c sim/core/dram.c sim/core/dram_bench.c sim/core/matrix.c sim/core/dma.c sim/core/matrix_pe.c \
+              sim/core/control.c sim/core/hazard.c sim/core/chip.c
 TRC_SRCS   := traces/ctrout.c traces/trace.c
-CLI_SRCS   := cli/main.c cli/cmd_config.c cli/cmd_dram.c cli/cmd_as.c cli/cmd_objdump.c
+CLI_SRCS   := cli/main.c cli/cmd_config.c cli/cmd_dram.c cli/cmd_as.c cli/cmd_objdump.c cli/cmd_run.c
 
 LIB_SRCS   := $(UTIL_SRCS) $(ARCH_SRCS) $(ISA_SRCS) $(ASM_SRCS) $(CORE_SRCS) \
               $(TRC_SRCS)
@@ -48,11 +49,11 @@ LIB        := $(BUILD)/libnpusim.a
 BIN        := $(BUILD)/npusim
 
 # Check unit tests: tests/unit/test_<name>.c -> $(BUILD)/tests/test_<name>
-UNIT_TESTS := engine diag num npy traces sram arch vecmath dram matrix isa asm obj vector
+UNIT_TESTS := engine diag num vecmath vector npy traces sram arch dram matrix isa asm obj dma
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/test_%)
 
 # Benchmarks of the simulator itself: bench/<name>.c -> $(BUILD)/bench/<name>
-BENCH_SRCS := bench/bench_matrix.c
+BENCH_SRCS := bench/bench_matrix.c bench/bench_engine.c
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 
 # Generated documentation, checked for staleness by `make test`.
@@ -84,6 +85,11 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/testutil.h $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(LIB) $(CHECK_LIBS) $(LDLIBS)
 
+# Host tools used by `make run` and the golden tests (independent references).
+TOOLS      := $(BUILD)/gemmref
+$(BUILD)/gemmref: tests/tools/gemmref.c $(LIB)
+	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
 $(BUILD)/bench/%: bench/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
@@ -97,10 +103,11 @@ docs: $(MKDOC)
 docs-check: $(MKDOC)
 	@sh scripts/docs_check.sh $(MKDOC) $(GEN_DOCS)
 
-run: deps $(BIN)
-	@sh scripts/run_default.sh $(BIN)
+run: deps
+	@$(MAKE) --no-print-directory $(BIN) $(TOOLS)
+	@sh scripts/run_default.sh $(BUILD)
 
-unit: $(UNIT_BINS) $(BIN)
+unit: $(UNIT_BINS) $(BIN) $(TOOLS)
 
 test: deps
 	@$(MAKE) --no-print-directory unit $(MKDOC)
@@ -118,11 +125,11 @@ debug:
 	@$(MAKE) --no-print-directory BUILD=build/debug OPT="-O0 -g" \
 	  CFLAGS="-DNPU_DEBUG" unit
 
-bench: deps $(BIN) $(BENCH_BINS)
+bench: deps $(BIN) $(BENCH_BINS) $(TOOLS)
 	@sh bench/run.sh $(BIN)
 
-golden-update: $(BIN)
-	@sh scripts/golden_update.sh $(BIN)
+golden-update: $(BIN) $(TOOLS)
+	@sh scripts/golden_update.sh $(BUILD)
 
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/npusim/configs

@@ -17,4 +17,51 @@ run() {
 	"$dir/$1" || status=1
 }
 run bench_matrix
+run bench_engine
+
+# End to end: whole programs through `npusim run`, simulated cycles per host
+# second, and the ratios between array sizes measured in this one run.
+secs() { date +%s.%N; }
+e2e() {   # name config args...
+	name=$1
+	shift
+	"$bin" run --counters "$tmpd/c.csv" -q "$@" >/dev/null 2>&1 || {
+		echo "bench.e2e.$name: run failed" >&2
+		status=1
+		return
+	}
+	cyc=$(grep '^cycles,' "$tmpd/c.csv" | cut -d, -f2)
+	t0=$(secs)
+	"$bin" run -q "$@" >/dev/null 2>&1
+	t1=$(secs)
+	awk -v n="$name" -v c="$cyc" -v a="$t0" -v b="$t1" 'BEGIN {
+		d = b - a; printf "bench.e2e.%s: %d cycles in %.3f s, %.2f M cycles/s\n", n, c, d, c / d / 1e6 }'
+	echo "$t1 $t0" > "$tmpd/t.$name"
+}
+tmpd=$(mktemp -d)
+trap 'rm -rf "$tmpd"' EXIT
+gen=$(dirname "$bin")/gemmref
+if [ -x "$gen" ]; then
+	"$gen" gen 512 256 256 1 "$tmpd/A.npy" "$tmpd/B.npy"
+	e2e gemm_16x16 -c configs/gemmini.cfg -s core.scratchpad.bytes=1M -s core.accumulator.bytes=1M \
+		asm/kernels/gemm.s -D ROWS=16 -D COLS=16 -D M=512 -D K=256 -D N=256 \
+		--input A="$tmpd/A.npy" --input B="$tmpd/B.npy"
+	e2e gemm_32x32 -c configs/default.cfg -s core.scratchpad.bytes=1M -s core.accumulator.bytes=1M \
+		asm/kernels/gemm.s -D M=512 -D K=256 -D N=256 \
+		--input A="$tmpd/A.npy" --input B="$tmpd/B.npy"
+	e2e gemm_256x256 -c configs/tpu-v1.cfg \
+		asm/kernels/gemm.s -D ROWS=256 -D COLS=256 -D M=512 -D K=256 -D N=256 \
+		--input A="$tmpd/A.npy" --input B="$tmpd/B.npy"
+	e2e gemm_32x32_pe -c configs/default.cfg -s core.scratchpad.bytes=1M -s core.accumulator.bytes=1M \
+		asm/kernels/gemm.s -D M=512 -D K=256 -D N=256 --matrix-model=pe \
+		--input A="$tmpd/A.npy" --input B="$tmpd/B.npy"
+	awk 'FNR == 1 { split($0, t, " "); d[FILENAME] = t[1] - t[2] }
+	     END { for (f in d) if (f ~ /gemm_32x32$/) base = d[f];
+		   for (f in d) { n = f; sub(/.*t\./, "", n);
+			printf "bench.e2e.ratio: host time %s / gemm_32x32 = %.2f\n", n, d[f] / base } }' \
+		"$tmpd"/t.* | sort
+else
+	echo "bench: $gen is missing (make bench builds it)" >&2
+	status=1
+fi
 exit $status
