@@ -27,6 +27,7 @@ struct gen {
 	uint64_t next_seq;              /* next slot of the sequential stream */
 	uint64_t issued;                /* requests accepted by the DRAM */
 	uint64_t completed;             /* requests done */
+	uint64_t window;                /* most requests in flight at once */
 	int have_next;                  /* next_addr/next_write hold a refused one */
 	uint64_t next_addr;             /* the request to issue next */
 	int next_write;
@@ -73,6 +74,8 @@ static void gen_next(struct gen *g)
 	g->have_next = 1;
 }
 
+static int gen_kick(struct gen *g);
+
 /* A request completed: the last completion ends the measured span. */
 static int gen_done(void *ctx, uint64_t tag, cycle_t when)
 {
@@ -81,6 +84,10 @@ static int gen_done(void *ctx, uint64_t tag, cycle_t when)
 	(void)tag;
 	g->completed++;
 	g->last_done = when;
+	/* a full window reopens: go on issuing in this cycle */
+	if (g->issued - g->completed + 1 == g->window &&
+	    g->issued < g->cfg->requests)
+		return gen_kick(g);
 	return 0;
 }
 
@@ -114,7 +121,8 @@ static int gen_event(struct unit *u, const struct ev *ev)
 
 	(void)ev;
 	g->issue_pending = 0;
-	while (g->issued < g->cfg->requests) {
+	while (g->issued < g->cfg->requests &&
+	       g->issued - g->completed < g->window) {
 		if (!g->have_next)
 			gen_next(g);
 		rc = dram_request(g->d, g->next_addr, g->bytes, g->next_write,
@@ -174,6 +182,21 @@ int dram_bench_run(const struct arch *a, const struct dram_bench_cfg *cfg,
 		goto out;
 	}
 	g.span = dram_size(g.d) / g.bytes;
+	/*
+	 * The timed DRAM limits what is in flight through its queues.  The
+	 * ideal one never refuses, so the generator limits itself: enough
+	 * requests to cover the bandwidth-delay product, plus as many as the
+	 * channels' queues would hold, so that latency includes the same
+	 * queueing as in the timed mode instead of the whole run's backlog.
+	 */
+	g.window = UINT64_MAX;
+	if (ARCH_E(a, DRAM_MODE) == 1) {
+		double bdp = ARCH_F(a, DRAM_IDEAL_BW) * ARCH_F(a, DRAM_IDEAL_LAT);
+
+		g.window = (uint64_t)ARCH_I(a, DRAM_CHANNELS) *
+			   (uint64_t)ARCH_I(a, DRAM_QUEUE) +
+			   (uint64_t)(bdp / g.bytes) + 1;
+	}
 	rc = gen_kick(&g);
 	if (rc)
 		goto out;

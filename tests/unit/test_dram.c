@@ -721,6 +721,10 @@ START_TEST(dram_ideal_latency_and_bandwidth_exact)
 	diag_init(&dg, stderr);
 	ck_assert_int_eq(dram_bench_run(&a, &c, &res, &dg), 0);
 	ck_assert_uint_eq(res.cycles, 2600);
+	/* the generator keeps the bandwidth-delay product (40 requests) plus
+	 * one queue (32) in flight: latency = 100 ns + at most 73 x 2.5 ns */
+	ck_assert_uint_ge(res.st.lat_max, 100 + 72 * 5 / 2);
+	ck_assert_uint_le(res.st.lat_max, 100 + 73 * 5 / 2 + 1);
 	ck_assert_double_eq_tol(res.peak_gbps, 25.6, 1e-9);
 	ck_assert_double_eq_tol(res.gbps, 64000.0 / 2600.0, 1e-9);
 	arch_free(&a);
