@@ -86,8 +86,8 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/testutil.h $(LIB)
 	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(LIB) $(CHECK_LIBS) $(LDLIBS)
 
 # Host tools used by `make run` and the golden tests (independent references).
-TOOLS      := $(BUILD)/gemmref
-$(BUILD)/gemmref: tests/tools/gemmref.c $(LIB)
+TOOLS      := $(BUILD)/gemmref $(BUILD)/lnref
+$(BUILD)/%: tests/tools/%.c $(LIB)
 	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 $(BUILD)/bench/%: bench/%.c $(LIB)
@@ -124,6 +124,32 @@ asan: deps
 debug:
 	@$(MAKE) --no-print-directory BUILD=build/debug OPT="-O0 -g" \
 	  CFLAGS="-DNPU_DEBUG" unit
+
+# libFuzzer: the input-parsing modules (util, isa, asm) rebuilt with
+# coverage and ASan/UBSan, one target
+# per input format, each run FUZZ_SECONDS from its seeds (new finds go to
+# build/fuzz/corpus_*, crashes to build/fuzz/crash-*; keep crashing inputs
+# in fuzz/regress/, which the unit tests replay).
+FUZZ_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_SEEDS_asm := fuzz/corpus/asm tests/asm $(wildcard asm/kernels)
+FUZZ_SEEDS_obj := fuzz/corpus/obj
+FUZZ_OBJS  := $(patsubst %.c,build/fuzz/%.o,$(UTIL_SRCS) $(ISA_SRCS) $(ASM_SRCS))
+define FUZZ_RUN
+	clang -std=c11 -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) -o build/fuzz/fuzz_$(1) \
+	  fuzz/fuzz_$(1).c $(FUZZ_OBJS) $(LDLIBS)
+	@mkdir -p build/fuzz/corpus_$(1)
+	build/fuzz/fuzz_$(1) -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+	  -rss_limit_mb=2048 -print_final_stats=1 \
+	  $(patsubst %,-dict=%,$(wildcard fuzz/$(1).dict)) \
+	  -artifact_prefix=build/fuzz/crash-$(1)- build/fuzz/corpus_$(1) \
+	  $(FUZZ_SEEDS_$(1))
+endef
+fuzz:
+	@NPU_NEED_CLANG=1 sh scripts/deps.sh
+	@$(MAKE) --no-print-directory BUILD=build/fuzz CC=clang OPT="-O1 -g" \
+	  SAN="-fsanitize=fuzzer-no-link $(FUZZ_SAN)" $(FUZZ_OBJS)
+	$(call FUZZ_RUN,asm)
+	$(call FUZZ_RUN,obj)
 
 bench: deps $(BIN) $(BENCH_BINS) $(TOOLS)
 	@sh bench/run.sh $(BIN)

@@ -1,0 +1,96 @@
+/*
+ * lnref.c - independent reference for the layernorm kernel.
+ *
+ *   lnref gen R L SEED X.npy          fp32 inputs, values in [-4, 4) plus a
+ *                                     per-row offset (so the mean matters)
+ *   lnref check X.npy Y.npy TOL       |Y - ref| <= TOL for every element,
+ *                                     ref = (x - mean) / sqrt(var + 1e-5)
+ *                                     computed in double
+ *
+ * Exit 0 when within tolerance, 1 otherwise (printing the worst element),
+ * 2 on bad usage or files.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../util/npy.h"
+
+static float lcgf(uint32_t *s)
+{
+	*s = *s * 1664525u + 1013904223u;
+	return (float)(*s >> 8) / 16777216.0f * 8.0f - 4.0f;
+}
+
+int main(int argc, char **argv)
+{
+	struct diag d;
+	struct npy x, y;
+
+	diag_init(&d, stderr);
+	if (argc == 6 && strcmp(argv[1], "gen") == 0) {
+		uint64_t sh[2] = { strtoull(argv[2], NULL, 0), strtoull(argv[3], NULL, 0) };
+		uint32_t seed = (uint32_t)strtoul(argv[4], NULL, 0);
+		uint64_t r, i;
+
+		if (npy_alloc(&x, DT_FP32, 2, sh))
+			return 2;
+		for (r = 0; r < sh[0]; r++)
+			for (i = 0; i < sh[1]; i++) {
+				float v = lcgf(&seed) + (float)r * 0.5f;
+
+				memcpy(x.data + 4 * (r * sh[1] + i), &v, 4);
+			}
+		return npy_write(argv[5], &x, &d) ? 2 : 0;
+	}
+	if (argc == 5 && strcmp(argv[1], "check") == 0) {
+		double tol = atof(argv[4]), worst = 0;
+		uint64_t r, i, rows, len, wr = 0, wi = 0;
+
+		if (npy_read(argv[2], &x, &d) || npy_read(argv[3], &y, &d))
+			return 2;
+		if (x.ndim != 2 || y.ndim != 2 || x.dtype != DT_FP32 ||
+		    y.dtype != DT_FP32 || x.shape[0] != y.shape[0] ||
+		    x.shape[1] != y.shape[1]) {
+			fprintf(stderr, "lnref: X and Y must be fp32 matrices of one shape\n");
+			return 2;
+		}
+		rows = x.shape[0];
+		len = x.shape[1];
+		for (r = 0; r < rows; r++) {
+			double mean = 0, var = 0;
+			float v;
+
+			for (i = 0; i < len; i++) {
+				memcpy(&v, x.data + 4 * (r * len + i), 4);
+				mean += v;
+			}
+			mean /= (double)len;
+			for (i = 0; i < len; i++) {
+				memcpy(&v, x.data + 4 * (r * len + i), 4);
+				var += (v - mean) * (v - mean);
+			}
+			var /= (double)len;
+			for (i = 0; i < len; i++) {
+				double want, e;
+				float got;
+
+				memcpy(&v, x.data + 4 * (r * len + i), 4);
+				memcpy(&got, y.data + 4 * (r * len + i), 4);
+				want = (v - mean) / sqrt(var + 1e-5);
+				e = fabs(got - want);
+				if (!(e <= worst)) {
+					worst = e;
+					wr = r;
+					wi = i;
+				}
+			}
+		}
+		printf("lnref: max |error| %.3g at [%llu][%llu] (tolerance %.3g)\n", worst,
+		       (unsigned long long)wr, (unsigned long long)wi, tol);
+		return worst <= tol ? 0 : 1;
+	}
+	fprintf(stderr, "usage: lnref gen R L SEED X.npy | check X.npy Y.npy TOL\n");
+	return 2;
+}
