@@ -48,11 +48,21 @@ static const char *const kind_names[] = {
 
 /* ---- numerics shared by both models ------------------------------------- */
 
+/*
+ * Bytes of a stored row of n elements.  Rows always start on a byte: an
+ * odd-length int4 row ends with a padding nibble that belongs to nobody.
+ */
 uint32_t mtx_row_bytes(int type, uint32_t n)
 {
 	return (uint32_t)dtype_bytes((enum npu_dtype)type, n);
 }
 
+/*
+ * The array's input stage: integers are sign-extended to int32 (int4/8/16
+ * products then fit the 32-bit multiplier exactly), floats widen to fp32,
+ * which holds every fp8/fp16/bf16 value exactly.  The pe model decodes the
+ * same way, element by element, so both feed identical bits to the MACs.
+ */
 void mtx_decode(int t, const uint8_t *raw, uint32_t n, union mtx_val *v)
 {
 	uint32_t i;
@@ -71,6 +81,7 @@ void mtx_decode(int t, const uint8_t *raw, uint32_t n, union mtx_val *v)
 	}
 }
 
+/* One PE step of the accumulation rule, by num.h's definition. */
 union mtx_val mtx_mac(int is_float, union mtx_val acc, union mtx_val a,
 		      union mtx_val b)
 {
@@ -83,6 +94,10 @@ union mtx_val mtx_mac(int is_float, union mtx_val acc, union mtx_val a,
 	return r;
 }
 
+/*
+ * Accumulator words are stored little-endian whatever the host (num.h's
+ * storage rule), so they are assembled byte by byte, never cast.
+ */
 static uint32_t get_le32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
@@ -226,8 +241,15 @@ static uint32_t requant(int acc_type, uint32_t acc_bits, int out_type,
 
 /* ---- small helpers ------------------------------------------------------ */
 
+/* The unit is the first member of struct mtx (unit.h's convention). */
 static struct mtx *M_(struct unit *u) { return (struct mtx *)u; }
 
+/*
+ * SCALE-Sim's cycles per fold, for tests and reports.  This is the model
+ * the engine reproduces; the engine itself never uses it: its timing comes
+ * from the per-instruction intervals built in insn_build (mpre R + mmul
+ * M+R+C-2 adds up to the WS figure), and in the pe model from the data.
+ */
 uint64_t mtx_fold_cycles(int df, uint32_t rows, uint32_t cols, uint32_t m,
 			 uint32_t k, uint32_t n)
 {
@@ -263,6 +285,11 @@ static int fault(struct mtx *m, const struct tile_cmd *c, const char *fmt,
 			  NPU_EFAULT, "matrix: %s", msg);
 }
 
+/*
+ * Drop a reference to a stationary tile.  A tile is shared by its mpre, by
+ * every mmul that computes with it, and by the "latest preload" slot of
+ * program order, so it lives exactly as long as anything may still read it.
+ */
 static void tile_put(struct mtx_tile *t)
 {
 	if (t && --t->refs == 0) {
@@ -301,6 +328,11 @@ static uint32_t stream_lead(sram *s, uint64_t addr, uint64_t stride,
 	return (uint32_t)g->latency + worst - 1;
 }
 
+/*
+ * Describe one stream of row accesses (see struct mtx_stream).  The lead is
+ * computed once per stream from the actual rows, so that the prefetch
+ * distance and the write slack match what the banks can really deliver.
+ */
 static void stream_set(struct mtx *m, struct mtx_stream *s, int mem,
 		       int write, int req, uint32_t n, int rev, int64_t first,
 		       uint64_t addr, uint32_t stride, uint32_t bytes)
@@ -349,6 +381,7 @@ static int stream_check(struct mtx *m, const struct tile_cmd *c,
 
 /* ---- command decoding and checks --------------------------------------- */
 
+/* Input types the multipliers take: every dtype except int32. */
 static int type_ok_in(int t)
 {
 	return t >= 0 && t < DT_N && t != DT_INT32;
@@ -426,6 +459,7 @@ static int insn_build(struct mtx *m, struct mtx_insn *in)
 	ia = type_align(in_t);
 
 	if (mc->kind == MTX_PRELOAD) {
+		/* WS holds B (K x N) and IS A^T (K x M): K on the rows */
 		uint32_t cols = in->df == MTX_WS ? N : M;
 
 		if (in->df == MTX_OS)
@@ -446,10 +480,19 @@ static int insn_build(struct mtx *m, struct mtx_insn *in)
 		return stream_check(m, c, &in->st[0], "stationary operand", ia);
 	}
 
-	/* MTX_MUL / MTX_MUL_ACC */
+	/*
+	 * MTX_MUL / MTX_MUL_ACC.  The interval is one fold's stream phase:
+	 * the preload (if any) was its own instruction, so mpre + mmul adds
+	 * up to SCALE-Sim's fold.
+	 */
 	in->path = MTX_PATH_COMPUTE;
 	switch (in->df) {
 	case MTX_WS:
+		/*
+		 * A row m enters the left skew buffer at m; its sums leave
+		 * the de-skew buffer once column C-1 has them, R-1 rows and
+		 * C-1 columns later: C row m at m + R + C - 2 (+P).
+		 */
 		if (K > R || N > C)
 			return fault(m, c, "%s (ws): K=%u x N=%u weights exceed the %ux%u array (K<=%u, N<=%u)",
 				     kind_names[mc->kind], K, N, R, C, R, C);
@@ -462,6 +505,8 @@ static int insn_build(struct mtx *m, struct mtx_insn *in)
 		in->t = (cycle_t)M + R + C - 2 + P;
 		break;
 	case MTX_IS:
+		/* WS with the roles swapped: B^T rows stream, A^T is
+		 * stationary, C^T rows leave (one per column n of B). */
 		if (K > R || M > C)
 			return fault(m, c, "%s (is): K=%u x M=%u stationary inputs exceed the %ux%u array (K<=%u, M<=%u)",
 				     kind_names[mc->kind], K, M, R, C, R, C);
@@ -474,6 +519,14 @@ static int insn_build(struct mtx *m, struct mtx_insn *in)
 		in->t = (cycle_t)N + R + C - 2 + P;
 		break;
 	default: /* MTX_OS */
+		/*
+		 * A^T row k and B row k enter at k (the skew buffers delay
+		 * element i by i); PE (i, j) takes product k at k+i+j, so
+		 * row i is final when PE (i, C-1) takes product K-1, at
+		 * K-1+i+C-1.  With os_drain, rows instead leave through the
+		 * bottom after the last product, the bottom one first
+		 * (hence rev: the stream's op j is row M-1-j).
+		 */
 		if (M > R || N > C)
 			return fault(m, c, "%s (os): output tile M=%u x N=%u exceeds the %ux%u array (M<=%u, N<=%u)",
 				     kind_names[mc->kind], M, N, R, C, R, C);
@@ -538,6 +591,11 @@ static int insn_build(struct mtx *m, struct mtx_insn *in)
 
 /* ---- the access sequencer ----------------------------------------------- */
 
+/*
+ * Issued accesses wait in a min-heap by deadline (ties by issue order, so
+ * the pop order never depends on pointers).  Only the earliest deadline
+ * matters for the stall rule, and ops retire in deadline order.
+ */
 static int op_before(const struct mtx_op *a, const struct mtx_op *b)
 {
 	if (a->deadline != b->deadline)
@@ -588,6 +646,12 @@ static void heap_pop(struct mtx *m)
 		m->heap[i] = last;
 }
 
+/*
+ * Keep exactly one live sequencer event.  Rescheduling (a new instruction
+ * made earlier work appear, or a stall pushed the next cycle later) bumps
+ * the generation word, which makes the engine drop the old event when it
+ * pops instead of running a pass at the wrong time.
+ */
 static int seq_schedule(struct mtx *m, cycle_t r)
 {
 	if (m->seq_when == r)
@@ -617,6 +681,12 @@ static int notify(struct mtx *m)
 }
 
 /* Functional effect of a completed access. */
+/*
+ * The functional side of an access, applied when the access completes (the
+ * moment the bytes move in hardware): reads capture the operand row, so a
+ * later overwrite of the scratchpad cannot change what the array computes;
+ * writes store a result row (mmacc: add it, the accumulator's adder).
+ */
 static int op_effect(struct mtx *m, struct mtx_insn *in, int si, uint32_t row)
 {
 	struct mtx_stream *s = &in->st[si];
@@ -690,6 +760,13 @@ static int op_done(void *ctx, uint64_t tag, cycle_t when)
 	return was_frozen || m->frozen ? seq_kick(m) : 0;
 }
 
+/*
+ * Issue op i of a stream at the current cycle.  The deadline differs by
+ * direction: a read must have arrived when the array consumes it (its
+ * event), a write must have been accepted 'lead' cycles after the array
+ * produced it (the result path's depth); either being late freezes the
+ * array when the deadline comes (deadlines_due).
+ */
 static int op_issue(struct mtx *m, struct mtx_insn *in, int si, uint32_t i,
 		    cycle_t event)
 {
@@ -721,6 +798,11 @@ static int op_issue(struct mtx *m, struct mtx_insn *in, int si, uint32_t i,
 			   (uint64_t)(uintptr_t)op);
 }
 
+/*
+ * The pe model's way to write a result row: the array, not a formula,
+ * decides when.  Rows must come in stream order; anything else means the
+ * data movement broke, which is reported rather than silently reordered.
+ */
 int mtx_emit_write(struct mtx *m, struct mtx_insn *in, uint32_t row,
 		   cycle_t x)
 {
@@ -750,6 +832,13 @@ static cycle_t next_cycle(const struct mtx *m)
 	const struct mtx_insn *in;
 	int i;
 
+	/*
+	 * Work can be: an instruction's first cycle (start), its last cycle
+	 * (end), the next access of a static stream, or a cycle the array
+	 * model must step (pe).  Nothing in between needs a visit: the fast
+	 * model jumps from one to the next.  Only placed instructions count,
+	 * and they form a prefix of the queue (placement is in order).
+	 */
 	for (in = m->head; in && in->placed; in = in->next) {
 		if (in->completed)
 			continue;
@@ -781,6 +870,8 @@ static void account_freeze(struct mtx *m, cycle_t d, uint64_t stall)
 	struct mtx_insn *in;
 	int busy = 0, out = 0;
 
+	/* intervals of in-flight instructions only: a completed one ended
+	 * before the clock reached any deadline still waiting here */
 	for (in = m->head; in && in->placed; in = in->next) {
 		if (in->completed || d < in->b || d >= in->b + in->t)
 			continue;
@@ -820,6 +911,11 @@ static int deadlines_due(struct mtx *m, cycle_t now)
 			m->frozen_at = op->deadline;
 			return 1;
 		}
+		/*
+		 * deadline + off is the real cycle array cycle 'deadline'
+		 * would have had; completing later pushes it, and with it
+		 * every later array cycle, by the difference.
+		 */
 		if (op->done_at > op->deadline + m->off) {
 			uint64_t stall = op->done_at - (op->deadline + m->off);
 
@@ -834,6 +930,13 @@ static int deadlines_due(struct mtx *m, cycle_t now)
 	return 0;
 }
 
+/*
+ * The clock reached an instruction's first cycle: its real start is now
+ * known (for spans), its queue slot frees (the control unit may dispatch),
+ * and its share of the busy union (computed at placement) is counted.
+ * Counting at the start rather than at placement keeps counters of a run
+ * stopped early (fault, cycle limit) to work that actually began.
+ */
 static int insn_start(struct mtx *m, struct mtx_insn *in, cycle_t now)
 {
 	in->started = 1;
@@ -855,6 +958,12 @@ static int process_cycle(struct mtx *m, cycle_t x, cycle_t now)
 	struct mtx_insn *in;
 	int i, rc;
 
+	/*
+	 * Order within the cycle: starts first (a swapping mmul's tile must
+	 * be in place before the array computes), then the array's own work
+	 * (pe: it may emit result rows of this cycle), then the streams'
+	 * accesses, then interval ends (which may complete instructions).
+	 */
 	for (in = m->head; in && in->placed; in = in->next)
 		if (!in->completed && !in->started && in->b == x &&
 		    (rc = insn_start(m, in, now)))
@@ -883,6 +992,9 @@ static int process_cycle(struct mtx *m, cycle_t x, cycle_t now)
 	for (in = m->head; in && in->placed; in = in->next) {
 		if (in->completed || in->array_done || in->b + in->t - 1 != x)
 			continue;
+		/* the interval is over; if its accesses are too, it
+		 * completes at the start of the next cycle (an event, since
+		 * nothing else may happen then) */
 		in->array_done = 1;
 		in->array_end_real = now + 1;
 		if (in->ops_left == 0 &&
@@ -912,6 +1024,8 @@ static int seq_run(struct mtx *m)
 		x = next_cycle(m);
 		if (x == CYCLE_MAX)
 			return 0;
+		/* x's real cycle under the stalls known so far; deadlines
+		 * between now and x are checked when the clock gets there */
 		r = x + m->off;
 		if (r > now)
 			return seq_schedule(m, r);
@@ -925,6 +1039,12 @@ static int seq_run(struct mtx *m)
 /* ---- placement ------------------------------------------------------------ */
 
 /* Cycles before B that the instruction's first reads must issue. */
+/*
+ * An instruction's first reads are issued 'lead' cycles before the rows
+ * are consumed.  When it is placed on an idle engine those cycles must
+ * still lie ahead, so the instruction cannot start earlier than this many
+ * cycles after its placement cycle.
+ */
 static cycle_t lead_in(const struct mtx_insn *in)
 {
 	int64_t need = 0;
@@ -998,6 +1118,12 @@ static int place_one(struct mtx *m, struct mtx_insn *in, cycle_t a_place)
 	cycle_t b = a_place + lead_in(in), e;
 	int rc;
 
+	/*
+	 * The array runs one instruction at a time (compute path, shared
+	 * with mout's slot so that the drain rule orders them), the shadow
+	 * weight registers load one preload at a time (weight path), and
+	 * each starts no earlier than its prefetch allows.
+	 */
 	switch (in->path) {
 	case MTX_PATH_WEIGHT:
 		/* shadow registers free once the previous tile swapped in */
@@ -1032,6 +1158,11 @@ static int place_one(struct mtx *m, struct mtx_insn *in, cycle_t a_place)
 	if (in->path != MTX_PATH_OUT &&
 	    (rc = busy_add(m, b, e, a_place, &in->busy_add)))
 		return rc;
+	/*
+	 * Preload cycles count only where the array is not computing: all of
+	 * a non-double-buffered mpre (it occupies the array), the uncovered
+	 * part of a double-buffered one.
+	 */
 	if (in->kind == MTX_PRELOAD) {
 		/* not hidden: the part no compute interval overlaps (with
 		 * double-buffering only earlier mmuls can overlap it) */
@@ -1069,6 +1200,8 @@ static int place_ready(struct mtx *m)
 		(void)deadlines_due(m, now);
 	while (m->unplaced) {
 		struct mtx_insn *in = m->unplaced;
+		/* the array's current cycle: while frozen, the clock stands
+		 * at the deadline it waits for */
 		cycle_t a_now = m->frozen ? m->frozen_at : now - m->off;
 
 		if (in->needs_drain && m->n_inflight > 0)
@@ -1085,6 +1218,11 @@ static int place_ready(struct mtx *m)
 	return placed ? seq_kick(m) : 0;
 }
 
+/*
+ * Release an instruction.  An mpre's stream buffer is its tile's data (the
+ * rows land there directly), so the tile reference, not the stream, owns
+ * those bytes.
+ */
 static void insn_free(struct mtx *m, struct mtx_insn *in)
 {
 	int i;
@@ -1111,6 +1249,11 @@ static void trace_span(struct mtx *m, const struct mtx_insn *in, cycle_t end)
 	unit_span(&m->u, in->real_start, end, kind_names[in->kind], args);
 }
 
+/*
+ * Every access of the instruction completed and its interval ended: count
+ * it, emit its span, free it, wake the control unit (sig/fence may now
+ * pass) and place whatever waited for the engine to drain.
+ */
 static int insn_complete(struct mtx *m, struct mtx_insn *in, cycle_t t)
 {
 	in->completed = 1;
@@ -1146,6 +1289,11 @@ static int insn_complete(struct mtx *m, struct mtx_insn *in, cycle_t t)
 /* ---- the fast array model ------------------------------------------------ */
 
 /* Decoded stationary tile (rows x cols values), built on first use. */
+/*
+ * A tile is decoded once, when its first result row is computed, and
+ * shared by every mmul that reuses it: decoding per row would cost K*N per
+ * row instead of per tile.
+ */
 static union mtx_val *tile_dec(struct mtx_tile *t)
 {
 	uint32_t r;
@@ -1236,6 +1384,9 @@ static int fast_row_values(struct mtx *m, struct mtx_insn *in, uint32_t row)
 	if (in->df == MTX_OS) {
 		union mtx_val *at, *b;
 
+		/* every OS result row needs all K rows of A^T and B: decode
+		 * them once per instruction, at its first result row (all
+		 * reads have completed by then: their deadlines come first) */
 		if (!in->dec) {
 			v = malloc((size_t)K * (in->m + in->n) * sizeof(*v));
 			if (!v)
@@ -1281,6 +1432,11 @@ const struct mtx_backend mtx_fast_backend = {
 
 /* ---- unit and port ---------------------------------------------------------- */
 
+/*
+ * Two events of our own: a sequencer pass (issue-phase, so accesses it
+ * issues compete in the same cycle's arbitration) and the completion of an
+ * instruction whose accesses all finished before its interval ended.
+ */
 static int mtx_on_event(struct unit *u, const struct ev *ev)
 {
 	struct mtx *m = M_(u);
@@ -1297,6 +1453,11 @@ static int mtx_on_event(struct unit *u, const struct ev *ev)
 	}
 }
 
+/*
+ * Deadlock report: with the event queue empty, an unfinished instruction
+ * can only mean a lost wake-up in this model; say which one and whether the
+ * array was frozen on an access.
+ */
 static int mtx_blocked(const struct unit *u, char *buf, size_t n)
 {
 	const struct mtx *m = (const struct mtx *)u;
@@ -1344,6 +1505,11 @@ static const struct unit_ops mtx_ops = {
 	.destroy = mtx_destroy,
 };
 
+/*
+ * The queue holds instructions that have not started yet: a started
+ * instruction has left the queue for the array even though it may run for
+ * many more cycles (that is what lets folds go back to back).
+ */
 static int mtx_can_accept(const struct unit *u)
 {
 	const struct mtx *m = (const struct mtx *)u;
@@ -1351,12 +1517,18 @@ static int mtx_can_accept(const struct unit *u)
 	return m->n_waiting < m->depth;
 }
 
+/* Idle: every accepted instruction has completed (results written). */
 static int mtx_idle(const struct unit *u)
 {
 	return ((const struct mtx *)u)->head == NULL;
 }
 
 /* Allocate an instruction's row buffers (and an mpre's tile). */
+/*
+ * Buffers sized by the instruction's operands, allocated once per
+ * instruction (never per row): they are bounded by the memories' sizes,
+ * since each holds rows that came from, or go to, an SRAM.
+ */
 static int insn_alloc(struct mtx *m, struct mtx_insn *in)
 {
 	int i;
@@ -1394,6 +1566,12 @@ static int insn_alloc(struct mtx *m, struct mtx_insn *in)
 	return 0;
 }
 
+/*
+ * Take a command from the control unit at the current cycle: check it
+ * against the array and the program-order state (faults are reported here,
+ * with the pc), allocate it, update the program-order state (the latest
+ * preload, the drain rule of mout) and place it if possible.
+ */
 static int mtx_accept(struct unit *u, const struct tile_cmd *cmd)
 {
 	struct mtx *m = M_(u);
@@ -1419,6 +1597,8 @@ static int mtx_accept(struct unit *u, const struct tile_cmd *cmd)
 	 * read what it writes: it waits for, and is waited for by, all. */
 	in->needs_drain = in->kind == MTX_OUT || m->prev_kind == MTX_OUT;
 	m->prev_kind = in->kind;
+	/* program order decides which tile an mmul uses: the latest mpre
+	 * accepted before it, whatever the timing of the loads */
 	if (in->kind == MTX_PRELOAD) {
 		tile_put(m->cur_tile);
 		m->cur_tile = in->tile;
@@ -1450,6 +1630,13 @@ void mtx_set_span_hook(struct unit *u, mtx_span_fn fn, void *ctx)
 	m->span_ctx = ctx;
 }
 
+/*
+ * The requestors are registered in a fixed order (left, top, out; then the
+ * accumulator's), which fixes their priority under fixed-priority
+ * arbitration and their counter names; the chip creates the matrix engine
+ * before the vector unit and DMA engines, so the array, which cannot pause
+ * cheaply, wins their conflicts.
+ */
 struct unit *mtx_new(eng *e, const struct arch *a, int core, sram *spm,
 		     sram *acc, const struct tile_listener *l)
 {

@@ -73,6 +73,7 @@ struct pe_insn {
 	int any_active;        /* last_active is valid */
 };
 
+/* The backend's state hangs off the unit (matrix_int.h's 'pe'). */
 static struct pe *P_(const struct mtx *m) { return m->pe; }
 
 /* Element i of a stored row, decoded as mtx_decode does. */
@@ -88,6 +89,10 @@ static union mtx_val elem(int t, const uint8_t *row, uint32_t i)
 	return v;
 }
 
+/*
+ * The value a padding PE holds or a chain starts from: +0 (never -0, so an
+ * all-padding chain gives the same bits the fast model's skipped one does).
+ */
 static union mtx_val zero_of(int is_float)
 {
 	union mtx_val z;
@@ -98,6 +103,11 @@ static union mtx_val zero_of(int is_float)
 	return z;
 }
 
+/*
+ * Allocate the array once per unit: R*C registers of each kind, plus the
+ * next-cycle copies of the moving ones (every PE reads its neighbours'
+ * values of the previous cycle, so the update must not be in place).
+ */
 static int pe_init(struct mtx *m)
 {
 	struct pe *p = calloc(1, sizeof(*p));
@@ -141,6 +151,11 @@ static void pe_fini(struct mtx *m)
 	m->pe = NULL;
 }
 
+/*
+ * Per-instruction bookkeeping: which result columns of each row have
+ * reached the de-skew buffer (a row is complete when all C have), and the
+ * last cycle the array did work for it (checked against its interval).
+ */
 static int pe_place(struct mtx *m, struct mtx_insn *in)
 {
 	struct pe_insn *s;
@@ -174,11 +189,19 @@ static void pe_insn_done(struct mtx *m, struct mtx_insn *in)
 	}
 }
 
+/* Instructions that occupy the array or its shadow registers. */
 static int in_array(const struct mtx_insn *in)
 {
 	return in->placed && !in->completed && in->path != MTX_PATH_OUT;
 }
 
+/*
+ * The array must be stepped at every cycle of every array or weight-load
+ * interval, in order, and at the cycles delayed result rows are due.  The
+ * sequencer visits the returned cycle (after its deadlines are met), so no
+ * interval cycle is skipped.  Idle cycles between intervals are not
+ * stepped: the array is empty then (check_end makes sure of it).
+ */
 static cycle_t pe_next_step(const struct mtx *m)
 {
 	const struct pe *p = P_(m);
@@ -197,6 +220,7 @@ static cycle_t pe_next_step(const struct mtx *m)
 	return best;
 }
 
+/* Record that the array did real work for 'in' at cycle x. */
 static void active(struct mtx_insn *in, cycle_t x)
 {
 	struct pe_insn *s = in->pe;
@@ -241,6 +265,8 @@ static void step_preload(struct mtx *m, struct mtx_insn *in, cycle_t x)
 	/* row R-1-s enters the top now; rows >= K are zeros */
 	uint32_t k = p->R - 1 - s;
 
+	/* every row hands its values to the row below, bottom first so
+	 * nothing is overwritten before it moved */
 	for (i = p->R - 1; i > 0; i--)
 		memcpy(&t[(size_t)i * p->C], &t[(size_t)(i - 1) * p->C],
 		       p->C * sizeof(*t));
@@ -280,6 +306,9 @@ static int step_stream(struct mtx *m, struct mtx_insn *in, cycle_t x)
 			size_t ij = (size_t)i * C + j;
 			struct pe_reg hin, pin;
 
+			/* left edge: the skew buffer of row i delivers
+			 * element i of the stream row that entered i cycles
+			 * ago; inner PEs take their left neighbour's value */
 			if (j == 0) {
 				int64_t r = s - (int64_t)i;
 
@@ -293,6 +322,8 @@ static int step_stream(struct mtx *m, struct mtx_insn *in, cycle_t x)
 			} else {
 				hin = p->h[ij - 1];
 			}
+			/* top row: a fresh chain from +0 for the operand's
+			 * row; below: the partial sum from the PE above */
 			if (i == 0) {
 				pin.tag = hin.tag;
 				pin.val = zero_of(fl);
@@ -303,6 +334,9 @@ static int step_stream(struct mtx *m, struct mtx_insn *in, cycle_t x)
 			p->v2[ij].tag = -1;
 			if (hin.tag < 0)
 				continue;
+			/* the sum arriving from above must belong to the
+			 * same stream row as the operand arriving from the
+			 * left: this is what the skew buffers guarantee */
 			if (pin.tag != hin.tag)
 				return NPU_EINTERNAL; /* skew broken */
 			p->v2[ij].tag = hin.tag;
@@ -313,7 +347,12 @@ static int step_stream(struct mtx *m, struct mtx_insn *in, cycle_t x)
 	memcpy(p->v, p->v2, (size_t)R * C * sizeof(*p->v));
 	if (did)
 		active(in, x);
-	/* bottom edge -> de-skew buffer */
+	/*
+	 * Bottom edge -> de-skew buffer.  Column j delivers its sum for a row
+	 * one cycle after column j-1 did, so the columns of a row arrive in
+	 * order and the row is complete with column C-1 (padding columns
+	 * included, as in hardware the buffer is C wide).
+	 */
 	for (j = 0; j < C; j++) {
 		struct pe_reg *o = &p->v[(size_t)(R - 1) * C + j];
 		uint32_t r;
@@ -361,6 +400,8 @@ static int step_os(struct mtx *m, struct mtx_insn *in, cycle_t x)
 	uint32_t R = p->R, C = p->C, i, j;
 	int rc, did = 0;
 
+	/* a fold's accumulators start at +0; mmacc adds to the memory's
+	 * value on write, like every dataflow */
 	if (s == 0) {
 		for (i = 0; i < R * C; i++)
 			p->acc[i] = zero_of(fl);
@@ -421,6 +462,8 @@ static int step_os(struct mtx *m, struct mtx_insn *in, cycle_t x)
 			}
 			p->h2[ij] = hin;
 			p->v2[ij] = vin;
+			/* both operands of a product carry the same k, or
+			 * neither is there yet / any more */
 			if (hin.tag < 0 && vin.tag < 0)
 				continue;
 			if (hin.tag != vin.tag)
@@ -462,6 +505,13 @@ static int check_end(struct mtx *m, struct mtx_insn *in)
 	return NPU_EINTERNAL;
 }
 
+/*
+ * One array cycle: delayed result rows due now are written, swapping
+ * mmuls take the shadow tile and clear the moving registers, then every
+ * instruction in its interval does its cycle (at most one on the array and
+ * one on the shadow registers), and an instruction on its last cycle has
+ * its end checked.
+ */
 static int pe_step(struct mtx *m, cycle_t x)
 {
 	struct pe *p = P_(m);

@@ -118,6 +118,7 @@ struct sram {
 
 /* ---- small helpers ------------------------------------------------------ */
 
+/* Ceiling division (cycles from words and ports, words from bytes). */
 static uint64_t div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 /* Words, first bank and banks touched by [addr, addr + bytes). */
@@ -142,12 +143,20 @@ static uint64_t words_in(const struct sram *s, uint64_t n_words, uint32_t j)
 	return full + (j < rem ? 1 : 0);
 }
 
+/*
+ * Ring indices grow forever (64 bits: no wrap in any run); the slot is the
+ * index modulo the capacity, a power of two so that it is a mask.
+ */
 static struct sram_acc *slot(struct sram_req *r, uint64_t idx)
 {
 	return &r->ring[idx & (r->cap - 1)];
 }
 
-/* Make sure an arbitration pass runs at cycle c. */
+/*
+ * Make sure an arbitration pass runs at cycle c.  Consecutive requests for
+ * the same cycle share one event; duplicates that slip through (several
+ * causes for one cycle) are harmless, the pass runs once per cycle.
+ */
 static int ensure_arb(struct sram *s, cycle_t c)
 {
 	if (s->arb_sched_any && s->arb_sched_last == c)
@@ -171,7 +180,10 @@ static cycle_t head_elig(const struct sram *s, const struct sram_req *r,
 	return e;
 }
 
-/* Max words left in any bank of the head, in units of port-cycles. */
+/*
+ * Cycles a free head still needs: its fullest bank's words over the ports.
+ * Every bank works in parallel, so the fullest one decides.
+ */
 static cycle_t head_cycles_left(const struct sram *s, const struct sram_req *r)
 {
 	uint32_t j, mx = 0;
@@ -197,6 +209,8 @@ static int head_finalise(struct sram *s, int id, cycle_t last)
 	uint32_t b0, nb;
 	int rc;
 
+	/* per-bank word counts from the access's shape: every word of it
+	 * was granted exactly once, whichever way it got there */
 	acc_shape(s, a->addr, a->bytes, &n_words, &b0, &nb);
 	for (j = 0; j < nb; j++) {
 		uint64_t *bs = &s->bank_st[((b0 + j) % (uint64_t)s->g.banks) *
@@ -216,6 +230,8 @@ static int head_finalise(struct sram *s, int id, cycle_t last)
 		r->st[SRAM_ST_READS]++;
 		r->st[SRAM_ST_READ_BYTES] += a->bytes;
 	}
+	/* a free head already has its completion event at this cycle;
+	 * a contended one (or a free one that was delayed) needs one */
 	a->done_at = last + (cycle_t)s->g.latency;
 	if (a->sched_done != a->done_at) {
 		rc = eng_schedule(s->u.eng, a->done_at, EV_PRI_COMPLETE, &s->u,
@@ -327,6 +343,10 @@ static int head_catch_up(struct sram *s, int id, cycle_t t)
 /* ---- arbitration -------------------------------------------------------- */
 
 /* Offset of bank b in the head of r, or -1 if the head does not touch b. */
+/*
+ * An access touches a contiguous run of banks starting at b0 (modulo the
+ * bank count), so "does it touch bank b" is one subtraction.
+ */
 static int head_off(const struct sram *s, const struct sram_req *r, uint32_t b)
 {
 	uint32_t j = (b + (uint32_t)s->g.banks - r->b0) % (uint32_t)s->g.banks;
@@ -334,6 +354,7 @@ static int head_off(const struct sram *s, const struct sram_req *r, uint32_t b)
 	return j < r->nb ? (int)j : -1;
 }
 
+/* A head competing this cycle (free or contended). */
 static int active(const struct sram_req *r)
 {
 	return r->hs == HS_FREE || r->hs == HS_ARB;
@@ -549,6 +570,10 @@ static int sram_on_event(struct unit *u, const struct ev *ev)
 
 /* ---- unit ops ----------------------------------------------------------- */
 
+/*
+ * With the event queue empty every access has completed, so anything left
+ * in flight is a lost event in this model: report it rather than hang.
+ */
 static int sram_blocked(const struct unit *u, char *buf, size_t n)
 {
 	const struct sram *s = (const struct sram *)u;
@@ -565,6 +590,11 @@ static int sram_blocked(const struct unit *u, char *buf, size_t n)
 	return 0;
 }
 
+/*
+ * Counters beyond the fixed sram group: per bank (words and conflicts) and
+ * per requestor (accesses, bytes, conflict cycles), named
+ * <mem>.bank<B>.<x> and <mem>.req.<name>.<x> (docs/memory.md).
+ */
 static void sram_dump(const struct unit *u, struct ctr_sink *sink)
 {
 	static const char *const bank_names[] = { "reads", "writes",
@@ -644,6 +674,11 @@ sram *sram_new(eng *e, int core, const char *name, const struct sram_geom *g)
 	return s;
 }
 
+/*
+ * Requestor ids are handed out in registration order and are the fixed
+ * priority (lower wins): the chip registers the matrix engine first.  The
+ * ring starts small and doubles; 'left' holds one head's words per bank.
+ */
 int sram_add_requestor(sram *s, const char *name)
 {
 	struct sram_req *r;
@@ -697,6 +732,11 @@ uint64_t sram_req_stat(const sram *s, int req, enum sram_stat st)
 	return s->reqs[req].st[st];
 }
 
+/*
+ * Cycles an access takes with the memory to itself; units use it to
+ * prefetch early enough (the matrix engine) and to tell their own
+ * bandwidth limits from conflicts.
+ */
 uint32_t sram_alone_cycles(const sram *s, uint64_t addr, uint32_t bytes)
 {
 	uint64_t n_words;
@@ -710,6 +750,7 @@ uint32_t sram_alone_cycles(const sram *s, uint64_t addr, uint32_t bytes)
 	return (uint32_t)div_up(words_in(s, n_words, 0), (uint64_t)s->g.ports);
 }
 
+/* Written so that addr + bytes cannot overflow: every test is on sizes. */
 int sram_check_range(const sram *s, uint64_t addr, uint64_t bytes)
 {
 	if (addr > s->g.bytes || bytes > s->g.bytes - addr)
@@ -773,6 +814,8 @@ int sram_access(sram *s, int req, uint64_t addr, uint32_t bytes, int write,
 	struct sram_acc *a;
 	int rc;
 
+	/* units check ranges (with a fault message naming the instruction)
+	 * before issuing; reaching here unchecked is a model bug */
 	if (req < 0 || req >= s->n_reqs || bytes == 0 ||
 	    when < eng_now(s->u.eng) || sram_check_range(s, addr, bytes))
 		return NPU_EINTERNAL; /* caller bug: checked ranges first */
