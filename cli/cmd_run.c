@@ -357,9 +357,21 @@ static int write_outputs(struct chip *c, const struct obj_prog *p,
 	return 0;
 }
 
+/* MACs over rows*cols*busy of the same matrix engine, in percent. */
+static double macs_busy_pct(const struct ctr_sink *s, const char *n,
+			    const char *leaf, uint64_t macs, uint64_t pe)
+{
+	char key[96];
+	const struct ctr_entry *b;
+
+	snprintf(key, sizeof(key), "%.*s.busy_cycles", (int)(leaf - n), n);
+	b = ctr_find(s, key);
+	return b && b->u ? 100.0 * (double)macs / ((double)pe * (double)b->u) : 0.0;
+}
+
 /* Compact per-unit table: busy and stall cycles and their share. */
 static void print_summary(FILE *fp, const struct ctr_sink *s, cycle_t cycles,
-			  double ghz)
+			  double ghz, uint64_t pe)
 {
 	size_t i;
 
@@ -386,6 +398,16 @@ static void print_summary(FILE *fp, const struct ctr_sink *s, cycle_t cycles,
 			cycles ? 100.0 * (double)s->v[i].u / (double)cycles : 0.0,
 			st ? st->u : 0,
 			cycles && st ? 100.0 * (double)st->u / (double)cycles : 0.0);
+	}
+	/* PE utilisation: useful MACs over what the array could do in the run. */
+	for (i = 0; i < s->n; i++) {
+		const char *n = s->v[i].name, *leaf = strrchr(n, '.');
+
+		if (leaf && strcmp(leaf, ".macs") == 0 && s->v[i].u && cycles)
+			fprintf(fp, "%.*s: %" PRIu64 " MACs, %.1f%% of the array's peak over the run (%.1f%% while busy)\n",
+				(int)(leaf - n), n, s->v[i].u,
+				100.0 * (double)s->v[i].u / ((double)pe * (double)cycles),
+				macs_busy_pct(s, n, leaf, s->v[i].u, pe));
 	}
 }
 
@@ -486,7 +508,9 @@ static int cmd_run_common(int argc, char **argv, int stat)
 				rc = ctrout_print(stdout, CTROUT_TEXT, &sink, &m);
 			else
 				print_summary(stdout, &sink, res.cycles,
-					      ARCH_F(&a, CHIP_CLOCK_GHZ));
+					      ARCH_F(&a, CHIP_CLOCK_GHZ),
+					      (uint64_t)(ARCH_I(&a, MTX_ROWS) *
+							 ARCH_I(&a, MTX_COLS)));
 			for (i = 0; i < o->n_outputs; i++)
 				printf("output %s -> %s\n", o->outputs[i].name,
 				       o->outputs[i].path);
