@@ -20,6 +20,15 @@ CC      ?= cc
 OPT     ?= -O2 -g
 SAN     ?=
 FUZZ_SECONDS ?= 60
+V       ?= 0
+# Quiet build lines ("CC util/diag.c"); V=1 prints the full commands.
+ifeq ($(V),1)
+Q :=
+say = @true
+else
+Q := @
+say = @printf '  %-6s %s\n'
+endif
 
 PKGS    := libconfig zlib
 WARN    := -Wall -Wextra -Werror -Wshadow -Wundef -Wstrict-prototypes \
@@ -72,30 +81,37 @@ deps:
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(say) CC $<
+	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
 
 $(LIB): $(LIB_OBJS)
 	@rm -f $@
-	ar rcs $@ $^
+	$(say) AR $@
+	$(Q)ar rcs $@ $^
 
 $(BIN): $(CLI_OBJS) $(LIB)
-	$(CC) $(CFLAGS) -o $@ $(CLI_OBJS) $(LIB) $(LDLIBS)
+	$(say) LINK $@
+	$(Q)$(CC) $(CFLAGS) -o $@ $(CLI_OBJS) $(LIB) $(LDLIBS)
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/testutil.h $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(LIB) $(CHECK_LIBS) $(LDLIBS)
+	$(say) TEST $@
+	$(Q)$(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(LIB) $(CHECK_LIBS) $(LDLIBS)
 
 # Host tools used by `make run` and the golden tests (independent references).
 TOOLS      := $(BUILD)/gemmref $(BUILD)/lnref
 $(BUILD)/%: tests/tools/%.c $(LIB)
-	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+	$(say) TOOL $@
+	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 $(BUILD)/bench/%: bench/%.c $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+	$(say) BENCH $@
+	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 $(MKDOC): util/mkdoc.c $(LIB)
-	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+	$(say) TOOL $@
+	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 docs: $(MKDOC)
 	@for d in $(GEN_DOCS); do $(MKDOC) $$d > docs/$$d.md.tmp && mv docs/$$d.md.tmp docs/$$d.md; done
@@ -133,7 +149,8 @@ debug:
 FUZZ_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_SEEDS_asm := fuzz/corpus/asm tests/asm $(wildcard asm/kernels)
 FUZZ_SEEDS_obj := fuzz/corpus/obj
-FUZZ_OBJS  := $(patsubst %.c,build/fuzz/%.o,$(UTIL_SRCS) $(ISA_SRCS) $(ASM_SRCS))
+FUZZ_OBJS  := $(patsubst %.c,build/fuzz/%.o,util/diag.c util/dtype.c \
+              util/fsout.c util/strutil.c $(ISA_SRCS) $(ASM_SRCS))
 define FUZZ_RUN
 	clang -std=c11 -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) -o build/fuzz/fuzz_$(1) \
 	  fuzz/fuzz_$(1).c $(FUZZ_OBJS) $(LDLIBS)
