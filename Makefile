@@ -129,7 +129,8 @@ test: deps
 	@$(MAKE) --no-print-directory unit $(MKDOC)
 	@sh scripts/run_tests.sh $(BUILD) "$(UNIT_TESTS)" "$(GEN_DOCS)"
 
-asan: deps
+asan:
+	@NPU_NEED_CLANG=1 sh scripts/deps.sh
 	@$(MAKE) --no-print-directory BUILD=build/asan CC=clang \
 	  OPT="-O1 -g -fno-omit-frame-pointer" \
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" \

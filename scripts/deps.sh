@@ -15,9 +15,20 @@ if command -v pkg-config >/dev/null 2>&1; then
 else
 	need="$need libconfig-dev zlib1g-dev check"
 fi
-# clang builds the asan and fuzz variants; its runtime gives LeakSanitizer.
+# clang builds the asan and fuzz variants; they also need clang's sanitizer
+# runtime (libclang-rt-<version>-dev on Debian), which a plain clang lacks.
 if [ "${NPU_NEED_CLANG:-0}" = 1 ]; then
-	command -v clang >/dev/null 2>&1 || need="$need clang"
+	if ! command -v clang >/dev/null 2>&1; then
+		need="$need clang"
+	else
+		probe=$(mktemp -d)
+		echo 'int main(void) { return 0; }' > "$probe/p.c"
+		if ! clang -fsanitize=address,undefined -o "$probe/p" "$probe/p.c" >/dev/null 2>&1; then
+			v=$(clang --version | sed -n 's/.*clang version \([0-9]*\).*/\1/p' | head -1)
+			need="$need libclang-rt-$v-dev"
+		fi
+		rm -rf "$probe"
+	fi
 fi
 [ -z "$need" ] && exit 0
 cmd="apt-get install -y$need"

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "strutil.h"
@@ -18,6 +19,19 @@ int fsout_open(struct fsout *o, const char *path, struct diag *d)
 	if (strcmp(path, "-") == 0) {
 		o->fp = stdout;
 		return 0;
+	}
+	{
+		struct stat st;
+
+		/* Devices and pipes: write in place, never rename over them. */
+		if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+			o->fp = fopen(path, "wb");
+			if (!o->fp)
+				return diag_error(d, diag_at_file(path, 0, 0), NPU_EIO,
+						  "cannot open output: %s", strerror(errno));
+			o->direct = 1;
+			return 0;
+		}
 	}
 	n = strlen(path) + 32;
 	o->path = str_dup(path);
@@ -51,6 +65,12 @@ int fsout_commit(struct fsout *o, struct diag *d)
 		o->fp = NULL;
 		return bad ? NPU_EIO : 0;
 	}
+	if (o->direct) {
+		bad = ferror(o->fp) != 0;
+		bad |= fclose(o->fp) != 0;
+		memset(o, 0, sizeof(*o));
+		return bad ? NPU_EIO : 0;
+	}
 	bad = ferror(o->fp) != 0;
 	if (fclose(o->fp) != 0)
 		bad = 1;
@@ -74,6 +94,11 @@ int fsout_commit(struct fsout *o, struct diag *d)
 
 void fsout_abort(struct fsout *o)
 {
+	if (o->direct) {
+		fclose(o->fp);
+		memset(o, 0, sizeof(*o));
+		return;
+	}
 	if (o->fp && o->fp != stdout) {
 		fclose(o->fp);
 		remove(o->tmp);

@@ -5,6 +5,10 @@
  * fsout_commit flushes, closes and renames it over path; fsout_abort
  * removes it.  A run that fails therefore leaves either the old file or
  * nothing, never a truncated one.
+ *
+ * A path that exists and is not a regular file (/dev/null, /dev/stdout, a
+ * FIFO) is written in place: renaming over a device node would replace it
+ * with a plain file.
  */
 #ifndef NPU_FSOUT_H
 #define NPU_FSOUT_H
@@ -16,7 +20,8 @@
 struct fsout {
 	FILE *fp;        /* write here */
 	char *path;      /* final name */
-	char *tmp;       /* temporary name */
+	char *tmp;       /* temporary name (NULL when writing in place) */
+	int direct;      /* writing straight into a non-regular file */
 };
 
 /* "-" means stdout (commit/abort then only flush). */

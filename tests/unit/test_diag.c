@@ -3,6 +3,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../../util/diag.h"
 #include "../../util/dtype.h"
@@ -106,6 +107,27 @@ START_TEST(fsout_atomic)
 }
 END_TEST
 
+START_TEST(fsout_device_not_replaced)
+{
+	/* Regression: writing to /dev/null used to rename a temporary file
+	 * over the device node, turning it into a plain file. */
+	struct diag d;
+	struct fsout o;
+	struct stat st;
+
+	diag_init(&d, NULL);
+	ck_assert_int_eq(fsout_open(&o, "/dev/null", &d), 0);
+	fputs("discarded", o.fp);
+	ck_assert_int_eq(fsout_commit(&o, &d), 0);
+	ck_assert_int_eq(stat("/dev/null", &st), 0);
+	ck_assert(S_ISCHR(st.st_mode));
+	ck_assert_int_eq(fsout_open(&o, "/dev/null", &d), 0);
+	fsout_abort(&o);
+	ck_assert_int_eq(stat("/dev/null", &st), 0);
+	ck_assert(S_ISCHR(st.st_mode));
+}
+END_TEST
+
 static Suite *suite_diag(void)
 {
 	Suite *s = suite_create("diag");
@@ -116,6 +138,7 @@ static Suite *suite_diag(void)
 	TEST_ADD(s, strutil_suggest);
 	TEST_ADD(s, dtype_table);
 	TEST_ADD(s, fsout_atomic);
+	TEST_ADD(s, fsout_device_not_replaced);
 	return s;
 }
 
