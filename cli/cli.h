@@ -15,5 +15,8 @@
 
 /* 1 if --help or -h appears among the arguments. */
 int cli_want_help(int argc, char **argv);
+/* Value of option -s / lng at argv[*i] (see main.c); *missing if absent. */
+const char *cli_opt_value(int argc, char **argv, int *i, char s,
+			  const char *lng, int *missing);
 
 #endif

@@ -41,32 +41,6 @@ static void config_usage(FILE *fp)
 	      "exit status: 0 ok, 2 usage or configuration error\n", fp);
 }
 
-/*
- * Value of option 'name' (short 's' or long "--long") at argv[*i]: accepts
- * "-c X", "-cX", "--config X", "--config=X".  Returns NULL when argv[*i] is
- * not this option; sets *missing when it is but the value is absent.
- */
-static const char *opt_value(int argc, char **argv, int *i, char s,
-			     const char *lng, int *missing)
-{
-	const char *arg = argv[*i];
-	size_t n = strlen(lng);
-
-	if (arg[0] == '-' && arg[1] == s && arg[1] != '-') {
-		if (arg[2])
-			return arg + 2;
-	} else if (strncmp(arg, lng, n) == 0 && arg[n] == '=') {
-		return arg + n + 1;
-	} else if (strcmp(arg, lng) != 0) {
-		return NULL;
-	}
-	if (*i + 1 >= argc) {
-		*missing = 1;
-		return NULL;
-	}
-	return argv[++*i];
-}
-
 int cmd_config(int argc, char **argv)
 {
 	const char *path = NULL, *out = NULL, **sets;
@@ -88,12 +62,12 @@ int cmd_config(int argc, char **argv)
 		const char *v;
 		int missing = 0;
 
-		if ((v = opt_value(argc, argv, &i, 'c', "--config", &missing))) {
+		if ((v = cli_opt_value(argc, argv, &i, 'c', "--config", &missing))) {
 			path = v;
-		} else if ((v = opt_value(argc, argv, &i, 's', "--set",
+		} else if ((v = cli_opt_value(argc, argv, &i, 's', "--set",
 					  &missing))) {
 			sets[n_sets++] = v;
-		} else if ((v = opt_value(argc, argv, &i, 'o', "--output",
+		} else if ((v = cli_opt_value(argc, argv, &i, 'o', "--output",
 					  &missing))) {
 			out = v;
 		} else if (missing) {

@@ -47,28 +47,6 @@ static void dram_usage(FILE *fp)
 	      "exit status: 0 ok, 2 usage or configuration error\n", fp);
 }
 
-/* "-c X", "-cX", "--config X", "--config=X" (see cmd_config.c). */
-static const char *opt_value(int argc, char **argv, int *i, char s,
-			     const char *lng, int *missing)
-{
-	const char *arg = argv[*i];
-	size_t n = strlen(lng);
-
-	if (s && arg[0] == '-' && arg[1] == s) {
-		if (arg[2])
-			return arg + 2;
-	} else if (strncmp(arg, lng, n) == 0 && arg[n] == '=') {
-		return arg + n + 1;
-	} else if (strcmp(arg, lng) != 0) {
-		return NULL;
-	}
-	if (*i + 1 >= argc) {
-		*missing = 1;
-		return NULL;
-	}
-	return argv[++*i];
-}
-
 /* Unsigned decimal in [lo, hi]; 0 ok, -1 with a message. */
 static int parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi,
 		     uint64_t *out)
@@ -169,12 +147,12 @@ int cmd_dram(int argc, char **argv)
 		const char *val;
 		int missing = 0;
 
-		if ((val = opt_value(argc, argv, &i, 'c', "--config", &missing))) {
+		if ((val = cli_opt_value(argc, argv, &i, 'c', "--config", &missing))) {
 			path = val;
-		} else if ((val = opt_value(argc, argv, &i, 's', "--set",
+		} else if ((val = cli_opt_value(argc, argv, &i, 's', "--set",
 					    &missing))) {
 			sets[n_sets++] = val;
-		} else if ((val = opt_value(argc, argv, &i, 0, "--pattern",
+		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--pattern",
 					    &missing))) {
 			if (strcmp(val, "stream") == 0)
 				cfg.pattern = DRAM_PAT_STREAM;
@@ -187,23 +165,23 @@ int cmd_dram(int argc, char **argv)
 						"use stream, random or mixed\n", val);
 				goto usage;
 			}
-		} else if ((val = opt_value(argc, argv, &i, 0, "--reads",
+		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--reads",
 					    &missing))) {
 			if (parse_u64("--reads", val, 0, 100, &v))
 				goto usage;
 			cfg.read_pct = (int)v;
 			reads_set = 1;
-		} else if ((val = opt_value(argc, argv, &i, 0, "--requests",
+		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--requests",
 					    &missing))) {
 			if (parse_u64("--requests", val, 1, 1000000000, &v))
 				goto usage;
 			cfg.requests = v;
-		} else if ((val = opt_value(argc, argv, &i, 0, "--bytes",
+		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--bytes",
 					    &missing))) {
 			if (parse_u64("--bytes", val, 1, 1u << 30, &v))
 				goto usage;
 			cfg.bytes = (uint32_t)v;
-		} else if ((val = opt_value(argc, argv, &i, 0, "--seed",
+		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--seed",
 					    &missing))) {
 			if (parse_u64("--seed", val, 0, UINT64_MAX, &v))
 				goto usage;

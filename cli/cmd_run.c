@@ -118,20 +118,6 @@ static int parse_bind(const char *arg, struct bind *b)
 	return 0;
 }
 
-/* Value of "--opt=V" or "--opt V"; advances *i for the second form. */
-static const char *opt_val(int argc, char **argv, int *i, const char *opt)
-{
-	size_t n = strlen(opt);
-
-	if (strncmp(argv[*i], opt, n) != 0)
-		return NULL;
-	if (argv[*i][n] == '=')
-		return argv[*i] + n + 1;
-	if (argv[*i][n] == '\0' && *i + 1 < argc)
-		return argv[++*i];
-	return NULL;
-}
-
 static int parse_args(int argc, char **argv, struct run_opts *o)
 {
 	int i;
@@ -139,6 +125,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		int missing = 0;
 
 		if (o->n_overrides >= MAX_ARGS || o->n_inputs >= MAX_ARGS ||
 		    o->n_outputs >= MAX_ARGS || o->n_defines >= MAX_ARGS ||
@@ -146,41 +133,36 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 			fprintf(stderr, "npusim %s: too many options\n", argv[0]);
 			return -1;
 		}
-		if ((v = opt_val(argc, argv, &i, "-c")) ||
-		    (v = opt_val(argc, argv, &i, "--config")))
+		if ((v = cli_opt_value(argc, argv, &i, 'c', "--config", &missing)))
 			o->config = v;
-		else if ((v = opt_val(argc, argv, &i, "-s")))
+		else if ((v = cli_opt_value(argc, argv, &i, 's', "--set", &missing)))
 			o->overrides[o->n_overrides++] = v;
-		else if (strncmp(a, "-D", 2) == 0 && a[2])
-			o->defines[o->n_defines++] = a + 2;
-		else if ((v = opt_val(argc, argv, &i, "-D")))
+		else if ((v = cli_opt_value(argc, argv, &i, 'D', "--define", &missing)))
 			o->defines[o->n_defines++] = v;
-		else if (strncmp(a, "-I", 2) == 0 && a[2])
-			o->incdirs[o->n_incdirs++] = a + 2;
-		else if ((v = opt_val(argc, argv, &i, "-I")))
+		else if ((v = cli_opt_value(argc, argv, &i, 'I', "--include", &missing)))
 			o->incdirs[o->n_incdirs++] = v;
-		else if ((v = opt_val(argc, argv, &i, "--input"))) {
+		else if ((v = cli_opt_value(argc, argv, &i, 0, "--input", &missing))) {
 			if (parse_bind(v, &o->inputs[o->n_inputs++])) {
 				fprintf(stderr, "npusim %s: --input %s: expected NAME[@CORE]=FILE.npy\n",
 					argv[0], v);
 				return -1;
 			}
-		} else if ((v = opt_val(argc, argv, &i, "--output"))) {
+		} else if ((v = cli_opt_value(argc, argv, &i, 0, "--output", &missing))) {
 			if (parse_bind(v, &o->outputs[o->n_outputs++])) {
 				fprintf(stderr, "npusim %s: --output %s: expected NAME[@CORE]=FILE.npy\n",
 					argv[0], v);
 				return -1;
 			}
-		} else if ((v = opt_val(argc, argv, &i, "--counters"))) {
+		} else if ((v = cli_opt_value(argc, argv, &i, 0, "--counters", &missing))) {
 			if (o->n_counters == 8 || ctrout_fmt_of(v) < 0) {
 				fprintf(stderr, "npusim %s: --counters %s: the file name must end in .json, .csv or .txt\n",
 					argv[0], v);
 				return -1;
 			}
 			o->counters[o->n_counters++] = v;
-		} else if ((v = opt_val(argc, argv, &i, "--trace")))
+		} else if ((v = cli_opt_value(argc, argv, &i, 0, "--trace", &missing)))
 			o->trace = v;
-		else if ((v = opt_val(argc, argv, &i, "--max-cycles"))) {
+		else if ((v = cli_opt_value(argc, argv, &i, 0, "--max-cycles", &missing))) {
 			char *end;
 			unsigned long long n = strtoull(v, &end, 10);
 
@@ -190,7 +172,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 				return -1;
 			}
 			o->max_cycles = n;
-		} else if ((v = opt_val(argc, argv, &i, "--matrix-model"))) {
+		} else if ((v = cli_opt_value(argc, argv, &i, 0, "--matrix-model", &missing))) {
 			if (strcmp(v, "fast") && strcmp(v, "pe")) {
 				fprintf(stderr, "npusim %s: --matrix-model %s: expected fast or pe\n",
 					argv[0], v);
@@ -199,6 +181,10 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 			snprintf(o->model_override, sizeof(o->model_override),
 				 "core.matrix.model=%s", v);
 			o->overrides[o->n_overrides++] = o->model_override;
+		} else if (missing) {
+			fprintf(stderr, "npusim %s: option '%s' needs a value (see npusim %s --help)\n",
+				argv[0], a, argv[0]);
+			return -1;
 		} else if (strcmp(a, "--check-hazards") == 0)
 			o->check_hazards = 1;
 		else if (strcmp(a, "--trace-insn") == 0)

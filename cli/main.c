@@ -45,6 +45,33 @@ int cli_want_help(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * Value of an option with short form 's' (0 = none) or long form lng at
+ * argv[*i]: accepts "-c X", "-cX", "--config X", "--config=X".  Returns
+ * NULL when argv[*i] is not this option; sets *missing when it is but the
+ * value is absent.
+ */
+const char *cli_opt_value(int argc, char **argv, int *i, char s,
+			  const char *lng, int *missing)
+{
+	const char *arg = argv[*i];
+	size_t n = strlen(lng);
+
+	if (s && arg[0] == '-' && arg[1] == s) {
+		if (arg[2])
+			return arg + 2;
+	} else if (strncmp(arg, lng, n) == 0 && arg[n] == '=') {
+		return arg + n + 1;
+	} else if (strcmp(arg, lng) != 0) {
+		return NULL;
+	}
+	if (*i + 1 >= argc) {
+		*missing = 1;
+		return NULL;
+	}
+	return argv[++*i];
+}
+
 int main(int argc, char **argv)
 {
 	size_t i;
