@@ -58,7 +58,7 @@ LIB        := $(BUILD)/libnpusim.a
 BIN        := $(BUILD)/npusim
 
 # Check unit tests: tests/unit/test_<name>.c -> $(BUILD)/tests/test_<name>
-UNIT_TESTS := engine diag num vecmath vector npy traces sram arch dram matrix isa asm obj dma
+UNIT_TESTS := engine diag num vecmath vector npy traces sram arch dram matrix isa asm obj dma control hazard
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/test_%)
 
 # Benchmarks of the simulator itself: bench/<name>.c -> $(BUILD)/bench/<name>

@@ -215,6 +215,13 @@ uint8_t *chip_mem(struct chip *c, int space, int core, uint64_t *size)
 	}
 }
 
+uint64_t chip_reg(const struct chip *c, int core, int r)
+{
+	if (core < 0 || core >= c->n_cores)
+		return 0;
+	return ctl_reg(c->cores[core].ctl, r);
+}
+
 /* Decode the code section once; every core shares the same words. */
 static int chip_decode(const struct obj_prog *p, struct ctl_prog *out)
 {

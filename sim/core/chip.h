@@ -49,6 +49,8 @@ int chip_load_program(struct chip *c, const struct obj_prog *p,
  */
 #define MEM_SMEM MEM_N_SPACES
 uint8_t *chip_mem(struct chip *c, int space, int core, uint64_t *size);
+/* Scalar register r of a core (tests, end-of-run dumps); 0 if no such core. */
+uint64_t chip_reg(const struct chip *c, int core, int r);
 
 int chip_run(struct chip *c, struct chip_result *r) NPU_WUR;
 

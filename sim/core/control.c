@@ -104,6 +104,9 @@ struct ctl {
 	cycle_t stall_start;           /* cycle the current stall began */
 	int barrier_wait;              /* arrived at a barrier, not released */
 	cycle_t t_next;                /* earliest issue cycle of next insn */
+	cycle_t t_cur;                 /* issue cycle of the insn executing
+					  (scalar/cfg insns run ahead of the
+					  engine clock: faults must name it) */
 	int step_pending;              /* a STEP event is scheduled */
 	uint32_t step_gen;             /* cancels stale STEP events */
 	cycle_t wake_at;               /* cycle of the last WAKE scheduled */
@@ -334,6 +337,24 @@ static int ctl_enqueue(struct ctl *c, int qi, const struct qent *e)
 	return ctl_wake_at(c, slot->ready);
 }
 
+/*
+ * Queue a sig or wait on a unit: 0, 1 when the queue is full (the control
+ * unit stalls), or NPU_E*.  Like a tile command, the entry tells the hazard
+ * checker what the control unit knew when it was queued (the dispatch
+ * edge): a sig fired by an idle unit still orders everything the control
+ * unit had ordered before queueing it.
+ */
+static int ctl_enqueue_sync(struct ctl *c, int qi, const struct qent *e)
+{
+	int rc = ctl_enqueue(c, qi, e);
+
+	if (rc == 1)
+		ctl_stall(c, ST_STALL_QUEUE);
+	else if (rc == 0 && c->hz)
+		hz_on_dispatch(c->hz, c->core, qi + 1, NULL, eng_now(c->u.eng));
+	return rc;
+}
+
 /* Build the tile command of a matrix instruction. */
 static int ctl_mtx_cmd(struct ctl *c, const struct isa_insn *in,
 		       struct tile_cmd *tc)
@@ -433,7 +454,7 @@ static void ctl_dma_desc(struct ctl *c, struct dma_desc *dd)
 static int ctl_check_dtype(struct ctl *c, uint64_t v, const char *what)
 {
 	if (v >= DT_N)
-		return ctl_fault(c, eng_now(c->u.eng),
+		return ctl_fault(c, c->t_cur,
 				 "%s %" PRIu64 " is not a dtype id (0..%d: int4 int8 int16 int32 fp8e4m3 fp8e5m2 fp16 bf16 fp32)",
 				 what, v, DT_N - 1);
 	return 0;
@@ -457,14 +478,14 @@ static int ctl_mset(struct ctl *c, int field, uint64_t v)
 	switch (field) {
 	case ISA_MF_DF:
 		if (v > 2)
-			return ctl_fault(c, eng_now(c->u.eng),
+			return ctl_fault(c, c->t_cur,
 					 "mset df %" PRIu64 ": dataflow must be 0 (ws), 1 (os) or 2 (is)", v);
 		m->dataflow = (int)v;
 		break;
 	case ISA_MF_ITYPE: rc = ctl_check_dtype(c, v, "mset itype"); m->in_type = (int)v; break;
 	case ISA_MF_ATYPE:
 		if (v != DT_INT32 && v != DT_FP32)
-			return ctl_fault(c, eng_now(c->u.eng),
+			return ctl_fault(c, c->t_cur,
 					 "mset atype %" PRIu64 ": the accumulator type must be int32 (%d) or fp32 (%d)",
 					 v, DT_INT32, DT_FP32);
 		m->acc_type = (int)v;
@@ -481,12 +502,12 @@ static int ctl_mset(struct ctl *c, int field, uint64_t v)
 	case ISA_MF_OZP: m->out_zp = (int32_t)v; break;
 	case ISA_MF_OACT: m->out_act = (int)v; break;
 	default:
-		return ctl_fault(c, eng_now(c->u.eng), "mset: unknown field %d", field);
+		return ctl_fault(c, c->t_cur, "mset: unknown field %d", field);
 	}
 	if (field >= ISA_MF_M && field <= ISA_MF_SO && field != ISA_MF_OTYPE &&
 	    field != ISA_MF_OSCALE && field != ISA_MF_OZP && field != ISA_MF_OACT &&
 	    v > UINT32_MAX)
-		return ctl_fault(c, eng_now(c->u.eng), "mset %s %" PRIu64 " exceeds 32 bits",
+		return ctl_fault(c, c->t_cur, "mset %s %" PRIu64 " exceeds 32 bits",
 				 isa_mfield_names[field], v);
 	return rc;
 }
@@ -515,7 +536,7 @@ static int ctl_vset(struct ctl *c, int field, uint64_t v)
 	case ISA_VF_DMEM:
 	case ISA_VF_SMEM:
 		if (v != MEM_SPM && v != MEM_ACC)
-			return ctl_fault(c, eng_now(c->u.eng),
+			return ctl_fault(c, c->t_cur,
 					 "vset %s %" PRIu64 ": vector operands live in spm (1) or acc (2)",
 					 isa_vfield_names[field], v);
 		if (field == ISA_VF_DMEM)
@@ -526,10 +547,10 @@ static int ctl_vset(struct ctl *c, int field, uint64_t v)
 	case ISA_VF_SCALE: g->scale = bits_to_f32(v); break;
 	case ISA_VF_ZP: g->zp = (int32_t)v; break;
 	default:
-		return ctl_fault(c, eng_now(c->u.eng), "vset: unknown field %d", field);
+		return ctl_fault(c, c->t_cur, "vset: unknown field %d", field);
 	}
 	if ((field == ISA_VF_LEN || field == ISA_VF_ROWS) && v > UINT32_MAX)
-		return ctl_fault(c, eng_now(c->u.eng), "vset %s %" PRIu64 " exceeds 32 bits",
+		return ctl_fault(c, c->t_cur, "vset %s %" PRIu64 " exceeds 32 bits",
 				 isa_vfield_names[field], v);
 	return 0;
 }
@@ -727,10 +748,7 @@ static int ctl_exec_world(struct ctl *c, const struct isa_insn *in)
 		}
 		e.kind = Q_SIG;
 		e.sem = in->sem;
-		rc = ctl_enqueue(c, qi, &e);
-		if (rc == 1)
-			ctl_stall(c, ST_STALL_QUEUE);
-		return rc;
+		return ctl_enqueue_sync(c, qi, &e);
 	case ISA_OP_WAIT:
 		if ((rc = ctl_unit_queue(c, in->unit, &qi)))
 			return rc;
@@ -749,10 +767,7 @@ static int ctl_exec_world(struct ctl *c, const struct isa_insn *in)
 		e.kind = Q_WAIT;
 		e.sem = in->sem;
 		e.cnt = (uint16_t)in->imm;
-		rc = ctl_enqueue(c, qi, &e);
-		if (rc == 1)
-			ctl_stall(c, ST_STALL_QUEUE);
-		return rc;
+		return ctl_enqueue_sync(c, qi, &e);
 	case ISA_OP_FENCE:
 		c->stall_mask = (uint32_t)in->imm;
 		c->st = ST_STALL_FENCE;
@@ -861,6 +876,7 @@ static int ctl_run(struct ctl *c)
 		if (oi->unit != ISA_UNIT_CTL && oi->unit != ISA_UNIT_CFG &&
 		    ti > now)
 			return ctl_step_at(c, ti); /* meet the world on time */
+		c->t_cur = ti;
 		if (c->trace_insns)
 			ctl_print_insn(c, in, ti);
 
@@ -1035,8 +1051,21 @@ static int ctl_on_event(struct unit *u, const struct ev *ev)
 	}
 	if (c->st != ST_RUN && c->st != ST_DONE && ctl_stall_over(c)) {
 		int was_fence = c->st == ST_STALL_FENCE;
+		int was_barrier = c->st == ST_STALL_BARRIER;
 
 		ctl_unstall(c);
+		if (was_barrier) {
+			/*
+			 * The barrier retired when this core arrived; it
+			 * completes in the release cycle, in which the last
+			 * core to arrive issues its own barrier.  Like that
+			 * core, this one issues the next instruction one
+			 * cycle later, so every core leaves a barrier in
+			 * the same cycle.
+			 */
+			c->t_next = eng_now(u->eng) + 1;
+			return ctl_step_at(c, c->t_next);
+		}
 		if (was_fence) {
 			/* The fence instruction completes now. */
 			if (c->hz)

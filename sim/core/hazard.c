@@ -191,12 +191,39 @@ void hz_on_dispatch(struct hz *h, int core, int unit,
 	vc_of(h, ctl)[ctl]++;
 }
 
+/*
+ * A queue entry of thread tid takes effect: join the control unit's clock
+ * as it was when the entry was queued (pushed by hz_on_dispatch).  Every
+ * entry of a unit's queue -- tile command, sig or wait -- is pushed when
+ * queued and popped here when it takes effect, in queue order, so the
+ * FIFO stays aligned with the queue.  The control unit (unit 0) has no
+ * queue and never pushes.
+ */
+static void hz_join_dispatch(struct hz *h, int tid)
+{
+	struct hz_fifo *f = &h->fifo[tid];
+
+	if (f->n == 0)
+		return;
+	vc_join(vc_of(h, tid), &f->vc[(size_t)f->head * h->T], h->T);
+	f->head = (f->head + 1) % f->cap;
+	f->n--;
+}
+
 void hz_on_signal(struct hz *h, int core, int unit, int sem, cycle_t now)
 {
 	int tid = core * h->n_units + unit;
 	uint32_t *s = &h->sem[((size_t)core * 32 + (size_t)sem) * h->T];
 
 	(void)now;
+	if (h->oom)
+		return;
+	/*
+	 * A sig queued on a unit fires after it was queued: it carries what
+	 * the control unit knew then (a fence it passed before queueing the
+	 * sig, say), not only what the unit itself did.
+	 */
+	hz_join_dispatch(h, tid);
 	vc_join(s, vc_of(h, tid), h->T);
 	vc_of(h, tid)[tid]++;
 }
@@ -206,6 +233,9 @@ void hz_on_wait(struct hz *h, int core, int unit, int sem, cycle_t now)
 	int tid = core * h->n_units + unit;
 
 	(void)now;
+	if (h->oom)
+		return;
+	hz_join_dispatch(h, tid);
 	vc_join(vc_of(h, tid), &h->sem[((size_t)core * 32 + (size_t)sem) * h->T],
 		h->T);
 }
@@ -368,6 +398,23 @@ static void hz_conflict(struct hz *h, uint32_t pi, uint32_t ci,
 {
 	const struct hz_rec *p = &h->recs[pi];
 	size_t i;
+
+	/*
+	 * Report the bytes both accesses touch, not the whole current
+	 * segment.  Accesses that only share a granule (the approximation
+	 * of docs/hazards.md) have no common byte: report the shared
+	 * granule(s) then.
+	 */
+	if (p->lo > lo)
+		lo = p->lo;
+	if (p->hi < hi)
+		hi = p->hi;
+	if (lo >= hi) {
+		uint64_t glo = lo < hi ? lo : hi, ghi = lo < hi ? hi : lo;
+
+		lo = glo / HZ_GRAN * HZ_GRAN;
+		hi = (ghi + HZ_GRAN - 1) / HZ_GRAN * HZ_GRAN;
+	}
 
 	for (i = 0; i < h->n_pend; i++) {
 		const struct hz_rec *q = &h->recs[h->pend[i].prev];
@@ -672,15 +719,10 @@ void hz_on_start(struct hz *h, int core, int unit, const struct tile_cmd *cmd,
 		 cycle_t now)
 {
 	int tid = core * h->n_units + unit;
-	struct hz_fifo *f = &h->fifo[tid];
 
 	if (h->oom)
 		return;
-	if (f->n > 0) { /* dispatch edge */
-		vc_join(vc_of(h, tid), &f->vc[(size_t)f->head * h->T], h->T);
-		f->head = (f->head + 1) % f->cap;
-		f->n--;
-	}
+	hz_join_dispatch(h, tid); /* dispatch edge */
 	if (unit == 1)
 		hz_matrix(h, tid, core, cmd, now);
 	else if (unit == 2)

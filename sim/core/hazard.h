@@ -7,7 +7,8 @@
  * timing happened to be in this run.  The method is that of race detectors
  * (vector clocks, cf. FastTrack, Flanagan & Freund, PLDI 2009): every unit
  * of every core is a thread; edges are
- *   dispatch   control -> unit   (a command cannot start before dispatch)
+ *   dispatch   control -> unit   (a command, sig or wait queued on a unit
+ *                                  cannot take effect before it was queued)
  *   sig/wait   unit -> semaphore -> unit
  *   fence      drained units -> control
  *   barrier    every control unit -> every control unit
@@ -34,7 +35,8 @@ struct hz *hz_new(int n_cores, int n_units, struct diag *d, int max_reports);
 void hz_free(struct hz *h);
 int hz_count(const struct hz *h);
 
-/* Hooks called by the control unit (unit = sync unit id). */
+/* Hooks called by the control unit (unit = sync unit id).  hz_on_dispatch
+ * is called for every entry queued on a unit (cmd = NULL for sig/wait). */
 void hz_on_dispatch(struct hz *h, int core, int unit,
 		    const struct tile_cmd *cmd, cycle_t now);
 void hz_on_start(struct hz *h, int core, int unit, const struct tile_cmd *cmd,
