@@ -1,0 +1,73 @@
+# Multi-core SPMD GEMM (asm/kernels/gemm_mc.s): every core computes its
+# slice of rows of C from the shared DRAM, then all meet at a barrier.
+# Checked exactly: C against the reference, no hazard (rows of C are
+# disjoint), and what the cores moved and computed in total (MACs = M*K*N;
+# DRAM -> SRAM bytes = A once + B once per core; SRAM -> DRAM = C once),
+# which holds whatever the timing.  Golden: total and per-core cycles,
+# barrier waits, matrix busy and DRAM stall cycles (summed over a core's
+# DMA engines, which stall at the same time) for 1, 2 and 4 cores of
+# default.cfg and 1, 4 and 16 cores of datacenter.cfg.  Both are bound by
+# DRAM bandwidth: on default.cfg's one LPDDR5 channel more cores only add
+# traffic (every core loads all of B), so the run does not get faster;
+# datacenter.cfg's 16 HBM3 channels take 4 cores at twice the speed of 1,
+# and 16 cores' copies of B (1 MiB) make it slower again.
+. "$(dirname "$0")/../lib.sh"
+
+# sum CSV PATTERN: sum of every counter whose name matches the regex.
+sum() { grep -E "^$2," "$1" | cut -d, -f2 | awk '{ s += $1 } END { print s + 0 }'; }
+
+# run_mc NAME CORES M K N CONFIG ARGS...: run, check, record.
+run_mc() {
+	name=$1 n=$2 m=$3 k=$4 nn=$5
+	shift 5
+	"$ref" gen $m $k $nn $((m + k + nn)) "$tmp/A.npy" "$tmp/B.npy"
+	"$bin" run -q "$@" asm/kernels/gemm_mc.s -D M=$m -D K=$k -D N=$nn \
+		--input A="$tmp/A.npy" --input B="$tmp/B.npy" --output C="$tmp/C.npy" \
+		--counters "$tmp/c.csv" --check-hazards 2> "$tmp/err" ||
+		{ cat "$tmp/err" >&2; fail "$name: run failed or reported hazards"; }
+	"$ref" check "$tmp/A.npy" "$tmp/B.npy" "$tmp/C.npy" >/dev/null ||
+		fail "$name: output differs from the reference"
+	macs=$(sum "$tmp/c.csv" 'core[0-9]+\.matrix\.macs')
+	[ "$macs" = $((m * k * nn)) ] || fail "$name: $macs MACs, want $((m * k * nn))"
+	rd=$(sum "$tmp/c.csv" 'core[0-9]+\.dma[0-9]+\.bytes_dram_to_sram')
+	wr=$(sum "$tmp/c.csv" 'core[0-9]+\.dma[0-9]+\.bytes_sram_to_dram')
+	# Cores past the last row (more cores than rows) load nothing.
+	rows=$(( (m + n - 1) / n )); busy=$(( (m + rows - 1) / rows ))
+	[ "$rd" = $((m * k + busy * k * nn)) ] ||
+		fail "$name: $rd bytes loaded, want $((m * k + busy * k * nn))"
+	[ "$wr" = $((m * nn * 4)) ] || fail "$name: $wr bytes stored, want $((m * nn * 4))"
+	record "== $name: $n cores, M=$m K=$k N=$nn: $(counter "$tmp/c.csv" cycles) cycles," \
+		"$busy cores with rows, dram->sram $rd bytes"
+	i=0
+	while [ $i -lt $n ]; do
+		record "core$i cycles $(counter "$tmp/c.csv" core$i.cycles)" \
+			"barrier_wait $(counter "$tmp/c.csv" core$i.control.stall_barrier_cycles)" \
+			"matrix_busy $(counter "$tmp/c.csv" core$i.matrix.busy_cycles)" \
+			"dma_dram_stall_sum $(sum "$tmp/c.csv" "core$i\\.dma[0-9]+\\.stall_dram_cycles")"
+		i=$((i + 1))
+	done
+}
+
+# default.cfg with N cores on a 3 x 2 mesh: cores on nodes 0.., the DRAM
+# channel on the node after them.
+small() {
+	echo -c configs/default.cfg -s chip.cores=$1 -s noc.cols=3 -s noc.rows=2 \
+		-s "noc.core_nodes=[]" -s "noc.dram_nodes=[]"
+}
+for n in 1 2 4; do
+	run_mc "default x$n" $n 128 64 64 $(small $n)
+done
+# Rows that do not divide evenly (26, 26, 26, 23), and more cores than rows.
+run_mc "default x4 uneven" 4 101 64 40 $(small 4)
+run_mc "default x4 tiny" 4 3 8 8 $(small 4)
+
+# datacenter.cfg: 16 cores (and its first 1 and 4 cores), 128 x 128
+# arrays run int8 -> int32 here, 16 HBM3 channels.
+for spec in "1 [7]" "4 [7,8,9,10]" "16"; do
+	set -- $spec
+	nodes=${2:+-s noc.core_nodes=$2}
+	run_mc "datacenter x$1" $1 512 256 256 -c configs/datacenter.cfg -s chip.cores=$1 \
+		$nodes -s core.matrix.in_type=int8 -s core.matrix.acc_type=int32 \
+		-D ROWS=128 -D COLS=128
+done
+golden
