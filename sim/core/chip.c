@@ -37,7 +37,6 @@ struct core {
 	struct unit **dma;       /* DMA engines */
 	int n_dma;               /* their number */
 	sram *spm, *acc;         /* scratchpad and accumulator */
-	struct ctl_prog prog;    /* decoded program (owned) */
 	int finished;            /* halted and drained */
 };
 
@@ -53,6 +52,8 @@ struct chip {
 	int n_finished;          /* cores finished */
 	cycle_t last_finish;     /* cycle the last core finished */
 	struct hz *hz;           /* hazard checker or NULL */
+	struct ctl_prog prog;    /* decoded program, shared by every core
+				    (owned; words point into the obj_prog) */
 };
 
 static int sram_geom_of(const struct arch *a, int acc, struct sram_geom *g)
@@ -179,11 +180,10 @@ void chip_free(struct chip *c)
 		return;
 	eng_free(c->e); /* destroys every registered unit */
 	if (c->cores)
-		for (i = 0; i < c->n_cores; i++) {
-			free((void *)c->cores[i].prog.insns);
-			free((void *)c->cores[i].prog.legal);
+		for (i = 0; i < c->n_cores; i++)
 			free(c->cores[i].dma);
-		}
+	free((void *)c->prog.insns);
+	free((void *)c->prog.legal);
 	free(c->cores);
 	hz_free(c->hz);
 	free(c);
@@ -222,7 +222,7 @@ uint64_t chip_reg(const struct chip *c, int core, int r)
 	return ctl_reg(c->cores[core].ctl, r);
 }
 
-/* Decode the code section once; every core shares the same words. */
+/* Decode the code section once; every core runs the same decoded program. */
 static int chip_decode(const struct obj_prog *p, struct ctl_prog *out)
 {
 	struct isa_insn *insns;
@@ -248,16 +248,19 @@ static int chip_decode(const struct obj_prog *p, struct ctl_prog *out)
 int chip_load_program(struct chip *c, const struct obj_prog *p,
 		      struct diag *d)
 {
+	struct ctl_prog prog;
 	size_t s;
 	int i, rc;
 
-	for (i = 0; i < c->n_cores; i++) {
-		struct core *k = &c->cores[i];
-
-		if ((rc = chip_decode(p, &k->prog)))
-			return rc;
-		ctl_set_program(k->ctl, &k->prog);
-	}
+	if ((rc = chip_decode(p, &prog)))
+		return diag_error(d, diag_nowhere(), rc,
+				  "out of memory decoding the program");
+	/* A second load replaces the first program (and frees it). */
+	free((void *)c->prog.insns);
+	free((void *)c->prog.legal);
+	c->prog = prog;
+	for (i = 0; i < c->n_cores; i++)
+		ctl_set_program(c->cores[i].ctl, &c->prog);
 	/* Initialised data: DRAM once, per-core memories on every core. */
 	for (s = 0; s < p->n_sects; s++) {
 		const struct obj_section *sec = &p->sects[s];
@@ -383,7 +386,7 @@ int chip_remote_signal(struct chip *c, int from, int to, int sem)
 					    ARCH_I(c->a, NOC_LINK_LAT));
 
 	if (c->hz)
-		hz_on_remote_send(c->hz, from, to, sem);
+		hz_on_remote_send(c->hz, from, to, sem, eng_now(c->e) + lat);
 	return ctl_remote_signal(c->cores[to].ctl, sem, eng_now(c->e) + lat);
 }
 

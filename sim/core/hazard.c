@@ -70,6 +70,15 @@ struct hz_fifo {           /* dispatch snapshots waiting for their start */
 	int head, n, cap;
 };
 
+/* An rsig on its way: the sender's clock, joined into the semaphore only
+ * when the signal is delivered. */
+struct hz_rsig {
+	int core, sem;     /* destination semaphore */
+	cycle_t when;      /* delivery cycle */
+	uint64_t seq;      /* send order (ties in 'when' deliver in it) */
+	uint32_t *vc;      /* T clocks of the sender at the send */
+};
+
 struct hz {
 	int n_cores, n_units, T;   /* cores, units per core, threads */
 	uint32_t *vc;              /* T x T thread clocks */
@@ -82,6 +91,9 @@ struct hz {
 	size_t n_seen, cap_seen;
 	struct hz_pend *pend;      /* conflicts of the command being checked */
 	size_t n_pend, cap_pend;
+	struct hz_rsig *rsig;      /* remote signals in flight */
+	size_t n_rsig, cap_rsig;
+	uint64_t rsig_seq;         /* sends so far */
 	struct diag *d;            /* where reports go */
 	int n_reports, max_reports;
 	int oom;                   /* stop checking after running out */
@@ -142,6 +154,9 @@ void hz_free(struct hz *h)
 	if (h->fifo)
 		for (i = 0; i < (size_t)h->T; i++)
 			free(h->fifo[i].vc);
+	for (i = 0; i < h->n_rsig; i++)
+		free(h->rsig[i].vc);
+	free(h->rsig);
 	free(h->mem);
 	free(h->fifo);
 	free(h->vc);
@@ -278,21 +293,71 @@ void hz_on_barrier(struct hz *h, cycle_t now)
 	free(all);
 }
 
-void hz_on_remote_send(struct hz *h, int from_core, int to_core, int sem)
+/*
+ * The sender's history travels with the signal and reaches the semaphore
+ * when the signal does.  Joining it at the send would let a wait that
+ * passes on some other signal in the meantime inherit it, and hide a race.
+ */
+void hz_on_remote_send(struct hz *h, int from_core, int to_core, int sem,
+		       cycle_t when)
 {
 	int ctl = from_core * h->n_units;
+	struct hz_rsig *r;
 
-	vc_join(&h->sem[((size_t)to_core * 32 + (size_t)sem) * h->T],
-		vc_of(h, ctl), h->T);
+	if (h->oom)
+		return;
+	if (h->n_rsig == h->cap_rsig) {
+		size_t cap = h->cap_rsig ? 2 * h->cap_rsig : 8;
+		struct hz_rsig *v = realloc(h->rsig, cap * sizeof(*v));
+
+		if (!v) {
+			h->oom = 1;
+			return;
+		}
+		h->rsig = v;
+		h->cap_rsig = cap;
+	}
+	r = &h->rsig[h->n_rsig];
+	r->vc = malloc((size_t)h->T * sizeof(uint32_t));
+	if (!r->vc) {
+		h->oom = 1;
+		return;
+	}
+	memcpy(r->vc, vc_of(h, ctl), (size_t)h->T * sizeof(uint32_t));
+	r->core = to_core;
+	r->sem = sem;
+	r->when = when;
+	r->seq = h->rsig_seq++;
+	h->n_rsig++;
 	vc_of(h, ctl)[ctl]++;
 }
 
+/*
+ * Delivery: of the signals in flight to this semaphore, the engine
+ * delivers the one due first, and among those due in the same cycle the
+ * one sent first (events of equal time and priority pop in insertion
+ * order), so that is the one arriving now.
+ */
 void hz_on_remote_signal(struct hz *h, int core, int sem, cycle_t now)
 {
-	(void)h;
-	(void)core;
-	(void)sem;
-	(void)now; /* the clock travelled with hz_on_remote_send */
+	size_t i, best = h->n_rsig;
+
+	(void)now;
+	for (i = 0; i < h->n_rsig; i++) {
+		const struct hz_rsig *r = &h->rsig[i];
+
+		if (r->core != core || r->sem != sem)
+			continue;
+		if (best == h->n_rsig || r->when < h->rsig[best].when ||
+		    (r->when == h->rsig[best].when && r->seq < h->rsig[best].seq))
+			best = i;
+	}
+	if (best == h->n_rsig)
+		return; /* its send was lost to an allocation failure */
+	vc_join(&h->sem[((size_t)core * 32 + (size_t)sem) * h->T],
+		h->rsig[best].vc, h->T);
+	free(h->rsig[best].vc);
+	h->rsig[best] = h->rsig[--h->n_rsig];
 }
 
 /* ---- shadow memory --------------------------------------------------------*/

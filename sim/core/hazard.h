@@ -45,7 +45,10 @@ void hz_on_signal(struct hz *h, int core, int unit, int sem, cycle_t now);
 void hz_on_wait(struct hz *h, int core, int unit, int sem, cycle_t now);
 void hz_on_fence(struct hz *h, int core, uint32_t mask, cycle_t now);
 void hz_on_barrier(struct hz *h, cycle_t now);
-void hz_on_remote_send(struct hz *h, int from_core, int to_core, int sem);
+/* An rsig leaves from_core now and is delivered to to_core at cycle 'when'
+ * (its history joins the semaphore only then: hz_on_remote_signal). */
+void hz_on_remote_send(struct hz *h, int from_core, int to_core, int sem,
+		       cycle_t when);
 void hz_on_remote_signal(struct hz *h, int core, int sem, cycle_t now);
 
 #endif

@@ -881,6 +881,31 @@ START_TEST(control_timing_branches)
 }
 END_TEST
 
+START_TEST(control_timing_long_loop)
+{
+	/*
+	 * 3000 iterations (9000+ instructions: the control unit runs scalar
+	 * code in batches between events) obey the same per-iteration cost
+	 * as a short loop: addi, sw, dbnz, taken penalty B - 1.
+	 */
+	static const char *const ov[] = { "core.control.branch_latency=3" };
+	const uint64_t B = 3, n = 3000;
+	struct sim s;
+
+	sim_ok(&s, "\tli t0, 3000\n\tcsrr a0, cycle\n"
+	       "L:\taddi t1, t1, 1\n\tsw t1, 0(zero)\n\tdbnz t0, L\n"
+	       "\tcsrr a1, cycle\n\thalt\n", ov, 1);
+	ck_assert_uint_eq(reg(&s, 0, X_A1) - reg(&s, 0, X_A0),
+			  1 + (n - 1) * (2 + B) + 3);
+	ck_assert_uint_eq(reg(&s, 0, X_T1), n);
+	ck_assert_uint_eq(smem64(&s, 0, 0), n);
+	ck_assert_uint_eq(ctr(&s, "core0.control.insns"), 3 * n + 4);
+	ck_assert_uint_eq(ctr(&s, "core0.control.branches_taken"), n - 1);
+	ck_assert_uint_eq(s.r.cycles, reg(&s, 0, X_A1) + 2);
+	sim_free(&s);
+}
+END_TEST
+
 START_TEST(control_timing_dispatch_latency)
 {
 	/*
@@ -1114,6 +1139,69 @@ START_TEST(control_sync_fence_mask)
 }
 END_TEST
 
+START_TEST(control_sync_fence_high_unit_ids)
+{
+	/*
+	 * Fence bit 23 stands for every unit id >= 23 (dma20 and up): with
+	 * 24 engines a transfer on dma21 (id 24) is waited for by
+	 * `fence 0x800000`, not by `fence dma19` (bit 22).
+	 */
+	static const char *const ov[] = { "core.dma.engines=24" };
+	struct sim s;
+
+	sim_ok(&s,
+	       "\tli t0, 16384\n\tdset n0, t0\n"
+	       "\tdma 21\n"
+	       "\tcsrr a0, cycle\n"
+	       "\tfence dma19|dma0\n"
+	       "\tcsrr a1, cycle\n"
+	       "\tfence 0x800000\n"
+	       "\tcsrr a2, cycle\n"
+	       "\thalt\n", ov, 1);
+	ck_assert_uint_eq(reg(&s, 0, X_A1), reg(&s, 0, X_A0) + 2);
+	ck_assert_uint_gt(reg(&s, 0, X_A2), reg(&s, 0, X_A1) + 1000);
+	ck_assert_uint_eq(ctr(&s, "core0.control.stall_fence_cycles"),
+			  reg(&s, 0, X_A2) - reg(&s, 0, X_A1) - 2);
+	ck_assert_uint_eq(ctr(&s, "core0.dma21.bytes_dram_to_sram"), 16384);
+	sim_free(&s);
+}
+END_TEST
+
+START_TEST(control_sync_wait_blocks_later_commands)
+{
+	/*
+	 * A wait at the head of dma0's queue holds back the copy behind it;
+	 * dma1's copy runs meanwhile (the fence on dma1 passes), and dma0's
+	 * copy only starts once the control unit signals: all of its busy
+	 * cycles lie after that.
+	 */
+	struct sim s;
+	uint64_t a0, a1;
+
+	sim_ok(&s,
+	       "\tli t0, 4096\n\tdset n0, t0\n"
+	       "\twait dma0, 7, 1\n"
+	       "\tdma 0\n"
+	       "\tli t0, 0x10000\n\tdset dst, t0\n"
+	       "\tdma 1\n"
+	       "\tfence dma1\n"
+	       "\tcsrr a0, cycle\n"
+	       "\tsig ctl, 7\n"
+	       "\tfence dma0\n"
+	       "\tcsrr a1, cycle\n"
+	       "\thalt\n", NULL, 0);
+	a0 = reg(&s, 0, X_A0);
+	a1 = reg(&s, 0, X_A1);
+	/* 4 KiB through one LPDDR5 channel takes well over 100 cycles. */
+	ck_assert_uint_gt(a0, 100);
+	ck_assert_uint_gt(ctr(&s, "core0.dma0.busy_cycles"), 100);
+	ck_assert_uint_le(ctr(&s, "core0.dma0.busy_cycles"), a1 - a0);
+	ck_assert_uint_eq(ctr(&s, "core0.dma0.transfers"), 1);
+	ck_assert_uint_eq(ctr(&s, "core0.dma1.transfers"), 1);
+	sim_free(&s);
+}
+END_TEST
+
 static const char *const ov_4c[] = { "chip.cores=4", "noc.cols=4", "noc.rows=2" };
 static const char *const ov_2c[] = { "chip.cores=2", "noc.cols=3", "noc.rows=1" };
 
@@ -1299,6 +1387,27 @@ START_TEST(control_deadlock_diag)
 }
 END_TEST
 
+START_TEST(control_chip_reload_program)
+{
+	/* Loading a second program replaces the first (and frees it: the
+	 * ASan build checks for leaks). */
+	struct sim s;
+	struct obj_prog *p2 = NULL;
+	static const char second[] = "\tli a0, 22\n\tli a1, 33\n\thalt\n";
+
+	sim_build(&s, "\tli a0, 11\n\thalt\n", NULL, 0, 0);
+	ck_assert_int_eq(asm_assemble_string("u.s", second, strlen(second), NULL,
+					     &s.d, &p2), 0);
+	ck_assert_int_eq(chip_load_program(s.c, p2, &s.d), 0);
+	ck_assert_int_eq(sim_go(&s), 0);
+	ck_assert_uint_eq(reg(&s, 0, X_A0), 22);
+	ck_assert_uint_eq(reg(&s, 0, X_A1), 33);
+	ck_assert_uint_eq(ctr(&s, "core0.control.insns"), 3);
+	sim_free(&s);
+	obj_free(p2);
+}
+END_TEST
+
 static Suite *suite_control(void)
 {
 	Suite *s = suite_create("control");
@@ -1324,6 +1433,7 @@ static Suite *suite_control(void)
 	TEST_ADD(s, control_timing_single_issue);
 	TEST_ADD(s, control_timing_latencies);
 	TEST_ADD(s, control_timing_branches);
+	TEST_ADD(s, control_timing_long_loop);
 	TEST_ADD(s, control_timing_dispatch_latency);
 	TEST_ADD(s, control_timing_queue_full_exact);
 	TEST_ADD(s, control_timing_queue_full_mmuls);
@@ -1332,11 +1442,14 @@ static Suite *suite_control(void)
 	TEST_ADD(s, control_sync_counting_semaphore);
 	TEST_ADD(s, control_sync_wait_blocks_own_unit_only);
 	TEST_ADD(s, control_sync_fence_mask);
+	TEST_ADD(s, control_sync_fence_high_unit_ids);
+	TEST_ADD(s, control_sync_wait_blocks_later_commands);
 	TEST_ADD(s, control_sync_barrier_2_and_4);
 	TEST_ADD(s, control_sync_barrier_deadlock);
 	TEST_ADD(s, control_sync_rsig_latency);
 	TEST_ADD(s, control_sync_rsig_self_and_bad_core);
 	TEST_ADD(s, control_deadlock_diag);
+	TEST_ADD(s, control_chip_reload_program);
 	return s;
 }
 

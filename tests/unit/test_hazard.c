@@ -445,6 +445,45 @@ START_TEST(hazard_cross_core_dram)
 }
 END_TEST
 
+START_TEST(hazard_rsig_orders_only_when_delivered)
+{
+	/*
+	 * Core 0 stores to DRAM, fences, and sends rsig 3 to core 1 over a
+	 * slow NoC (1 + 2 * (2 + 60) = 125 cycles).  Core 1 signals
+	 * semaphore 3 itself while the rsig is still in flight, so its wait
+	 * passes on its own signal: its load is not ordered after core 0's
+	 * store, and the checker must not borrow the in-flight signal's
+	 * history.  Waiting for both signals (count 2) orders it.
+	 */
+	static const char *const slow[] = { "chip.cores=2", "noc.cols=3", "noc.rows=1",
+					    "noc.core_nodes=[0,2]", "noc.dram_nodes=[1]",
+					    "noc.link_latency=60" };
+	/* Core 1 spins ~80 cycles: past core 0's send, before delivery. */
+#define RSIG_RACE(cnt)                                                     \
+	"\tcsrr s0, coreid\n\tbnez s0, c1\n"                                \
+	DMA(0, spm, 0, dram, 0x1000, 64)                                    \
+	"\tfence dma0\n\tcsrr a0, cycle\n\tli t1, 1\n\trsig t1, 3\n"          \
+	"\tj done\n"                                                        \
+	"c1:\tli t1, 40\nspin:\tdbnz t1, spin\n"                             \
+	"\tsig ctl, 3\n\twait ctl, 3, " #cnt "\n\tcsrr a1, cycle\n"            \
+	DMA(0, dram, 0x1000, spm, 0, 64)                                    \
+	"done:\n" END
+	struct sim s;
+
+	hz_run(&s, RSIG_RACE(1), slow, 6);
+	/* The premise: core 1 waited after the send, before the delivery. */
+	ck_assert_uint_gt(chip_reg(s.c, 1, 11), chip_reg(s.c, 0, 10) + 1);
+	ck_assert_uint_lt(chip_reg(s.c, 1, 11), chip_reg(s.c, 0, 10) + 1 + 125);
+	hz_free(&s);
+	expect_one(RSIG_RACE(1), slow, 6,
+		   "read-after-write on dram [0x1000, 0x1040)",
+		   "core0.dma0 dma writes", OP_DMA, 0,
+		   "core1.dma0 dma reads", OP_DMA, 1);
+	expect_none(RSIG_RACE(2), slow, 6);
+#undef RSIG_RACE
+}
+END_TEST
+
 static Suite *suite_hazard(void)
 {
 	Suite *s = suite_create("hazard");
@@ -458,6 +497,7 @@ static Suite *suite_hazard(void)
 	TEST_ADD(s, hazard_wait_on_ctl_orders_dispatch);
 	TEST_ADD(s, hazard_sig_from_idle_unit_carries_ctl_order);
 	TEST_ADD(s, hazard_cross_core_dram);
+	TEST_ADD(s, hazard_rsig_orders_only_when_delivered);
 	return s;
 }
 
