@@ -105,6 +105,20 @@ int asm_error(struct asm_ctx *A, const struct where *w, int col,
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	A->n_err++;
+	/*
+	 * Every error is reported, up to a bound: a runaway input (a macro
+	 * that expands its errors a million times) must not take minutes and
+	 * gigabytes to tell the user so.
+	 */
+	if (A->n_errs >= ASM_MAX_ERRORS) {
+		if (!A->fatal) {
+			A->fatal = 1;
+			snprintf(msg, sizeof(msg), "too many errors (%d); stopping "
+				 "here", ASM_MAX_ERRORS);
+		} else {
+			return EV_ERR;
+		}
+	}
 	if (A->n_errs == A->cap_errs) {
 		size_t cap = A->cap_errs ? 2 * A->cap_errs : 16;
 		struct err_rec *v = realloc(A->errs, cap * sizeof(*v));
@@ -501,7 +515,22 @@ static const int space_mem[SP_N] = {
  * Reserve size bytes at the current location of the current space; for
  * data spaces, in the open chunk (started on demand).  Checks the limits.
  */
+static int reserve_(struct asm_ctx *A, struct stmt *s, uint64_t size);
+
+/* reserve_, and a statement that cannot be placed emits nothing. */
 static int reserve(struct asm_ctx *A, struct stmt *s, uint64_t size)
+{
+	int r = reserve_(A, s, size);
+
+	if (r) {
+		s->kind = ST_ALIGN;
+		s->aux = -1;
+		s->size = 0;
+	}
+	return r;
+}
+
+static int reserve_(struct asm_ctx *A, struct stmt *s, uint64_t size)
 {
 	int sp = A->space;
 	uint64_t at = A->loc[sp];
@@ -510,10 +539,12 @@ static int reserve(struct asm_ctx *A, struct stmt *s, uint64_t size)
 		return asm_error(A, s->w, s->col,
 				 "%s location overflows 64 bits", space_names[sp]);
 	if (sp == SP_TEXT) {
-		if ((at + size) / 4 > ASM_MAX_CODE_WORDS)
+		if ((at + size) / 4 > ASM_MAX_CODE_WORDS) {
+			A->fatal = 1; /* every later instruction would repeat it */
 			return asm_error(A, s->w, s->col,
 					 "program too large (more than %u "
 					 "instructions)", ASM_MAX_CODE_WORDS);
+		}
 	} else if (size) {
 		struct chunk *c = A->open[sp];
 
@@ -2156,6 +2187,16 @@ static void do_line(struct asm_ctx *A, const struct where *w)
  */
 static const struct where *next_line(struct asm_ctx *A)
 {
+	if (A->fatal || A->oom)
+		return NULL;
+	if (A->line_seq >= ASM_MAX_LINES && A->top) {
+		A->fatal = 1;
+		(void)asm_error(A, A->last_w, 1,
+				"more than %d lines to assemble (counting macro "
+				"expansions); is a macro expanding itself?",
+				ASM_MAX_LINES);
+		return NULL;
+	}
 	while (A->top) {
 		struct frame *fr = A->top;
 		struct where *w;
@@ -2170,6 +2211,7 @@ static const struct where *next_line(struct asm_ctx *A)
 			w->line = fr->next + 1;
 			w->text = fr->f->lines[fr->next++];
 			w->seq = ++A->line_seq;
+			A->last_w = w;
 			return w;
 		}
 		if (fr->is_macro && fr->next < fr->m->n_body) {
@@ -2191,6 +2233,7 @@ static const struct where *next_line(struct asm_ctx *A)
 							 "line is too long");
 				continue;
 			}
+			A->last_w = w;
 			return w;
 		}
 		/* End of the frame: unclosed .if blocks opened inside it. */
@@ -2571,7 +2614,7 @@ static void encode_all(struct asm_ctx *A)
 {
 	struct stmt *s;
 
-	for (s = A->stmts; s && !A->oom; s = s->next) {
+	for (s = A->stmts; s && !A->oom && !A->fatal; s = s->next) {
 		switch (s->kind) {
 		case ST_INSN: encode_insn(A, s); break;
 		case ST_PSEUDO: encode_pseudo(A, s); break;

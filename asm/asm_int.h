@@ -213,6 +213,7 @@ struct asm_ctx {
 	struct diag *d;              /* where errors go */
 	int n_err;                   /* errors reported by this assembly */
 	int oom;                     /* an allocation failed */
+	int fatal;                   /* a limit was hit: stop reading input */
 	const struct asm_opts *opts; /* -D, -I */
 	struct arena ar;             /* everything freed at the end */
 	int pass;                    /* 1 or 2 */
@@ -239,6 +240,7 @@ struct asm_ctx {
 
 	struct toks tk;              /* token buffer of the current line */
 	unsigned line_seq;           /* lines read so far (where.seq) */
+	const struct where *last_w;  /* the line read last */
 	struct err_rec *errs;        /* errors, printed sorted at the end */
 	size_t n_errs, cap_errs;
 	struct obj_prog *prog;       /* pass 2 output */
@@ -252,6 +254,8 @@ struct asm_ctx {
 #define ASM_MAX_DATA_BYTES (64u << 20) /* initialised data per program */
 #define ASM_MAX_CODE_WORDS (4u << 20)  /* instructions per program */
 #define ASM_MAX_EXPANSIONS 100000    /* macro expansions per program */
+#define ASM_MAX_LINES 1000000        /* lines read, macro bodies included */
+#define ASM_MAX_ERRORS 1000          /* errors reported before giving up */
 
 /* ---- error reporting (asm.c) ----------------------------------------------*/
 
