@@ -265,7 +265,9 @@ static void ctl_unstall(struct ctl *c)
 			snprintf(name, sizeof(name), "barrier");
 			break;
 		}
-		snprintf(args, sizeof(args), "\"pc\":%" PRIu64, c->pc);
+		/* A barrier retired on arrival: pc is already past it. */
+		snprintf(args, sizeof(args), "\"pc\":%" PRIu64,
+			 c->st == ST_STALL_BARRIER ? c->pc - 4 : c->pc);
 		unit_span(&c->u, c->stall_start, now, name, args);
 	}
 	c->u.ctr[stall_ctr[c->st]] += d;

@@ -29,7 +29,11 @@
 #include "../../asm/obj.h"
 #include "../../sim/core/chip.h"
 #include "../../sim/core/counters.h"
+#include "../../traces/trace.h"
 #include "testutil.h"
+
+#include <unistd.h>
+#include <zlib.h>
 
 __extension__ typedef __int128 i128;
 
@@ -156,6 +160,18 @@ static void sb_printf(struct sbuf *b, const char *fmt, ...)
 		ck_assert_ptr_nonnull(b->p);
 	}
 	b->n += (size_t)k;
+}
+
+/* Occurrences of needle in hay. */
+static int count_spans(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	while ((hay = strstr(hay, needle))) {
+		n++;
+		hay += strlen(needle);
+	}
+	return n;
 }
 
 /* Registers by number (ABI names in docs/isa.md). */
@@ -1268,6 +1284,62 @@ START_TEST(control_sync_barrier_2_and_4)
 }
 END_TEST
 
+START_TEST(control_sync_barrier_trace_span)
+{
+	/*
+	 * The trace shows each waiting core's barrier stall as a span from
+	 * its arrival to the release, naming the barrier's own pc (the
+	 * control unit has already moved past it).
+	 */
+	char dir[] = "/tmp/npu_ctl_XXXXXX", path[64], buf[65536], want[96];
+	struct sim s;
+	struct chip_opts o;
+	struct trc *t;
+	gzFile gz;
+	int n;
+	uint64_t pc_barrier = 0;
+	size_t i;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/t.json.gz", dir);
+	memset(&s, 0, sizeof(s));
+	s.fp = open_memstream(&s.log, &s.log_len);
+	diag_init(&s.d, s.fp);
+	ck_assert_int_eq(arch_load(&s.a, NULL, ov_2c, 3, &s.d), 0);
+	ck_assert_int_eq(asm_assemble_string("t.s", barrier_src, strlen(barrier_src),
+					     NULL, &s.d, &s.p), 0);
+	t = trc_open(path, 1.0, &s.d);
+	ck_assert_ptr_nonnull(t);
+	memset(&o, 0, sizeof(o));
+	o.max_cycles = CYCLE_MAX;
+	o.trace = t;
+	s.c = chip_new(&s.a, &o, &s.d);
+	ck_assert_ptr_nonnull(s.c);
+	ck_assert_int_eq(chip_load_program(s.c, s.p, &s.d), 0);
+	ck_assert_int_eq(sim_go(&s), 0);
+	ck_assert_int_eq(trc_close(t, &s.d), 0);
+	for (i = 0; i < s.p->n_code; i++)
+		if (s.p->code[i] >> 24 == 0x53 && !pc_barrier) /* barrier */
+			pc_barrier = 4 * i;
+	gz = gzopen(path, "rb");
+	ck_assert_ptr_nonnull(gz);
+	n = gzread(gz, buf, sizeof(buf) - 1);
+	gzclose(gz);
+	ck_assert_int_gt(n, 0);
+	buf[n] = '\0';
+	/* Core 0 arrives first and waits for core 1 at the first barrier. */
+	snprintf(want, sizeof(want), "\"name\":\"barrier\",\"args\":{\"cycle\":%" PRIu64
+		 ",\"cycles\":%" PRIu64 ",\"pc\":%" PRIu64 "}",
+		 reg(&s, 0, X_A0) + 1, ctr(&s, "core0.control.stall_barrier_cycles"),
+		 pc_barrier);
+	ck_assert_msg(strstr(buf, want) != NULL, "no %s in the trace", want);
+	ck_assert_int_eq(count_spans(buf, "\"name\":\"barrier\""), 1);
+	unlink(path);
+	rmdir(dir);
+	sim_free(&s);
+}
+END_TEST
+
 START_TEST(control_sync_barrier_deadlock)
 {
 	/* Core 1 halts without meeting core 0 at the barrier. */
@@ -1445,6 +1517,7 @@ static Suite *suite_control(void)
 	TEST_ADD(s, control_sync_fence_high_unit_ids);
 	TEST_ADD(s, control_sync_wait_blocks_later_commands);
 	TEST_ADD(s, control_sync_barrier_2_and_4);
+	TEST_ADD(s, control_sync_barrier_trace_span);
 	TEST_ADD(s, control_sync_barrier_deadlock);
 	TEST_ADD(s, control_sync_rsig_latency);
 	TEST_ADD(s, control_sync_rsig_self_and_bad_core);
