@@ -346,6 +346,7 @@ int chip_n_cores(const struct chip *c) { return c->n_cores; }
 eng *chip_eng(const struct chip *c) { return c->e; }
 struct diag *chip_diag(const struct chip *c) { return c->d; }
 int chip_trace_insns(const struct chip *c) { return c->o.trace_insns; }
+cycle_t chip_max_cycles(const struct chip *c) { return c->o.max_cycles; }
 
 int chip_barrier_arrive(struct chip *c, int core)
 {

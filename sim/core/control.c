@@ -117,6 +117,7 @@ struct ctl {
 	cycle_t halt_end;              /* cycle after the halt instruction */
 	struct hz *hz;                 /* hazard checker or NULL */
 	int trace_insns;               /* print each instruction */
+	cycle_t max_cycles;            /* watchdog: nothing issues later */
 	int lat_alu, lat_mul, lat_div, lat_mem, lat_br, lat_disp;
 	int trc_track;                 /* trace track id, -1 = none */
 };
@@ -875,9 +876,15 @@ static int ctl_run(struct ctl *c)
 		in = &c->prog.insns[idx];
 		oi = &isa_op_info[in->op];
 		ti = ctl_operands_ready(c, in, t);
-		if (oi->unit != ISA_UNIT_CTL && oi->unit != ISA_UNIT_CFG &&
-		    ti > now)
-			return ctl_step_at(c, ti); /* meet the world on time */
+		/*
+		 * Meet the world on time; and past the watchdog's limit run
+		 * nothing (the STEP event beyond it ends the run), so that a
+		 * timed-out core's state is that of the limit's cycle, not
+		 * of wherever its local clock had got to.
+		 */
+		if ((oi->unit != ISA_UNIT_CTL && oi->unit != ISA_UNIT_CFG &&
+		     ti > now) || ti > c->max_cycles)
+			return ctl_step_at(c, ti);
 		c->t_cur = ti;
 		if (c->trace_insns)
 			ctl_print_insn(c, in, ti);
@@ -1201,6 +1208,7 @@ struct unit *ctl_new(eng *e, const struct arch *a, struct chip *chip,
 	c->dreg[ISA_DF_SMEM] = MEM_DRAM;
 	c->dreg[ISA_DF_DMEM] = MEM_SPM;
 	c->trace_insns = chip_trace_insns(chip);
+	c->max_cycles = chip_max_cycles(chip);
 	c->trc_track = -1;
 	return &c->u;
 }

@@ -742,6 +742,20 @@ START_TEST(control_fault_watchdog)
 	ck_assert_int_eq(sim_go(&s), NPU_ETIMEOUT);
 	ck_assert_ptr_nonnull(strstr(s.log, "cycle limit 1000 reached"));
 	sim_free(&s);
+	/*
+	 * Scalar code runs ahead of the engine clock, but nothing issues
+	 * after the limit, so the state is that of cycle 100.  One
+	 * iteration every 5 cycles (addi, csrr, sd, j, one bubble of the
+	 * taken penalty 2): addi at 0, 5, ..., 100 -> t0 = 21; the last
+	 * csrr at 96; the last sd at 97 stored 20.
+	 */
+	sim_build(&s, "top:\taddi t0, t0, 1\n\tcsrr t1, cycle\n\tsd t0, 0(zero)\n\tj top\n",
+		  NULL, 0, 100);
+	ck_assert_int_eq(sim_go(&s), NPU_ETIMEOUT);
+	ck_assert_uint_eq(reg(&s, 0, X_T0), 21);
+	ck_assert_uint_eq(reg(&s, 0, X_T1), 96);
+	ck_assert_uint_eq(smem64(&s, 0, 0), 20);
+	sim_free(&s);
 	/* Work in flight past the limit (a 64 KiB DMA and a fence). */
 	sim_build(&s, "\tli t0, 65536\n\tdset n0, t0\n\tdma 0\n\tfence all\n\thalt\n",
 		  NULL, 0, 200);
