@@ -286,6 +286,32 @@ START_TEST(hazard_vector_vs_dma)
 }
 END_TEST
 
+START_TEST(hazard_matrix_outputs)
+{
+	/* mmul writes C = acc [0, 64) (4 x 4 int32); DMA loads acc [32, 96). */
+	expect_one(MTX_SETUP MPRE_B MMUL_A0
+		   DMA(0, dram, 0, acc, 32, 64)
+		   END, NULL, 0,
+		   "write-after-write on core0.accumulator [0x20, 0x40)",
+		   "core0.mtx mmul writes", OP_MMUL, 0,
+		   "core0.dma0 dma writes", OP_DMA, 0);
+	/* mout writes the int8 tile spm [0x200, 0x210); DMA stores it. */
+	expect_one(MTX_SETUP MPRE_B MMUL_A0
+		   "\tli t1, 0x200\n\tli t2, 0\n\tmout t1, t2\n"
+		   DMA(1, spm, 0x200, dram, 0, 16)
+		   END, NULL, 0,
+		   "read-after-write on core0.scratchpad [0x200, 0x210)",
+		   "core0.mtx mout writes", 0x74, 0,
+		   "core0.dma1 dma reads", OP_DMA, 0);
+	/* ... ordered by sig/wait: nothing. */
+	expect_none(MTX_SETUP MPRE_B MMUL_A0
+		    "\tli t1, 0x200\n\tli t2, 0\n\tmout t1, t2\n"
+		    "\tsig mtx, 4\n\twait dma1, 4, 1\n"
+		    DMA(1, spm, 0x200, dram, 0, 16)
+		    END, NULL, 0);
+}
+END_TEST
+
 /* ---- what is not a race --------------------------------------------------------*/
 
 START_TEST(hazard_disjoint_and_read_only)
@@ -484,6 +510,32 @@ START_TEST(hazard_rsig_orders_only_when_delivered)
 }
 END_TEST
 
+START_TEST(hazard_report_limit)
+{
+	/*
+	 * 25 independent races: DMA fills 16-byte region i (64 bytes apart)
+	 * while the vector unit copies region i, with no ordering.  Each
+	 * pair is one report; 20 are printed, then a note, and all 25 are
+	 * counted.
+	 */
+	struct sim s;
+
+	hz_run(&s, VEC_SETUP
+	       "\tli t0, 16\n\tdset n0, t0\n\tli s1, 25\n\tli s2, 0\n"
+	       "L1:\tdset dst, s2\n\tdma 0\n\taddi s2, s2, 64\n\tdbnz s1, L1\n"
+	       "\tli s1, 25\n\tli s2, 0\n\tli s3, 0x4000\n"
+	       "L2:\tvmov s3, s2\n\taddi s2, s2, 64\n\taddi s3, s3, 64\n\tdbnz s1, L2\n"
+	       END, NULL, 0);
+	ck_assert_int_eq(s.r.n_hazards, 25);
+	ck_assert_int_eq(count_str(s.log, "warning: hazard:"), 20);
+	ck_assert_int_eq(count_str(s.log, "note: further hazards are counted but not printed"), 1);
+	/* Every printed report pairs the DMA and the copy of one region. */
+	ck_assert_int_eq(count_str(s.log, "core0.dma0 dma writes"), 20);
+	ck_assert_int_eq(count_str(s.log, "core0.vec vmov reads"), 20);
+	hz_free(&s);
+}
+END_TEST
+
 static Suite *suite_hazard(void)
 {
 	Suite *s = suite_create("hazard");
@@ -492,12 +544,14 @@ static Suite *suite_hazard(void)
 	TEST_ADD(s, hazard_war_mtx_then_dma);
 	TEST_ADD(s, hazard_waw_two_dma_engines);
 	TEST_ADD(s, hazard_vector_vs_dma);
+	TEST_ADD(s, hazard_matrix_outputs);
 	TEST_ADD(s, hazard_disjoint_and_read_only);
 	TEST_ADD(s, hazard_wait_orders_one_producer_only);
 	TEST_ADD(s, hazard_wait_on_ctl_orders_dispatch);
 	TEST_ADD(s, hazard_sig_from_idle_unit_carries_ctl_order);
 	TEST_ADD(s, hazard_cross_core_dram);
 	TEST_ADD(s, hazard_rsig_orders_only_when_delivered);
+	TEST_ADD(s, hazard_report_limit);
 	return s;
 }
 
