@@ -867,6 +867,8 @@ static int ctl_run(struct ctl *c)
 		cycle_t ti;
 		int size = 0;
 
+		if (t > c->max_cycles) /* the watchdog ends the run first */
+			return ctl_step_at(c, t);
 		if (c->pc % 4 || idx >= c->prog.n)
 			return ctl_fault(c, t, "pc 0x%" PRIx64 " is outside the program (%zu instructions)",
 					 c->pc, c->prog.n);

@@ -762,6 +762,11 @@ START_TEST(control_fault_watchdog)
 	ck_assert_int_eq(sim_go(&s), NPU_ETIMEOUT);
 	ck_assert_ptr_nonnull(strstr(s.log, "cycle limit 200 reached"));
 	sim_free(&s);
+	/* Running off the end after the limit: the limit comes first. */
+	sim_build(&s, "\tli t0, 60\nL:\tdbnz t0, L\n", NULL, 0, 100);
+	ck_assert_int_eq(sim_go(&s), NPU_ETIMEOUT);
+	ck_assert_ptr_null(strstr(s.log, "outside the program"));
+	sim_free(&s);
 	/* A deadlock under a watchdog is still a deadlock (no event left). */
 	sim_build(&s, "\tli t0, 0\n\trsig t0, 1\n\twait ctl, 1, 2\n\thalt\n", NULL, 0, 50);
 	ck_assert_int_eq(sim_go(&s), NPU_EDEADLOCK);
