@@ -44,7 +44,7 @@ CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 UTIL_SRCS  := util/diag.c util/dtype.c util/fsout.c util/strutil.c util/npy.c
 ARCH_SRCS  := arch/arch.c arch/arch_dump.c
 ISA_SRCS   := isa/isa.c isa/isa_doc.c
-ASM_SRCS   := asm/asm.c asm/asm_lex.c asm/asm_li.c asm/asm_doc.c asm/obj.c
+ASM_SRCS   := asm/asm.c asm/asm_src.c asm/asm_lex.c asm/asm_li.c asm/asm_doc.c asm/obj.c
 CORE_SRCS  := sim/core/engine.c sim/core/counters.c sim/core/num.c sim/core/vecmath.c sim/core/vector.c sim/core/sram.c sim/core/dram.c sim/core/dram_bench.c sim/core/matrix.c sim/core/dma.c sim/core/matrix_pe.c \
               sim/core/control.c sim/core/hazard.c sim/core/chip.c
 TRC_SRCS   := traces/ctrout.c traces/trace.c

@@ -1,8 +1,8 @@
 /*
- * asm.c - the assembler: input, statements, the two passes, the program.
+ * asm.c - the assembler: statements, directives, the two passes, the program.
  *
- * Pass 1 (read_input): lines come from a stack of frames (the main file,
- * .include'd files, macro bodies being expanded).  Each line first meets the
+ * Pass 1 (assemble -> do_line): lines come from asm_next_line (asm_src.c:
+ * the main file, .include'd files, macro expansions).  Each line first meets the
  * line-level machinery - macro body capture (.macro ... .endm) and
  * conditional assembly (.if/.elif/.else/.endif) - and, if it is live, is
  * tokenised: labels get the current location, directives act (sections,
@@ -30,53 +30,6 @@
 #include "../util/dtype.h"
 #include "../util/strutil.h"
 #include "asm_int.h"
-
-/* ---- input structures -----------------------------------------------------*/
-
-/* A source file, split in place into NUL-terminated lines. */
-struct src_file {
-	char *path;              /* as found (malloc'd) */
-	char *text;              /* contents (malloc'd, modified) */
-	char **lines;            /* pointers into text */
-	int n_lines;
-	struct src_file *next;
-};
-
-/* A macro definition. */
-struct macro {
-	const char *name;
-	int n_params;
-	const char **params;         /* parameter names */
-	const char **defaults;       /* default text, NULL = required */
-	const struct where **body;   /* body lines as captured */
-	int n_body, cap_body;
-	const struct where *w;       /* the .macro line */
-	int col;
-	struct macro *next;
-};
-
-/* One open .if. */
-struct cond {
-	int parent_active;       /* the enclosing region assembles */
-	int taken;               /* some branch of this .if was taken */
-	int active;              /* the current branch assembles */
-	int seen_else;           /* .else already seen */
-	const struct where *w;   /* the .if line, for "unterminated" */
-	int col;
-};
-
-/* An input frame: a file being read or a macro being expanded. */
-struct frame {
-	int is_macro;
-	struct src_file *f;          /* file frame: the file */
-	int next;                    /* next line / body line index */
-	struct macro *m;             /* macro frame: the macro */
-	const char **args;           /* argument text per parameter */
-	unsigned id;                 /* expansion number for \@ */
-	const struct expn *exp;      /* expansion record for its lines */
-	int cond_base;               /* n_conds when the frame was entered */
-	struct frame *up;
-};
 
 /* ---- errors ---------------------------------------------------------------*/
 
@@ -139,6 +92,7 @@ int asm_error(struct asm_ctx *A, const struct where *w, int col,
 	return EV_ERR;
 }
 
+/* Reading order first, then discovery order: a stable sort by hand. */
 static int err_cmp(const void *pa, const void *pb)
 {
 	const struct err_rec *a = pa, *b = pb;
@@ -216,126 +170,9 @@ static struct where *cmdline_where(struct asm_ctx *A, const char *text)
 
 /* ---- reading files --------------------------------------------------------*/
 
-/* Keep text as a file: split lines, check for NUL bytes. */
-static struct src_file *add_file(struct asm_ctx *A, const char *path,
-				 char *text, size_t len)
-{
-	struct src_file *f = calloc(1, sizeof(*f));
-	size_t i, n = 1, k = 0;
-
-	if (!f || !(f->path = str_dup(path))) {
-		free(f);
-		free(text);
-		asm_oom(A);
-		return NULL;
-	}
-	f->text = text;
-	f->next = A->files;
-	A->files = f;
-	for (i = 0; i < len; i++)
-		n += text[i] == '\n';
-	f->lines = malloc(n * sizeof(*f->lines));
-	if (!f->lines) {
-		asm_oom(A);
-		return NULL;
-	}
-	f->lines[k++] = text;
-	for (i = 0; i < len; i++) {
-		if (text[i] == '\n') {
-			text[i] = '\0';
-			if (i > 0 && text[i - 1] == '\r')
-				text[i - 1] = '\0';
-			if (i + 1 < len)
-				f->lines[k++] = text + i + 1;
-		} else if (text[i] == '\0') {
-			/* A NUL would silently cut the line: say so. */
-			struct where *w = arena_alloc(&A->ar, sizeof(*w));
-
-			if (!w) {
-				asm_oom(A);
-				return NULL;
-			}
-			w->file = f->path;
-			w->line = (int)k;
-			w->seq = A->line_seq;
-
-			text[i] = ' ';
-			asm_error(A, w, (int)(text + i - f->lines[k - 1]) + 1,
-				  "NUL byte in source file");
-		}
-	}
-	if (len > 0 && text[len - 1] == '\r')
-		text[len - 1] = '\0';
-	/* A final newline does not start another line. */
-	f->n_lines = (int)k;
-	return f;
-}
-
-/* Read a whole file; NULL with errno set on failure. */
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *fp = fopen(path, "rb");
-	char *buf = NULL;
-	size_t cap = 0, n = 0;
-
-	if (!fp)
-		return NULL;
-	for (;;) {
-		size_t r;
-
-		if (n + 1 >= cap) {
-			char *nb;
-
-			cap = cap ? cap * 2 : 65536;
-			/* Sources beyond 256 MiB are surely a mistake. */
-			if (cap > (256u << 20)) {
-				free(buf);
-				fclose(fp);
-				errno = EFBIG;
-				return NULL;
-			}
-			nb = realloc(buf, cap);
-			if (!nb) {
-				free(buf);
-				fclose(fp);
-				errno = ENOMEM;
-				return NULL;
-			}
-			buf = nb;
-		}
-		r = fread(buf + n, 1, cap - n - 1, fp);
-		n += r;
-		if (r == 0)
-			break;
-	}
-	if (ferror(fp)) {
-		free(buf);
-		fclose(fp);
-		errno = EIO;
-		return NULL;
-	}
-	fclose(fp);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-}
-
-static int push_file(struct asm_ctx *A, struct src_file *f)
-{
-	struct frame *fr = arena_alloc(&A->ar, sizeof(*fr));
-
-	if (!fr)
-		return asm_oom(A);
-	fr->f = f;
-	fr->cond_base = A->n_conds;
-	fr->up = A->top;
-	A->top = fr;
-	A->depth++;
-	return 0;
-}
-
 /* ---- symbols --------------------------------------------------------------*/
 
+/* How a symbol was defined, for "redefinition of" messages. */
 static const char *sym_kind_desc(const struct sym *s)
 {
 	switch (s->kind) {
@@ -395,6 +232,11 @@ static struct sym *define_sym(struct asm_ctx *A, const struct where *w,
 	return s;
 }
 
+/*
+ * The predefined names: dtype names (their dtype id) and names.def
+ * constants (memory spaces, dataflows, relu).  They live in the symbol
+ * table so that redefining one is the ordinary redefinition error.
+ */
 static int define_builtins(struct asm_ctx *A)
 {
 	size_t i;
@@ -481,6 +323,10 @@ static void define_cmdline(struct asm_ctx *A, const char *def)
 
 /* ---- statements -----------------------------------------------------------*/
 
+/*
+ * Append a statement at the current location of the current space; its
+ * size is set by reserve().  n_ops operand slots are allocated zeroed.
+ */
 static struct stmt *new_stmt(struct asm_ctx *A, enum stmt_kind k,
 			     const struct where *w, int col, int n_ops)
 {
@@ -501,11 +347,13 @@ static struct stmt *new_stmt(struct asm_ctx *A, enum stmt_kind k,
 	return s;
 }
 
+/* Directive name of each location counter, for messages. */
 static const char *const space_names[SP_N] = {
 	[SP_TEXT] = ".text", [SP_DATA] = ".data", [SP_DRAM] = ".dram",
 	[SP_SPM] = ".spm",   [SP_ACC] = ".acc",
 };
 
+/* The object-file memory of each data space (-1: .text is code). */
 static const int space_mem[SP_N] = {
 	[SP_TEXT] = -1, [SP_DATA] = OBJ_MEM_DATA, [SP_DRAM] = OBJ_MEM_DRAM,
 	[SP_SPM] = OBJ_MEM_SPM, [SP_ACC] = OBJ_MEM_ACC,
@@ -616,6 +464,7 @@ static enum isa_field_kind pseudo_word_kind(const char *p, size_t len)
 	return ISA_FK_REG;
 }
 
+/* Name of a namespace of operand names, for "unknown X 'y'". */
 static const char *fk_noun(enum isa_field_kind k)
 {
 	switch (k) {
@@ -641,6 +490,10 @@ static int name_lookup(enum isa_field_kind k, const char *name)
 	}
 }
 
+/*
+ * Did-you-mean within one namespace.  Units are suggested among the fixed
+ * names and the first DMA engines; "dma" alone thus suggests "dma0".
+ */
 static const char *name_suggest(enum isa_field_kind k, const char *name)
 {
 	static const char *const units[] = { "ctl", "mtx", "vec", "dma0",
@@ -670,7 +523,7 @@ static const char *name_suggest(enum isa_field_kind k, const char *name)
 }
 
 /* Copy token text into buf (truncated). */
-static const char *tok_text(const struct tok *t, char *buf, size_t n)
+const char *asm_tok_text(const struct tok *t, char *buf, size_t n)
 {
 	size_t len = (size_t)t->len < n - 1 ? (size_t)t->len : n - 1;
 
@@ -699,14 +552,14 @@ static int parse_mask(struct asm_ctx *A, const struct where *w, int *i,
 	uint32_t mask = 0;
 
 	if (v[*i].k == T_IDENT && single_word(v, *i) &&
-	    !strcmp(tok_text(&v[*i], name, sizeof(name)), "all")) {
+	    !strcmp(asm_tok_text(&v[*i], name, sizeof(name)), "all")) {
 		o->kind = OPD_VAL;
 		o->val = ISA_FENCE_ALL;
 		(*i)++;
 		return 0;
 	}
 	if (v[*i].k != T_IDENT ||
-	    isa_unit_id_by_name(tok_text(&v[*i], name, sizeof(name))) < 0) {
+	    isa_unit_id_by_name(asm_tok_text(&v[*i], name, sizeof(name))) < 0) {
 		o->kind = OPD_EXPR;
 		o->e = asm_parse_expr(A, w, i);
 		return o->e ? 0 : EV_ERR;
@@ -717,7 +570,7 @@ static int parse_mask(struct asm_ctx *A, const struct where *w, int *i,
 		if (v[*i].k != T_IDENT)
 			return asm_error(A, w, v[*i].col,
 					 "expected a unit name after '|'");
-		u = isa_unit_id_by_name(tok_text(&v[*i], name, sizeof(name)));
+		u = isa_unit_id_by_name(asm_tok_text(&v[*i], name, sizeof(name)));
 		if (u < 0) {
 			const char *sug = name_suggest(ISA_FK_UNIT, name);
 
@@ -757,6 +610,11 @@ static int parse_operands(struct asm_ctx *A, const struct where *w, int *i,
 	int k = 0;
 	char buf[64], name[64];
 
+	/*
+	 * Walk the syntax string: punctuation must match a token, each word
+	 * consumes one operand of the word's field kind.  The same string is
+	 * what the disassembler prints, so whatever it prints parses here.
+	 */
 	while (*p) {
 		size_t len = 0;
 		enum isa_field_kind kind;
@@ -784,6 +642,7 @@ static int parse_operands(struct asm_ctx *A, const struct where *w, int *i,
 		while ((p[len] >= 'a' && p[len] <= 'z') ||
 		       (p[len] >= '0' && p[len] <= '9'))
 			len++;
+		/* formats.def syntax words name fields (test_isa checks it). */
 		if (fmt >= 0)
 			kind = isa_field_info[isa_fmt_field((enum isa_fmt)fmt, p,
 							    len)].kind;
@@ -798,7 +657,7 @@ static int parse_operands(struct asm_ctx *A, const struct where *w, int *i,
 			int r = -1;
 
 			if (v[*i].k == T_IDENT)
-				r = isa_reg_by_name(tok_text(&v[*i], name,
+				r = isa_reg_by_name(asm_tok_text(&v[*i], name,
 							     sizeof(name)));
 			if (r < 0) {
 				const char *sug = v[*i].k == T_IDENT
@@ -828,7 +687,7 @@ static int parse_operands(struct asm_ctx *A, const struct where *w, int *i,
 			/* "imm(rs1)" with the imm left out: (rs1) means 0(rs1). */
 			if (p[len] == '(' && is_op(&v[*i], '(') &&
 			    v[*i + 1].k == T_IDENT &&
-			    isa_reg_by_name(tok_text(&v[*i + 1], name,
+			    isa_reg_by_name(asm_tok_text(&v[*i + 1], name,
 						     sizeof(name))) >= 0 &&
 			    is_op(&v[*i + 2], ')')) {
 				o->kind = OPD_VAL;
@@ -847,7 +706,7 @@ static int parse_operands(struct asm_ctx *A, const struct where *w, int *i,
 		case ISA_FK_UNIT:
 			/* A single word names a register/field/unit ... */
 			if (single_word(v, *i)) {
-				int id = name_lookup(kind, tok_text(&v[*i], name,
+				int id = name_lookup(kind, asm_tok_text(&v[*i], name,
 								    sizeof(name)));
 
 				if (id < 0) {
@@ -879,6 +738,7 @@ static int parse_operands(struct asm_ctx *A, const struct where *w, int *i,
 		}
 		p += len;
 	}
+	/* Leftovers mean too many operands or junk after the last one. */
 	if (v[*i].k != T_EOL) {
 		if (!*syntax)
 			return asm_error(A, w, v[*i].col,
@@ -903,6 +763,12 @@ static int need_text(struct asm_ctx *A, const struct where *w, int col,
 			 space_names[A->space]);
 }
 
+/*
+ * A real instruction at token *i: parse its operands by its format's syntax
+ * (pass 1); pass 2 evaluates and encodes.  A statement whose operands fail
+ * to parse keeps its 4 bytes (so later labels do not move, avoiding a
+ * cascade of bogus branch errors) but encodes nothing.
+ */
 static void stmt_insn(struct asm_ctx *A, const struct where *w, int *i,
 		      int op)
 {
@@ -927,6 +793,10 @@ static void stmt_insn(struct asm_ctx *A, const struct where *w, int *i,
 	(void)reserve(A, s, 4);
 }
 
+/*
+ * A pseudo-instruction: one real instruction (pseudo.def), or li, whose
+ * length must be fixed here in pass 1 because labels after it depend on it.
+ */
 static void stmt_pseudo(struct asm_ctx *A, const struct where *w, int *i,
 			int ps)
 {
@@ -992,7 +862,7 @@ static int eval_now(struct asm_ctx *A, const struct where *w,
 }
 
 /* Parse EXPR at *i and evaluate it now. */
-static int expr_now(struct asm_ctx *A, const struct where *w, int *i,
+int asm_expr_now(struct asm_ctx *A, const struct where *w, int *i,
 		    const char *what, int64_t *v)
 {
 	struct expr *e = asm_parse_expr(A, w, i);
@@ -1002,7 +872,8 @@ static int expr_now(struct asm_ctx *A, const struct where *w, int *i,
 	return eval_now(A, w, e, what, v);
 }
 
-static int expect_eol(struct asm_ctx *A, const struct where *w, int i,
+/* Nothing may follow the operands of a directive. */
+int asm_expect_eol(struct asm_ctx *A, const struct where *w, int i,
 		      const char *dir)
 {
 	char buf[64];
@@ -1013,6 +884,7 @@ static int expect_eol(struct asm_ctx *A, const struct where *w, int i,
 			 asm_tok_desc(&A->tk.v[i], buf, sizeof(buf)), dir);
 }
 
+/* Consume the ',' between directive operands, or report what was found. */
 static int expect_comma(struct asm_ctx *A, const struct where *w, int *i,
 			const char *dir, const char *operands)
 {
@@ -1044,8 +916,8 @@ static void dir_section(struct asm_ctx *A, const struct where *w, int i,
 				"at pc 0");
 		return;
 	}
-	if (expr_now(A, w, &i, "the section address", &addr) ||
-	    expect_eol(A, w, i, dir))
+	if (asm_expr_now(A, w, &i, "the section address", &addr) ||
+	    asm_expect_eol(A, w, i, dir))
 		return;
 	A->space = sp;
 	A->loc[sp] = (uint64_t)addr;
@@ -1171,7 +1043,7 @@ static void dir_fill(struct asm_ctx *A, const struct where *w, int i, int col,
 					   "first", dir);
 		return;
 	}
-	if (expr_now(A, w, &i, "the count", &count))
+	if (asm_expr_now(A, w, &i, "the count", &count))
 		return;
 	if (count < 0 || count > (int64_t)ASM_MAX_DATA_BYTES) {
 		(void)asm_error(A, w, col, "%s count %lld out of range [0, %u]",
@@ -1185,7 +1057,7 @@ static void dir_fill(struct asm_ctx *A, const struct where *w, int i, int col,
 		int vcol;
 
 		if (expect_comma(A, w, &i, dir, "N, SIZE, VALUE") ||
-		    expr_now(A, w, &i, "the element size", &size) ||
+		    asm_expr_now(A, w, &i, "the element size", &size) ||
 		    expect_comma(A, w, &i, dir, "N, SIZE, VALUE"))
 			goto bad;
 		if (size != 1 && size != 2 && size != 4 && size != 8) {
@@ -1202,7 +1074,7 @@ static void dir_fill(struct asm_ctx *A, const struct where *w, int i, int col,
 		s->aux = size;
 		s->aux2 = count;
 	}
-	if (expect_eol(A, w, i, dir))
+	if (asm_expect_eol(A, w, i, dir))
 		goto bad;
 	(void)reserve(A, s, (uint64_t)count * (uint64_t)size);
 	return;
@@ -1212,14 +1084,18 @@ bad:
 	(void)reserve(A, s, 0);
 }
 
+/*
+ * .align N pads to a multiple of N: zero bytes in data, nops in code (so
+ * execution may run through the padding).
+ */
 static void dir_align(struct asm_ctx *A, const struct where *w, int i, int col)
 {
 	int64_t n;
 	uint64_t pad;
 	struct stmt *s;
 
-	if (expr_now(A, w, &i, "the alignment", &n) ||
-	    expect_eol(A, w, i, ".align"))
+	if (asm_expr_now(A, w, &i, "the alignment", &n) ||
+	    asm_expect_eol(A, w, i, ".align"))
 		return;
 	if (n <= 0 || (n & (n - 1)) || n > (1 << 20)) {
 		(void)asm_error(A, w, col, ".align %lld: the alignment must be a "
@@ -1258,7 +1134,7 @@ static void dir_equ(struct asm_ctx *A, const struct where *w, int i)
 	if (expect_comma(A, w, &i, ".equ", "NAME, EXPR"))
 		return;
 	e = asm_parse_expr(A, w, &i);
-	if (!e || expect_eol(A, w, i, ".equ"))
+	if (!e || asm_expect_eol(A, w, i, ".equ"))
 		return;
 	s = define_sym(A, w, nt, SK_EQU);
 	if (!s)
@@ -1297,7 +1173,7 @@ static void dir_tensor(struct asm_ctx *A, const struct where *w, int i, int col)
 	if (expect_comma(A, w, &i, ".tensor", ops))
 		return;
 	mt = &A->tk.v[i];
-	mem = mt->k == T_IDENT ? obj_mem_by_name(tok_text(mt, name, sizeof(name)))
+	mem = mt->k == T_IDENT ? obj_mem_by_name(asm_tok_text(mt, name, sizeof(name)))
 			       : -1;
 	if (mem < 0) {
 		(void)asm_error(A, w, mt->col,
@@ -1358,575 +1234,13 @@ bad:
 	s->aux = -1;
 }
 
-/* .include "FILE" */
-static void dir_include(struct asm_ctx *A, const struct where *w, int i)
-{
-	const struct tok *t = &A->tk.v[i];
-	const char *cur_path = NULL;
-	struct frame *fr;
-	char *path = NULL, *text;
-	size_t len = 0, k;
-	struct src_file *f;
-	char buf[64];
-
-	if (t->k != T_STR) {
-		(void)asm_error(A, w, t->col, "expected a file name in quotes, "
-					      "found %s",
-				asm_tok_desc(t, buf, sizeof(buf)));
-		return;
-	}
-	if (expect_eol(A, w, i + 1, ".include"))
-		return;
-	if (A->depth >= ASM_MAX_DEPTH) {
-		(void)asm_error(A, w, t->col, ".include nested more than %d deep "
-					      "(does the file include itself?)",
-				ASM_MAX_DEPTH);
-		return;
-	}
-	for (fr = A->top; fr; fr = fr->up)
-		if (!fr->is_macro) {
-			cur_path = fr->f->path;
-			break;
-		}
-	/* Next to the including file first, then each -I directory. */
-	for (k = 0; k <= A->opts->n_include_dirs; k++) {
-		const char *dir = NULL;
-		size_t dlen = 0, n;
-
-		if (t->str[0] == '/') {
-			if (k > 0)
-				break;
-		} else if (k == 0) {
-			const char *slash = cur_path ? strrchr(cur_path, '/') : NULL;
-
-			dir = cur_path;
-			dlen = slash ? (size_t)(slash - cur_path) : 0;
-			if (!slash)
-				dir = NULL;
-		} else {
-			dir = A->opts->include_dirs[k - 1];
-			dlen = strlen(dir);
-		}
-		n = dlen + strlen(t->str) + 2;
-		free(path);
-		path = malloc(n);
-		if (!path) {
-			asm_oom(A);
-			return;
-		}
-		if (dir && t->str[0] != '/')
-			snprintf(path, n, "%.*s/%s", (int)dlen, dir, t->str);
-		else
-			snprintf(path, n, "%s", t->str);
-		text = slurp(path, &len);
-		if (text) {
-			f = add_file(A, path, text, len);
-			free(path);
-			if (f)
-				(void)push_file(A, f);
-			return;
-		}
-		if (errno != ENOENT && errno != ENOTDIR) {
-			(void)asm_error(A, w, t->col, "cannot read '%s': %s", path,
-					strerror(errno));
-			free(path);
-			return;
-		}
-	}
-	free(path);
-	(void)asm_error(A, w, t->col,
-			"cannot find include file '%s' (searched next to %s%s)",
-			t->str, cur_path ? cur_path : "the input",
-			A->opts->n_include_dirs ? " and in the -I directories"
-						: "; add a directory with -I");
-}
-
 /* ---- macros ---------------------------------------------------------------*/
-
-static struct macro *find_macro(struct asm_ctx *A, const char *name, size_t len)
-{
-	struct macro *m;
-
-	for (m = A->macros; m; m = m->next)
-		if (strlen(m->name) == len && !memcmp(m->name, name, len))
-			return m;
-	return NULL;
-}
-
-/*
- * Split text into comma-separated pieces outside parentheses and quotes;
- * returns the count (at most max), with start/length/column of each.
- */
-static int split_args(const char *text, size_t len, int base_col,
-		      const char **start, size_t *plen, int *pcol, int max)
-{
-	size_t k = 0, from = 0;
-	int n = 0, depth = 0, quote = 0;
-
-	for (k = 0; k <= len; k++) {
-		char c = k < len ? text[k] : ',';
-
-		if (quote) {
-			if (c == '\\' && k + 1 < len)
-				k++;
-			else if (c == quote)
-				quote = 0;
-			if (k < len)
-				continue;
-		}
-		if (c == '"' || c == '\'') {
-			quote = c;
-		} else if (c == '(') {
-			depth++;
-		} else if (c == ')') {
-			depth--;
-		} else if (c == ',' && (depth <= 0 || k == len)) {
-			size_t a = from, b = k;
-
-			while (a < b && (text[a] == ' ' || text[a] == '\t'))
-				a++;
-			while (b > a && (text[b - 1] == ' ' || text[b - 1] == '\t'))
-				b--;
-			if (n < max) {
-				start[n] = text + a;
-				plen[n] = b - a;
-				pcol[n] = base_col + (int)a;
-			}
-			n++;
-			from = k + 1;
-		}
-	}
-	return n;
-}
-
-/* .macro NAME [P1[=DEFAULT], ...] */
-static void dir_macro(struct asm_ctx *A, const struct where *w, int i, int col)
-{
-	const struct tok *nt = &A->tk.v[i];
-	const char *rest, *start[64];
-	size_t plen[64], rlen;
-	int pcol[64], n, k;
-	struct macro *m;
-	char buf[64];
-
-	if (nt->k != T_IDENT || nt->s[0] == '.') {
-		(void)asm_error(A, w, nt->col, "expected a macro name, found %s",
-				asm_tok_desc(nt, buf, sizeof(buf)));
-		return;
-	}
-	tok_text(nt, buf, sizeof(buf));
-	if (find_macro(A, nt->s, (size_t)nt->len)) {
-		(void)asm_error(A, w, nt->col, "macro '%s' is already defined",
-				buf);
-		return;
-	}
-	if (isa_op_by_name(buf) >= 0) {
-		(void)asm_error(A, w, nt->col, "macro name '%s' is an instruction",
-				buf);
-		return;
-	}
-	m = arena_alloc(&A->ar, sizeof(*m));
-	if (!m || !(m->name = arena_strndup(&A->ar, nt->s, (size_t)nt->len))) {
-		asm_oom(A);
-		return;
-	}
-	m->w = w;
-	m->col = col;
-	rest = nt->s + nt->len;
-	rlen = (size_t)(A->tk.v[A->tk.n - 1].s - rest);
-	n = 0;
-	if (A->tk.v[i + 1].k != T_EOL)
-		n = split_args(rest, rlen, (int)(rest - w->text) + 1, start, plen,
-			       pcol, 64);
-	if (n > 64) {
-		(void)asm_error(A, w, col, "a macro has at most 64 parameters");
-		return;
-	}
-	m->n_params = n;
-	m->params = arena_alloc(&A->ar, (size_t)(n + 1) * sizeof(char *));
-	m->defaults = arena_alloc(&A->ar, (size_t)(n + 1) * sizeof(char *));
-	if (!m->params || !m->defaults) {
-		asm_oom(A);
-		return;
-	}
-	for (k = 0; k < n; k++) {
-		const char *p = start[k], *eq = memchr(p, '=', plen[k]);
-		size_t nl = eq ? (size_t)(eq - p) : plen[k], j;
-		int j2;
-
-		while (nl > 0 && (p[nl - 1] == ' ' || p[nl - 1] == '\t'))
-			nl--;
-		for (j = 0; j < nl; j++)
-			if (!((p[j] >= 'a' && p[j] <= 'z') ||
-			      (p[j] >= 'A' && p[j] <= 'Z') || p[j] == '_' ||
-			      (j > 0 && p[j] >= '0' && p[j] <= '9')))
-				break;
-		if (nl == 0 || j != nl) {
-			(void)asm_error(A, w, pcol[k] + (int)j,
-					"bad macro parameter: expected NAME or "
-					"NAME=DEFAULT");
-			return;
-		}
-		m->params[k] = arena_strndup(&A->ar, p, nl);
-		if (eq) {
-			const char *d = eq + 1;
-			size_t dl = plen[k] - (size_t)(d - p);
-
-			while (dl && (*d == ' ' || *d == '\t')) {
-				d++;
-				dl--;
-			}
-			m->defaults[k] = arena_strndup(&A->ar, d, dl);
-		}
-		for (j2 = 0; j2 < k; j2++)
-			if (m->params[k] && !strcmp(m->params[j2], m->params[k])) {
-				(void)asm_error(A, w, pcol[k],
-						"duplicate macro parameter '%s'",
-						m->params[k]);
-				return;
-			}
-	}
-	A->defining = m;
-}
-
-/* Store a captured body line. */
-static void macro_add_line(struct asm_ctx *A, const struct where *w)
-{
-	struct macro *m = A->defining;
-
-	if (m->n_body == m->cap_body) {
-		int cap = m->cap_body ? 2 * m->cap_body : 16;
-		const struct where **b = arena_alloc(&A->ar, (size_t)cap *
-							      sizeof(*b));
-
-		if (!b) {
-			asm_oom(A);
-			return;
-		}
-		if (m->n_body)
-			memcpy(b, m->body, (size_t)m->n_body * sizeof(*b));
-		m->body = b;
-		m->cap_body = cap;
-	}
-	m->body[m->n_body++] = w;
-}
-
-/* Invoke macro m at token i (its name) of line w. */
-static void expand_macro(struct asm_ctx *A, const struct where *w, int i,
-			 struct macro *m)
-{
-	const struct tok *nt = &A->tk.v[i];
-	const char *rest = nt->s + nt->len, *start[65];
-	size_t plen[65], rlen = (size_t)(A->tk.v[A->tk.n - 1].s - rest);
-	int pcol[65], n = 0, k, named = 0;
-	struct frame *fr;
-	struct expn *ex;
-	const char **args;
-
-	if (A->depth >= ASM_MAX_DEPTH) {
-		(void)asm_error(A, w, nt->col,
-				"macros nested more than %d deep (does '%s' "
-				"call itself?)", ASM_MAX_DEPTH, m->name);
-		return;
-	}
-	if (A->n_expansions >= ASM_MAX_EXPANSIONS) {
-		(void)asm_error(A, w, nt->col,
-				"more than %d macro expansions; is a macro "
-				"expanding itself?", ASM_MAX_EXPANSIONS);
-		return;
-	}
-	if (A->tk.v[i + 1].k != T_EOL)
-		n = split_args(rest, rlen, (int)(rest - w->text) + 1, start, plen,
-			       pcol, 65);
-	/* Each argument, named or not, fills a different parameter. */
-	if (n > m->n_params) {
-		(void)asm_error(A, w, n <= 65 ? pcol[m->n_params] : nt->col,
-				"too many arguments: macro '%s' has %d "
-				"parameter%s", m->name, m->n_params,
-				m->n_params == 1 ? "" : "s");
-		return;
-	}
-	args = arena_alloc(&A->ar, (size_t)(m->n_params + 1) * sizeof(*args));
-	if (!args) {
-		asm_oom(A);
-		return;
-	}
-	for (k = 0; k < n; k++) {
-		const char *p = start[k];
-		size_t j = 0;
-		int pi = -1, q;
-
-		/* NAME=VALUE names a parameter (but NAME==VALUE does not). */
-		while (j < plen[k] && ((p[j] >= 'a' && p[j] <= 'z') ||
-				       (p[j] >= 'A' && p[j] <= 'Z') ||
-				       p[j] == '_' || (j && p[j] >= '0' &&
-						       p[j] <= '9')))
-			j++;
-		if (j > 0) {
-			size_t e = j;
-
-			while (e < plen[k] && (p[e] == ' ' || p[e] == '\t'))
-				e++;
-			if (e < plen[k] && p[e] == '=' &&
-			    (e + 1 >= plen[k] || p[e + 1] != '='))
-				for (q = 0; q < m->n_params; q++)
-					if (strlen(m->params[q]) == j &&
-					    !memcmp(m->params[q], p, j)) {
-						pi = q;
-						j = e + 1;
-						break;
-					}
-		}
-		if (pi >= 0) {
-			named = 1;
-			while (j < plen[k] && (p[j] == ' ' || p[j] == '\t'))
-				j++;
-			if (args[pi]) {
-				(void)asm_error(A, w, pcol[k],
-						"argument '%s' given twice",
-						m->params[pi]);
-				return;
-			}
-			args[pi] = arena_strndup(&A->ar, p + j, plen[k] - j);
-			continue;
-		}
-		if (named) {
-			(void)asm_error(A, w, pcol[k],
-					"positional argument after a named one");
-			return;
-		}
-		if (args[k]) {
-			(void)asm_error(A, w, pcol[k], "argument '%s' given twice",
-					m->params[k]);
-			return;
-		}
-		args[k] = arena_strndup(&A->ar, p, plen[k]);
-	}
-	for (k = 0; k < m->n_params; k++) {
-		if (!args[k])
-			args[k] = m->defaults[k];
-		if (!args[k]) {
-			(void)asm_error(A, w, nt->col,
-					"macro '%s' needs an argument for '%s' "
-					"(defined at %s:%d)", m->name,
-					m->params[k], m->w->file, m->w->line);
-			return;
-		}
-	}
-	fr = arena_alloc(&A->ar, sizeof(*fr));
-	ex = arena_alloc(&A->ar, sizeof(*ex));
-	if (!fr || !ex) {
-		asm_oom(A);
-		return;
-	}
-	ex->macro = m->name;
-	ex->call = w;
-	ex->col = nt->col;
-	fr->is_macro = 1;
-	fr->m = m;
-	fr->args = args;
-	fr->id = A->n_expansions++;
-	fr->exp = ex;
-	fr->cond_base = A->n_conds;
-	fr->up = A->top;
-	A->top = fr;
-	A->depth++;
-}
-
-/* Substitute \param, \@ and \() in a body line. */
-static const char *substitute(struct asm_ctx *A, struct frame *fr,
-			      const char *text)
-{
-	size_t cap = strlen(text) + 1, n = 0;
-	const char *p;
-	char *out = malloc(cap), *res;
-
-	if (!out)
-		return NULL;
-	for (p = text; *p;) {
-		const char *ins = NULL;
-		char num[16];
-		size_t ilen = 0, skip = 1;
-
-		if (p[0] == '\\' && p[1] == '@') {
-			snprintf(num, sizeof(num), "%u", fr->id);
-			ins = num;
-			ilen = strlen(num);
-			skip = 2;
-		} else if (p[0] == '\\' && p[1] == '(' && p[2] == ')') {
-			ins = "";
-			skip = 3;
-		} else if (p[0] == '\\') {
-			size_t j = 1;
-			int k;
-
-			while ((p[j] >= 'a' && p[j] <= 'z') ||
-			       (p[j] >= 'A' && p[j] <= 'Z') || p[j] == '_' ||
-			       (j > 1 && p[j] >= '0' && p[j] <= '9'))
-				j++;
-			for (k = 0; k < fr->m->n_params; k++)
-				if (strlen(fr->m->params[k]) == j - 1 &&
-				    !memcmp(fr->m->params[k], p + 1, j - 1)) {
-					ins = fr->args[k];
-					ilen = strlen(ins);
-					skip = j;
-					break;
-				}
-		}
-		if (!ins) {
-			ins = p;
-			ilen = 1;
-		}
-		if (n + ilen + 1 > cap) {
-			char *nb;
-
-			cap = 2 * (n + ilen + 1);
-			/* A line that explodes under substitution is refused. */
-			if (cap > (1u << 20) || !(nb = realloc(out, cap))) {
-				free(out);
-				return NULL;
-			}
-			out = nb;
-		}
-		memcpy(out + n, ins, ilen);
-		n += ilen;
-		p += skip;
-	}
-	out[n] = '\0';
-	res = arena_strndup(&A->ar, out, n);
-	free(out);
-	return res;
-}
 
 /* ---- conditionals ---------------------------------------------------------*/
 
-static int active(const struct asm_ctx *A)
-{
-	return A->n_conds == 0 || A->conds[A->n_conds - 1].active;
-}
-
-static struct cond *push_cond(struct asm_ctx *A)
-{
-	if (A->n_conds == A->cap_conds) {
-		int cap = A->cap_conds ? 2 * A->cap_conds : 16;
-		struct cond *c = realloc(A->conds, (size_t)cap * sizeof(*c));
-
-		if (!c) {
-			asm_oom(A);
-			return NULL;
-		}
-		A->conds = c;
-		A->cap_conds = cap;
-	}
-	memset(&A->conds[A->n_conds], 0, sizeof(A->conds[0]));
-	return &A->conds[A->n_conds++];
-}
-
-/* The value of .if/.elif EXPR or .ifdef/.ifndef NAME at token i. */
-static int cond_value(struct asm_ctx *A, const struct where *w, int i, int dir,
-		      int *val)
-{
-	int64_t v;
-	char buf[64];
-
-	if (dir == ASM_DIR_IFDEF || dir == ASM_DIR_IFNDEF) {
-		const struct tok *t = &A->tk.v[i];
-		struct sym *s;
-
-		if (t->k != T_IDENT)
-			return asm_error(A, w, t->col, "expected a name, found %s",
-					 asm_tok_desc(t, buf, sizeof(buf)));
-		if (expect_eol(A, w, i + 1, asm_directives[dir].name))
-			return EV_ERR;
-		s = asm_sym_find(A, tok_text(t, buf, sizeof(buf)));
-		*val = (s != NULL) == (dir == ASM_DIR_IFDEF);
-		return 0;
-	}
-	if (A->tk.v[i].k == T_EOL)
-		return asm_error(A, w, A->tk.v[i].col, "%s needs a condition",
-				 asm_directives[dir].name);
-	if (expr_now(A, w, &i, "the condition", &v) ||
-	    expect_eol(A, w, i, asm_directives[dir].name))
-		return EV_ERR;
-	*val = v != 0;
-	return 0;
-}
-
-/*
- * Handle a conditional directive (any region, live or not).  The line was
- * already tokenised if the region is live.
- */
-static void do_cond(struct asm_ctx *A, const struct where *w, int dir, int i,
-		    int col, int bad)
-{
-	int live = active(A), val = 0;
-	struct cond *c;
-
-	switch (dir) {
-	case ASM_DIR_IF:
-	case ASM_DIR_IFDEF:
-	case ASM_DIR_IFNDEF:
-		/*
-		 * A condition with an error (already reported) assembles no
-		 * branch at all, so that its two sides cannot both produce
-		 * follow-on errors.
-		 */
-		if (live && !bad && cond_value(A, w, i, dir, &val))
-			bad = 1;
-		if (!(c = push_cond(A)))
-			return;
-		c->parent_active = live;
-		c->active = live && val && !bad;
-		c->taken = c->active || bad;
-		c->w = w;
-		c->col = col;
-		return;
-	case ASM_DIR_ELIF:
-	case ASM_DIR_ELSE:
-	case ASM_DIR_ENDIF:
-		break;
-	default:
-		return;
-	}
-	if (A->n_conds <= A->top->cond_base) {
-		(void)asm_error(A, w, col, "%s without .if",
-				asm_directives[dir].name);
-		return;
-	}
-	c = &A->conds[A->n_conds - 1];
-	if (dir == ASM_DIR_ENDIF) {
-		if (c->parent_active && !bad)
-			(void)expect_eol(A, w, i, ".endif");
-		A->n_conds--;
-		return;
-	}
-	if (c->seen_else) {
-		(void)asm_error(A, w, col, "%s after .else (the .if is at line %d)",
-				asm_directives[dir].name, c->w->line);
-		return;
-	}
-	if (dir == ASM_DIR_ELSE) {
-		c->seen_else = 1;
-		if (c->parent_active && !bad)
-			(void)expect_eol(A, w, i, ".else");
-		c->active = c->parent_active && !c->taken;
-		c->taken |= c->active;
-		return;
-	}
-	/* .elif: evaluated only if no earlier branch was taken. */
-	c->active = 0;
-	if (c->parent_active && !c->taken) {
-		if (bad || cond_value(A, w, i, ASM_DIR_IF, &val)) {
-			c->taken = 1; /* as for .if: no branch after an error */
-			return;
-		}
-		c->active = val;
-		c->taken = val;
-	}
-}
-
 /* ---- lines ----------------------------------------------------------------*/
 
+/* Directive by name (directives.def order), -1 if unknown. */
 static int find_directive(const char *name)
 {
 	int k;
@@ -1937,6 +1251,7 @@ static int find_directive(const char *name)
 	return -1;
 }
 
+/* Pseudo-instruction by name (pseudo.def order), -1 if unknown. */
 static int find_pseudo(const char *name)
 {
 	int k;
@@ -1956,7 +1271,7 @@ static void unknown_mnemonic(struct asm_ctx *A, const struct where *w,
 	size_t n = 0, k;
 	struct macro *m;
 
-	tok_text(t, name, sizeof(name));
+	asm_tok_text(t, name, sizeof(name));
 	for (k = 0; name[k]; k++)
 		low[k] = (char)((name[k] >= 'A' && name[k] <= 'Z')
 					? name[k] - 'A' + 'a' : name[k]);
@@ -1991,6 +1306,11 @@ static void unknown_mnemonic(struct asm_ctx *A, const struct where *w,
 	free(names);
 }
 
+/*
+ * Dispatch a directive at token i.  The switch covers enum asm_dir with no
+ * default, so -Wswitch flags a directive added to directives.def without a
+ * handler.  Conditionals reach here only when not first on the line.
+ */
 static void do_directive(struct asm_ctx *A, const struct where *w, int i,
 			 int dir)
 {
@@ -2013,8 +1333,8 @@ static void do_directive(struct asm_ctx *A, const struct where *w, int i,
 	case ASM_DIR_FILL: dir_fill(A, w, i, col, 1); break;
 	case ASM_DIR_EQU: dir_equ(A, w, i); break;
 	case ASM_DIR_TENSOR: dir_tensor(A, w, i, col); break;
-	case ASM_DIR_INCLUDE: dir_include(A, w, i); break;
-	case ASM_DIR_MACRO: dir_macro(A, w, i, col); break;
+	case ASM_DIR_INCLUDE: asm_dir_include(A, w, i); break;
+	case ASM_DIR_MACRO: asm_dir_macro(A, w, i, col); break;
 	case ASM_DIR_ENDM:
 		(void)asm_error(A, w, col, ".endm without .macro");
 		break;
@@ -2042,48 +1362,38 @@ static void do_directive(struct asm_ctx *A, const struct where *w, int i,
 	}
 }
 
-/* The first word of a line (for capture and skipped regions). */
-static size_t first_word(const char *text, const char **start)
-{
-	const char *p = text;
-	size_t n = 0;
-
-	while (*p == ' ' || *p == '\t')
-		p++;
-	*start = p;
-	while ((p[n] >= 'a' && p[n] <= 'z') || (p[n] >= 'A' && p[n] <= 'Z') ||
-	       (p[n] >= '0' && p[n] <= '9') || p[n] == '_' || p[n] == '.')
-		n++;
-	return n;
-}
-
-static int word_is(const char *s, size_t n, const char *lit)
-{
-	return strlen(lit) == n && !memcmp(s, lit, n);
-}
-
+/*
+ * One line of pass 1, in this order:
+ *   1. while a macro body is being captured, only .endm matters;
+ *   2. conditional directives are seen even in false branches (to track
+ *      nesting), and evaluated only where they can take effect;
+ *   3. a live line is tokenised: labels, then one instruction, directive
+ *      or macro call.
+ * A line that has an error reports it and is dropped; the next line is
+ * processed normally, which is how every error of a file gets reported.
+ */
 static void do_line(struct asm_ctx *A, const struct where *w)
 {
 	const char *fw;
-	size_t fn = first_word(w->text, &fw);
+	size_t fn = asm_first_word(w->text, &fw);
 	int col = (int)(fw - w->text) + 1, i = 0, dir = -1;
 	char name[64];
 	const struct tok *t;
 
 	if (A->defining) {
-		if (word_is(fw, fn, ".endm")) {
+		if (asm_word_is(fw, fn, ".endm")) {
 			if (asm_lex(A, w->text, w) == 0)
-				(void)expect_eol(A, w, 1, ".endm");
+				(void)asm_expect_eol(A, w, 1, ".endm");
 			A->defining->next = A->macros;
 			A->macros = A->defining;
 			A->defining = NULL;
-		} else if (word_is(fw, fn, ".macro")) {
+		} else if (asm_word_is(fw, fn, ".macro")) {
 			(void)asm_error(A, w, col, "nested .macro definitions are "
 						   "not supported (missing "
 						   ".endm for '%s'?)",
 					A->defining->name);
 		} else {
-			macro_add_line(A, w);
+			asm_macro_add_line(A, w);
 		}
 		return;
 	}
@@ -2095,21 +1405,25 @@ static void do_line(struct asm_ctx *A, const struct where *w)
 	if (dir == ASM_DIR_IF || dir == ASM_DIR_IFDEF || dir == ASM_DIR_IFNDEF ||
 	    dir == ASM_DIR_ELIF || dir == ASM_DIR_ELSE || dir == ASM_DIR_ENDIF) {
 		/* Tokenise only when the condition may be evaluated. */
-		int live = active(A) ||
+		int live = asm_active(A) ||
 			   (A->n_conds && A->conds[A->n_conds - 1].parent_active &&
 			    dir != ASM_DIR_IF && dir != ASM_DIR_IFDEF &&
 			    dir != ASM_DIR_IFNDEF);
 
 		int bad = live && asm_lex(A, w->text, w) != 0;
 
-		do_cond(A, w, dir, 1, col, bad || !live);
+		asm_do_cond(A, w, dir, 1, col, bad || !live);
 		return;
 	}
-	if (!active(A))
+	if (!asm_active(A))
 		return;
 	if (asm_lex(A, w->text, w))
 		return;
-	/* Labels: NAME ':' (any number of them). */
+	/*
+	 * Labels: NAME ':' (any number of them).  A label takes the current
+	 * location of the current space: a code address in .text, an address
+	 * in DRAM/SPM/ACC/scalar memory in a data section.
+	 */
 	while (A->tk.v[i].k == T_IDENT && is_op(&A->tk.v[i + 1], ':')) {
 		struct sym *s = define_sym(A, w, &A->tk.v[i], SK_LABEL);
 
@@ -2133,11 +1447,12 @@ static void do_line(struct asm_ctx *A, const struct where *w)
 				asm_tok_desc(t, name, sizeof(name)));
 		return;
 	}
-	tok_text(t, name, sizeof(name));
+	asm_tok_text(t, name, sizeof(name));
 	if ((size_t)t->len >= sizeof(name)) {
 		(void)asm_error(A, w, t->col, "unknown instruction '%s...'", name);
 		return;
 	}
+	/* Directives start with '.', which no mnemonic or macro does. */
 	if (name[0] == '.') {
 		int d = find_directive(name);
 
@@ -2159,11 +1474,16 @@ static void do_line(struct asm_ctx *A, const struct where *w)
 		return;
 	}
 	{
-		struct macro *m = find_macro(A, t->s, (size_t)t->len);
+		struct macro *m = asm_find_macro(A, t->s, (size_t)t->len);
 		int op, ps;
 
+		/*
+		 * Macros first (a macro may reuse a pseudo-instruction's name,
+		 * never an instruction's: dir_macro refuses that), then real
+		 * instructions, then pseudo-instructions.
+		 */
 		if (m) {
-			expand_macro(A, w, i, m);
+			asm_expand_macro(A, w, i, m);
 			return;
 		}
 		op = isa_op_by_name(name);
@@ -2180,83 +1500,9 @@ static void do_line(struct asm_ctx *A, const struct where *w)
 	unknown_mnemonic(A, w, t);
 }
 
-/*
- * The next line from the input stack, as a where (text already macro-
- * substituted); NULL at the end of the input.  Closing a frame checks that
- * its .if blocks (and a macro definition in a file) were terminated.
- */
-static const struct where *next_line(struct asm_ctx *A)
-{
-	if (A->fatal || A->oom)
-		return NULL;
-	if (A->line_seq >= ASM_MAX_LINES && A->top) {
-		A->fatal = 1;
-		(void)asm_error(A, A->last_w, 1,
-				"more than %d lines to assemble (counting macro "
-				"expansions); is a macro expanding itself?",
-				ASM_MAX_LINES);
-		return NULL;
-	}
-	while (A->top) {
-		struct frame *fr = A->top;
-		struct where *w;
-
-		if (!fr->is_macro && fr->next < fr->f->n_lines) {
-			w = arena_alloc(&A->ar, sizeof(*w));
-			if (!w) {
-				asm_oom(A);
-				return NULL;
-			}
-			w->file = fr->f->path;
-			w->line = fr->next + 1;
-			w->text = fr->f->lines[fr->next++];
-			w->seq = ++A->line_seq;
-			A->last_w = w;
-			return w;
-		}
-		if (fr->is_macro && fr->next < fr->m->n_body) {
-			const struct where *bw = fr->m->body[fr->next++];
-
-			w = arena_alloc(&A->ar, sizeof(*w));
-			if (!w) {
-				asm_oom(A);
-				return NULL;
-			}
-			w->file = bw->file;
-			w->line = bw->line;
-			w->exp = fr->exp;
-			w->seq = ++A->line_seq;
-			w->text = substitute(A, fr, bw->text);
-			if (!w->text) {
-				w->text = bw->text;
-				(void)asm_error(A, w, 1, "macro expansion of this "
-							 "line is too long");
-				continue;
-			}
-			A->last_w = w;
-			return w;
-		}
-		/* End of the frame: unclosed .if blocks opened inside it. */
-		while (A->n_conds > fr->cond_base) {
-			struct cond *c = &A->conds[--A->n_conds];
-
-			(void)asm_error(A, c->w, c->col,
-					"unterminated .if (missing .endif)");
-		}
-		if (A->defining && !fr->is_macro) {
-			(void)asm_error(A, A->defining->w, A->defining->col,
-					"unterminated .macro '%s' (missing .endm)",
-					A->defining->name);
-			A->defining = NULL;
-		}
-		A->top = fr->up;
-		A->depth--;
-	}
-	return NULL;
-}
-
 /* ---- pass 1 checks --------------------------------------------------------*/
 
+/* Order chunks by space and start address (ties by source position). */
 static int chunk_cmp(const void *pa, const void *pb)
 {
 	const struct chunk *a = *(const struct chunk *const *)pa;
@@ -2276,6 +1522,7 @@ static int chunk_cmp(const void *pa, const void *pb)
 static void check_overlaps(struct asm_ctx *A)
 {
 	struct chunk *c, **v;
+	const struct chunk *far = NULL;
 	size_t n = 0, k;
 
 	for (c = A->chunks; c; c = c->next)
@@ -2292,19 +1539,33 @@ static void check_overlaps(struct asm_ctx *A)
 		if (c->size)
 			v[n++] = c;
 	qsort(v, n, sizeof(*v), chunk_cmp);
+	/*
+	 * Sorted by start, a chunk overlaps an earlier one iff it starts
+	 * before the furthest end seen so far in its space (a long chunk may
+	 * cover several later ones, so the predecessor alone is not enough).
+	 */
 	for (k = 1; k < n; k++) {
-		const struct chunk *p = v[k - 1], *q = v[k];
+		const struct chunk *q = v[k];
 
-		if (p->space == q->space && q->start - p->start < p->size)
+		if (v[k - 1]->space != q->space) {
+			far = v[k];
+			continue;
+		}
+		if (k == 1 || !far)
+			far = v[k - 1];
+		if (q->start - far->start < far->size)
 			(void)asm_error(A, q->w, q->col,
 					"%s bytes at 0x%llx..0x%llx overlap those "
 					"placed at 0x%llx..0x%llx from %s:%d",
 					space_names[q->space] + 1,
 					(unsigned long long)q->start,
 					(unsigned long long)(q->start + q->size - 1),
-					(unsigned long long)p->start,
-					(unsigned long long)(p->start + p->size - 1),
-					p->w->file, p->w->line);
+					(unsigned long long)far->start,
+					(unsigned long long)(far->start + far->size - 1),
+					far->w->file, far->w->line);
+		/* Keep the chunk that reaches furthest (end - 1: no overflow). */
+		if (q->start + (q->size - 1) > far->start + (far->size - 1))
+			far = q;
 	}
 	free(v);
 }
@@ -2323,6 +1584,7 @@ static int opnd_value(struct asm_ctx *A, const struct stmt *s,
 	return EV_ERR;
 }
 
+/* Store a code word and the source line it came from. */
 static void put_word(struct asm_ctx *A, uint64_t addr, uint32_t w,
 		     const struct stmt *s)
 {
@@ -2333,6 +1595,11 @@ static void put_word(struct asm_ctx *A, uint64_t addr, uint32_t w,
 	A->prog->lines[k].line = (uint32_t)s->w->line;
 }
 
+/*
+ * Encode a real instruction: one isa_set_field per operand, so a range
+ * error points at the operand that is out of range.  Target operands are
+ * addresses and become pc-relative here; fence -1 means every unit.
+ */
 static void encode_insn(struct asm_ctx *A, const struct stmt *s)
 {
 	const struct isa_op_info *oi = &isa_op_info[s->id];
@@ -2390,6 +1657,7 @@ static int psrc_reg(const struct asm_pseudo *pi, const struct stmt *s,
 	return 0;
 }
 
+/* Build the single instruction of a pseudo from pseudo.def's columns. */
 static void encode_pseudo(struct asm_ctx *A, const struct stmt *s)
 {
 	const struct asm_pseudo *pi = &asm_pseudos[s->id];
@@ -2426,6 +1694,10 @@ static void encode_pseudo(struct asm_ctx *A, const struct stmt *s)
 	put_word(A, s->addr, word, s);
 }
 
+/*
+ * li: the sequence chosen in pass 1 is recomputed from the (same) value;
+ * a forward reference gets lui+addi, which reaches about +-2^31.
+ */
 static void encode_li(struct asm_ctx *A, const struct stmt *s)
 {
 	struct isa_insn seq[ASM_LI_MAX];
@@ -2501,6 +1773,10 @@ static int fits(int64_t v, int width, int64_t *lo, int64_t *hi)
 	return v >= *lo && v <= *hi;
 }
 
+/*
+ * .byte/.half/.word/.dword: a value fits if it fits as signed or as
+ * unsigned (.byte -1 and .byte 255 are both 0xff), as in GNU as.
+ */
 static void encode_data(struct asm_ctx *A, const struct stmt *s)
 {
 	static const char *const dirs[9] = { [1] = ".byte", [2] = ".half",
@@ -2524,6 +1800,7 @@ static void encode_data(struct asm_ctx *A, const struct stmt *s)
 	}
 }
 
+/* .fill: N copies of one checked value. */
 static void encode_fill(struct asm_ctx *A, const struct stmt *s)
 {
 	int64_t v, lo = 0, hi = 0, k;
@@ -2541,6 +1818,12 @@ static void encode_fill(struct asm_ctx *A, const struct stmt *s)
 			  (int)s->aux);
 }
 
+/*
+ * .tensor: evaluate and check the entry.  Bounds keep every later size
+ * computation (elements x bytes, address + size) free of overflow; whether
+ * the tensor fits the configured memory is checked by npusim run, which
+ * knows the configuration.
+ */
 static void encode_tensor(struct asm_ctx *A, const struct stmt *s)
 {
 	struct obj_tensor *t = &A->prog->tensors[A->prog->n_tensors];
@@ -2610,6 +1893,7 @@ static void encode_tensor(struct asm_ctx *A, const struct stmt *s)
 	}
 }
 
+/* Pass 2: every statement in source order. */
 static void encode_all(struct asm_ctx *A)
 {
 	struct stmt *s;
@@ -2673,6 +1957,7 @@ static int build_lines(struct asm_ctx *A)
 	for (s = A->stmts; s; s = s->next) {
 		size_t f, k;
 
+		/* Only code has line entries; one per word of the statement. */
 		if (s->space != SP_TEXT || !s->size)
 			continue;
 		for (f = 0; f < p->n_files; f++)
@@ -2694,6 +1979,10 @@ static int build_lines(struct asm_ctx *A)
 	return 0;
 }
 
+/*
+ * The object's symbol table: user symbols with a value (builtins are not
+ * part of the program).  obj_canonicalize sorts it afterwards.
+ */
 static int build_syms(struct asm_ctx *A)
 {
 	struct obj_prog *p = A->prog;
@@ -2740,6 +2029,10 @@ static int alloc_prog(struct asm_ctx *A)
 	if (!p)
 		return asm_oom(A);
 	A->prog = p;
+	/*
+	 * The buffers are allocated before pass 2 and filled by it; chunks
+	 * point at their section's bytes so data statements write in place.
+	 */
 	if (A->loc[SP_TEXT] % 4) {
 		/* Only reachable through errors already reported. */
 		n_words++;
@@ -2774,6 +2067,7 @@ static int alloc_prog(struct asm_ctx *A)
 
 /* ---- driver ---------------------------------------------------------------*/
 
+/* Free everything of one assembly (after printing its errors). */
 static void asm_cleanup(struct asm_ctx *A)
 {
 	struct src_file *f;
@@ -2793,6 +2087,12 @@ static void asm_cleanup(struct asm_ctx *A)
 	obj_free(A->prog);
 }
 
+/*
+ * The driver: predefined names and -D, pass 1 over the input stack, layout
+ * checks, pass 2, and the program if no error was reported.  Pass 2 runs
+ * even after errors in pass 1, so range and symbol errors of the rest of
+ * the file are reported in the same run.
+ */
 static int assemble(struct asm_ctx *A, const char *name, char *text, size_t len,
 		    struct obj_prog **out)
 {
@@ -2807,9 +2107,9 @@ static int assemble(struct asm_ctx *A, const char *name, char *text, size_t len,
 		return NPU_ENOMEM;
 	for (k = 0; k < A->opts->n_defines; k++)
 		define_cmdline(A, A->opts->defines[k]);
-	f = add_file(A, name, text, len);
-	if (f && push_file(A, f) == 0)
-		while (!A->oom && (w = next_line(A)))
+	f = asm_add_file(A, name, text, len);
+	if (f && asm_push_file(A, f) == 0)
+		while (!A->oom && (w = asm_next_line(A)))
 			do_line(A, w);
 	if (A->defining)
 		(void)asm_error(A, A->defining->w, A->defining->col,
@@ -2836,6 +2136,7 @@ static int assemble(struct asm_ctx *A, const char *name, char *text, size_t len,
 	return 0;
 }
 
+/* Options used when the caller passes NULL: no -D, no -I. */
 static const struct asm_opts no_opts;
 
 int asm_assemble_string(const char *name, const char *text, size_t len,
@@ -2868,7 +2169,7 @@ int asm_assemble_file(const char *path, const struct asm_opts *opts,
 	int r;
 
 	*out = NULL;
-	text = slurp(path, &len);
+	text = asm_slurp(path, &len);
 	if (!text)
 		return diag_error(d, diag_at_file(path, 0, 0), NPU_EIO,
 				  "cannot read: %s", strerror(errno));

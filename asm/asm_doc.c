@@ -8,6 +8,7 @@
 
 #include "../util/dtype.h"
 #include "asm.h"
+#include "asm_int.h"
 
 /* Name of a pseudo operand source inside the expansion text. */
 static const char *src_text(enum asm_psrc s, const char *imm_word,
@@ -140,11 +141,22 @@ void asm_write_doc(FILE *fp)
 		"followed by the source line and a caret under the column; an "
 		"error inside a macro expansion adds `note: in expansion of "
 		"macro` lines pointing at the call. All errors of a file are "
-		"reported (each statement stops at its first), the exit status "
+		"reported (each statement stops at its first; see Limits), the "
+		"exit status "
 		"is 1, and no output file is written. Unknown mnemonics, "
 		"directives, registers, symbols and field names get a "
 		"did-you-mean suggestion; out-of-range values name the legal "
 		"range, e.g. `immediate 9000 out of range [-8192, 8191]` or "
 		"`branch target too far: offset 40000 bytes, reachable range "
-		"[-32768, 32764]`.\n");
+		"[-32768, 32764]`.\n\n"
+		"### Limits\n\n"
+		"So that a runaway input fails fast instead of exhausting the "
+		"machine, an assembly stops with an error beyond: %d errors, "
+		"%d source lines (macro expansions included), %d nested "
+		"`.include`/macro levels, %d macro expansions, %u instructions, "
+		"%u MiB of initialised data (use `.tensor` and `npusim run "
+		"--input` for large tensors), and %d levels of parentheses in an "
+		"expression.\n", ASM_MAX_ERRORS, ASM_MAX_LINES, ASM_MAX_DEPTH,
+		ASM_MAX_EXPANSIONS, ASM_MAX_CODE_WORDS, ASM_MAX_DATA_BYTES >> 20,
+		ASM_MAX_EXPR_DEPTH);
 }

@@ -1,7 +1,8 @@
 /*
  * asm_int.h - data structures shared by the assembler's source files:
  *   asm_lex.c   tokens, expression trees, evaluation, the symbol table
- *   asm.c       input (files, .include, .macro, .if), statements, passes
+ *   asm_src.c   input: files, .include, .macro expansion, .if, next_line
+ *   asm.c       statements, directives, the two passes, the program
  *   asm_li.c    li sequences and the pseudo/directive tables
  *
  * Memory: everything that lives as long as one assembly (expression nodes,
@@ -264,6 +265,91 @@ int asm_error(struct asm_ctx *A, const struct where *w, int col,
 	      const char *fmt, ...) NPU_PRINTF(4, 5);
 /* Report running out of memory once; returns EV_ERR. */
 int asm_oom(struct asm_ctx *A);
+
+/* ---- input (asm_src.c) ------------------------------------------------------*/
+
+/* A source file, split in place into NUL-terminated lines. */
+struct src_file {
+	char *path;              /* as found (malloc'd) */
+	char *text;              /* contents (malloc'd, modified) */
+	char **lines;            /* pointers into text */
+	int n_lines;             /* number of lines */
+	struct src_file *next;   /* next file read (list for cleanup) */
+};
+
+/* A macro definition. */
+struct macro {
+	const char *name;            /* macro name (arena) */
+	int n_params;                /* number of parameters */
+	const char **params;         /* parameter names */
+	const char **defaults;       /* default text, NULL = required */
+	const struct where **body;   /* body lines as captured */
+	int n_body, cap_body;        /* body lines used / allocated */
+	const struct where *w;       /* the .macro line */
+	int col;                     /* column of .macro, for messages */
+	struct macro *next;          /* next defined macro (list) */
+};
+
+/* One open .if. */
+struct cond {
+	int parent_active;       /* the enclosing region assembles */
+	int taken;               /* some branch of this .if was taken */
+	int active;              /* the current branch assembles */
+	int seen_else;           /* .else already seen */
+	const struct where *w;   /* the .if line, for "unterminated" */
+	int col;                 /* column of the .if */
+};
+
+/* An input frame: a file being read or a macro being expanded. */
+struct frame {
+	int is_macro;                /* macro expansion (else a file) */
+	struct src_file *f;          /* file frame: the file */
+	int next;                    /* next line / body line index */
+	struct macro *m;             /* macro frame: the macro */
+	const char **args;           /* argument text per parameter */
+	unsigned id;                 /* expansion number for \@ */
+	const struct expn *exp;      /* expansion record for its lines */
+	int cond_base;               /* n_conds when the frame was entered */
+	struct frame *up;            /* the frame that pushed this one */
+};
+
+/* Adopt malloc'd text as file path, split into lines; NULL on OOM. */
+struct src_file *asm_add_file(struct asm_ctx *A, const char *path,
+			      char *text, size_t len);
+/* Read a file into a NUL-terminated buffer; NULL with errno set. */
+char *asm_slurp(const char *path, size_t *len);
+/* Push a file frame (start reading f). */
+int asm_push_file(struct asm_ctx *A, struct src_file *f);
+/* The next input line (macro-substituted), NULL at the end or on a limit. */
+const struct where *asm_next_line(struct asm_ctx *A);
+/* .include, .macro (token i after the directive). */
+void asm_dir_include(struct asm_ctx *A, const struct where *w, int i);
+void asm_dir_macro(struct asm_ctx *A, const struct where *w, int i, int col);
+struct macro *asm_find_macro(struct asm_ctx *A, const char *name, size_t len);
+/* Add a line to the macro being defined (A->defining). */
+void asm_macro_add_line(struct asm_ctx *A, const struct where *w);
+/* Call macro m, named by token i of line w. */
+void asm_expand_macro(struct asm_ctx *A, const struct where *w, int i,
+		      struct macro *m);
+/* 1 if the current region assembles (no false .if around it). */
+int asm_active(const struct asm_ctx *A);
+/* A conditional directive dir; bad: its line did not tokenise. */
+void asm_do_cond(struct asm_ctx *A, const struct where *w, int dir, int i,
+		 int col, int bad);
+/* The first word of a line, for lines that are not tokenised. */
+size_t asm_first_word(const char *text, const char **start);
+int asm_word_is(const char *s, size_t n, const char *lit);
+
+/* ---- statement helpers shared with asm_src.c (asm.c) -------------------------*/
+
+/* Parse an expression at *i and evaluate it now (pass-1 value). */
+int asm_expr_now(struct asm_ctx *A, const struct where *w, int *i,
+		 const char *what, int64_t *v);
+/* Error unless token i ends the line. */
+int asm_expect_eol(struct asm_ctx *A, const struct where *w, int i,
+		   const char *dir);
+/* Token text into buf (truncated), returns buf. */
+const char *asm_tok_text(const struct tok *t, char *buf, size_t n);
 
 /* ---- asm_lex.c ------------------------------------------------------------*/
 

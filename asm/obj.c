@@ -862,17 +862,31 @@ static const char *dup_name(const char **names, size_t n)
 /* Semantic checks once everything is parsed. */
 static int check_prog(struct ld *L, struct obj_prog *p)
 {
+	const struct obj_section *far = NULL;
 	const char **names, *dup;
 	size_t k, n = p->n_syms > p->n_tensors ? p->n_syms : p->n_tensors;
 
 	obj_canonicalize(p);
+	/*
+	 * Sorted by (mem, addr): a section overlaps an earlier one iff it
+	 * starts before the furthest end so far in its memory.
+	 */
 	for (k = 1; k < p->n_sects; k++) {
 		const struct obj_section *a = &p->sects[k - 1], *b = &p->sects[k];
 
-		if (a->mem == b->mem && b->addr - a->addr < a->size)
+		if (a->mem != b->mem) {
+			far = b;
+			continue;
+		}
+		if (!far || far->mem != b->mem)
+			far = a;
+		if (b->addr - far->addr < far->size)
 			return bad(L, 0, "data sections overlap: %s 0x%" PRIx64
 					 " (0x%" PRIx64 " bytes) and 0x%" PRIx64,
-				   mem_names[a->mem], a->addr, a->size, b->addr);
+				   mem_names[b->mem], far->addr, far->size,
+				   b->addr);
+		if (b->addr + (b->size - 1) > far->addr + (far->size - 1))
+			far = b;
 	}
 	names = malloc((n + 1) * sizeof(*names));
 	if (!names)

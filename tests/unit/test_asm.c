@@ -546,6 +546,9 @@ START_TEST(asm_errors_suggestions)
 		{ ".dram 0\n.byte 1,2\n.dram 1\n.byte 3\n",
 		  "dram bytes at 0x1..0x1 overlap those placed at 0x0..0x1 from "
 		  "t.s:2" },
+		/* A long section covering two later ones: both reported. */
+		{ ".dram 0\n.zero 100\n.dram 10\n.byte 1\n.dram 50\n.byte 2\n",
+		  "dram bytes at 0x32..0x32 overlap those placed at 0x0..0x63" },
 		{ ".data\n.zero n\n.equ n, 4\n", "the count must be known here, but 'n' "
 					  "is not defined before this line" },
 		{ ".if 1\n", "unterminated .if (missing .endif)" },

@@ -333,6 +333,23 @@ START_TEST(obj_semantic_checks)
 	ck_assert_int_eq(obj_load_mem(b, n, "x", &d, &q), NPU_EOBJ);
 	ck_assert_msg(strstr(d.last, "data sections overlap"), "%s", d.last);
 	free(b);
+	/*
+	 * One long section (dram 0x1000, 0x100 bytes) covering two later
+	 * ones: the first overlap is the one reported.
+	 */
+	p->sects[0].size = 3;
+	p->sects[1].mem = OBJ_MEM_DRAM;
+	p->sects[1].addr = 0x1040;
+	free(p->sects[0].bytes);
+	p->sects[0].bytes = calloc(0x100, 1);
+	p->sects[0].size = 0x100;
+	p->sects[2].mem = OBJ_MEM_DRAM;
+	p->sects[2].addr = 0x1080;
+	ck_assert_int_eq(obj_serialize(p, &b, &n), 0);
+	ck_assert_int_eq(obj_load_mem(b, n, "x", &d, &q), NPU_EOBJ);
+	ck_assert_msg(strstr(d.last, "data sections overlap: dram 0x1000 "
+				     "(0x100 bytes) and 0x1040"), "%s", d.last);
+	free(b);
 	obj_free(p);
 }
 END_TEST
