@@ -120,6 +120,7 @@ void obj_free(struct obj_prog *p)
 	free(p);
 }
 
+/* Canonical symbol order: kind, value, name (code labels first). */
 static int sym_cmp(const void *pa, const void *pb)
 {
 	const struct obj_sym *a = pa, *b = pb;
@@ -131,6 +132,7 @@ static int sym_cmp(const void *pa, const void *pb)
 	return strcmp(a->name, b->name);
 }
 
+/* Canonical section order: memory, then address. */
 static int sect_cmp(const void *pa, const void *pb)
 {
 	const struct obj_section *a = pa, *b = pb;
@@ -142,6 +144,10 @@ static int sect_cmp(const void *pa, const void *pb)
 	return 0;
 }
 
+/*
+ * Sort into the canonical order that makes serialisation deterministic and
+ * obj_symbolize's binary search valid.
+ */
 void obj_canonicalize(struct obj_prog *p)
 {
 	if (p->n_syms)
@@ -216,6 +222,10 @@ struct bbuf {
 	int oom;
 };
 
+/*
+ * Make room for more bytes (doubling).  A failed allocation is sticky:
+ * later appends do nothing and the serialiser checks oom once at the end.
+ */
 static void bb_reserve(struct bbuf *bb, size_t more)
 {
 	uint8_t *nb;
@@ -253,6 +263,7 @@ static void bb_u8(struct bbuf *bb, unsigned v)
 	bb_put(bb, &b, 1);
 }
 
+/* Append v as a little-endian integer of the given width. */
 static void bb_le(struct bbuf *bb, uint64_t v, int bytes)
 {
 	int i;
@@ -261,12 +272,14 @@ static void bb_le(struct bbuf *bb, uint64_t v, int bytes)
 		bb_u8(bb, (unsigned)(v >> (8 * i)) & 0xff);
 }
 
+/* Pad with zeros to the 8-byte alignment of section contents. */
 static void bb_align8(struct bbuf *bb)
 {
 	while (bb->n % 8 && !bb->oom)
 		bb_u8(bb, 0);
 }
 
+/* Store v little-endian at p (patching the section table). */
 static void put_le_at(uint8_t *p, uint64_t v, int bytes)
 {
 	int i;
@@ -284,6 +297,12 @@ static uint32_t strtab_add(struct bbuf *st, const char *s)
 	return off;
 }
 
+/*
+ * Serialise: the name-bearing tables are built first (they share one
+ * string table), then the header and section table are reserved and the
+ * contents appended, each section patching its table entry.  Empty tables
+ * are omitted; a program without line information has no FILES/LINES.
+ */
 int obj_serialize(const struct obj_prog *p, uint8_t **buf, size_t *n)
 {
 	struct bbuf out = { 0 }, st = { 0 }, syms = { 0 }, tens = { 0 },
@@ -401,6 +420,7 @@ done:
 	return r;
 }
 
+/* Serialise, then write through fsout (temporary file + rename). */
 int obj_write(const struct obj_prog *p, const char *path, struct diag *d)
 {
 	struct fsout o;
@@ -438,6 +458,7 @@ struct ld {
 	uint64_t str_n;
 };
 
+/* Read a little-endian integer (the caller checked the bounds). */
 static uint64_t le(const uint8_t *p, int bytes)
 {
 	uint64_t v = 0;
@@ -494,6 +515,7 @@ struct sect_ent {
 	uint64_t at;   /* offset of the table entry (for messages) */
 };
 
+/* Section entries by file offset, for the overlap check. */
 static int ent_off_cmp(const void *pa, const void *pb)
 {
 	const struct sect_ent *a = pa, *b = pb;
@@ -503,6 +525,7 @@ static int ent_off_cmp(const void *pa, const void *pb)
 	return a->size < b->size ? -1 : a->size > b->size;
 }
 
+/* Is m one of the memories a section or tensor may name? */
 static int valid_mem(uint64_t m)
 {
 	return m < OBJ_N_MEMS && mem_names[m] != NULL;
@@ -647,6 +670,12 @@ static const struct sect_ent *find_unique(struct ld *L,
 	return found;
 }
 
+/*
+ * Section contents into p, checking each field as it is read.  The string
+ * table is loaded first because symbols, tensors and files refer to it.
+ * Counts are added only after an entry is complete, so obj_free of a
+ * half-loaded program frees exactly what was allocated.
+ */
 static int load_parts(struct ld *L, const struct sect_ent *ents, uint32_t n,
 		      struct obj_prog *p)
 {
@@ -733,6 +762,16 @@ static int load_parts(struct ld *L, const struct sect_ent *ents, uint32_t n,
 			if (le(e + 6, 2))
 				return bad(L, at + 6, "symbol %" PRIu64 " has "
 						      "nonzero reserved bytes", k);
+			/*
+			 * A code label is a word address within the code (or
+			 * just past its end): the disassembler and the run
+			 * loader rely on it.
+			 */
+			if (kind == OBJ_SYM_CODE &&
+			    (le(e + 8, 8) % 4 || le(e + 8, 8) / 4 > p->n_code))
+				return bad(L, at + 8, "code symbol %" PRIu64 " has "
+						      "address 0x%" PRIx64 " outside "
+						      "the code", k, le(e + 8, 8));
 			if ((r = get_name(L, at, le(e, 4), &s->name)))
 				return r;
 			p->n_syms++;
@@ -842,6 +881,7 @@ static int load_parts(struct ld *L, const struct sect_ent *ents, uint32_t n,
 	return 0;
 }
 
+/* strcmp for qsort over an array of names. */
 static int name_cmp(const void *pa, const void *pb)
 {
 	return strcmp(*(const char *const *)pa, *(const char *const *)pb);
@@ -909,6 +949,10 @@ static int check_prog(struct ld *L, struct obj_prog *p)
 	return 0;
 }
 
+/*
+ * Load a file image: table, contents, then whole-program checks.  On any
+ * failure exactly one error has been reported and nothing is returned.
+ */
 int obj_load_mem(const uint8_t *buf, size_t n, const char *name,
 		 struct diag *d, struct obj_prog **out)
 {
@@ -945,6 +989,7 @@ fail_nomem:
 	return r;
 }
 
+/* Read the whole file (bounded by OBJ_MAX_FILE_BYTES), then load it. */
 int obj_load(const char *path, struct diag *d, struct obj_prog **out)
 {
 	FILE *fp = fopen(path, "rb");
@@ -996,6 +1041,7 @@ int obj_load(const char *path, struct diag *d, struct obj_prog **out)
 	return r;
 }
 
+/* Object or not, by the magic number (so the file name does not matter). */
 int obj_sniff(const char *path)
 {
 	FILE *fp = fopen(path, "rb");
@@ -1011,6 +1057,7 @@ int obj_sniff(const char *path)
 
 /* ---- listing ---------------------------------------------------------------*/
 
+/* objdump -s: 16 bytes per line with their ASCII rendering. */
 static void print_hex(FILE *fp, const struct obj_section *s)
 {
 	uint64_t off;
@@ -1039,6 +1086,11 @@ static void print_hex(FILE *fp, const struct obj_section *s)
 	}
 }
 
+/*
+ * The objdump listing.  The disassembly prints each code label as an
+ * "ADDR <name>:" line before its instruction, and branch targets by label
+ * through obj_symbolize; each line shows pc, encoding and instruction.
+ */
 void obj_print(FILE *fp, const struct obj_prog *p, const char *title,
 	       unsigned flags)
 {

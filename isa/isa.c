@@ -169,6 +169,7 @@ int isa_fmt_has_field(enum isa_fmt fmt, enum isa_field f)
 	return 0;
 }
 
+/* The field's bits, right-aligned (width <= 24). */
 static uint32_t field_mask(const struct isa_field_info *fi)
 {
 	return (uint32_t)((1ull << fi->width) - 1);
@@ -245,6 +246,10 @@ int isa_set_field(uint32_t *word, enum isa_fmt fmt, enum isa_field f,
 	return 0;
 }
 
+/*
+ * Generic access to struct isa_insn members, so that encoding, decoding and
+ * printing can loop over a format's fields (formats.def names the member).
+ */
 int64_t isa_insn_get(const struct isa_insn *in, enum isa_member m)
 {
 	switch (m) {
@@ -279,6 +284,11 @@ void isa_insn_set(struct isa_insn *in, enum isa_member m, int64_t v)
 
 /* ---- encode / decode ------------------------------------------------------*/
 
+/*
+ * One table lookup by major opcode, then the mask check (reserved bits must
+ * be 0) and a range check of every field: a word decodes only if encoding
+ * the result gives the word back.
+ */
 int isa_decode(uint32_t word, struct isa_insn *out)
 {
 	const struct isa_op_info *oi;
@@ -309,6 +319,10 @@ int isa_decode(uint32_t word, struct isa_insn *out)
 	return 0;
 }
 
+/*
+ * Encode through isa_set_field, field by field; members the format does
+ * not use are ignored.  *out is written only on success.
+ */
 int isa_encode(const struct isa_insn *in, uint32_t *out, char *err,
 	       size_t errlen)
 {
@@ -345,6 +359,7 @@ struct sbuf {
 
 static void sb_printf(struct sbuf *s, const char *fmt, ...) NPU_PRINTF(2, 3);
 
+/* Append formatted text; past the end only the length grows. */
 static void sb_printf(struct sbuf *s, const char *fmt, ...)
 {
 	va_list ap;
@@ -360,6 +375,7 @@ static void sb_printf(struct sbuf *s, const char *fmt, ...)
 		s->len += (size_t)r;
 }
 
+/* Unit ids above vec are DMA engines: id 3+k is dma<k>. */
 const char *isa_unit_id_name(unsigned u, char *buf, size_t n)
 {
 	switch (u) {
@@ -445,6 +461,11 @@ static void print_field(struct sbuf *s, enum isa_field f, int64_t v,
 	}
 }
 
+/*
+ * Print by walking the format's syntax string: words are replaced by field
+ * values, everything else is copied.  This is the assembler's own syntax,
+ * which is why every listing line assembles back to the same word.
+ */
 void isa_format_insn(const struct isa_insn *in, uint64_t pc, char *buf,
 		     size_t n, isa_symbolize_fn symbolize, void *ctx)
 {
@@ -489,6 +510,7 @@ void isa_format_insn(const struct isa_insn *in, uint64_t pc, char *buf,
 	}
 }
 
+/* Decode and print; an illegal word prints as data. */
 int isa_disasm(uint32_t word, uint64_t pc, char *buf, size_t n,
 	       isa_symbolize_fn symbolize, void *ctx)
 {
@@ -505,6 +527,7 @@ int isa_disasm(uint32_t word, uint64_t pc, char *buf, size_t n,
 
 /* ---- lookups --------------------------------------------------------------*/
 
+/* Map a syntax word to the format's field (len: the word is not terminated). */
 enum isa_field isa_fmt_field(enum isa_fmt fmt, const char *name, size_t len)
 {
 	const struct isa_fmt_info *fi = &isa_fmt_info[fmt];
@@ -530,6 +553,7 @@ static int find_name(const char *const *names, int n, const char *name)
 	return -1;
 }
 
+/* Mnemonic -> op (about 100 ops: a linear scan per statement is cheap). */
 int isa_op_by_name(const char *mnemonic)
 {
 	int i;
@@ -557,6 +581,7 @@ static long parse_index(const char *s, long max)
 	return v;
 }
 
+/* x0..x31, the ABI names and fp (= s0). */
 int isa_reg_by_name(const char *name)
 {
 	if (name[0] == 'x')
@@ -566,6 +591,7 @@ int isa_reg_by_name(const char *name)
 	return find_name(isa_reg_names, 32, name);
 }
 
+/* ctl, mtx, vec and dma<k> for k up to 124 (7-bit unit field). */
 int isa_unit_id_by_name(const char *name)
 {
 	long k;

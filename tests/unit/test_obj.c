@@ -285,6 +285,10 @@ START_TEST(obj_table_contents)
 	expect_bad(b, n, s0 + 4, 9, 1, "unknown kind 9");
 	expect_bad(b, n, s0 + 5, 1, 1, "invalid memory 1"); /* code symbol */
 	expect_bad(b, n, s0 + 6, 1, 2, "reserved");
+	/* The first symbol is the code label start (at 0): move it. */
+	expect_bad(b, n, s0 + 8, 2, 8, "outside the code");
+	expect_bad(b, n, s0 + 8, UINT64_MAX - 3, 8, "outside the code");
+	expect_bad(b, n, s0 + 8, 4 * 100, 8, "outside the code");
 	/* Tensors: memory, dtype, rank, reserved, dims, name. */
 	expect_bad(b, n, t0 + 4, 3, 1, "unknown memory 3");
 	expect_bad(b, n, t0 + 5, DT_N, 1, "unknown dtype");
