@@ -284,6 +284,42 @@ START_TEST(asm_li_random_values)
 }
 END_TEST
 
+/*
+ * Optimality where it can be checked: a value computed by a random program
+ * of k <= 3 instructions (lui, addi, slli, srli) gets a li of at most k
+ * instructions.  (Longer programs: within one instruction, not asserted.)
+ */
+START_TEST(asm_li_short_programs_are_optimal)
+{
+	int it;
+
+	for (it = 0; it < 300000; it++) {
+		struct isa_insn seq[ASM_LI_MAX];
+		int k = 1 + (int)(rng() % 3), j, n;
+		uint64_t x = 0;
+
+		for (j = 0; j < k; j++) {
+			int op = (int)(rng() % 4);
+
+			if (j == 0)
+				op %= 2; /* start from a constant */
+			switch (op) {
+			case 0: x = (j ? x : 0) + (uint64_t)((int64_t)(rng() % 16384)
+							     - 8192); break;
+			case 1: x = (uint64_t)((int64_t)(rng() % 524288) - 262144)
+				    * 8192; break;
+			case 2: x <<= 1 + rng() % 63; break;
+			case 3: x >>= 1 + rng() % 63; break;
+			}
+		}
+		n = asm_li_sequence((int64_t)x, 7, seq);
+		ck_assert_msg(n <= k, "0x%" PRIx64 ": %d instructions, a %d-"
+			      "instruction program exists", x, n, k);
+		ck_assert_uint_eq(run_li(seq, n), x);
+	}
+}
+END_TEST
+
 /* li in a program: the expansion writes only rd and sizes the labels. */
 START_TEST(asm_li_in_program)
 {
@@ -937,6 +973,7 @@ static Suite *suite_asm(void)
 	TEST_ADD(s, asm_roundtrip_all_ops);
 	TEST_ADD(s, asm_li_known_lengths);
 	TEST_ADD(s, asm_li_random_values);
+	TEST_ADD(s, asm_li_short_programs_are_optimal);
 	TEST_ADD(s, asm_li_in_program);
 	TEST_ADD(s, asm_golden_all);
 	TEST_ADD(s, asm_golden_objdump_of_object);
