@@ -1289,13 +1289,28 @@ static void unknown_mnemonic(struct asm_ctx *A, const struct where *w,
 		asm_oom(A);
 		return;
 	}
-	n = 0;
-	for (k = 0; k < ISA_N_OPS; k++)
-		names[n++] = isa_op_info[k].name;
-	for (k = 0; k < ASM_N_PSEUDOS; k++)
-		names[n++] = asm_pseudos[k].name;
-	for (m = A->macros; m; m = m->next)
-		names[n++] = m->name;
+	/*
+	 * Only names whose length is within str_suggest's distance limit can
+	 * be suggested; skipping the others saves most distance computations
+	 * (an input full of garbage words makes this a hot path).
+	 */
+	{
+		size_t len = strlen(name), lim = len / 3 < 2 ? 2 : len / 3;
+		const char *cand;
+
+#define NEAR_LEN(s) (strlen(s) + lim >= len && strlen(s) <= len + lim)
+		n = 0;
+		for (k = 0; k < ISA_N_OPS; k++)
+			if (NEAR_LEN(cand = isa_op_info[k].name))
+				names[n++] = cand;
+		for (k = 0; k < ASM_N_PSEUDOS; k++)
+			if (NEAR_LEN(cand = asm_pseudos[k].name))
+				names[n++] = cand;
+		for (m = A->macros; m; m = m->next)
+			if (NEAR_LEN(m->name))
+				names[n++] = m->name;
+#undef NEAR_LEN
+	}
 	sug = str_suggest(name, names, n, sizeof(*names));
 	if (sug)
 		(void)asm_error(A, w, t->col,

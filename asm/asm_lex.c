@@ -850,9 +850,20 @@ const char *asm_sym_suggest(struct asm_ctx *A, const char *name)
 	names = malloc((A->n_syms + 1) * sizeof(*names));
 	if (!names)
 		return NULL;
-	for (i = 0; i < A->cap_syms; i++)
-		if (A->symtab[i])
-			names[n++] = A->symtab[i]->name;
+	{
+		/* Lengths too different cannot be within the distance limit. */
+		size_t len = strlen(name), lim = len / 3 < 2 ? 2 : len / 3;
+
+		for (i = 0; i < A->cap_syms; i++) {
+			size_t l;
+
+			if (!A->symtab[i])
+				continue;
+			l = strlen(A->symtab[i]->name);
+			if (l + lim >= len && l <= len + lim)
+				names[n++] = A->symtab[i]->name;
+		}
+	}
 	best = str_suggest(name, names, n, sizeof(*names));
 	/*
 	 * Equally close candidates are resolved by table position; make that

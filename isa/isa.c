@@ -558,8 +558,10 @@ int isa_op_by_name(const char *mnemonic)
 {
 	int i;
 
+	/* First character before strcmp: a scan costs ~ISA_N_OPS compares. */
 	for (i = 0; i < ISA_N_OPS; i++)
-		if (strcmp(isa_op_info[i].name, mnemonic) == 0)
+		if (isa_op_info[i].name[0] == mnemonic[0] &&
+		    strcmp(isa_op_info[i].name, mnemonic) == 0)
 			return i;
 	return -1;
 }
