@@ -241,6 +241,7 @@ struct asm_ctx {
 
 	struct toks tk;              /* token buffer of the current line */
 	unsigned line_seq;           /* lines read so far (where.seq) */
+	size_t expanded_bytes;       /* text produced by macro substitution */
 	const struct where *last_w;  /* the line read last */
 	struct err_rec *errs;        /* errors, printed sorted at the end */
 	size_t n_errs, cap_errs;
@@ -257,6 +258,7 @@ struct asm_ctx {
 #define ASM_MAX_EXPANSIONS 100000    /* macro expansions per program */
 #define ASM_MAX_LINES 1000000        /* lines read, macro bodies included */
 #define ASM_MAX_ERRORS 1000          /* errors reported before giving up */
+#define ASM_MAX_EXPANDED_BYTES (64u << 20) /* text produced by macros */
 
 /* ---- error reporting (asm.c) ----------------------------------------------*/
 

@@ -580,6 +580,16 @@ static const char *substitute(struct asm_ctx *A, struct frame *fr,
 		p += skip;
 	}
 	out[n] = '\0';
+	/*
+	 * Expanded lines are kept to the end (errors quote them), so their
+	 * total is bounded too: arguments that grow at each nesting level
+	 * could otherwise fill memory long before any line limit.
+	 */
+	A->expanded_bytes += n + 1;
+	if (A->expanded_bytes > ASM_MAX_EXPANDED_BYTES) {
+		free(out);
+		return NULL;
+	}
 	res = arena_strndup(&A->ar, out, n);
 	free(out);
 	return res;
@@ -782,6 +792,14 @@ const struct where *asm_next_line(struct asm_ctx *A)
 			w->text = substitute(A, fr, bw->text);
 			if (!w->text) {
 				w->text = bw->text;
+				if (A->expanded_bytes > ASM_MAX_EXPANDED_BYTES) {
+					A->fatal = 1;
+					(void)asm_error(A, w, 1,
+							"macro expansions produce "
+							"more than %u MiB of text",
+							ASM_MAX_EXPANDED_BYTES >> 20);
+					return NULL;
+				}
 				(void)asm_error(A, w, 1, "macro expansion of this "
 							 "line is too long");
 				continue;
