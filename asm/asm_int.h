@@ -258,7 +258,7 @@ struct asm_ctx {
 #define ASM_MAX_EXPANSIONS 100000    /* macro expansions per program */
 #define ASM_MAX_LINES 1000000        /* lines read, macro bodies included */
 #define ASM_MAX_ERRORS 1000          /* errors reported before giving up */
-#define ASM_MAX_EXPANDED_BYTES (64u << 20) /* text produced by macros */
+#define ASM_MAX_EXPANDED_BYTES (16u << 20) /* text produced by macros */
 
 /* ---- error reporting (asm.c) ----------------------------------------------*/
 
