@@ -36,36 +36,44 @@ static int gen(int argc, char **argv, struct diag *d)
 	sb[0] = sa[1];
 	sb[1] = strtoull(argv[4], NULL, 0);
 	seed = (uint32_t)strtoul(argv[5], NULL, 0);
-	if (npy_alloc(&a, DT_INT8, 2, sa) || npy_alloc(&b, DT_INT8, 2, sb))
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	if (npy_alloc(&a, DT_INT8, 2, sa) || npy_alloc(&b, DT_INT8, 2, sb)) {
+		npy_free(&a);
+		npy_free(&b);
 		return 2;
+	}
 	for (i = 0; i < a.nbytes; i++)
 		a.data[i] = (uint8_t)(int8_t)((int)(lcg(&seed) % 256) - 128);
 	for (i = 0; i < b.nbytes; i++)
 		b.data[i] = (uint8_t)(int8_t)((int)(lcg(&seed) % 256) - 128);
-	if (npy_write(argv[6], &a, d) || npy_write(argv[7], &b, d))
-		return 2;
+	i = npy_write(argv[6], &a, d) || npy_write(argv[7], &b, d);
 	npy_free(&a);
 	npy_free(&b);
-	return 0;
+	return i ? 2 : 0;
 }
 
 static int check(int argc, char **argv, struct diag *d)
 {
 	struct npy a, b, c;
 	uint64_t m, k, n, i, j, l, bad = 0;
-	int shift = argc > 5 ? atoi(argv[5]) : -1;
+	int shift = argc > 5 ? atoi(argv[5]) : -1, rc = 2;
 
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	memset(&c, 0, sizeof(c));
 	if (argc < 5)
 		return 2;
 	if (npy_read(argv[2], &a, d) || npy_read(argv[3], &b, d) ||
 	    npy_read(argv[4], &c, d))
-		return 2;
+		goto out;
 	if (a.ndim != 2 || b.ndim != 2 || c.ndim != 2 || a.dtype != DT_INT8 ||
 	    b.dtype != DT_INT8 || a.shape[1] != b.shape[0] ||
 	    c.shape[0] != a.shape[0] || c.shape[1] != b.shape[1] ||
 	    c.dtype != (shift < 0 ? DT_INT32 : DT_INT8)) {
-		fprintf(stderr, "gemmref: shapes/dtypes do not form a GEMM\n");
-		return 2;
+		(void)diag_error(d, diag_nowhere(), NPU_ETENSOR,
+				 "gemmref: shapes/dtypes do not form a GEMM");
+		goto out;
 	}
 	m = a.shape[0];
 	k = a.shape[1];
@@ -102,10 +110,12 @@ static int check(int argc, char **argv, struct diag *d)
 	else
 		printf("gemmref: C (%" PRIu64 "x%" PRIu64 ") matches the reference exactly\n",
 		       m, n);
+	rc = bad ? 1 : 0;
+out:
 	npy_free(&a);
 	npy_free(&b);
 	npy_free(&c);
-	return bad ? 1 : 0;
+	return rc;
 }
 
 int main(int argc, char **argv)

@@ -42,18 +42,26 @@ int main(int argc, char **argv)
 
 				memcpy(x.data + 4 * (r * sh[1] + i), &v, 4);
 			}
-		return npy_write(argv[5], &x, &d) ? 2 : 0;
+		i = npy_write(argv[5], &x, &d) ? 2 : 0;
+		npy_free(&x);
+		return (int)i;
 	}
 	if (argc == 5 && strcmp(argv[1], "check") == 0) {
 		double tol = atof(argv[4]), worst = 0;
 		uint64_t r, i, rows, len, wr = 0, wi = 0;
 
-		if (npy_read(argv[2], &x, &d) || npy_read(argv[3], &y, &d))
+		if (npy_read(argv[2], &x, &d))
 			return 2;
+		if (npy_read(argv[3], &y, &d)) {
+			npy_free(&x);
+			return 2;
+		}
 		if (x.ndim != 2 || y.ndim != 2 || x.dtype != DT_FP32 ||
 		    y.dtype != DT_FP32 || x.shape[0] != y.shape[0] ||
 		    x.shape[1] != y.shape[1]) {
 			fprintf(stderr, "lnref: X and Y must be fp32 matrices of one shape\n");
+			npy_free(&x);
+			npy_free(&y);
 			return 2;
 		}
 		rows = x.shape[0];
@@ -89,6 +97,8 @@ int main(int argc, char **argv)
 		}
 		printf("lnref: max |error| %.3g at [%llu][%llu] (tolerance %.3g)\n", worst,
 		       (unsigned long long)wr, (unsigned long long)wi, tol);
+		npy_free(&x);
+		npy_free(&y);
 		return worst <= tol ? 0 : 1;
 	}
 	fprintf(stderr, "usage: lnref gen R L SEED X.npy | check X.npy Y.npy TOL\n");
