@@ -20,7 +20,9 @@
 #              over all of K;  folds ceil(M/ROWS) * ceil(N/COLS)
 #
 # Parameters (-D NAME=VALUE): M, K, N, DF, and ROWS, COLS (the array of the
-# config this runs on).  The whole problem must fit on chip: M*K + K*N bytes
+# config this runs on).  OUT=int8 requantises C on the way out: mout writes
+# sat_int8(round_even(C * 2^-SHIFT)) to the scratchpad and that is copied to
+# DRAM (default OUT=int32: the accumulator is copied as is).  The whole problem must fit on chip: M*K + K*N bytes
 # of scratchpad and M*N*4 bytes of accumulator.  With ideal memory the
 # matrix engine's busy cycles are the fold counts above times the fold
 # lengths of docs/timing.md (ws 2R+C+M-2, is 2R+C+N-2, os K+R+C-2).
@@ -43,6 +45,12 @@
 .ifndef COLS
 .equ COLS, 32
 .endif
+.ifndef OUT
+.equ OUT, int32
+.endif
+.ifndef SHIFT
+.equ SHIFT, 8
+.endif
 
 # DRAM layout: A, then B, then C (64-byte aligned).
 .equ A_DRAM, 0
@@ -50,7 +58,7 @@
 .equ C_DRAM, (B_DRAM + K*N + 63) & ~63
 .tensor A, dram, A_DRAM, int8, M, K
 .tensor B, dram, B_DRAM, int8, K, N
-.tensor C, dram, C_DRAM, int32, M, N
+.tensor C, dram, C_DRAM, OUT, M, N
 
 # On-chip layout.  B starts SKEW bytes past a 128-byte boundary: in OS the
 # array reads an A^T row and a B row in the same cycle; on the default
@@ -63,6 +71,7 @@
 .equ SPM_A, 0
 .equ SPM_B, ((M*K + 127) & ~127) + SKEW
 .equ ACC_C, 0
+.equ SPM_O, (SPM_B + K*N + 127) & ~127	# OUT=int8: the requantised C
 
 # Stage SRC, DST, SMEM, DMEM, ESIZE and N0 (dims 1-3: 1, dense strides).
 .macro stage src, dst, smem, dmem, esize, count
@@ -271,11 +280,32 @@ ntile:
 	li	t1, M
 	blt	s0, t1, mtile
 .endif
+
+.if OUT == int8
+	# ---- requantise: accumulator -> int8 tile in the scratchpad ----
+	li	t0, M
+	mset	m, t0
+	li	t0, N
+	mset	n, t0
+	li	t0, int8
+	mset	otype, t0
+	li	t0, (127 - SHIFT) << 23	# fp32 bits of 2^-SHIFT
+	mset	oscale, t0
+	li	t0, SPM_O
+	li	t1, ACC_C
+	mout	t0, t1
+.endif
 	sig	mtx, 1			# sem1 += 1 when the matrix engine is done
 
-	# ---- output: accumulator -> DRAM ----
+	# ---- output -> DRAM ----
 	wait	dma0, 1, 1
+.if OUT == int8
 .if DF == is
+	copy2d	SPM_O, C_DRAM, spm, dram, 1, N, M, M, 1, 1, N	# C^T -> C
+.else
+	copy1d	SPM_O, C_DRAM, spm, dram, 1, M*N
+.endif
+.elif DF == is
 	copy2d	ACC_C, C_DRAM, acc, dram, 4, N, M, M*4, 4, 4, N*4	# C^T -> C
 .else
 	copy1d	ACC_C, C_DRAM, acc, dram, 4, M*N
