@@ -54,6 +54,7 @@ struct chip {
 	struct hz *hz;           /* hazard checker or NULL */
 	struct ctl_prog prog;    /* decoded program, shared by every core
 				    (owned; words point into the obj_prog) */
+	const struct obj_prog *obj; /* the loaded program (not owned): labels */
 };
 
 static int sram_geom_of(const struct arch *a, int acc, struct sram_geom *g)
@@ -245,6 +246,8 @@ static int chip_decode(const struct obj_prog *p, struct ctl_prog *out)
 	return 0;
 }
 
+const struct obj_prog *chip_program(const struct chip *c) { return c->obj; }
+
 int chip_load_program(struct chip *c, const struct obj_prog *p,
 		      struct diag *d)
 {
@@ -261,6 +264,7 @@ int chip_load_program(struct chip *c, const struct obj_prog *p,
 	c->prog = prog;
 	for (i = 0; i < c->n_cores; i++)
 		ctl_set_program(c->cores[i].ctl, &c->prog);
+	c->obj = p;
 	/* Initialised data: DRAM once, per-core memories on every core. */
 	for (s = 0; s < p->n_sects; s++) {
 		const struct obj_section *sec = &p->sects[s];

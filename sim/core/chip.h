@@ -68,6 +68,8 @@ int chip_remote_signal(struct chip *c, int from, int to, int sem) NPU_WUR;
 /* A core finished (halted and drained). */
 void chip_core_finished(struct chip *c, int core);
 int chip_trace_insns(const struct chip *c);
+/* The loaded program (labels for --trace-insn), or NULL. */
+const struct obj_prog *chip_program(const struct chip *c);
 /* The watchdog (chip_opts.max_cycles): no instruction issues after it. */
 cycle_t chip_max_cycles(const struct chip *c);
 

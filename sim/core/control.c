@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../asm/obj.h"
 #include "../../util/dtype.h"
 #include "chip.h"
 #include "hazard.h"
@@ -710,7 +711,10 @@ static void ctl_print_insn(const struct ctl *c, const struct isa_insn *in,
 {
 	char buf[96];
 
-	isa_format_insn(in, c->pc, buf, sizeof(buf), NULL, NULL);
+	const struct obj_prog *p = chip_program(c->chip);
+
+	isa_format_insn(in, c->pc, buf, sizeof(buf), p ? obj_symbolize : NULL,
+			(void *)p);
 	fprintf(stderr, "core%d %10" PRIu64 "  %06" PRIx64 "  %s\n", c->core,
 		(uint64_t)t, c->pc, buf);
 }
