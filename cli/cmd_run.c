@@ -465,6 +465,16 @@ static int cmd_run_common(int argc, char **argv, int stat)
 	if ((rc = load_inputs(chip, prog, o, &d)))
 		goto out;
 	rc = chip_run(chip, &res);
+	if (rc && d.last_run.core >= 0) {
+		/* Point at the source line of the faulting instruction. */
+		const char *file;
+		int line;
+
+		if (obj_src_line(prog, d.last_run.pc, &file, &line) == 0)
+			diag_note(&d, diag_at_file(file, line, 0),
+				  "the instruction at pc 0x%llx (core %d)",
+				  (unsigned long long)d.last_run.pc, d.last_run.core);
+	}
 	if (rc) {
 		if (rc == NPU_EINTERNAL)
 			(void)diag_error(&d, diag_nowhere(), rc,

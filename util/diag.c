@@ -44,6 +44,7 @@ void diag_init(struct diag *d, FILE *fp)
 {
 	memset(d, 0, sizeof(*d));
 	d->fp = fp;
+	d->last_run.core = -1;
 }
 
 struct diag_loc diag_at_file(const char *file, int line, int col)
@@ -89,9 +90,12 @@ int diag_vreport(struct diag *d, enum diag_level lvl, struct diag_loc loc,
 	n = (size_t)snprintf(d->last, sizeof(d->last), "%s%s: %s", prefix,
 			     level_names[lvl], msg);
 	(void)n;
-	if (lvl == DIAG_ERROR)
+	if (lvl == DIAG_ERROR) {
 		d->n_errors++;
-	else if (lvl == DIAG_WARNING)
+		if (loc.core >= 0)
+			d->last_run = loc;
+	}
+	if (lvl == DIAG_WARNING)
 		d->n_warnings++;
 	if (d->fp)
 		fprintf(d->fp, "%s\n", d->last);

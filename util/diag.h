@@ -65,6 +65,7 @@ struct diag {
 	int n_warnings;    /* warnings reported so far */
 	char last[512];    /* text of the last error, for tests and callers */
 	const char *src_line; /* optional source line to echo under the message */
+	struct diag_loc last_run; /* place of the last runtime error (core -1: none) */
 };
 
 void diag_init(struct diag *d, FILE *fp);
