@@ -312,7 +312,8 @@ static int step_stream(struct mtx *m, struct mtx_insn *in, cycle_t x)
 			if (j == 0) {
 				int64_t r = s - (int64_t)i;
 
-				hin.tag = -1;
+				hin.tag = -1; /* a bubble: no operand this cycle */
+				hin.val = zero_of(fl);
 				if (r >= 0 && r < (int64_t)a->n) {
 					hin.tag = (int32_t)r;
 					hin.val = i < in->k
@@ -437,7 +438,8 @@ static int step_os(struct mtx *m, struct mtx_insn *in, cycle_t x)
 			if (j == 0) {
 				int64_t k = s - (int64_t)i;
 
-				hin.tag = -1;
+				hin.tag = -1; /* a bubble: no operand this cycle */
+				hin.val = zero_of(fl);
 				if (k >= 0 && k < (int64_t)in->k) {
 					hin.tag = (int32_t)k;
 					hin.val = i < in->m
@@ -451,6 +453,7 @@ static int step_os(struct mtx *m, struct mtx_insn *in, cycle_t x)
 				int64_t k = s - (int64_t)j;
 
 				vin.tag = -1;
+				vin.val = zero_of(fl);
 				if (k >= 0 && k < (int64_t)in->k) {
 					vin.tag = (int32_t)k;
 					vin.val = j < in->n
