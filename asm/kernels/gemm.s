@@ -20,7 +20,8 @@
 #              over all of K;  folds ceil(M/ROWS) * ceil(N/COLS)
 #
 # Parameters (-D NAME=VALUE): M, K, N, DF, and ROWS, COLS (the array of the
-# config this runs on).  OUT=int8 requantises C on the way out: mout writes
+# config this runs on).  IT is the input type: int8 (default, int32
+# accumulator) or fp16 / bf16 (fp32 accumulator, C in fp32).  OUT=int8 requantises C on the way out: mout writes
 # sat_int8(round_even(C * 2^-SHIFT)) to the scratchpad and that is copied to
 # DRAM (default OUT=int32: the accumulator is copied as is).  The whole problem must fit on chip: M*K + K*N bytes
 # of scratchpad and M*N*4 bytes of accumulator.  With ideal memory the
@@ -45,8 +46,21 @@
 .ifndef COLS
 .equ COLS, 32
 .endif
+.ifndef IT
+.equ IT, int8
+.endif
+.if IT == int8
+.equ EBS, 0			# log2 of the element size in bytes
+.equ AT, int32			# accumulator type
+.elif IT == fp16 || IT == bf16
+.equ EBS, 1
+.equ AT, fp32
+.else
+.error "IT must be int8, fp16 or bf16"
+.endif
+.equ EB, 1 << EBS
 .ifndef OUT
-.equ OUT, int32
+.equ OUT, AT
 .endif
 .ifndef SHIFT
 .equ SHIFT, 8
@@ -54,10 +68,10 @@
 
 # DRAM layout: A, then B, then C (64-byte aligned).
 .equ A_DRAM, 0
-.equ B_DRAM, (A_DRAM + M*K + 63) & ~63
-.equ C_DRAM, (B_DRAM + K*N + 63) & ~63
-.tensor A, dram, A_DRAM, int8, M, K
-.tensor B, dram, B_DRAM, int8, K, N
+.equ B_DRAM, (A_DRAM + M*K*EB + 63) & ~63
+.equ C_DRAM, (B_DRAM + K*N*EB + 63) & ~63
+.tensor A, dram, A_DRAM, IT, M, K
+.tensor B, dram, B_DRAM, IT, K, N
 .tensor C, dram, C_DRAM, OUT, M, N
 
 # On-chip layout.  B starts SKEW bytes past a 128-byte boundary: in OS the
@@ -69,9 +83,9 @@
 .equ SKEW, 64
 .endif
 .equ SPM_A, 0
-.equ SPM_B, ((M*K + 127) & ~127) + SKEW
+.equ SPM_B, ((M*K*EB + 127) & ~127) + SKEW
 .equ ACC_C, 0
-.equ SPM_O, (SPM_B + K*N + 127) & ~127	# OUT=int8: the requantised C
+.equ SPM_O, (SPM_B + K*N*EB + 127) & ~127	# OUT=int8: the requantised C
 
 # Stage SRC, DST, SMEM, DMEM, ESIZE and N0 (dims 1-3: 1, dense strides).
 .macro stage src, dst, smem, dmem, esize, count
@@ -122,14 +136,14 @@
 .text
 	# ---- inputs: DRAM -> scratchpad (transposed where the dataflow wants) ----
 .if DF == ws
-	copy1d	A_DRAM, SPM_A, dram, spm, 1, M*K
+	copy1d	A_DRAM, SPM_A, dram, spm, EB, M*K
 .else
-	copy2d	A_DRAM, SPM_A, dram, spm, 1, M, K, K, 1, 1, M	# A^T: K rows of M
+	copy2d	A_DRAM, SPM_A, dram, spm, EB, M, K, K*EB, EB, EB, M*EB	# A^T: K rows of M
 .endif
 .if DF == is
-	copy2d	B_DRAM, SPM_B, dram, spm, 1, K, N, N, 1, 1, K	# B^T: N rows of K
+	copy2d	B_DRAM, SPM_B, dram, spm, EB, K, N, N*EB, EB, EB, K*EB	# B^T: N rows of K
 .else
-	copy1d	B_DRAM, SPM_B, dram, spm, 1, K*N
+	copy1d	B_DRAM, SPM_B, dram, spm, EB, K*N
 .endif
 	sig	dma0, 0			# sem0 += 1 once both copies landed
 	wait	mtx, 0, 1		# the matrix engine waits for them
@@ -137,24 +151,24 @@
 	# ---- matrix configuration ----
 	li	t0, DF
 	mset	df, t0
-	li	t0, int8
+	li	t0, IT
 	mset	itype, t0
-	li	t0, int32
+	li	t0, AT
 	mset	atype, t0
 .if DF == ws
-	li	t0, K			# A: M rows, K bytes apart
+	li	t0, K*EB		# A: M rows of K elements
 	mset	sa, t0
 .else
-	li	t0, M			# A^T: K rows, M bytes apart
+	li	t0, M*EB		# A^T: K rows of M elements
 	mset	sa, t0
 .endif
 .if DF == is
-	li	t0, K			# B^T: N rows, K bytes apart
+	li	t0, K*EB		# B^T: N rows of K elements
 	mset	sb, t0
 	li	t0, M*4			# C^T: N rows, M int32 apart
 	mset	sc, t0
 .else
-	li	t0, N			# B: K rows, N bytes apart
+	li	t0, N*EB		# B: K rows of N elements
 	mset	sb, t0
 	li	t0, N*4			# C: M rows, N int32 apart
 	mset	sc, t0
@@ -178,14 +192,16 @@ ktile:
 	li	t1, ROWS
 	min	s3, t2, t1		# kt = min(ROWS, K - k0)
 	mset	k, s3
-	li	t1, N			# B tile at SPM_B + k0*N + n0
+	li	t1, N			# B tile at SPM_B + (k0*N + n0)*EB
 	mul	t2, s1, t1
 	add	t2, t2, s0
+	slli	t2, t2, EBS
 	li	t1, SPM_B
 	add	t2, t2, t1
 	mpre	t2
-	li	t1, SPM_A		# A columns k0.. at SPM_A + k0
-	add	t3, t1, s1
+	slli	t3, s1, EBS		# A columns k0.. at SPM_A + k0*EB
+	li	t1, SPM_A
+	add	t3, t3, t1
 	slli	t4, s0, 2		# C columns n0.. at ACC_C + 4*n0
 	li	t1, ACC_C
 	add	t4, t4, t1
@@ -220,14 +236,16 @@ ktile:
 	li	t1, ROWS
 	min	s3, t2, t1		# kt = min(ROWS, K - k0)
 	mset	k, s3
-	li	t1, M			# A^T tile at SPM_A + k0*M + m0
+	li	t1, M			# A^T tile at SPM_A + (k0*M + m0)*EB
 	mul	t2, s1, t1
 	add	t2, t2, s0
+	slli	t2, t2, EBS
 	li	t1, SPM_A
 	add	t2, t2, t1
 	mpre	t2
-	li	t1, SPM_B		# B^T columns k0.. at SPM_B + k0
-	add	t3, t1, s1
+	slli	t3, s1, EBS		# B^T columns k0.. at SPM_B + k0*EB
+	li	t1, SPM_B
+	add	t3, t3, t1
 	slli	t4, s0, 2		# C^T columns m0.. at ACC_C + 4*m0
 	li	t1, ACC_C
 	add	t4, t4, t1
@@ -262,10 +280,12 @@ ntile:
 	li	t1, COLS
 	min	s3, t2, t1		# nt = min(COLS, N - n0)
 	mset	n, s3
-	li	t1, SPM_A		# A^T columns m0.. at SPM_A + m0
-	add	t2, t1, s0
-	li	t1, SPM_B		# B columns n0.. at SPM_B + n0
-	add	t3, t1, s1
+	slli	t2, s0, EBS		# A^T columns m0.. at SPM_A + m0*EB
+	li	t1, SPM_A
+	add	t2, t2, t1
+	slli	t3, s1, EBS		# B columns n0.. at SPM_B + n0*EB
+	li	t1, SPM_B
+	add	t3, t3, t1
 	li	t1, N*4			# C tile at ACC_C + m0*N*4 + n0*4
 	mul	t4, s0, t1
 	slli	t5, s1, 2

@@ -5,6 +5,13 @@
  *   gemmref check A.npy B.npy C.npy [SHIFT]  C == A*B exactly (int32), or,
  *                                            with SHIFT, an int8 C equal to
  *                                            sat8(rne(A*B / 2^SHIFT))
+ *   gemmref genf M K N SEED A.npy B.npy    float32 inputs that are multiples
+ *                                          of 1/8 in [-2, 2]: exact in fp16
+ *                                          and bf16, and every partial sum of
+ *                                          a dot product of length <= 2^13 is
+ *                                          exact in fp32
+ *   gemmref checkf A.npy B.npy C.npy        fp32 C == A*B computed in double
+ *                                          (exact for genf inputs)
  *
  * The reference is a plain triple loop in int64: deliberately nothing like
  * the simulator's systolic model.  Exit 0 when equal, 1 with the first
@@ -51,6 +58,96 @@ static int gen(int argc, char **argv, struct diag *d)
 	npy_free(&a);
 	npy_free(&b);
 	return i ? 2 : 0;
+}
+
+static int genf(int argc, char **argv, struct diag *d)
+{
+	struct npy a, b;
+	uint64_t sa[2], sb[2], i;
+	uint32_t seed;
+	int rc;
+
+	if (argc != 8)
+		return 2;
+	sa[0] = strtoull(argv[2], NULL, 0);
+	sa[1] = strtoull(argv[3], NULL, 0);
+	sb[0] = sa[1];
+	sb[1] = strtoull(argv[4], NULL, 0);
+	seed = (uint32_t)strtoul(argv[5], NULL, 0);
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	if (npy_alloc(&a, DT_FP32, 2, sa) || npy_alloc(&b, DT_FP32, 2, sb)) {
+		npy_free(&a);
+		npy_free(&b);
+		return 2;
+	}
+	for (i = 0; i < a.nbytes / 4; i++) {
+		float v = (float)((int)(lcg(&seed) % 33) - 16) / 8.0f;
+
+		memcpy(a.data + 4 * i, &v, 4);
+	}
+	for (i = 0; i < b.nbytes / 4; i++) {
+		float v = (float)((int)(lcg(&seed) % 33) - 16) / 8.0f;
+
+		memcpy(b.data + 4 * i, &v, 4);
+	}
+	rc = npy_write(argv[6], &a, d) || npy_write(argv[7], &b, d);
+	npy_free(&a);
+	npy_free(&b);
+	return rc ? 2 : 0;
+}
+
+static int checkf(int argc, char **argv, struct diag *d)
+{
+	struct npy a, b, c;
+	uint64_t m, k, n, i, j, l, bad = 0;
+	int rc = 2;
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	memset(&c, 0, sizeof(c));
+	if (argc != 5)
+		return 2;
+	if (npy_read(argv[2], &a, d) || npy_read(argv[3], &b, d) ||
+	    npy_read(argv[4], &c, d))
+		goto out;
+	if (a.ndim != 2 || b.ndim != 2 || c.ndim != 2 || a.dtype != DT_FP32 ||
+	    b.dtype != DT_FP32 || c.dtype != DT_FP32 || a.shape[1] != b.shape[0] ||
+	    c.shape[0] != a.shape[0] || c.shape[1] != b.shape[1]) {
+		(void)diag_error(d, diag_nowhere(), NPU_ETENSOR,
+				 "gemmref: A, B, C must be fp32 matrices forming a GEMM");
+		goto out;
+	}
+	m = a.shape[0];
+	k = a.shape[1];
+	n = b.shape[1];
+	for (i = 0; i < m; i++)
+		for (j = 0; j < n; j++) {
+			double s = 0;
+			float x, y, got;
+
+			for (l = 0; l < k; l++) {
+				memcpy(&x, a.data + 4 * (i * k + l), 4);
+				memcpy(&y, b.data + 4 * (l * n + j), 4);
+				s += (double)x * y;
+			}
+			memcpy(&got, c.data + 4 * (i * n + j), 4);
+			if ((double)got != s && bad++ < 5)
+				fprintf(stderr, "gemmref: C[%" PRIu64 "][%" PRIu64 "] = %.9g, expected %.9g\n",
+					i, j, got, s);
+		}
+	if (bad)
+		fprintf(stderr, "gemmref: %" PRIu64 " of %" PRIu64 " elements differ\n",
+			bad, m * n);
+	else
+		printf("gemmref: C (%" PRIu64 "x%" PRIu64 ", fp32) matches the reference exactly\n",
+		       m, n);
+	rc = bad ? 1 : 0;
+out:
+	npy_free(&a);
+	npy_free(&b);
+	npy_free(&c);
+	return rc;
 }
 
 static int check(int argc, char **argv, struct diag *d)
@@ -128,7 +225,11 @@ int main(int argc, char **argv)
 		rc = gen(argc, argv, &d);
 	else if (argc > 1 && strcmp(argv[1], "check") == 0)
 		rc = check(argc, argv, &d);
+	else if (argc > 1 && strcmp(argv[1], "genf") == 0)
+		rc = genf(argc, argv, &d);
+	else if (argc > 1 && strcmp(argv[1], "checkf") == 0)
+		rc = checkf(argc, argv, &d);
 	if (rc == 2 && d.n_errors == 0)
-		fprintf(stderr, "usage: gemmref gen M K N SEED A.npy B.npy | check A.npy B.npy C.npy [SHIFT]\n");
+		fprintf(stderr, "usage: gemmref gen|genf M K N SEED A.npy B.npy | check A.npy B.npy C.npy [SHIFT] | checkf A.npy B.npy C.npy\n");
 	return rc;
 }
