@@ -23,6 +23,26 @@
  * events; an event is scheduled only where the control unit meets the rest
  * of the chip (a tile or sync instruction, a stall, or every CTL_BATCH
  * scalar instructions so that the cycle watchdog stays responsive).
+ *
+ * Invariants:
+ *  - Two clocks.  The engine clock (eng_now) is "now"; the local clock t
+ *    of ctl_run may run ahead of it through scalar and configuration
+ *    instructions, which touch only this unit's private state.  Anything
+ *    another unit can observe (a queue entry, a semaphore, a barrier, an
+ *    rsig) executes only when the operands-ready cycle equals now, so the
+ *    chip never sees an effect before its simulated cycle.
+ *  - Values are computed at issue; ready[r] alone carries the latency.
+ *    x[0] is never written (ctl_set_reg drops it), so it always reads 0.
+ *  - Each unit queue is FIFO and ready cycles never decrease along it
+ *    (now only grows and dispatch_latency is fixed), so looking at the
+ *    head alone is enough to know whether anything can leave.
+ *  - st names exactly one reason at a time; a stall's cycles are charged
+ *    once, to that reason's counter, when it ends (ctl_unstall), so the
+ *    stall counters add up to stall_cycles.
+ *  - At most one STEP event is live (step_gen cancels older ones) and at
+ *    most one WAKE per cycle is scheduled by the unit itself (wake_at).
+ *  - Unit ids (ISA names.def): 0 = ctl, 1 = mtx, 2 = vec, 3 + k = dma<k>;
+ *    queue xq[i] belongs to unit id i + 1 (ctl has no queue).
  */
 #include "control.h"
 
@@ -38,9 +58,16 @@
 #include "hazard.h"
 #include "unit.h"
 
-/* Scalar instructions run per event at most (watchdog responsiveness). */
+/*
+ * Scalar instructions run per event at most (watchdog responsiveness).
+ * The max_cycles test inside ctl_run already stops a runaway loop at the
+ * right cycle; the batch bounds the host work done in one event, so that a
+ * loop of pure scalar code still returns to the engine every 1024
+ * instructions (about 1024 simulated cycles at one instruction a cycle).
+ */
 #define CTL_BATCH 1024
 
+/* Event kinds the control unit receives (struct ev.kind). */
 enum ctl_ev {
 	CTL_EV_STEP,  /* issue the next instruction(s) */
 	CTL_EV_WAKE,  /* a unit changed state or a queue entry became ready */
@@ -58,24 +85,32 @@ enum ctl_state {
 	ST_DONE,          /* halted and drained */
 };
 
+/* What a queue entry is: Q_CMD a tile instruction for the unit; Q_SIG and
+ * Q_WAIT are sig/wait instructions naming the unit, which act in queue
+ * order so that they order against the unit's own commands. */
 enum qkind { Q_CMD, Q_SIG, Q_WAIT };
 
 /* One entry of a unit's in-order queue. */
 struct qent {
 	enum qkind kind;     /* tile command, sig or wait */
 	cycle_t ready;       /* cycle from which the unit may see it */
-	uint8_t sem;         /* Q_SIG/Q_WAIT: semaphore */
-	uint16_t cnt;        /* Q_WAIT: count */
+	uint8_t sem;         /* Q_SIG/Q_WAIT: semaphore (0..31, 5-bit field) */
+	uint16_t cnt;        /* Q_WAIT: count (1..4095, 12-bit field) */
 	uint64_t pc;         /* instruction that queued it */
 	struct tile_cmd cmd; /* Q_CMD: the command */
 };
 
-/* A unit's queue, held by the control unit (ring buffer). */
+/*
+ * A unit's queue, held by the control unit (ring buffer).  It models the
+ * in-order instruction queue in front of each execution unit: the unit
+ * pulls from it only through ctl_pump, so its depth is exactly the
+ * core.control.queue_depth entries the program can run ahead by.
+ */
 struct xq {
 	struct ctl_xu xu;    /* the unit and its port */
 	struct qent *q;      /* entries */
-	int head, n, cap;    /* first entry, count, capacity */
-	char name[8];        /* "mtx", "dma0", ... */
+	int head, n, cap;    /* first entry, count, capacity (queue_depth) */
+	char name[8];        /* "mtx", "dma0", ...: stall and deadlock text */
 };
 
 struct ctl {
@@ -97,7 +132,8 @@ struct ctl {
 	uint64_t mpre_addr;            /* address of the last mpre (resident) */
 	int mpre_valid;                /* an mpre was dispatched */
 	struct xq *xq;                 /* queues; xq[i] is unit id i + 1 */
-	int n_xq;                      /* matrix, vector and DMA engines */
+	int n_xq;                      /* matrix, vector and DMA engines:
+					  2 + core.dma.engines */
 	enum ctl_state st;             /* issuing, stalled, halted, done */
 	int stall_xq;                  /* ST_STALL_QUEUE: which queue */
 	int stall_sem, stall_cnt;      /* ST_STALL_SEM: semaphore and count */
@@ -119,8 +155,12 @@ struct ctl {
 	struct hz *hz;                 /* hazard checker or NULL */
 	int trace_insns;               /* print each instruction */
 	cycle_t max_cycles;            /* watchdog: nothing issues later */
+	/* Latencies in cycles, from core.control.*: results of alu, mul,
+	 * div and load instructions; lat_br delays the issue after a taken
+	 * branch; lat_disp is enqueue -> visible to the unit (dispatch). */
 	int lat_alu, lat_mul, lat_div, lat_mem, lat_br, lat_disp;
-	int trc_track;                 /* trace track id, -1 = none */
+	int trc_track;                 /* unused: spans go through u.trc_track
+					  (unit_span); kept at -1 */
 };
 
 static struct ctl *to_ctl(struct unit *u) { return (struct ctl *)u; }
@@ -129,7 +169,12 @@ static const struct ctl *to_cctl(const struct unit *u)
 	return (const struct ctl *)u;
 }
 
-/* Report a runtime fault at the current instruction. */
+/*
+ * Report a runtime fault at the current instruction.  t is the cycle to
+ * print: for scalar and configuration instructions it is the local clock
+ * (t_cur), which can be ahead of the engine's.  Without a diag sink the
+ * code alone is returned; the run stops either way.
+ */
 static int ctl_fault(struct ctl *c, cycle_t t, const char *fmt, ...)
 	NPU_PRINTF(3, 4);
 static int ctl_fault(struct ctl *c, cycle_t t, const char *fmt, ...)
@@ -148,6 +193,7 @@ static int ctl_fault(struct ctl *c, cycle_t t, const char *fmt, ...)
 
 /* ---- queues ---------------------------------------------------------------*/
 
+/* Oldest entry of a non-empty queue. */
 static struct qent *xq_head(struct xq *q) { return &q->q[q->head]; }
 
 static void xq_pop(struct xq *q)
@@ -156,12 +202,22 @@ static void xq_pop(struct xq *q)
 	q->n--;
 }
 
+/*
+ * Nothing queued and nothing in flight: what fence and halt wait for.  An
+ * empty queue is not enough, since the unit may still be running accepted
+ * commands (tile.h: idle() means results written and requests retired).
+ */
 static int xq_drained(const struct xq *q)
 {
 	return q->n == 0 && q->xu.port->idle(q->xu.u);
 }
 
-/* Schedule a WAKE at cycle t unless one is already scheduled for it. */
+/*
+ * Schedule a WAKE at cycle t unless one is already scheduled for it.  Only
+ * the latest scheduled cycle is remembered: a second request for an earlier
+ * cycle still schedules, so at worst a WAKE is duplicated, never lost (a
+ * spurious WAKE just pumps queues that cannot move).
+ */
 static int ctl_wake_at(struct ctl *c, cycle_t t)
 {
 	if (c->wake_valid && c->wake_at == t)
@@ -190,6 +246,9 @@ static int ctl_pump(struct ctl *c, int *moved)
 			while (q->n > 0) {
 				struct qent *e = xq_head(q);
 
+				/* Still inside dispatch_latency: come back
+				 * when it becomes visible; entries behind it
+				 * are younger, so none can be ready earlier. */
 				if (e->ready > now) {
 					rc = ctl_wake_at(c, e->ready);
 					if (rc)
@@ -199,6 +258,10 @@ static int ctl_pump(struct ctl *c, int *moved)
 				if (e->kind == Q_CMD) {
 					if (!q->xu.port->can_accept(q->xu.u))
 						break;
+					/* The hazard checker records the
+					 * command's ranges as of this start
+					 * cycle, before accept() has checked
+					 * them (see hazard.c hz_on_start). */
 					if (c->hz)
 						hz_on_start(c->hz, c->core, i + 1,
 							    &e->cmd, now);
@@ -206,6 +269,9 @@ static int ctl_pump(struct ctl *c, int *moved)
 					if (rc)
 						return rc;
 				} else if (e->kind == Q_SIG) {
+					/* A unit sig fires only once every
+					 * earlier command of the unit has
+					 * fully completed (ISA "sig"). */
 					if (!q->xu.port->idle(q->xu.u))
 						break;
 					c->sem[e->sem]++;
@@ -213,6 +279,8 @@ static int ctl_pump(struct ctl *c, int *moved)
 						hz_on_signal(c->hz, c->core, i + 1,
 							     e->sem, now);
 				} else {
+					/* Q_WAIT: all-or-nothing, the count
+					 * is taken in one step, never in part. */
 					if (c->sem[e->sem] < e->cnt)
 						break;
 					c->sem[e->sem] -= e->cnt;
@@ -231,6 +299,7 @@ static int ctl_pump(struct ctl *c, int *moved)
 
 /* ---- stalls ---------------------------------------------------------------*/
 
+/* The counter each stall reason is charged to (docs/counters.md). */
 static const enum ctr_id stall_ctr[] = {
 	[ST_STALL_QUEUE] = CTR_CONTROL_STALL_QUEUE,
 	[ST_STALL_SEM] = CTR_CONTROL_STALL_SEM,
@@ -238,6 +307,8 @@ static const enum ctr_id stall_ctr[] = {
 	[ST_STALL_BARRIER] = CTR_CONTROL_STALL_BARRIER,
 };
 
+/* Enter a stall at the engine's cycle: stalls only start on instructions
+ * that meet the world, which issue at now (see the file header). */
 static void ctl_stall(struct ctl *c, enum ctl_state why)
 {
 	c->st = why;
@@ -249,6 +320,7 @@ static void ctl_unstall(struct ctl *c)
 {
 	cycle_t now = eng_now(c->u.eng), d = now - c->stall_start;
 
+	/* A zero-length stall (ended in the cycle it began) leaves no span. */
 	if (d && eng_trace(c->u.eng)) {
 		/* The timeline shows what the control unit waited on. */
 		char name[48], args[64];
@@ -288,6 +360,10 @@ static int ctl_stall_over(const struct ctl *c)
 	case ST_STALL_SEM:
 		return c->sem[c->stall_sem] >= (uint32_t)c->stall_cnt;
 	case ST_STALL_FENCE:
+		/* The fence mask is 24 bits: bit i = unit id i for ids 0..22,
+		 * bit 23 stands for every unit id >= 23 (dma20 and later), so
+		 * a fence can name any number of DMA engines (ISA "fence").
+		 * Bit 0 (ctl) needs no test: the control unit is here. */
 		for (i = 0; i < c->n_xq; i++) {
 			int id = i + 1;
 			int bit = id < 23 ? id : 23;
@@ -298,7 +374,7 @@ static int ctl_stall_over(const struct ctl *c)
 		return 1;
 	case ST_STALL_BARRIER:
 		return !c->barrier_wait;
-	default:
+	default: /* ST_RUN, ST_HALTED, ST_DONE: not a stall */
 		return 0;
 	}
 }
@@ -314,7 +390,8 @@ static void ctl_check_done(struct ctl *c)
 		if (!xq_drained(&c->xq[i]))
 			return;
 	c->st = ST_DONE;
-	/* The halt itself occupies its issue cycle. */
+	/* The halt itself occupies its issue cycle: a core whose units were
+	 * already idle finishes at halt issue + 1 (docs/timing.md, "halt"). */
 	c->finish = eng_now(c->u.eng) > c->halt_end ? eng_now(c->u.eng) : c->halt_end;
 	chip_core_finished(c->chip, c->core);
 }
@@ -323,7 +400,10 @@ static void ctl_check_done(struct ctl *c)
 
 /*
  * Append an entry to queue qi at the current cycle.  Returns 1 if the queue
- * is full (the caller stalls), 0 when queued, or NPU_E*.
+ * is full (the caller stalls), 0 when queued, or NPU_E*.  The entry becomes
+ * visible dispatch_latency cycles later: the WAKE scheduled for that cycle
+ * lets ctl_pump hand it over (with dispatch_latency 0 that is a WAKE in
+ * this same cycle, which runs before the next EV_PRI_CONTROL step).
  */
 static int ctl_enqueue(struct ctl *c, int qi, const struct qent *e)
 {
@@ -372,6 +452,8 @@ static int ctl_mtx_cmd(struct ctl *c, const struct isa_insn *in,
 	case ISA_OP_MPRE:
 		m->kind = MTX_PRELOAD;
 		m->a = c->x[in->rs1];
+		/* Remember it at dispatch, in program order: the matrix queue
+		 * is in order, so the mmul after it will find this tile. */
 		c->mpre_addr = m->a;
 		c->mpre_valid = 1;
 		break;
@@ -381,7 +463,11 @@ static int ctl_mtx_cmd(struct ctl *c, const struct isa_insn *in,
 		m->c = c->x[in->rd];
 		m->a = c->x[in->rs1];
 		m->b = c->x[in->rs2];
-		/* x0 names "the resident tile": the last mpre's address. */
+		/* x0 names "the resident tile": the last mpre's address.  The
+		 * stationary operand is B in WS (dataflow 0) and A in IS
+		 * (dataflow 2); OS (1) has no stationary operand, so x0 there
+		 * is a plain address 0.  Faulting here, at dispatch, names the
+		 * pc; the matrix engine checks the rest when it accepts. */
 		if ((c->mcfg.dataflow == 0 && in->rs2 == 0) ||
 		    (c->mcfg.dataflow == 2 && in->rs1 == 0)) {
 			if (!c->mpre_valid)
@@ -403,7 +489,12 @@ static int ctl_mtx_cmd(struct ctl *c, const struct isa_insn *in,
 	return 0;
 }
 
-/* Build the tile command of a vector instruction. */
+/*
+ * Build the tile command of a vector instruction.  Every register operand
+ * is read whether the op uses it or not: an unused field is 0 = x0 and
+ * costs nothing.  The op's flags say whether rs1 or rs2 is a scalar value
+ * (vadds, vbcast, ...) rather than an address.
+ */
 static void ctl_vec_cmd(struct ctl *c, const struct isa_insn *in,
 			struct tile_cmd *tc)
 {
@@ -422,7 +513,15 @@ static void ctl_vec_cmd(struct ctl *c, const struct isa_insn *in,
 		v->scalar = c->x[in->rs1];
 }
 
-/* Snapshot the DMA staging registers into a descriptor (unset = dense). */
+/*
+ * Snapshot the DMA staging registers into a descriptor (unset = dense).
+ * dset_mask says which dset fields were ever written on this core; an
+ * unwritten extent is 1 and an unwritten stride is dense for its
+ * dimension: elem_bytes for dimension 0, else shape[i-1] x stride[i-1] of
+ * the dimension inside it (so an explicit ss0 also widens the default
+ * ss1).  The staging registers persist between dma instructions: a kernel
+ * re-issues a descriptor by changing only src/dst.
+ */
 static void ctl_dma_desc(struct ctl *c, struct dma_desc *dd)
 {
 	static const int nf[4] = { ISA_DF_N0, ISA_DF_N1, ISA_DF_N2, ISA_DF_N3 };
@@ -431,6 +530,9 @@ static void ctl_dma_desc(struct ctl *c, struct dma_desc *dd)
 	int i;
 
 	memset(dd, 0, sizeof(*dd));
+	/* No checks here: the DMA engine validates the whole descriptor when
+	 * it accepts it, with the bounding box of every element (timing.md,
+	 * DMA "Faults"). */
 	dd->src = c->dreg[ISA_DF_SRC];
 	dd->dst = c->dreg[ISA_DF_DST];
 	dd->src_mem = (int)c->dreg[ISA_DF_SMEM];
@@ -441,6 +543,7 @@ static void ctl_dma_desc(struct ctl *c, struct dma_desc *dd)
 	for (i = 0; i < 4; i++)
 		dd->shape[i] = (c->dset_mask >> nf[i] & 1) ?
 				       (uint32_t)c->dreg[nf[i]] : 1;
+	/* Outward from dimension 0, so stride[i-1] is final when used. */
 	for (i = 0; i < 4; i++) {
 		int64_t dense_s = i == 0 ? (int64_t)dd->elem_bytes :
 				  (int64_t)dd->shape[i - 1] * dd->src_stride[i - 1];
@@ -454,7 +557,9 @@ static void ctl_dma_desc(struct ctl *c, struct dma_desc *dd)
 	}
 }
 
-/* Validate a dtype id written by mset/vset. */
+/* Validate a dtype id written by mset/vset (enum npu_dtype, util/dtype.h).
+ * It faults at the configuring instruction, not later at the tile
+ * instruction that would use the bad type. */
 static int ctl_check_dtype(struct ctl *c, uint64_t v, const char *what)
 {
 	if (v >= DT_N)
@@ -464,6 +569,8 @@ static int ctl_check_dtype(struct ctl *c, uint64_t v, const char *what)
 	return 0;
 }
 
+/* oscale and vset scale are passed as IEEE binary32 bits in the low 32
+ * bits of a register; memcpy is the aliasing-safe reinterpretation. */
 static float bits_to_f32(uint64_t v)
 {
 	uint32_t b = (uint32_t)v;
@@ -508,6 +615,10 @@ static int ctl_mset(struct ctl *c, int field, uint64_t v)
 	default:
 		return ctl_fault(c, c->t_cur, "mset: unknown field %d", field);
 	}
+	/* Shape and stride fields (m, k, n, sa, sb, sc, so; field order of
+	 * isa/names.def) are 32-bit registers in the hardware: a wider value
+	 * faults rather than being silently truncated.  The truncated value
+	 * was stored above, but the fault ends the run. */
 	if (field >= ISA_MF_M && field <= ISA_MF_SO && field != ISA_MF_OTYPE &&
 	    field != ISA_MF_OSCALE && field != ISA_MF_OZP && field != ISA_MF_OACT &&
 	    v > UINT32_MAX)
@@ -553,13 +664,17 @@ static int ctl_vset(struct ctl *c, int field, uint64_t v)
 	default:
 		return ctl_fault(c, c->t_cur, "vset: unknown field %d", field);
 	}
+	/* Only len and rows are range-checked; the strides sd/ss1/ss2 are
+	 * truncated to 32 bits without a fault (unlike mset's strides). */
 	if ((field == ISA_VF_LEN || field == ISA_VF_ROWS) && v > UINT32_MAX)
 		return ctl_fault(c, c->t_cur, "vset %s %" PRIu64 " exceeds 32 bits",
 				 isa_vfield_names[field], v);
 	return 0;
 }
 
-/* Unit id -> queue index, faulting on a unit this core does not have. */
+/* Unit id -> queue index, faulting on a unit this core does not have.
+ * Unit id 0 (ctl) has no queue: *qi = -1 and the caller acts at once.
+ * The id field is 7 bits (0..127), more than any config has engines. */
 static int ctl_unit_queue(struct ctl *c, unsigned id, int *qi)
 {
 	char nm[16];
@@ -579,7 +694,9 @@ static int ctl_unit_queue(struct ctl *c, unsigned id, int *qi)
 
 /* ---- scalar execution -----------------------------------------------------*/
 
-/* Scalar memory access check: in range and naturally aligned. */
+/* Scalar memory access check: in range and naturally aligned.  The range
+ * test is written without addr + size so that an address near 2^64 cannot
+ * wrap around into range. */
 static int ctl_smem_check(struct ctl *c, cycle_t t, uint64_t addr, int size)
 {
 	if (addr % (uint64_t)size)
@@ -592,6 +709,8 @@ static int ctl_smem_check(struct ctl *c, cycle_t t, uint64_t addr, int size)
 	return 0;
 }
 
+/* Little-endian load/store of 1, 2, 4 or 8 bytes, independent of the host's
+ * byte order (the scalar memory is little-endian, like every NPU memory). */
 static uint64_t ld_le(const uint8_t *p, int size)
 {
 	uint64_t v = 0;
@@ -610,6 +729,8 @@ static void st_le(uint8_t *p, uint64_t v, int size)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
+/* Sign-extend the low 'bits' bits of v: xor-then-subtract the sign bit
+ * avoids shifting into the sign of a signed type (undefined in C). */
 static uint64_t sext(uint64_t v, int bits)
 {
 	uint64_t m = 1ull << (bits - 1);
@@ -618,7 +739,13 @@ static uint64_t sext(uint64_t v, int bits)
 	return (v ^ m) - m;
 }
 
-/* Value of an ALU operation (register or immediate second operand). */
+/*
+ * Value of an ALU operation (register or immediate second operand).
+ * Division never traps, with the RISC-V M-extension results: x / 0 = all
+ * ones (-1), x % 0 = x, and the one signed overflow INT64_MIN / -1 =
+ * INT64_MIN with remainder 0 (C leaves both undefined, so they are tested
+ * before dividing).  Shift amounts use the low 6 bits, as RV64 does.
+ */
 static uint64_t alu(enum isa_op op, uint64_t a, uint64_t b)
 {
 	int64_t sa = (int64_t)a, sb = (int64_t)b;
@@ -649,6 +776,7 @@ static uint64_t alu(enum isa_op op, uint64_t a, uint64_t b)
 	case ISA_OP_SRA: case ISA_OP_SRAI:
 		/* Arithmetic shift without relying on implementation-defined >>. */
 		return sa < 0 ? ~(~a >> (b & 63)) : a >> (b & 63);
+	/* Compares return 0 or 1; min/max are signed. */
 	case ISA_OP_SLT: case ISA_OP_SLTI: return sa < sb;
 	case ISA_OP_SLTU: case ISA_OP_SLTIU: return a < b;
 	case ISA_OP_MIN: return (uint64_t)(sa < sb ? sa : sb);
@@ -657,6 +785,8 @@ static uint64_t alu(enum isa_op op, uint64_t a, uint64_t b)
 	}
 }
 
+/* Condition of a two-register branch (dbnz, jal and jalr are handled by
+ * ctl_run); the U forms compare unsigned. */
 static int branch_taken(enum isa_op op, uint64_t a, uint64_t b)
 {
 	switch (op) {
@@ -670,6 +800,8 @@ static int branch_taken(enum isa_op op, uint64_t a, uint64_t b)
 	}
 }
 
+/* Result latency of a register-register ALU op: mul and the divider have
+ * their own (core.control.mul_latency, div_latency), the rest alu_latency. */
 static int op_latency(const struct ctl *c, enum isa_op op)
 {
 	switch (op) {
@@ -681,6 +813,9 @@ static int op_latency(const struct ctl *c, enum isa_op op)
 	}
 }
 
+/* Write a register now and mark it readable from cycle 'ready' on.  The
+ * value is stored at once because the in-order issue rule keeps any reader
+ * from issuing before 'ready' (ctl_operands_ready). */
 static void ctl_set_reg(struct ctl *c, int r, uint64_t v, cycle_t ready)
 {
 	if (r == 0)
@@ -689,7 +824,10 @@ static void ctl_set_reg(struct ctl *c, int r, uint64_t v, cycle_t ready)
 	c->ready[r] = ready;
 }
 
-/* Earliest cycle >= t at which every register the insn reads is ready. */
+/* Earliest cycle >= t at which every register the insn reads is ready.
+ * The operand-role flags of isa/opcodes.def say which fields are read
+ * (RD_RD covers instructions that read rd, e.g. mmul's C address), so no
+ * per-op list is kept here (STYLE.md convention 4). */
 static cycle_t ctl_operands_ready(const struct ctl *c,
 				  const struct isa_insn *in, cycle_t t)
 {
@@ -706,6 +844,9 @@ static cycle_t ctl_operands_ready(const struct ctl *c,
 	return t;
 }
 
+/* --trace-insn: one line per issued instruction, "core N cycle pc text",
+ * through the same disassembler as objdump, with labels when the program
+ * object is known.  Cycle is the issue cycle on the local clock. */
 static void ctl_print_insn(const struct ctl *c, const struct isa_insn *in,
 			   cycle_t t)
 {
@@ -719,7 +860,9 @@ static void ctl_print_insn(const struct ctl *c, const struct isa_insn *in,
 		(uint64_t)t, c->pc, buf);
 }
 
-/* Schedule the next STEP at cycle t (replacing any scheduled one). */
+/* Schedule the next STEP at cycle t (replacing any scheduled one): bumping
+ * step_gen lazily cancels the old event, so at most one STEP is live and a
+ * stalled unit cannot be stepped twice. */
 static int ctl_step_at(struct ctl *c, cycle_t t)
 {
 	c->step_gen++;
@@ -730,9 +873,11 @@ static int ctl_step_at(struct ctl *c, cycle_t t)
 }
 
 /*
- * Execute a sync/tile/cfg instruction at the current cycle.  Returns 0 when
- * it completed (pc advances), 1 when the control unit stalled on it (pc
- * stays, except for barrier, which has already arrived), or NPU_E*.
+ * Execute a sync or tile instruction at the current cycle (configuration
+ * instructions are handled in ctl_run).  Returns 0 when it completed (pc
+ * advances), 1 when the control unit stalled on it (pc stays, except for
+ * barrier, which has already arrived), 2 when a barrier was released at
+ * once (pc and counters already advanced by the barrier case), or NPU_E*.
  */
 static int ctl_exec_world(struct ctl *c, const struct isa_insn *in)
 {
@@ -747,6 +892,9 @@ static int ctl_exec_world(struct ctl *c, const struct isa_insn *in)
 	case ISA_OP_SIG:
 		if ((rc = ctl_unit_queue(c, in->unit, &qi)))
 			return rc;
+		/* sig ctl: everything before it in program order has issued,
+		 * so it fires now; pump at once, since it may release a wait
+		 * at the head of a unit queue in this same cycle. */
 		if (qi < 0) {
 			c->sem[in->sem]++;
 			if (c->hz)
@@ -759,6 +907,7 @@ static int ctl_exec_world(struct ctl *c, const struct isa_insn *in)
 	case ISA_OP_WAIT:
 		if ((rc = ctl_unit_queue(c, in->unit, &qi)))
 			return rc;
+		/* wait ctl blocks the control unit itself (stall_sem_wait). */
 		if (qi < 0) {
 			if (c->sem[in->sem] < (uint32_t)in->imm) {
 				c->stall_sem = in->sem;
@@ -776,6 +925,9 @@ static int ctl_exec_world(struct ctl *c, const struct isa_insn *in)
 		e.cnt = (uint16_t)in->imm;
 		return ctl_enqueue_sync(c, qi, &e);
 	case ISA_OP_FENCE:
+		/* Probe with st set, since ctl_stall_over() reads the reason; a
+		 * fence whose units are already drained costs one issue slot
+		 * and is not a stall (no stall cycles, no span). */
 		c->stall_mask = (uint32_t)in->imm;
 		c->st = ST_STALL_FENCE;
 		if (ctl_stall_over(c)) {
@@ -787,6 +939,10 @@ static int ctl_exec_world(struct ctl *c, const struct isa_insn *in)
 		ctl_stall(c, ST_STALL_FENCE);
 		return 1;
 	case ISA_OP_BARRIER:
+		/* Barriers are counted, not named: the k-th barrier of each core
+		 * meets the k-th of the others.  The instruction retires on
+		 * arrival, so the barrier_arrive call below may release this
+		 * very core (the last to arrive) and clear barrier_wait. */
 		c->barrier_wait = 1;
 		c->pc += 4; /* arrival is the side effect; resume after it */
 		c->instret++;
@@ -798,6 +954,8 @@ static int ctl_exec_world(struct ctl *c, const struct isa_insn *in)
 		ctl_stall(c, ST_STALL_BARRIER);
 		return 1;
 	case ISA_OP_RSIG: {
+		/* Remote signal: the chip delivers it after the NoC latency
+		 * (chip_remote_signal); the sender does not wait. */
 		uint64_t to = c->x[in->rs1];
 
 		if (to >= (uint64_t)chip_n_cores(c->chip))
@@ -809,7 +967,9 @@ static int ctl_exec_world(struct ctl *c, const struct isa_insn *in)
 		break;
 	}
 
-	/* Tile instructions. */
+	/* Tile instructions: build the command from the registers and the
+	 * configuration snapshot now, at dispatch; the unit never reads the
+	 * control unit's state later (tile.h). */
 	e.kind = Q_CMD;
 	e.cmd.pc = c->pc;
 	e.cmd.op = (int)in->op;
@@ -824,6 +984,7 @@ static int ctl_exec_world(struct ctl *c, const struct isa_insn *in)
 		uint64_t eng_i = in->op == ISA_OP_DMAR ? c->x[in->rs1] :
 							 (uint64_t)in->imm;
 
+		/* n_xq - 2 = core.dma.engines (queues 0 and 1 are mtx, vec). */
 		if (eng_i >= (uint64_t)(c->n_xq - 2))
 			return ctl_fault(c, now, "DMA engine %" PRIu64 " does not exist (core.dma.engines = %d)",
 					 eng_i, c->n_xq - 2);
@@ -839,7 +1000,9 @@ static int ctl_exec_world(struct ctl *c, const struct isa_insn *in)
 	}
 	if (rc)
 		return rc;
-	/* Only now does the command exist: give it its sequence number. */
+	/* Only now does the command exist: give it its sequence number (a
+	 * command refused by a full queue is re-built on retry, so ids have
+	 * no gaps and follow program order on this core). */
 	{
 		struct xq *q = &c->xq[qi];
 		struct qent *slot = &q->q[(q->head + q->n - 1) % q->cap];
@@ -856,6 +1019,11 @@ static int ctl_exec_world(struct ctl *c, const struct isa_insn *in)
  * Issue instructions from pc starting no earlier than the current cycle.
  * Scalar instructions advance a local clock; anything that touches the
  * rest of the chip waits for the engine's clock to catch up (a STEP event).
+ *
+ * One iteration issues one instruction at cycle ti = max(t, operands
+ * ready) and sets t to the earliest cycle the next one may issue: ti + 1,
+ * or ti + branch_latency after a taken branch.  Returns 0 with a STEP or
+ * WAKE arranged (or the core halted), or NPU_E* on a fault.
  */
 static int ctl_run(struct ctl *c)
 {
@@ -873,9 +1041,12 @@ static int ctl_run(struct ctl *c)
 
 		if (t > c->max_cycles) /* the watchdog ends the run first */
 			return ctl_step_at(c, t);
+		/* A jump can land anywhere: fetch checks the pc every time. */
 		if (c->pc % 4 || idx >= c->prog.n)
 			return ctl_fault(c, t, "pc 0x%" PRIx64 " is outside the program (%zu instructions)",
 					 c->pc, c->prog.n);
+		/* Data words in the code section decode as illegal; only
+		 * executing one is a fault (the program is decoded once). */
 		if (!c->prog.legal[idx])
 			return ctl_fault(c, t, "illegal instruction word 0x%08x",
 					 c->prog.words[idx]);
@@ -913,6 +1084,8 @@ static int ctl_run(struct ctl *c)
 			ctl_set_reg(c, in->rd, alu(in->op, a, (uint64_t)in->imm),
 				    ti + (cycle_t)c->lat_alu);
 			break;
+		/* lui: imm is a signed 19-bit field; the cast to uint64_t
+		 * sign-extends before the shift, as the ISA defines. */
 		case ISA_OP_LUI:
 			ctl_set_reg(c, in->rd, (uint64_t)in->imm << 13,
 				    ti + (cycle_t)c->lat_alu);
@@ -923,12 +1096,15 @@ static int ctl_run(struct ctl *c)
 			switch (in->imm) {
 			case ISA_CSR_COREID: v = (uint64_t)c->core; break;
 			case ISA_CSR_NCORES: v = (uint64_t)chip_n_cores(c->chip); break;
+			/* cycle: the issue cycle on the local clock. */
 			case ISA_CSR_CYCLE: v = ti; break;
+			/* instret: instructions retired before this one. */
 			default: v = c->instret; break;
 			}
 			ctl_set_reg(c, in->rd, v, ti + (cycle_t)c->lat_alu);
 			break;
 		}
+		/* Loads and stores: size in bytes, handled after the switch. */
 		case ISA_OP_LD: size = 8; break;
 		case ISA_OP_LW: case ISA_OP_LWU: size = 4; break;
 		case ISA_OP_LH: case ISA_OP_LHU: size = 2; break;
@@ -946,6 +1122,8 @@ static int ctl_run(struct ctl *c)
 				return rc;
 			if (oi->flags & ISA_MEM_LD) {
 				uint64_t v = ld_le(c->smem + addr, size);
+				/* lw/lh/lb sign-extend, the U forms zero-extend;
+				 * ld needs neither. */
 				int sign = in->op == ISA_OP_LW || in->op == ISA_OP_LH ||
 					   in->op == ISA_OP_LB;
 
@@ -953,16 +1131,21 @@ static int ctl_run(struct ctl *c)
 					v = sext(v, size * 8);
 				ctl_set_reg(c, in->rd, v, ti + (cycle_t)c->lat_mem);
 			} else {
+				/* A store is done at issue: a later load sees
+				 * it, being issued no earlier. */
 				st_le(c->smem + addr, b, size);
 			}
 		}
 
-		/* Control flow and the rest. */
+		/* Control flow and the rest.  Branch targets are pc-relative
+		 * (imm in bytes); jal/jalr link pc + 4 in rd. */
 		if (oi->flags & (ISA_BRANCH | ISA_JUMP)) {
 			int taken;
 			uint64_t target = c->pc + (uint64_t)in->imm;
 
 			c->u.ctr[CTR_CONTROL_BRANCHES]++;
+			/* dbnz: the hardware loop counter; decremented even
+			 * when it falls through (rs1 is also its destination). */
 			if (in->op == ISA_OP_DBNZ) {
 				ctl_set_reg(c, in->rs1, a - 1, ti + (cycle_t)c->lat_alu);
 				taken = a - 1 != 0;
@@ -971,6 +1154,8 @@ static int ctl_run(struct ctl *c)
 				ctl_set_reg(c, in->rd, c->pc + 4, ti + (cycle_t)c->lat_alu);
 			} else if (in->op == ISA_OP_JALR) {
 				taken = 1;
+				/* jalr: register-relative; the low two bits are
+				 * cleared so the target is word-aligned. */
 				target = (a + (uint64_t)in->imm) & ~3ull;
 				ctl_set_reg(c, in->rd, c->pc + 4, ti + (cycle_t)c->lat_alu);
 			} else {
@@ -979,6 +1164,9 @@ static int ctl_run(struct ctl *c)
 			c->u.ctr[CTR_CONTROL_SCALAR_INSNS]++;
 			c->u.ctr[CTR_CONTROL_INSNS]++;
 			c->instret++;
+			/* A taken branch delays the next issue to ti +
+			 * branch_latency (a pipeline refill); a fall-through
+			 * costs only its issue slot. */
 			if (taken) {
 				c->u.ctr[CTR_CONTROL_BRANCHES_TAKEN]++;
 				c->pc = target;
@@ -989,6 +1177,9 @@ static int ctl_run(struct ctl *c)
 			}
 			continue;
 		}
+		/* halt: the core stops issuing; it finishes when its queues are
+		 * empty and every unit is idle (ctl_check_done).  busy_cycles
+		 * counts the cycles up to and including the halt's issue. */
 		if (in->op == ISA_OP_HALT) {
 			c->instret++;
 			c->u.ctr[CTR_CONTROL_INSNS]++;
@@ -1008,6 +1199,8 @@ static int ctl_run(struct ctl *c)
 			else if (in->op == ISA_OP_VSET)
 				rc = ctl_vset(c, in->cfg, a);
 			else {
+				/* dset: stage one descriptor field; the mask
+				 * tells "set to 0" from "never set" (dense). */
 				c->dreg[in->cfg] = a;
 				c->dset_mask |= 1u << in->cfg;
 				rc = 0;
@@ -1018,6 +1211,8 @@ static int ctl_run(struct ctl *c)
 			rc = ctl_exec_world(c, in);
 			if (rc < 0)
 				return rc;
+			/* Stalls begin only at ti == now (the check above),
+			 * so the retry after the stall is at or after now. */
 			if (rc == 1) { /* stalled: resume from a WAKE */
 				c->t_next = now;
 				return 0;
@@ -1037,6 +1232,12 @@ static int ctl_run(struct ctl *c)
 	return ctl_step_at(c, t); /* batch limit: continue in a later event */
 }
 
+/*
+ * The control unit's event handler.  Every kind ends in the same steps:
+ * pump the unit queues (a signal or a freed unit may let entries move),
+ * then, if a stall is over, charge it and resume issue.  STEP is the only
+ * event that issues without a stall to end.
+ */
 static int ctl_on_event(struct unit *u, const struct ev *ev)
 {
 	struct ctl *c = to_ctl(u);
@@ -1044,6 +1245,8 @@ static int ctl_on_event(struct unit *u, const struct ev *ev)
 
 	switch (ev->kind) {
 	case CTL_EV_STEP:
+		/* A step that finds the unit stalled or halted is moot: the
+		 * WAKE that ends the stall resumes issue itself. */
 		if (c->st != ST_RUN)
 			return 0;
 		return ctl_run(c);
@@ -1054,6 +1257,9 @@ static int ctl_on_event(struct unit *u, const struct ev *ev)
 					    eng_now(u->eng));
 		break;
 	default: /* CTL_EV_WAKE */
+		/* The WAKE ctl_wake_at remembered has arrived: a new one for
+		 * this cycle (scheduled while handling it) must not be
+		 * suppressed as a duplicate. */
 		if (c->wake_valid && c->wake_at == eng_now(u->eng))
 			c->wake_valid = 0;
 		break;
@@ -1092,6 +1298,9 @@ static int ctl_on_event(struct unit *u, const struct ev *ev)
 			c->t_next = eng_now(u->eng) + 1;
 			return ctl_step_at(c, c->t_next);
 		}
+		/* A queue-full, semaphore or barrier stall ended: the stalled
+		 * instruction is re-executed by ctl_run (pc did not move),
+		 * unless a STEP is already on its way to do it. */
 		if (c->step_pending)
 			return 0;
 		return ctl_run(c);
@@ -1099,6 +1308,11 @@ static int ctl_on_event(struct unit *u, const struct ev *ev)
 	return 0;
 }
 
+/*
+ * Deadlock report (unit_ops.blocked): what this core waits on, in the
+ * terms of the program (pc, semaphore, queue).  Called only when the
+ * event queue is empty, so any state other than ST_DONE is stuck for good.
+ */
 static int ctl_blocked(const struct unit *u, char *buf, size_t n)
 {
 	const struct ctl *c = to_cctl(u);
@@ -1117,6 +1331,9 @@ static int ctl_blocked(const struct unit *u, char *buf, size_t n)
 			 c->pc, c->stall_sem, c->stall_cnt, c->sem[c->stall_sem]);
 		return 1;
 	case ST_STALL_FENCE:
+		/* Names the first undrained queue; it does not consult the
+		 * fence mask, so it may name a unit the fence does not wait
+		 * for when another undrained one is. */
 		for (i = 0; i < c->n_xq; i++)
 			if (!xq_drained(&c->xq[i]))
 				break;
@@ -1124,6 +1341,7 @@ static int ctl_blocked(const struct unit *u, char *buf, size_t n)
 			 c->pc, i < c->n_xq ? c->xq[i].name : "units");
 		return 1;
 	case ST_STALL_BARRIER:
+		/* pc - 4: the barrier retired on arrival, pc is past it. */
 		snprintf(buf, n, "control unit at pc 0x%" PRIx64 " waits in a barrier for the other cores",
 			 c->pc - 4);
 		return 1;
@@ -1149,6 +1367,8 @@ static int ctl_blocked(const struct unit *u, char *buf, size_t n)
 				 q->name, q->n, e->pc);
 		return 1;
 	}
+	/* Queues empty but a unit not idle: that unit's own blocked() names
+	 * the cause; nm is a leftover with no use. */
 	(void)nm;
 	snprintf(buf, n, "halted; waiting for units to finish");
 	return 1;
@@ -1192,6 +1412,8 @@ struct unit *ctl_new(eng *e, const struct arch *a, struct chip *chip,
 		free(c);
 		return NULL;
 	}
+	/* Latencies are read once: ARCH_I is a table lookup, and these are
+	 * needed on every scalar instruction. */
 	c->lat_alu = (int)ARCH_I(a, CTL_ALU_LAT);
 	c->lat_mul = (int)ARCH_I(a, CTL_MUL_LAT);
 	c->lat_div = (int)ARCH_I(a, CTL_DIV_LAT);
@@ -1204,6 +1426,8 @@ struct unit *ctl_new(eng *e, const struct arch *a, struct chip *chip,
 	c->mcfg.acc_type = dtype_from_name(arch_enum_name(a, P_MTX_ACC_TYPE));
 	c->mcfg.out_type = c->mcfg.in_type;
 	c->mcfg.out_scale = 1.0f;
+	/* Vector and DMA defaults: int8 rows of one row in the scratchpad;
+	 * a DMA of 1-byte elements from DRAM to the scratchpad. */
 	c->vcfg.type = DT_INT8;
 	c->vcfg.out_type = DT_INT8;
 	c->vcfg.rows = 1;
@@ -1213,12 +1437,15 @@ struct unit *ctl_new(eng *e, const struct arch *a, struct chip *chip,
 	c->dreg[ISA_DF_ESIZE] = 1;
 	c->dreg[ISA_DF_SMEM] = MEM_DRAM;
 	c->dreg[ISA_DF_DMEM] = MEM_SPM;
+	/* Copied now: the chip's options are fixed before any unit runs. */
 	c->trace_insns = chip_trace_insns(chip);
 	c->max_cycles = chip_max_cycles(chip);
 	c->trc_track = -1;
 	return &c->u;
 }
 
+/* Units notify with a WAKE: the same path as a dispatch becoming visible,
+ * so a freed slot and a finished command are handled alike (ctl_pump). */
 struct tile_listener ctl_listener(struct unit *ctl)
 {
 	struct tile_listener l = { ctl, CTL_EV_WAKE };
@@ -1231,6 +1458,8 @@ int ctl_attach(struct unit *ctl, const struct ctl_xu *xus, int n_xu)
 	struct ctl *c = to_ctl(ctl);
 	int i, depth = (int)ARCH_I(c->a, CTL_QUEUE_DEPTH);
 
+	/* On NPU_ENOMEM part of the queues may exist; n_xq is already set so
+	 * ctl_destroy frees exactly what was allocated (calloc'd NULLs). */
 	c->xq = calloc((size_t)n_xu, sizeof(*c->xq));
 	if (!c->xq)
 		return NPU_ENOMEM;
@@ -1254,6 +1483,7 @@ void ctl_set_program(struct unit *ctl, const struct ctl_prog *prog)
 	to_ctl(ctl)->prog = *prog;
 }
 
+/* Every core issues its first instruction at cycle 0. */
 int ctl_start(struct unit *ctl)
 {
 	return ctl_step_at(to_ctl(ctl), 0);
@@ -1261,16 +1491,22 @@ int ctl_start(struct unit *ctl)
 
 uint8_t *ctl_smem(struct unit *ctl) { return to_ctl(ctl)->smem; }
 size_t ctl_smem_size(const struct unit *ctl) { return to_cctl(ctl)->smem_bytes; }
+/* r & 31: a caller's bad register number cannot read outside x[]. */
 uint64_t ctl_reg(const struct unit *ctl, int r) { return to_cctl(ctl)->x[r & 31]; }
 int ctl_finished(const struct unit *ctl) { return to_cctl(ctl)->st == ST_DONE; }
 cycle_t ctl_finish_cycle(const struct unit *ctl) { return to_cctl(ctl)->finish; }
 
+/* Deliver an rsig at cycle 'when' (chip.c computes the NoC delay).  At
+ * EV_PRI_WAKE, so a wait of that cycle sees the signal. */
 int ctl_remote_signal(struct unit *ctl, int sem, cycle_t when)
 {
 	return eng_schedule(ctl->eng, when, EV_PRI_WAKE, ctl, CTL_EV_RSIG,
 			    (uint64_t)sem);
 }
 
+/* Called by the chip for every core when the last one arrives, inside
+ * that core's barrier instruction; the others resume from a WAKE of the
+ * same cycle and issue their next instruction one cycle later. */
 int ctl_barrier_release(struct unit *ctl)
 {
 	struct ctl *c = to_ctl(ctl);

@@ -4,6 +4,20 @@
  * The heap is a flat array of struct ev ordered by (when, pri, seq); seq is a
  * 64-bit insertion counter, so no two events compare equal and the pop order
  * is a pure function of the schedule calls.  No wall-clock time is read.
+ *
+ * Invariants:
+ *  - heap[0..n) satisfies the min-heap property under ev_before(): a parent
+ *    never pops after a child (checked after every pop with -DNPU_DEBUG).
+ *  - now never decreases: eng_schedule_gen() refuses a 'when' before now,
+ *    and the run loop only moves now forward to the popped event's cycle.
+ *  - An event for the current cycle scheduled from inside a dispatch is
+ *    pushed, not called, so it runs after the scheduling handler returns:
+ *    no model is ever re-entered (STYLE.md convention 7).
+ *  - The engine owns every registered unit: eng_free() destroys them.
+ *
+ * Cost: O(log n) per schedule and per pop, one struct ev copy per heap
+ * level; nothing is allocated per event (the array doubles when full, from
+ * 256 records, so a run does O(log peak) reallocs in total).
  */
 #include "engine.h"
 
@@ -18,15 +32,20 @@
 struct eng {
 	struct ev *heap;        /* min-heap of pending events */
 	size_t n, cap;          /* used, allocated */
-	uint64_t next_seq;      /* insertion counter */
+	uint64_t next_seq;      /* insertion counter: 2^64 never wraps in a run */
 	cycle_t now;            /* cycle of the event being dispatched */
 	struct unit **units;    /* registered units, in registration order */
-	size_t n_units, cap_units;
+	size_t n_units, cap_units; /* units used, allocated */
 	struct diag *diag;      /* runtime fault sink (may be NULL) */
 	struct trc *trace;      /* trace writer, NULL = off */
 };
 
-/* Strict order of two events: 1 if a must pop before b. */
+/*
+ * Strict order of two events: 1 if a must pop before b.  Cycle first, then
+ * the enum ev_pri phase within the cycle (engine.h says why each phase
+ * precedes the next), then insertion order, which makes the order total:
+ * two events never tie, so the heap's shape cannot leak into the pop order.
+ */
 static int ev_before(const struct ev *a, const struct ev *b)
 {
 	if (a->when != b->when)
@@ -48,7 +67,10 @@ void eng_free(eng *e)
 	if (!e)
 		return;
 	/* Destroy in reverse registration order: later units may refer to
-	 * earlier ones (a core's control unit to its matrix engine). */
+	 * earlier ones.  It is load-bearing for DRAM: channel 0's destroy
+	 * frees the whole dram, every channel's struct included, and channel
+	 * 0 is registered first of the channels, so it must be destroyed
+	 * after channels 1..N-1 have run their own destroy. */
 	for (i = e->n_units; i-- > 0;)
 		if (e->units[i]->ops->destroy)
 			e->units[i]->ops->destroy(e->units[i]);
@@ -89,6 +111,7 @@ int eng_schedule_gen(eng *e, cycle_t when, enum ev_pri pri, struct unit *u,
 
 	if (when < e->now)
 		return NPU_EINTERNAL; /* a model tried to schedule in the past */
+	/* Grow by doubling: amortised O(1) per push, no malloc per event. */
 	if (e->n == e->cap) {
 		size_t cap = e->cap ? e->cap * 2 : 256;
 		struct ev *h = realloc(e->heap, cap * sizeof(*h));
@@ -102,11 +125,13 @@ int eng_schedule_gen(eng *e, cycle_t when, enum ev_pri pri, struct unit *u,
 	ev.seq = e->next_seq++;
 	ev.unit = u;
 	ev.genp = genp;
+	/* Snapshot the generation now; a later bump of *genp cancels us. */
 	ev.gen = genp ? *genp : 0;
 	ev.arg = arg;
 	ev.pri = (uint16_t)pri;
 	ev.kind = (uint16_t)kind;
-	/* Sift up. */
+	/* Sift up: move parents down until ev's slot is found (one copy per
+	 * level instead of a swap). */
 	i = e->n++;
 	while (i > 0) {
 		size_t p = (i - 1) / 2;
@@ -126,7 +151,11 @@ int eng_schedule(eng *e, cycle_t when, enum ev_pri pri, struct unit *u,
 	return eng_schedule_gen(e, when, pri, u, kind, arg, NULL);
 }
 
-/* Remove the minimum into *out; the queue must not be empty. */
+/*
+ * Remove the minimum into *out; the queue must not be empty.  The last
+ * record is sifted down from the root as a "hole" (children move up), which
+ * costs two comparisons and one copy per level.
+ */
 static void heap_pop(eng *e, struct ev *out)
 {
 	struct ev last;
@@ -150,7 +179,9 @@ static void heap_pop(eng *e, struct ev *out)
 }
 
 #ifdef NPU_DEBUG
-/* Debug builds verify the heap property after every pop. */
+/* Debug builds verify the heap property after every pop: O(n) per pop,
+ * which is why it is not in release builds.  A broken heap is a simulator
+ * bug, not user input, so abort() is allowed here. */
 static void heap_check(const eng *e)
 {
 	size_t i;
@@ -163,7 +194,14 @@ static void heap_check(const eng *e)
 }
 #endif
 
-/* After the queue drained: name every unit that still has work. */
+/*
+ * After the queue drained: name every unit that still has work.  A unit
+ * that is blocked with no event pending can never be woken again (every
+ * wake-up is an event), so this is an exact deadlock test, not a timeout.
+ * One error line, then one note per stuck unit in registration order.
+ * Without a diag sink the report goes to a quiet local one: the return
+ * code alone still tells the caller.
+ */
 static int report_deadlock(eng *e)
 {
 	char why[256];
@@ -196,6 +234,12 @@ static int report_deadlock(eng *e)
  * -> stop if it lies beyond max_cycles (watchdog) -> advance now -> dispatch
  * to its unit, stopping on a fault.  When the queue is empty, every unit is
  * asked whether it still has work: if one has, the run deadlocked.
+ *
+ * Cancelled events are dropped before the watchdog test, so a stale event
+ * parked beyond max_cycles does not turn a finished run into a timeout.
+ * Idle cycles cost nothing: now jumps straight to the next event.
+ * Deadlock is only checked after a clean drain; after a fault or a timeout
+ * units are legitimately mid-work.
  */
 int eng_run(eng *e, cycle_t max_cycles, struct eng_stats *st)
 {
@@ -213,6 +257,8 @@ int eng_run(eng *e, cycle_t max_cycles, struct eng_stats *st)
 			continue;
 		}
 		if (ev.when > max_cycles) {
+			/* Report the limit itself, not the cycle of the event that
+			 * would have passed it: work up to max_cycles was done. */
 			e->now = max_cycles;
 			if (e->diag)
 				(void)diag_error(e->diag, diag_nowhere(),
@@ -228,6 +274,7 @@ int eng_run(eng *e, cycle_t max_cycles, struct eng_stats *st)
 		if (rc)
 			break;
 	}
+	/* now is the last dispatched cycle (or max_cycles on a timeout). */
 	local.end_cycle = e->now;
 	if (rc == 0)
 		rc = report_deadlock(e);
@@ -241,11 +288,13 @@ void unit_init(struct unit *u, const struct unit_ops *ops, eng *e, int core,
 {
 	va_list ap;
 
+	/* Zero everything first: counters start at 0, trc_track 0 = no track. */
 	memset(u, 0, sizeof(*u));
 	u->ops = ops;
 	u->eng = e;
 	u->core = core;
 	va_start(ap, fmt);
+	/* Truncates silently at 31 characters: names are labels only. */
 	vsnprintf(u->name, sizeof(u->name), fmt, ap);
 	va_end(ap);
 }
@@ -258,8 +307,13 @@ void unit_span(struct unit *u, cycle_t start, cycle_t end, const char *name,
 
 	if (!t)
 		return;
+	/* Tracks are created lazily, so a unit that never works gets none;
+	 * trc_track stores id + 1 so that 0 (from unit_init) means "none".
+	 * If trc_track() fails (NPU_ENOMEM < 0) the stored id is negative and
+	 * trc_span() rejects it, recording an error in the trace writer. */
 	if (!u->trc_track) {
-		/* Track named after the unit's leaf: "core0.dma1" -> "dma1". */
+		/* Track named after the unit's leaf: "core0.dma1" -> "dma1"; the
+		 * core is the trace's process, so the prefix would repeat it. */
 		leaf = strchr(u->name, '.');
 		u->trc_track = 1 + trc_track(t, u->core, leaf ? leaf + 1 : u->name);
 	}

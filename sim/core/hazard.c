@@ -20,6 +20,25 @@
  * rows and strides, vector tiles by rows/len/strides, DMA descriptors as
  * their runs of contiguous bytes.  Gather sources and scatter destinations
  * depend on index data and are not tracked.
+ *
+ * Invariants:
+ *  - A record r happens before thread t iff r is t's own (queue order) or
+ *    r->clock <= vc[t][r->tid] (hz_before).  Thread clocks start at 1 in
+ *    their own component, so clock 0 in a view means "saw nothing".
+ *  - A thread's own component ticks after every event that others may
+ *    later order against (a command's start, a sig, a dispatch, a fence,
+ *    a barrier, an rsig send), so two commands of one thread never share
+ *    a (tid, clock) pair: the pair names the command in reports.
+ *  - fifo[tid] holds one dispatch snapshot per entry queued on that unit
+ *    and not yet taken effect, in queue order (hz_join_dispatch).
+ *  - Memory indices (hz_mem): 0 = DRAM, 1 + 2c = core c's scratchpad,
+ *    2 + 2c = core c's accumulator.
+ *  - After an allocation failure (oom) the checker stops recording and
+ *    reporting; the simulation itself is unaffected.
+ *
+ * Cost: O(T) per synchronisation event (T = threads), O(granules touched)
+ * per command; nothing per cycle.  The checker only observes: it never
+ * changes timing or values, so a run with and without it is identical.
  */
 #include "hazard.h"
 
@@ -30,8 +49,12 @@
 #include "../../isa/isa.h"
 #include "../../util/dtype.h"
 
-#define HZ_GRAN 4          /* bytes per shadow granule */
-#define HZ_PAGE 4096       /* granules per shadow page */
+#define HZ_GRAN 4          /* bytes per shadow granule: exact for tiles
+			      that are 4-byte aligned (as accumulator
+			      rows of int32/fp32 are); a byte-exact
+			      shadow would cost 4x the memory */
+#define HZ_PAGE 4096       /* granules per shadow page: 16 KiB of memory,
+			      48 KiB of shadow (12-byte struct hz_gran) */
 #define HZ_NONE 0u         /* record index 0 = no access */
 
 /* One access of one command (many granules point at it). */
@@ -52,7 +75,8 @@ struct hz_gran {
 	uint32_t r[2];     /* last reads by two different threads */
 };
 
-/* Shadow of one memory: page table of lazily allocated pages. */
+/* Shadow of one memory: page table of lazily allocated pages, so an idle
+ * DRAM of gigabytes costs nothing until a command touches it. */
 struct hz_shadow {
 	struct hz_gran **pages; /* page index -> granules, or NULL */
 	size_t n_pages;         /* entries in pages */
@@ -67,7 +91,7 @@ struct hz_pend {
 
 struct hz_fifo {           /* dispatch snapshots waiting for their start */
 	uint32_t *vc;      /* n slots of T clocks */
-	int head, n, cap;
+	int head, n, cap;  /* ring: oldest slot, slots used, slots allocated */
 };
 
 /* An rsig on its way: the sender's clock, joined into the semaphore only
@@ -85,22 +109,24 @@ struct hz {
 	uint32_t *sem;             /* n_cores x 32 x T semaphore clocks */
 	struct hz_fifo *fifo;      /* per thread: pending dispatch snapshots */
 	struct hz_rec *recs;       /* access records (index 0 unused) */
-	size_t n_recs, cap_recs;
+	size_t n_recs, cap_recs;   /* records used (incl. 0), allocated */
 	struct hz_shadow *mem;     /* 1 + 2 * n_cores memories */
 	uint64_t *seen;            /* reported (rec a, rec b) pairs, hashed */
-	size_t n_seen, cap_seen;
+	size_t n_seen, cap_seen;   /* keys stored, slots (load <= 1/2) */
 	struct hz_pend *pend;      /* conflicts of the command being checked */
-	size_t n_pend, cap_pend;
+	size_t n_pend, cap_pend;   /* conflicts gathered, allocated */
 	struct hz_rsig *rsig;      /* remote signals in flight */
-	size_t n_rsig, cap_rsig;
+	size_t n_rsig, cap_rsig;   /* in flight, allocated */
 	uint64_t rsig_seq;         /* sends so far */
 	struct diag *d;            /* where reports go */
-	int n_reports, max_reports;
+	int n_reports, max_reports; /* hazards found; how many are printed */
 	int oom;                   /* stop checking after running out */
 };
 
+/* Thread tid's vector clock: row tid of the T x T matrix. */
 static uint32_t *vc_of(struct hz *h, int tid) { return &h->vc[(size_t)tid * h->T]; }
 
+/* dst = pointwise max(dst, src): dst now knows everything src knew. */
 static void vc_join(uint32_t *dst, const uint32_t *src, int T)
 {
 	int i;
@@ -171,6 +197,15 @@ int hz_count(const struct hz *h) { return h->n_reports; }
 
 /* ---- happens-before edges ------------------------------------------------*/
 
+/*
+ * Dispatch edge: the entry just queued on 'unit' cannot take effect before
+ * the control unit queued it, so it will join the control unit's clock as
+ * of now.  The snapshot is pushed on the unit's FIFO and joined when the
+ * entry takes effect (hz_on_start / hz_on_signal / hz_on_wait), not now:
+ * joining at once would hand the control unit's current history to the
+ * unit's earlier entries, which start later but were queued before it.
+ * Cost O(T) per entry.
+ */
 void hz_on_dispatch(struct hz *h, int core, int unit,
 		    const struct tile_cmd *cmd, cycle_t now)
 {
@@ -182,6 +217,8 @@ void hz_on_dispatch(struct hz *h, int core, int unit,
 	(void)now;
 	if (h->oom)
 		return;
+	/* Grow the ring, unrolling it so the oldest slot is slot 0.  The
+	 * FIFO holds at most queue_depth entries per unit in practice. */
 	if (f->n == f->cap) {
 		int cap = f->cap ? f->cap * 2 : 8, i;
 		uint32_t *v = malloc((size_t)cap * (size_t)h->T * sizeof(*v));
@@ -239,10 +276,15 @@ void hz_on_signal(struct hz *h, int core, int unit, int sem, cycle_t now)
 	 * sig, say), not only what the unit itself did.
 	 */
 	hz_join_dispatch(h, tid);
+	/* The semaphore accumulates the history of every sig so far (the
+	 * "whole history" approximation of docs/hazards.md), then the
+	 * signaller ticks so its later work is not covered by this sig. */
 	vc_join(s, vc_of(h, tid), h->T);
 	vc_of(h, tid)[tid]++;
 }
 
+/* A wait that passed: the waiter learns everything any sig on the semaphore
+ * carried.  No tick is needed: nobody orders against a wait itself. */
 void hz_on_wait(struct hz *h, int core, int unit, int sem, cycle_t now)
 {
 	int tid = core * h->n_units + unit;
@@ -255,6 +297,12 @@ void hz_on_wait(struct hz *h, int core, int unit, int sem, cycle_t now)
 		h->T);
 }
 
+/*
+ * A fence completed: every masked unit is drained, so everything it did is
+ * before the control unit's later work.  Mask bits as in control.c (bit 23
+ * = every unit id >= 23).  The unit ticks so that its later commands are
+ * not mistaken for ones the fence covered.
+ */
 void hz_on_fence(struct hz *h, int core, uint32_t mask, cycle_t now)
 {
 	int u, ctl = core * h->n_units;
@@ -272,6 +320,8 @@ void hz_on_fence(struct hz *h, int core, uint32_t mask, cycle_t now)
 	}
 }
 
+/* All cores' control units met: each learns the join of all of them.  Two
+ * passes, so every core gets the same join whatever the core order. */
 void hz_on_barrier(struct hz *h, cycle_t now)
 {
 	uint32_t *all = calloc((size_t)h->T, sizeof(uint32_t));
@@ -352,16 +402,25 @@ void hz_on_remote_signal(struct hz *h, int core, int sem, cycle_t now)
 		    (r->when == h->rsig[best].when && r->seq < h->rsig[best].seq))
 			best = i;
 	}
+	/* O(signals in flight): rsig traffic is a handful per barrier. */
 	if (best == h->n_rsig)
 		return; /* its send was lost to an allocation failure */
 	vc_join(&h->sem[((size_t)core * 32 + (size_t)sem) * h->T],
 		h->rsig[best].vc, h->T);
 	free(h->rsig[best].vc);
+	/* Unordered removal: the search above never relies on array order. */
 	h->rsig[best] = h->rsig[--h->n_rsig];
 }
 
 /* ---- shadow memory --------------------------------------------------------*/
 
+/*
+ * Shadow of granule g of memory mem, allocating its page on first touch.
+ * The page table grows to at least double, so a sweep upward through an
+ * address space costs O(log) reallocs.  Its size follows the highest
+ * address touched: 8 bytes per 16 KiB of address space.  NULL (and oom)
+ * on allocation failure.
+ */
 static struct hz_gran *hz_gran_at(struct hz *h, int mem, uint64_t g)
 {
 	struct hz_shadow *s = &h->mem[mem];
@@ -389,6 +448,9 @@ static struct hz_gran *hz_gran_at(struct hz *h, int mem, uint64_t g)
 	return &s->pages[p][g % HZ_PAGE];
 }
 
+/* Append a record; its index is what granules store.  Records are never
+ * freed during a run (granules may point at any of them): one per
+ * contiguous segment of each command, 32-bit indices. */
 static uint32_t hz_add_rec(struct hz *h, const struct hz_rec *r)
 {
 	if (h->n_recs == h->cap_recs) {
@@ -406,7 +468,14 @@ static uint32_t hz_add_rec(struct hz *h, const struct hz_rec *r)
 	return (uint32_t)h->n_recs++;
 }
 
-/* Report each (earlier, later) record pair once. */
+/*
+ * Report each (earlier, later) record pair once.  Open-addressing hash set
+ * of 64-bit keys (a << 32 | b); key 0 marks an empty slot, which no real
+ * key is because record 0 is never used.  Fibonacci hashing (multiply by
+ * 2^64 / golden ratio), linear probing, grown to keep the load <= 1/2.
+ * Returns 1 also when growing fails: the pair is then dropped, neither
+ * printed nor counted.
+ */
 static int hz_seen(struct hz *h, uint32_t a, uint32_t b)
 {
 	uint64_t key = (uint64_t)a << 32 | b, x;
@@ -429,6 +498,8 @@ static int hz_seen(struct hz *h, uint32_t a, uint32_t b)
 		h->seen = v;
 		h->cap_seen = cap;
 	}
+	/* Probe until the key or an empty slot; the load bound keeps one
+	 * free slot at least, so the loop ends. */
 	x = key * 0x9e3779b97f4a7c15ull;
 	for (i = (size_t)(x >> 20) % h->cap_seen; h->seen[i]; i = (i + 1) % h->cap_seen)
 		if (h->seen[i] == key)
@@ -438,8 +509,11 @@ static int hz_seen(struct hz *h, uint32_t a, uint32_t b)
 	return 0;
 }
 
+/* Indexed by memory kind: 0 DRAM, 1 scratchpad, 2 accumulator. */
 static const char *const mem_names[] = { "dram", "scratchpad", "accumulator" };
 
+/* One side of a report: "core0.dma0 dma writes (pc 0x30, started cycle
+ * 12)", the unit's leaf name from its sync unit id. */
 static void hz_describe(const struct hz *h, const struct hz_rec *r, char *buf,
 			size_t n)
 {
@@ -481,6 +555,8 @@ static void hz_conflict(struct hz *h, uint32_t pi, uint32_t ci,
 		hi = (ghi + HZ_GRAN - 1) / HZ_GRAN * HZ_GRAN;
 	}
 
+	/* Same earlier command, same memory: widen its pending range.  A
+	 * command has few conflicts, so a linear scan is enough. */
 	for (i = 0; i < h->n_pend; i++) {
 		const struct hz_rec *q = &h->recs[h->pend[i].prev];
 
@@ -510,7 +586,14 @@ static void hz_conflict(struct hz *h, uint32_t pi, uint32_t ci,
 	h->n_pend++;
 }
 
-/* Report the current command's conflicts, one per earlier command. */
+/*
+ * Report the current command's conflicts, one per earlier command.  The
+ * kind is named from the earlier access to the current one: a write then
+ * any access is RAW or WAW; a read then a write is WAR (two reads never
+ * conflict, hz_access does not look for them).  At most max_reports (20,
+ * chip.c) are printed, with a note at the limit; all are counted, and the
+ * count sets the exit status.
+ */
 static void hz_flush(struct hz *h)
 {
 	size_t i;
@@ -521,6 +604,7 @@ static void hz_flush(struct hz *h)
 		const char *kind = p->write && c->write ? "write-after-write" :
 				   p->write ? "read-after-write" : "write-after-read";
 		char a[160], b[160], where[64];
+		/* Invert hz_mem: 1 + 2c -> (c, scratchpad), 2 + 2c -> (c, acc). */
 		int mcore = p->mem == 0 ? -1 : (p->mem - 1) / 2;
 		int mkind = p->mem == 0 ? 0 : 1 + (p->mem - 1) % 2;
 
@@ -546,13 +630,22 @@ static void hz_flush(struct hz *h)
 	h->n_pend = 0;
 }
 
-/* Does record r happen before thread tid's current clock? */
+/* Does record r happen before thread tid's current clock?  A thread's own
+ * earlier accesses always do: that is the queue-order edge (a unit's
+ * commands are ordered as written even when they overlap in time). */
 static int hz_before(struct hz *h, const struct hz_rec *r, int tid)
 {
 	return r->tid == (uint32_t)tid || r->clock <= vc_of(h, tid)[r->tid];
 }
 
-/* Check and record one contiguous access [lo, hi) of memory mem. */
+/*
+ * Check and record one contiguous access [lo, hi) of memory mem.  One
+ * record for the whole segment; each granule it covers is checked against
+ * its last write (and, for a write, its two kept reads), then updated.
+ * last_pi skips re-checking the same earlier record on the following
+ * granules of a long segment it also covers (the common case: tile
+ * against tile), so the cost is one compare per granule.
+ */
 static void hz_access(struct hz *h, int tid, int mem, uint64_t lo, uint64_t hi,
 		      int write, const struct tile_cmd *cmd, cycle_t now)
 {
@@ -592,10 +685,16 @@ static void hz_access(struct hz *h, int tid, int mem, uint64_t lo, uint64_t hi,
 					hz_conflict(h, s->r[k], ri, lo, hi);
 					last_pi = s->r[k];
 				}
+			/* The write supersedes the reads: anything later
+			 * that is ordered after it is after them too, and
+			 * any race with them was just reported. */
 			s->w = ri;
 			s->r[0] = s->r[1] = HZ_NONE;
 		} else {
-			/* Keep the last read of two different threads. */
+			/* Keep the last read of two different threads: the
+			 * thread's own older read is replaced, else the older
+			 * of the two kept reads is evicted (hence the "third
+			 * reader" approximation of docs/hazards.md). */
 			if (s->r[0] && h->recs[s->r[0]].tid == (uint32_t)tid)
 				s->r[0] = ri;
 			else if (s->r[1] && h->recs[s->r[1]].tid == (uint32_t)tid)
@@ -608,7 +707,8 @@ static void hz_access(struct hz *h, int tid, int mem, uint64_t lo, uint64_t hi,
 	}
 }
 
-/* Memory index of a space as seen from 'core'. */
+/* Memory index of a space as seen from 'core'; rcore names the owner of a
+ * remote scratchpad (MEM_RSPM).  -1: not tracked (bad remote core). */
 static int hz_mem(const struct hz *h, int space, int core, int rcore)
 {
 	if (space == MEM_DRAM)
@@ -618,7 +718,8 @@ static int hz_mem(const struct hz *h, int space, int core, int rcore)
 	return 1 + 2 * core + (space == MEM_ACC);
 }
 
-/* A rows x row_bytes tile at base with the given row stride. */
+/* A rows x row_bytes tile at base with the given row stride.  Dense tiles
+ * are one record (one report range) instead of one per row. */
 static void hz_tile(struct hz *h, int tid, int mem, uint64_t base,
 		    uint64_t rows, uint64_t row_bytes, uint64_t stride,
 		    int write, const struct tile_cmd *cmd, cycle_t now)
@@ -647,6 +748,7 @@ struct hz_layout {
 	uint64_t rows, elems; /* stored rows and elements per row */
 };
 
+/* Fill the three layouts from the table above (dataflow 0 ws, 1 os, 2 is). */
 static void hz_layouts(const struct mtx_cfg *g, struct hz_layout *a,
 		       struct hz_layout *b, struct hz_layout *c)
 {
@@ -658,7 +760,9 @@ static void hz_layouts(const struct mtx_cfg *g, struct hz_layout *a,
 	c->elems = g->dataflow == 2 ? g->m : g->n;
 }
 
-/* A tile operand: rows of elems elements of type t at stride (0 = dense). */
+/* A tile operand: rows of elems elements of type t at stride (0 = dense).
+ * dtype_bytes rounds sub-byte rows (int4) up to whole bytes, the same row
+ * size the units use. */
 static void hz_operand(struct hz *h, int tid, int mem, uint64_t base,
 		       const struct hz_layout *l, int t, uint32_t stride,
 		       int write, const struct tile_cmd *tc, cycle_t now)
@@ -669,6 +773,7 @@ static void hz_operand(struct hz *h, int tid, int mem, uint64_t base,
 		tc, now);
 }
 
+/* The byte ranges of one matrix instruction (docs/hazards.md table). */
 static void hz_matrix(struct hz *h, int tid, int core, const struct tile_cmd *tc,
 		      cycle_t now)
 {
@@ -692,17 +797,21 @@ static void hz_matrix(struct hz *h, int tid, int core, const struct tile_cmd *tc
 			hz_operand(h, tid, spm, m->a, &la, g->in_type, g->a_stride, 0, tc, now);
 		if (g->dataflow != 0)
 			hz_operand(h, tid, spm, m->b, &lb, g->in_type, g->b_stride, 0, tc, now);
+		/* mmacc reads C (the accumulator adds on write) and writes
+		 * it; being the same thread, the two never conflict. */
 		if (m->kind == MTX_MUL_ACC)
 			hz_operand(h, tid, acc, m->c, &lc, g->acc_type, g->c_stride, 0, tc, now);
 		hz_operand(h, tid, acc, m->c, &lc, g->acc_type, g->c_stride, 1, tc, now);
 		break;
-	case MTX_OUT:
+	case MTX_OUT: /* acc tile in, requantised tile out, same shape */
 		hz_operand(h, tid, acc, m->c, &lc, g->acc_type, g->c_stride, 0, tc, now);
 		hz_operand(h, tid, spm, m->d, &lc, g->out_type, g->out_stride, 1, tc, now);
 		break;
 	}
 }
 
+/* The byte ranges of one vector instruction: sources rows x len in type,
+ * destination in out_type where the op converts, reshaped where it does. */
 static void hz_vector(struct hz *h, int tid, int core, const struct tile_cmd *tc,
 		      cycle_t now)
 {
@@ -723,7 +832,7 @@ static void hz_vector(struct hz *h, int tid, int core, const struct tile_cmd *tc
 		dt = (enum npu_dtype)g->out_type;
 		d_elems = 1;
 		break;
-	case ISA_OP_VTRANS:
+	case ISA_OP_VTRANS: /* rows x len in, len x rows out */
 		d_rows = g->len;
 		d_elems = g->rows;
 		break;
@@ -733,17 +842,20 @@ static void hz_vector(struct hz *h, int tid, int core, const struct tile_cmd *tc
 	d_row = dtype_bytes(dt, d_elems);
 	/* Sources (gather's data source depends on indices: not tracked). */
 	if ((fl & ISA_RD_RS1) && !(fl & ISA_SCL_RS1) && v->op != ISA_OP_VGATHER) {
+		/* vbrow reads one source row and writes it to every row. */
 		uint64_t rows = v->op == ISA_OP_VBROW ? 1 : g->rows;
 
 		hz_tile(h, tid, sm, v->s1, rows, s_row,
 			g->s1_stride ? g->s1_stride : s_row, 0, tc, now);
 	}
 	if ((fl & ISA_RD_RS2) && !(fl & ISA_SCL_RS2)) {
+		/* vgather's rs2 is its index tile: int32, len per row. */
 		uint64_t row = v->op == ISA_OP_VGATHER ? dtype_bytes(DT_INT32, g->len) : s_row;
 
 		hz_tile(h, tid, sm, v->s2, g->rows, row,
 			g->s2_stride ? g->s2_stride : row, 0, tc, now);
 	}
+	/* Source 3 (vsel's second source) shares source 2's stride (ss2). */
 	if (fl & ISA_RD_RS3)
 		hz_tile(h, tid, sm, v->s3, g->rows, s_row,
 			g->s2_stride ? g->s2_stride : s_row, 0, tc, now);
@@ -752,7 +864,13 @@ static void hz_vector(struct hz *h, int tid, int core, const struct tile_cmd *tc
 			g->d_stride ? g->d_stride : d_row, 1, tc, now);
 }
 
-/* One side of a DMA descriptor: its contiguous runs. */
+/*
+ * One side of a DMA descriptor: its contiguous runs.  Only dimension 0 is
+ * merged (a dense innermost dimension is one run per (i1, i2, i3));
+ * otherwise every element is its own record, so a strided descriptor of
+ * n elements costs n records.  Address arithmetic wraps like the engine's;
+ * an empty shape (an extent of 0) records nothing.
+ */
 static void hz_dma_side(struct hz *h, int tid, int mem, uint64_t base,
 			const struct dma_desc *dd, const int64_t *stride,
 			int write, const struct tile_cmd *tc, cycle_t now)
@@ -785,6 +903,10 @@ void hz_on_start(struct hz *h, int core, int unit, const struct tile_cmd *cmd,
 {
 	int tid = core * h->n_units + unit;
 
+	/* Called before the unit accepts (and validates) the command, so a
+	 * command that then faults has been walked too: an out-of-range
+	 * address can make the shadow page table grow with that address
+	 * until allocation fails and the checker turns itself off. */
 	if (h->oom)
 		return;
 	hz_join_dispatch(h, tid); /* dispatch edge */
@@ -801,5 +923,6 @@ void hz_on_start(struct hz *h, int core, int unit, const struct tile_cmd *cmd,
 			    dd->dst, dd, dd->dst_stride, 1, cmd, now);
 	}
 	hz_flush(h);
+	/* Tick: the next command of this unit is a new (tid, clock). */
 	vc_of(h, tid)[tid]++;
 }
