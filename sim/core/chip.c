@@ -11,6 +11,17 @@
  * link_latency) cycles, hops being the dimension-order route length between
  * the two cores' nodes; a barrier releases every core in the cycle the last
  * one arrives.
+ *
+ * Ownership: the engine owns every unit (it destroys them in eng_free);
+ * the chip owns the per-core DMA pointer arrays, the decoded program and
+ * the hazard checker; the arch and the obj_prog belong to the caller and
+ * must outlive the chip.
+ *
+ * Engine registration order, per core: scratchpad, accumulator, control
+ * unit, matrix, vector, DMA engines; the DRAM channels come before every
+ * core (dram_new runs first).  The deadlock report lists stuck units in
+ * this order, and engine.c's teardown relies on it for DRAM; the counter
+ * dump order is chip_dump's own.
  */
 #include "chip.h"
 
@@ -37,7 +48,7 @@ struct core {
 	struct unit **dma;       /* DMA engines */
 	int n_dma;               /* their number */
 	sram *spm, *acc;         /* scratchpad and accumulator */
-	int finished;            /* halted and drained */
+	int finished;            /* halted and drained (counted once) */
 };
 
 struct chip {
@@ -48,15 +59,24 @@ struct chip {
 	dram *dram;              /* DRAM channels */
 	struct core *cores;      /* the cores */
 	int n_cores;             /* their number */
-	int barrier_arrived;     /* cores waiting in the current barrier */
+	int barrier_arrived;     /* cores arrived at the current barrier:
+				    0 .. n_cores-1 between barriers */
 	int n_finished;          /* cores finished */
-	cycle_t last_finish;     /* cycle the last core finished */
+	cycle_t last_finish;     /* cycle the last core finished: the run's
+				    "cycles" */
 	struct hz *hz;           /* hazard checker or NULL */
 	struct ctl_prog prog;    /* decoded program, shared by every core
 				    (owned; words point into the obj_prog) */
 	const struct obj_prog *obj; /* the loaded program (not owned): labels */
 };
 
+/*
+ * The geometry of a core's scratchpad (acc = 0) or accumulator (acc = 1)
+ * from core.scratchpad.* / core.accumulator.* (docs/memory.md).  The
+ * arbitration enum is in params.def order: 0 "rr", 1 "fixed".  Values
+ * were range-checked by the config loader, so this cannot fail (it always
+ * returns 0; callers ignore it).
+ */
 static int sram_geom_of(const struct arch *a, int acc, struct sram_geom *g)
 {
 	memset(g, 0, sizeof(*g));
@@ -78,7 +98,15 @@ static int sram_geom_of(const struct arch *a, int acc, struct sram_geom *g)
 	return 0;
 }
 
-/* Build one core's units (the program comes later). */
+/*
+ * Build one core's units (the program comes later).  The memories come
+ * first because every execution unit registers its requestors on them at
+ * creation; the control unit comes before the execution units because
+ * they need its listener, and gets their ports afterwards (ctl_attach):
+ * the two-phase creation of control.h.  On failure, units already
+ * registered with the engine are freed by chip_free (a control unit whose
+ * own eng_add_unit failed is not: a leak on out-of-memory only).
+ */
 static int chip_build_core(struct chip *c, int i)
 {
 	struct core *k = &c->cores[i];
@@ -117,6 +145,8 @@ static int chip_build_core(struct chip *c, int i)
 		if (!k->dma[j])
 			return NPU_ENOMEM;
 	}
+	/* Sync unit ids: xus[i] is unit id i + 1 (mtx 1, vec 2, dma<k> 3 + k;
+	 * isa/names.def); unit id 0 is the control unit itself. */
 	n_xu = 2 + k->n_dma;
 	xus = calloc((size_t)n_xu, sizeof(*xus));
 	if (!xus)
@@ -129,6 +159,7 @@ static int chip_build_core(struct chip *c, int i)
 		xus[2 + j].u = k->dma[j];
 		xus[2 + j].port = &dma_port;
 	}
+	/* ctl_attach copies the array: it is only a parameter block. */
 	rc = ctl_attach(k->ctl, xus, n_xu);
 	free(xus);
 	return rc;
@@ -152,12 +183,17 @@ struct chip *chip_new(const struct arch *a, const struct chip_opts *o,
 		goto fail;
 	eng_set_diag(c->e, d);
 	eng_set_trace(c->e, o->trace);
+	/* One DRAM for the chip, shared by every core's DMA engines: it must
+	 * exist before them. */
 	c->dram = dram_new(c->e, a);
 	if (!c->dram)
 		goto fail;
 	for (i = 0; i < c->n_cores; i++)
 		if (chip_build_core(c, i))
 			goto fail;
+	/* Threads per core for the checker: ctl, mtx, vec and every DMA
+	 * engine (every core has the same engine count).  At most 20 hazards
+	 * are printed (docs/hazards.md); all are counted. */
 	if (o->check_hazards) {
 		c->hz = hz_new(c->n_cores, 3 + c->cores[0].n_dma, d, 20);
 		if (!c->hz)
@@ -167,6 +203,8 @@ struct chip *chip_new(const struct arch *a, const struct chip_opts *o,
 	}
 	return c;
 fail:
+	/* Every failure above is an allocation failure: the config was
+	 * validated when it was loaded. */
 	(void)diag_error(d, diag_nowhere(), NPU_ENOMEM,
 			 "out of memory building the chip");
 	chip_free(c);
@@ -179,6 +217,8 @@ void chip_free(struct chip *c)
 
 	if (!c)
 		return;
+	/* The units themselves (DMA engines included) go with the engine;
+	 * cores[i].dma is only the chip's array of pointers to them. */
 	eng_free(c->e); /* destroys every registered unit */
 	if (c->cores)
 		for (i = 0; i < c->n_cores; i++)
@@ -190,6 +230,9 @@ void chip_free(struct chip *c)
 	free(c);
 }
 
+/* Functional bytes of a memory space (chip.h).  DRAM ignores 'core'; a
+ * per-core space needs a valid core.  NULL for anything else, including
+ * MEM_RSPM, which is addressed as the owner's MEM_SPM instead. */
 uint8_t *chip_mem(struct chip *c, int space, int core, uint64_t *size)
 {
 	struct core *k;
@@ -223,7 +266,13 @@ uint64_t chip_reg(const struct chip *c, int core, int r)
 	return ctl_reg(c->cores[core].ctl, r);
 }
 
-/* Decode the code section once; every core runs the same decoded program. */
+/*
+ * Decode the code section once; every core runs the same decoded program.
+ * Words that do not decode are marked illegal rather than rejected: the
+ * code section may hold data or padding, and only executing such a word is
+ * a fault (control.c).  Allocates at least one entry so that an empty
+ * program still has non-NULL tables.
+ */
 static int chip_decode(const struct obj_prog *p, struct ctl_prog *out)
 {
 	struct isa_insn *insns;
@@ -265,7 +314,10 @@ int chip_load_program(struct chip *c, const struct obj_prog *p,
 	for (i = 0; i < c->n_cores; i++)
 		ctl_set_program(c->cores[i].ctl, &c->prog);
 	c->obj = p;
-	/* Initialised data: DRAM once, per-core memories on every core. */
+	/* Initialised data: DRAM once, per-core memories on every core
+	 * (SPMD: each core starts with the same image).  OBJ_MEM_DRAM/SPM/ACC
+	 * (0, 1, 2) equal MEM_DRAM/SPM/ACC, so only the scalar data section
+	 * (OBJ_MEM_DATA = 4) needs translating. */
 	for (s = 0; s < p->n_sects; s++) {
 		const struct obj_section *sec = &p->sects[s];
 		int space = sec->mem == OBJ_MEM_DATA ? MEM_SMEM : (int)sec->mem;
@@ -275,6 +327,10 @@ int chip_load_program(struct chip *c, const struct obj_prog *p,
 			uint64_t size = 0;
 			uint8_t *base = chip_mem(c, space, i, &size);
 
+			/* Overflow-safe "addr + size <= capacity": the object
+			 * file is user input and may hold any 64-bit values.
+			 * Memory sizes come from this config, so a section
+			 * that fit when assembled may not fit here. */
 			if (!base || sec->addr > size || size - sec->addr < sec->size)
 				return diag_error(d, diag_nowhere(), NPU_EOBJ,
 						  "data section at %s 0x%llx (%llu bytes) does not fit in that memory (%llu bytes with this config)",
@@ -288,6 +344,11 @@ int chip_load_program(struct chip *c, const struct obj_prog *p,
 	return 0;
 }
 
+/*
+ * Start every core at cycle 0 and run the engine to the end.  The result
+ * is filled even on a fault, timeout or deadlock: cycles is then the
+ * latest finish among the cores that did finish (0 if none).
+ */
 int chip_run(struct chip *c, struct chip_result *r)
 {
 	struct eng_stats st;
@@ -306,7 +367,13 @@ int chip_run(struct chip *c, struct chip_result *r)
 	return rc;
 }
 
-/* Fixed counters of a unit's group, then its own extras. */
+/*
+ * Fixed counters of a unit's group, then its own extras.  The group is
+ * found by the unit's kind string (a linear strcmp over the few groups):
+ * this runs once per unit at dump time, never on the simulation path,
+ * where counters are plain array indices (STYLE.md convention 9).  A kind
+ * with no group in counters.def emits only its extras.
+ */
 static void dump_unit(const struct unit *u, struct ctr_sink *s)
 {
 	int g, i;
@@ -327,7 +394,10 @@ void chip_dump(const struct chip *c, struct ctr_sink *s)
 {
 	int i, j;
 
-	/* The run total is the counter files' top-level "cycles". */
+	/* The run total is the counter files' top-level "cycles".  Order:
+	 * per core its cycles, control, matrix, vector, DMA engines,
+	 * scratchpad, accumulator; then the DRAM channels.  The output
+	 * follows this order, so changing it changes every golden. */
 	for (i = 0; i < c->n_cores; i++) {
 		const struct core *k = &c->cores[i];
 		char pre[32];
@@ -356,6 +426,10 @@ int chip_barrier_arrive(struct chip *c, int core)
 {
 	int i, rc;
 
+	/* Barriers are counted, not named: the k-th arrival of each core
+	 * makes the k-th barrier.  The count is reset before the releases,
+	 * and a released core arrives again no earlier than the next cycle,
+	 * so consecutive barriers never mix. */
 	(void)core;
 	if (++c->barrier_arrived < c->n_cores)
 		return 0;
@@ -368,7 +442,13 @@ int chip_barrier_arrive(struct chip *c, int core)
 	return 0;
 }
 
-/* Route length between two cores' NoC nodes (dimension order). */
+/*
+ * Route length between two cores' NoC nodes (dimension order).  Nodes are
+ * numbered row-major, node = y * cols + x (noc.core_nodes).  A mesh route
+ * is |dx| + |dy|; on a torus each dimension may wrap, taking the shorter
+ * way round: min(d, n - d).  Dimension-order routing is minimal, so the
+ * hop count is the same whichever dimension goes first.
+ */
 static int chip_hops(const struct chip *c, int from, int to)
 {
 	int cols = (int)ARCH_I(c->a, NOC_COLS), rows = (int)ARCH_I(c->a, NOC_ROWS);
@@ -384,6 +464,12 @@ static int chip_hops(const struct chip *c, int from, int to)
 	return dx + dy;
 }
 
+/*
+ * rsig from core 'from' to semaphore 'sem' of core 'to', delivered after
+ * 1 + hops x (noc.router_stages + noc.link_latency) cycles: the 1 is the
+ * minimum, paid even by a core signalling itself; each hop then pays the
+ * router pipeline and the link (docs/timing.md, Control unit).
+ */
 int chip_remote_signal(struct chip *c, int from, int to, int sem)
 {
 	cycle_t lat = 1 + (cycle_t)chip_hops(c, from, to) *
@@ -395,6 +481,8 @@ int chip_remote_signal(struct chip *c, int from, int to, int sem)
 	return ctl_remote_signal(c->cores[to].ctl, sem, eng_now(c->e) + lat);
 }
 
+/* Called by a core's control unit when it is done (on its ST_HALTED ->
+ * ST_DONE transition, so once); the guard keeps n_finished exact anyway. */
 void chip_core_finished(struct chip *c, int core)
 {
 	if (c->cores[core].finished)

@@ -1,5 +1,24 @@
 /*
  * counters.c - counter table and the ordered sink they are dumped into.
+ *
+ * Two halves with different costs.  The simulation side is only the
+ * ctr_info table: units bump u->ctr[CTR_X_Y], an array index fixed at
+ * compile time, and no name is looked at while the simulation runs
+ * (STYLE.md convention 9; DRAMsim3's string-keyed maps are what this
+ * avoids).  The output side is the sink: after the run chip_dump pushes
+ * every counter as a (full name, value) pair, in a fixed order, and the
+ * writers in traces/ turn the list into JSON, CSV or the text summary.
+ *
+ * Invariants:
+ *  - ctr_info[i] describes counter id i for every i < CTR_N: designated
+ *    initialisers expanded from counters.def, so a row can never drift to
+ *    the wrong index.
+ *  - ctr_group_names[g] equals the unit_ops.kind string of the units of
+ *    group g ("control", "matrix", ...): chip.c finds a unit's rows by
+ *    that string.
+ *  - Sink entries keep emission order; names are owned by the sink.  An
+ *    allocation failure drops that entry and sets oom, so a writer can
+ *    refuse to emit an incomplete file instead of a silently short one.
  */
 #include "counters.h"
 
@@ -7,12 +26,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One row per CTR() line of counters.def, at index CTR_<GROUP>_<NAME>. */
 const struct ctr_info ctr_info[CTR_N] = {
 #define CTR(g, n, json, unit, desc) [CTR_##g##_##n] = { CTR_GRP_##g, json, unit, desc },
 #include "counters.def"
 #undef CTR
 };
 
+/* Group -> unit kind string; also the section titles of docs/counters.md.
+ * "noc" has no unit yet: its rows are documented ahead of the model. */
 const char *const ctr_group_names[CTR_N_GRP] = {
 	[CTR_GRP_CONTROL] = "control", [CTR_GRP_MATRIX] = "matrix",
 	[CTR_GRP_VECTOR] = "vector",   [CTR_GRP_DMA] = "dma",
@@ -35,6 +57,11 @@ void ctr_sink_free(struct ctr_sink *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/*
+ * Append an entry named "prefix.name" ("name" alone when prefix is NULL or
+ * empty) and return it for the caller to fill; NULL and oom on failure.
+ * The array doubles from 64 entries: a typical chip dumps a few hundred.
+ */
 static struct ctr_entry *sink_push(struct ctr_sink *s, const char *prefix,
 				   const char *name)
 {
@@ -52,7 +79,10 @@ static struct ctr_entry *sink_push(struct ctr_sink *s, const char *prefix,
 		s->v = v;
 		s->cap = cap;
 	}
+	/* prefix + '.' + name + NUL (one byte spare for an empty prefix). */
 	len = (prefix ? strlen(prefix) + 1 : 0) + strlen(name) + 1;
+	/* n is bumped only once the entry is complete: a failed name leaves
+	 * the slot unused rather than an entry with a NULL name. */
 	e = &s->v[s->n];
 	memset(e, 0, sizeof(*e));
 	e->name = malloc(len);
@@ -68,6 +98,7 @@ static struct ctr_entry *sink_push(struct ctr_sink *s, const char *prefix,
 	return e;
 }
 
+/* Integer counter (every counters.def row is one). */
 void ctr_emit_u64(struct ctr_sink *s, const char *prefix, const char *name,
 		  uint64_t v)
 {
@@ -77,6 +108,8 @@ void ctr_emit_u64(struct ctr_sink *s, const char *prefix, const char *name,
 		e->u = v;
 }
 
+/* Derived float value (bandwidth, averages): written with is_float so the
+ * writers print it as a real number and the summary can tell it apart. */
 void ctr_emit_f64(struct ctr_sink *s, const char *prefix, const char *name,
 		  double v)
 {
@@ -88,6 +121,8 @@ void ctr_emit_f64(struct ctr_sink *s, const char *prefix, const char *name,
 	}
 }
 
+/* Entry by full name, or NULL.  Linear: used after the run by the text
+ * summary and the tests, a few lookups over a few hundred entries. */
 const struct ctr_entry *ctr_find(const struct ctr_sink *s, const char *name)
 {
 	size_t i;
@@ -98,6 +133,12 @@ const struct ctr_entry *ctr_find(const struct ctr_sink *s, const char *name)
 	return NULL;
 }
 
+/*
+ * Write docs/counters.md from the table: an introduction, then one table
+ * per group in enum order with rows in counters.def order.  The output is
+ * deterministic, so `make test` can compare a regenerated copy with the
+ * committed file byte for byte (a stale doc fails the build).
+ */
 void ctr_write_doc(FILE *fp)
 {
 	int g, i;

@@ -32,6 +32,15 @@
  *    refused); a stall is charged at its end to one reason (DRAM or SRAM);
  *  - busy (a descriptor accepted and not complete) is what can_accept and
  *    idle report; completion notifies the listener once per descriptor.
+ *  - Data moves only at completions: the source is copied into the slot
+ *    when its read completes and the slot into the destination when its
+ *    write completes, so other units see bytes exactly when the banks or
+ *    the DRAM would deliver them (docs/timing.md, DMA).
+ *
+ * Timing, and its worked numbers, in docs/timing.md "DMA"; DRAM timing in
+ * docs/dram.md.  Cost: one issue event per burst plus the memories' own
+ * events; a stalled engine schedules nothing until a completion or the
+ * DRAM's space hook wakes it.
  */
 #include "dma.h"
 
@@ -43,19 +52,22 @@
 
 #include "unit.h"
 
-/* Event kinds. */
+/* Event kinds: the engine's only own event is the issue step; completions
+ * arrive as callbacks from the memory models. */
 enum { DMA_EV_ISSUE = 1 };
 
-/* Why a stall started. */
+/* Why a stall started: STALL_OUT = max_outstanding bursts in flight,
+ * STALL_FULL = the DRAM refused a request (DRAM_FULL). */
 enum { STALL_NONE, STALL_OUT, STALL_FULL };
 
-/* Phase of a burst. */
+/* Phase of a burst: reading the source; write refused by the DRAM and
+ * queued in wq; writing the destination. */
 enum { PH_READ, PH_WRITE_WAIT, PH_WRITE };
 
 /* One burst in flight (indexed by slot). */
 struct dburst {
 	uint64_t src, dst;  /* byte addresses */
-	uint32_t bytes;     /* length */
+	uint32_t bytes;     /* length, 1 .. burst_bytes */
 	uint8_t phase;      /* PH_* */
 };
 
@@ -64,13 +76,13 @@ struct xfer {
 	int src_mem, dst_mem;   /* MEM_* */
 	uint64_t src, dst;      /* bases */
 	uint64_t run;           /* contiguous bytes per innermost run */
-	int n;                  /* odometer dimensions */
+	int n;                  /* odometer dimensions (0 .. 4) */
 	uint64_t cnt[4];        /* extents, innermost first */
 	int64_t ss[4], ds[4];   /* byte strides */
 	uint64_t idx[4];        /* odometer position */
 	uint64_t off;           /* bytes of the current run already issued */
-	int done;               /* every burst issued */
-	uint64_t total;         /* bytes of the descriptor */
+	int done;               /* every burst issued (or none to issue) */
+	uint64_t total;         /* bytes of the descriptor (trace, counters) */
 };
 
 struct dma {
@@ -80,7 +92,7 @@ struct dma {
 	int req_spm, req_acc;       /* our requestor ids in them */
 	dram *d;                    /* DRAM */
 	struct tile_listener l;     /* who to wake */
-	double clock_hz;            /* core clock, for bandwidth */
+	double clock_hz;            /* core clock in Hz, for bandwidth */
 	uint32_t burst_bytes;       /* core.dma.burst_bytes */
 	int max_out;                /* core.dma.max_outstanding */
 	int depth;                  /* core.dma.queue_depth */
@@ -90,10 +102,12 @@ struct dma {
 	int active;                 /* a descriptor is in progress */
 	struct tile_cmd cur;        /* it */
 	struct xfer x;              /* its walk */
-	cycle_t cur_start;          /* cycle it started */
+	cycle_t cur_start;          /* cycle it started (trace span) */
 
 	struct dburst *b;           /* bursts, max_out slots */
-	uint8_t *buf;               /* staging, max_out x burst_bytes */
+	uint8_t *buf;               /* staging, max_out x burst_bytes: slot k
+				       holds burst k's bytes between read
+				       and write completion */
 	int *free_slot;             /* stack of free slot indices */
 	int n_free;                 /* entries in free_slot */
 	int n_out;                  /* slots in use */
@@ -125,7 +139,8 @@ static const char *mem_name(int m)
 	return m >= 0 && m < MEM_N_SPACES ? n[m] : "?";
 }
 
-/* Functional contents of a (checked, local) memory space. */
+/* Functional contents of a (checked, local) memory space.  Only DRAM, SPM
+ * and ACC reach here: check_side refuses every other space at accept. */
 static uint8_t *mem_bytes(struct dma *m, int mem)
 {
 	switch (mem) {
@@ -161,6 +176,7 @@ static int fault(struct dma *m, const struct tile_cmd *c, const char *fmt,
 			  m->u.name, c->id, msg);
 }
 
+/* Capacity in bytes of a local memory space (same domain as mem_bytes). */
 static uint64_t mem_size(struct dma *m, int mem)
 {
 	switch (mem) {
@@ -188,6 +204,9 @@ static int side_extent(const struct dma_desc *dd, uint64_t base,
 	int64_t neg = 0, pos = 0;
 	int i;
 
+	/* Sum the negative and the positive extents apart: the lowest byte is
+	 * base + neg, the highest element starts at base + pos.  Each term is
+	 * at most lim = 2^60 in magnitude, so 4 of them cannot overflow. */
 	for (i = 0; i < 4; i++) {
 		int64_t n = (int64_t)dd->shape[i] - 1, ext;
 
@@ -231,6 +250,8 @@ static int check_side(struct dma *m, const struct tile_cmd *c, int mem,
 	if (mem < 0 || mem >= MEM_N_SPACES)
 		return fault(m, c, "%s memory space %d does not exist "
 			     "(0 dram, 1 spm, 2 acc, 3 remote spm)", what, mem);
+	/* what is "source" or "destination": its first letter picks the
+	 * remote core field to name. */
 	if (mem == MEM_RSPM)
 		return fault(m, c, "%s in another core's scratchpad (core %d): "
 			     "remote scratchpad transfers are not supported "
@@ -245,6 +266,8 @@ static int check_side(struct dma *m, const struct tile_cmd *c, int mem,
 		return fault(m, c, "%s strides wrap below address 0: base 0x%"
 			     PRIx64 " minus %s", what, base,
 			     "the negative strides times their extents");
+	/* hi == UINT64_MAX marks a base beyond 2^60 (side_extent): print a
+	 * one-byte range at the base rather than a meaningless end. */
 	size = mem_size(m, mem);
 	if (hi > size)
 		return fault(m, c, "%s %s [0x%" PRIx64 ", 0x%" PRIx64 ") is "
@@ -263,6 +286,8 @@ static int check_desc(struct dma *m, const struct tile_cmd *c)
 	if (dd->elem_bytes == 0)
 		return fault(m, c, "element size (esize) is 0; set it with "
 			     "dset esize");
+	/* An empty transfer touches no byte, so its addresses are not
+	 * checked: it completes at once whatever they are. */
 	for (i = 0; i < 4; i++)
 		if (dd->shape[i] == 0)
 			return 0;       /* nothing to move */
@@ -293,6 +318,10 @@ static void xfer_init(struct xfer *x, const struct dma_desc *dd)
 	x->dst_mem = dd->dst_mem;
 	x->src = dd->src;
 	x->dst = dd->dst;
+	/* total feeds the trace, the counters and the empty test below.  It
+	 * wraps past 2^64 bytes, which only overlapping elements (zero
+	 * strides) allow: shape 2^31 x 4 dims of 1 byte wraps to exactly 0,
+	 * and such a descriptor would then complete at once as empty. */
 	x->run = dd->elem_bytes;
 	x->total = dd->elem_bytes;
 	for (i = 0; i < 4; i++)
@@ -345,6 +374,8 @@ static void xfer_next(struct xfer *x, uint32_t burst, struct dburst *b)
 	uint64_t s, d, align, len;
 	int i;
 
+	/* Recomputed per burst (n <= 4 multiply-adds) instead of kept
+	 * incrementally: simpler, and negative strides need no care. */
 	xfer_run(x, &s, &d);
 	s += x->off;
 	d += x->off;
@@ -359,6 +390,8 @@ static void xfer_next(struct xfer *x, uint32_t burst, struct dburst *b)
 	x->off += len;
 	if (x->off < x->run)
 		return;
+	/* Run finished: advance the odometer, innermost first; carrying out
+	 * of the outermost dimension (or having none) ends the walk. */
 	x->off = 0;
 	for (i = 0; i < x->n; i++) {
 		if (++x->idx[i] < x->cnt[i])
@@ -383,7 +416,9 @@ static int kick(struct dma *m, cycle_t when)
 			    0);
 }
 
-/* Tell the control unit (tile.h's tile_notify contract, done in place). */
+/* Tell the control unit (tile.h's tile_notify contract, done in place):
+ * a WAKE in the current cycle, so it can dispatch into the freed queue
+ * slot or pass a sig/fence in this same cycle. */
 static int notify(struct dma *m)
 {
 	if (!m->l.unit)
@@ -425,10 +460,15 @@ static void stall_end(struct dma *m)
 	if (m->stall == STALL_NONE)
 		return;
 	len = eng_now(m->u.eng) - m->stall_t0;
+	/* DRAM latency explains an outstanding-limit stall only if the
+	 * descriptor has a DRAM side at all. */
 	dram_side = m->x.src_mem == MEM_DRAM || m->x.dst_mem == MEM_DRAM;
 	if (m->stall == STALL_FULL) {
 		m->u.ctr[CTR_DMA_STALL_DRAM] += len;
 	} else {
+		/* Conflict cycles were counted per memory, so an access
+		 * losing in both memories in one cycle counts twice: clamp
+		 * to the stall's length so the reasons still sum to it. */
 		sram_part = conflicts(m) - m->stall_conf0;
 		if (sram_part > len || !dram_side)
 			sram_part = len;
@@ -445,7 +485,8 @@ static int on_sram_read(void *ctx, uint64_t tag, cycle_t when);
 static int on_sram_write(void *ctx, uint64_t tag, cycle_t when);
 static int space_retry(void *ctx, uint64_t tag, cycle_t when);
 
-/* Ask the DRAM for a retry once a queue slot frees (one-shot hook). */
+/* Ask the DRAM for a retry once a queue slot frees (one-shot hook; the
+ * flag keeps one registration at a time however many requests wait). */
 static int wait_space(struct dma *m)
 {
 	if (m->space_wait)
@@ -465,6 +506,7 @@ static int issue_read(struct dma *m, int k)
 	int rc;
 
 	b->phase = PH_READ;
+	/* tag = slot index: the completion callback finds its burst by it. */
 	if (m->x.src_mem == MEM_DRAM) {
 		rc = dram_request(m->d, b->src, b->bytes, 0, on_dram_read, m,
 				  (uint64_t)k);
@@ -503,6 +545,7 @@ static int issue_write(struct dma *m, int k)
 /* Queue a refused write (FIFO: writes go to DRAM in burst order). */
 static int defer_write(struct dma *m, int k)
 {
+	/* Cannot overflow: at most max_out slots exist, each queued once. */
 	m->wq[(m->wq_head + m->wq_n) % m->max_out] = k;
 	m->wq_n++;
 	return wait_space(m);
@@ -537,6 +580,8 @@ static void start_next(struct dma *m)
 
 	if (m->active || m->q_n == 0)
 		return;
+	/* Copy out of the ring: the slot may be reused by the next accept
+	 * while this descriptor runs. */
 	m->cur = m->q[m->q_head];
 	m->q_head = (m->q_head + 1) % m->depth;
 	m->q_n--;
@@ -578,6 +623,9 @@ static int finish(struct dma *m)
 	unit_span(&m->u, m->cur_start, now, "dma", args);
 	m->u.ctr[CTR_DMA_TRANSFERS]++;
 	m->active = 0;
+	/* busy_cycles counts stretches with any descriptor accepted, so
+	 * back-to-back descriptors form one stretch, closed when the queue
+	 * runs dry. */
 	if (m->q_n == 0) {
 		m->busy = 0;
 		m->u.ctr[CTR_DMA_BUSY_CYCLES] += now - m->busy_t0;
@@ -602,6 +650,8 @@ static int issue_step(struct dma *m)
 	int k, rc;
 
 	m->issue_pending = 0;
+	/* Writes first: they free slots and hold DRAM order; a read issued
+	 * ahead of them could take the DRAM queue space they wait for. */
 	rc = drain_writes(m);
 	if (rc)
 		return rc;
@@ -614,6 +664,7 @@ static int issue_step(struct dma *m)
 			return finish(m);     /* an empty descriptor */
 		return 0;                     /* draining */
 	}
+	/* A completion can kick a second step in a cycle that already issued. */
 	if (m->have_issued && m->last_issue == now)
 		return kick(m, now + 1);      /* one new burst per cycle */
 	if (m->held_read >= 0) {
@@ -625,6 +676,7 @@ static int issue_step(struct dma *m)
 		}
 		if (rc)
 			return rc;
+		/* The held burst was counted in requests when first tried. */
 		m->held_read = -1;
 	} else {
 		if (m->n_out == m->max_out) {
@@ -644,6 +696,7 @@ static int issue_step(struct dma *m)
 		if (rc)
 			return rc;
 	}
+	/* A burst left: whatever held the engine back is over. */
 	stall_end(m);
 	m->last_issue = now;
 	m->have_issued = 1;
@@ -697,6 +750,8 @@ static int write_done(struct dma *m, int k)
 	return 0;
 }
 
+/* Memory callbacks (ctx = the engine, tag = slot).  The engine's clock is
+ * already at the completion cycle, so 'when' is not needed. */
 static int on_dram_read(void *ctx, uint64_t tag, cycle_t when)
 {
 	(void)when;
@@ -721,6 +776,8 @@ static int on_sram_write(void *ctx, uint64_t tag, cycle_t when)
 	return write_done(ctx, (int)tag);
 }
 
+/* The DRAM freed queue space: re-run the issue step, which retries the
+ * refused writes in order and then the held read. */
 static int space_retry(void *ctx, uint64_t tag, cycle_t when)
 {
 	struct dma *m = ctx;
@@ -755,12 +812,18 @@ static int dma_accept(struct unit *u, const struct tile_cmd *cmd)
 	rc = check_desc(m, cmd);
 	if (rc)
 		return rc;
+	/* The descriptor is copied: the control unit's queue slot is reused
+	 * as soon as this returns. */
 	m->q[(m->q_head + m->q_n) % m->depth] = *cmd;
 	m->q_n++;
 	if (!m->busy) {
 		m->busy = 1;
 		m->busy_t0 = eng_now(u->eng);
 	}
+	/* Accepted from a WAKE or CONTROL event, the ISSUE event of this cycle
+	 * runs after it; an SRAM read it issues then competes from the next
+	 * cycle's arbitration if this cycle's has passed (docs/memory.md,
+	 * rule 4). */
 	return kick(m, eng_now(u->eng));
 }
 
@@ -781,6 +844,7 @@ const struct xu_port dma_port = {
 
 /* ---- unit ops ---------------------------------------------------------------------*/
 
+/* The only event is the issue step; anything else is a simulator bug. */
 static int dma_event(struct unit *u, const struct ev *ev)
 {
 	if (ev->kind != DMA_EV_ISSUE)
@@ -788,6 +852,9 @@ static int dma_event(struct unit *u, const struct ev *ev)
 	return issue_step(to_dma(u));
 }
 
+/* Deadlock report: an engine with work left but no pending event is
+ * waiting on a memory that will never answer (a model bug) or on DRAM
+ * space that never frees. */
 static int dma_blocked(const struct unit *u, char *buf, size_t n)
 {
 	const struct dma *m = (const struct dma *)u;
@@ -817,6 +884,7 @@ double dma_bandwidth(const struct unit *u)
 	return (double)bytes / (double)c[CTR_DMA_BUSY_CYCLES] * m->clock_hz;
 }
 
+/* Extra dump row: bandwidth in GB/s (1e9 bytes/s), a derived float. */
 static void dma_dump(const struct unit *u, struct ctr_sink *s)
 {
 	ctr_emit_f64(s, u->name, "bandwidth_gbps", dma_bandwidth(u) / 1e9);
@@ -876,7 +944,8 @@ struct unit *dma_new(eng *e, const struct arch *a, int core, int engine,
 	m->wq = malloc((size_t)m->max_out * sizeof(*m->wq));
 	if (!m->q || !m->b || !m->buf || !m->free_slot || !m->wq)
 		goto fail;
-	/* slots are handed out lowest first */
+	/* slots are handed out lowest first (free_slot is a stack, so the
+	 * lowest index sits on top): deterministic slot reuse */
 	for (i = 0; i < m->max_out; i++)
 		m->free_slot[i] = m->max_out - 1 - i;
 	m->n_free = m->max_out;

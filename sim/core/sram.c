@@ -51,7 +51,9 @@
 /* Event kinds the memory schedules for itself. */
 enum { SRAM_EV_ARB = 1, SRAM_EV_DONE = 2 };
 
-/* Bits of a completion event's arg holding the ring index (rest: req id). */
+/* Bits of a completion event's arg holding the ring index (rest: req id).
+ * 48 bits leave 16 for the requestor id; the index is compared modulo
+ * 2^48, which no run reaches (2.8e14 accesses of one requestor). */
 #define SRAM_IDX_BITS 48
 #define SRAM_IDX_MASK ((UINT64_C(1) << SRAM_IDX_BITS) - 1)
 
@@ -97,7 +99,9 @@ struct sram_req {
 				   j (bank (b0 + j) % banks), nb used */
 	cycle_t succ_arb;       /* last arbitration scheduled for the
 				   successor (dedupe), CYCLE_MAX none */
-	uint64_t st[SRAM_N_ST]; /* per-requestor statistics */
+	uint64_t st[SRAM_N_ST]; /* per-requestor statistics (enum sram_stat;
+				   CONFLICTS in cycles, the rest per access
+				   or byte) */
 };
 
 struct sram {
@@ -106,10 +110,13 @@ struct sram {
 	uint8_t *data;          /* functional contents, g.bytes long */
 	struct sram_req *reqs;  /* requestors, id = index */
 	int n_reqs, cap_reqs;   /* used, allocated */
-	uint64_t *bank_st;      /* banks x SRAM_N_ST statistics */
-	int *rr;                /* per bank: requestor id that goes first */
+	uint64_t *bank_st;      /* banks x SRAM_N_ST statistics (words read,
+				   written; bank-cycles of conflict) */
+	int *rr;                /* per bank: requestor id that goes first
+				   under round-robin (unused with fixed) */
 	cycle_t *bank_stamp;    /* per bank: cycle of bank_n's validity */
-	int *bank_n;            /* per bank: heads wanting it this cycle */
+	int *bank_n;            /* per bank: heads wanting it this cycle;
+				   -1 once resolved in this pass */
 	cycle_t last_arb;       /* last cycle whose arbitration ran */
 	int arb_ran;            /* last_arb is valid */
 	cycle_t arb_sched_last; /* last cycle an ARB event was scheduled for */
@@ -121,7 +128,9 @@ struct sram {
 /* Ceiling division (cycles from words and ports, words from bytes). */
 static uint64_t div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
-/* Words, first bank and banks touched by [addr, addr + bytes). */
+/* Words, first bank and banks touched by [addr, addr + bytes).  Partial
+ * words at either end count whole: a bank moves bank_width bytes per port
+ * grant whatever part of them the access wants. */
 static void acc_shape(const struct sram *s, uint64_t addr, uint32_t bytes,
 		      uint64_t *n_words, uint32_t *b0, uint32_t *nb)
 {
@@ -134,7 +143,9 @@ static void acc_shape(const struct sram *s, uint64_t addr, uint32_t bytes,
 					      : (uint32_t)s->g.banks;
 }
 
-/* Words of an n-word access that fall in its j-th bank (j < nb). */
+/* Words of an n-word access that fall in its j-th bank (j < nb).
+ * Consecutive words go to consecutive banks, so every bank gets
+ * floor(n / banks) and the first n % banks of them one more. */
 static uint64_t words_in(const struct sram *s, uint64_t n_words, uint32_t j)
 {
 	uint64_t full = n_words / (uint64_t)s->g.banks;
@@ -174,7 +185,9 @@ static cycle_t head_elig(const struct sram *s, const struct sram_req *r,
 
 	if (r->have_prev && e < r->prev_last + 1)
 		e = r->prev_last + 1;
-	/* Arbitration of this cycle has already run: compete from the next. */
+	/* Arbitration of this cycle has already run: compete from the next.
+	 * (An access issued from a late-priority event, e.g. EV_PRI_CONTROL,
+	 * must not be granted retroactively in a pass that is over.) */
 	if (s->arb_ran && e <= s->last_arb)
 		e = s->last_arb + 1;
 	return e;
@@ -242,6 +255,9 @@ static int head_finalise(struct sram *s, int id, cycle_t last)
 			return rc;
 		a->sched_done = a->done_at;
 	}
+	/* One access at a time per requestor: the successor may not compete
+	 * before last + 1 (head_elig), which keeps each requestor's grants
+	 * in issue order. */
 	r->prev_last = last;
 	r->have_prev = 1;
 	r->head++;
@@ -255,7 +271,9 @@ static int head_finalise(struct sram *s, int id, cycle_t last)
 	return ensure_arb(s, r->elig);
 }
 
-/* The head starts competing at cycle t: words per bank from its shape. */
+/* The head starts competing at cycle t: words per bank from its shape.
+ * left[] has room for every bank (allocated at registration), and nb is
+ * at most banks, so no allocation happens per access. */
 static void head_activate(struct sram *s, struct sram_req *r)
 {
 	struct sram_acc *a = slot(r, r->head);
@@ -304,6 +322,8 @@ static int head_set_free(struct sram *s, int id, cycle_t t)
 
 	r->hs = HS_FREE;
 	r->free_s = t;
+	/* A head still in the arbitration table always has a word left, so
+	 * head_cycles_left >= 1 and last_grant >= t. */
 	r->last_grant = t + head_cycles_left(s, r) - 1;
 	done = r->last_grant + (cycle_t)s->g.latency;
 	if (a->sched_done != done) {
@@ -315,6 +335,9 @@ static int head_set_free(struct sram *s, int id, cycle_t t)
 			return rc;
 		a->sched_done = done;
 	}
+	/* The successor will not compete before the free head's last grant
+	 * + 1; give that cycle a pass now, since no event of this head falls
+	 * there (its completion comes 'latency' cycles later). */
 	if (r->head + 1 < r->tail) {
 		cycle_t c = slot(r, r->head + 1)->when;
 
@@ -342,8 +365,8 @@ static int head_catch_up(struct sram *s, int id, cycle_t t)
 
 /* ---- arbitration -------------------------------------------------------- */
 
-/* Offset of bank b in the head of r, or -1 if the head does not touch b. */
 /*
+ * Offset of bank b in the head of r, or -1 if the head does not touch b.
  * An access touches a contiguous run of banks starting at b0 (modulo the
  * bank count), so "does it touch bank b" is one subtraction.
  */
@@ -383,7 +406,9 @@ static int arbitrate(struct sram *s, cycle_t t)
 		struct sram_req *r = &s->reqs[i];
 
 		/* A successor made eligible here may start at t itself, so
-		 * last_arb still names the previous pass (see head_elig). */
+		 * last_arb still names the previous pass (see head_elig).
+		 * Requestors are visited in id order, so a successor freed by
+		 * requestor i is activated in this same loop iteration. */
 		if ((rc = head_catch_up(s, i, t)))
 			return rc;
 		if (r->hs == HS_PENDING && r->elig <= t) {
@@ -440,6 +465,12 @@ static int arbitrate(struct sram *s, cycle_t t)
 	 * the HS_ARB heads with words left there.
 	 */
 	{
+		/* lost[q]: requestor q lost a port somewhere this cycle; its
+		 * conflict cycle is counted once however many banks it lost
+		 * (docs/memory.md: req.<name>.conflicts is in cycles).  The
+		 * scratchpad has 7 + core.dma.engines requestors (3 matrix,
+		 * 4 vector, one per engine): the stack array covers up to 57
+		 * engines, the 64-engine maximum spills to the heap. */
 		int lost[64], *lostp = lost;
 
 		if (s->n_reqs > 64) {
@@ -464,6 +495,8 @@ static int arbitrate(struct sram *s, cycle_t t)
 				if (!r->left[j] || s->bank_stamp[b] != t + 1 ||
 				    s->bank_n[b] < 0)
 					continue;
+				/* rr: start after the last winner at this bank;
+				 * fixed: start at id 0, the highest priority. */
 				first = s->g.arb == SRAM_ARB_RR ? s->rr[b] : 0;
 				for (k = 0; k < s->n_reqs; k++) {
 					int q = (first + k) % s->n_reqs;
@@ -476,6 +509,8 @@ static int arbitrate(struct sram *s, cycle_t t)
 					off = head_off(s, rq, b);
 					if (off < 0 || !rq->left[off])
 						continue;
+					/* Greedy: each takes all it wants of the
+					 * ports still free, in priority order. */
 					want = rq->left[off];
 					g = want < ports ? want : ports;
 					if (g < (want < (uint32_t)s->g.ports ?
@@ -493,6 +528,8 @@ static int arbitrate(struct sram *s, cycle_t t)
 						last_won = q;
 					}
 				}
+				/* The pointer moves past the last requestor
+				 * granted here this cycle (rule 2). */
 				if (s->g.arb == SRAM_ARB_RR && last_won >= 0)
 					s->rr[b] = (last_won + 1) % s->n_reqs;
 				s->bank_n[b] = -1; /* resolved for cycle t */
@@ -521,6 +558,7 @@ static int arbitrate(struct sram *s, cycle_t t)
 			contended_left = 1;
 		}
 	}
+	/* Survivors that became uncontended are set free by the t+1 pass. */
 	return contended_left ? ensure_arb(s, t + 1) : 0;
 }
 
@@ -547,6 +585,9 @@ static int complete(struct sram *s, uint64_t arg, cycle_t t)
 	if ((r->retire & SRAM_IDX_MASK) != (arg & SRAM_IDX_MASK) ||
 	    a->done_at != t)
 		return 0; /* stale tentative completion */
+	/* Retire before calling back: the callback may issue a new access
+	 * on this requestor (the DMA's write after its read) and must find
+	 * the ring consistent. */
 	fn = a->done;
 	ctx = a->ctx;
 	tag = a->tag;
@@ -554,6 +595,7 @@ static int complete(struct sram *s, uint64_t arg, cycle_t t)
 	return fn ? fn(ctx, tag, t) : 0;
 }
 
+/* Both event kinds carry their cycle in ev->when (== now). */
 static int sram_on_event(struct unit *u, const struct ev *ev)
 {
 	struct sram *s = (struct sram *)u;
@@ -605,6 +647,8 @@ static void sram_dump(const struct unit *u, struct ctr_sink *sink)
 	char pfx[96];
 	int b, i, k;
 
+	/* The first three sram_stat entries (reads, writes, conflicts) are
+	 * the per-bank ones; byte counts exist only per requestor. */
 	for (b = 0; b < s->g.banks; b++) {
 		snprintf(pfx, sizeof(pfx), "%s.bank%d", u->name, b);
 		for (k = 0; k < 3; k++)
@@ -695,6 +739,8 @@ int sram_add_requestor(sram *s, const char *name)
 	r = &s->reqs[s->n_reqs];
 	memset(r, 0, sizeof(*r));
 	snprintf(r->name, sizeof(r->name), "%s", name);
+	/* 16 in-flight accesses cover the matrix engine's prefetch window at
+	 * typical sizes; the ring doubles when a unit needs more. */
 	r->cap = 16;
 	r->ring = calloc((size_t)r->cap, sizeof(*r->ring));
 	r->left = calloc((size_t)s->g.banks, sizeof(uint32_t));
@@ -777,6 +823,7 @@ int sram_check_access(const sram *s, struct diag *d, const char *who,
 					 (unsigned long long)s->g.bytes);
 		return NPU_EFAULT;
 	}
+	/* align is an element size: a power of two (1..8), so a mask works. */
 	if (align > 1 && (addr & (align - 1))) {
 		if (d)
 			(void)diag_error(d, diag_at_run(s->u.core, pc,
@@ -820,6 +867,7 @@ int sram_access(sram *s, int req, uint64_t addr, uint32_t bytes, int write,
 	    when < eng_now(s->u.eng) || sram_check_range(s, addr, bytes))
 		return NPU_EINTERNAL; /* caller bug: checked ranges first */
 	r = &s->reqs[req];
+	/* Full when every slot holds an access not yet retired. */
 	if (r->tail - r->retire == r->cap && (rc = ring_grow(r)))
 		return rc;
 	a = slot(r, r->tail);
