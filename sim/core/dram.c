@@ -28,6 +28,15 @@
  *    ACT issued for it), miss (ACT only) or conflict (PRE then ACT).
  *  - Completion events carry the request index; a request's done() runs
  *    once, when its last burst completes.
+ *  - A channel with queued bursts always has a wake pending (or is running
+ *    its scheduler); one with only bursts in flight has their completion
+ *    events; an idle channel has nothing (chan_blocked relies on this).
+ *  - The model moves no data: dram_data() is the functional store, and
+ *    the requestor copies bytes in its done() callback, at the simulated
+ *    cycle the last beat arrives.
+ *
+ * Rules, presets and measured numbers: docs/dram.md.  Units: every int64_t
+ * time below is in dcycles (tCK), every cycle_t time in core cycles.
  */
 #include "dram.h"
 
@@ -45,10 +54,13 @@ enum {
 	EV_SPACE = 3,  /* call the retry hooks (EV_PRI_WAKE) */
 };
 
-/* Scheduler policies: params.def order of dram.scheduler. */
+/* Scheduler policies: params.def order of dram.scheduler ("frfcfs",
+ * "fcfs"); docs/dram.md "Scheduler". */
 enum { SCHED_FRFCFS = 0, SCHED_FCFS = 1 };
 
-/* Address fields, named as in dram.mapping. */
+/* Address fields, named as in dram.mapping: channel, rank, bank, row,
+ * column (in bursts, not bytes: the byte offset inside a burst is below
+ * every field). */
 enum { F_CH, F_RA, F_BA, F_RO, F_CO, F_N };
 
 /*
@@ -72,18 +84,26 @@ static const int mapping_fields[3][F_N] = {
  * RL + BL/2 - WL + 2 tCK: the 2 is preamble and turnaround). */
 #define T_RTW_GAP 2
 
-/* "Never happened" time for last-ACT history: far below any constraint. */
+/* "Never happened" time for last-ACT history: far below any constraint,
+ * yet T_NEVER + tFAW cannot overflow (INT64_MIN / 4 leaves 3/4 of the
+ * range), so act_floor needs no special case for a fresh rank. */
 #define T_NEVER (INT64_MIN / 4)
 
 /* Read-latency histogram: exact below HIST_LIN cycles, then 64 bins per
  * power of two (1.6 % resolution), up to 2^64. */
-#define HIST_LIN 1024
-#define HIST_SUB 64
+#define HIST_LIN 1024   /* exact bins: 0 .. 1023 cycles (2^10) */
+#define HIST_SUB 64     /* bins per octave above HIST_LIN (2^6) */
+/* 1024 exact + 54 octaves (2^10 .. 2^64) x 64 = 4480 bins, 35 KiB per
+ * channel of uint64_t counts. */
 #define HIST_N (HIST_LIN + (64 - 10) * HIST_SUB)
 
 /* Timing in dcycles (resolved preset or explicit keys). */
 struct dram_timing {
+	/* JEDEC names without the t: tRCD, tCL (RL), tCWL (WL), tRP, tRAS,
+	 * tWR, tWTR, tRTP, tRRD, tFAW, tCCD; the table of docs/dram.md
+	 * "Timing rules" says which command pair each one separates. */
 	int64_t rcd, cl, cwl, rp, ras, wr, wtr, rtp, rrd, faw, ccd;
+	/* Refresh interval and refresh cycle time (all-bank REF). */
 	int64_t refi, rfc;
 	int64_t burst;      /* data-bus cycles of one burst: BL / beats */
 };
@@ -111,7 +131,7 @@ struct burst {
 	uint32_t req;       /* index into dram.reqs */
 	uint32_t bytes;     /* requested bytes inside this burst */
 	int rank, bank;     /* location */
-	int64_t row;
+	int64_t row;        /* row it needs open (dram_locate) */
 	int64_t arrive_d;   /* arrival, dcycles */
 	cycle_t arrive_c;   /* arrival, core cycles (latency) */
 	uint8_t write;      /* 1 = WR */
@@ -125,7 +145,7 @@ struct dreq {
 	void *ctx;          /* its context */
 	uint64_t tag;       /* its tag */
 	uint32_t remaining; /* bursts not yet completed */
-	uint32_t next_free; /* free-list link */
+	uint32_t next_free; /* free-list link, UINT32_MAX = end */
 };
 
 /* A registered retry hook. */
@@ -190,12 +210,12 @@ struct dram {
 	uint64_t top_span;  /* bursts per value of the most significant field */
 	uint32_t burst_bytes;/* bytes per burst (interleave granule) */
 	uint32_t queue_depth;/* schedulable bursts per channel */
-	struct dram_timing t;
+	struct dram_timing t; /* timing, dcycles */
 	uint64_t cf, tf;    /* core period and tCK, reduced integers */
-	double clock_ghz;   /* core clock */
-	double tck_ns;      /* DRAM tCK */
+	double clock_ghz;   /* core clock, GHz */
+	double tck_ns;      /* DRAM tCK, ns */
 	double peak_ch;     /* peak bytes/s of one channel */
-	double ideal_lat_ns;/* ideal: latency */
+	double ideal_lat_ns;/* ideal: latency, ns */
 	double ideal_bw_ch; /* ideal: bytes/ns of one channel */
 	uint8_t *data;      /* functional contents */
 	uint64_t size;      /* dram.bytes */
@@ -203,13 +223,14 @@ struct dram {
 	uint32_t n_reqs;    /* allocated entries of reqs */
 	uint32_t free_req;  /* free-list head, UINT32_MAX = empty */
 	struct waiter *w;   /* retry hooks waiting for space */
-	int n_w, cap_w;
+	int n_w, cap_w;     /* hooks registered, allocated */
 	int space_pending;  /* an EV_SPACE is scheduled */
 	uint32_t *need;     /* scratch: bursts per channel of one request */
 };
 
 /* ---- small helpers ---------------------------------------------------------*/
 
+/* Every timing rule is "not before X": the earliest time is a max. */
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
 /*
@@ -260,6 +281,8 @@ static cycle_t d_to_core(const dram *d, int64_t x)
 	return ((uint64_t)x * d->tf + d->cf - 1) / d->cf;
 }
 
+/* Public forms of the two conversions (dram.h), used by the tests and the
+ * synthetic bench to state expectations in both clocks. */
 uint64_t dram_core_to_dcycle(const dram *d, cycle_t c)
 {
 	return (uint64_t)core_to_d(d, c);
@@ -282,6 +305,8 @@ static unsigned hist_bin(uint64_t v)
 
 	if (v < HIST_LIN)
 		return (unsigned)v;
+	/* e = index of the leading one; v >= 1024 so e >= 10 and the 6 bits
+	 * below it (v >> (e - 6), masked) are whole bits of v. */
 	e = 63 - __builtin_clzll(v);         /* >= 10 */
 	return HIST_LIN + (unsigned)(e - 10) * HIST_SUB +
 	       (unsigned)((v >> (e - 6)) & (HIST_SUB - 1));
@@ -323,6 +348,9 @@ void dram_locate(const dram *d, uint64_t addr, struct dram_loc *loc)
 	}
 	if (f[F_N - 1] != F_CH)
 		v[f[F_N - 1]] = q % d->count[f[F_N - 1]];
+	/* Channel-major with dram.bytes not a multiple of the channel count:
+	 * top_span rounds up, so the channel can only overshoot on addresses
+	 * beyond dram.bytes; clamp instead of indexing past ch[]. */
 	if (v[F_CH] >= (uint64_t)d->n_ch)
 		v[F_CH] = (uint64_t)d->n_ch - 1;
 	loc->channel = (int)v[F_CH];
@@ -338,6 +366,7 @@ uint8_t *dram_data(dram *d) { return d->data; }
 uint64_t dram_size(const dram *d) { return d->size; }
 struct unit *dram_channel_unit(dram *d, int ch) { return &d->ch[ch].u; }
 
+/* Peak of the whole DRAM: channels work in parallel on their own buses. */
 double dram_peak_bytes_per_s(const dram *d)
 {
 	return d->peak_ch * d->n_ch;
@@ -405,6 +434,8 @@ static int chan_wake(struct chan *c, cycle_t when)
 {
 	cycle_t now = eng_now(c->d->e);
 
+	/* A command due in the past (its dcycle rounded into a core cycle
+	 * that has gone) runs now: the engine never schedules backwards. */
 	if (when < now)
 		when = now;
 	if (c->wake_at != CYCLE_MAX && c->wake_at <= when)
@@ -463,6 +494,9 @@ static void refresh_rank(struct chan *c, int r, int64_t T)
 	int64_t ref = T;
 	int k;
 
+	/* REF = the latest of: T, every open bank's PRE (>= its pre_ok) + tRP,
+	 * every closed bank's act_ok (a PRE's tRP or an earlier REF's tRFC
+	 * still running). */
 	for (k = 0; k < d->banks; k++) {
 		if (b[k].row >= 0) {
 			ref = max64(ref, max64(T, b[k].pre_ok) + d->t.rp);
@@ -475,6 +509,8 @@ static void refresh_rank(struct chan *c, int r, int64_t T)
 		b[k].row = -1;
 		b[k].act_ok = ref + d->t.rfc;
 	}
+	/* Fixed grid: the next REF is due tREFI after this one was due, not
+	 * after it happened, so a late REF does not drift the schedule. */
 	c->ranks[r].ref_due += d->t.refi;
 	c->u.ctr[CTR_DRAM_REFRESHES]++;
 }
@@ -494,6 +530,7 @@ static void refresh_catch_up(struct chan *c, int64_t x)
 		struct rank *rk = &c->ranks[r];
 		struct bank *b = &c->banks[(size_t)r * d->banks];
 
+		/* Usually two iterations: one "busy" REF, then the grid. */
 		while (rk->ref_due <= x) {
 			int64_t n, last;
 			int busy = 0;
@@ -533,6 +570,7 @@ static int64_t col_floor(const struct chan *c, int rank, int write)
 	int64_t lat = write ? d->t.cwl : d->t.cl, gap = 0, t;
 
 	t = c->last_col + d->t.ccd;
+	/* Only READs wait for tWTR; a WRITE after a WRITE is bus-limited. */
 	if (!write)
 		t = max64(t, c->ranks[rank].rd_ok);
 	if (c->last_bus_rank >= 0) {
@@ -580,6 +618,8 @@ static int64_t act_ready(const struct chan *c, const struct burst *e,
 static int better(const struct cand *best, int kind, int64_t t, uint32_t k,
 		  int frfcfs)
 {
+	/* Time first: the channel never idles waiting for a preferred
+	 * command when another could issue earlier. */
 	if (best->kind == CMD_NONE || t != best->t)
 		return best->kind == CMD_NONE || t < best->t;
 	if (frfcfs && (kind == CMD_COL) != (best->kind == CMD_COL))
@@ -615,6 +655,7 @@ static void pick(struct chan *c, struct cand *best)
 		fl[3 * r + 1] = col_floor(c, r, 1);
 		fl[3 * r + 2] = act_floor(c, r);
 	}
+	/* A new stamp instead of clearing every bank's hit_mark: O(1). */
 	c->mark++;
 	for (k = 0; k < n; k++) {
 		const struct burst *e = q_at(c, k);
@@ -648,7 +689,8 @@ static void pick(struct chan *c, struct cand *best)
 						 e->bank];
 		int64_t t;
 
-		/* FR-FCFS keeps a row open while a queued burst still hits it */
+		/* FR-FCFS keeps a row open while a queued burst still hits it
+		 * (with no starvation cap: docs/dram.md "What is simplified") */
 		if (frfcfs && b->hit_mark == c->mark)
 			continue;
 		t = max64(b->pre_ok, max64(e->arrive_d, c->cmd_free));
@@ -675,7 +717,8 @@ static void pick(struct chan *c, struct cand *best)
 	}
 }
 
-/* Record one read latency sample. */
+/* Record one read latency sample, in core cycles from the burst's arrival
+ * to the core cycle of its last data beat (queueing included). */
 static void lat_sample(struct chan *c, uint64_t lat)
 {
 	c->hist[hist_bin(lat)]++;
@@ -698,6 +741,8 @@ static int issue_col(struct chan *c, uint32_t k, int64_t t)
 	int64_t end = t + (e.write ? d->t.cwl : d->t.cl) + d->t.burst;
 	cycle_t done = d_to_core(d, end);
 
+	/* Channel state for the next column command: bus occupancy and
+	 * direction (turnarounds), tCCD, and one command per tCK. */
 	c->bus_free = end;
 	c->last_bus_rank = e.rank;
 	c->last_bus_write = e.write;
@@ -711,11 +756,13 @@ static int issue_col(struct chan *c, uint32_t k, int64_t t)
 		c->u.ctr[CTR_DRAM_WRITES]++;
 		c->u.ctr[CTR_DRAM_WRITE_BYTES] += e.bytes;
 	} else {
+		/* tRTP counts from the READ command itself. */
 		b->pre_ok = max64(b->pre_ok, t + d->t.rtp);
 		c->u.ctr[CTR_DRAM_READS]++;
 		c->u.ctr[CTR_DRAM_READ_BYTES] += e.bytes;
 		lat_sample(c, done - e.arrive_c);
 	}
+	/* Classified by what this burst itself needed (docs/dram.md). */
 	if (e.did_pre)
 		c->u.ctr[CTR_DRAM_ROW_CONFLICTS]++;
 	else if (e.did_act)
@@ -776,6 +823,8 @@ static int chan_run(struct chan *c)
 	struct cand best;
 	int rc;
 
+	/* This is the pending wake: none is live while the loop runs, so
+	 * any chan_wake below schedules a fresh one. */
 	c->wake_at = CYCLE_MAX;
 	while (c->n > 0) {
 		if (c->cache_ok)
@@ -791,6 +840,8 @@ static int chan_run(struct chan *c)
 			c->cache_ok = 1;
 			return rc;
 		}
+		/* A refresh occupies one command slot here; its PREs and the
+		 * REF are folded into refresh_rank's bank timestamps. */
 		if (best.refresh_rank >= 0) {
 			refresh_rank(c, best.refresh_rank, best.t);
 			c->cmd_free = best.t + 1;
@@ -826,6 +877,8 @@ static int arrival_wake(struct chan *c, const struct burst *e)
 	const struct bank *b = &c->banks[(size_t)e->rank * d->banks + e->bank];
 	int64_t t;
 
+	/* The arrival may change pick()'s answer: the cached decision of the
+	 * pending wake is void. */
 	c->cache_ok = 0;
 	if (b->row == e->row)
 		t = col_ready(c, e, b);
@@ -865,6 +918,7 @@ static int req_alloc(dram *d, uint32_t *out)
 	return 0;
 }
 
+/* Return entry i to the free list (LIFO: the hottest entry is reused). */
 static void req_free(dram *d, uint32_t i)
 {
 	d->reqs[i].done = NULL;
@@ -882,6 +936,8 @@ static int ideal_burst(struct chan *c, uint32_t req, uint32_t bytes,
 {
 	dram *d = c->d;
 	cycle_t now = eng_now(d->e), done;
+	/* Doubles are fine here: the ideal mode has no discrete DRAM clock,
+	 * and the same inputs still give the same results bit for bit. */
 	double start = (double)now / d->clock_ghz, end;
 
 	if (c->pipe_free_ns > start)
@@ -920,6 +976,9 @@ int dram_request(dram *d, uint64_t addr, uint32_t bytes, int write,
 	uint32_t ri;
 	int i, rc;
 
+	/* Callers (the DMA) check ranges against dram_size() first with a
+	 * message naming the instruction; these are the model's own guards.
+	 * end < addr catches a wrap of addr + bytes past 2^64. */
 	if (bytes == 0)
 		return NPU_ERANGE;
 	if (end < addr || end > d->size)
@@ -943,6 +1002,8 @@ int dram_request(dram *d, uint64_t addr, uint32_t bytes, int write,
 			}
 		}
 	}
+	/* Admitted: from here on nothing is refused (only an allocation
+	 * failure, which ends the run, can stop it half-queued). */
 	rc = req_alloc(d, &ri);
 	if (rc)
 		return rc;
@@ -998,6 +1059,8 @@ int dram_request(dram *d, uint64_t addr, uint32_t bytes, int write,
 	return 0;
 }
 
+/* Register a one-shot retry hook; registering the same (fn, ctx) twice
+ * before it fires is a no-op, so a requestor is called once per freeing. */
 int dram_on_space(dram *d, dram_done_fn retry, void *ctx)
 {
 	int i;
@@ -1068,6 +1131,9 @@ static int chan_event(struct unit *u, const struct ev *ev)
 			void *ctx = r->ctx;
 			uint64_t tag = r->tag;
 
+			/* fn, ctx, tag are copied out and the entry freed
+			 * first: the callback may issue a request that reuses
+			 * the entry or moves the pool (realloc). */
 			req_free(d, (uint32_t)ev->arg);
 			rc = fn(ctx, tag, ev->when);
 		}
@@ -1117,6 +1183,8 @@ static void chan_dump(const struct unit *u, struct ctr_sink *s)
 	uint64_t nrd = u->ctr[CTR_DRAM_READS];
 	uint64_t acc = u->ctr[CTR_DRAM_ROW_HITS] + u->ctr[CTR_DRAM_ROW_MISSES] +
 		       u->ctr[CTR_DRAM_ROW_CONFLICTS];
+	/* Bandwidth over the whole run (eng_now at dump time), so it is
+	 * comparable across channels and with the chip's cycles. */
 	double secs = (double)eng_now(d->e) / (d->clock_ghz * 1e9);
 	double bytes = (double)(u->ctr[CTR_DRAM_READ_BYTES] +
 				u->ctr[CTR_DRAM_WRITE_BYTES]);
@@ -1177,7 +1245,8 @@ static const struct unit_ops chan_ops = {
 
 /* ---- construction ---------------------------------------------------------------*/
 
-/* Preset-backed keys are resolved by arch_load ("0 = from preset"). */
+/* Preset-backed keys are resolved by arch_load ("0 = from preset"): read
+ * the stored value directly, since it is final by now. */
 static int64_t key_i(const struct arch *a, enum param_id id)
 {
 	return a->v[id].i;
@@ -1205,6 +1274,8 @@ static int setup_geometry(dram *d, const struct arch *a)
 	d->rows = (uint64_t)key_i(a, P_DRAM_ROWS);
 	if (d->n_ch < 1 || d->ranks < 1 || d->banks < 1 || d->rows < 1)
 		return NPU_ECONFIG;
+	/* Bytes per burst: bus width in bytes x burst length in beats, e.g.
+	 * DDR4 x64 BL8 = 64 B, LPDDR5 x16 BL16 = 32 B, HBM3 x32 BL8 = 32 B. */
 	d->burst_bytes = (uint32_t)(bus / 8 * bl);
 	d->cols = (uint64_t)row_bytes / d->burst_bytes;
 	if (d->cols < 1)
@@ -1222,8 +1293,12 @@ static int setup_geometry(dram *d, const struct arch *a)
 
 	d->tck_ns = tck;
 	d->clock_ghz = ARCH_F(a, CHIP_CLOCK_GHZ);
+	/* bytes per beat x beats per tCK / tCK: DDR4-3200 x64 = 8 x 2 / 0.625
+	 * ns = 25.6 GB/s (docs/dram.md "Clocks and units"). */
 	d->peak_ch = (double)bus / 8 * (double)beats / (tck * 1e-9);
 	/* exact rational clock ratio: periods in femtoseconds, reduced */
+	/* 1 GHz -> 1 000 000 fs; tCK 0.625 ns -> 625 000 fs; gcd 125 000
+	 * leaves 8 : 5.  The core period is rounded to 1 fs. */
 	cf = (uint64_t)llround(1e6 / d->clock_ghz);
 	tf = (uint64_t)llround(tck * 1e6);
 	if (cf == 0 || tf == 0)
@@ -1260,6 +1335,8 @@ static int setup_channel(dram *d, int i)
 
 	c->d = d;
 	c->id = i;
+	/* Power of two >= queue_depth (and >= 64): the ring only grows for
+	 * requests larger than the queue (q_push). */
 	c->cap = 64;
 	while (c->cap < d->queue_depth)
 		c->cap *= 2;
@@ -1269,6 +1346,7 @@ static int setup_channel(dram *d, int i)
 	c->ranks = calloc((size_t)d->ranks, sizeof(*c->ranks));
 	c->hist = calloc(HIST_N, sizeof(*c->hist));
 	c->floor = calloc((size_t)d->ranks * 3, sizeof(*c->floor));
+	/* pick() defers at most the queue_depth schedulable bursts. */
 	c->pre = calloc(d->queue_depth, sizeof(*c->pre));
 	if (!c->q || !c->banks || !c->ranks || !c->hist || !c->floor ||
 	    !c->pre)
@@ -1308,6 +1386,7 @@ dram *dram_new(eng *e, const struct arch *a)
 	d->ideal = ARCH_E(a, DRAM_MODE) == 1;
 	d->sched = ARCH_E(a, DRAM_SCHED) == 1 ? SCHED_FCFS : SCHED_FRFCFS;
 	d->mapping = ARCH_E(a, DRAM_MAPPING);
+	/* Defensive: the loader only yields enum values 0..2. */
 	if (d->mapping < 0 || d->mapping > 2)
 		d->mapping = 0;
 	d->size = (uint64_t)ARCH_I(a, DRAM_BYTES);
@@ -1366,6 +1445,8 @@ void dram_get_stats(const dram *d, int ch, struct dram_stats *st)
 
 	memset(st, 0, sizeof(*st));
 	st->first_arrive = CYCLE_MAX;
+	/* Without memory for the merged histogram, p99 falls back to the
+	 * maximum (an upper bound) rather than failing the report. */
 	h = calloc(HIST_N, sizeof(*h));
 	for (i = lo; i < hi; i++) {
 		const struct chan *c = &d->ch[i];
