@@ -13,6 +13,8 @@
 #include "../asm/obj.h"
 #include "cli.h"
 
+/* Most -D and most -I options each (fixed arrays: no allocation while
+ * parsing; 256 is far beyond any build line). */
 #define AS_MAX_ARGS 256
 
 static void as_usage(FILE *fp)
@@ -32,7 +34,9 @@ static void as_usage(FILE *fp)
 		"exit status: 0 assembled, 1 assembly errors, 2 usage errors\n");
 }
 
-/* "dir/name.s" -> "name.npo" (current directory, like cc -c). */
+/* "dir/name.s" -> "name.npo" (current directory, like cc -c).  A name
+ * without .s keeps its whole name: "k" -> "k.npo".  Returns malloc'ed
+ * memory, NULL when out of memory. */
 static char *default_output(const char *in)
 {
 	const char *base = strrchr(in, '/');
@@ -70,6 +74,8 @@ int cmd_as(int argc, char **argv)
 		const char *a = argv[i], *v = NULL;
 		char opt = 0;
 
+		/* Short options only, value glued ("-oX") or separate
+		 * ("-o X"); a lone "-" is an operand, not an option. */
 		if (a[0] == '-' && (a[1] == 'o' || a[1] == 'D' || a[1] == 'I')) {
 			opt = a[1];
 			v = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
@@ -118,6 +124,8 @@ int cmd_as(int argc, char **argv)
 	opts.include_dirs = incdirs;
 	opts.n_include_dirs = n_inc;
 	diag_init(&d, stderr);
+	/* The assembler reports every error it finds (not only the first);
+	 * the count line helps when they scroll off the screen. */
 	r = asm_assemble_file(in, &opts, &d, &prog);
 	if (r == 0)
 		r = obj_write(prog, out, &d);

@@ -53,11 +53,14 @@ int cmd_config(int argc, char **argv)
 		config_usage(stdout);
 		return NPU_EXIT_OK;
 	}
+	/* At most argc - 1 overrides: sized once, no limit to check. */
 	sets = calloc((size_t)argc, sizeof(*sets));
 	if (!sets) {
 		fputs("npusim config: out of memory\n", stderr);
 		return NPU_EXIT_USAGE;
 	}
+	/* Overrides keep command-line order: arch_load applies them after
+	 * the file, in order, so a later -s of the same key wins. */
 	for (i = 1; i < argc; i++) {
 		const char *v;
 		int missing = 0;
@@ -104,6 +107,8 @@ int cmd_config(int argc, char **argv)
 	diag_init(&d, stderr);
 	rc = arch_load(&a, path, sets, n_sets, &d);
 	free(sets);
+	/* The loader printed each error with its file:line; add the count,
+	 * or the bare reason when it failed before reporting any (I/O). */
 	if (rc) {
 		if (d.n_errors)
 			fprintf(stderr, "%s: %d error%s\n",
@@ -113,6 +118,9 @@ int cmd_config(int argc, char **argv)
 			fprintf(stderr, "npusim config: %s\n", npu_strerror(rc));
 		return npu_exit_status(rc);
 	}
+	/* The dump goes through fsout: written to a temporary and renamed
+	 * into place on commit, so -o never leaves a half-written config
+	 * ("-" is stdout, written directly; so are devices and pipes). */
 	if (dump) {
 		rc = fsout_open(&o, out ? out : "-", &d);
 		if (!rc) {

@@ -47,7 +47,9 @@ static void dram_usage(FILE *fp)
 	      "exit status: 0 ok, 2 usage or configuration error\n", fp);
 }
 
-/* Unsigned decimal in [lo, hi]; 0 ok, -1 with a message. */
+/* Unsigned decimal in [lo, hi]; 0 ok, -1 with a message.  strtoull
+ * accepts "-1" (negated modulo 2^64), hence the explicit '-' test;
+ * trailing garbage ("10k") and overflow (ERANGE) are refused too. */
 static int parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi,
 		     uint64_t *out)
 {
@@ -66,6 +68,11 @@ static int parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi,
 	return 0;
 }
 
+/* The report, one labelled line per quantity (docs/dram.md "Measured"
+ * shows it).  Latencies are per read burst, arrival to last data beat;
+ * ns = cycles / clock_ghz.  Bytes per request are recovered from the total
+ * because without --bytes a request is one burst, whose size the DRAM
+ * decides. */
 static void print_result(const struct arch *a, const char *path,
 			 const struct dram_bench_cfg *cfg,
 			 const struct dram_bench_res *r)
@@ -133,11 +140,14 @@ int cmd_dram(int argc, char **argv)
 		dram_usage(stdout);
 		return NPU_EXIT_OK;
 	}
+	/* Defaults of docs/dram.md's table: 100 000 one-burst stream reads,
+	 * seed 1 (bytes 0 = one DRAM burst). */
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.pattern = DRAM_PAT_STREAM;
 	cfg.read_pct = 100;
 	cfg.requests = 100000;
 	cfg.seed = 1;
+	/* At most argc - 1 overrides. */
 	sets = calloc((size_t)argc, sizeof(*sets));
 	if (!sets) {
 		fputs("npusim dram: out of memory\n", stderr);
@@ -173,11 +183,15 @@ int cmd_dram(int argc, char **argv)
 			reads_set = 1;
 		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--requests",
 					    &missing))) {
+			/* 1e9 requests is hours of host time: a bound
+			 * against typos, not a model limit. */
 			if (parse_u64("--requests", val, 1, 1000000000, &v))
 				goto usage;
 			cfg.requests = v;
 		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--bytes",
 					    &missing))) {
+			/* up to 1 GiB per request: dram_request takes a
+			 * uint32_t size */
 			if (parse_u64("--bytes", val, 1, 1u << 30, &v))
 				goto usage;
 			cfg.bytes = (uint32_t)v;
@@ -196,6 +210,8 @@ int cmd_dram(int argc, char **argv)
 			goto usage;
 		}
 	}
+	/* mixed defaults to 70 % reads, but only if --reads was not given;
+	 * applied after parsing so that the option order does not matter. */
 	if (!reads_set && cfg.pattern == DRAM_PAT_MIXED)
 		cfg.read_pct = 70;
 
@@ -220,6 +236,8 @@ int cmd_dram(int argc, char **argv)
 	}
 	print_result(&a, path, &cfg, &res);
 	arch_free(&a);
+	/* An unwritable stdout is reported through the status, as in
+	 * `config` (usage-level). */
 	return fflush(stdout) ? NPU_EXIT_USAGE : NPU_EXIT_OK;
 usage:
 	free(sets);

@@ -10,6 +10,7 @@
 #include "../asm/obj.h"
 #include "cli.h"
 
+/* Most -D and most -I options each, as in cmd_as.c. */
 #define OD_MAX_ARGS 256
 
 static void od_usage(FILE *fp)
@@ -51,6 +52,8 @@ int cmd_objdump(int argc, char **argv)
 		} else if (!strcmp(a, "-l")) {
 			flags |= OBJ_PRINT_LINES;
 		} else if (!strcmp(a, "-d")) {
+			/* Disassembly only: drop the tables, keep the code
+			 * (and -s / -l if also given). */
 			flags &= ~(unsigned)(OBJ_PRINT_HEADERS | OBJ_PRINT_SYMS |
 					     OBJ_PRINT_TENSORS);
 		} else if (a[0] == '-' && (a[1] == 'D' || a[1] == 'I')) {
@@ -86,7 +89,9 @@ int cmd_objdump(int argc, char **argv)
 		return NPU_EXIT_USAGE;
 	}
 	diag_init(&d, stderr);
-	/* The magic number decides, not the file name. */
+	/* The magic number decides, not the file name: a .npo renamed to .s
+	 * still lists, and source is never mistaken for an object.  -D/-I
+	 * only matter for source. */
 	if (obj_sniff(in)) {
 		r = obj_load(in, &d, &prog);
 	} else {
@@ -100,6 +105,8 @@ int cmd_objdump(int argc, char **argv)
 		r = asm_assemble_file(in, &opts, &d, &prog);
 	}
 	if (r == 0) {
+		/* A write error on stdout (full disk, closed pipe) must not
+		 * exit 0 with a truncated listing. */
 		obj_print(stdout, prog, in, flags);
 		if (fflush(stdout) != 0)
 			r = NPU_EIO;

@@ -13,6 +13,14 @@
  * written atomically and only when the run succeeded, so a failing run
  * leaves no half-written file.  `stat` is `run` that prints the full
  * perf-stat-like counter summary.
+ *
+ * Order of one run (cmd_run_common): config -> program -> trace file
+ * opened -> chip built -> program and --input tensors loaded -> run ->
+ * (only on success) --output tensors, counter files, trace closed,
+ * summary.  Each output file is atomic on its own (fsout); if a later one
+ * fails, earlier ones stay written, whole.  With --check-hazards a run
+ * whose only problem is hazards still writes everything and exits 3
+ * (docs/hazards.md).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -29,6 +37,7 @@
 #include "../util/npy.h"
 #include "cli.h"
 
+/* Most repeats of each repeatable option (fixed arrays in run_opts). */
 #define MAX_ARGS 256
 
 /* One --input / --output binding. */
@@ -39,28 +48,32 @@ struct bind {
 	const char *path;   /* .npy file */
 };
 
+/* The parsed command line (heap-allocated: the bind arrays make it about
+ * 85 KiB, kept off the stack). */
 struct run_opts {
-	const char *config;
-	const char *program;
-	const char *overrides[MAX_ARGS];
-	int n_overrides;
-	const char *defines[MAX_ARGS];
-	int n_defines;
-	const char *incdirs[MAX_ARGS];
-	int n_incdirs;
-	struct bind inputs[MAX_ARGS];
-	int n_inputs;
-	struct bind outputs[MAX_ARGS];
-	int n_outputs;
-	const char *counters[8];
-	int n_counters;
-	const char *trace;
-	cycle_t max_cycles;
-	int check_hazards;
-	int trace_insn;
-	int quiet;
+	const char *config;                /* -c: libconfig file, NULL = defaults */
+	const char *program;               /* .s or .npo operand */
+	const char *overrides[MAX_ARGS];   /* -s key=value, command-line order */
+	int n_overrides;                   /* used entries of overrides */
+	const char *defines[MAX_ARGS];     /* -D NAME[=VALUE] for .s input */
+	int n_defines;                     /* used entries of defines */
+	const char *incdirs[MAX_ARGS];     /* -I DIR for .s input */
+	int n_incdirs;                     /* used entries of incdirs */
+	struct bind inputs[MAX_ARGS];      /* --input tensors, loaded in order */
+	int n_inputs;                      /* used entries of inputs */
+	struct bind outputs[MAX_ARGS];     /* --output tensors, written in order */
+	int n_outputs;                     /* used entries of outputs */
+	const char *counters[8];           /* --counters files, format by
+					      extension; at most 8 */
+	int n_counters;                    /* used entries of counters */
+	const char *trace;                 /* --trace: .json.gz, NULL = off */
+	cycle_t max_cycles;                /* watchdog, CYCLE_MAX = none */
+	int check_hazards;                 /* --check-hazards */
+	int trace_insn;                    /* --trace-insn: to stderr */
+	int quiet;                         /* -q: errors only */
 	int stat;          /* `npusim stat`: print the full summary */
-	char model_override[64];
+	char model_override[64];           /* "core.matrix.model=..." built from
+					      --matrix-model (an -s in disguise) */
 };
 
 static void run_usage(FILE *fp, const char *cmd)
@@ -90,7 +103,10 @@ static void run_usage(FILE *fp, const char *cmd)
 		"             3 simulated fault, deadlock or cycle limit\n", cmd);
 }
 
-/* Parse NAME[@CORE]=PATH. */
+/* Parse NAME[@CORE]=PATH.  The first '=' ends the name, so a path may
+ * contain '='; '@' counts only before it.  Core ids are checked against
+ * the chip later (tensor_mem), once the config is known; 65535 only keeps
+ * the number sane.  -1 on any malformed part. */
 static int parse_bind(const char *arg, struct bind *b)
 {
 	const char *eq = strchr(arg, '=');
@@ -127,6 +143,8 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		const char *a = argv[i];
 		int missing = 0;
 
+		/* Checked before parsing: one argument adds at most one entry
+		 * to one array, so no array can overflow below. */
 		if (o->n_overrides >= MAX_ARGS || o->n_inputs >= MAX_ARGS ||
 		    o->n_outputs >= MAX_ARGS || o->n_defines >= MAX_ARGS ||
 		    o->n_incdirs >= MAX_ARGS) {
@@ -154,6 +172,8 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 				return -1;
 			}
 		} else if ((v = cli_opt_value(argc, argv, &i, 0, "--counters", &missing))) {
+			/* The format comes from the extension; note that
+			 * a 9th --counters gets the same message. */
 			if (o->n_counters == 8 || ctrout_fmt_of(v) < 0) {
 				fprintf(stderr, "npusim %s: --counters %s: the file name must end in .json, .csv or .txt\n",
 					argv[0], v);
@@ -166,6 +186,8 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 			char *end;
 			unsigned long long n = strtoull(v, &end, 10);
 
+			/* 0 would stop before cycle 0 ever ran: refused.
+			 * (strtoull also takes "-N" modulo 2^64.) */
 			if (*end || !*v || n == 0) {
 				fprintf(stderr, "npusim %s: --max-cycles %s: expected a positive integer\n",
 					argv[0], v);
@@ -178,6 +200,8 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 					argv[0], v);
 				return -1;
 			}
+			/* Becomes an ordinary override at this position, so
+			 * a later -s core.matrix.model=... still wins. */
 			snprintf(o->model_override, sizeof(o->model_override),
 				 "core.matrix.model=%s", v);
 			o->overrides[o->n_overrides++] = o->model_override;
@@ -211,7 +235,14 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 	return 0;
 }
 
-/* Memory of a tensor on a core; checks that the tensor fits. */
+/*
+ * Memory of a tensor on a core; checks that the tensor fits.  The tensor
+ * table comes from the program, the memory sizes from the config, so a
+ * tensor that assembled fine can still miss with a smaller memory.  The
+ * fit test avoids addr + bytes (object files are user input).  DRAM
+ * tensors ignore the core (chip_mem); the element count is not checked
+ * for overflow, the product of the declared shape is taken as is.
+ */
 static uint8_t *tensor_mem(struct chip *c, const struct obj_tensor *t,
 			   const struct bind *b, uint64_t *nbytes,
 			   struct diag *d)
@@ -281,6 +312,10 @@ static int load_inputs(struct chip *c, const struct obj_prog *p,
 
 		if (!t)
 			return NPU_ETENSOR;
+		/* Converted to the tensor's dtype on load (npy.h: integers
+		 * must be integral and in range, floats round to nearest even,
+		 * overflow is an error); the shape must match exactly, there
+		 * is no broadcasting or reshaping. */
 		if (npy_load_as(b->path, t->dtype, &x, d))
 			return NPU_ETENSOR;
 		same = x.ndim == t->rank;
@@ -307,12 +342,15 @@ static int load_inputs(struct chip *c, const struct obj_prog *p,
 			npy_free(&x);
 			return NPU_ETENSOR;
 		}
+		/* Same dtype and shape, so x.data holds exactly nbytes. */
 		memcpy(dst, x.data, nbytes);
 		npy_free(&x);
 	}
 	return 0;
 }
 
+/* Read each --output tensor back into a .npy of the tensor's declared
+ * dtype and shape; npy_write is atomic per file.  k is unused. */
 static int write_outputs(struct chip *c, const struct obj_prog *p,
 			 const struct run_opts *o, struct diag *d)
 {
@@ -343,7 +381,9 @@ static int write_outputs(struct chip *c, const struct obj_prog *p,
 	return 0;
 }
 
-/* MACs over rows*cols*busy of the same matrix engine, in percent. */
+/* MACs over rows*cols*busy of the same matrix engine, in percent: the
+ * PE utilisation while the array was busy (docs/timing.md: macs /
+ * pe_cycles).  n..leaf is the engine's prefix ("core0.matrix"). */
 static double macs_busy_pct(const struct ctr_sink *s, const char *n,
 			    const char *leaf, uint64_t macs, uint64_t pe)
 {
@@ -355,7 +395,10 @@ static double macs_busy_pct(const struct ctr_sink *s, const char *n,
 	return b && b->u ? 100.0 * (double)macs / ((double)pe * (double)b->u) : 0.0;
 }
 
-/* Compact per-unit table: busy and stall cycles and their share. */
+/* Compact per-unit table: busy and stall cycles and their share of the
+ * run.  Units are found by their busy_cycles counter, in dump order, so
+ * the memories (which have none) are not listed; DRAM channels are, with
+ * a stall of 0 (they have no stall_cycles counter). */
 static void print_summary(FILE *fp, const struct ctr_sink *s, cycle_t cycles,
 			  double ghz, uint64_t pe)
 {
@@ -410,6 +453,8 @@ static int cmd_run_common(int argc, char **argv, int stat)
 	struct trc *trace = NULL;
 	int rc = 0, arch_ok = 0, i;
 
+	/* Everything cleaned up at "out" must be initialised before the
+	 * first goto: sink, chip (NULL), prog (NULL), trace (NULL). */
 	diag_init(&d, stderr);
 	ctr_sink_init(&sink);
 	if (!o)
@@ -443,6 +488,8 @@ static int cmd_run_common(int argc, char **argv, int stat)
 	}
 	if (rc)
 		goto out;
+	/* Opened before the run because events stream into it; a failed
+	 * run aborts it (trc_abort), leaving no file behind. */
 	if (o->trace) {
 		trace = trc_open(o->trace, ARCH_F(&a, CHIP_CLOCK_GHZ), &d);
 		if (!trace) {
@@ -475,6 +522,8 @@ static int cmd_run_common(int argc, char **argv, int stat)
 				  "the instruction at pc 0x%llx (core %d)",
 				  (unsigned long long)d.last_run.pc, d.last_run.core);
 	}
+	/* No output of a failed run: a fault, deadlock or timeout leaves
+	 * the tensors in an undefined state. */
 	if (rc) {
 		if (rc == NPU_EINTERNAL)
 			(void)diag_error(&d, diag_nowhere(), rc,
@@ -512,6 +561,8 @@ static int cmd_run_common(int argc, char **argv, int stat)
 				       o->outputs[i].path);
 		}
 	}
+	/* Hazards do not stop the run (outputs and counters are written
+	 * above); they only turn the exit status into 3. */
 	if (o->check_hazards && res.n_hazards) {
 		fprintf(stderr, "npusim: %d hazard%s found\n", res.n_hazards,
 			res.n_hazards == 1 ? "" : "s");

@@ -3,6 +3,13 @@
  *
  * Exit statuses: 0 ok, 1 program/assembly/tensor error, 2 usage or
  * configuration error, 3 simulated program fault, deadlock or cycle limit.
+ * Subcommands compute theirs with npu_exit_status() (util/diag.c), which
+ * maps every NPU_E* code to one of these, so scripts can tell a bad kernel
+ * (3) from a bad command line (2) without parsing messages.
+ *
+ * The subcommand table is commands.def, included twice (here for the
+ * dispatch table, in cli.h for the prototypes): adding a subcommand is one
+ * line there, and a missing cmd_<name> is a link error.
  */
 #include <stdio.h>
 #include <string.h>
@@ -11,11 +18,12 @@
 #include "cli.h"
 
 struct cmd {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-	const char *summary;
+	const char *name;                 /* subcommand word: "run" */
+	int (*fn)(int argc, char **argv); /* argv[0] is that word */
+	const char *summary;              /* one line for --help */
 };
 
+/* In commands.def order, which is the order --help lists them in. */
 static const struct cmd cmds[] = {
 #define CMD(name, fn, summary) { #name, fn, summary },
 #include "commands.def"
@@ -35,6 +43,8 @@ static void usage(FILE *fp)
 		    "2 usage/config error,\n             3 simulated fault, deadlock or cycle limit\n");
 }
 
+/* -h/--help anywhere wins over every other argument, so a half-typed
+ * command line still gets help instead of an error (git does the same). */
 int cli_want_help(int argc, char **argv)
 {
 	int i;
@@ -57,6 +67,9 @@ const char *cli_opt_value(int argc, char **argv, int *i, char s,
 	const char *arg = argv[*i];
 	size_t n = strlen(lng);
 
+	/* "-cX": the value is glued on; "-c" alone or the exact long form
+	 * fall through to take the next argument.  "--config=X" may give an
+	 * empty value, which the caller then rejects or accepts itself. */
 	if (s && arg[0] == '-' && arg[1] == s) {
 		if (arg[2])
 			return arg + 2;
@@ -89,6 +102,8 @@ int main(int argc, char **argv)
 		printf("npusim %s\n", NPU_VERSION);
 		return NPU_EXIT_OK;
 	}
+	/* Shift argv so each subcommand parses "name args..." like a program
+	 * of its own (its messages say "npusim <name>: ..."). */
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (strcmp(argv[1], cmds[i].name) == 0)
 			return cmds[i].fn(argc - 1, argv + 1);

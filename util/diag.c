@@ -1,10 +1,23 @@
 /*
  * diag.c - error messages with a place (see diag.h).
+ *
+ * One formatter for every message of the program, so all of them share
+ * the two shapes of diag.h ("file:line:col: error: ..." for input,
+ * "core N pc 0x.. cycle N: error: ..." for runtime faults).  The returned
+ * value is always the caller's error code, which lets a detector write
+ * "return diag_error(d, loc, NPU_EX, ...)" in one line.
+ *
+ * Invariants: d->last always holds the most recent message (tests read
+ * it, and a collect-only sink with fp == NULL keeps it too); last_run is
+ * the place of the latest runtime error, so cmd_run can add a note with
+ * the faulting instruction's source line after the run.  Messages longer
+ * than 383 characters are truncated, never overflowed.
  */
 #include "diag.h"
 
 #include <string.h>
 
+/* err.def's messages in err.def order: index i belongs to NPU_E* = -1 - i. */
 static const char *const err_msgs[] = {
 #define ERR(name, msg) msg,
 #include "err.def"
@@ -17,12 +30,17 @@ const char *npu_strerror(int err)
 
 	if (err == 0)
 		return "success";
+	/* Invert NPU_E<name> = -1 - index (diag.h); positive values and codes
+	 * beyond the table are not errors this program defines. */
 	i = (size_t)(-1 - (long)err);
 	if (err >= 0 || i >= NPU_N_ERRS)
 		return "unknown error";
 	return err_msgs[i];
 }
 
+/* The only place that decides an exit status (main.c lists them): input
+ * and program problems exit 1 by default, so a new error code is never
+ * mistaken for a usage error or a simulated fault. */
 int npu_exit_status(int err)
 {
 	switch (err) {
@@ -65,6 +83,7 @@ struct diag_loc diag_nowhere(void)
 	return l;
 }
 
+/* Indexed by enum diag_level. */
 static const char *const level_names[] = { "error", "warning", "note" };
 
 int diag_vreport(struct diag *d, enum diag_level lvl, struct diag_loc loc,
@@ -74,6 +93,8 @@ int diag_vreport(struct diag *d, enum diag_level lvl, struct diag_loc loc,
 	char msg[384];
 	size_t n;
 
+	/* The most precise prefix the location allows; an input location
+	 * wins over a runtime one, and diag_nowhere() gets no prefix. */
 	if (loc.file && loc.line > 0 && loc.col > 0)
 		snprintf(prefix, sizeof(prefix), "%s:%d:%d: ", loc.file,
 			 loc.line, loc.col);
@@ -90,6 +111,7 @@ int diag_vreport(struct diag *d, enum diag_level lvl, struct diag_loc loc,
 	n = (size_t)snprintf(d->last, sizeof(d->last), "%s%s: %s", prefix,
 			     level_names[lvl], msg);
 	(void)n;
+	/* Notes are not counted: they belong to the error before them. */
 	if (lvl == DIAG_ERROR) {
 		d->n_errors++;
 		if (loc.core >= 0)
@@ -135,6 +157,12 @@ void diag_note(struct diag *d, struct diag_loc loc, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * Echo the source line and a caret under column col (1-based), as
+ * compilers do.  Tabs before the column are copied as tabs so the caret
+ * lines up whatever the terminal's tab width; the one-space indent keeps
+ * both lines aligned with each other.
+ */
 void diag_caret(struct diag *d, const char *line, int col)
 {
 	int i;

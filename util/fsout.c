@@ -1,5 +1,16 @@
 /*
  * fsout.c - write to a temporary file, then rename (see fsout.h).
+ *
+ * Why rename: POSIX rename() within one directory replaces the target
+ * atomically, so a reader sees the old file or the complete new one,
+ * never a prefix.  The temporary sits next to the target (same directory,
+ * hence same file system) because rename cannot cross file systems; the
+ * pid in its name keeps two concurrent runs writing the same output from
+ * sharing a temporary.  A process killed between open and commit leaves
+ * its "<path>.tmp.<pid>" behind; nothing else does.
+ *
+ * Invariant: after commit or abort fp is NULL and nothing is owned, so a
+ * second commit fails with NPU_EIO and a second abort is a no-op.
  */
 #include "fsout.h"
 
@@ -33,6 +44,7 @@ int fsout_open(struct fsout *o, const char *path, struct diag *d)
 			return 0;
 		}
 	}
+	/* ".tmp." + a decimal pid (at most 20 digits) + NUL fits in 32. */
 	n = strlen(path) + 32;
 	o->path = str_dup(path);
 	o->tmp = malloc(n);
@@ -60,6 +72,7 @@ int fsout_commit(struct fsout *o, struct diag *d)
 
 	if (!o->fp)
 		return NPU_EIO;
+	/* stdout is flushed, not closed: later output may still follow. */
 	if (o->fp == stdout) {
 		bad = fflush(stdout) != 0;
 		o->fp = NULL;
@@ -71,11 +84,16 @@ int fsout_commit(struct fsout *o, struct diag *d)
 		memset(o, 0, sizeof(*o));
 		return bad ? NPU_EIO : 0;
 	}
+	/* A write error anywhere (ferror is sticky) or on the final flush
+	 * (fclose) keeps the old file: the temporary is removed instead. */
 	bad = ferror(o->fp) != 0;
 	if (fclose(o->fp) != 0)
 		bad = 1;
 	o->fp = NULL;
 	if (bad || rename(o->tmp, o->path) != 0) {
+		/* errno is that of the failing call; after a failed write it
+		 * may be stale (the write failed earlier), so the message can
+		 * name a less precise reason. */
 		int err = errno;
 
 		remove(o->tmp);
@@ -92,6 +110,8 @@ int fsout_commit(struct fsout *o, struct diag *d)
 	return 0;
 }
 
+/* Discard the output: the target keeps its old contents (or stays
+ * absent).  A device or pipe opened directly is only closed. */
 void fsout_abort(struct fsout *o)
 {
 	if (o->direct) {

@@ -15,6 +15,8 @@
 #include "../isa/isa.h"
 #include "../sim/core/counters.h"
 
+/* Must list every name of GEN_DOCS in the Makefile; an unknown name is an
+ * error (exit 2), so a stale Makefile entry cannot pass silently. */
 static const struct {
 	const char *name;           /* docs/<name>.md */
 	void (*write)(FILE *);      /* writes the whole document */
@@ -34,6 +36,8 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
 		if (strcmp(argv[1], docs[i].name) == 0) {
+			/* Exit 1 if the document could not be written
+			 * (full disk): make must not keep a truncated doc. */
 			docs[i].write(stdout);
 			return fflush(stdout) != 0;
 		}

@@ -21,6 +21,13 @@
  * double rounding occurs), then num_encode rounds it once, to nearest even.
  * Integer targets are range-checked here instead of saturated, because a
  * tensor file that does not fit its declared type is a user error.
+ *
+ * Reading is a strict parser, not Python's literal_eval: it accepts what
+ * numpy.save writes (and Python 2's "3L" dimensions), and rejects anything
+ * else with the byte offset of the problem, so a malformed or hostile file
+ * yields a message, never undefined behaviour.  Writing produces exactly
+ * what numpy.save would for the same array (version 1.0, 64-byte aligned
+ * data), so written files round-trip through NumPy unchanged.
  */
 #include "npy.h"
 
@@ -35,6 +42,8 @@
 
 /* ---- small helpers --------------------------------------------------------*/
 
+/* For tensors built by npy_alloc or a load, whose shape product was
+ * checked; no overflow test here. */
 uint64_t npy_count(const struct npy *t)
 {
 	uint64_t n = 1;
@@ -78,6 +87,8 @@ int npy_alloc(struct npy *t, enum npu_dtype dtype, int ndim,
 	memset(t, 0, sizeof(*t));
 	if (ndim < 0 || ndim > NPY_MAX_DIMS || (unsigned)dtype >= DT_N)
 		return NPU_ERANGE;
+	/* count <= 2^64 / 32 keeps count x 32 bits (the widest dtype) from
+	 * wrapping inside dtype_bytes; the +1 below needs SIZE_MAX - 1. */
 	if (shape_count(shape, ndim, &count) != 0 ||
 	    count > UINT64_MAX / 32 || dtype_bytes(dtype, count) > SIZE_MAX - 1)
 		return NPU_ERANGE;
@@ -101,6 +112,9 @@ void npy_free(struct npy *t)
 	memset(t, 0, sizeof(*t));
 }
 
+/* The descr written for each npusim dtype: the "written as" column of
+ * npy.h's table.  int4 and int8 share '|i1'; the tensor table of the
+ * program, not the file, says which one a tensor is. */
 const char *npy_descr(enum npu_dtype t)
 {
 	static const char *const descr[DT_N] = {
@@ -118,7 +132,8 @@ const char *npy_descr(enum npu_dtype t)
 	return (unsigned)t < DT_N ? descr[t] : "?";
 }
 
-/* Little- or big-endian unsigned load of 1..8 bytes. */
+/* Little- or big-endian unsigned load of 1..8 bytes (byte-wise: no
+ * alignment or host byte-order assumption about the file buffer). */
 static uint64_t load_uint(const uint8_t *p, int size, int big)
 {
 	uint64_t v = 0;
@@ -129,6 +144,7 @@ static uint64_t load_uint(const uint8_t *p, int size, int big)
 	return v;
 }
 
+/* Little-endian store of size bytes (the header length field). */
 static void store_le(uint8_t *p, uint64_t v, int size)
 {
 	int i;
@@ -166,12 +182,16 @@ static double int_as_double(uint64_t mag, int neg, enum npu_dtype t)
 	if (mag < ((uint64_t)1 << 53)) {
 		v = (double)mag;
 	} else {
+		/* bits = position of the leading one + 1 (>= 54 here), so
+		 * s >= 30 and the shifts below are well defined. */
 		for (q = mag; q; q >>= 1)
 			bits++;
 		s = bits - (mant_bits[t] + 1);
 		q = mag >> s;
 		rem = mag & (((uint64_t)1 << s) - 1);
 		half = (uint64_t)1 << (s - 1);
+		/* Round half to even on the discarded bits; a carry out of
+		 * q (all ones) is still exact in a double via ldexp. */
 		if (rem > half || (rem == half && (q & 1)))
 			q++;
 		v = ldexp((double)q, s);
@@ -207,6 +227,8 @@ struct hparse {
 	struct diag *d;     /* where errors go */
 };
 
+/* Header syntax error at the cursor; the offset is from the start of the
+ * file, as a hex dump would show it. */
 static int herr(struct hparse *p, const char *what)
 {
 	return diag_error(p->d, diag_at_file(p->name, 0, 0), NPU_ETENSOR,
@@ -214,6 +236,8 @@ static int herr(struct hparse *p, const char *what)
 			  p->base + p->i, what);
 }
 
+/* Skip Python whitespace; numpy.save pads the header with spaces and
+ * ends it with '\n'. */
 static void hskip(struct hparse *p)
 {
 	while (p->i < p->n && (p->s[p->i] == ' ' || p->s[p->i] == '\t' ||
@@ -242,6 +266,8 @@ static int hstring(struct hparse *p, char *buf, size_t cap)
 	if (p->i >= p->n || (p->s[p->i] != '\'' && p->s[p->i] != '"'))
 		return herr(p, "expected a quoted string");
 	q = p->s[p->i++];
+	/* Escapes and non-ASCII never occur in the keys or descrs NumPy
+	 * writes; refusing them keeps the parser trivial and exact. */
 	while (p->i < p->n && p->s[p->i] != q) {
 		unsigned char c = (unsigned char)p->s[p->i];
 
@@ -281,6 +307,8 @@ static int hshape(struct hparse *p, struct npy_hdr *h)
 	hskip(p);
 	if (!haccept(p, '('))
 		return herr(p, "expected '(' starting the shape tuple");
+	/* "()" is a 0-d scalar, "(3,)" one dimension; a trailing comma is
+	 * allowed after any element, as Python allows. */
 	h->ndim = 0;
 	for (;;) {
 		uint64_t v = 0;
@@ -328,6 +356,9 @@ static int parse_descr(const char *descr, struct src_type *st,
 	char *end;
 	long size;
 
+	/* Byte order: '<' little, '|' not applicable (1 byte), '=' native
+	 * (numpy.save never writes it; read as little-endian, whatever the
+	 * host), '>' big, byte-swapped on load. */
 	st->big = 0;
 	if (*s == '<' || *s == '|' || *s == '=') {
 		s++;
@@ -355,7 +386,7 @@ static int parse_descr(const char *descr, struct src_type *st,
 		if (size == 2 || size == 4 || size == 8)
 			return 0;
 		break;
-	case 'V':
+	case 'V': /* raw bytes: the ml_dtypes encodings of npy.h */
 		if (size == 1 || size == 2)
 			return 0;
 		break;
@@ -402,6 +433,9 @@ static int parse_header(const uint8_t *buf, size_t n, const char *name,
 	if (n < hstart)
 		return diag_error(d, diag_at_file(name, 0, 0), NPU_ETENSOR,
 				  "truncated .npy header (%zu bytes)", n);
+	/* Checked against the bytes actually present before it is used as a
+	 * length: a forged 4 GiB header length cannot make us read past the
+	 * buffer. */
 	hlen = (size_t)load_uint(buf + 8, (int)hstart - 8, 0);
 	if (hlen > n - hstart)
 		return diag_error(d, diag_at_file(name, 0, 0), NPU_ETENSOR,
@@ -451,6 +485,8 @@ static int parse_header(const uint8_t *buf, size_t n, const char *name,
 		} else if (strcmp(key, "descr") == 0 ||
 			   strcmp(key, "fortran_order") == 0 ||
 			   strcmp(key, "shape") == 0) {
+			/* A Python dict would keep the last value silently;
+			 * an ambiguous file is refused instead. */
 			return herr(&p, "duplicate key");
 		} else {
 			return diag_error(d, diag_at_file(name, 0, 0),
@@ -483,7 +519,8 @@ static int parse_header(const uint8_t *buf, size_t n, const char *name,
 
 /* ---- conversion -----------------------------------------------------------*/
 
-/* "[1, 2]" for flat index i of the shape in h (messages). */
+/* "[1, 2]" for flat index i of the shape in h (messages): C order, so the
+ * last dimension varies fastest and is peeled off first. */
 static void fmt_index(char *buf, size_t cap, const struct npy_hdr *h,
 		      uint64_t i)
 {
@@ -511,6 +548,9 @@ struct val {
 	double f;      /* float value */
 };
 
+/* Decode one file element (any supported descr) into its exact value:
+ * integers as sign and magnitude, so uint64 and int64 both fit without
+ * loss; floats as a double, which holds f2, f4 and f8 exactly. */
 static struct val fetch(const uint8_t *p, const struct src_type *st)
 {
 	struct val v = { 0, 0, 0, 0.0 };
@@ -552,7 +592,9 @@ static struct val fetch(const uint8_t *p, const struct src_type *st)
 	return v;
 }
 
-/* Natural npusim dtype of a file type, or -1. */
+/* Natural npusim dtype of a file type, or -1: the dtype npy_read gives a
+ * file when the caller has no declared dtype.  '|i1' maps to int8 (never
+ * int4) and u2/V2 to bf16, inverting npy_descr where it is unambiguous. */
 static int natural_dtype(const struct src_type *st)
 {
 	if (st->kind == 'i' && st->size == 1)
@@ -570,9 +612,14 @@ static int natural_dtype(const struct src_type *st)
 	return -1;
 }
 
-/* How a file type maps onto the wanted dtype. */
+/* How a file type maps onto the wanted dtype: CONV_COPY the same layout
+ * (bytes as they are, byte-swapped if big-endian); CONV_RAW raw codes of
+ * a type NumPy lacks (bf16 bits, fp8 codes, int4 nibbles); CONV_VALUE
+ * convert each element's value, exactly or with one rounding. */
 enum conv { CONV_COPY, CONV_RAW, CONV_VALUE };
 
+/* Choose the conversion for the whole file (one decision, not one per
+ * element); refuses raw codes that do not fit the wanted dtype. */
 static int plan(const struct npy_hdr *h, enum npu_dtype want,
 		const char *name, struct diag *d, enum conv *c)
 {
@@ -615,11 +662,14 @@ static int conv_int(struct val v, enum npu_dtype want, uint8_t *out,
 		    uint64_t i, const struct npy_hdr *h, const char *name,
 		    struct diag *d)
 {
+	/* Two's complement range of the target: int4 -8..7 up to int32. */
 	int64_t hi = ((int64_t)1 << (dtype_bits(want) - 1)) - 1, lo = -hi - 1;
 	char at[160];
 	int64_t x;
 
 	if (v.is_float) {
+		/* Written as !(in range) so that NaN fails too; lo and hi
+		 * are exact doubles for every integer dtype (<= 32 bits). */
 		if (!(v.f >= (double)lo && v.f <= (double)hi) ||
 		    v.f != trunc(v.f)) {
 			fmt_index(at, sizeof(at), h, i);
@@ -662,6 +712,9 @@ static int conv_float(struct val v, enum npu_dtype want, uint8_t *out,
 		      uint64_t i, const struct npy_hdr *h, const char *name,
 		      struct diag *d)
 {
+	/* A NaN input stays NaN (E4M3 has one NaN per sign, so its payload
+	 * is lost: num.h); only a finite input turning non-finite is an
+	 * overflow. */
 	double x = v.is_float ? v.f : int_as_double(v.mag, v.neg, want);
 	uint32_t bits = num_encode(want, x, NUM_OVF_IEEE);
 	double back = num_decode(want, bits);
@@ -706,6 +759,7 @@ static int load(uint8_t *buf, size_t n, const char *name, int want_in,
 		*stolen = 0;
 	if ((r = parse_header(buf, n, name, &h, d)) != 0)
 		return r;
+	/* want_in < 0: npy_read, the file decides (its natural dtype). */
 	if (want_in < 0) {
 		int nat = natural_dtype(&h.st);
 
@@ -724,6 +778,8 @@ static int load(uint8_t *buf, size_t n, const char *name, int want_in,
 	}
 	if ((r = plan(&h, want, name, d, &c)) != 0)
 		return r;
+	/* count <= 2^64 / 8 keeps count x size (at most 8 bytes) exact; the
+	 * size test after it then bounds everything by the file's length. */
 	if (shape_count(h.shape, h.ndim, &count) != 0 ||
 	    count > UINT64_MAX / 8)
 		return diag_error(d, diag_at_file(name, 0, 0), NPU_ETENSOR,
@@ -736,6 +792,8 @@ static int load(uint8_t *buf, size_t n, const char *name, int want_in,
 				  "(%llu elements of '%s'); file truncated?",
 				  n - h.data_off, (unsigned long long)need,
 				  (unsigned long long)count, h.descr);
+	/* Trailing bytes mean the shape or dtype is not what the writer
+	 * meant: refused rather than ignored. */
 	if (n - h.data_off > need)
 		return diag_error(d, diag_at_file(name, 0, 0), NPU_ETENSOR,
 				  "%llu bytes of unexpected data after the "
@@ -748,6 +806,8 @@ static int load(uint8_t *buf, size_t n, const char *name, int want_in,
 
 	if (c == CONV_COPY && !h.st.big && steal) {
 		/* Slide the data to the front of the file buffer and keep it. */
+		/* +1 as in npy_alloc: an empty tensor keeps a valid pointer
+		 * (realloc(p, 0) may return NULL). */
 		memmove(buf, src, (size_t)need);
 		dst = realloc(buf, (size_t)need + 1);
 		*stolen = 1;
@@ -791,6 +851,8 @@ static int load(uint8_t *buf, size_t n, const char *name, int want_in,
 	return 0;
 }
 
+/* From a caller's buffer (the unit tests): steal = 0, so the buffer is
+ * only read and the cast away from const is never written through. */
 int npy_load_mem(const uint8_t *buf, size_t n, const char *name, int want,
 		 struct npy *out, struct diag *d)
 {
@@ -810,7 +872,9 @@ static int slurp(const char *path, uint8_t **buf, size_t *n, struct diag *d)
 	if (!fp)
 		return diag_error(d, diag_at_file(path, 0, 0), NPU_EIO,
 				  "cannot open: %s", strerror(errno));
-	/* Start at the file's size when known (pipes grow the buffer). */
+	/* Start at the file's size when known (pipes grow the buffer).  One
+	 * byte more than the size, so the first fread comes back short and
+	 * EOF is seen without a second, doubling realloc. */
 	cap = fstat(fileno(fp), &sb) == 0 && S_ISREG(sb.st_mode) &&
 			      (uint64_t)sb.st_size < SIZE_MAX - 1
 		      ? (size_t)sb.st_size + 1
@@ -820,6 +884,7 @@ static int slurp(const char *path, uint8_t **buf, size_t *n, struct diag *d)
 		size_t got = fread(b + len, 1, cap - len, fp);
 
 		len += got;
+		/* A short read is EOF or an error; ferror tells which below. */
 		if (len < cap)
 			break;
 		if (cap > SIZE_MAX / 2) {
@@ -918,6 +983,8 @@ static size_t make_header(const struct npy *t, char *hdr, size_t cap)
 	 * field record dtypes); with at most NPY_MAX_DIMS dimensions an
 	 * npusim header is under 256 bytes, so 1.0 always suffices.
 	 */
+	/* 10 = magic (6) + version (2) + 16-bit header length (2); the
+	 * length stored counts the padding and the '\n'. */
 	pre = 10;
 	total = (pre + len + 63) / 64 * 64;
 	if (total > cap)
@@ -932,7 +999,8 @@ static size_t make_header(const struct npy *t, char *hdr, size_t cap)
 	return total;
 }
 
-/* int4 storage -> one sign-extended value per byte. */
+/* int4 storage -> one sign-extended value per byte: NumPy has no int4, so
+ * a file carries int4 as '|i1' values -8..7 (npy.h), readable anywhere. */
 static void unpack_int4(const uint8_t *src, uint8_t *dst, uint64_t count)
 {
 	uint64_t i;
@@ -944,6 +1012,8 @@ static void unpack_int4(const uint8_t *src, uint8_t *dst, uint64_t count)
 	}
 }
 
+/* The whole file image in memory (the unit tests' round trips); the same
+ * bytes npy_write puts in a file. */
 int npy_encode(const struct npy *t, uint8_t **buf, size_t *n)
 {
 	char hdr[1024];
@@ -986,12 +1056,17 @@ int npy_write(const char *path, const struct npy *t, struct diag *d)
 				  (unsigned long long)t->nbytes);
 	if ((r = fsout_open(&o, path, d)) != 0)
 		return r;
+	/* fwrite results are not checked one by one: the stream's error flag
+	 * is sticky, and fsout_commit refuses to rename a file with an error
+	 * (the old file stays). */
 	fwrite(hdr, 1, hl, o.fp);
 	if (t->dtype == DT_INT4) {
 		/* Unpack in chunks so a large tensor needs no second copy. */
 		uint8_t chunk[4096];
 		uint64_t count = npy_count(t), i;
 
+		/* The step (4096) is even, so every chunk starts on a whole
+		 * byte of packed storage (two nibbles per byte). */
 		for (i = 0; i < count; i += sizeof(chunk)) {
 			uint64_t m = count - i < sizeof(chunk)
 					     ? count - i
