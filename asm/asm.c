@@ -16,6 +16,18 @@
  * bytes into their chunks.  Errors in pass 2 point at the operand that is
  * wrong; pass 1 errors mark their statement bad so it is not reported again.
  *
+ * Invariants:
+ *   - a statement's size is fixed in pass 1 and pass 2 writes exactly that
+ *     many bytes at its address (li is recomputed and its length checked);
+ *   - a statement that failed in pass 1 becomes ST_ALIGN with aux = -1: it
+ *     keeps the bytes it had reserved (4 for a bad instruction, so later
+ *     labels do not move) and emits nothing;
+ *   - the data bytes of a chunk are the bytes of its obj_section: they are
+ *     allocated once pass 1 has fixed every size (alloc_prog), and pass 2
+ *     writes through the chunk;
+ *   - errors are collected and printed at cleanup in reading order, so the
+ *     output is the same whichever pass found them.
+ *
  * A failed assembly returns NPU_EASM and no program; the CLI then writes no
  * output file.
  */
@@ -43,10 +55,16 @@ struct err_rec {
 	unsigned seq;            /* where->seq */
 	size_t order;            /* discovery order (stable sort) */
 	const struct where *w;   /* line (text lives until cleanup) */
-	int col;
+	int col;                 /* 1-based column of the caret */
 	char *msg;               /* malloc'd */
 };
 
+/*
+ * The message is formatted into a fixed 400-byte buffer (one line; a
+ * longer one is cut, never overflowed) and copied to the heap, because
+ * printing waits for the end of the assembly.  Returns EV_ERR so callers
+ * can `return asm_error(...)`.
+ */
 int asm_error(struct asm_ctx *A, const struct where *w, int col,
 	      const char *fmt, ...)
 {
@@ -62,6 +80,8 @@ int asm_error(struct asm_ctx *A, const struct where *w, int col,
 	 * Every error is reported, up to a bound: a runaway input (a macro
 	 * that expands its errors a million times) must not take minutes and
 	 * gigabytes to tell the user so.
+	 *
+	 * The 1001st error becomes "too many errors" and stops the input.
 	 */
 	if (A->n_errs >= ASM_MAX_ERRORS) {
 		if (!A->fatal) {
@@ -85,6 +105,7 @@ int asm_error(struct asm_ctx *A, const struct where *w, int col,
 	e->msg = str_dup(msg);
 	if (!e->msg)
 		return asm_oom(A);
+	/* seq 0 (-D errors: cmdline_where) sorts before every source line. */
 	e->seq = w->seq;
 	e->order = A->n_errs++;
 	e->w = w;
@@ -123,6 +144,10 @@ static void flush_errors(struct asm_ctx *A)
 		 * Macro expansions, innermost first, as compilers print them;
 		 * a deep (recursive) chain shows its first three levels and
 		 * the outermost call.
+		 *
+		 * With depth > 5: the 3 innermost levels, a "(depth - 4 more
+		 * levels)" note, then the outermost call (the line the user
+		 * wrote), i.e. 4 notes in all however deep the recursion.
 		 */
 		for (x = e->w->exp; x; x = x->call->exp)
 			depth++;
@@ -145,6 +170,11 @@ static void flush_errors(struct asm_ctx *A)
 	A->n_errs = A->cap_errs = 0;
 }
 
+/*
+ * Out of memory is reported once, immediately (not through the error
+ * list, which may itself be what could not grow), and sets A->oom, which
+ * stops the input loop and both passes.
+ */
 int asm_oom(struct asm_ctx *A)
 {
 	if (!A->oom)
@@ -155,7 +185,11 @@ int asm_oom(struct asm_ctx *A)
 	return EV_ERR;
 }
 
-/* Where record for the command line (-D). */
+/*
+ * Where record for the command line (-D).
+ * The arena zeroes the record, so seq is 0 and exp NULL: -D errors sort
+ * before the first source line and have no macro notes.
+ */
 static struct where *cmdline_where(struct asm_ctx *A, const char *text)
 {
 	struct where *w = arena_alloc(&A->ar, sizeof(*w));
@@ -192,6 +226,7 @@ static const char *sym_kind_desc(const struct sym *s)
 static struct sym *define_sym(struct asm_ctx *A, const struct where *w,
 			      const struct tok *t, enum sym_kind kind)
 {
+	/* 255 characters: the longest name an object file can hold. */
 	char name[256];
 	struct sym *s;
 
@@ -206,6 +241,7 @@ static struct sym *define_sym(struct asm_ctx *A, const struct where *w,
 			  "'%s' is a register name and cannot be a symbol", name);
 		return NULL;
 	}
+	/* '.' lexes as an identifier (names may contain dots). */
 	if (!strcmp(name, ".")) {
 		asm_error(A, w, t->col, "'.' is the current address and cannot "
 					"be defined");
@@ -261,7 +297,13 @@ static int define_builtins(struct asm_ctx *A)
 	return 0;
 }
 
-/* -D NAME[=VALUE]: a constant defined before the first line. */
+/*
+ * -D NAME[=VALUE]: a constant defined before the first line.
+ * As with cc: "-D NAME" is 1.  The value is an expression evaluated at
+ * once (dot = 0), so it may use the predefined names and earlier -D
+ * names only; nothing of the source is known yet.  The identifier check
+ * mirrors the lexer's [A-Za-z_.][A-Za-z0-9_.]*.
+ */
 static void define_cmdline(struct asm_ctx *A, const char *def)
 {
 	const struct where *w = cmdline_where(A, def);
@@ -326,6 +368,10 @@ static void define_cmdline(struct asm_ctx *A, const char *def)
 /*
  * Append a statement at the current location of the current space; its
  * size is set by reserve().  n_ops operand slots are allocated zeroed.
+ *
+ * The list is in source order, which is the order pass 2 encodes in and
+ * so the order in which a statement's errors appear relative to others
+ * of the same line.
  */
 static struct stmt *new_stmt(struct asm_ctx *A, enum stmt_kind k,
 			     const struct where *w, int col, int n_ops)
@@ -353,7 +399,10 @@ static const char *const space_names[SP_N] = {
 	[SP_SPM] = ".spm",   [SP_ACC] = ".acc",
 };
 
-/* The object-file memory of each data space (-1: .text is code). */
+/*
+ * The object-file memory of each data space (-1: .text is code).
+ * (Label symbols of a data space carry this memory into the object.)
+ */
 static const int space_mem[SP_N] = {
 	[SP_TEXT] = -1, [SP_DATA] = OBJ_MEM_DATA, [SP_DRAM] = OBJ_MEM_DRAM,
 	[SP_SPM] = OBJ_MEM_SPM, [SP_ACC] = OBJ_MEM_ACC,
@@ -365,7 +414,12 @@ static const int space_mem[SP_N] = {
  */
 static int reserve_(struct asm_ctx *A, struct stmt *s, uint64_t size);
 
-/* reserve_, and a statement that cannot be placed emits nothing. */
+/*
+ * reserve_, and a statement that cannot be placed emits nothing.
+ * Split in two so that every error path of reserve_ turns the statement
+ * into an empty ST_ALIGN in one place: a statement that could not be
+ * placed occupies no bytes and encodes nothing.
+ */
 static int reserve(struct asm_ctx *A, struct stmt *s, uint64_t size)
 {
 	int r = reserve_(A, s, size);
@@ -383,10 +437,12 @@ static int reserve_(struct asm_ctx *A, struct stmt *s, uint64_t size)
 	int sp = A->space;
 	uint64_t at = A->loc[sp];
 
+	/* Location counters never wrap: address + size stays exact. */
 	if (size > UINT64_MAX - at)
 		return asm_error(A, s->w, s->col,
 				 "%s location overflows 64 bits", space_names[sp]);
 	if (sp == SP_TEXT) {
+		/* 4 Mi words = 16 MiB of code. */
 		if ((at + size) / 4 > ASM_MAX_CODE_WORDS) {
 			A->fatal = 1; /* every later instruction would repeat it */
 			return asm_error(A, s->w, s->col,
@@ -394,6 +450,13 @@ static int reserve_(struct asm_ctx *A, struct stmt *s, uint64_t size)
 					 "instructions)", ASM_MAX_CODE_WORDS);
 		}
 	} else if (size) {
+		/*
+		 * A chunk is one contiguous run: it grows while statements
+		 * follow each other in the space and ends when a section
+		 * directive gives a new address (open[sp] = NULL).  Padding
+		 * (.align, .zero) in a data space is part of the chunk, as
+		 * zero bytes, so the overlap check sees it too.
+		 */
 		struct chunk *c = A->open[sp];
 
 		if (size > ASM_MAX_DATA_BYTES - A->data_bytes)
@@ -425,7 +488,11 @@ static int reserve_(struct asm_ctx *A, struct stmt *s, uint64_t size)
 
 /* ---- operand parsing ------------------------------------------------------*/
 
-/* Count the operand words of a syntax string. */
+/*
+ * Count the operand words of a syntax string.
+ * A word is a maximal run [a-z][a-z0-9]*, as in isa_format_insn: e.g.
+ * "rd, imm(rs1)" has 3 (rd, imm, rs1), "" has 0.
+ */
 static int syntax_words(const char *p)
 {
 	int n = 0;
@@ -454,7 +521,11 @@ static int operand_count_error(struct asm_ctx *A, const struct where *w,
 			 n == 1 ? "" : "s", mn, syntax);
 }
 
-/* Kind of a syntax word of a pseudo-instruction. */
+/*
+ * Kind of a syntax word of a pseudo-instruction.
+ * pseudo.def syntax uses only rd/rs1/rs2 (registers), imm (an integer
+ * expression) and target (an address made pc-relative in pass 2).
+ */
 static enum isa_field_kind pseudo_word_kind(const char *p, size_t len)
 {
 	if ((len == 6 && !memcmp(p, "target", 6)))
@@ -493,6 +564,9 @@ static int name_lookup(enum isa_field_kind k, const char *name)
 /*
  * Did-you-mean within one namespace.  Units are suggested among the fixed
  * names and the first DMA engines; "dma" alone thus suggests "dma0".
+ *
+ * Suggesting among 125 DMA names would propose dma7 for "dma77" and
+ * similar noise; four engines cover the typical configurations.
  */
 static const char *name_suggest(enum isa_field_kind k, const char *name)
 {
@@ -522,7 +596,10 @@ static const char *name_suggest(enum isa_field_kind k, const char *name)
 	}
 }
 
-/* Copy token text into buf (truncated). */
+/*
+ * Copy token text into buf (truncated).
+ * n must be at least 1; every caller passes a local array.
+ */
 const char *asm_tok_text(const struct tok *t, char *buf, size_t n)
 {
 	size_t len = (size_t)t->len < n - 1 ? (size_t)t->len : n - 1;
@@ -537,13 +614,26 @@ static int is_op(const struct tok *t, int op)
 	return t->k == T_PUNCT && t->op == op;
 }
 
-/* 1 if the operand at token i is a single word (followed by ',' or EOL). */
+/*
+ * 1 if the operand at token i is a single word (followed by ',' or EOL).
+ * Name-or-expression operands (CSR, field, unit) take a lone word as a
+ * name: `sig U, 0` looks up a unit called U even if U is an .equ symbol;
+ * `sig (U), 0` or any longer expression is evaluated as a number.  The
+ * token after i exists: every line ends in T_EOL.
+ */
 static int single_word(const struct tok *v, int i)
 {
 	return v[i].k == T_IDENT && (v[i + 1].k == T_EOL || is_op(&v[i + 1], ','));
 }
 
-/* Parse a fence mask: all | unit(|unit)* | expression. */
+/*
+ * Parse a fence mask: all | unit(|unit)* | expression.
+ * Bit i of the 24-bit mask is unit id i for ids 0..22 (ctl, mtx, vec,
+ * dma0..dma19); bit 23 stands for every id >= 23, so naming dma20 or
+ * above is refused rather than silently widened.  An expression (or
+ * -1, mapped to ISA_FENCE_ALL in encode_insn) gives any mask.  A first
+ * word that is not a unit name starts an expression, so symbols work.
+ */
 static int parse_mask(struct asm_ctx *A, const struct where *w, int *i,
 		      struct opnd *o)
 {
@@ -600,6 +690,10 @@ static int parse_mask(struct asm_ctx *A, const struct where *w, int *i,
  * Parse the operands of mnemonic mn (token index *i) against syntax; fmt is
  * the format of a real instruction or -1 for a pseudo-instruction.  ops gets
  * one entry per syntax word, in order.
+ *
+ * ops[k].col is the column of the operand's first token: pass 2 range
+ * errors (isa_set_field) put their caret there.  mn_col is unused: the
+ * operand-count errors point at the token where an operand is missing.
  */
 static int parse_operands(struct asm_ctx *A, const struct where *w, int *i,
 			  const char *mn, int mn_col, const char *syntax,
@@ -684,7 +778,11 @@ static int parse_operands(struct asm_ctx *A, const struct where *w, int *i,
 		case ISA_FK_IMM:
 		case ISA_FK_HEX:
 		case ISA_FK_PCREL:
-			/* "imm(rs1)" with the imm left out: (rs1) means 0(rs1). */
+			/*
+			 * "imm(rs1)" with the imm left out: (rs1) means 0(rs1).
+			 * The operand is then a constant 0 and the '(' is left
+			 * for the syntax string's own "(" to consume.
+			 */
 			if (p[len] == '(' && is_op(&v[*i], '(') &&
 			    v[*i + 1].k == T_IDENT &&
 			    isa_reg_by_name(asm_tok_text(&v[*i + 1], name,
@@ -752,7 +850,10 @@ static int parse_operands(struct asm_ctx *A, const struct where *w, int *i,
 	return 0;
 }
 
-/* Require the current section to be .text for an instruction. */
+/*
+ * Require the current section to be .text for an instruction.
+ * Code lives only in .text (pc 0 up); data spaces hold bytes only.
+ */
 static int need_text(struct asm_ctx *A, const struct where *w, int col,
 		     const char *what)
 {
@@ -780,6 +881,7 @@ static void stmt_insn(struct asm_ctx *A, const struct where *w, int *i,
 	if (need_text(A, w, col, "instruction"))
 		return;
 	(*i)++;
+	/* One operand slot per format field, in syntax order. */
 	s = new_stmt(A, ST_INSN, w, col, fi->n_fields);
 	if (!s)
 		return;
@@ -824,12 +926,17 @@ static void stmt_pseudo(struct asm_ctx *A, const struct where *w, int *i,
 		 */
 		struct isa_insn seq[ASM_LI_MAX];
 		int64_t v = 0;
+		/*
+		 * ops[1] is OPD_VAL only for the "(rs1)" shortcut,
+		 * which li's syntax never matches: v stays 0 then.
+		 */
 		int r = s->ops[1].kind == OPD_VAL
 			? EV_OK : asm_eval(A, s->ops[1].e, s->addr, w, &v);
 
 		if (r == EV_OK) {
 			size = 4 * (uint64_t)asm_li_sequence(v, 0, seq);
 		} else if (r == EV_UNDEF) {
+			/* aux = 1 marks the long form for encode_li. */
 			size = 8;
 			s->aux = 1;
 			/* Remember who forced the long form, for pass 2. */
@@ -847,6 +954,9 @@ static void stmt_pseudo(struct asm_ctx *A, const struct where *w, int *i,
 /*
  * Evaluate an expression whose value is needed in pass 1 (a size, an
  * address, a condition).  what names it for the message.
+ *
+ * `.` is the current location of the current space: the address the
+ * directive being parsed would place its first byte at.
  */
 static int eval_now(struct asm_ctx *A, const struct where *w,
 		    const struct expr *e, const char *what, int64_t *v)
@@ -900,7 +1010,12 @@ static int expect_comma(struct asm_ctx *A, const struct where *w, int *i,
 			 operands);
 }
 
-/* .text / .data / .dram / .spm / .acc [ADDR] */
+/*
+ * .text / .data / .dram / .spm / .acc [ADDR]
+ * Without an address the space is just selected and continues at its
+ * location counter (and in its open chunk), so `.dram` blocks split by
+ * code pile up contiguously.  Each space starts at address 0.
+ */
 static void dir_section(struct asm_ctx *A, const struct where *w, int i,
 			int sp, const char *dir)
 {
@@ -937,11 +1052,19 @@ static void dir_data(struct asm_ctx *A, const struct where *w, int i, int col,
 				"or switch to a data section)", dir);
 		return;
 	}
+	/*
+	 * Unreachable today (.text only grows in whole words); kept because
+	 * put_word indexes code by addr / 4.
+	 */
 	if (A->space == SP_TEXT && A->loc[SP_TEXT] % 4) {
 		(void)asm_error(A, w, col, ".word in .text must be aligned");
 		return;
 	}
-	/* Count the top-level commas to size the operand array. */
+	/*
+	 * Count the top-level commas to size the operand array.
+	 * Expressions contain no commas, so commas + 1 is the exact operand
+	 * count of a well-formed list (fewer are used on an error).
+	 */
 	for (j = i; A->tk.v[j].k != T_EOL; j++)
 		n += is_op(&A->tk.v[j], ',');
 	if (A->tk.v[i].k == T_EOL) {
@@ -973,7 +1096,12 @@ bad:
 	(void)reserve(A, s, 0);
 }
 
-/* .float list */
+/*
+ * .float list
+ * Floats are not expressions (expressions are 64-bit integers), so the
+ * list is read token by token: optional signs, then a decimal or hex
+ * float, an integer, inf or nan.  The bit pattern is final in pass 1.
+ */
 static void dir_float(struct asm_ctx *A, const struct where *w, int i, int col)
 {
 	int n = 1, k, j;
@@ -1030,7 +1158,13 @@ bad:
 	(void)reserve(A, s, 0);
 }
 
-/* .zero N and .fill N, SIZE, VALUE */
+/*
+ * .zero N and .fill N, SIZE, VALUE
+ * N and SIZE shape the layout and must be known in pass 1; VALUE may use
+ * later labels (it is evaluated in pass 2).  .zero is an ST_ALIGN: its
+ * bytes are the zeros calloc gave the section.  The count is capped at
+ * the data limit (64 MiB) before any size is multiplied.
+ */
 static void dir_fill(struct asm_ctx *A, const struct where *w, int i, int col,
 		     int is_fill)
 {
@@ -1097,6 +1231,7 @@ static void dir_align(struct asm_ctx *A, const struct where *w, int i, int col)
 	if (asm_expr_now(A, w, &i, "the alignment", &n) ||
 	    asm_expect_eol(A, w, i, ".align"))
 		return;
+	/* 1 MiB: bounds the padding one .align can add. */
 	if (n <= 0 || (n & (n - 1)) || n > (1 << 20)) {
 		(void)asm_error(A, w, col, ".align %lld: the alignment must be a "
 					   "power of two up to 1048576",
@@ -1108,13 +1243,20 @@ static void dir_align(struct asm_ctx *A, const struct where *w, int i, int col)
 					   "multiple of 4", (long long)n);
 		return;
 	}
+	/* Bytes to the next multiple of n; 0 when already aligned. */
 	pad = ((uint64_t)n - A->loc[A->space] % (uint64_t)n) % (uint64_t)n;
 	s = new_stmt(A, ST_ALIGN, w, col, 0);
 	if (s)
 		(void)reserve(A, s, pad);
 }
 
-/* .equ NAME, EXPR */
+/*
+ * .equ NAME, EXPR
+ * The value is computed now if it can be (with `.` = here); a forward
+ * reference stays pending and is evaluated on first use or, at the
+ * latest, by check_symbols after pass 2.  Redefinition is an error:
+ * symbols have one value for the whole program.
+ */
 static void dir_equ(struct asm_ctx *A, const struct where *w, int i)
 {
 	const struct tok *nt = &A->tk.v[i];
@@ -1154,7 +1296,13 @@ static void dir_equ(struct asm_ctx *A, const struct where *w, int i)
 	}
 }
 
-/* .tensor NAME, MEM, ADDR, DTYPE, D0[, D1...] */
+/*
+ * .tensor NAME, MEM, ADDR, DTYPE, D0[, D1...]
+ * Operands of the statement: ops[0] the memory (a name, known now),
+ * ops[1] ADDR, ops[2] DTYPE, ops[3..] the dimensions; n counts them as
+ * 3 + the commas after MEM.  The tensor's name is also a symbol whose
+ * value is ADDR, pending until first use (so it may name a later label).
+ */
 static void dir_tensor(struct asm_ctx *A, const struct where *w, int i, int col)
 {
 	static const char ops[] = "NAME, MEM, ADDR, DTYPE, D0[, D1...]";
@@ -1240,7 +1388,10 @@ bad:
 
 /* ---- lines ----------------------------------------------------------------*/
 
-/* Directive by name (directives.def order), -1 if unknown. */
+/*
+ * Directive by name (directives.def order), -1 if unknown.
+ * Linear: about 30 directives, one lookup per directive line.
+ */
 static int find_directive(const char *name)
 {
 	int k;
@@ -1262,7 +1413,11 @@ static int find_pseudo(const char *name)
 	return -1;
 }
 
-/* "unknown instruction 'ad' (did you mean 'add'?)" over ops, pseudos, macros. */
+/*
+ * "unknown instruction 'ad' (did you mean 'add'?)" over ops, pseudos, macros.
+ * "ADD" gets the lowercase hint instead of a distance-based guess (every
+ * mnemonic is lowercase).  Candidates: instructions, pseudos, macros.
+ */
 static void unknown_mnemonic(struct asm_ctx *A, const struct where *w,
 			     const struct tok *t)
 {
@@ -1292,7 +1447,8 @@ static void unknown_mnemonic(struct asm_ctx *A, const struct where *w,
 	/*
 	 * Only names whose length is within str_suggest's distance limit can
 	 * be suggested; skipping the others saves most distance computations
-	 * (an input full of garbage words makes this a hot path).
+	 * (an input full of garbage words makes this a hot path).  lim =
+	 * max(2, len / 3) is str_suggest's own distance limit.
 	 */
 	{
 		size_t len = strlen(name), lim = len / 3 < 2 ? 2 : len / 3;
@@ -1362,6 +1518,7 @@ static void do_directive(struct asm_ctx *A, const struct where *w, int i,
 		(void)asm_error(A, w, col, "%s must be the first word of its line",
 				asm_directives[dir].name);
 		break;
+	/* The user's own message, with the caret at the directive. */
 	case ASM_DIR_ERROR: {
 		const struct tok *t = &A->tk.v[i];
 
@@ -1389,6 +1546,11 @@ static void do_directive(struct asm_ctx *A, const struct where *w, int i,
  */
 static void do_line(struct asm_ctx *A, const struct where *w)
 {
+	/*
+	 * The first word is found without tokenising: a line inside a macro
+	 * body or a false .if branch may not even lex (it may hold \params
+	 * or text for another configuration).
+	 */
 	const char *fw;
 	size_t fn = asm_first_word(w->text, &fw);
 	int col = (int)(fw - w->text) + 1, i = 0, dir = -1;
@@ -1396,6 +1558,10 @@ static void do_line(struct asm_ctx *A, const struct where *w)
 	const struct tok *t;
 
 	if (A->defining) {
+		/*
+		 * The finished macro goes to the front of the list;
+		 * names are unique (asm_dir_macro), so order is moot.
+		 */
 		if (asm_word_is(fw, fn, ".endm")) {
 			if (asm_lex(A, w->text, w) == 0)
 				(void)asm_expect_eol(A, w, 1, ".endm");
@@ -1419,7 +1585,12 @@ static void do_line(struct asm_ctx *A, const struct where *w)
 	}
 	if (dir == ASM_DIR_IF || dir == ASM_DIR_IFDEF || dir == ASM_DIR_IFNDEF ||
 	    dir == ASM_DIR_ELIF || dir == ASM_DIR_ELSE || dir == ASM_DIR_ENDIF) {
-		/* Tokenise only when the condition may be evaluated. */
+		/*
+		 * Tokenise only when the condition may be evaluated.
+		 * .if in a false region is not evaluated (only pushed, to
+		 * match its .endif); .elif/.else/.endif are evaluated when the
+		 * region around their .if is live.
+		 */
 		int live = asm_active(A) ||
 			   (A->n_conds && A->conds[A->n_conds - 1].parent_active &&
 			    dir != ASM_DIR_IF && dir != ASM_DIR_IFDEF &&
@@ -1462,6 +1633,7 @@ static void do_line(struct asm_ctx *A, const struct where *w)
 				asm_tok_desc(t, name, sizeof(name)));
 		return;
 	}
+	/* No mnemonic, directive or macro name reaches 64 characters. */
 	asm_tok_text(t, name, sizeof(name));
 	if ((size_t)t->len >= sizeof(name)) {
 		(void)asm_error(A, w, t->col, "unknown instruction '%s...'", name);
@@ -1517,7 +1689,11 @@ static void do_line(struct asm_ctx *A, const struct where *w)
 
 /* ---- pass 1 checks --------------------------------------------------------*/
 
-/* Order chunks by space and start address (ties by source position). */
+/*
+ * Order chunks by space and start address (ties by source position).
+ * A total order (space, start, line, file) so that qsort, which is not
+ * stable, gives the same order, and the same overlap message, every run.
+ */
 static int chunk_cmp(const void *pa, const void *pb)
 {
 	const struct chunk *a = *(const struct chunk *const *)pa;
@@ -1566,8 +1742,10 @@ static void check_overlaps(struct asm_ctx *A)
 			far = v[k];
 			continue;
 		}
+		/* far: the chunk of this space whose end is furthest so far. */
 		if (k == 1 || !far)
 			far = v[k - 1];
+		/* Unsigned: q starts at or after far (sorted), no overflow. */
 		if (q->start - far->start < far->size)
 			(void)asm_error(A, q->w, q->col,
 					"%s bytes at 0x%llx..0x%llx overlap those "
@@ -1587,7 +1765,10 @@ static void check_overlaps(struct asm_ctx *A)
 
 /* ---- pass 2 ---------------------------------------------------------------*/
 
-/* Value of operand o of statement s (pass 2). */
+/*
+ * Value of operand o of statement s (pass 2).
+ * `.` in an operand is the statement's own address.
+ */
 static int opnd_value(struct asm_ctx *A, const struct stmt *s,
 		      const struct opnd *o, int64_t *v)
 {
@@ -1603,6 +1784,7 @@ static int opnd_value(struct asm_ctx *A, const struct stmt *s,
 static void put_word(struct asm_ctx *A, uint64_t addr, uint32_t w,
 		     const struct stmt *s)
 {
+	/* addr is a multiple of 4 below n_code * 4 (pass 1 layout). */
 	size_t k = (size_t)(addr / 4);
 
 	A->prog->code[k] = w;
@@ -1619,6 +1801,7 @@ static void encode_insn(struct asm_ctx *A, const struct stmt *s)
 {
 	const struct isa_op_info *oi = &isa_op_info[s->id];
 	const struct isa_fmt_info *fi = &isa_fmt_info[oi->fmt];
+	/* Opcode bits set, reserved bits 0; fields are ORed in below. */
 	uint32_t word = oi->match;
 	char err[200];
 	int k;
@@ -1642,7 +1825,12 @@ static void encode_insn(struct asm_ctx *A, const struct stmt *s)
 	put_word(A, s->addr, word, s);
 }
 
-/* Register of a pseudo source (operands by syntax word). */
+/*
+ * Register of a pseudo source (operands by syntax word).
+ * The register for one source column: the k-th syntax word of the pseudo
+ * is operand k, so P_RS1 is the operand whose word is "rs1".  x0/ra are
+ * fixed; a column the pseudo's syntax lacks gives x0.
+ */
 static int psrc_reg(const struct asm_pseudo *pi, const struct stmt *s,
 		    enum asm_psrc src)
 {
@@ -1687,6 +1875,7 @@ static void encode_pseudo(struct asm_ctx *A, const struct stmt *s)
 	in.rd = (uint8_t)psrc_reg(pi, s, pi->rd);
 	in.rs1 = (uint8_t)psrc_reg(pi, s, pi->rs1);
 	in.rs2 = (uint8_t)psrc_reg(pi, s, pi->rs2);
+	/* P_CONST (and P_NONE, value 0) use the row's constant. */
 	in.imm = pi->value;
 	/* The imm/target operand is the only non-register one. */
 	for (k = 0; k < s->n; k++)
@@ -1712,6 +1901,10 @@ static void encode_pseudo(struct asm_ctx *A, const struct stmt *s)
 /*
  * li: the sequence chosen in pass 1 is recomputed from the (same) value;
  * a forward reference gets lui+addi, which reaches about +-2^31.
+ *
+ * asm_li_sequence is a pure function of the value, and the value of an
+ * operand known in pass 1 cannot change in pass 2, so the length check
+ * below guards the invariant rather than a user error.
  */
 static void encode_li(struct asm_ctx *A, const struct stmt *s)
 {
@@ -1763,7 +1956,10 @@ static void encode_li(struct asm_ctx *A, const struct stmt *s)
 	}
 }
 
-/* Little-endian bytes of v at address addr of statement s's space. */
+/*
+ * Little-endian bytes of v at address addr of statement s's space.
+ * In .text only .word reaches here (width 4): it becomes a code word.
+ */
 static void put_bytes(struct asm_ctx *A, const struct stmt *s, uint64_t addr,
 		      uint64_t v, int width)
 {
@@ -1778,7 +1974,12 @@ static void put_bytes(struct asm_ctx *A, const struct stmt *s, uint64_t addr,
 			(uint8_t)(v >> (8 * b));
 }
 
-/* Does v fit in width bytes as a signed or an unsigned value? */
+/*
+ * Does v fit in width bytes as a signed or an unsigned value?
+ * Width w accepts [-2^(8w-1), 2^(8w) - 1]: signed or unsigned, e.g.
+ * .byte takes -128..255 and .half -32768..65535.  Eight bytes take any
+ * int64_t (lo/hi are not set then: no message needs them).
+ */
 static int fits(int64_t v, int width, int64_t *lo, int64_t *hi)
 {
 	if (width >= 8)
@@ -1791,6 +1992,8 @@ static int fits(int64_t v, int width, int64_t *lo, int64_t *hi)
 /*
  * .byte/.half/.word/.dword: a value fits if it fits as signed or as
  * unsigned (.byte -1 and .byte 255 are both 0xff), as in GNU as.
+ *
+ * Each value is checked on its own, so one bad value does not hide others.
  */
 static void encode_data(struct asm_ctx *A, const struct stmt *s)
 {
@@ -1883,6 +2086,7 @@ static void encode_tensor(struct asm_ctx *A, const struct stmt *s)
 					"elements)");
 			return;
 		}
+		/* elems <= 2^60, so dtype_bytes (at most 4 per element) fits. */
 		elems *= (uint64_t)d;
 		t->shape[k] = (uint64_t)d;
 	}
@@ -1908,7 +2112,11 @@ static void encode_tensor(struct asm_ctx *A, const struct stmt *s)
 	}
 }
 
-/* Pass 2: every statement in source order. */
+/*
+ * Pass 2: every statement in source order.
+ * A->fatal (a limit hit) or A->oom stops the walk: nothing after it can
+ * be trusted or reported usefully.
+ */
 static void encode_all(struct asm_ctx *A)
 {
 	struct stmt *s;
@@ -1943,7 +2151,13 @@ static void encode_all(struct asm_ctx *A)
 	}
 }
 
-/* Every pending .equ is resolved now: undefined names are reported here. */
+/*
+ * Every pending .equ is resolved now: undefined names are reported here.
+ * An .equ that nothing used stays pending through pass 2.  Evaluating it
+ * through a synthetic reference reports its undefined names (at their
+ * columns in the .equ's expression), as an unused #define would not.
+ * Tensor symbols are resolved by encode_tensor instead.
+ */
 static void check_symbols(struct asm_ctx *A)
 {
 	size_t k;
@@ -1963,7 +2177,11 @@ static void check_symbols(struct asm_ctx *A)
 
 /* ---- the program ----------------------------------------------------------*/
 
-/* Source files of the line table, in order of first appearance. */
+/*
+ * Source files of the line table, in order of first appearance.
+ * Files are few (the main file and its includes): a linear search per
+ * statement is cheap.  The index order is the order of first use.
+ */
 static int build_lines(struct asm_ctx *A)
 {
 	struct obj_prog *p = A->prog;
@@ -2003,6 +2221,7 @@ static int build_syms(struct asm_ctx *A)
 	struct obj_prog *p = A->prog;
 	size_t k, n = 0;
 
+	/* + 1: calloc(0) may return NULL, which would look like OOM. */
 	p->syms = calloc(A->n_syms + 1, sizeof(*p->syms));
 	if (!p->syms)
 		return asm_oom(A);
@@ -2010,8 +2229,14 @@ static int build_syms(struct asm_ctx *A)
 		struct sym *s = A->symtab[k];
 		struct obj_sym *o = &p->syms[n];
 
+		/* Error-free here: every user symbol has reached SS_VALUE. */
 		if (!s || s->kind == SK_BUILTIN || s->state != SS_VALUE)
 			continue;
+		/*
+		 * .text labels -> CODE (mem 0); data labels -> DATA with the
+		 * space's memory; tensors -> TENSOR, whose memory dir_tensor
+		 * kept in sym->space; .equ and -D -> CONST.
+		 */
 		switch (s->kind) {
 		case SK_LABEL:
 			o->kind = s->space == SP_TEXT ? OBJ_SYM_CODE : OBJ_SYM_DATA;
@@ -2052,6 +2277,12 @@ static int alloc_prog(struct asm_ctx *A)
 		/* Only reachable through errors already reported. */
 		n_words++;
 	}
+	/*
+	 * + 1 everywhere: an empty program still gets non-NULL buffers.
+	 * calloc also gives .zero/.align its zero bytes, and a bad
+	 * statement's word stays 0 (an illegal encoding) if it is ever
+	 * looked at.
+	 */
 	p->code = calloc(n_words + 1, sizeof(*p->code));
 	p->lines = calloc(n_words + 1, sizeof(*p->lines));
 	p->tensors = calloc(A->n_tensors + 1, sizeof(*p->tensors));
@@ -2063,6 +2294,10 @@ static int alloc_prog(struct asm_ctx *A)
 	p->sects = calloc(n + 1, sizeof(*p->sects));
 	if (!p->sects)
 		return asm_oom(A);
+	/*
+	 * Sections in chunk creation order; obj_canonicalize sorts them by
+	 * (memory, address) at the end.
+	 */
 	for (c = A->chunks; c; c = c->next) {
 		struct obj_section *s;
 
@@ -2107,6 +2342,10 @@ static void asm_cleanup(struct asm_ctx *A)
  * checks, pass 2, and the program if no error was reported.  Pass 2 runs
  * even after errors in pass 1, so range and symbol errors of the rest of
  * the file are reported in the same run.
+ *
+ * text becomes the main file (asm_add_file adopts it and frees it in
+ * asm_cleanup).  A->n_err counts every error, including those past the
+ * ASM_MAX_ERRORS that were not stored.
  */
 static int assemble(struct asm_ctx *A, const char *name, char *text, size_t len,
 		    struct obj_prog **out)
@@ -2130,6 +2369,7 @@ static int assemble(struct asm_ctx *A, const char *name, char *text, size_t len,
 		(void)asm_error(A, A->defining->w, A->defining->col,
 				"unterminated .macro '%s' (missing .endm)",
 				A->defining->name);
+	/* Chunk extents are final only now, at the end of pass 1. */
 	check_overlaps(A);
 	if (A->oom)
 		return NPU_ENOMEM;
@@ -2151,7 +2391,10 @@ static int assemble(struct asm_ctx *A, const char *name, char *text, size_t len,
 	return 0;
 }
 
-/* Options used when the caller passes NULL: no -D, no -I. */
+/*
+ * Options used when the caller passes NULL: no -D, no -I.
+ * (Static storage: all-zero, NULL arrays with zero counts.)
+ */
 static const struct asm_opts no_opts;
 
 int asm_assemble_string(const char *name, const char *text, size_t len,
@@ -2159,6 +2402,7 @@ int asm_assemble_string(const char *name, const char *text, size_t len,
 			struct obj_prog **out)
 {
 	struct asm_ctx A;
+	/* The text is split into lines in place (NULs written): copy it. */
 	char *copy = malloc(len + 1);
 	int r;
 

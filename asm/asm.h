@@ -26,9 +26,9 @@
 /* Command-line style options. */
 struct asm_opts {
 	const char *const *defines;      /* "NAME=VALUE" or "NAME" (= 1) */
-	size_t n_defines;
+	size_t n_defines;                /* entries in defines */
 	const char *const *include_dirs; /* .include search path, in order */
-	size_t n_include_dirs;
+	size_t n_include_dirs;           /* entries in include_dirs */
 };
 
 /*

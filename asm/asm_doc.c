@@ -10,7 +10,12 @@
 #include "asm.h"
 #include "asm_int.h"
 
-/* Name of a pseudo operand source inside the expansion text. */
+/*
+ * Name of a pseudo operand source inside the expansion text.  P_NONE is
+ * never asked for: pseudo.def gives a source for every field of the
+ * target instruction's format (P_NONE only where the format has no such
+ * field); "?" would show a table error on the page instead of a crash.
+ */
 static const char *src_text(enum asm_psrc s, const char *imm_word,
 			    int64_t value, char *buf, size_t n)
 {
@@ -29,7 +34,13 @@ static const char *src_text(enum asm_psrc s, const char *imm_word,
 	return "?";
 }
 
-/* The real instruction a pseudo becomes, e.g. "addi rd, rs1, 0". */
+/*
+ * The real instruction a pseudo becomes, e.g. "addi rd, rs1, 0".
+ * Printed from the target instruction's own syntax string, each field
+ * replaced by the pseudo.def column that feeds it (by struct isa_insn
+ * member), so the table shows exactly what encode_pseudo builds.  Fields
+ * that are not registers (imm, target) take the IMM column.
+ */
 static void write_expansion(FILE *fp, const struct asm_pseudo *ps)
 {
 	const struct isa_op_info *o = &isa_op_info[ps->op];
@@ -65,6 +76,11 @@ static void write_expansion(FILE *fp, const struct asm_pseudo *ps)
 	fputc('`', fp);
 }
 
+/*
+ * The limits paragraph prints the ASM_MAX_* constants themselves, so the
+ * documentation changes with them (and `make test` notices a stale
+ * docs/isa.md).  Literal '%' in the prose is written %% (printf).
+ */
 void asm_write_doc(FILE *fp)
 {
 	size_t i;
@@ -104,6 +120,7 @@ void asm_write_doc(FILE *fp)
 		"`lui`+`addi` pair, so that value must fit in 32 bits.\n\n"
 		"### Predefined names\n\n"
 		"| name | value | meaning |\n| --- | ---: | --- |\n");
+	/* Predefined names: dtype ids first, then names.def CONSTV rows. */
 	for (i = 0; i < DT_N; i++)
 		fprintf(fp, "| `%s` | %zu | dtype id |\n",
 			dtype_name((enum npu_dtype)i), i);
@@ -123,6 +140,7 @@ void asm_write_doc(FILE *fp)
 
 		fprintf(fp, "| `%s%s%s` | ", ps->name, *ps->syntax ? " " : "",
 			ps->syntax);
+		/* li (op -1) expands to a value-dependent sequence. */
 		if (ps->op < 0)
 			fprintf(fp, "`lui`/`addi`/`slli`/`srli` sequence");
 		else

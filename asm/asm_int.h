@@ -22,7 +22,12 @@
 
 struct arena_blk;
 
-/* Bump allocator; alloc returns zeroed memory or NULL when out of memory. */
+/*
+ * Bump allocator; alloc returns zeroed memory or NULL when out of memory.
+ * Blocks are 64 KiB (or one allocation, if larger), so a typical kernel
+ * costs a handful of mallocs; nothing is freed before arena_free.  Every
+ * allocation is rounded up to max_align_t.
+ */
 struct arena {
 	struct arena_blk *head;  /* newest block first */
 };
@@ -34,7 +39,12 @@ void arena_free(struct arena *ar);
 
 struct expn;
 
-/* A source line: where it came from and its text (for the caret line). */
+/*
+ * A source line: where it came from and its text (for the caret line).
+ * One record per line read, macro lines included (each expansion of a
+ * body line gets its own, with its substituted text and exp set), so a
+ * message can quote exactly the text that was assembled.
+ */
 struct where {
 	const char *file;         /* file name as given / found */
 	int line;                 /* 1-based */
@@ -52,6 +62,7 @@ struct expn {
 
 /* ---- tokens ---------------------------------------------------------------*/
 
+/* Kinds of tokens; every tokenised line ends with exactly one T_EOL. */
 enum tok_kind {
 	T_EOL,     /* end of the line (or a comment) */
 	T_IDENT,   /* name: [A-Za-z_.][A-Za-z0-9_.]* */
@@ -63,6 +74,7 @@ enum tok_kind {
 
 /* Two-character operators (single characters use their own code). */
 enum {
+	/* From 256 up: above every single-character code. */
 	OP_SHL = 256, OP_SHR, OP_LE, OP_GE, OP_EQ, OP_NE, OP_LAND, OP_LOR,
 	OP_NEG, OP_POS  /* unary minus / plus inside expression trees */
 };
@@ -87,6 +99,7 @@ struct toks {
 
 /* ---- expressions ----------------------------------------------------------*/
 
+/* Expression trees are built in pass 1 and evaluated as often as needed. */
 enum expr_kind {
 	E_NUM,    /* literal */
 	E_SYM,    /* symbol reference (name) */
@@ -97,15 +110,19 @@ enum expr_kind {
 };
 
 struct expr {
-	enum expr_kind kind;
+	enum expr_kind kind; /* which of the shapes below */
 	int op;              /* E_UN / E_BIN operator */
 	int col;             /* column for messages */
 	int64_t val;         /* E_NUM */
 	const char *name;    /* E_SYM (arena) */
-	struct expr *a, *b, *c;
+	struct expr *a, *b, *c; /* operands: a; a, b; a ? b : c */
 };
 
-/* Result of evaluating an expression. */
+/*
+ * Result of evaluating an expression.
+ * EV_UNDEF lets pass 1 lay out forward references: the caller keeps the
+ * tree and evaluates it again in pass 2, when it is an error instead.
+ */
 enum ev_result {
 	EV_OK = 0,     /* value computed */
 	EV_UNDEF = 1,  /* needs a symbol not known yet (pass 1 only) */
@@ -122,6 +139,11 @@ enum sym_kind {
 	SK_TENSOR,    /* .tensor name = its address */
 };
 
+/*
+ * Lifecycle of a symbol value: .equ and .tensor symbols start
+ * SS_PENDING when their expression uses a later name; labels, builtins
+ * and -D are SS_VALUE from the start.
+ */
 enum sym_state {
 	SS_VALUE,      /* value is known */
 	SS_PENDING,    /* e must still be evaluated (forward reference) */
@@ -130,9 +152,9 @@ enum sym_state {
 };
 
 struct sym {
-	const char *name;         /* arena */
-	enum sym_kind kind;
-	enum sym_state state;
+	const char *name;         /* symbol name (arena copy) */
+	enum sym_kind kind;       /* how it was defined */
+	enum sym_state state;     /* whether value is known */
 	int space;                /* SK_LABEL: enum asm_space; SK_TENSOR: obj_mem */
 	int64_t value;            /* when SS_VALUE */
 	struct expr *e;           /* when SS_PENDING */
@@ -143,7 +165,11 @@ struct sym {
 
 /* ---- sections -------------------------------------------------------------*/
 
-/* Location counters: one per space. */
+/*
+ * Location counters: one per space.
+ * Each space has its own address counter starting at 0; only SP_TEXT
+ * holds instructions.  SP_DATA is the control unit's scalar memory.
+ */
 enum asm_space {
 	SP_TEXT, SP_DATA, SP_DRAM, SP_SPM, SP_ACC, SP_N
 };
@@ -155,12 +181,16 @@ struct chunk {
 	uint64_t size;            /* bytes */
 	uint8_t *bytes;           /* contents, allocated after pass 1 */
 	const struct where *w;    /* directive that started it */
-	int col;
-	struct chunk *next;
+	int col;                  /* column of that directive */
+	struct chunk *next;       /* next chunk in creation order */
 };
 
 /* ---- statements -----------------------------------------------------------*/
 
+/*
+ * Operands of a statement, one per syntax word.  OPD_VAL is known in
+ * pass 1 (names, floats, the "(rs1)" zero); OPD_EXPR waits for pass 2.
+ */
 enum opnd_kind {
 	OPD_REG,    /* register number in reg */
 	OPD_EXPR,   /* expression e */
@@ -168,13 +198,17 @@ enum opnd_kind {
 };
 
 struct opnd {
-	enum opnd_kind kind;
+	enum opnd_kind kind; /* which member holds the value */
 	int reg;            /* OPD_REG */
 	int64_t val;        /* OPD_VAL */
 	struct expr *e;     /* OPD_EXPR */
 	int col;            /* column of the operand */
 };
 
+/*
+ * What pass 2 does with a statement.  ST_ALIGN with aux = -1 is also
+ * the "emit nothing" state of a statement that failed in pass 1.
+ */
 enum stmt_kind {
 	ST_INSN,    /* real instruction: id = enum isa_op */
 	ST_PSEUDO,  /* single-instruction pseudo: id = enum asm_pseudo_id */
@@ -196,10 +230,10 @@ struct stmt {
 	uint64_t size;            /* bytes */
 	struct chunk *chunk;      /* data: the chunk holding the bytes */
 	int n;                    /* operands */
-	struct opnd *ops;
+	struct opnd *ops;         /* n operand slots (arena) */
 	int64_t aux, aux2;        /* kind-specific (see above) */
 	const char *name;         /* ST_TENSOR: the tensor's name */
-	struct stmt *next;
+	struct stmt *next;        /* next statement in source order */
 };
 
 /* ---- the assembler state --------------------------------------------------*/
@@ -226,17 +260,17 @@ struct asm_ctx {
 	struct macro *defining;      /* macro whose body is being captured */
 	unsigned n_expansions;       /* for \@ */
 	struct cond *conds;          /* .if stack (array) */
-	int n_conds, cap_conds;
+	int n_conds, cap_conds;      /* open .if blocks / allocated entries */
 
 	struct sym **symtab;         /* open hash table of symbols */
-	size_t n_syms, cap_syms;
+	size_t n_syms, cap_syms;     /* symbols stored / slots (power of 2) */
 
 	struct stmt *stmts, **stmt_tail; /* statements in source order */
 	int space;                   /* current enum asm_space */
 	uint64_t loc[SP_N];          /* location counters */
 	struct chunk *open[SP_N];    /* chunk being appended per space */
 	struct chunk *chunks;        /* all chunks, creation order */
-	struct chunk **chunk_tail;
+	struct chunk **chunk_tail;   /* where the next chunk is linked */
 	uint64_t data_bytes;         /* initialised data so far (limit) */
 
 	struct toks tk;              /* token buffer of the current line */
@@ -244,12 +278,19 @@ struct asm_ctx {
 	size_t expanded_bytes;       /* text produced by macro substitution */
 	const struct where *last_w;  /* the line read last */
 	struct err_rec *errs;        /* errors, printed sorted at the end */
-	size_t n_errs, cap_errs;
+	size_t n_errs, cap_errs;     /* records stored / allocated */
 	struct obj_prog *prog;       /* pass 2 output */
 	size_t n_tensors;            /* .tensor statements seen */
 };
 
-/* Limits that keep hostile input cheap (each has an error message). */
+/*
+ * Limits that keep hostile input cheap (each has an error message).
+ * The depth limits also bound the C stack: parsing and evaluation
+ * recurse once per nesting level.  Not covered: a flat chain of binary
+ * operators (1+1+...+1) is a left-deep tree that eval recurses through
+ * once per operator, so about 10^5 operators on one line exhaust an
+ * 8 MiB stack (measured: 50000 pass, 100000 crash).
+ */
 #define ASM_MAX_DEPTH 64             /* nested .include + macro frames */
 #define ASM_MAX_EXPR_DEPTH 200       /* parentheses / unary nesting */
 #define ASM_MAX_EVAL_DEPTH 500       /* chained .equ references */
@@ -270,7 +311,12 @@ int asm_oom(struct asm_ctx *A);
 
 /* ---- input (asm_src.c) ------------------------------------------------------*/
 
-/* A source file, split in place into NUL-terminated lines. */
+/*
+ * A source file, split in place into NUL-terminated lines.
+ * lines[i] is line i+1, NUL-terminated in place ("\r\n" endings lose the
+ * '\r'); the text is kept until cleanup because every struct where of
+ * the file points into it.
+ */
 struct src_file {
 	char *path;              /* as found (malloc'd) */
 	char *text;              /* contents (malloc'd, modified) */
@@ -292,7 +338,12 @@ struct macro {
 	struct macro *next;          /* next defined macro (list) */
 };
 
-/* One open .if. */
+/*
+ * One open .if.
+ * A region assembles iff active; parent_active is the state of the
+ * enclosing region, so a nested .if in a false region stays false
+ * whatever its condition (which is not even evaluated).
+ */
 struct cond {
 	int parent_active;       /* the enclosing region assembles */
 	int taken;               /* some branch of this .if was taken */
@@ -302,7 +353,12 @@ struct cond {
 	int col;                 /* column of the .if */
 };
 
-/* An input frame: a file being read or a macro being expanded. */
+/*
+ * An input frame: a file being read or a macro being expanded.
+ * Frames form a stack through up.  cond_base makes .if/.endif pairs
+ * match within one file or one macro expansion: a frame that ends with
+ * more open blocks than it started with reports them as unterminated.
+ */
 struct frame {
 	int is_macro;                /* macro expansion (else a file) */
 	struct src_file *f;          /* file frame: the file */
@@ -380,6 +436,8 @@ int asm_name_reserved(const char *name);
 /*
  * Split v into lui hi (value hi << 13) + addi lo; 1 if both fit their
  * fields (v within about +-2^31), else 0.  (asm_li.c)
+ *
+ * (lui writes hi << 13; addi adds a 14-bit signed lo.)
  */
 int asm_li_lui_addi(int64_t v, int64_t *hi, int64_t *lo);
 /* fp32 bits of d, rounded to nearest even (as a C double->float cast). */

@@ -7,6 +7,10 @@
  * is done on uint64_t), division truncating toward zero, and errors for
  * division by zero and shift counts outside 0..63.
  *
+ * Precedence (loosest first, as in C): ?: || && | ^ & (== !=)
+ * (< <= > >=) (<< >>) (+ -) (* / %), then unary - + ~ !.  The parser is
+ * precedence climbing (parse_bin) under a recursive ?: (parse_cond).
+ *
  * Symbols live in an open-addressing hash table (FNV-1a, linear probing,
  * load <= 1/2).  Iteration order is never used for output, so the table's
  * layout cannot make results depend on anything but the input.
@@ -29,6 +33,12 @@ struct arena_blk {
 	max_align_t data[];      /* storage */
 };
 
+/*
+ * The remainder of a block that cannot hold n is abandoned (at most one
+ * allocation's worth per block); a new block becomes the head.  Memory is
+ * zeroed here, so records built in the arena start with NULL pointers
+ * and zero counts.
+ */
 void *arena_alloc(struct arena *ar, size_t n)
 {
 	struct arena_blk *b = ar->head;
@@ -77,6 +87,11 @@ void arena_free(struct arena *ar)
 
 /* ---- tokens ---------------------------------------------------------------*/
 
+/*
+ * Identifiers: [A-Za-z_.][A-Za-z0-9_.]*.  The dot makes directives and
+ * local-looking labels (.L1) ordinary words.  c is an unsigned char value
+ * (isalpha of a negative char is undefined).
+ */
 static int is_ident_start(int c)
 {
 	return isalpha(c) || c == '_' || c == '.';
@@ -87,6 +102,10 @@ static int is_ident_char(int c)
 	return isalnum(c) || c == '_' || c == '.';
 }
 
+/*
+ * The token buffer is reused for every line (A->tk.n = 0 in asm_lex), so
+ * it grows to the longest line once and is freed at cleanup.
+ */
 static struct tok *tk_push(struct asm_ctx *A)
 {
 	struct toks *t = &A->tk;
@@ -104,7 +123,10 @@ static struct tok *tk_push(struct asm_ctx *A)
 	return &t->v[t->n++];
 }
 
-/* Value of an escape character after '\'; -1 if unknown. */
+/*
+ * Value of an escape character after '\'; -1 if unknown.
+ * The escapes of C that assembly sources use; \x.. and octal are not.
+ */
 static int escape_char(int c)
 {
 	switch (c) {
@@ -138,10 +160,19 @@ static int digit_val(int c, int base)
 /*
  * Lex a number starting at s (a digit).  Integers: decimal, 0x, 0b, 0o.
  * Floats: decimal with '.' or exponent, or hex with '.' or 'p' exponent.
+ *
+ * The extent is taken first (so "12abc" is one bad number, not 12 then
+ * a name) and then interpreted.  A '.', or an exponent letter (e/E in
+ * decimal, p/P in hex), makes a float: 1e3, 0x1.8p1.  0b/0o numbers are
+ * integers only.
  */
 static int lex_number(struct asm_ctx *A, const struct where *w, const char *s,
 		      int col, struct tok *t)
 {
+	/*
+	 * A leading 0 alone is decimal (010 is ten), unlike C: octal needs
+	 * 0o, which avoids the classic surprise of 010 == 8.
+	 */
 	int hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
 	size_t n = 0;
 	int base = 10, is_float = 0;
@@ -179,12 +210,17 @@ static int lex_number(struct asm_ctx *A, const struct where *w, const char *s,
 		memcpy(buf, s, n);
 		buf[n] = '\0';
 		errno = 0;
+		/*
+		 * strtod rounds to nearest double; .float and f32() round
+		 * that double once more to fp32 (asm_f32_bits).
+		 */
 		t->fnum = strtod(buf, &end);
 		if (*end)
 			return asm_error(A, w, col, "invalid number '%s'", buf);
 		t->k = T_FLOAT;
 		return 0;
 	}
+	/* "0x" with no digits. */
 	if (start == n)
 		return asm_error(A, w, col, "invalid number '%.*s'", (int)n, s);
 	for (i = start; i < n; i++) {
@@ -214,6 +250,12 @@ static const struct {
 	{ "==", OP_EQ },  { "!=", OP_NE },  { "&&", OP_LAND }, { "||", OP_LOR },
 };
 
+/*
+ * Token text is not copied: t->s points into the line (which lives
+ * until cleanup), t->len counts its characters.  Columns are 1-based
+ * byte offsets (a tab counts as one; diag_caret copies tabs into the
+ * caret line so the caret still lines up).
+ */
 int asm_lex(struct asm_ctx *A, const char *text, const struct where *w)
 {
 	const char *p = text;
@@ -255,6 +297,7 @@ int asm_lex(struct asm_ctx *A, const char *text, const struct where *w)
 			int c;
 			size_t len;
 
+			/* '\n' is 4 characters, 'a' is 3. */
 			if (p[1] == '\\') {
 				c = escape_char((unsigned char)p[2]);
 				len = 4;
@@ -262,6 +305,7 @@ int asm_lex(struct asm_ctx *A, const char *text, const struct where *w)
 				c = (unsigned char)p[1];
 				len = 3;
 			}
+			/* '' (empty) and a missing closing quote are errors. */
 			if (c < 0 || !p[1] || p[len - 1] != '\'' ||
 			    (p[1] == '\'' && len == 3))
 				return asm_error(A, w, col,
@@ -278,6 +322,7 @@ int asm_lex(struct asm_ctx *A, const char *text, const struct where *w)
 			char *dst;
 			size_t n = 0;
 
+			/* Decoding never lengthens: the rest of the line fits. */
 			dst = arena_alloc(&A->ar, strlen(q) + 1);
 			if (!dst)
 				return asm_oom(A);
@@ -306,6 +351,12 @@ int asm_lex(struct asm_ctx *A, const char *text, const struct where *w)
 			p = q + 1;
 			continue;
 		}
+		/*
+		 * Operators: the two-character ones first (longest match),
+		 * then single characters from the expression and operand
+		 * syntax.  '\' outside a macro body means a parameter that was
+		 * not substituted.
+		 */
 		t->k = T_PUNCT;
 		for (k = 0; k < sizeof(ops2) / sizeof(ops2[0]); k++)
 			if (p[0] == ops2[k].s[0] && p[1] == ops2[k].s[1]) {
@@ -335,6 +386,7 @@ int asm_lex(struct asm_ctx *A, const char *text, const struct where *w)
 	}
 }
 
+/* At most 40 characters of the token: messages stay one line. */
 const char *asm_tok_desc(const struct tok *t, char *buf, size_t n)
 {
 	if (t->k == T_EOL)
@@ -346,6 +398,7 @@ const char *asm_tok_desc(const struct tok *t, char *buf, size_t n)
 
 /* ---- expression parser ----------------------------------------------------*/
 
+/* The parser reads A->tk, the tokens of the current line. */
 struct parser {
 	struct asm_ctx *A;
 	const struct where *w;
@@ -376,7 +429,11 @@ static int is_punct(const struct tok *t, int op)
 	return t->k == T_PUNCT && t->op == op;
 }
 
-/* Binary precedence of t (C's order), 0 if t is not a binary operator. */
+/*
+ * Binary precedence of t (C's order), 0 if t is not a binary operator.
+ * Larger binds tighter.  Unary operators bind tighter than every binary
+ * one (parse_unary), and ?: looser than all (parse_cond).
+ */
 static int bin_prec(const struct tok *t)
 {
 	if (t->k != T_PUNCT)
@@ -398,7 +455,12 @@ static int bin_prec(const struct tok *t)
 
 static struct expr *parse_cond(struct parser *P);
 
-/* f32(NUMBER): the fp32 bit pattern of a literal, for oscale and friends. */
+/*
+ * f32(NUMBER): the fp32 bit pattern of a literal, for oscale and friends.
+ * f32 is recognised only when followed by '(', so a symbol called f32
+ * still works elsewhere.  The value becomes an E_NUM: no symbol may
+ * appear inside, the argument is a literal.
+ */
 static struct expr *parse_f32(struct parser *P, int col)
 {
 	const struct tok *t;
@@ -447,6 +509,10 @@ static struct expr *parse_unary(struct parser *P)
 	struct expr *e;
 	char buf[64];
 
+	/*
+	 * depth counts open parentheses and unary operators along the
+	 * current path (each success path decrements it again).
+	 */
 	if (++P->depth > ASM_MAX_EXPR_DEPTH) {
 		asm_error(P->A, P->w, t->col, "expression nested too deeply");
 		return NULL;
@@ -520,6 +586,12 @@ static struct expr *parse_unary(struct parser *P)
 	return NULL;
 }
 
+/*
+ * Precedence climbing: take a unary operand, then absorb every binary
+ * operator of precedence >= min_prec, parsing its right side with
+ * min_prec = prec + 1 so that operators of equal precedence group to the
+ * left (a - b - c is (a - b) - c).
+ */
 static struct expr *parse_bin(struct parser *P, int min_prec)
 {
 	struct expr *lhs = parse_unary(P);
@@ -546,6 +618,10 @@ static struct expr *parse_bin(struct parser *P, int min_prec)
 	return lhs;
 }
 
+/*
+ * cond ? a : b, right-associative like C: a ? b : c ? d : e groups as
+ * a ? b : (c ? d : e).  The middle operand is a full conditional too.
+ */
 static struct expr *parse_cond(struct parser *P)
 {
 	struct expr *c = parse_bin(P, 1), *e;
@@ -574,6 +650,10 @@ static struct expr *parse_cond(struct parser *P)
 	return e;
 }
 
+/*
+ * The parse stops at the first token that cannot continue an expression
+ * (',', ')', EOL, ...); *i is left there for the caller to check.
+ */
 struct expr *asm_parse_expr(struct asm_ctx *A, const struct where *w, int *i)
 {
 	struct parser P = { A, w, *i, 0 };
@@ -588,7 +668,13 @@ struct expr *asm_parse_expr(struct asm_ctx *A, const struct where *w, int *i)
 static int eval(struct asm_ctx *A, const struct expr *e, uint64_t dot,
 		const struct where *w, int64_t *out, int depth);
 
-/* Value of symbol s, evaluating a pending definition on first use. */
+/*
+ * Value of symbol s, evaluating a pending definition on first use.
+ * A pending definition is evaluated in the context of its definition:
+ * its own `.` (s->dot) and line (errors point there).  SS_EVALUATING
+ * while it runs turns self-reference into a "circular" error instead of
+ * infinite recursion.
+ */
 static int sym_value(struct asm_ctx *A, struct sym *s, const struct expr *ref,
 		     const struct where *w, int64_t *out, int depth)
 {
@@ -624,6 +710,12 @@ static int sym_value(struct asm_ctx *A, struct sym *s, const struct expr *ref,
 	return r;
 }
 
+/*
+ * Arithmetic on uint64_t images so that overflow wraps (2^64) instead of
+ * being undefined; comparisons and / % use the signed values.  EV_UNDEF
+ * propagates unless the result does not depend on the unknown operand
+ * (&& / || short-circuit, a ? b : c with a known).
+ */
 static int eval(struct asm_ctx *A, const struct expr *e, uint64_t dot,
 		const struct where *w, int64_t *out, int depth)
 {
@@ -644,8 +736,10 @@ static int eval(struct asm_ctx *A, const struct expr *e, uint64_t dot,
 
 		if (s)
 			return sym_value(A, s, e, w, out, depth);
+		/* In pass 1 the name may be a later label: not an error yet. */
 		if (A->pass == 1)
 			return EV_UNDEF;
+		/* A common slip: `addi t0, t0, t1`; name it as such. */
 		if (isa_reg_by_name(e->name) >= 0)
 			return asm_error(A, w, e->col,
 					 "register '%s' used in an expression",
@@ -682,12 +776,14 @@ static int eval(struct asm_ctx *A, const struct expr *e, uint64_t dot,
 	if (r == EV_ERR)
 		return r;
 	if (r == EV_OK && ((e->op == OP_LAND && !a) || (e->op == OP_LOR && a))) {
+		/* Decided by the left side alone (false && x, true || x). */
 		*out = e->op == OP_LOR;
 		return EV_OK;
 	}
 	r2 = eval(A, e->b, dot, w, &b, depth + 1);
 	if (r2 == EV_ERR)
 		return r2;
+	/* One side unknown (pass 1): the whole is unknown. */
 	if (r || r2)
 		return EV_UNDEF;
 	ua = (uint64_t)a;
@@ -700,7 +796,10 @@ static int eval(struct asm_ctx *A, const struct expr *e, uint64_t dot,
 	case '%':
 		if (b == 0)
 			return asm_error(A, w, e->col, "division by zero");
-		/* INT64_MIN / -1 overflows in C; define it as wrapping. */
+		/*
+		 * INT64_MIN / -1 overflows in C; define it as wrapping.
+		 * x % -1 is 0 for every x.
+		 */
 		if (b == -1)
 			*out = e->op == '/' ? (int64_t)(0 - ua) : 0;
 		else
@@ -708,6 +807,11 @@ static int eval(struct asm_ctx *A, const struct expr *e, uint64_t dot,
 		break;
 	case OP_SHL:
 	case OP_SHR:
+		/*
+		 * >> is arithmetic without relying on implementation-defined
+		 * signed shifts: for a < 0, ~ua is the non-negative ~a, and
+		 * shifting it then complementing back fills the top with ones.
+		 */
 		if (b < 0 || b > 63)
 			return asm_error(A, w, e->col,
 					 "shift count %lld out of range [0, 63]",
@@ -740,6 +844,11 @@ int asm_eval(struct asm_ctx *A, const struct expr *e, uint64_t dot,
 	return eval(A, e, dot, w, out, 0);
 }
 
+/*
+ * Walks the tree in operand order (a, b, c), looking through pending
+ * symbols to the name that is really missing, e.g. the label a li
+ * depends on through an .equ.  NULL if everything is known.
+ */
 const char *asm_first_undef(struct asm_ctx *A, const struct expr *e)
 {
 	const char *n;
@@ -763,6 +872,13 @@ const char *asm_first_undef(struct asm_ctx *A, const struct expr *e)
 	return asm_first_undef(A, e->c);
 }
 
+/*
+ * A decimal literal is rounded twice (strtod to double, then here to
+ * float).  A literal that is not itself halfway between two floats but
+ * lies within half a double ulp (2^-30 float ulp) of such a point can
+ * therefore round differently from one correctly rounded decimal ->
+ * binary32 conversion.  Out-of-range magnitudes become +-inf (C Annex F).
+ */
 uint32_t asm_f32_bits(double d)
 {
 	float f = (float)d; /* IEEE round-to-nearest-even, C's default mode */
@@ -774,6 +890,7 @@ uint32_t asm_f32_bits(double d)
 
 /* ---- symbol table ---------------------------------------------------------*/
 
+/* FNV-1a, 64-bit: offset basis 0xcbf29ce484222325, prime 2^40 + 0x1b3. */
 static uint64_t hash_name(const char *s, size_t n)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
@@ -786,6 +903,11 @@ static uint64_t hash_name(const char *s, size_t n)
 	return h;
 }
 
+/*
+ * The slot holding name, or the empty slot where it would go.  cap_syms
+ * is a power of two (256 doubling), so & (cap - 1) is the modulo; the
+ * load of at most 1/2 guarantees an empty slot ends every probe.
+ */
 static struct sym **sym_slot(struct asm_ctx *A, const char *name, size_t n)
 {
 	size_t i = (size_t)hash_name(name, n) & (A->cap_syms - 1);
@@ -817,6 +939,7 @@ struct sym *asm_sym_add(struct asm_ctx *A, const char *name, size_t len)
 		struct sym **old = A->symtab;
 		size_t old_cap = A->cap_syms;
 
+		/* Rehash into a fresh table; on failure keep the old one. */
 		A->symtab = calloc(cap, sizeof(*A->symtab));
 		if (!A->symtab) {
 			A->symtab = old;
@@ -841,6 +964,10 @@ struct sym *asm_sym_add(struct asm_ctx *A, const char *name, size_t len)
 	return s;
 }
 
+/*
+ * Did-you-mean among every symbol, builtins included (a misspelt
+ * "bfl16" should suggest bf16).  Runs only on an undefined-symbol error.
+ */
 const char *asm_sym_suggest(struct asm_ctx *A, const char *name)
 {
 	const char **names;
@@ -881,6 +1008,10 @@ const char *asm_sym_suggest(struct asm_ctx *A, const char *name)
 	return best;
 }
 
+/*
+ * Register names (x0..x31, ABI names, fp) cannot be symbols: operands
+ * that take a register or an expression would be ambiguous.
+ */
 int asm_name_reserved(const char *name)
 {
 	return isa_reg_by_name(name) >= 0;

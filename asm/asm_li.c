@@ -25,6 +25,12 @@
 
 #include "asm_int.h"
 
+/*
+ * lui's 19-bit immediate spans [-2^18, 2^18 - 1], i.e. hi * 8192 in
+ * [-2^31, 2^31 - 8192]; adding addi's [-8192, 8191] the pair reaches
+ * exactly [-2^31 - 8192, 2^31 - 1], and every v in that range has one of
+ * the two splits below.
+ */
 int asm_li_lui_addi(int64_t v, int64_t *hi, int64_t *lo)
 {
 	/* floor(v / 8192) without implementation-defined shifts. */
@@ -46,8 +52,8 @@ int asm_li_lui_addi(int64_t v, int64_t *hi, int64_t *lo)
 
 /* A candidate sequence under construction. */
 struct liseq {
-	int n;                          /* instructions */
-	struct isa_insn v[ASM_LI_MAX + 1];
+	int n;                          /* instructions; > ASM_LI_MAX: none */
+	struct isa_insn v[ASM_LI_MAX + 1]; /* the instructions, in order */
 };
 
 static void emit(struct liseq *s, enum isa_op op, unsigned rd, unsigned rs1,
@@ -62,6 +68,7 @@ static void emit(struct liseq *s, enum isa_op op, unsigned rd, unsigned rs1,
 	in->imm = imm;
 }
 
+/* Trailing / leading zero counts; x != 0 (callers ensure it). */
 static int ctz64(uint64_t x)
 {
 	int n = 0;
@@ -155,6 +162,11 @@ static void li_search(uint64_t v, unsigned rd, struct liseq *out, int budget)
 	lo = sext14(v);
 	if (lo) {
 		int64_t l13 = (int64_t)(v & 0x1fff);
+		/*
+		 * lo: v - lo ends in 14 zero bits; l13 and l13 - 8192: v - lo
+		 * ends in 13 zero bits (what lui leaves), the two choices
+		 * differing in bit 13.  Duplicates are skipped.
+		 */
 		int64_t los[3] = { lo, l13, l13 - 8192 };
 		int k;
 
@@ -168,6 +180,12 @@ static void li_search(uint64_t v, unsigned rd, struct liseq *out, int budget)
 	}
 	if ((int64_t)v > 0) {
 		int s = clz64(v);
+		/*
+		 * srli by s of (v << s) or of (v << s) with ones in the low
+		 * s bits: the shift drops the low bits, so both predecessors
+		 * give v; the one with ones may be cheaper: 2^56 - 1 is -1
+		 * (one addi) shifted right by 8.
+		 */
 		uint64_t shifted = v << s;
 
 		li_search(shifted, rd, &cand, budget - 1);
@@ -201,7 +219,10 @@ int asm_li_sequence(int64_t value, unsigned rd, struct isa_insn *seq)
 
 /* ---- tables ---------------------------------------------------------------*/
 
-/* pseudo.def writes NONE for li, which has no single instruction. */
+/*
+ * pseudo.def writes NONE for li, which has no single instruction; the
+ * table's ISA_OP_##op_ turns it into this -1 (asm_pseudo.op of li).
+ */
 #define ISA_OP_NONE (-1)
 
 const struct asm_pseudo asm_pseudos[ASM_N_PSEUDOS] = {

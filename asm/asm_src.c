@@ -12,6 +12,11 @@
  * innermost .if branch is active (asm_active).  Conditions are evaluated in
  * pass 1 and must only use names defined above them.
  *
+ * Limits (asm_int.h): include/macro nesting ASM_MAX_DEPTH (64), macro
+ * expansions 100000, lines read 10^6, text produced by substitution
+ * 16 MiB, one substituted line 1 MiB; each ends the assembly with an
+ * error instead of exhausting memory or the stack.
+ *
  * Every line gets a struct where with a reading sequence number, which is
  * how errors found later (pass 2) are sorted back into reading order.
  */
@@ -22,7 +27,12 @@
 #include "../util/strutil.h"
 #include "asm_int.h"
 
-/* Keep text as a file: split lines, check for NUL bytes. */
+/*
+ * Keep text as a file: split lines, check for NUL bytes.
+ * Ownership: text is adopted (freed at cleanup, or here on failure).  A
+ * file of n '\n' has at most n + 1 lines; a final '\n' does not start an
+ * empty last line, and "\r\n" and a trailing '\r' lose the '\r'.
+ */
 struct src_file *asm_add_file(struct asm_ctx *A, const char *path,
 				 char *text, size_t len)
 {
@@ -63,6 +73,11 @@ struct src_file *asm_add_file(struct asm_ctx *A, const char *path,
 			}
 			w->file = f->path;
 			w->line = (int)k;
+			/*
+			 * seq = lines read so far: the error sorts with the
+			 * line that made us read this file (the .include),
+			 * before every line of the file itself.
+			 */
 			w->seq = A->line_seq;
 
 			text[i] = ' ';
@@ -77,7 +92,13 @@ struct src_file *asm_add_file(struct asm_ctx *A, const char *path,
 	return f;
 }
 
-/* Read a whole file; NULL with errno set on failure. */
+/*
+ * Read a whole file; NULL with errno set on failure.
+ * Read in doubling chunks rather than trusting a size from stat: works
+ * for pipes and /dev/stdin too.  One byte is kept free for the final
+ * NUL, so the buffer is always a C string (NULs inside are reported by
+ * asm_add_file).
+ */
 char *asm_slurp(const char *path, size_t *len)
 {
 	FILE *fp = fopen(path, "rb");
@@ -169,6 +190,11 @@ void asm_dir_include(struct asm_ctx *A, const struct where *w, int i)
 				ASM_MAX_DEPTH);
 		return;
 	}
+	/*
+	 * The including file is the innermost file frame: an .include
+	 * inside a macro body is resolved relative to the file being read,
+	 * not the one that defined the macro.
+	 */
 	for (fr = A->top; fr; fr = fr->up)
 		if (!fr->is_macro) {
 			cur_path = fr->f->path;
@@ -212,6 +238,10 @@ void asm_dir_include(struct asm_ctx *A, const struct where *w, int i)
 				(void)asm_push_file(A, f);
 			return;
 		}
+		/*
+		 * Not found: try the next directory.  Anything else
+		 * (permission, EFBIG from 256 MiB on) is reported at once.
+		 */
 		if (errno != ENOENT && errno != ENOTDIR) {
 			(void)asm_error(A, w, t->col, "cannot read '%s': %s", path,
 					strerror(errno));
@@ -241,6 +271,10 @@ struct macro *asm_find_macro(struct asm_ctx *A, const char *name, size_t len)
 /*
  * Split text into comma-separated pieces outside parentheses and quotes;
  * returns the count (at most max), with start/length/column of each.
+ *
+ * Used for both .macro parameter lists and macro call arguments, on the
+ * raw text (arguments are text, substituted before lexing).  Returns the
+ * full count even beyond max, so the caller can report "too many".
  */
 static int split_args(const char *text, size_t len, int base_col,
 		      const char **start, size_t *plen, int *pcol, int max)
@@ -253,6 +287,7 @@ static int split_args(const char *text, size_t len, int base_col,
 		char c = k < len ? text[k] : ',';
 
 		if (quote) {
+			/* Skip the escaped character ('\"' inside "..."). */
 			if (c == '\\' && k + 1 < len)
 				k++;
 			else if (c == quote)
@@ -260,7 +295,12 @@ static int split_args(const char *text, size_t len, int base_col,
 			if (k < len)
 				continue;
 		}
-		/* Commas inside quotes or parentheses belong to the argument. */
+		/*
+		 * Commas inside quotes or parentheses belong to the argument.
+		 * A stray ')' makes depth negative, which still splits (the
+		 * argument's own parse reports the parenthesis); the virtual
+		 * final ',' always closes the last argument.
+		 */
 		if (c == '"' || c == '\'') {
 			quote = c;
 		} else if (c == '(') {
@@ -286,7 +326,14 @@ static int split_args(const char *text, size_t len, int base_col,
 	return n;
 }
 
-/* .macro NAME [P1[=DEFAULT], ...] */
+/*
+ * .macro NAME [P1[=DEFAULT], ...]
+ * Parameter names are [A-Za-z_][A-Za-z0-9_]* (no dots: \name.x must end
+ * the parameter at the dot).  A macro may not take an instruction's name
+ * (it would hide the instruction everywhere), but may take a pseudo's,
+ * which the line dispatcher tries after macros.  The body is captured by
+ * do_line (asm_macro_add_line) until .endm.
+ */
 void asm_dir_macro(struct asm_ctx *A, const struct where *w, int i, int col)
 {
 	const struct tok *nt = &A->tk.v[i];
@@ -320,6 +367,7 @@ void asm_dir_macro(struct asm_ctx *A, const struct where *w, int i, int col)
 	m->w = w;
 	m->col = col;
 	rest = nt->s + nt->len;
+	/* From after the name to the T_EOL: a comment is not a parameter. */
 	rlen = (size_t)(A->tk.v[A->tk.n - 1].s - rest);
 	n = 0;
 	if (A->tk.v[i + 1].k != T_EOL)
@@ -376,7 +424,12 @@ void asm_dir_macro(struct asm_ctx *A, const struct where *w, int i, int col)
 	A->defining = m;
 }
 
-/* Store a captured body line. */
+/*
+ * Store a captured body line.
+ * Body lines are the where records of the defining lines (text as
+ * written, with \params); the arena copy on growth leaves the old array
+ * behind, bounded by doubling.
+ */
 void asm_macro_add_line(struct asm_ctx *A, const struct where *w)
 {
 	struct macro *m = A->defining;
@@ -398,7 +451,15 @@ void asm_macro_add_line(struct asm_ctx *A, const struct where *w)
 	m->body[m->n_body++] = w;
 }
 
-/* Invoke macro m at token i (its name) of line w. */
+/*
+ * Invoke macro m at token i (its name) of line w.
+ * Arguments: positional first, then NAME=VALUE for any parameter; each
+ * parameter gets at most one, missing ones take their default, and a
+ * parameter with neither is an error naming the definition.  The body
+ * is not read here: pushing a frame makes asm_next_line return its lines
+ * (substituted) next.  65 slots: one more than the parameter limit, so a
+ * surplus argument has a column to point at.
+ */
 void asm_expand_macro(struct asm_ctx *A, const struct where *w, int i,
 			 struct macro *m)
 {
@@ -520,7 +581,15 @@ void asm_expand_macro(struct asm_ctx *A, const struct where *w, int i,
 	A->depth++;
 }
 
-/* Substitute \param, \@ and \() in a body line. */
+/*
+ * Substitute \param, \@ and \() in a body line.
+ * \name is replaced by the argument text, \@ by the expansion number
+ * (unique per expansion, for local labels: loop\@), and \() by nothing
+ * (to glue a parameter to following text: \reg\()_lo).  A backslash not
+ * followed by a parameter name stays, and the lexer reports it.  Returns
+ * NULL if the line grows beyond 1 MiB or the total beyond
+ * ASM_MAX_EXPANDED_BYTES (16 MiB).
+ */
 static const char *substitute(struct asm_ctx *A, struct frame *fr,
 			      const char *text)
 {
@@ -619,7 +688,11 @@ static struct cond *push_cond(struct asm_ctx *A)
 	return &A->conds[A->n_conds++];
 }
 
-/* The value of .if/.elif EXPR or .ifdef/.ifndef NAME at token i. */
+/*
+ * The value of .if/.elif EXPR or .ifdef/.ifndef NAME at token i.
+ * .ifdef tests the symbol table at this point of pass 1: a label defined
+ * further down is not defined yet (docs/isa.md: "defined above").
+ */
 static int cond_value(struct asm_ctx *A, const struct where *w, int i, int dir,
 		      int *val)
 {
@@ -673,6 +746,11 @@ void asm_do_cond(struct asm_ctx *A, const struct where *w, int dir, int i,
 		if (!(c = push_cond(A)))
 			return;
 		c->parent_active = live;
+		/*
+		 * taken records that some branch of this .if has been (or,
+		 * after an error, must be treated as) assembled: later
+		 * .elif/.else branches are then skipped.
+		 */
 		c->active = live && val && !bad;
 		c->taken = c->active || bad;
 		c->w = w;
@@ -685,6 +763,7 @@ void asm_do_cond(struct asm_ctx *A, const struct where *w, int dir, int i,
 	default:
 		return;
 	}
+	/* Only blocks opened in the current file or expansion may close. */
 	if (A->n_conds <= A->top->cond_base) {
 		(void)asm_error(A, w, col, "%s without .if",
 				asm_directives[dir].name);
@@ -722,7 +801,12 @@ void asm_do_cond(struct asm_ctx *A, const struct where *w, int dir, int i,
 	}
 }
 
-/* The first word of a line (for capture and skipped regions). */
+/*
+ * The first word of a line (for capture and skipped regions).
+ * Returns the length of the word (0 if the line starts with anything
+ * else) and where it starts; used before tokenising, for lines that may
+ * not lex (macro bodies, false branches).
+ */
 size_t asm_first_word(const char *text, const char **start)
 {
 	const char *p = text;
@@ -752,6 +836,11 @@ const struct where *asm_next_line(struct asm_ctx *A)
 {
 	if (A->fatal || A->oom)
 		return NULL;
+	/*
+	 * The line limit counts macro lines too: expansions within the
+	 * depth and count limits can still multiply lines (100000
+	 * expansions of a 100-line body are 10^7 lines).
+	 */
 	if (A->line_seq >= ASM_MAX_LINES && A->top) {
 		A->fatal = 1;
 		(void)asm_error(A, A->last_w, 1,
@@ -764,6 +853,7 @@ const struct where *asm_next_line(struct asm_ctx *A)
 		struct frame *fr = A->top;
 		struct where *w;
 
+		/* A file frame: the next line as written. */
 		if (!fr->is_macro && fr->next < fr->f->n_lines) {
 			w = arena_alloc(&A->ar, sizeof(*w));
 			if (!w) {
@@ -777,6 +867,11 @@ const struct where *asm_next_line(struct asm_ctx *A)
 			A->last_w = w;
 			return w;
 		}
+		/*
+		 * A macro frame: a fresh where per expansion line, with
+		 * the body line's file:line and the expansion record,
+		 * so errors point at the body and note the call.
+		 */
 		if (fr->is_macro && fr->next < fr->m->n_body) {
 			const struct where *bw = fr->m->body[fr->next++];
 
@@ -802,6 +897,7 @@ const struct where *asm_next_line(struct asm_ctx *A)
 				}
 				(void)asm_error(A, w, 1, "macro expansion of this "
 							 "line is too long");
+				/* Skip the line, keep expanding the rest of the body. */
 				continue;
 			}
 			A->last_w = w;
@@ -820,6 +916,7 @@ const struct where *asm_next_line(struct asm_ctx *A)
 					A->defining->name);
 			A->defining = NULL;
 		}
+		/* The frame's memory stays in the arena until cleanup. */
 		A->top = fr->up;
 		A->depth--;
 	}

@@ -36,6 +36,12 @@
 #include "../util/fsout.h"
 #include "../util/strutil.h"
 
+/*
+ * Format constants (docs/formats.md).  A tensor entry is 16 bytes of
+ * fixed fields (name u32, mem/dtype/rank/reserved u8, addr u64) plus 8
+ * dims of u64: 80.  2^20 sections and 255-byte names bound what a
+ * hostile header can make the loader allocate or scan.
+ */
 #define OBJ_VERSION 1
 #define OBJ_HDR_SIZE 32
 #define OBJ_SECT_SIZE 32
@@ -58,6 +64,7 @@ enum obj_sect_type {
 	OBJ_ST_LINES = 7,
 };
 
+/* For messages; indexed by type, which load_table checks first. */
 static const char *const sect_type_names[] = {
 	[OBJ_ST_CODE] = "code",     [OBJ_ST_DATA] = "data",
 	[OBJ_ST_STRTAB] = "strtab", [OBJ_ST_SYMTAB] = "symtab",
@@ -65,6 +72,7 @@ static const char *const sect_type_names[] = {
 	[OBJ_ST_LINES] = "lines",
 };
 
+/* [3] (a remote scratchpad) is NULL: no program initialises one. */
 static const char *const mem_names[OBJ_N_MEMS] = {
 	[OBJ_MEM_DRAM] = "dram", [OBJ_MEM_SPM] = "spm", [OBJ_MEM_ACC] = "acc",
 	[OBJ_MEM_DATA] = "data",
@@ -120,7 +128,11 @@ void obj_free(struct obj_prog *p)
 	free(p);
 }
 
-/* Canonical symbol order: kind, value, name (code labels first). */
+/*
+ * Canonical symbol order: kind, value, name (code labels first).
+ * A total order whenever names are unique (check_prog refuses
+ * duplicates), so qsort's instability cannot show in the output.
+ */
 static int sym_cmp(const void *pa, const void *pb)
 {
 	const struct obj_sym *a = pa, *b = pb;
@@ -132,7 +144,10 @@ static int sym_cmp(const void *pa, const void *pb)
 	return strcmp(a->name, b->name);
 }
 
-/* Canonical section order: memory, then address. */
+/*
+ * Canonical section order: memory, then address.
+ * Equal (mem, addr) only for overlapping sections, an error anyway.
+ */
 static int sect_cmp(const void *pa, const void *pb)
 {
 	const struct obj_section *a = pa, *b = pb;
@@ -158,6 +173,7 @@ void obj_canonicalize(struct obj_prog *p)
 
 /* ---- lookups ---------------------------------------------------------------*/
 
+/* Linear lookups: called a few times per run (--input/--output names). */
 const struct obj_tensor *obj_find_tensor(const struct obj_prog *p,
 					 const char *name)
 {
@@ -184,7 +200,11 @@ const char *obj_symbolize(void *ctx, uint64_t addr)
 	const struct obj_prog *p = ctx;
 	size_t lo = 0, hi = p->n_syms;
 
-	/* Code symbols come first, sorted by value: binary search. */
+	/*
+	 * Code symbols come first, sorted by value: binary search.
+	 * Lower bound of addr among the CODE prefix: non-code entries sort
+	 * after every code entry and are treated as "not below addr".
+	 */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		const struct obj_sym *s = &p->syms[mid];
@@ -200,6 +220,10 @@ const char *obj_symbolize(void *ctx, uint64_t addr)
 	return NULL;
 }
 
+/*
+ * Used after a runtime fault: `npusim run` adds "FILE:LINE: note: the
+ * instruction at pc 0x.. (core N)".
+ */
 int obj_src_line(const struct obj_prog *p, uint64_t pc, const char **file,
 		 int *line)
 {
@@ -217,9 +241,9 @@ int obj_src_line(const struct obj_prog *p, uint64_t pc, const char **file,
 
 /* A growable byte buffer. */
 struct bbuf {
-	uint8_t *b;
-	size_t n, cap;
-	int oom;
+	uint8_t *b;     /* contents */
+	size_t n, cap;  /* bytes used / allocated */
+	int oom;        /* an allocation failed (sticky) */
 };
 
 /*
@@ -288,7 +312,11 @@ static void put_le_at(uint8_t *p, uint64_t v, int bytes)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
-/* String table: offsets of appended names (0 is the empty string). */
+/*
+ * String table: offsets of appended names (0 is the empty string).
+ * No deduplication: a name used twice (symbol and tensor) is stored
+ * twice.  Offsets fit 32 bits: names are at most 255 bytes each.
+ */
 static uint32_t strtab_add(struct bbuf *st, const char *s)
 {
 	uint32_t off = (uint32_t)st->n;
@@ -307,14 +335,24 @@ int obj_serialize(const struct obj_prog *p, uint8_t **buf, size_t *n)
 {
 	struct bbuf out = { 0 }, st = { 0 }, syms = { 0 }, tens = { 0 },
 		    files = { 0 };
+	/*
+	 * Plan: si = next section-table index; table = offset of the
+	 * table (right after the header).  Every section's contents start
+	 * 8-byte aligned (bb_align8), as docs/formats.md specifies, so u64
+	 * fields sit at naturally aligned file offsets.
+	 */
 	size_t n_sects = 0, k, si = 0, table;
 	int r = 0;
 
 	*buf = NULL;
 	*n = 0;
-	/* Build the name-bearing sections first; they share the strtab. */
+	/*
+	 * Build the name-bearing sections first; they share the strtab.
+	 * Offset 0 of the string table is the empty name (docs/formats.md).
+	 */
 	bb_u8(&st, 0);
 	for (k = 0; k < p->n_syms; k++) {
+		/* Symbol, 16 bytes: name@0 u32, kind@4, mem@5, 0@6 u16, value@8. */
 		bb_le(&syms, strtab_add(&st, p->syms[k].name), 4);
 		bb_u8(&syms, p->syms[k].kind);
 		bb_u8(&syms, p->syms[k].mem);
@@ -325,6 +363,10 @@ int obj_serialize(const struct obj_prog *p, uint8_t **buf, size_t *n)
 		const struct obj_tensor *t = &p->tensors[k];
 		int d;
 
+		/*
+		 * Tensor, 80 bytes: name@0, mem@4, dtype@5, rank@6, 0@7,
+		 * addr@8 u64, shape@16 8 x u64 (zero past rank).
+		 */
 		bb_le(&tens, strtab_add(&st, t->name), 4);
 		bb_u8(&tens, t->mem);
 		bb_u8(&tens, t->dtype);
@@ -337,7 +379,12 @@ int obj_serialize(const struct obj_prog *p, uint8_t **buf, size_t *n)
 	for (k = 0; k < p->n_files; k++)
 		bb_le(&files, strtab_add(&st, p->files[k]), 4);
 
-	/* Which sections exist, in file order. */
+	/*
+	 * Which sections exist, in file order.
+	 * Must match the ADD_SECT calls below one for one: the table is
+	 * sized here and filled as contents are appended.  st.n > 1: the
+	 * string table always starts with its empty name.
+	 */
 	n_sects = (p->n_code > 0) + p->n_sects + (st.n > 1) + (syms.n > 0) +
 		  (tens.n > 0) + (p->lines && p->n_code ? 2 : 0);
 	bb_reserve(&out, OBJ_HDR_SIZE + n_sects * OBJ_SECT_SIZE);
@@ -347,6 +394,10 @@ int obj_serialize(const struct obj_prog *p, uint8_t **buf, size_t *n)
 	out.n = OBJ_HDR_SIZE + n_sects * OBJ_SECT_SIZE;
 	table = OBJ_HDR_SIZE;
 
+/*
+ * Append one section's contents (aligned) and patch its 32-byte table
+ * entry: type @0, mem @4, addr @8, offset @16, size @24.
+ */
 #define ADD_SECT(type_, mem_, addr_, data_, size_)                          \
 	do {                                                                \
 		size_t off_;                                                \
@@ -404,6 +455,7 @@ int obj_serialize(const struct obj_prog *p, uint8_t **buf, size_t *n)
 	put_le_at(out.b + 8, 0, 4);
 	put_le_at(out.b + 12, n_sects, 4);
 	put_le_at(out.b + 16, table, 8);
+	/* file_size last: only now is the total known. */
 	put_le_at(out.b + 24, out.n, 8);
 	*buf = out.b;
 	*n = out.n;
@@ -420,7 +472,11 @@ done:
 	return r;
 }
 
-/* Serialise, then write through fsout (temporary file + rename). */
+/*
+ * Serialise, then write through fsout (temporary file + rename).
+ * A failed write removes the temporary file (fsout_abort), so the
+ * previous object at path, if any, survives unchanged.
+ */
 int obj_write(const struct obj_prog *p, const char *path, struct diag *d)
 {
 	struct fsout o;
@@ -453,12 +509,15 @@ struct ld {
 	const uint8_t *b;    /* file image */
 	size_t n;            /* its size */
 	const char *name;    /* for messages */
-	struct diag *d;
+	struct diag *d;      /* where the error goes */
 	const uint8_t *str;  /* string table (or NULL) */
-	uint64_t str_n;
+	uint64_t str_n;      /* size of the string table */
 };
 
-/* Read a little-endian integer (the caller checked the bounds). */
+/*
+ * Read a little-endian integer (the caller checked the bounds).
+ * Byte by byte: independent of host endianness and alignment.
+ */
 static uint64_t le(const uint8_t *p, int bytes)
 {
 	uint64_t v = 0;
@@ -469,6 +528,11 @@ static uint64_t le(const uint8_t *p, int bytes)
 	return v;
 }
 
+/*
+ * Report the first problem: "FILE: error: invalid object file: WHAT (at
+ * byte offset 0x..)"; returns NPU_EOBJ.  off is the byte offset of the
+ * field at fault, so a hex dump of the file shows it directly.
+ */
 static int bad(struct ld *L, uint64_t off, const char *fmt, ...)
 	NPU_PRINTF(3, 4);
 
@@ -497,6 +561,10 @@ static int get_name(struct ld *L, uint64_t where, uint64_t off, char **out)
 		return bad(L, where, "name offset %" PRIu64 " outside the "
 				     "string table (%" PRIu64 " bytes)",
 			   off, L->str_n);
+	/*
+	 * Bytes 0x21..0x7e only: names are printed raw in listings and
+	 * messages, so spaces and control characters are refused.
+	 */
 	for (k = off; k < L->str_n && L->str[k]; k++)
 		if (L->str[k] <= ' ' || L->str[k] >= 0x7f)
 			return bad(L, where, "name at string offset %" PRIu64
@@ -510,12 +578,15 @@ static int get_name(struct ld *L, uint64_t where, uint64_t off, char **out)
 }
 
 struct sect_ent {
-	uint32_t type, mem;
-	uint64_t addr, off, size;
+	uint32_t type, mem; /* table fields at offsets 0 and 4 */
+	uint64_t addr, off, size; /* ... at 8, 16 and 24 */
 	uint64_t at;   /* offset of the table entry (for messages) */
 };
 
-/* Section entries by file offset, for the overlap check. */
+/*
+ * Section entries by file offset, for the overlap check.  Ties by size,
+ * so an empty section sorts before a non-empty one at the same offset.
+ */
 static int ent_off_cmp(const void *pa, const void *pb)
 {
 	const struct sect_ent *a = pa, *b = pb;
@@ -565,11 +636,16 @@ static int load_table(struct ld *L, struct sect_ent **ents_out,
 	if (n_sects > OBJ_MAX_SECTS)
 		return bad(L, 12, "%" PRIu64 " sections (at most %u)", n_sects,
 			   OBJ_MAX_SECTS);
+	/*
+	 * n_sects <= 2^20, so n_sects * 32 cannot overflow; sect_off <= n
+	 * first, so L->n - sect_off cannot wrap.
+	 */
 	if (sect_off < OBJ_HDR_SIZE || sect_off > L->n ||
 	    n_sects * OBJ_SECT_SIZE > L->n - sect_off)
 		return bad(L, 16, "section table (%" PRIu64 " entries at "
 				  "0x%" PRIx64 ") outside the file",
 			   n_sects, sect_off);
+	/* + 1: a file with no sections is valid (an empty program). */
 	ents = calloc((size_t)n_sects + 1, sizeof(*ents));
 	sorted = calloc((size_t)n_sects + 1, sizeof(*sorted));
 	if (!ents || !sorted) {
@@ -608,6 +684,10 @@ static int load_table(struct ld *L, struct sect_ent **ents_out,
 					k, s->mem);
 				goto out;
 			}
+			/*
+			 * addr + size - 1 must not wrap: the last byte's
+			 * address is representable.
+			 */
 			if (s->size == 0 || s->addr > UINT64_MAX - (s->size - 1)) {
 				r = bad(L, s->at + 24, "data section %" PRIu64
 						       " is empty or wraps "
@@ -627,6 +707,7 @@ static int load_table(struct ld *L, struct sect_ent **ents_out,
 	qsort(sorted, (size_t)n_sects, sizeof(*sorted), ent_off_cmp);
 	for (k = 0; k < n_sects; k++) {
 		const struct sect_ent *s = &sorted[k];
+		/* tab_end <= n (checked above). */
 		uint64_t tab_end = sect_off + n_sects * OBJ_SECT_SIZE;
 
 		if (s->size && s->off < tab_end && sect_off < s->off + s->size) {
@@ -634,6 +715,13 @@ static int load_table(struct ld *L, struct sect_ent **ents_out,
 					       "section table");
 			goto out;
 		}
+		/*
+		 * Sorted by offset, comparing neighbours finds the first
+		 * overlap; each end is <= n, so off + size cannot wrap.  A
+		 * zero-size entry (SYMTAB, FILES ...) between two sections is
+		 * skipped and hides an overlap of its neighbours; harmless,
+		 * since every section is bounds-checked on its own.
+		 */
 		if (k && s->size && sorted[k - 1].off + sorted[k - 1].size > s->off) {
 			r = bad(L, s->at + 16, "sections overlap in the file");
 			goto out;
@@ -697,6 +785,11 @@ static int load_parts(struct ld *L, const struct sect_ent *ents, uint32_t n,
 	lin = find_unique(L, ents, n, OBJ_ST_LINES, &r);
 	if (r) return r;
 
+	/*
+	 * STRTAB first: every later name lookup (get_name) indexes it.  A
+	 * NUL first byte makes offset 0 "no name"; a NUL last byte ends
+	 * every name inside the table.
+	 */
 	if (str) {
 		const uint8_t *s = L->b + str->off;
 
@@ -719,6 +812,7 @@ static int load_parts(struct ld *L, const struct sect_ent *ents, uint32_t n,
 	}
 	for (k = 0; k < n; k++)
 		nd += ents[k].type == OBJ_ST_DATA;
+	/* DATA contents are copied: the image may be freed after loading. */
 	p->sects = calloc(nd + 1, sizeof(*p->sects));
 	if (!p->sects)
 		return NPU_ENOMEM;
@@ -747,6 +841,7 @@ static int load_parts(struct ld *L, const struct sect_ent *ents, uint32_t n,
 		if (!p->syms)
 			return NPU_ENOMEM;
 		for (k = 0; k < cnt; k++) {
+			/* e: the 16-byte entry; fields as written by obj_serialize. */
 			const uint8_t *e = L->b + sym->off + k * OBJ_SYM_SIZE;
 			struct obj_sym *s = &p->syms[p->n_syms];
 			uint64_t at = sym->off + k * OBJ_SYM_SIZE;
@@ -790,6 +885,11 @@ static int load_parts(struct ld *L, const struct sect_ent *ents, uint32_t n,
 		if (!p->tensors)
 			return NPU_ENOMEM;
 		for (k = 0; k < cnt; k++) {
+			/*
+			 * e: the 80-byte entry.  The dimension checks mirror the
+			 * assembler's (encode_tensor: 1..2^40 per dimension, at
+			 * most 2^60 elements), so what `npusim as` writes loads.
+			 */
 			const uint8_t *e = L->b + ten->off + k * OBJ_TENSOR_SIZE;
 			struct obj_tensor *t = &p->tensors[p->n_tensors];
 			uint64_t at = ten->off + k * OBJ_TENSOR_SIZE, elems = 1;
@@ -841,6 +941,10 @@ static int load_parts(struct ld *L, const struct sect_ent *ents, uint32_t n,
 			t->rank = (int)rank;
 		}
 	}
+	/*
+	 * Line information is all or nothing: LINES has one 8-byte entry
+	 * per code word and FILES the names its file indexes refer to.
+	 */
 	if (!fil != !lin)
 		return bad(L, (fil ? fil : lin)->at, "a files section needs a "
 						     "lines section and back");
@@ -887,7 +991,11 @@ static int name_cmp(const void *pa, const void *pb)
 	return strcmp(*(const char *const *)pa, *(const char *const *)pb);
 }
 
-/* The first name that occurs twice among n names, or NULL (n log n). */
+/*
+ * The first name that occurs twice among n names, or NULL (n log n).
+ * Symbols and tensors are separate namespaces here (a tensor's symbol
+ * and its table entry share a name by design).
+ */
 static const char *dup_name(const char **names, size_t n)
 {
 	size_t k;
@@ -899,11 +1007,18 @@ static const char *dup_name(const char **names, size_t n)
 	return NULL;
 }
 
-/* Semantic checks once everything is parsed. */
+/*
+ * Semantic checks once everything is parsed.
+ * Sorting first (obj_canonicalize) makes the overlap check linear and
+ * gives the loaded program the invariants of obj.h whatever order the
+ * file listed things in.  Offsets of these errors are 0: they concern
+ * the program, not one field.
+ */
 static int check_prog(struct ld *L, struct obj_prog *p)
 {
 	const struct obj_section *far = NULL;
 	const char **names, *dup;
+	/* One name array serves both duplicate checks (max of the counts). */
 	size_t k, n = p->n_syms > p->n_tensors ? p->n_syms : p->n_tensors;
 
 	obj_canonicalize(p);
@@ -989,7 +1104,12 @@ fail_nomem:
 	return r;
 }
 
-/* Read the whole file (bounded by OBJ_MAX_FILE_BYTES), then load it. */
+/*
+ * Read the whole file (bounded by OBJ_MAX_FILE_BYTES), then load it.
+ * The buffer doubles from 64 KiB up to 1 GiB; a file that needs more is
+ * refused.  The loop grows the buffer before it can see EOF, so a file
+ * of exactly 1 GiB is refused too (the message says "larger than").
+ */
 int obj_load(const char *path, struct diag *d, struct obj_prog **out)
 {
 	FILE *fp = fopen(path, "rb");
@@ -1036,12 +1156,17 @@ int obj_load(const char *path, struct diag *d, struct obj_prog **out)
 		return diag_error(d, diag_at_file(path, 0, 0), NPU_EIO,
 				  "read error");
 	}
+	/* An empty file (buf NULL) is reported as truncated, not crashed on. */
 	r = obj_load_mem(buf ? buf : (const uint8_t *)"", n, path, d, out);
 	free(buf);
 	return r;
 }
 
-/* Object or not, by the magic number (so the file name does not matter). */
+/*
+ * Object or not, by the magic number (so the file name does not matter).
+ * `npusim run` and `objdump` accept either an object or assembly: the
+ * four magic bytes decide, whatever the file is called.
+ */
 int obj_sniff(const char *path)
 {
 	FILE *fp = fopen(path, "rb");
@@ -1057,7 +1182,10 @@ int obj_sniff(const char *path)
 
 /* ---- listing ---------------------------------------------------------------*/
 
-/* objdump -s: 16 bytes per line with their ASCII rendering. */
+/*
+ * objdump -s: 16 bytes per line with their ASCII rendering.
+ * Format per line: address, 16 bytes as hex (gap after 8), then ASCII.
+ */
 static void print_hex(FILE *fp, const struct obj_section *s)
 {
 	uint64_t off;
@@ -1104,6 +1232,7 @@ void obj_print(FILE *fp, const struct obj_prog *p, const char *title,
 	if (flags & OBJ_PRINT_HEADERS) {
 		fprintf(fp, "\nSections:\n  %-5s %-5s %-18s %s\n", "kind", "mem",
 			"address", "size");
+		/* Code always starts at pc 0 and takes 4 bytes a word. */
 		fprintf(fp, "  %-5s %-5s 0x%-16x 0x%zx\n", "code", "-", 0u,
 			4 * p->n_code);
 		for (k = 0; k < p->n_sects; k++)
@@ -1149,6 +1278,10 @@ void obj_print(FILE *fp, const struct obj_prog *p, const char *title,
 		fprintf(fp, "\nDisassembly of .text:\n");
 		for (k = 0; k < p->n_code; k++) {
 			uint64_t pc = 4 * (uint64_t)k;
+			/*
+			 * The cast drops const for the isa_symbolize_fn
+			 * signature; obj_symbolize only reads.
+			 */
 			const char *label = obj_symbolize((void *)p, pc);
 			const char *file;
 			int line;

@@ -53,7 +53,7 @@ enum obj_sym_kind {
 	OBJ_SYM_DATA = 1,   /* label in a data section: an address in mem */
 	OBJ_SYM_CONST = 2,  /* .equ or -D constant */
 	OBJ_SYM_TENSOR = 3, /* a .tensor's name: its address in mem */
-	OBJ_N_SYM_KINDS
+	OBJ_N_SYM_KINDS     /* number of kinds (bound for loaders) */
 };
 
 /* Initialised bytes at one address of one memory. */
@@ -64,6 +64,10 @@ struct obj_section {
 	uint8_t *bytes;     /* contents (malloc'd) */
 };
 
+/*
+ * One symbol.  value is a byte address for CODE/DATA/TENSOR (a pc for
+ * CODE: a multiple of 4 within the code), any 64-bit value for CONST.
+ */
 struct obj_sym {
 	char *name;              /* symbol name (malloc'd) */
 	int64_t value;           /* address or constant */
@@ -74,6 +78,12 @@ struct obj_sym {
 /* Most dimensions a tensor may have. */
 #define OBJ_MAX_RANK 8
 
+/*
+ * A row-major tensor of dtype at addr in mem, as written by .tensor.
+ * Loader bounds: dims 1..2^40, at most 2^60 elements in all, and the
+ * last byte inside the 64-bit address space; whether it fits the
+ * configured memory is checked by `npusim run`.
+ */
 struct obj_tensor {
 	char *name;                      /* name used by --input/--output */
 	enum obj_mem mem;                /* memory space */
@@ -89,21 +99,29 @@ struct obj_line {
 	uint32_t line;  /* 1-based line */
 };
 
+/*
+ * A whole program.  Every array is malloc'd and owned (obj_free frees
+ * it all); counts may be 0 with non-NULL arrays.
+ */
 struct obj_prog {
 	uint32_t *code;              /* instruction words, pc = 4 * index */
 	size_t n_code;               /* number of words */
 	struct obj_section *sects;   /* data sections */
-	size_t n_sects;
+	size_t n_sects;              /* entries in sects */
 	struct obj_sym *syms;        /* symbols, sorted by (kind, value, name) */
-	size_t n_syms;
+	size_t n_syms;               /* entries in syms */
 	struct obj_tensor *tensors;  /* tensor table, in definition order */
-	size_t n_tensors;
+	size_t n_tensors;            /* entries in tensors */
 	struct obj_line *lines;      /* n_code entries, or NULL */
 	char **files;                /* source file names for lines */
-	size_t n_files;
+	size_t n_files;              /* entries in files */
 };
 
-/* Largest values the loader accepts (guards against absurd allocations). */
+/*
+ * Largest values the loader accepts (guards against absurd allocations).
+ * 1 GiB: obj_load reads the whole file into memory before checking it;
+ * this caps that buffer.
+ */
 #define OBJ_MAX_FILE_BYTES (1ull << 30)
 
 /* An empty program (NULL when out of memory). */
@@ -112,12 +130,20 @@ void obj_free(struct obj_prog *p);
 /* Sort syms and sections into the canonical order (see invariants). */
 void obj_canonicalize(struct obj_prog *p);
 
-/* Serialise into a malloc'd buffer. */
+/*
+ * Serialise into a malloc'd buffer.  A pure function of *p: call
+ * obj_canonicalize first (the assembler does) for byte-identical files
+ * from identical sources.  Returns 0 or NPU_ENOMEM.
+ */
 int obj_serialize(const struct obj_prog *p, uint8_t **buf, size_t *n) NPU_WUR;
 /* Write path atomically (util/fsout.h); "-" is stdout. */
 int obj_write(const struct obj_prog *p, const char *path,
 	      struct diag *d) NPU_WUR;
-/* Parse and check a whole file image; name is used in messages. */
+/*
+ * Parse and check a whole file image; name is used in messages.  On
+ * failure one error naming name and the byte offset has been reported,
+ * *out is NULL and nothing is leaked.
+ */
 int obj_load_mem(const uint8_t *buf, size_t n, const char *name,
 		 struct diag *d, struct obj_prog **out) NPU_WUR;
 int obj_load(const char *path, struct diag *d, struct obj_prog **out) NPU_WUR;
@@ -131,6 +157,8 @@ const struct obj_sym *obj_find_sym(const struct obj_prog *p, const char *name);
 /*
  * isa_symbolize_fn for the disassembler: the name of a code label at addr
  * (the first by name when several share it), or NULL.  ctx is the prog.
+ *
+ * (Binary search: relies on the canonical symbol order.)
  */
 const char *obj_symbolize(void *ctx, uint64_t addr);
 /* Source file and line of the word at pc; 0, or -1 if unknown. */

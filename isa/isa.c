@@ -25,13 +25,20 @@
 /*
  * The flag column of opcodes.def uses short names (RD_RS1|WR_RD).  They are
  * enum constants private to this file, so no short name leaks into the rest
- * of the program.
+ * of the program.  E.g. RD_RS1 = ISA_RD_RS1 = 1 << ISA_FLAGBIT_RD_RS1,
+ * the bit number being the row's position in names.def.
  */
 enum {
 #define FLAG(id, doc) id = ISA_##id,
 #include "names.def"
 };
 
+/*
+ * mask = every bit outside the format's fields: the 8 opcode bits plus the
+ * reserved bits, which must read 0.  match = the opcode alone.  Example:
+ * add (R3, fields [23:9]) has mask 0xff0001ff, match 0x01000000; lui (U,
+ * fields [23:0]) has mask 0xff000000.  Both values appear in docs/isa.md.
+ */
 const struct isa_op_info isa_op_info[ISA_N_OPS] = {
 #define OP(id_, mn, opc, fmt_, unit_, flags_, sem_, doc_)                  \
 	[ISA_OP_##id_] = {                                                 \
@@ -49,6 +56,11 @@ const struct isa_op_info isa_op_info[ISA_N_OPS] = {
 #include "opcodes.def"
 };
 
+/*
+ * One row per formats.def FIELD.  .min/.max bound both directions: the
+ * encoder refuses a value outside them and the decoder calls a word that
+ * holds one illegal (e.g. CNT 0: a wait for nothing).
+ */
 const struct isa_field_info isa_field_info[ISA_N_FIELDS] = {
 #define FIELD(id_, name_, mem_, lo_, w_, sh_, mn_, mx_, kind_, noun_)      \
 	[ISA_FIELD_##id_] = {                                              \
@@ -69,6 +81,11 @@ const struct isa_field_info isa_field_info[ISA_N_FIELDS] = {
 /* 1 for a real field, 0 for the NONE padding. */
 #define ISA_IS_FIELD(f) (ISA_FIELD_##f != ISA_FIELD_NONE)
 
+/*
+ * .n_fields counts the non-NONE entries; NONE is always trailing padding,
+ * so fields[0 .. n_fields-1] are exactly the format's operands in syntax
+ * order (the loops below rely on that).
+ */
 const struct isa_fmt_info isa_fmt_info[ISA_N_FMTS] = {
 #define FORMAT(id_, syn_, f1, f2, f3, f4, doc_)                            \
 	[ISA_FMT_##id_] = {                                                \
@@ -87,12 +104,17 @@ const struct isa_fmt_info isa_fmt_info[ISA_N_FMTS] = {
 /*
  * Major opcode -> op + 1 (0 = no such opcode).  Two rows with the same
  * opcode initialise the same element twice, which the compiler rejects.
+ * uint16_t, not uint8_t: op + 1 reaches 256 if every opcode is ever used.
  */
 static const uint16_t op_of_opcode[256] = {
 #define OP(id_, mn, opc, fmt_, unit_, flags_, sem_, doc_) [opc] = ISA_OP_##id_ + 1,
 #include "opcodes.def"
 };
 
+/*
+ * Name and doc tables, index = enum value.  Designated initialisers keep
+ * each entry at its id whatever order names.def lists them in.
+ */
 const char *const isa_unit_names[ISA_N_UNITS] = {
 #define OPUNIT(id, name, doc) [ISA_UNIT_##id] = name,
 #include "names.def"
@@ -142,6 +164,7 @@ const char *const isa_dfield_docs[ISA_N_DFIELDS] = {
 #include "names.def"
 };
 
+/* Positional on purpose: isa_consts is a list, not indexed by an enum. */
 const struct isa_const isa_consts[] = {
 #define CONSTV(id, name, value, doc) { name, value, doc },
 #include "names.def"
@@ -170,11 +193,16 @@ int isa_fmt_has_field(enum isa_fmt fmt, enum isa_field f)
 }
 
 /* The field's bits, right-aligned (width <= 24). */
+/* (1ull, not 1u: well-defined even for a 32-bit field, which no FIELD has) */
 static uint32_t field_mask(const struct isa_field_info *fi)
 {
 	return (uint32_t)((1ull << fi->width) - 1);
 }
 
+/*
+ * Example: OFF14 holding 0x3fff is -1 after sign extension and -4 after
+ * the shift of 2, i.e. a branch to the previous instruction.
+ */
 int64_t isa_get_field(uint32_t word, enum isa_fmt fmt, enum isa_field f)
 {
 	const struct isa_field_info *fi = &isa_field_info[f];
@@ -195,6 +223,12 @@ int64_t isa_get_field(uint32_t word, enum isa_fmt fmt, enum isa_field f)
 	return v * ((int64_t)1 << fi->shift);
 }
 
+/*
+ * Checks in this order: range (branch and jump targets get their own
+ * wording, since the user wrote an address, not an offset), then
+ * alignment of shifted fields, then the insertion itself.  The error text
+ * goes to err; the assembler prefixes it with file:line:col.
+ */
 int isa_set_field(uint32_t *word, enum isa_fmt fmt, enum isa_field f,
 		  int64_t v, char *err, size_t errlen)
 {
@@ -231,6 +265,10 @@ int isa_set_field(uint32_t *word, enum isa_fmt fmt, enum isa_field f,
 				 fi->noun, v, fi->min, fi->max);
 		return NPU_ERANGE;
 	}
+	/*
+	 * Only OFF14/OFF19 have a shift (2): instructions are 4 bytes, so a
+	 * target offset that is not a multiple of 4 cannot be encoded.
+	 */
 	if (fi->shift && ((uint64_t)v & ((1u << fi->shift) - 1))) {
 		snprintf(err, errlen,
 			 "%s is not %d-byte aligned: offset %" PRId64 " bytes",
@@ -287,7 +325,9 @@ void isa_insn_set(struct isa_insn *in, enum isa_member m, int64_t v)
 /*
  * One table lookup by major opcode, then the mask check (reserved bits must
  * be 0) and a range check of every field: a word decodes only if encoding
- * the result gives the word back.
+ * the result gives the word back.  Cost: one array index and at most 4
+ * field extractions, no search.  On failure *out is all zero, so a caller
+ * that prints it regardless never shows stale fields.
  */
 int isa_decode(uint32_t word, struct isa_insn *out)
 {
@@ -297,6 +337,7 @@ int isa_decode(uint32_t word, struct isa_insn *out)
 	int i;
 
 	memset(out, 0, sizeof(*out));
+	/* Unassigned opcode, including 0x00: an all-zero word never decodes. */
 	if (!e)
 		return NPU_EOBJ;
 	oi = &isa_op_info[e - 1];
@@ -315,6 +356,7 @@ int isa_decode(uint32_t word, struct isa_insn *out)
 		}
 		isa_insn_set(out, isa_field_info[f].member, v);
 	}
+	/* Set last: a partially decoded word is never returned as an op. */
 	out->op = (enum isa_op)(e - 1);
 	return 0;
 }
@@ -334,6 +376,7 @@ int isa_encode(const struct isa_insn *in, uint32_t *out, char *err,
 		snprintf(err, errlen, "no instruction with id %d", (int)in->op);
 		return NPU_ERANGE;
 	}
+	/* Start from the opcode with every reserved bit 0 (they stay 0). */
 	w = isa_op_info[in->op].match;
 	fi = &isa_fmt_info[isa_op_info[in->op].fmt];
 	for (i = 0; i < fi->n_fields; i++) {
@@ -357,6 +400,7 @@ struct sbuf {
 	size_t len;  /* characters written so far (may exceed n - 1) */
 };
 
+/* A separate prototype: GCC takes the format attribute only there. */
 static void sb_printf(struct sbuf *s, const char *fmt, ...) NPU_PRINTF(2, 3);
 
 /* Append formatted text; past the end only the length grows. */
@@ -388,6 +432,10 @@ const char *isa_unit_id_name(unsigned u, char *buf, size_t n)
 }
 
 /* Print one field value in the syntax the assembler reads back. */
+/*
+ * v must be a legal value of f (from isa_decode or a successful encode):
+ * the name tables are indexed by it without a bound check.
+ */
 static void print_field(struct sbuf *s, enum isa_field f, int64_t v,
 			uint64_t pc, isa_symbolize_fn symbolize, void *ctx)
 {
@@ -395,6 +443,7 @@ static void print_field(struct sbuf *s, enum isa_field f, int64_t v,
 
 	switch (isa_field_info[f].kind) {
 	case ISA_FK_REG:
+		/* & 31: a stray value still indexes inside the 32 names. */
 		sb_printf(s, "%s", isa_reg_names[v & 31]);
 		break;
 	case ISA_FK_IMM:
@@ -407,6 +456,7 @@ static void print_field(struct sbuf *s, enum isa_field f, int64_t v,
 			sb_printf(s, "0x%" PRIx64, (uint64_t)v);
 		break;
 	case ISA_FK_PCREL: {
+		/* Unsigned add: pc + a negative offset wraps instead of overflowing. */
 		uint64_t target = pc + (uint64_t)v;
 		const char *name = symbolize ? symbolize(ctx, target) : NULL;
 
@@ -437,6 +487,7 @@ static void print_field(struct sbuf *s, enum isa_field f, int64_t v,
 		unsigned u;
 		int first = 1;
 
+		/* 0xffffff; the assembler maps both "all" and -1 to it. */
 		if (m == ISA_FENCE_ALL) {
 			sb_printf(s, "all");
 			break;
@@ -500,6 +551,7 @@ void isa_format_insn(const struct isa_insn *in, uint64_t pc, char *buf,
 			sb_printf(&s, "%c", *p++);
 			continue;
 		}
+		/* A word of lowercase letters and digits: "rd", "rs1", "imm", ... */
 		f = isa_fmt_field(fmt, p, len);
 		/* formats.def syntax words name the format's fields (tested). */
 		if (f != ISA_FIELD_NONE)
@@ -516,6 +568,7 @@ int isa_disasm(uint32_t word, uint64_t pc, char *buf, size_t n,
 {
 	struct isa_insn in;
 
+	/* objdump shows words that do not decode this way (docs/formats.md). */
 	if (isa_decode(word, &in)) {
 		/* Printed so that it assembles back to the same word. */
 		snprintf(buf, n, ".word   0x%08x", word);
@@ -567,6 +620,12 @@ int isa_op_by_name(const char *mnemonic)
 }
 
 /* Parse a decimal number without sign or leading zeros; -1 if not one. */
+/*
+ * Leading zeros are refused so each register and unit has one spelling
+ * ("x01", "dma007" stay unknown names and get a did-you-mean), which keeps
+ * disassembly -> assembly a one-to-one mapping.  max bounds the value as
+ * digits accumulate, so a long digit string cannot overflow long.
+ */
 static long parse_index(const char *s, long max)
 {
 	long v = 0;
@@ -606,6 +665,7 @@ int isa_unit_id_by_name(const char *name)
 		return ISA_UID_VEC;
 	if (strncmp(name, "dma", 3) != 0)
 		return -1;
+	/* 127 - 3 = 124: the largest engine number the 7-bit unit field holds. */
 	k = parse_index(name + 3, ISA_UID_MAX - ISA_UID_DMA0);
 	return k < 0 ? -1 : (int)(ISA_UID_DMA0 + k);
 }

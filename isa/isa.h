@@ -9,6 +9,11 @@
  * Nothing else lists instructions: the assembler, disassembler, docs/isa.md
  * (isa_write_doc) and the control unit all iterate these tables.
  *
+ * Word layout (formats.def has the full bit diagram): bits [31:24] are the
+ * major opcode, one per instruction (so at most 256 instructions); the
+ * low 24 bits are split into fields by the instruction's format.  Words
+ * are little-endian in memory and in .npo files; a pc is a byte address.
+ *
  * Invariants (checked by tests/unit/test_isa.c):
  *   - every op's (mask, match) pair is disjoint from every other op's;
  *   - decode(encode(insn)) == insn for every op and every legal operand;
@@ -42,7 +47,10 @@ enum isa_flag {
 #include "names.def"
 };
 
-/* Unit ids of sig/wait/fence operands: ctl 0, mtx 1, vec 2, dma<k> 3+k. */
+/*
+ * Unit ids of sig/wait/fence operands: ctl 0, mtx 1, vec 2, dma<k> 3+k.
+ * dma<k> is ISA_UID_DMA0 + k; names.def lists only dma0.
+ */
 enum isa_unit_id {
 #define SUNIT(id, name, value, doc) ISA_UID_##id = value,
 #include "names.def"
@@ -73,7 +81,13 @@ enum isa_dfield {
 	ISA_N_DFIELDS
 };
 
-/* Which struct isa_insn member a field's value lives in. */
+/*
+ * Which struct isa_insn member a field's value lives in.
+ * Several fields share one member: RD, RS1H and RS2H all sit in bits
+ * [23:19] but fill rd, rs1 or rs2, so an op's source registers are in
+ * the same members whatever its format (the operand-role flags RD_RS1,
+ * RD_RS2, ... name members, not bit positions).
+ */
 enum isa_member {
 	ISA_M_RD, ISA_M_RS1, ISA_M_RS2, ISA_M_RS3, ISA_M_FN,
 	ISA_M_UNIT, ISA_M_SEM, ISA_M_CFG, ISA_M_IMM
@@ -101,7 +115,10 @@ enum isa_field {
 	ISA_N_FIELDS
 };
 
-/* Bits each field occupies (ISA_FBITS_<ID>), for the formats' masks. */
+/*
+ * Bits each field occupies (ISA_FBITS_<ID>), for the formats' masks.
+ * E.g. ISA_FBITS_RD = 0x1f << 19 = 0x00f80000.
+ */
 enum isa_field_bits {
 	ISA_FBITS_NONE = 0,
 #define FIELD(id, name, mem, lo, w, sh, mn, mx, kind, noun) \
@@ -119,6 +136,9 @@ enum isa_fmt {
 /*
  * Bits covered by a format's fields (ISA_FUSED_FMT_<ID>, named after the
  * FMT_x spelling of opcodes.def); every other bit is reserved.
+ *
+ * E.g. ISA_FUSED_FMT_R3 = RD | RS1 | RS2 = bits [23:9] = 0x00fffe00; the
+ * op's mask is its complement 0xff0001ff (opcode plus reserved bits).
  */
 enum isa_fmt_used {
 #define FORMAT(id, syn, f1, f2, f3, f4, doc)                                   \
@@ -171,6 +191,7 @@ struct isa_op_info {
 	const char *doc;           /* reference text */
 };
 
+/* The tables, indexed by enum isa_op / isa_fmt / isa_field (isa.c). */
 extern const struct isa_op_info isa_op_info[ISA_N_OPS];
 extern const struct isa_fmt_info isa_fmt_info[ISA_N_FMTS];
 extern const struct isa_field_info isa_field_info[ISA_N_FIELDS];
@@ -197,6 +218,7 @@ struct isa_const {
 	int64_t value;             /* its value */
 	const char *doc;           /* what it is for */
 };
+/* In names.def order; the assembler adds the dtype names (dtype.h). */
 extern const struct isa_const isa_consts[];
 extern const size_t isa_n_consts;
 
@@ -224,7 +246,10 @@ struct isa_insn {
 	int64_t imm;               /* immediate / offset / id (see above) */
 };
 
-/* Fence mask meaning every unit (all 24 bits). */
+/*
+ * Fence mask meaning every unit (all 24 bits).
+ * Bit i is unit id i for i < 23; bit 23 covers every id >= 23.
+ */
 #define ISA_FENCE_ALL 0xffffffu
 
 /*
@@ -260,6 +285,9 @@ typedef const char *(*isa_symbolize_fn)(void *ctx, uint64_t addr);
  * back to the same word ("beq a0, zero, loop").  Branch targets are printed
  * as symbolize(ctx, target) when that returns a name, else as an address.
  * An illegal word prints as ".word 0x...." and returns NPU_EOBJ.
+ *
+ * buf is always NUL-terminated (n > 0); longer text is cut, as with
+ * snprintf.
  */
 int isa_disasm(uint32_t word, uint64_t pc, char *buf, size_t n,
 	       isa_symbolize_fn symbolize, void *ctx);

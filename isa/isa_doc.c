@@ -14,7 +14,11 @@
 #include "../util/dtype.h"
 #include "isa.h"
 
-/* Register conventions (RISC-V's), shown next to the ABI names. */
+/*
+ * Register conventions (RISC-V's), shown next to the ABI names.
+ * Ranges as in the RISC-V psABI: t0-t2 = x5-x7, t3-t6 = x28-x31,
+ * s0/s1 = x8/x9, s2-s11 = x18-x27, a0-a7 = x10-x17 (the fallthrough).
+ */
 static const char *reg_role(int r)
 {
 	if (r == 0) return "always reads 0; writes are ignored";
@@ -35,7 +39,17 @@ struct seg {
 	int w;                /* width of the box in characters */
 };
 
-/* Draw fmt's 32 bits as an ASCII box diagram (a Markdown code block). */
+/*
+ * Draw fmt's 32 bits as an ASCII box diagram (a Markdown code block).
+ * Layout, e.g. for R3:
+ *    31 24 23 19 18 14 13  9 8  0
+ *   +-----+-----+-----+-----+----+
+ *   | op  | rd  | rs1 | rs2 | 0  |
+ *   +-----+-----+-----+-----+----+
+ * A box is as wide as its label + 2, at least the "hi lo" bit numbers
+ * above it and at least 4.  segs[16] suffices: op + at most 4 fields,
+ * plus at most 5 reserved gaps between and around them, is 10.
+ */
 static void write_diagram(FILE *fp, enum isa_fmt fmt)
 {
 	const struct isa_fmt_info *fi = &isa_fmt_info[fmt];
@@ -43,7 +57,12 @@ static void write_diagram(FILE *fp, enum isa_fmt fmt)
 	int n = 0, bit = 23, k, i;
 
 	segs[n++] = (struct seg){ 31, 24, "op", 0 };
-	/* Fields from the top down, with reserved gaps shown as "0". */
+	/*
+	 * Fields from the top down, with reserved gaps shown as "0".
+	 * bit walks from 23 down to 0; each step emits the field whose top bit
+	 * is bit, or else the reserved run below it.  Fields of one format never
+	 * overlap (test_isa.c), so every bit lands in exactly one box.
+	 */
 	while (bit >= 0) {
 		int best = -1;
 
@@ -93,6 +112,7 @@ static void write_diagram(FILE *fp, enum isa_fmt fmt)
 		if (w < 4)
 			w = 4;
 		segs[i].w = w;
+		/* A one-bit box shows one number, else "hi" left, "lo" right. */
 		if (segs[i].hi == segs[i].lo)
 			fprintf(fp, " %-*s", w, hs);
 		else
@@ -130,6 +150,7 @@ static void write_syntax(FILE *fp, const char *mnemonic, const char *syntax)
 		fprintf(fp, "`%s`", mnemonic);
 }
 
+/* The flag names set in flags, in names.def order ("none" if empty). */
 static void write_flags(FILE *fp, uint32_t flags)
 {
 	int b, first = 1;
@@ -143,6 +164,11 @@ static void write_flags(FILE *fp, uint32_t flags)
 		fprintf(fp, "none");
 }
 
+/*
+ * The "operand" column of the Fields table, one entry per
+ * enum isa_field_kind (designated, so each text stays with its kind
+ * whatever the enum's order).
+ */
 static const char *const kind_desc[] = {
 	[ISA_FK_REG] = "register x0..x31",
 	[ISA_FK_IMM] = "integer",
@@ -156,6 +182,10 @@ static const char *const kind_desc[] = {
 	[ISA_FK_MASK] = "unit names joined by `|`, or `all`",
 };
 
+/*
+ * A "| id | name | meaning |" table of one names.def table (mset, vset or
+ * dset fields); op, if set, is the instruction that writes them.
+ */
 static void write_name_table(FILE *fp, const char *title, const char *op,
 			     const char *const *names, const char *const *docs,
 			     int n)
@@ -172,6 +202,14 @@ static void write_name_table(FILE *fp, const char *title, const char *op,
 	fprintf(fp, "\n");
 }
 
+/*
+ * Section order of docs/isa.md: prose, Registers, Encoding (Fields,
+ * Formats with diagrams), Instruction summary, Instructions (grouped by
+ * unit, each with mask/match and roles), Unit ids, Status registers,
+ * Configuration registers, Data types, Operand roles, then the assembler
+ * chapter from asm_write_doc.  Every byte is a function of the tables:
+ * no date or version, so the staleness test compares files exactly.
+ */
 void isa_write_doc(FILE *fp)
 {
 	int i, u;
@@ -182,6 +220,7 @@ void isa_write_doc(FILE *fp)
 		"isa/formats.def, isa/opcodes.def, asm/pseudo.def and "
 		"asm/directives.def. Do not edit: `make test` fails when this "
 		"file is stale. -->\n\n");
+	/* One opcode per op, so the used-opcode count is ISA_N_OPS too. */
 	fprintf(fp,
 		"Every instruction is one 32-bit little-endian word; `pc` is a "
 		"byte address that advances by 4, and a program starts at pc 0. "
@@ -217,6 +256,7 @@ void isa_write_doc(FILE *fp)
 		    "id or a `wait` count of 0) is illegal too.\n\n");
 	fprintf(fp, "### Fields\n\n| field | bits | legal values | operand |\n"
 		    "| --- | --- | --- | --- |\n");
+	/* Only OFF14/OFF19 have a shift, 2: the "4" below assumes it. */
 	for (i = 0; i < ISA_N_FIELDS; i++) {
 		const struct isa_field_info *f = &isa_field_info[i];
 
@@ -260,6 +300,7 @@ void isa_write_doc(FILE *fp)
 		    "operand-role flags the control unit uses to read registers "
 		    "and to check operands (see [Operand roles](#operand-roles))."
 		    "\n\n");
+		/* Quadratic (units x ops, 6 x 99) but run once per doc build. */
 	for (u = 0; u < ISA_N_UNITS; u++) {
 		fprintf(fp, "### Unit `%s`\n\n%s.\n\n", isa_unit_names[u],
 			isa_unit_docs[u]);
@@ -283,6 +324,7 @@ void isa_write_doc(FILE *fp)
 		    "The `unit` operand of `sig` and `wait`, and the bits of the "
 		    "`fence` mask. There is one id per DMA engine.\n\n"
 		    "| id | name | queue |\n| ---: | --- | --- |\n");
+	/* names.def SUNIT rows, then one generic row for dma<k>. */
 #define SUNIT(id, name, value, doc) \
 	fprintf(fp, "| %d | `%s` | %s |\n", value, name, doc);
 #include "names.def"
@@ -319,6 +361,7 @@ void isa_write_doc(FILE *fp)
 			dtype_name((enum npu_dtype)i),
 			dtype_bits((enum npu_dtype)i),
 			dtype_is_float((enum npu_dtype)i) ? "float" : "integer");
+	/* The int4 packing of sim/core/num.c and docs/numerics.md. */
 	fprintf(fp, "\nint4 packs two elements per byte, low nibble first.\n\n");
 
 	fprintf(fp, "## Operand roles\n\nFlags of each instruction "
