@@ -184,7 +184,7 @@ static int check(int argc, char **argv, struct diag *d)
 				     (int8_t)b.data[l * n + j];
 			if (shift >= 0) {
 				/* round half to even of s / 2^shift, then saturate */
-				int64_t q = s >> shift, r = s - (q << shift);
+				int64_t q = s >> shift, r = s - q * ((int64_t)1 << shift);
 				int64_t half = shift ? (int64_t)1 << (shift - 1) : 0;
 
 				if (shift && (r > half || (r == half && (q & 1))))
