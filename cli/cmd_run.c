@@ -174,7 +174,11 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		} else if ((v = cli_opt_value(argc, argv, &i, 0, "--counters", &missing))) {
 			/* The format comes from the extension; note that
 			 * a 9th --counters gets the same message. */
-			if (o->n_counters == 8 || ctrout_fmt_of(v) < 0) {
+			if (o->n_counters == 8) {
+				fprintf(stderr, "npusim %s: at most 8 --counters files\n", argv[0]);
+				return -1;
+			}
+			if (ctrout_fmt_of(v) < 0) {
 				fprintf(stderr, "npusim %s: --counters %s: the file name must end in .json, .csv or .txt\n",
 					argv[0], v);
 				return -1;
@@ -340,7 +344,7 @@ static int load_inputs(struct chip *c, const struct obj_prog *p,
 		dst = tensor_mem(c, t, b, &nbytes, d);
 		if (!dst) {
 			npy_free(&x);
-			return NPU_ETENSOR;
+			return b->core >= chip_n_cores(c) ? NPU_EUSAGE : NPU_ETENSOR;
 		}
 		/* Same dtype and shape, so x.data holds exactly nbytes. */
 		memcpy(dst, x.data, nbytes);
@@ -354,7 +358,7 @@ static int load_inputs(struct chip *c, const struct obj_prog *p,
 static int write_outputs(struct chip *c, const struct obj_prog *p,
 			 const struct run_opts *o, struct diag *d)
 {
-	int i, k;
+	int i;
 
 	for (i = 0; i < o->n_outputs; i++) {
 		const struct bind *b = &o->outputs[i];
@@ -368,7 +372,7 @@ static int write_outputs(struct chip *c, const struct obj_prog *p,
 			return NPU_ETENSOR;
 		src = tensor_mem(c, t, b, &nbytes, d);
 		if (!src)
-			return NPU_ETENSOR;
+			return b->core >= chip_n_cores(c) ? NPU_EUSAGE : NPU_ETENSOR;
 		if (npy_alloc(&x, t->dtype, t->rank, t->shape))
 			return NPU_ENOMEM;
 		memcpy(x.data, src, nbytes);
@@ -376,7 +380,6 @@ static int write_outputs(struct chip *c, const struct obj_prog *p,
 		npy_free(&x);
 		if (rc)
 			return rc;
-		(void)k;
 	}
 	return 0;
 }

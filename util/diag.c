@@ -91,7 +91,6 @@ int diag_vreport(struct diag *d, enum diag_level lvl, struct diag_loc loc,
 {
 	char prefix[256] = "";
 	char msg[384];
-	size_t n;
 
 	/* The most precise prefix the location allows; an input location
 	 * wins over a runtime one, and diag_nowhere() gets no prefix. */
@@ -108,9 +107,8 @@ int diag_vreport(struct diag *d, enum diag_level lvl, struct diag_loc loc,
 			 (unsigned long long)loc.pc,
 			 (unsigned long long)loc.cycle);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	n = (size_t)snprintf(d->last, sizeof(d->last), "%s%s: %s", prefix,
-			     level_names[lvl], msg);
-	(void)n;
+	snprintf(d->last, sizeof(d->last), "%s%s: %s", prefix, level_names[lvl],
+		 msg);
 	/* Notes are not counted: they belong to the error before them. */
 	if (lvl == DIAG_ERROR) {
 		d->n_errors++;

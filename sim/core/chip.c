@@ -128,8 +128,11 @@ static int chip_build_core(struct chip *c, int i)
 	k->ctl = ctl_new(c->e, c->a, c, i, &empty);
 	if (!k->ctl)
 		return NPU_ENOMEM;
-	if ((rc = eng_add_unit(c->e, k->ctl)))
+	if ((rc = eng_add_unit(c->e, k->ctl))) {
+		k->ctl->ops->destroy(k->ctl); /* not registered: free it here */
+		k->ctl = NULL;
 		return rc;
+	}
 	l = ctl_listener(k->ctl);
 	/* Creation order = SRAM requestor order = fixed priority. */
 	k->mtx = mtx_new(c->e, c->a, i, k->spm, k->acc, &l);

@@ -159,8 +159,6 @@ struct ctl {
 	 * div and load instructions; lat_br delays the issue after a taken
 	 * branch; lat_disp is enqueue -> visible to the unit (dispatch). */
 	int lat_alu, lat_mul, lat_div, lat_mem, lat_br, lat_disp;
-	int trc_track;                 /* unused: spans go through u.trc_track
-					  (unit_span); kept at -1 */
 };
 
 static struct ctl *to_ctl(struct unit *u) { return (struct ctl *)u; }
@@ -258,16 +256,15 @@ static int ctl_pump(struct ctl *c, int *moved)
 				if (e->kind == Q_CMD) {
 					if (!q->xu.port->can_accept(q->xu.u))
 						break;
-					/* The hazard checker records the
-					 * command's ranges as of this start
-					 * cycle, before accept() has checked
-					 * them (see hazard.c hz_on_start). */
-					if (c->hz)
-						hz_on_start(c->hz, c->core, i + 1,
-							    &e->cmd, now);
+					/* The unit checks the command first: one
+					 * that faults is never walked by the
+					 * hazard checker. */
 					rc = q->xu.port->accept(q->xu.u, &e->cmd);
 					if (rc)
 						return rc;
+					if (c->hz)
+						hz_on_start(c->hz, c->core, i + 1,
+							    &e->cmd, now);
 				} else if (e->kind == Q_SIG) {
 					/* A unit sig fires only once every
 					 * earlier command of the unit has
@@ -666,7 +663,8 @@ static int ctl_vset(struct ctl *c, int field, uint64_t v)
 	}
 	/* Only len and rows are range-checked; the strides sd/ss1/ss2 are
 	 * truncated to 32 bits without a fault (unlike mset's strides). */
-	if ((field == ISA_VF_LEN || field == ISA_VF_ROWS) && v > UINT32_MAX)
+	if ((field == ISA_VF_LEN || field == ISA_VF_ROWS || field == ISA_VF_SD ||
+	     field == ISA_VF_SS1 || field == ISA_VF_SS2) && v > UINT32_MAX)
 		return ctl_fault(c, c->t_cur, "vset %s %" PRIu64 " exceeds 32 bits",
 				 isa_vfield_names[field], v);
 	return 0;
@@ -1316,7 +1314,6 @@ static int ctl_on_event(struct unit *u, const struct ev *ev)
 static int ctl_blocked(const struct unit *u, char *buf, size_t n)
 {
 	const struct ctl *c = to_cctl(u);
-	char nm[16];
 	int i;
 
 	switch (c->st) {
@@ -1331,12 +1328,14 @@ static int ctl_blocked(const struct unit *u, char *buf, size_t n)
 			 c->pc, c->stall_sem, c->stall_cnt, c->sem[c->stall_sem]);
 		return 1;
 	case ST_STALL_FENCE:
-		/* Names the first undrained queue; it does not consult the
-		 * fence mask, so it may name a unit the fence does not wait
-		 * for when another undrained one is. */
-		for (i = 0; i < c->n_xq; i++)
-			if (!xq_drained(&c->xq[i]))
+		/* Name the first unit the fence waits for that has not
+		 * drained (bit 23 stands for every id >= 23). */
+		for (i = 0; i < c->n_xq; i++) {
+			int bit = i + 1 < 23 ? i + 1 : 23;
+
+			if ((c->stall_mask >> bit & 1) && !xq_drained(&c->xq[i]))
 				break;
+		}
 		snprintf(buf, n, "control unit at pc 0x%" PRIx64 " waits in a fence for %s to drain",
 			 c->pc, i < c->n_xq ? c->xq[i].name : "units");
 		return 1;
@@ -1368,8 +1367,7 @@ static int ctl_blocked(const struct unit *u, char *buf, size_t n)
 		return 1;
 	}
 	/* Queues empty but a unit not idle: that unit's own blocked() names
-	 * the cause; nm is a leftover with no use. */
-	(void)nm;
+	 * the cause. */
 	snprintf(buf, n, "halted; waiting for units to finish");
 	return 1;
 }
@@ -1440,7 +1438,6 @@ struct unit *ctl_new(eng *e, const struct arch *a, struct chip *chip,
 	/* Copied now: the chip's options are fixed before any unit runs. */
 	c->trace_insns = chip_trace_insns(chip);
 	c->max_cycles = chip_max_cycles(chip);
-	c->trc_track = -1;
 	return &c->u;
 }
 

@@ -291,6 +291,21 @@ static int check_desc(struct dma *m, const struct tile_cmd *c)
 	for (i = 0; i < 4; i++)
 		if (dd->shape[i] == 0)
 			return 0;       /* nothing to move */
+	/* Overlapping elements (zero strides) let the byte count exceed any
+	 * memory; past 2^48 bytes (256 TiB) it could also wrap to 0 and pass
+	 * as empty, so such a descriptor faults. */
+	{
+		uint64_t total = dd->elem_bytes;
+
+		for (i = 0; i < 4; i++) {
+			if (total > (1ull << 48) / dd->shape[i])
+				return fault(m, c, "the descriptor moves more than 2^48 bytes "
+					     "(esize %u x %u x %u x %u x %u)", dd->elem_bytes,
+					     dd->shape[0], dd->shape[1], dd->shape[2],
+					     dd->shape[3]);
+			total *= dd->shape[i];
+		}
+	}
 	rc = check_side(m, c, dd->src_mem, dd->src, dd->src_stride, "source");
 	if (rc)
 		return rc;
@@ -318,10 +333,8 @@ static void xfer_init(struct xfer *x, const struct dma_desc *dd)
 	x->dst_mem = dd->dst_mem;
 	x->src = dd->src;
 	x->dst = dd->dst;
-	/* total feeds the trace, the counters and the empty test below.  It
-	 * wraps past 2^64 bytes, which only overlapping elements (zero
-	 * strides) allow: shape 2^31 x 4 dims of 1 byte wraps to exactly 0,
-	 * and such a descriptor would then complete at once as empty. */
+	/* total feeds the trace, the counters and the empty test below; the
+	 * checks bound it by 2^48 bytes, so it cannot wrap. */
 	x->run = dd->elem_bytes;
 	x->total = dd->elem_bytes;
 	for (i = 0; i < 4; i++)

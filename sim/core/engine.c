@@ -312,10 +312,14 @@ void unit_span(struct unit *u, cycle_t start, cycle_t end, const char *name,
 	 * If trc_track() fails (NPU_ENOMEM < 0) the stored id is negative and
 	 * trc_span() rejects it, recording an error in the trace writer. */
 	if (!u->trc_track) {
-		/* Track named after the unit's leaf: "core0.dma1" -> "dma1"; the
-		 * core is the trace's process, so the prefix would repeat it. */
+		/* Track named after the unit's leaf: "core0.dma1" -> "dma1". */
+		int id;
+
 		leaf = strchr(u->name, '.');
-		u->trc_track = 1 + trc_track(t, u->core, leaf ? leaf + 1 : u->name);
+		id = trc_track(t, u->core, leaf ? leaf + 1 : u->name);
+		if (id < 0)
+			return; /* out of memory: trc_close reports it */
+		u->trc_track = 1 + id;
 	}
 	trc_span(t, u->trc_track - 1, start, end, name, args_json);
 }

@@ -39,6 +39,37 @@ cat > dmafault.s <<'S'
 S
 expect 3 "core 0 pc 0x" "$bin" run -c "$cfg" dmafault.s
 
+# A descriptor whose overlapping elements add up to more than 2^48 bytes
+# (its byte count used to wrap to 0 and pass as empty).
+cat > dmawrap.s <<'S'
+	li	t0, 0x80000000
+	dset	n0, t0
+	dset	n1, t0
+	dset	n2, t0
+	dset	n3, t0
+	dset	ss0, zero
+	dset	ss1, zero
+	dset	ss2, zero
+	dset	ss3, zero
+	dset	ds0, zero
+	dset	ds1, zero
+	dset	ds2, zero
+	dset	ds3, zero
+	dma	0
+	fence	all
+	halt
+S
+expect 3 "more than 2^48 bytes" "$bin" run -c "$cfg" dmawrap.s
+grep -q "dmawrap.s:14: note: the instruction" "$tmp/err" || fail "no source line for the fault"
+
+# A vector row stride that does not fit the 32-bit register faults (it used
+# to be truncated silently).
+printf '	li	t0, 0x100000000
+	vset	sd, t0
+	halt
+' > vstride.s
+expect 3 "vset sd 4294967296 exceeds 32 bits" "$bin" run -c "$cfg" vstride.s
+
 # Scalar memory out of range.
 printf '\tli\tt0, 0x10000000\n\tld\tt1, 0(t0)\n\thalt\n' > ldfault.s
 expect 3 "outside \[0, 0x10000)" "$bin" run -c "$cfg" ldfault.s
