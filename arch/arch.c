@@ -45,6 +45,11 @@
 
 /* ---- the key table --------------------------------------------------------*/
 
+/*
+ * One row per key.  BOOL keys are stored as 0/1 with range [0, 1];
+ * ENUM and STR defaults stay as text (sdef) and ENUM ones become an index
+ * in set_defaults; LIST keys default to the empty list.
+ */
 const struct param_info param_info[P_N] = {
 #define PINT(id, key, def, lo, hi, unit, doc) \
 	[P_##id] = { key, PT_INT, (double)(def), NULL, lo, hi, NULL, unit, doc },
@@ -69,6 +74,12 @@ const struct param_info param_info[P_N] = {
 
 /* ---- enum names and group paths, split once ------------------------------*/
 
+/*
+ * Split forms of the table, built once on first use: ENUM "a|b|c" lists
+ * as arrays, and the group paths.  Built lazily with pthread_once so a
+ * caller may load configs from several threads without a lock per
+ * lookup; after that the table is read-only.
+ */
 #define ENUM_MAX 16     /* most names one ENUM key may list */
 #define GROUP_MAX 64    /* most distinct group paths */
 
@@ -96,6 +107,11 @@ static const char *tab_keep(size_t *used, const char *s, size_t n)
 	return p;
 }
 
+/*
+ * Names beyond ENUM_MAX and groups beyond GROUP_MAX would be dropped
+ * silently; tests/unit/test_arch.c checks that every name of params.def
+ * survives, so growing the table past a limit fails a test, not a run.
+ */
 static void tab_build(void)
 {
 	size_t used = 0;
@@ -131,6 +147,7 @@ static void tab_init(void)
 	(void)pthread_once(&tab_once, tab_build);
 }
 
+/* Number of names of an ENUM key (0 for other types). */
 int arch_enum_count(enum param_id id)
 {
 	tab_init();
@@ -145,6 +162,7 @@ const char *arch_enum_at(enum param_id id, int k)
 	return tab.enum_names[id][k];
 }
 
+/* Index of name in an ENUM key's list (case-sensitive), -1 if absent. */
 int arch_enum_find(enum param_id id, const char *name)
 {
 	int k;
@@ -155,6 +173,7 @@ int arch_enum_find(enum param_id id, const char *name)
 	return -1;
 }
 
+/* "?" only for a corrupt index; a loaded arch always has a valid one. */
 const char *arch_enum_name(const struct arch *a, enum param_id id)
 {
 	const char *s = arch_enum_at(id, (int)a->v[id].i);
@@ -185,6 +204,7 @@ int arch_find_group(const char *path)
 	return -1;
 }
 
+/* Linear over the 94 keys: once per setting while loading, off any hot path. */
 int arch_find_key(const char *key)
 {
 	int i;
@@ -195,17 +215,23 @@ int arch_find_key(const char *key)
 	return -1;
 }
 
+/* A LIST value: *n elements (NULL and 0 for the empty list). */
 const int64_t *arch_list(const struct arch *a, enum param_id id, int *n)
 {
 	*n = a->v[id].l.n;
 	return a->v[id].l.v;
 }
 
+/* chip.clock_ghz in Hz: every cycle count of the simulator is in it. */
 double arch_clock_hz(const struct arch *a)
 {
 	return ARCH_F(a, CHIP_CLOCK_GHZ) * 1e9;
 }
 
+/*
+ * Bits of an element of the k-th core.matrix.in_type name (int4 -> 4),
+ * via util/dtype.h, so the two spellings of a type cannot drift apart.
+ */
 int arch_dtype_bits(int in_type_index)
 {
 	const char *name = arch_enum_at(P_MTX_IN_TYPE, in_type_index);
@@ -225,6 +251,10 @@ static const enum param_id preset_keys[PF_N] = {
 	P_DRAM_TRRD, P_DRAM_TFAW, P_DRAM_TCCD, P_DRAM_TREFI, P_DRAM_TRFC,
 };
 
+/*
+ * The preset table; a designated index per ID, so dram_presets.def
+ * rows may come in any order.
+ */
 static const struct {
 	const char *name;   /* matches a dram.preset enum name */
 	double f[PF_N];     /* values in preset_keys order */
@@ -252,6 +282,7 @@ static const struct {
 	{ "ddr4_3200", 2 }, { "lpddr5_6400", 8 }, { "hbm2e", 2 }, { "hbm3", 2 },
 };
 
+/* 1 for the keys a DRAM preset fills (the "0 = from preset" keys). */
 int arch_is_preset_key(enum param_id id)
 {
 	int k;
@@ -286,6 +317,10 @@ double arch_preset_value(int preset_index, enum param_id id)
 					      sizeof(preset_beats[0])); k++)
 			if (strcmp(preset_beats[k].name, name) == 0)
 				return preset_beats[k].beats;
+		/*
+		 * Not reached for the four shipped presets; a preset added
+		 * to the .def without a row above gets the DDR value.
+		 */
 		return 2; /* a new DDR-type preset: data on both tCK edges */
 	}
 	if (p < 0)
@@ -336,6 +371,9 @@ void arch_free(struct arch *a)
  * in the table and become indices here (a test checks each default is one
  * of its names).  Placement lists start empty: resolve_placement() fills
  * them once chip.cores and dram.channels are final.
+ *
+ * The memset also leaves every src[].file NULL, which means "default,
+ * from no file" (arch.h).
  */
 static int set_defaults(struct arch *a)
 {
@@ -448,6 +486,10 @@ static const char *disp_file(struct ld *L, const char *f)
 	if (f[0] == '/' || !L->incdir || strcmp(L->incdir, ".") == 0 ||
 	    (strncmp(f, L->incdir, n) == 0 && f[n] == '/'))
 		return intern(L, f);
+	/*
+	 * E.g. top-level configs/chip.cfg with @include "dram.cfg": libconfig
+	 * reports "dram.cfg", the user sees configs/dram.cfg.
+	 */
 	snprintf(buf, sizeof(buf), "%s/%s", L->incdir, f);
 	return intern(L, buf);
 }
@@ -471,7 +513,10 @@ static void lerr(struct ld *L, const char *file, int line, const char *fmt,
 
 /* ---- audit of integer literals (libconfig 1.5 truncation) --------------------*/
 
-/* 1 if the linked libconfig reads 4294967296 wrongly (probed once). */
+/*
+ * 1 if the linked libconfig reads 4294967296 wrongly (probed once).
+ * Written only inside probe_once, read after it: no data race.
+ */
 static int truncates;
 static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
 
@@ -520,6 +565,14 @@ static void audit_file(struct ld *L, const char *file, int depth);
  * One integer or float literal starting at s[*i] (sign included).  Floats
  * are skipped; integers that do not fit the width libconfig gives them
  * (32 bits, or 64 with an L suffix) are reported and remembered.
+ *
+ * The literal grammar follows libconfig's scanner: optional sign, 0x hex
+ * or decimal digits, an optional L or LL suffix; a '.' or exponent makes
+ * it a float (no truncation issue).  "fits" uses the same limits as
+ * libconfig: INT_MIN..INT_MAX without L, 64 bits with it.  tok[72] holds
+ * every literal of sane length (a 64-bit value has at most 20 digits); a
+ * longer one (even zero-padded) counts as not fitting and is reported
+ * with its first 40 characters.
  */
 static void audit_number(struct ld *L, const char *file, int line,
 			 const char *s, size_t *i)
@@ -649,6 +702,10 @@ static void audit_text(struct ld *L, const char *file, const char *s,
 			}
 			if (s[i])
 				i++;
+		/*
+		 * Only a well-formed @include "name" is followed; a
+		 * malformed one already failed libconfig's parse.
+		 */
 		} else if (ch == '@' && strncmp(s + i, "@include", 8) == 0) {
 			size_t b;
 			char name[1024], path[2048];
@@ -672,6 +729,7 @@ static void audit_text(struct ld *L, const char *file, const char *s,
 				snprintf(path, sizeof(path), "%s/%s", L->incdir,
 					 name);
 			audit_file(L, intern(L, path), depth + 1);
+		/* Names may contain digits: "bank8" is no number. */
 		} else if (is_name_start((unsigned char)ch)) {
 			while (is_name_char((unsigned char)s[i]))
 				i++;
@@ -778,6 +836,7 @@ static void report_badlits(struct ld *L)
 
 /* ---- walking the parsed file ---------------------------------------------------*/
 
+/* libconfig setting type, as a noun phrase for "expected X, got Y". */
 static const char *type_phrase(int t)
 {
 	switch (t) {
@@ -793,7 +852,11 @@ static const char *type_phrase(int t)
 	}
 }
 
-/* "one of \"ws\", \"os\", \"is\"" into buf. */
+/*
+ * "one of \"ws\", \"os\", \"is\"" into buf.
+ * used can exceed n after a truncated snprintf; the loop condition
+ * stops before buf + used is formed past the end.
+ */
 static void enum_choices(enum param_id id, char *buf, size_t n)
 {
 	size_t used = 0;
@@ -850,6 +913,7 @@ static int int_in_range(struct ld *L, enum param_id id, const char *what,
 	return 0;
 }
 
+/* Float keys: the range is inclusive; NaN is never in range. */
 static int flt_in_range(struct ld *L, enum param_id id, double v,
 			const char *file, int line)
 {
@@ -883,6 +947,7 @@ static void bad_enum(struct ld *L, enum param_id id, const char *val,
 		     param_info[id].key, val, ch);
 }
 
+/* Replace a STR value (the old one is freed); 0 on out of memory. */
 static int set_str(struct ld *L, enum param_id id, const char *s)
 {
 	char *c = str_dup(s);
@@ -896,6 +961,7 @@ static int set_str(struct ld *L, enum param_id id, const char *s)
 	return 1;
 }
 
+/* Adopt the malloc'd array v as the LIST value, freeing the old one. */
 static void set_list(struct ld *L, enum param_id id, int64_t *v, int n)
 {
 	val_free(L->a, id);
@@ -1007,6 +1073,10 @@ static void take(struct ld *L, enum param_id id, config_setting_t *c)
 	case PT_LIST:
 		if (t == CONFIG_TYPE_ARRAY || t == CONFIG_TYPE_LIST) {
 			int n = config_setting_length(c), k, good = 1;
+			/*
+			 * Every element is checked (all errors reported);
+			 * the list is taken only if all are good.
+			 */
 			int64_t *v = calloc((size_t)(n ? n : 1), sizeof(*v));
 
 			if (!v) {
@@ -1045,7 +1115,10 @@ static const char *leaf(const char *path)
 	return dot ? dot + 1 : path;
 }
 
-/* 1 if a and b start with the same top-level group ("dram." ...). */
+/*
+ * 1 if a and b start with the same top-level group ("dram." ...).
+ * (a without a '.' has no top-level group and matches nothing.)
+ */
 static int same_top(const char *a, const char *b)
 {
 	size_t n = strcspn(a, ".");
@@ -1101,6 +1174,10 @@ static const char *first_key_under(const char *group)
  * is taken, a group that holds keys is descended into, anything else is
  * unknown.  Nothing in the file is ignored, which is what makes a typo an
  * error instead of a silently used default.
+ *
+ * Recursion depth is the nesting of groups in the file, at most the
+ * depth of the longest key (a group that holds no key is an error, not
+ * descended into).
  */
 static void walk(struct ld *L, config_setting_t *g, const char *prefix)
 {
@@ -1114,6 +1191,7 @@ static void walk(struct ld *L, config_setting_t *g, const char *prefix)
 		int t = config_setting_type(c), id;
 		char path[ARCH_PATH_MAX];
 
+		/* Elements of an array/list have no name. */
 		if (!name)
 			continue; /* list elements are handled by take() */
 		if ((size_t)snprintf(path, sizeof(path), "%s%s%s", prefix,
@@ -1163,6 +1241,7 @@ static int load_file(struct ld *L, const char *path)
 	/* @include names are relative to the top-level file's directory
 	 * ("/" for a file in the root, "." for a bare name) */
 	slash = strrchr(path, '/');
+	/* e.g. "configs/x.cfg" -> "configs", "/x.cfg" -> "/", "x.cfg" -> "." */
 	L->incdir = slash ? strndup(path, (size_t)(slash - path + (slash == path)))
 			  : str_dup(".");
 	if (!L->incdir) {
@@ -1239,12 +1318,17 @@ static int parse_int(const char *s, int64_t *out)
 	}
 	if (*skip_ws(end))
 		return -1;
+	/* |v| <= LLONG_MAX >> shift, so v * 2^shift cannot overflow. */
 	if (shift && (v > (LLONG_MAX >> shift) || v < -(LLONG_MAX >> shift)))
 		return -1;
 	*out = (int64_t)(v * (1LL << shift));
 	return 0;
 }
 
+/*
+ * A finite number (strtod syntax, so 1e9 and 0x1p-3 work); inf, nan and
+ * values out of double's range (ERANGE) are refused.
+ */
 static int parse_float(const char *s, double *out)
 {
 	char *end;
@@ -1257,7 +1341,10 @@ static int parse_float(const char *s, double *out)
 	return 0;
 }
 
-/* Copy s without surrounding blanks and one pair of quotes. */
+/*
+ * Copy s without surrounding blanks and one pair of quotes.
+ * buf is at least 1 byte; a longer value is truncated to n - 1.
+ */
 static void unquote(const char *s, char *buf, size_t n)
 {
 	size_t len;
@@ -1302,6 +1389,7 @@ static void apply_override(struct ld *L, const char *text)
 		lerr(L, cmdline, 0, "-s '%s': key too long", text);
 		return;
 	}
+	/* Only the value is unquoted: keys never need quotes. */
 	memcpy(key, k0, kn);
 	key[kn] = '\0';
 	id = arch_find_key(key);
@@ -1389,6 +1477,7 @@ static void apply_override(struct ld *L, const char *text)
 		} else {
 			memcpy(body, val, bl + 1);
 		}
+		/* items = commas + 1: an upper bound on the elements. */
 		for (tok = body; (tok = strchr(tok, ',')); tok++)
 			items++;
 		v = calloc((size_t)items, sizeof(*v));
@@ -1424,6 +1513,10 @@ static void apply_override(struct ld *L, const char *text)
 		break;
 	}
 	}
+	/*
+	 * The override is the value's source now: rule errors involving the
+	 * key point at "<command line>".
+	 */
 	L->bad[id] = 0; /* a good override replaces a bad file value */
 	L->a->src[id].file = cmdline;
 	L->a->src[id].line = 0;
@@ -1438,6 +1531,9 @@ bad:
  * "0 = from preset": fill every preset-backed key still at 0.  Runs after
  * the overrides, so "-s dram.preset=hbm3" changes every timing the file
  * did not set explicitly, and "-s dram.tcl=0" asks for the preset's tCL.
+ *
+ * Consequence: a key cannot be set to 0 to mean "zero" (no DRAM timing
+ * is 0 in any preset anyway).  Float keys (dram.tck_ns) likewise.
  */
 static void resolve_presets(struct arch *a)
 {
@@ -1489,6 +1585,9 @@ static void xerr(struct ld *L, int i1, int i2, int i3, const char *fmt, ...)
 /*
  * Check a given placement list (cores or DRAM channels) and mark its nodes
  * taken.  owner[node] = 1 + core index, or -(1 + channel index).
+ *
+ * owner is indexed by node (0 .. nodes - 1); list elements are >= 0 by
+ * the key's range, so only the upper bound needs a check here.
  */
 static int check_nodes(struct ld *L, enum param_id id, int want,
 		       enum param_id want_id, int *owner, int nodes,
@@ -1537,7 +1636,10 @@ static int check_nodes(struct ld *L, enum param_id id, int want,
 }
 
 /* Fill an empty placement list with the lowest free nodes (deterministic:
- * the same config always gives the same placement). */
+ * the same config always gives the same placement).  Example: 2 cores and
+ * 2 channels on a 2x2 NoC with no lists: cores on nodes 0 and 1, channels
+ * on 2 and 3.  Returns 0 only when the nodes run out (prevented by
+ * resolve_placement's count check) or on OOM. */
 static int fill_nodes(struct ld *L, enum param_id id, int want, int *owner,
 		      int nodes, int is_dram)
 {
@@ -1591,6 +1693,10 @@ static int resolve_placement(struct ld *L)
 		L->nomem = 1;
 		return 0;
 	}
+	/*
+	 * Given lists first (in full), so the default filler avoids their
+	 * nodes; a bad list is "given" too, so it is not silently replaced.
+	 */
 	if (a->v[P_NOC_CORE_NODES].l.n || L->bad[P_NOC_CORE_NODES])
 		ok &= check_nodes(L, P_NOC_CORE_NODES, cores, P_CHIP_CORES,
 				  owner, nodes, 0);
@@ -1608,6 +1714,7 @@ static int resolve_placement(struct ld *L)
 
 /* ---- cross-key rules ---------------------------------------------------------------*/
 
+/* Exact for v > 0: a power of two has a single bit set. */
 static int is_pow2(int64_t v)
 {
 	return v > 0 && (v & (v - 1)) == 0;
@@ -1621,6 +1728,10 @@ static void check_sram(struct ld *L, const char *name, enum param_id bytes_id,
 	int64_t bytes = a->v[bytes_id].i, banks = a->v[banks_id].i;
 	int64_t width = a->v[width_id].i, row = banks * width;
 
+	/*
+	 * The suggestion is the two nearest powers, 2^floor(log2 w) and the
+	 * next; width >= 1 (its range), so clzll gets a non-zero value.
+	 */
 	if (!is_pow2(width))
 		xerr(L, width_id, -1, -1,
 		     "%s = %lld is not a power of two; bank interleaving "
@@ -1666,7 +1777,8 @@ static void check_rules(struct ld *L)
 		     dtype_is_float((enum npu_dtype)in_t) ? "fp32" : "int32");
 
 	/* the scratchpad must hold one stationary R x C tile, the
-	 * accumulator one output row of C accumulators (4 bytes each) */
+	 * accumulator one output row of C accumulators (4 bytes each); bits
+	 * round up to bytes (a 3x3 int4 tile takes 5 bytes) */
 	tile = (R * C * arch_dtype_bits(in) + 7) / 8;
 	if (ARCH_I(a, SPM_BYTES) < tile)
 		xerr(L, P_SPM_BYTES, P_MTX_ROWS, P_MTX_COLS,
@@ -1701,7 +1813,11 @@ static void check_rules(struct ld *L)
 			     "without a second (dateline) virtual channel");
 	}
 
-	/* DRAM geometry and timing, only where the timed model uses them */
+	/*
+	 * DRAM geometry and timing, only where the timed model uses them.
+	 * geo is formed in double: the product of the five keys can exceed
+	 * 2^63 (their ranges allow it), which int64_t could not hold.
+	 */
 	if (ARCH_E(a, DRAM_MODE) == 0) {
 		int64_t ch = ARCH_I(a, DRAM_CHANNELS), rb = ARCH_I(a, DRAM_ROW_BYTES);
 		int64_t bus = ARCH_I(a, DRAM_BUS_BITS), bl = ARCH_I(a, DRAM_BL);
@@ -1766,6 +1882,10 @@ static int derive(struct arch *a)
 	double links;
 	int k, n;
 
+	/*
+	 * One MAC per PE per cycle whatever the input type: int4 is not
+	 * counted double (docs/config.md "per input type").
+	 */
 	d->macs_per_s_core = (double)ARCH_I(a, MTX_ROWS) *
 			     (double)ARCH_I(a, MTX_COLS) * hz;
 	d->macs_per_s_chip = d->macs_per_s_core * (double)ARCH_I(a, CHIP_CORES);
@@ -1785,6 +1905,10 @@ static int derive(struct arch *a)
 	if (ARCH_E(a, DRAM_MODE) == 1)
 		d->dram_bytes_per_s = ARCH_F(a, DRAM_IDEAL_BW) * 1e9;
 	else
+		/*
+		 * channels x bytes per beat x beats per tCK / tCK; e.g.
+		 * LPDDR5-6400 x16: 2 B x 8 / 1.25 ns = 12.8 GB/s.
+		 */
 		d->dram_bytes_per_s = (double)ARCH_I(a, DRAM_CHANNELS) *
 				      (double)ARCH_I(a, DRAM_BUS_BITS) / 8 *
 				      (double)ARCH_I(a, DRAM_BEATS_PER_TCK) /
@@ -1792,6 +1916,7 @@ static int derive(struct arch *a)
 	d->vec_ops_per_s = (double)ARCH_I(a, VEC_LANES) * hz;
 
 	n = a->v[P_NOC_CORE_NODES].l.n;
+	/* n >= 1 (chip.cores, dram.channels >= 1); the guard keeps calloc > 0. */
 	d->core_node = calloc((size_t)(n ? n : 1), sizeof(int));
 	if (!d->core_node)
 		return NPU_ENOMEM;
@@ -1828,6 +1953,10 @@ int arch_load(struct arch *a, const char *path, const char *const *overrides,
 			rc = NPU_ENOMEM;
 			goto out;
 		}
+		/*
+		 * An unparsable file skips the rules below, but overrides are
+		 * still checked so their own mistakes show in the same run.
+		 */
 		parsed = load_file(&L, path) == 0;
 	}
 	for (i = 0; i < n_overrides; i++)
@@ -1862,6 +1991,10 @@ out:
 	return rc;
 }
 
+/*
+ * The built-in chip: arch_load with no file and no overrides.  A config
+ * error here would be a bug in params.def, hence NPU_EINTERNAL.
+ */
 int arch_init_defaults(struct arch *a)
 {
 	struct diag d;

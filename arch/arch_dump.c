@@ -22,12 +22,19 @@ void arch_fmt_float(char *buf, size_t n, double v)
 {
 	int prec;
 
-	/* whole numbers as "100.0", not "1e+02" */
+	/*
+	 * whole numbers as "100.0", not "1e+02"; below 1e15 that text has
+	 * at most 15 digits and is exact, larger ones take the shorter %g
+	 * path below ("1e+20", not 21 digits)
+	 */
 	if (v == floor(v) && fabs(v) < 1e15) {
 		snprintf(buf, n, "%.1f", v);
 		return;
 	}
-	/* the first precision that reads back exactly: 0.7 stays "0.7" */
+	/*
+	 * the first precision that reads back exactly: 0.7 stays "0.7";
+	 * 17 significant digits always suffice for a double (IEEE 754)
+	 */
 	for (prec = 1; prec <= 17; prec++) {
 		snprintf(buf, n, "%.*g", prec, v);
 		if (strtod(buf, NULL) == v)
@@ -43,6 +50,10 @@ void arch_fmt_si(char *buf, size_t n, double v)
 	static const char *const pre[] = { "", "k", "M", "G", "T", "P", "E" };
 	int k = 0;
 
+	/*
+	 * 999.5 rather than 1000: %.3g would print 999.7 as "1e+03"; moving
+	 * up a prefix first gives "1 k".
+	 */
 	while (k < 6 && fabs(v) >= 999.5) {
 		v /= 1000;
 		k++;
@@ -55,6 +66,7 @@ void arch_fmt_bytes(char *buf, size_t n, double v)
 	static const char *const pre[] = { "B", "KiB", "MiB", "GiB", "TiB" };
 	int k = 0;
 
+	/* Only exact multiples climb: 1536 stays "1536 B", not "1.5 KiB". */
 	while (k < 4 && v >= 1024 && fmod(v, 1024) == 0) {
 		v /= 1024;
 		k++;
@@ -64,7 +76,10 @@ void arch_fmt_bytes(char *buf, size_t n, double v)
 
 /* ---- the resolved dump -------------------------------------------------------*/
 
-/* Column where the trailing doc comments start. */
+/*
+ * Column where the trailing doc comments start.
+ * (Longer settings push their comment right, one space after the ';'.)
+ */
 #define DUMP_COMMENT_COL 40
 
 /* A libconfig string literal with escapes: quote and backslash escaped,
@@ -89,7 +104,10 @@ static void put_string(FILE *fp, const char *s)
 	fputc('"', fp);
 }
 
-/* An integer in libconfig syntax: beyond 32 bits it needs the L suffix. */
+/*
+ * An integer in libconfig syntax: beyond 32 bits it needs the L suffix.
+ * (Also the 32-bit truncation quirk of libconfig 1.5: see arch.c.)
+ */
 static int int_text(char *buf, size_t n, int64_t v)
 {
 	return snprintf(buf, n, "%lld%s", (long long)v,
@@ -188,7 +206,11 @@ static void indent(FILE *fp, int depth)
 		fputs("  ", fp);
 }
 
-/* 1 if param i is the first key under prefix+sub (so the group opens). */
+/*
+ * 1 if param i is the first key under prefix+sub (so the group opens).
+ * Quadratic in the number of keys (94 x 94 at most per group), run once
+ * per dump: not worth an index.
+ */
 static int opens_group(int i, const char *prefix, const char *sub, size_t sn)
 {
 	size_t pn = strlen(prefix);
@@ -246,6 +268,11 @@ static void dump_group(const struct arch *a, FILE *fp, const char *prefix,
 		value_text(a, i, val, sizeof(val));
 		comment_text(a, i, com, sizeof(com));
 		indent(fp, depth);
+		/*
+		 * col tracks the output column so the '#' comments line up;
+		 * a string's width is its length + 2 quotes (escapes, rare,
+		 * only push the comment a little right).
+		 */
 		col = 2 * depth + fprintf(fp, "%s = ", rest);
 		if (param_info[i].type == PT_STR) {
 			put_string(fp, a->v[i].s);
@@ -260,7 +287,10 @@ static void dump_group(const struct arch *a, FILE *fp, const char *prefix,
 	}
 }
 
-/* "1.024e+12 (1.02 T)" */
+/*
+ * "1.024e+12 (1.02 T)"
+ * (Full-precision value for checking, SI form for reading.)
+ */
 static void both(char *buf, size_t n, double v)
 {
 	char si[32];
@@ -336,6 +366,7 @@ static void dump_derived(const struct arch *a, FILE *fp)
 			(long long)ARCH_I(a, DRAM_BEATS_PER_TCK),
 			ARCH_F(a, DRAM_TCK), b1);
 	fputs("# placement (node = y * noc.cols + x):", fp);
+	/* Six entries per line keep a 16-core placement readable. */
 	for (k = 0; k < ARCH_I(a, CHIP_CORES); k++)
 		fprintf(fp, "%s core%d@(%d,%d)", k % 6 == 5 ? "\n#  " : "", k,
 			a->d.core_node[k] % cols, a->d.core_node[k] / cols);
@@ -354,6 +385,11 @@ static void put_comment_text(FILE *fp, const char *s)
 		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, fp);
 }
 
+/*
+ * Returns NPU_EIO if any write failed (the stream's error flag); the CLI
+ * (cmd_config.c) writes through fsout, so a failed dump leaves no
+ * partial file.
+ */
 int arch_dump(const struct arch *a, FILE *fp)
 {
 	fputs("# ", fp);
@@ -373,7 +409,11 @@ int arch_dump(const struct arch *a, FILE *fp)
 
 /* ---- summary -------------------------------------------------------------------*/
 
-/* Non-breaking space inside the summary ("4 MiB" stays on one line). */
+/*
+ * Non-breaking space inside the summary ("4 MiB" stays on one line).
+ * 0x1f (ASCII unit separator) does not occur in numbers or sane names;
+ * wrap() turns it back into a space on output.
+ */
 #define NBSP '\x1f'
 
 /* Make the spaces of a number-with-unit non-breaking. */
@@ -411,6 +451,7 @@ static void wrap(FILE *fp, const char *text)
 	fputc('\n', fp);
 }
 
+/* Indexed by core.matrix.dataflow (ws|os|is); "% 3" guards the index. */
 static const char *const dataflow_long[] = { "weight-stationary",
 					      "output-stationary",
 					      "input-stationary" };
@@ -472,6 +513,7 @@ void arch_summary(const struct arch *a, FILE *fp)
 
 /* ---- key list -----------------------------------------------------------------*/
 
+/* Indexed by enum param_type (PT_INT ... PT_LIST), same order. */
 static const char *const type_names[] = { "int", "float", "bool", "enum",
 					  "string", "list" };
 
@@ -547,7 +589,10 @@ void arch_list_keys(FILE *fp)
 
 /* ---- docs/config.md -----------------------------------------------------------*/
 
-/* Markdown table cell: '|' would end the cell. */
+/*
+ * Markdown table cell: '|' would end the cell, so "ws|os|is" prints as
+ * "ws, os, is".
+ */
 static void md_cell(FILE *fp, const char *s)
 {
 	for (; *s; s++) {
@@ -558,6 +603,11 @@ static void md_cell(FILE *fp, const char *s)
 	}
 }
 
+/*
+ * The hand-written part of docs/config.md.  Its facts must follow the
+ * code: the libconfig quirk (arch.c), the override syntax (parse_int,
+ * apply_override), the rules (check_rules) and the formulas (derive).
+ */
 static const char doc_intro[] =
 "# Chip configuration (`configs/*.cfg`)\n"
 "\n"
@@ -729,6 +779,7 @@ void arch_write_doc(FILE *fp)
 		for (c = grp; *c; c++)
 			depth += *c == '.';
 		for (i = 0; i < P_N && !any; i++)
+			/* Does any key sit directly in grp (not in a subgroup)? */
 			any = strncmp(param_info[i].key, grp, gn) == 0 &&
 			      param_info[i].key[gn] == '.' &&
 			      !strchr(param_info[i].key + gn + 1, '.');

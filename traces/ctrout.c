@@ -33,6 +33,9 @@ static const char *leaf_of(const char *name)
  * The counter group (enum ctr_group) an instance name denotes, or -1:
  * "dma1" -> dma, "dram0" -> dram, "matrix" -> matrix; the memories of a
  * core are instances of the sram group under their own names.
+ *
+ * ("spad" and "acc" are accepted as short instance names of the SRAM
+ * group besides the chip's own "scratchpad"/"accumulator".)
  */
 static int group_of_component(const char *c, size_t len)
 {
@@ -55,7 +58,12 @@ static int group_of_component(const char *c, size_t len)
 }
 
 /* Group of a full counter name from its path: the component nearest to
- * the leaf that names a group, or -1. */
+ * the leaf that names a group, or -1.  E.g. "core0.dma1.bytes_dram_to_sram"
+ * -> dma (from "dma1").  Nearest wins, so a per-requestor counter
+ * "core0.scratchpad.req.matrix.left.reads" resolves to matrix, which has
+ * no "reads" row: info_of then finds the leaf ambiguous (SRAM access vs
+ * DRAM burst) and the CSV unit is empty, where docs/memory.md lists
+ * "access". */
 static int group_of(const char *name)
 {
 	const char *leaf = leaf_of(name), *end = leaf, *p;
@@ -74,7 +82,14 @@ static int group_of(const char *name)
 	return -1;
 }
 
-/* The ctr_info row of a full name, or NULL when unknown or ambiguous. */
+/*
+ * The ctr_info row of a full name, or NULL when unknown or ambiguous.
+ * Resolution order: the row of the leaf's name in the group the path
+ * names; else the first row, if every row with that leaf has the same
+ * unit (then the choice does not matter); else NULL ("reads": SRAM
+ * access vs DRAM burst, with no group in the path).  group_of runs only
+ * when the leaf matched, i.e. rarely.
+ */
 static const struct ctr_info *info_of(const char *name)
 {
 	const char *leaf = leaf_of(name);
@@ -105,6 +120,10 @@ const char *ctrout_unit(const char *name)
 	return ci ? ci->unit : "";
 }
 
+/*
+ * By extension only (".text" is accepted as a synonym of ".txt"); a '.'
+ * inside a directory name ("out.d/counters") is not an extension.
+ */
 int ctrout_fmt_of(const char *path)
 {
 	const char *dot = strrchr(path, '.');
@@ -148,10 +167,15 @@ static void json_value(FILE *fp, const struct ctr_entry *e)
 		trc_json_double(buf, sizeof(buf), e->f);
 		fputs(buf, fp);
 	} else {
+		/* Integers exactly: JSON numbers have no size limit (RFC 8259). */
 		fprintf(fp, "%llu", (unsigned long long)e->u);
 	}
 }
 
+/*
+ * Layout as in docs/formats.md "JSON": metadata members only when known,
+ * "cycles" and "counters" always; one counter per line, in sink order.
+ */
 static void print_json(FILE *fp, const struct ctr_sink *s,
 		       const struct ctrout_meta *m)
 {
@@ -213,6 +237,7 @@ static void print_csv(FILE *fp, const struct ctr_sink *s,
 {
 	size_t i;
 
+	/* The run's total first, then every counter (docs/formats.md "CSV"). */
 	fputs("name,value,unit\n", fp);
 	fprintf(fp, "cycles,%llu,cycle\n", (unsigned long long)m->cycles);
 	for (i = 0; i < s->n; i++) {
@@ -230,6 +255,7 @@ static void print_csv(FILE *fp, const struct ctr_sink *s,
 /* Decimal with thousands separators: 1234567 -> "1,234,567". */
 static void fmt_sep_u64(char *buf, size_t cap, uint64_t v)
 {
+	/* 2^64 - 1 has 20 digits: 24 bytes hold any value and the NUL. */
 	char digits[24];
 	size_t n = (size_t)snprintf(digits, sizeof(digits), "%llu",
 				    (unsigned long long)v);
@@ -253,6 +279,12 @@ static void fmt_sep_f64(char *buf, size_t cap, double v)
 		snprintf(buf, cap, "%g", v);
 		return;
 	}
+	/*
+	 * Rounded half up in the last decimal (display only, the JSON keeps
+	 * the exact double).  |v| < 1e19 keeps r / 1000 inside uint64_t;
+	 * the sign is printed only if something nonzero remains ("-0.000"
+	 * never appears).
+	 */
 	r = floor(fabs(v) * 1000.0 + 0.5); /* value in thousandths */
 	fmt_sep_u64(ip, sizeof(ip), (uint64_t)(r / 1000.0));
 	snprintf(buf, cap, "%s%s.%03u", v < 0 && r > 0 ? "-" : "", ip,
@@ -323,6 +355,10 @@ struct rule {
 	const char *text;       /* what the ratio is */
 };
 
+/*
+ * First match wins, in this order; docs/formats.md "Text summary" lists
+ * the same rules and must be kept in step with this table.
+ */
 static const struct rule derive_rules[] = {
 	{ "busy_cycles", 0, -1, { NULL }, SH_PCT, "of cycles" },
 	{ "stall_cycles", 0, -1, { "busy_cycles" }, SH_PCT, "of busy" },
@@ -356,6 +392,7 @@ static int rule_matches(const struct rule *r, const char *name)
 	if (r->prefix) {
 		size_t pl = strlen(r->leaf);
 
+		/* 7 = strlen("_cycles"): stall_<reason>_cycles with a reason. */
 		if (ll < pl + 7 || strncmp(leaf, r->leaf, pl) != 0 ||
 		    strcmp(leaf + ll - 7, "_cycles") != 0)
 			return 0;
@@ -390,6 +427,7 @@ static void derive(char *buf, size_t cap, const struct ctr_sink *s,
 		} else {
 			den = sibling_sum(s, e->name, r->den, n_den, &found);
 		}
+		/* No denominator, no ratio: never a fake 0% or an inf. */
 		if (!found || den == 0)
 			return;
 		if (r->shape == SH_PCT)
@@ -399,7 +437,11 @@ static void derive(char *buf, size_t cap, const struct ctr_sink *s,
 		snprintf(buf, cap, "%9s %s", num, r->text);
 		return;
 	}
-	/* Byte counters: bandwidth over the whole run. */
+	/*
+	 * Byte counters: bandwidth over the whole run.
+	 * Bytes over the whole run's cycles (not the unit's busy cycles):
+	 * the average rate a roofline compares with the peak.
+	 */
 	if (!e->is_float && strcmp(ctrout_unit(e->name), "byte") == 0 &&
 	    m->cycles) {
 		double bpc = x / (double)m->cycles;
@@ -423,6 +465,7 @@ static void run_time(char *buf, size_t cap, const struct ctrout_meta *m)
 	buf[0] = '\0';
 	if (m->clock_ghz <= 0)
 		return;
+	/* cycles / (cycles per ns): clock_ghz is cycles per nanosecond. */
 	ns = (double)m->cycles / m->clock_ghz;
 	trc_json_double(clk, sizeof(clk), m->clock_ghz);
 	if (ns < 1e3)
@@ -435,7 +478,11 @@ static void run_time(char *buf, size_t cap, const struct ctrout_meta *m)
 		snprintf(buf, cap, "%9.3f s at %s GHz", ns / 1e9, clk);
 }
 
-/* One summary line; the name is padded only when a comment follows. */
+/*
+ * One summary line; the name is padded only when a comment follows.
+ * vw, uw, nw: column widths of value (right-aligned), unit and name;
+ * trailing spaces are avoided so the file diffs cleanly.
+ */
 static void text_line(FILE *fp, int vw, int uw, int nw, const char *value,
 		      const char *unit, const char *name, const char *comment)
 {
@@ -489,7 +536,11 @@ static void print_text(FILE *fp, const struct ctr_sink *s,
 		const struct ctr_entry *e = &s->v[i];
 		const char *leaf = leaf_of(e->name);
 
-		/* A blank line between unit instances. */
+		/*
+		 * A blank line between unit instances.
+		 * The instance prefix (everything up to the leaf) differs
+		 * from the previous entry's: compare lengths, then bytes.
+		 */
 		if (i == 0 ||
 		    (size_t)(leaf - e->name) !=
 			    (size_t)(leaf_of(s->v[i - 1].name) - s->v[i - 1].name) ||
@@ -512,6 +563,7 @@ static void print_text(FILE *fp, const struct ctr_sink *s,
 int ctrout_print(FILE *fp, enum ctrout_fmt f, const struct ctr_sink *s,
 		 const struct ctrout_meta *m)
 {
+	/* No metadata: cycles 0, clock unknown (no times, no GB/s). */
 	static const struct ctrout_meta none = { NULL, NULL, NULL, 0, 0 };
 
 	if (s->oom)

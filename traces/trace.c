@@ -40,6 +40,11 @@
  */
 #define TRC_GZ_MODE "wb1"
 
+/*
+ * Closes the traceEvents array and the top object.  Part of the digest
+ * even before it is written (trc_digest), so a digest taken mid-run
+ * describes a complete, valid file.
+ */
 static const char trailer[] = "\n]}\n";
 
 /* One lane of a track: a viewer thread holding non-overlapping spans. */
@@ -89,6 +94,7 @@ size_t trc_json_escape(char *dst, size_t cap, const char *s)
 		size_t k = 0, j;
 
 		switch (c) {
+		/* The short escapes of RFC 8259 section 7 where JSON has one. */
 		case '"': esc[k++] = '\\'; esc[k++] = '"'; break;
 		case '\\': esc[k++] = '\\'; esc[k++] = '\\'; break;
 		case '\n': esc[k++] = '\\'; esc[k++] = 'n'; break;
@@ -108,7 +114,9 @@ size_t trc_json_escape(char *dst, size_t cap, const char *s)
 			break;
 		}
 		/* Only whole escapes are written, so a truncated result is
-		 * still a valid JSON string body. */
+		 * still a valid JSON string body.  w == n: nothing dropped
+		 * yet; once one escape does not fit, every later one is
+		 * dropped too (no gap in the middle). */
 		if (w == n && n + k < cap) {
 			for (j = 0; j < k; j++)
 				dst[w++] = esc[j];
@@ -134,12 +142,17 @@ size_t trc_json_double(char *dst, size_t cap, double v)
 		if (strtod(tmp, NULL) == v)
 			break;
 	}
+	/*
+	 * The loop leaves prec = 17 when no shorter form reads back, and
+	 * tmp then holds the %.16g attempt, hence the final print again.
+	 */
 	snprintf(tmp, sizeof(tmp), "%.*g", prec, v);
 	return (size_t)snprintf(dst, cap, "%s", tmp);
 }
 
 /* ---- output buffer -----------------------------------------------------------*/
 
+/* FNV-1a step over n bytes: h = (h ^ byte) * prime, byte by byte. */
 static void fnv_fold(uint64_t *h, const char *p, size_t n)
 {
 	uint64_t x = *h;
@@ -173,6 +186,7 @@ static void sink(struct trc *t, const char *p, size_t n)
 {
 	fnv_fold(&t->fnv, p, n);
 	while (n && !t->err) {
+		/* gzwrite takes an unsigned length and returns an int. */
 		unsigned chunk = n > (1u << 30) ? 1u << 30 : (unsigned)n;
 
 		if (gzwrite(t->gz, p, chunk) != (int)chunk) {
@@ -187,6 +201,7 @@ static void sink(struct trc *t, const char *p, size_t n)
 	}
 }
 
+/* Everything formatted so far goes to zlib (and the digest). */
 static void flush_buf(struct trc *t)
 {
 	sink(t, t->buf, t->len);
@@ -205,6 +220,11 @@ static void emit(struct trc *t, const char *fmt, ...)
 	if (t->err)
 		return;
 	va_start(ap, fmt);
+	/*
+	 * Try in place first: n is the full length even when it did not
+	 * fit, and then the buffer is flushed and the event formatted again
+	 * (va_start anew: a va_list cannot be reused once consumed).
+	 */
 	n = vsnprintf(t->buf + t->len, TRC_BUF - t->len, fmt, ap);
 	va_end(ap);
 	if (n < 0) {
@@ -236,7 +256,11 @@ static void emit(struct trc *t, const char *fmt, ...)
 	}
 }
 
-/* Separator before each event: events are one per line. */
+/*
+ * Separator before each event: events are one per line.
+ * Every event goes through sep exactly once, so n_events counts events
+ * and the first one gets no comma.
+ */
 static const char *sep(struct trc *t)
 {
 	return t->n_events++ ? ",\n" : "";
@@ -254,6 +278,11 @@ static const char *esc(char *buf, size_t cap, const char *s)
  * A timestamp in the viewer's microseconds: the cycle itself, or the
  * cycle's picoseconds at the clock printed as an exact decimal (integer
  * arithmetic: "%llu.%06llu" with trailing zeros trimmed).
+ *
+ * ps_per_cycle = 1000 / clock_ghz in double, so this is
+ * round(cycle x 1000 / clock_ghz) (docs/formats.md "Time") up to the
+ * product's rounding error, about cycle x 1000 x 2^-52 ps at 1 GHz:
+ * far below 0.5 ps for any simulated run.
  */
 static uint64_t to_ps(const struct trc *t, uint64_t cycle)
 {
@@ -270,6 +299,7 @@ static const char *fmt_time(char *buf, size_t cap, uint64_t v_ps_or_cycles,
 		snprintf(buf, cap, "%llu", (unsigned long long)v_ps_or_cycles);
 		return buf;
 	}
+	/* 10^6 ps per us; e.g. 12000 ps -> "0.012", 1000000 ps -> "1". */
 	us = v_ps_or_cycles / 1000000;
 	frac = v_ps_or_cycles % 1000000;
 	if (!frac) {
@@ -303,6 +333,10 @@ struct trc *trc_open(const char *path, double clock_ghz, struct diag *d)
 		free(t);
 		return NULL;
 	}
+	/*
+	 * Nothing has been written through out.fp; the flush just makes
+	 * sure its buffer is empty before zlib writes to the descriptor.
+	 */
 	fflush(t->out.fp);
 	/* gzclose closes the descriptor it was given; fsout_commit closes
 	 * its own FILE, so zlib gets a duplicate. */
@@ -317,6 +351,10 @@ struct trc *trc_open(const char *path, double clock_ghz, struct diag *d)
 				 "cannot start the gzip stream");
 		return NULL;
 	}
+	/*
+	 * zlib's input buffer: 128 KiB (default 8 KiB) so each 64 KiB block
+	 * from flush_buf is compressed in one go.
+	 */
 	gzbuffer(t->gz, 128 * 1024);
 	t->fnv = FNV_OFFSET;
 	t->next_tid = 1;
@@ -354,6 +392,7 @@ int trc_close(struct trc *t, struct diag *d)
 
 	if (!t)
 		return NPU_EINTERNAL;
+	/* Copied: free_trc/fsout release the original before the report. */
 	path = str_dup(t->out.path ? t->out.path : "-");
 	emit(t, "%s", trailer);
 	flush_buf(t);
@@ -424,6 +463,11 @@ static long sort_key(const char *name)
 		if (strncmp(name, order[k], len) == 0)
 			break;
 	}
+	/*
+	 * The first run of digits; num stops growing once it reaches 9999,
+	 * so for numbers up to 9999 num * 100 + lane < 10^6 and a kind's
+	 * tracks never sort among the next kind's.
+	 */
 	for (p = name; *p && (*p < '0' || *p > '9'); p++)
 		;
 	for (; *p >= '0' && *p <= '9' && num < 9999; p++)
@@ -431,7 +475,11 @@ static long sort_key(const char *name)
 	return (long)k * 1000000L + num * 100L;
 }
 
-/* Process metadata, once per pid. */
+/*
+ * Process metadata, once per pid.
+ * process_sort_index = pid: cores in index order, then the chip process
+ * (pid 100000).  A linear search: a trace has a few processes.
+ */
 static int need_process(struct trc *t, int pid, int core)
 {
 	int i;
@@ -486,6 +534,10 @@ int trc_track(struct trc *t, int core, const char *unit_name)
 
 	if (core < 0)
 		core = TRC_CHIP;
+	/*
+	 * Linear in the tracks (a few per core); units look their
+	 * track up once and keep the id.
+	 */
 	for (i = 0; i < t->n_tracks; i++)
 		if (t->tracks[i].core == core &&
 		    strcmp(t->tracks[i].name, unit_name) == 0)
@@ -539,7 +591,11 @@ static struct lane *pick_lane(struct trc *t, struct track *tr, uint64_t start)
 		lane_meta(t, tr, k);
 		return &tr->lanes[k];
 	}
-	/* Every lane busy: overlap on the lane that frees up first. */
+	/*
+	 * Every lane busy: overlap on the lane that frees up first.
+	 * Deterministic: the same span sequence always picks the same lanes
+	 * (lowest index on ties), so traces stay byte-identical.
+	 */
 	for (k = 1; k < tr->n_lanes; k++)
 		if (tr->lanes[k].last_end < tr->lanes[best].last_end)
 			best = k;
@@ -598,6 +654,11 @@ void trc_instant(struct trc *t, int track, uint64_t when, const char *name,
 	     args_json ? args_json : "");
 }
 
+/*
+ * Counter events have no tid: Perfetto groups them per process under the
+ * event name, so the unit's name is the event name and the counter
+ * name the args key ("dma0" { "queue": 3 }).
+ */
 void trc_counter(struct trc *t, int track, uint64_t when, const char *name,
 		 double value)
 {
