@@ -1902,13 +1902,13 @@ static int derive(struct arch *a)
 		links *= 2;
 	d->noc_bisection_bytes_per_s =
 		links * (double)ARCH_I(a, NOC_LINK_BYTES) * 2 * hz;
+	/*
+	 * Timed DRAM: channels x bytes per beat x beats per tCK / tCK; e.g.
+	 * LPDDR5-6400 x16: 2 B x 8 / 1.25 ns = 12.8 GB/s.
+	 */
 	if (ARCH_E(a, DRAM_MODE) == 1)
 		d->dram_bytes_per_s = ARCH_F(a, DRAM_IDEAL_BW) * 1e9;
 	else
-		/*
-		 * channels x bytes per beat x beats per tCK / tCK; e.g.
-		 * LPDDR5-6400 x16: 2 B x 8 / 1.25 ns = 12.8 GB/s.
-		 */
 		d->dram_bytes_per_s = (double)ARCH_I(a, DRAM_CHANNELS) *
 				      (double)ARCH_I(a, DRAM_BUS_BITS) / 8 *
 				      (double)ARCH_I(a, DRAM_BEATS_PER_TCK) /

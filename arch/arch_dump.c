@@ -778,8 +778,8 @@ void arch_write_doc(FILE *fp)
 
 		for (c = grp; *c; c++)
 			depth += *c == '.';
+		/* Does any key sit directly in grp (not in a subgroup)? */
 		for (i = 0; i < P_N && !any; i++)
-			/* Does any key sit directly in grp (not in a subgroup)? */
 			any = strncmp(param_info[i].key, grp, gn) == 0 &&
 			      param_info[i].key[gn] == '.' &&
 			      !strchr(param_info[i].key + gn + 1, '.');

@@ -19,6 +19,12 @@
 #include <math.h>
 #include <string.h>
 
+/*
+ * GCC in ISO C mode (-std=c11, as built here) defaults to
+ * -ffp-contract=off; clang's default contracts within one expression
+ * only, which num_mac_f32's two statements already prevent.  The pragma
+ * states the rule where clang honours it.
+ */
 #if defined(__clang__)
 /* The MAC rule is two roundings (product, then sum); never fuse them. */
 #pragma STDC FP_CONTRACT OFF
@@ -32,7 +38,12 @@ struct fmt {
 	int fn;     /* 1: E4M3 style - no inf, only S.1..1.1..1 is NaN */
 };
 
-/* Indexed by enum npu_dtype; ebits == 0 marks an integer type. */
+/*
+ * Indexed by enum npu_dtype; ebits == 0 marks an integer type.
+ * E.g. fp16 {5, 10, 15}: 1.0 is 0 01111 0000000000 = 0x3C00; the largest
+ * finite value (maxcode 0x7BFF) is (2 - 2^-10) x 2^15 = 65504.  E4M3's
+ * largest is S.1111.110 = 1.75 x 2^8 = 448 (docs/numerics.md table).
+ */
 static const struct fmt fmts[DT_N] = {
 	[DT_FP8E4M3] = { 4, 3, 7, 1 },
 	[DT_FP8E5M2] = { 5, 2, 15, 0 },
@@ -43,6 +54,10 @@ static const struct fmt fmts[DT_N] = {
 
 /* ---- raw element access ------------------------------------------------ */
 
+/*
+ * Byte by byte, little-endian, so the result is the same on any host
+ * and buf needs no alignment.  The default case covers the 32-bit types.
+ */
 uint32_t num_get_bits(enum npu_dtype t, const uint8_t *buf, uint64_t i)
 {
 	const uint8_t *p;
@@ -64,6 +79,7 @@ uint32_t num_get_bits(enum npu_dtype t, const uint8_t *buf, uint64_t i)
 	}
 }
 
+/* An int4 store is a read-modify-write of its byte: the other nibble stays. */
 void num_set_bits(enum npu_dtype t, uint8_t *buf, uint64_t i, uint32_t bits)
 {
 	uint8_t *p;
@@ -96,6 +112,7 @@ void num_set_bits(enum npu_dtype t, uint8_t *buf, uint64_t i, uint32_t bits)
 
 /* ---- integers ---------------------------------------------------------- */
 
+/* bits in 1..64; e.g. num_sext(0xF, 4) = -1, num_sext(0x7, 4) = 7. */
 int64_t num_sext(uint64_t x, int bits)
 {
 	uint64_t m = 1ull << (bits - 1);
@@ -105,7 +122,10 @@ int64_t num_sext(uint64_t x, int bits)
 	return (int64_t)(x ^ m) - (int64_t)m;
 }
 
-/* Range of an integer type as int64. */
+/*
+ * Range of an integer type as int64.
+ * int4 7, int8 127, int16 32767, int32 2^31 - 1; int_min = -int_max - 1.
+ */
 static int64_t int_max(enum npu_dtype t)
 {
 	return ((int64_t)1 << (dtype_bits(t) - 1)) - 1;
@@ -134,11 +154,17 @@ double num_rne(double v)
 		return v;
 	f = floor(v);
 	diff = v - f; /* exact: f and v share the binade or f == 0 */
+	/* Ties to even: 2.5 -> 2, 3.5 -> 4, -2.5 -> -2 (floor(-2.5) = -3). */
 	if (diff > 0.5 || (diff == 0.5 && fmod(f, 2.0) != 0.0))
 		f += 1.0;
 	return f;
 }
 
+/*
+ * E.g. int8: 126.5 -> 126, 127.5 -> 127 (128 saturates), 300.7 -> 127,
+ * -inf -> -128, NaN -> 0.  The result is the two's-complement bit
+ * pattern in the low dtype_bits(t) bits.
+ */
 static uint32_t int_encode(enum npu_dtype t, double v)
 {
 	double r;
@@ -177,7 +203,10 @@ static uint64_t dbl_bits(double d)
 	return b;
 }
 
-/* Largest finite magnitude code (sign bit clear). */
+/*
+ * Largest finite magnitude code (sign bit clear).
+ * (fp16: 0x7BFF; bf16: 0x7F7F; E5M2: 0x7B; E4M3: 0x7E; fp32: 0x7F7FFFFF.)
+ */
 static uint32_t fmt_maxcode(const struct fmt *f)
 {
 	uint32_t emask = (1u << f->ebits) - 1, mmask = (1u << f->mbits) - 1;
@@ -196,6 +225,10 @@ static uint32_t fmt_ovfcode(const struct fmt *f)
 	return f->fn ? (emask << f->mbits | mmask) : emask << f->mbits;
 }
 
+/*
+ * Exact: a minifloat has at most 24 significant bits and exponents far
+ * inside double's range, so ldexp never rounds.
+ */
 static double fmt_decode(const struct fmt *f, uint32_t bits)
 {
 	uint32_t emask = (1u << f->ebits) - 1, mmask = (1u << f->mbits) - 1;
@@ -234,6 +267,12 @@ static uint64_t rne_shift(uint64_t x, int s)
 	return q;
 }
 
+/*
+ * Rounds the exact double v once, RNE, onto f's grid.  Example, fp16
+ * (mbits 10, bias 15): v = 1 + 2^-11 is the tie between 1.0 and
+ * 1 + 2^-10; e = 0, shift = 42, and rne_shift keeps q = 2^10 (even),
+ * so code = ((0 - emin) << 10) + q = (14 << 10) + 2^10 = 0x3C00 = 1.0.
+ */
 static uint32_t fmt_encode(const struct fmt *f, double v, enum num_ovf ovf)
 {
 	uint64_t d = dbl_bits(v);
@@ -248,6 +287,7 @@ static uint32_t fmt_encode(const struct fmt *f, double v, enum num_ovf ovf)
 	if (de == 0x7FF) {
 		if (dm == 0) /* infinity: OFP8 saturating mode clamps it too */
 			return sbit | ovfcode;
+		/* E4M3: every NaN becomes S.1111.111 (no payload). */
 		if (f->fn)
 			return sbit | emask << f->mbits | ((1u << f->mbits) - 1);
 		/* quiet bit + the leading payload bits that fit */
@@ -276,8 +316,17 @@ static uint32_t fmt_encode(const struct fmt *f, double v, enum num_ovf ovf)
 	 */
 	E = e < emin ? emin : e;
 	shift = 52 - f->mbits + (E - e);
+	/*
+	 * A shift of 64 or more would be undefined in rne_shift; the result
+	 * is 0 there anyway: from shift 54 on, m < 2^53 is below half a step.
+	 */
 	q = shift >= 64 ? 0 : rne_shift(m, shift);
 	code = ((uint64_t)(E - emin) << f->mbits) + q;
+	/*
+	 * Rounding went past the largest finite value.  E4M3's
+	 * threshold: 464 is the tie between 448 (even) and the absent
+	 * 480, so it rounds to 448; anything above overflows.
+	 */
 	if (code > maxcode)
 		return sbit | ovfcode;
 	return sbit | (uint32_t)code;
@@ -306,6 +355,7 @@ double num_max(enum npu_dtype t)
 	return fmt_decode(&fmts[t], fmt_maxcode(&fmts[t]));
 }
 
+/* Float formats are sign-symmetric; integers are not (-128 vs 127). */
 double num_min(enum npu_dtype t)
 {
 	if (fmts[t].ebits == 0)
@@ -313,6 +363,11 @@ double num_min(enum npu_dtype t)
 	return -num_max(t);
 }
 
+/*
+ * Top exponent with a nonzero fraction (IEEE-like), or the single
+ * all-ones pattern per sign (E4M3, whose other top-exponent codes are
+ * finite values 256..448).
+ */
 int num_is_nan(enum npu_dtype t, uint32_t bits)
 {
 	const struct fmt *f = &fmts[t];
@@ -340,6 +395,7 @@ void num_store(enum npu_dtype t, uint8_t *buf, uint64_t i, double v,
 
 /* ---- fp32 shortcuts ----------------------------------------------------- */
 
+/* Bit casts through memcpy: defined behaviour, compiled to a move. */
 float num_f32_from_bits(uint32_t bits)
 {
 	float f;
@@ -388,6 +444,10 @@ int32_t num_mac_i32(int32_t acc, int32_t a, int32_t b)
 	/* unsigned arithmetic wraps without UB; a*b of int32s may overflow */
 	uint32_t u = (uint32_t)acc + (uint32_t)a * (uint32_t)b;
 
+	/*
+	 * Back to int32 without implementation-defined conversion: for
+	 * u >= 2^31, ~u = 2^32 - 1 - u fits int32, and -~u - 1 = u - 2^32.
+	 */
 	return u <= 0x7FFFFFFFu ? (int32_t)u : -(int32_t)(~u) - 1;
 }
 

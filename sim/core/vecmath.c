@@ -30,6 +30,10 @@
 #pragma STDC FP_CONTRACT OFF
 #endif
 
+/*
+ * x87 (FLT_EVAL_METHOD 2) would evaluate in 80-bit registers and round
+ * twice; SSE on x86-64 and every AArch64 target evaluate float in float.
+ */
 #if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
 #error "vecmath.c needs fp32 arithmetic evaluated in fp32 (FLT_EVAL_METHOD 0)"
 #endif
@@ -40,6 +44,7 @@ const struct vm_op_info vm_op_info[VM_N_OPS] = {
 #undef VM_INFO
 };
 
+/* Linear over 36 ops: used when dispatching, not per element. */
 int vm_op_from_mnemonic(const char *m)
 {
 	int i;
@@ -64,17 +69,23 @@ static uint32_t bf(float f)
 	return num_f32_bits(f);
 }
 
+/* x != x only for NaN (the build never uses -ffast-math). */
 static int isnanf_(float x)
 {
 	return x != x;
 }
 
+/* Sets the quiet bit (bit 22), keeping sign and payload; a no-op if quiet. */
 static float quiet(float x)
 {
 	return fb(bf(x) | 0x00400000u);
 }
 
-/* x * 2^k with one rounding (ldexp in double is exact here, the cast rounds). */
+/*
+ * x * 2^k with one rounding (ldexp in double is exact here, the cast rounds).
+ * |k| is at most about 150 here, far inside double's exponent range; the
+ * cast rounds once into fp32 subnormals too (gradual underflow).
+ */
 static float scale2(float y, int k)
 {
 	return (float)ldexp((double)y, k);
@@ -103,6 +114,11 @@ static void split(float x, int *e, uint32_t *frac)
 /* One fp32 operation with the NaN rule of the file header. */
 enum fop { F_ADD, F_SUB, F_MUL, F_DIV };
 
+/*
+ * Operand NaNs first (a before b: "first NaN in operand order"), so the
+ * host's choice among two NaN operands never shows; then any NaN the
+ * operation itself creates (inf - inf, 0 x inf, 0/0) becomes 0x7FC00000.
+ */
 static float fop(enum fop op, float a, float b)
 {
 	float r;
@@ -120,6 +136,11 @@ static float fop(enum fop op, float a, float b)
 	return isnanf_(r) ? fb(DEFAULT_NAN) : r;
 }
 
+/*
+ * IEEE 754-2019 maximum (not maxNum): a NaN operand wins, and +0 is
+ * greater than -0, so the result never depends on operand order except
+ * for which NaN.
+ */
 float vm_max_f32(float a, float b)
 {
 	if (isnanf_(a))
@@ -187,11 +208,20 @@ static float exp_core(float x, int *k)
 	float t, nf, r, q, T;
 	int n, j;
 
+	/*
+	 * n = nearest integer of x x 64/ln2, computed RNE through num_rne,
+	 * not (int)t, which would truncate toward zero.
+	 */
 	t = x * INV_LN2_64;
 	n = (int)num_rne((double)t); /* |n| <= 12003 < 2^14 */
+	/* n mod 64 in 0..63 for negative n too (C's % truncates). */
 	j = ((n % 64) + 64) % 64;
 	*k = (n - j) / 64;
 	nf = (float)n;
+	/*
+	 * Separate statements: each product and difference is its own
+	 * rounded (here exact) fp32 operation, as the hardware does it.
+	 */
 	r = x - nf * LN2_64_HI;
 	r = r - nf * LN2_64_LO;
 	q = r * (1.0f + r * (0.5f + r * ONE_SIXTH));
@@ -283,6 +313,11 @@ float vm_log_f32(float x)
 		return fb(DEFAULT_NAN);
 	if (x == fb(0x7F800000u))
 		return x;
+	/*
+	 * j: the 23-bit fraction rounded to 6 bits ((frac + 2^16) >> 17),
+	 * 0..64; j = 64 means m is just below 2: c = 2, whose ROM entries
+	 * are 1/2 and log(2/2) = 0 with e + 1.
+	 */
 	split(x, &e, &frac);
 	j = (int)((frac + (1u << 16)) >> 17);
 	m = fb(0x3F800000u | frac);
@@ -378,6 +413,10 @@ float vm_rsqrt_f32(float x)
 		return 0.0f;
 	split(x, &e, &frac);
 	m = fb(0x3F800000u | frac);
+	/*
+	 * After this e is even, so -e / 2 below is exact; m in [1, 4)
+	 * indexes the half of the ROM built for its range.
+	 */
 	odd = (e % 2) != 0;
 	if (odd) { /* make the exponent even: m in [2,4) */
 		m = m * 2.0f;
@@ -391,6 +430,7 @@ float vm_rsqrt_f32(float x)
 		t = 1.5f - t;
 		y = y * t;
 	}
+	/* 1/sqrt(m x 2^e) = y x 2^(-e/2). */
 	return scale2(y, -e / 2);
 }
 
@@ -408,12 +448,17 @@ float vm_rcp_f32(float x)
 		return neg ? -0.0f : 0.0f;
 	split(x, &e, &frac);
 	m = fb(0x3F800000u | frac);
+	/* The top 6 fraction bits select the seed interval. */
 	y = rcp_seed[frac >> 17];
 	for (i = 0; i < 2; i++) {
 		t = m * y;
 		t = 2.0f - t;
 		y = y * t;
 	}
+	/*
+	 * 1/(m x 2^e) = y x 2^-e, rounded once: 1/x of a large x becomes a
+	 * subnormal or 0; 1/x of a subnormal x overflows to inf.
+	 */
 	y = scale2(y, -e);
 	return neg ? -y : y;
 }
@@ -465,6 +510,10 @@ float vm_tanh_f32(float x)
 		p = x2 * p;
 		return x + x * p;
 	}
+	/*
+	 * 1 - 2/(e^2a + 1): no cancellation problem here, since
+	 * |x| >= 0.55 keeps tanh away from 0.
+	 */
 	if (a < 10.0f)
 		y = 1.0f - 2.0f * vm_rcp_f32(vm_exp_f32(2.0f * a) + 1.0f);
 	else
@@ -488,6 +537,7 @@ static float mul_sigmoid(float x, float g)
 		r = vm_rcp_f32(1.0f + s);
 		return x * r;
 	}
+	/* Below -130 the result rounds to a zero signed like x (-0 for x < 0). */
 	if (g < -130.0f) /* |x| e^g < 2^-150 for every |x| this can pair with */
 		return x * 0.0f;
 	ym = exp_core(g, &k);
@@ -525,7 +575,12 @@ static int is_fp8(enum npu_dtype t)
 	return t == DT_FP8E4M3 || t == DT_FP8E5M2;
 }
 
-/* fp32 -> double without relying on the host's NaN conversion. */
+/*
+ * fp32 -> double without relying on the host's NaN conversion.
+ * A NaN keeps its sign and payload left-aligned, with the quiet bit set,
+ * so num_encode can carry the leading payload bits into the destination
+ * (fp32 0x7FC12345 -> fp16 0x7E09, docs/numerics.md).
+ */
 static double f2d(float f)
 {
 	uint32_t b = bf(f);
@@ -562,7 +617,11 @@ static float unary_f32(enum vm_op op, float x)
 	}
 }
 
-/* Saturating integer arithmetic on exact int64 values. */
+/*
+ * Saturating integer arithmetic on exact int64 values.
+ * a, b are sign-extended TYPE values (at most 32 bits), so + - and * on
+ * int64 cannot overflow before num_sat_int clamps them.
+ */
 static int64_t int_bin(enum vm_op op, enum npu_dtype t, int64_t a, int64_t b)
 {
 	switch (op) {
@@ -605,7 +664,12 @@ static int mask_true(enum npu_dtype t, uint32_t bits)
 	return bits != 0;
 }
 
-/* One element: source bits a, b, s (s = select's third operand). */
+/*
+ * One element: source bits a, b, s (s = select's third operand).
+ * Dispatch on op; data movement returns the source bits untouched (no
+ * canonicalisation of NaNs or -0), arithmetic goes through the fp32 or
+ * int64 path and one final encode into the destination type.
+ */
 static uint32_t elem(enum vm_op op, const struct vm_cfg *c, uint32_t a,
 		     uint32_t b, uint32_t s)
 {
@@ -635,6 +699,10 @@ static uint32_t elem(enum vm_op op, const struct vm_cfg *c, uint32_t a,
 	case VM_QUANT:
 		/* q = RNE_fp32(x / SCALE); out = sat(rne(q) + ZP); NaN -> ZP */
 		q = fop(F_DIV, num_decode_f32(t, a), c->scale);
+		/*
+		 * For a float OTYPE a NaN q stays NaN (num_rne passes it) and
+		 * is encoded as NaN; only integer outputs map it to ZP.
+		 */
 		if (isnanf_(q) && !dtype_is_float(c->out_type))
 			return num_encode(c->out_type, (double)c->zp, NUM_OVF_SAT);
 		v = num_rne(f2d(q)) + (double)c->zp;
@@ -656,6 +724,7 @@ static uint32_t elem(enum vm_op op, const struct vm_cfg *c, uint32_t a,
 	if (!fl) {
 		int64_t r = int_bin(op, t, num_sext(a, dtype_bits(t)),
 				    num_sext(b, dtype_bits(t)));
+		/* (masked to the low dtype_bits: two's-complement bits) */
 		return (uint32_t)((uint64_t)r & ((1ull << dtype_bits(t)) - 1));
 	}
 	x = num_decode_f32(t, a);
@@ -688,6 +757,10 @@ enum npu_dtype vm_src_type(enum vm_op op, const struct vm_cfg *c, int k)
 	return c->type;
 }
 
+/*
+ * Element i of every source is read before element i of d is written,
+ * which is what makes exact in-place operation (d == s1) safe.
+ */
 void vm_map(enum vm_op op, const struct vm_cfg *c, uint64_t n, uint8_t *d,
 	    uint64_t di, struct vm_src s1, struct vm_src s2, struct vm_src s3)
 {
@@ -728,6 +801,7 @@ struct rv {
 	int64_t i;   /* integer types */
 };
 
+/* One node of the tree; an empty side passes the other through. */
 static struct rv red_combine(const struct vm_red *r, struct rv a,
 			     struct rv b)
 {
@@ -745,6 +819,10 @@ static struct rv red_combine(const struct vm_red *r, struct rv a,
 	}
 	switch (r->op) {
 	case VM_REDSUM: /* 32-bit wrapping adder */
+		/*
+		 * Modulo 2^32 then sign-extended: the result is independent of
+		 * the tree's shape (addition mod 2^32 is associative).
+		 */
 		u = (uint32_t)((uint64_t)a.i + (uint64_t)b.i);
 		a.i = num_sext(u, 32);
 		break;
@@ -776,6 +854,10 @@ static struct rv red_tree(const struct vm_red *r, struct vm_src s, uint32_t n,
 			v.i = num_sext(bits, dtype_bits(r->type));
 		return v;
 	}
+	/*
+	 * Recursion depth log2(size) <= 12 for 4096 lanes; slots at or past
+	 * n return "empty" at once, so a partial group costs its elements.
+	 */
 	return red_combine(r, red_tree(r, s, n, lo, size / 2),
 			   red_tree(r, s, n, lo + size / 2, size / 2));
 }
@@ -785,6 +867,7 @@ void vm_red_group(struct vm_red *r, struct vm_src src, uint32_t n)
 	uint32_t size = 1;
 	struct rv g, acc;
 
+	/* The tree spans the next power of two >= lanes (empty slots pad). */
 	while (size < (uint32_t)r->lanes)
 		size *= 2;
 	g = red_tree(r, src, n, 0, size);
@@ -806,6 +889,7 @@ void vm_red_group(struct vm_red *r, struct vm_src src, uint32_t n)
 
 uint32_t vm_red_result(const struct vm_red *r, const struct vm_cfg *c)
 {
+	/* An empty row (LEN 0) reduces to 0 in OTYPE. */
 	if (r->n_groups == 0)
 		return num_encode(c->out_type, 0.0, NUM_OVF_SAT);
 	if (dtype_is_float(r->type))
@@ -832,6 +916,7 @@ uint32_t vm_reduce(enum vm_op op, const struct vm_cfg *c, int lanes,
 
 /* ---- whole instructions ------------------------------------------------- */
 
+/* E.g. 5 int4 elements: 3 bytes (dtype_bytes rounds up to a byte). */
 uint64_t vm_row_bytes(enum npu_dtype t, uint64_t stride, uint32_t len)
 {
 	return stride ? stride : dtype_bytes(t, len);
@@ -868,6 +953,7 @@ int vm_exec(enum vm_op op, const struct vm_cfg *c, const struct vm_tile *t,
 	for (r = 0; r < t->rows; r++) {
 		a = srow(t->s1, st, t->s1_stride, r, t->len);
 		b = srow(t->s2, t2, t->s2_stride, r, t->len);
+		/* s3 (vsel's third source) shares ss2 with s2 (vset doc). */
 		s = srow(t->s3, st, t->s2_stride, r, t->len);
 		switch (k) {
 		case VM_K_REDUCE:
@@ -888,6 +974,10 @@ int vm_exec(enum vm_op op, const struct vm_cfg *c, const struct vm_tile *t,
 			for (j = 0; j < t->len; j++) {
 				int64_t x = num_sext(num_get_bits(DT_INT32, b.p, j), 32);
 
+				/*
+				 * Checked per element: a bad index stops the row
+				 * with the earlier elements already written.
+				 */
 				if (x < 0 || (uint64_t)x >= t->s1_elems) {
 					*bad_index = x;
 					return NPU_ERANGE;
@@ -904,6 +994,7 @@ int vm_exec(enum vm_op op, const struct vm_cfg *c, const struct vm_tile *t,
 					*bad_index = x;
 					return NPU_ERANGE;
 				}
+				/* A repeated index: the later element wins. */
 				num_set_bits(st, t->d, (uint64_t)x,
 					     num_get_bits(st, a.p, j));
 			}

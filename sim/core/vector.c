@@ -58,13 +58,26 @@
 /* Event kinds. */
 enum { VEC_EV_ISSUE = 1 };
 
-/* Instructions the unit holds at once (issuing + draining). */
+/*
+ * Instructions the unit holds at once (issuing + draining).
+ * Only the newest instruction issues; older ones are draining beats
+ * still in the window.  With inflight (W) beats in flight at most, a few
+ * short instructions can be draining at once; when all 4 slots are
+ * taken vec_can_accept says no and the next one waits in the control
+ * unit's queue.
+ */
 #define VEC_MAX_INSNS 4
 
 /* Requestor roles on each memory. */
 enum { VR_S1, VR_S2, VR_S3, VR_D, VR_N };
 
-/* Bits of an SRAM tag holding the access index (the rest: beat seq). */
+/*
+ * Bits of an SRAM tag holding the access index (the rest: beat seq).
+ * The tag of an SRAM access is (beat seq << 20) | access index: 2^20
+ * accesses per beat is far above the most a beat makes (a vgather's
+ * L element reads plus its index read, L <= 4096), and 44 bits of
+ * sequence last 1.7 x 10^13 beats.
+ */
 #define TAG_IDX_BITS 20
 #define TAG_IDX_MASK ((UINT64_C(1) << TAG_IDX_BITS) - 1)
 
@@ -92,7 +105,12 @@ struct vacc {
 
 struct vinsn;
 
-/* One lane group in flight. */
+/*
+ * One lane group in flight.
+ * A beat lives in a window slot from issue to retirement; its access
+ * lists and buffers belong to the slot and are reused by the next beat
+ * in it (grown on demand, never shrunk).
+ */
 struct vbeat {
 	struct vinsn *in;    /* owning instruction */
 	uint64_t b;          /* beat index within the instruction */
@@ -188,7 +206,12 @@ static struct vbeat *slot(struct vec *v, uint64_t seq)
 	return &v->slots[seq % (uint64_t)v->window];
 }
 
-/* Byte range [lo, lo+bytes) of an access. */
+/*
+ * Byte range [lo, lo+bytes) of an access.
+ * Rounded out to whole bytes: an int4 run starting or ending on an odd
+ * nibble occupies (and, for a write, rewrites) the partial byte.  The
+ * SRAM model works in bytes, so the bank traffic is that of the bytes.
+ */
 static void acc_bytes(const struct vacc *a, uint64_t *lo, uint32_t *bytes)
 {
 	uint64_t bits = (uint64_t)dtype_bits(a->t);
@@ -214,7 +237,12 @@ static int push_acc(struct vacc **v, int *n, int *cap, const struct vacc *a)
 	return 0;
 }
 
-/* Count the part of [from, to) not yet counted as a stall of 'c'. */
+/*
+ * Count the part of [from, to) not yet counted as a stall of 'c'.
+ * stall_wm is a high-water mark over every stall source: cycles already
+ * charged (to any reason) are never charged again, so each stalled
+ * cycle counts exactly once and stall_cycles is the sum of the reasons.
+ */
 static void stall(struct vec *v, cycle_t from, cycle_t to, enum ctr_id c)
 {
 	from = umax64(from, v->stall_wm);
@@ -228,6 +256,10 @@ static void stall(struct vec *v, cycle_t from, cycle_t to, enum ctr_id c)
 static int fault(struct vec *v, const struct vinsn *in, const char *fmt, ...)
 	NPU_PRINTF(3, 4);
 
+/*
+ * A runtime fault: "core N pc 0x.. cycle N: error: vadd: ..." and
+ * NPU_EFAULT, which ends the run with exit status 3.
+ */
 static int fault(struct vec *v, const struct vinsn *in, const char *fmt, ...)
 {
 	struct diag *d = eng_diag(v->u.eng), quiet;
@@ -258,7 +290,12 @@ static int notify(struct vec *v)
 			    v->l.unit, v->l.kind, 0);
 }
 
-/* Make sure an instruction issue event is pending for cycle t. */
+/*
+ * Make sure an instruction issue event is pending for cycle t.
+ * At most one pending issue event, at the earliest cycle asked for: an
+ * event for a later cycle finds issue() already done (or re-kicks), so
+ * duplicates would only cost events, never change the timing.
+ */
 static int kick(struct vec *v, cycle_t t)
 {
 	if (v->issue_pending && v->issue_at <= t)
@@ -275,7 +312,13 @@ static int fp_overlap(const struct vfp *a, const struct vfp *b)
 	return a->mem >= 0 && a->mem == b->mem && a->lo < b->hi && b->lo < a->hi;
 }
 
-/* Does 'in' touch anything an older unfinished instruction writes? */
+/*
+ * Does 'in' touch anything an older unfinished instruction writes?
+ * Only RAW and WAW need this interlock.  WAR is safe by construction:
+ * beats enter the pipeline in order and a beat issues its writes only
+ * after it entered, i.e. after every older beat's reads completed, so a
+ * younger write can never land before an older read.
+ */
 static int conflicts(const struct vec *v, const struct vinsn *in)
 {
 	int i, k;
@@ -308,7 +351,12 @@ static int tile_range(struct vec *v, struct vinsn *in, struct vmem *m,
 	if (rows == 0 || row_bytes == 0)
 		return 0;
 	snprintf(who, sizeof(who), "%s %s", vm_op_info[in->op].mnemonic, what);
-	/* (rows-1)*stride < 2^64 since both are < 2^32; saturate the sum */
+	/*
+	 * (rows-1)*stride < 2^64 since both are < 2^32; saturate the sum
+	 * span = (rows - 1) x stride + row_bytes: the bytes from the first
+	 * row's start to the last row's end (rows may overlap if stride <
+	 * row_bytes, which is allowed; the footprint stays a bound).
+	 */
 	span = (rows - 1) * stride;
 	span = span > UINT64_MAX - row_bytes ? UINT64_MAX : span + row_bytes;
 	if (base > m->size || span > m->size - base)
@@ -352,7 +400,13 @@ static int beat_setup(struct vec *v, struct vinsn *in, struct vbeat *bt,
 	bt->reads_done = bt->retired = 0;
 	memset(&a, 0, sizeof(a));
 	if (in->kind == VM_K_TRANS) {
-		/* row blocks of L rows, then column blocks, then rows */
+		/*
+		 * row blocks of L rows, then column blocks, then rows
+		 * Beat order: block rows (L source rows each) outer; inside
+		 * one, column blocks (bj) outer and the block's rows (rr)
+		 * inner, so the block's last beat (rr = hb - 1) has read the
+		 * whole block when it writes it transposed.
+		 */
 		uint64_t per_rb = (uint64_t)L * in->groups;
 		uint64_t rb = b / per_rb, rem = b % per_rb;
 		uint32_t hb = (uint32_t)umin64(L, rows - rb * L);
@@ -415,7 +469,10 @@ static int beat_setup(struct vec *v, struct vinsn *in, struct vbeat *bt,
 static int rd_done(void *ctx, uint64_t tag, cycle_t t);
 static int wr_done(void *ctx, uint64_t tag, cycle_t t);
 
-/* Requestor role of a read (operand buffer k reads through s<k+1>). */
+/*
+ * Requestor role of a read (operand buffer k reads through s<k+1>).
+ * (vgather's element reads, opnd 0, go through s1 like any source 1.)
+ */
 static int read_role(const struct vinsn *in, const struct vacc *a)
 {
 	(void)in;
@@ -463,6 +520,11 @@ static void copy_elems(enum npu_dtype t, uint8_t *dst, uint64_t di,
 {
 	uint64_t i, bits = (uint64_t)dtype_bits(t);
 
+	/*
+	 * memmove: the destination may be the same buffer (vtrans block
+	 * buffer, vbrow row buffer); int4 goes element by element because
+	 * its runs can start on an odd nibble.
+	 */
 	if (bits % 8 == 0) { /* whole bytes: a plain copy */
 		memmove(dst + di * bits / 8, src + si * bits / 8, n * bits / 8);
 		return;
@@ -504,6 +566,11 @@ static int beat_compute(struct vec *v, struct vbeat *bt)
 	memset(&w, 0, sizeof(w));
 	w.t = in->dt;
 	switch (in->kind) {
+	/*
+	 * The running reduction lives in the instruction: groups of a
+	 * row enter the pipeline in order, so folding them here gives
+	 * the documented tree-then-fold order exactly.
+	 */
 	case VM_K_REDUCE:
 		if (bt->e0 == 0)
 			vm_red_init(&in->red, in->op, in->st, v->lanes);
@@ -544,6 +611,10 @@ static int beat_compute(struct vec *v, struct vbeat *bt)
 		return 0;
 	}
 	case VM_K_SCATTER: {
+		/*
+		 * Elements of TYPE that fit from d to the end of the memory:
+		 * the bound of a legal index (docs/timing.md "Faults").
+		 */
 		uint64_t d_elems = (in->dm->size - umin64(c->d, in->dm->size)) * 8 /
 				   (uint64_t)dtype_bits(in->st);
 
@@ -611,6 +682,10 @@ static int try_compute(struct vec *v)
 		if (v->any_tc)
 			tc = umax64(tc, v->last_tc + (v->last_in == in ?
 						       (cycle_t)in->ii : 1));
+		/*
+		 * tc is t_c(b) of docs/timing.md rule 2: the later of its reads'
+		 * completion and the previous beat's entry + (II or 1).
+		 */
 		tc = umax64(tc, now);
 		v->any_tc = 1;
 		v->last_tc = tc;
@@ -626,6 +701,7 @@ static int try_compute(struct vec *v)
 			uint64_t lo;
 			uint32_t bytes;
 
+			/* Rule 3: the write is presented at t_c + LAT. */
 			a->when = tc + wlat;
 			acc_bytes(a, &lo, &bytes);
 			rc = sram_access(in->dm->m, in->dm->req[VR_D], lo, bytes,
@@ -646,6 +722,10 @@ static int try_compute(struct vec *v)
 	return 0;
 }
 
+/*
+ * busy_cycles: from the cycle the unit got an instruction while idle to
+ * the cycle its last instruction completed (docs/timing.md counters).
+ */
 static void busy_end(struct vec *v, cycle_t t)
 {
 	v->u.ctr[CTR_VECTOR_BUSY_CYCLES] += t - v->busy_start;
@@ -740,9 +820,17 @@ static void late(struct vec *v, struct vmem *m, int role, const struct vacc *a,
 	uint32_t bytes;
 	cycle_t start = a->when, prev = m->last_done[role], expect;
 
+	/*
+	 * prev - latency + 1: the cycle after the previous access's last
+	 * grant (it completed `latency` cycles after that grant).
+	 */
 	if (prev >= (cycle_t)m->latency && prev - (cycle_t)m->latency + 1 > start)
 		start = prev - (cycle_t)m->latency + 1;
 	acc_bytes(a, &lo, &bytes);
+	/*
+	 * Alone: a cycles of grants (sram_alone_cycles) starting at start,
+	 * then latency: the docs' "a - 1 + lat" after the first grant.
+	 */
 	expect = start + sram_alone_cycles(m->m, lo, bytes) - 1 +
 		 (cycle_t)m->latency;
 	stall(v, expect, t, CTR_VECTOR_STALL_SRAM);
@@ -758,6 +846,11 @@ static int rd_done(void *ctx, uint64_t tag, cycle_t t)
 	const struct vacc *a = &bt->rd[tag & TAG_IDX_MASK];
 	int rc;
 
+	/*
+	 * Values move at completion: the elements are copied out of the
+	 * SRAM now, so a write by another unit that completes later is not
+	 * seen, one that completed earlier is.
+	 */
 	late(v, in->sm, read_role(in, a), a, t);
 	copy_elems(a->t, bt->op[a->opnd], a->oi, in->sm->data + a->base, a->e0,
 		   a->n);
@@ -766,6 +859,7 @@ static int rd_done(void *ctx, uint64_t tag, cycle_t t)
 	if (in->kind == VM_K_GATHER && bt->phase == 0) {
 		/* the indices are in: one element read per index, next cycle */
 		const struct vec_cmd *c = &in->cmd.u.v;
+		/* Elements of TYPE from s1 to the end of the memory. */
 		uint64_t s_elems = (in->sm->size - umin64(c->s1, in->sm->size)) *
 				   8 / (uint64_t)dtype_bits(in->st);
 		int from = bt->n_rd;
@@ -790,6 +884,11 @@ static int rd_done(void *ctx, uint64_t tag, cycle_t t)
 			if ((rc = push_acc(&bt->rd, &bt->n_rd, &bt->cap_rd, &d)))
 				return rc;
 		}
+		/*
+		 * The element reads are issued for the next cycle: the index
+		 * values are needed to form the addresses (docs/timing.md
+		 * "vgather").
+		 */
 		return issue_reads(v, seq, bt, from, t + 1);
 	}
 	bt->reads_done = 1;
@@ -805,6 +904,7 @@ static int wr_done(void *ctx, uint64_t tag, cycle_t t)
 	const struct vacc *a = &bt->wr[tag & TAG_IDX_MASK];
 
 	late(v, in->dm, VR_D, a, t);
+	/* The SRAM bytes change only now, when the write completes. */
 	copy_elems(a->t, in->dm->data + a->base, a->e0, bt->out, a->oi, a->n);
 	if (--bt->wr_left > 0)
 		return 0;
@@ -833,6 +933,10 @@ static int issue(struct vec *v)
 		return complete_insns(v); /* an empty instruction */
 	if (!in || in->waiting || v->tail - v->head == (uint64_t)v->window)
 		return 0; /* re-kicked by completion / retirement */
+	/*
+	 * A second issue event in one cycle (kicked again after this
+	 * cycle's beat went out) defers: one beat per cycle.
+	 */
 	if (v->issued_any && v->last_issue == now)
 		return kick(v, now + 1); /* one beat per cycle */
 	seq = v->tail;
@@ -974,6 +1078,10 @@ static int vec_accept(struct unit *u, const struct tile_cmd *cmd)
 	in->vc.scale = c->cfg.scale;
 	in->vc.zp = c->cfg.zp;
 	in->vc.fp8_ovf = v->fp8;
+	/*
+	 * The scalar operand (x[rs2] of vadds..., x[rs1] of vbcast) keeps
+	 * the low dtype_bits(TYPE) bits: its bit pattern in TYPE.
+	 */
 	in->vc.scalar = (uint32_t)(c->scalar &
 		(dtype_bits(in->vc.type) == 32 ? 0xFFFFFFFFu
 					       : (1u << dtype_bits(in->vc.type)) - 1));
@@ -999,12 +1107,21 @@ static int vec_accept(struct unit *u, const struct tile_cmd *cmd)
 	in->d_rb = in->kind == VM_K_REDUCE ? rowb(in->dt, c->cfg.d_stride, 1)
 		 : in->kind == VM_K_TRANS ? rowb(in->st, c->cfg.d_stride, c->cfg.rows)
 		 : rowb(in->dt, c->cfg.d_stride, c->cfg.len);
+	/*
+	 * B = ROWS x ceil(LEN / L) beats (docs/timing.md "Lane groups");
+	 * an empty instruction has none and completes on its first issue
+	 * event, in order behind older ones.
+	 */
 	in->groups = (uint32_t)(((uint64_t)c->cfg.len + (uint64_t)v->lanes - 1) /
 				(uint64_t)v->lanes);
 	in->n_beats = c->cfg.rows == 0 || c->cfg.len == 0 ? 0 :
 		      (uint64_t)c->cfg.rows * in->groups;
 	if ((rc = vec_ranges(v, in)))
 		goto fail;
+	/*
+	 * + 1 byte: slack for int4 rounding, and never a zero-size malloc.
+	 * vtrans keeps one L x L block (the block being transposed).
+	 */
 	if (in->n_beats && in->kind == VM_K_BROW)
 		in->buf = malloc((size_t)dtype_bytes(in->st, c->cfg.len) + 1);
 	else if (in->n_beats && in->kind == VM_K_TRANS)
@@ -1019,6 +1136,10 @@ static int vec_accept(struct unit *u, const struct tile_cmd *cmd)
 		v->busy_start = now;
 	v->q[v->qn++] = in;
 	in->waiting = conflicts(v, in);
+	/*
+	 * A RAW wait is charged from now + 1, the cycle the first beat would
+	 * have issued, to the cycle the older instruction completes.
+	 */
 	in->wait_from = now + 1;
 	/* a one-cycle hand-over: the first beat issues in the next cycle */
 	return kick(v, now + 1);
@@ -1040,6 +1161,10 @@ const struct xu_port vec_port = {
 
 /* ---- unit ops ------------------------------------------------------------------ */
 
+/*
+ * Deadlock report: the oldest instruction and how much of it is left
+ * (the engine calls this when the event queue runs dry with work left).
+ */
 static int vec_blocked(const struct unit *u, char *buf, size_t n)
 {
 	const struct vec *v = (const struct vec *)u;
@@ -1085,7 +1210,12 @@ static const struct unit_ops vec_ops = {
 	.destroy = vec_destroy,
 };
 
-/* Register the four requestors on one memory. */
+/*
+ * Register the four requestors on one memory.
+ * Requestor ids are given in registration order, which is the fixed
+ * arbitration priority (docs/memory.md): the chip creates the matrix
+ * engine first, then the vector unit, then the DMA engines.
+ */
 static int vec_mem(struct vmem *m, sram *s, const char *name)
 {
 	static const char *const roles[VR_N] = { "vector.s1", "vector.s2",
@@ -1128,6 +1258,7 @@ struct unit *vec_new(eng *e, const struct arch *a, int core, sram *spm,
 	v->trc_track = -1;
 	if (l)
 		v->l = *l;
+	/* ISA op -> vm_op once per unit; int8_t holds the 36 vector ops. */
 	for (i = 0; i < ISA_N_OPS; i++)
 		v->opmap[i] = (int8_t)(isa_op_info[i].unit == ISA_UNIT_VEC ?
 				       vm_op_from_mnemonic(isa_op_info[i].name)
@@ -1135,7 +1266,10 @@ struct unit *vec_new(eng *e, const struct arch *a, int core, sram *spm,
 	v->slots = calloc((size_t)v->window, sizeof(*v->slots));
 	if (!v->slots)
 		goto fail;
-	/* operand and result buffers: a lane group of up to 32-bit elements */
+	/*
+	 * operand and result buffers: a lane group of up to 32-bit elements
+	 * (+ 4: slack for a partial int4 byte; elements are at most 4 bytes)
+	 */
 	lane_bytes = (size_t)v->lanes * 4 + 4;
 	for (i = 0; i < v->window; i++) {
 		for (k = 0; k < 3; k++)
