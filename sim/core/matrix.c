@@ -37,7 +37,11 @@
 
 #include "num.h"
 
-/* Event kinds. */
+/*
+ * Event kinds.
+ * MTX_EV_SEQ: a sequencer pass (arg unused); MTX_EV_DONE: an instruction
+ * completes (arg = the struct mtx_insn pointer, used only as a handle).
+ */
 enum { MTX_EV_SEQ = 1, MTX_EV_DONE = 2 };
 
 static const char *const df_names[] = { "ws", "os", "is" };
@@ -117,6 +121,11 @@ static void put_le32(uint8_t *p, uint32_t v)
  * int32 accumulator and a finite fp32 scale.  scale = sm * 2^e exactly
  * (sm < 2^24), so v*sm fits an int64 (< 2^55) and the rounding is one
  * exact shift: no intermediate rounding at all.  Saturates to +-2^62.
+ *
+ * Example: v = 3, scale = 0.5 = 2^23 x 2^-24: p = 3 x 2^23, e = -24;
+ * q = p >> 24 = 1 with remainder exactly half, so ties-to-even gives 2
+ * (3 x 0.5 = 1.5 -> 2).  The +-2^62 clamp is far beyond every OTYPE,
+ * so the caller's saturation still sees the right sign and side.
  */
 static int64_t rne_mul_i32(int32_t v, float scale)
 {
@@ -164,6 +173,12 @@ static int64_t rne_mul_i32(int32_t v, float scale)
  * 55-bit product fits 53 bits, otherwise the dropped bits are folded into
  * the last bit so that the caller's final rounding to any format of at most
  * 51 significand bits (all npusim types) is still correctly rounded.
+ *
+ * Round-to-odd (Boldo and Melquiond, "Emulation of FMA and correctly
+ * rounded sums: proved algorithms using rounding to odd", IEEE Trans.
+ * Computers 57(4), 2008): a value kept to p + 2 or more bits with the
+ * sticky bit ORed into the last one rounds correctly to p bits later.
+ * Here 53 >= 24 + 2, so fp32 and narrower outputs round once, exactly.
  */
 static double mul_i32_odd(int32_t v, float scale)
 {
@@ -230,6 +245,10 @@ static uint32_t requant(int acc_type, uint32_t acc_bits, int out_type,
 		float v = num_f32_from_bits(acc_bits);
 		double y;
 
+		/*
+		 * relu maps v < 0 to +0; -0 and NaN are not < 0 and pass
+		 * unchanged (docs/timing.md "mout").
+		 */
 		if (act == 1 && v < 0)
 			v = 0.0f;
 		y = (double)v * (double)scale; /* exact: 24 x 24 bits */
@@ -268,7 +287,11 @@ uint64_t mtx_fold_cycles(int df, uint32_t rows, uint32_t cols, uint32_t m,
 static int fault(struct mtx *m, const struct tile_cmd *c, const char *fmt,
 		 ...) NPU_PRINTF(3, 4);
 
-/* Report a runtime fault of this unit at the command's pc. */
+/*
+ * Report a runtime fault of this unit at the command's pc.
+ * Without a diag (unit tests) the message is dropped but the fault
+ * still ends the run (NPU_EFAULT, exit status 3).
+ */
 static int fault(struct mtx *m, const struct tile_cmd *c, const char *fmt,
 		 ...)
 {
@@ -318,6 +341,12 @@ static uint32_t stream_lead(sram *s, uint64_t addr, uint64_t stride,
 		b = a;
 		a = t;
 	}
+	/*
+	 * Example: 8 banks x 16 B (span 128), stride 64: gcd 64, period 2:
+	 * row r + 2 sits in the same banks as row r (64-byte rows at 0x0
+	 * alternate between banks 0-3 and 4-7), so two rows give the worst
+	 * case for any n.
+	 */
 	period = span / b; /* b = gcd(stride, span) (gcd(0, span) = span) */
 	for (r = 0; r < n && r < period; r++) {
 		uint32_t c = sram_alone_cycles(s, addr + r * stride, bytes);
@@ -359,7 +388,11 @@ static unsigned type_align(int t)
 	return b < 8 ? 1u : (unsigned)(b / 8);
 }
 
-/* Range and alignment of every row of a stream, or a fault. */
+/*
+ * Range and alignment of every row of a stream, or a fault.
+ * extent covers first row start .. last row end; an accumulator stream
+ * has 4-byte words, so its stride must be a multiple of 4 (align).
+ */
 static int stream_check(struct mtx *m, const struct tile_cmd *c,
 			const struct mtx_stream *s, const char *what,
 			unsigned align)
@@ -439,6 +472,10 @@ static int insn_build(struct mtx *m, struct mtx_insn *in)
 		stream_set(m, &in->st[1], MEM_SPM, 1, MTX_REQ_OUT, rows, 0, 1,
 			   mc->d, f->out_stride, mtx_row_bytes(ot, cols));
 		in->w_st = 1;
+		/*
+		 * Row r is read at r (event r, deadline r) and its requantised
+		 * row written at r + 1 (stream first = 1): T = rows + 1.
+		 */
 		in->t = (cycle_t)rows + 1;
 		if ((rc = stream_check(m, c, &in->st[0], "accumulator source", aa)))
 			return rc;
@@ -471,7 +508,12 @@ static int insn_build(struct mtx *m, struct mtx_insn *in)
 				     C, R, in->df == MTX_WS ? "N" : "M", C);
 		in->path = m->db ? MTX_PATH_WEIGHT : MTX_PATH_COMPUTE;
 		in->n_st = 1;
-		/* Row k enters the top at R-1-k: rows issue K-1 first. */
+		/*
+		 * Row k enters the top at R-1-k: rows issue K-1 first.
+		 * rev: op i is row K-1-i at event (R-K) + i, i.e. row k at
+		 * R-1-k; a tile with K < R still takes R cycles (the rows
+		 * must shift down to array rows 0..K-1 from the top).
+		 */
 		stream_set(m, &in->st[0], MEM_SPM, 0, MTX_REQ_TOP, K, 1,
 			   (int64_t)R - K, mc->a,
 			   in->df == MTX_WS ? f->b_stride : f->a_stride,
@@ -535,6 +577,11 @@ static int insn_build(struct mtx *m, struct mtx_insn *in)
 			   mc->a, f->a_stride, mtx_row_bytes(in_t, M));
 		stream_set(m, &in->st[1], MEM_SPM, 0, MTX_REQ_TOP, K, 0, 0,
 			   mc->b, f->b_stride, mtx_row_bytes(in_t, N));
+		/*
+		 * rev: op j is row M-1-j at event K+2R+C-2-M+j (+P),
+		 * i.e. row i at K+R+C-2+(R-1-i)+P (docs/timing.md
+		 * instruction table, os_drain row).
+		 */
 		if (m->os_drain)
 			stream_set(m, &in->st[2], MEM_ACC, 1, MTX_REQ_ACC, M, 1,
 				   (int64_t)K + 2 * (int64_t)R + C - 2 - M + P,
@@ -569,6 +616,7 @@ static int insn_build(struct mtx *m, struct mtx_insn *in)
 		if (!t)
 			return fault(m, c, "%s (%s) without a preceding mpre: no stationary tile is loaded",
 				     kind_names[mc->kind], df_names[in->df]);
+		/* x0 (address 0) means "the resident tile". */
 		if (want != 0 && want != t->addr)
 			return fault(m, c, "%s (%s): stationary operand %s=0x%llx is not the preloaded tile at 0x%llx (missing mpre?)",
 				     kind_names[mc->kind], df_names[in->df],
@@ -603,6 +651,7 @@ static int op_before(const struct mtx_op *a, const struct mtx_op *b)
 	return a->seq < b->seq;
 }
 
+/* Binary min-heap, sift-up; capacity doubles from 64 (never shrinks). */
 static int heap_push(struct mtx *m, struct mtx_op *op)
 {
 	size_t i;
@@ -680,7 +729,6 @@ static int notify(struct mtx *m)
 			    m->l.unit, m->l.kind, 0);
 }
 
-/* Functional effect of a completed access. */
 /*
  * The functional side of an access, applied when the access completes (the
  * moment the bytes move in hardware): reads capture the operand row, so a
@@ -718,7 +766,11 @@ static int op_effect(struct mtx *m, struct mtx_insn *in, int si, uint32_t row)
 		memcpy(mem + addr, src, s->bytes);
 		return 0;
 	}
-	/* MTX_MUL_ACC: the accumulator adds the array's sums on write. */
+	/*
+	 * MTX_MUL_ACC: the accumulator adds the array's sums on write: int
+	 * wraps mod 2^32; fp is old + add x 1.0, whose product is exact, so
+	 * it is the one fp32 add round_fp32(old + add) (docs/timing.md).
+	 */
 	for (j = 0; j < cols; j++) {
 		uint32_t old = get_le32(mem + addr + 4 * j);
 		uint32_t add = get_le32(src + 4 * j);
@@ -740,6 +792,10 @@ static int insn_complete(struct mtx *m, struct mtx_insn *in, cycle_t t);
 static int op_done(void *ctx, uint64_t tag, cycle_t when)
 {
 	struct mtx *m = ctx;
+	/*
+	 * The tag is the op's address: an identity only, never compared or
+	 * ordered, so it cannot make results depend on the allocator.
+	 */
 	struct mtx_op *op = (struct mtx_op *)(uintptr_t)tag;
 	struct mtx_insn *in = op->in;
 	int rc, was_frozen = m->frozen;
@@ -782,6 +838,10 @@ static int op_issue(struct mtx *m, struct mtx_insn *in, int si, uint32_t i,
 	op->in = in;
 	op->st = si;
 	op->row = row;
+	/*
+	 * Reads are issued lead cycles early (op_issue_cycle) and due at
+	 * their event; writes issue at their event and are due lead later.
+	 */
 	op->deadline = s->write ? event + s->lead : event;
 	op->done = 0;
 	op->done_at = CYCLE_MAX;
@@ -816,7 +876,12 @@ int mtx_emit_write(struct mtx *m, struct mtx_insn *in, uint32_t row,
 	return op_issue(m, in, in->w_st, s->rev ? s->n - 1 - row : row, x);
 }
 
-/* Array cycle at which op i of a static stream issues. */
+/*
+ * Array cycle at which op i of a static stream issues.
+ * Reads: event - lead, so that a row meeting no contention completes
+ * exactly at its event (prefetch hides the SRAM latency).  Writes: the
+ * event itself.
+ */
 static cycle_t op_issue_cycle(const struct mtx_insn *in,
 			      const struct mtx_stream *s, uint32_t i)
 {
@@ -886,6 +951,7 @@ static void account_freeze(struct mtx *m, cycle_t d, uint64_t stall)
 		m->u.ctr[CTR_MATRIX_STALL_SRAM] += stall;
 		m->u.ctr[CTR_MATRIX_STALL_CYCLES] += stall;
 		m->u.ctr[CTR_MATRIX_BUSY_CYCLES] += stall;
+		/* pe_cycles = R x C x busy_cycles, stalls included. */
 		m->u.ctr[CTR_MATRIX_PE_CYCLES] += stall * m->rows * m->cols;
 	} else if (out) {
 		m->u.ctr[CTR_MATRIX_OUT_CYCLES] += stall;
@@ -915,6 +981,10 @@ static int deadlines_due(struct mtx *m, cycle_t now)
 		 * deadline + off is the real cycle array cycle 'deadline'
 		 * would have had; completing later pushes it, and with it
 		 * every later array cycle, by the difference.
+		 *
+		 * Example: deadline 100, off 5, done at real 109: the
+		 * array cycle 100 runs at real 109 instead of 105, so
+		 * off becomes 9 and 4 stall cycles are accounted.
 		 */
 		if (op->done_at > op->deadline + m->off) {
 			uint64_t stall = op->done_at - (op->deadline + m->off);
@@ -982,6 +1052,11 @@ static int process_cycle(struct mtx *m, cycle_t x, cycle_t now)
 				cycle_t ev = (cycle_t)((int64_t)in->b + s->first +
 						       (int64_t)s->next);
 
+				/*
+				 * An issue cycle in the past means next_cycle
+				 * skipped it: a sequencer bug, not a user
+				 * error.
+				 */
 				if (op_issue_cycle(in, s, s->next) < x)
 					return NPU_EINTERNAL; /* missed */
 				if ((rc = op_issue(m, in, i, s->next++, ev)))
@@ -1038,8 +1113,8 @@ static int seq_run(struct mtx *m)
 
 /* ---- placement ------------------------------------------------------------ */
 
-/* Cycles before B that the instruction's first reads must issue. */
 /*
+ * Cycles before B that the instruction's first reads must issue.
  * An instruction's first reads are issued 'lead' cycles before the rows
  * are consumed.  When it is placed on an idle engine those cycles must
  * still lie ahead, so the instruction cannot start earlier than this many
@@ -1052,6 +1127,11 @@ static cycle_t lead_in(const struct mtx_insn *in)
 
 	for (i = 0; i < in->n_st; i++) {
 		const struct mtx_stream *s = &in->st[i];
+		/*
+		 * Reads: op 0 issues at B + first - lead, so B must be at
+		 * least lead - first after the placement cycle; writes issue
+		 * at B + first (first >= 0, so never before B).
+		 */
 		int64_t e = s->write ? -s->first : (int64_t)s->lead - s->first;
 
 		if (!s->dyn && e > need)
@@ -1129,6 +1209,10 @@ static int place_one(struct mtx *m, struct mtx_insn *in, cycle_t a_place)
 		/* shadow registers free once the previous tile swapped in */
 		if (b < m->weight_free)
 			b = m->weight_free;
+		/*
+		 * The shadow registers hold the previous tile until an
+		 * mmul swaps it in: loading over it earlier would lose it.
+		 */
 		if (b < m->last_swap)
 			b = m->last_swap;
 		m->weight_free = b + in->t;
@@ -1155,6 +1239,11 @@ static int place_one(struct mtx *m, struct mtx_insn *in, cycle_t a_place)
 	in->b = b;
 	in->placed = 1;
 	e = b + in->t;
+	/*
+	 * busy_add is the part of [b, e) not already busy, so overlapping
+	 * weight and compute intervals count once (docs/timing.md: "cycles
+	 * with a fold or preload in the array or weight path").
+	 */
 	if (in->path != MTX_PATH_OUT &&
 	    (rc = busy_add(m, b, e, a_place, &in->busy_add)))
 		return rc;
@@ -1204,6 +1293,10 @@ static int place_ready(struct mtx *m)
 		 * at the deadline it waits for */
 		cycle_t a_now = m->frozen ? m->frozen_at : now - m->off;
 
+		/*
+		 * mout (and whatever follows one) starts only on a
+		 * drained engine; it is placed from insn_complete.
+		 */
 		if (in->needs_drain && m->n_inflight > 0)
 			break;
 		/* work accepted in cycle t starts issuing at t+1 at the
@@ -1288,8 +1381,8 @@ static int insn_complete(struct mtx *m, struct mtx_insn *in, cycle_t t)
 
 /* ---- the fast array model ------------------------------------------------ */
 
-/* Decoded stationary tile (rows x cols values), built on first use. */
 /*
+ * Decoded stationary tile (rows x cols values), built on first use.
  * A tile is decoded once, when its first result row is computed, and
  * shared by every mmul that reuses it: decoding per row would cost K*N per
  * row instead of per tile.
@@ -1373,6 +1466,7 @@ static int fast_row_values(struct mtx *m, struct mtx_insn *in, uint32_t row)
 					     f->out_zp, f->out_act));
 		return 0;
 	}
+	/* acc[0..cols) sums, then a[0..K) the decoded operand row. */
 	if (!(acc = scratch(m, cols + K)))
 		return NPU_ENOMEM;
 	a = acc + cols;
@@ -1523,8 +1617,8 @@ static int mtx_idle(const struct unit *u)
 	return ((const struct mtx *)u)->head == NULL;
 }
 
-/* Allocate an instruction's row buffers (and an mpre's tile). */
 /*
+ * Allocate an instruction's row buffers (and an mpre's tile).
  * Buffers sized by the instruction's operands, allocated once per
  * instruction (never per row): they are bounded by the memories' sizes,
  * since each holds rows that came from, or go to, an SRAM.
@@ -1648,6 +1742,7 @@ struct unit *mtx_new(eng *e, const struct arch *a, int core, sram *spm,
 	if (!m)
 		return NULL;
 	unit_init(&m->u, &mtx_ops, e, core, "core%d.matrix", core);
+	/* core.matrix.model: "fast" (index 0) or "pe" (index 1). */
 	m->be = ARCH_E(a, MTX_MODEL) == 1 ? &mtx_pe_backend : &mtx_fast_backend;
 	m->spm = spm;
 	m->acc = acc;
@@ -1658,6 +1753,10 @@ struct unit *mtx_new(eng *e, const struct arch *a, int core, sram *spm,
 	m->pipe = (uint32_t)ARCH_I(a, MTX_PIPE_LAT);
 	m->db = ARCH_B(a, MTX_WEIGHT_DB);
 	m->os_drain = ARCH_B(a, MTX_OS_DRAIN);
+	/*
+	 * The queue of not-yet-started instructions has the control unit's
+	 * queue depth (docs/timing.md "Placement and ordering").
+	 */
 	m->depth = (int)ARCH_I(a, CTL_QUEUE_DEPTH);
 	if (m->depth < 1)
 		m->depth = 1;

@@ -40,7 +40,12 @@
 
 #include "num.h"
 
-/* A tagged register: a value and the stream row (k for OS) it belongs to. */
+/*
+ * A tagged register: a value and the stream row (k for OS) it belongs to.
+ * Tags make the model self-checking: a PE that combines an operand with
+ * a partial sum (or, in OS, two operands) of different tags proves the
+ * skew wrong, and the run stops with an internal error.
+ */
 struct pe_reg {
 	union mtx_val val; /* the value */
 	int32_t tag;       /* stream row (WS/IS) or k (OS); -1 = empty */
@@ -63,7 +68,7 @@ struct pe {
 	int32_t *acc_row;      /* OS: original row held by each array row */
 	cycle_t next_x;        /* first array cycle not yet stepped */
 	struct pe_emit *q;     /* delayed result rows, in emission order */
-	size_t n_q, cap_q;
+	size_t n_q, cap_q;     /* queued rows / allocated */
 };
 
 /* Per-instruction state. */
@@ -262,7 +267,11 @@ static void step_preload(struct mtx *m, struct mtx_insn *in, cycle_t x)
 	struct mtx_tile *tile = in->tile;
 	int fl = dtype_is_float((enum npu_dtype)in->in_type);
 	uint32_t s = (uint32_t)(x - in->b), i, j;
-	/* row R-1-s enters the top now; rows >= K are zeros */
+	/*
+	 * row R-1-s enters the top now; rows >= K are zeros
+	 * s runs 0..R-1 (T = R): stored row k enters at s = R-1-k, so after
+	 * the last cycle row k sits in array row k, row 0 at the top.
+	 */
 	uint32_t k = p->R - 1 - s;
 
 	/* every row hands its values to the row below, bottom first so
@@ -289,6 +298,11 @@ static void clear_moving(struct pe *p)
 /*
  * WS / IS cycle s: operands move right, partial sums move down, each PE
  * adds its product; the bottom row's sums enter the de-skew buffer.
+ *
+ * Timing that falls out of the movement: stream row r's element i enters
+ * PE (i, 0) at s = r + i and reaches PE (i, j) at r + i + j; the sum of
+ * column j leaves the bottom row at r + R - 1 + j, so the row is complete
+ * at r + R + C - 2, the fast model's formula (docs/timing.md, WS).
  */
 static int step_stream(struct mtx *m, struct mtx_insn *in, cycle_t x)
 {
@@ -331,6 +345,10 @@ static int step_stream(struct mtx *m, struct mtx_insn *in, cycle_t x)
 			} else {
 				pin = p->v[ij - C];
 			}
+			/*
+			 * Write the next-cycle copies only: every PE must read
+			 * its neighbours' values of the previous cycle.
+			 */
 			p->h2[ij] = hin;
 			p->v2[ij].tag = -1;
 			if (hin.tag < 0)
@@ -361,6 +379,7 @@ static int step_stream(struct mtx *m, struct mtx_insn *in, cycle_t x)
 		if (o->tag < 0)
 			continue;
 		r = (uint32_t)o->tag;
+		/* Padding columns (j >= N or M) flow through, unstored. */
 		if (j < used)
 			num_set_bits(DT_INT32, w->buf + (size_t)r * w->bytes, j,
 				     fl ? num_f32_bits(o->val.f)
@@ -397,6 +416,10 @@ static int step_os(struct mtx *m, struct mtx_insn *in, cycle_t x)
 	struct mtx_stream *a = &in->st[0], *b = &in->st[1];
 	int fl = dtype_is_float((enum npu_dtype)in->in_type);
 	int64_t s = (int64_t)(x - in->b);
+	/*
+	 * The last product is at K-1 + (R-1) + (C-1) = t0 - 1; with os_drain
+	 * cycles t0 .. t0+R-1 shift the R array rows out, bottom first.
+	 */
 	int64_t t0 = (int64_t)in->k + p->R + p->C - 2; /* compute cycles */
 	uint32_t R = p->R, C = p->C, i, j;
 	int rc, did = 0;
@@ -426,6 +449,7 @@ static int step_os(struct mtx *m, struct mtx_insn *in, cycle_t x)
 			       C * sizeof(*p->acc));
 			p->acc_row[i] = p->acc_row[i - 1];
 		}
+		/* The top row now holds no result (a bubble shifted in). */
 		p->acc_row[0] = -1;
 		active(in, x);
 		return 0;
@@ -466,7 +490,9 @@ static int step_os(struct mtx *m, struct mtx_insn *in, cycle_t x)
 			p->h2[ij] = hin;
 			p->v2[ij] = vin;
 			/* both operands of a product carry the same k, or
-			 * neither is there yet / any more */
+			 * neither is there yet / any more: A and B enter
+			 * skewed by i and j, so both reach PE (i, j) at
+			 * k + i + j */
 			if (hin.tag < 0 && vin.tag < 0)
 				continue;
 			if (hin.tag != vin.tag)
@@ -492,6 +518,10 @@ static int step_os(struct mtx *m, struct mtx_insn *in, cycle_t x)
 static int check_end(struct mtx *m, struct mtx_insn *in)
 {
 	struct pe_insn *ps = in->pe;
+	/*
+	 * The last P cycles of an mmul's interval are the result pipeline
+	 * outside the array: the PEs' last work is P cycles before the end.
+	 */
 	cycle_t want = in->b + in->t - 1 -
 		       (in->kind == MTX_PRELOAD ? 0 : m->pipe);
 
@@ -522,6 +552,10 @@ static int pe_step(struct mtx *m, cycle_t x)
 	size_t k;
 	int rc;
 
+	/*
+	 * The sequencer can visit a cycle twice (once before a freeze
+	 * at it, once after); the array steps it only once.
+	 */
 	if (x < p->next_x)
 		return 0; /* already stepped */
 	p->next_x = x + 1;
@@ -539,6 +573,11 @@ static int pe_step(struct mtx *m, cycle_t x)
 		if (!in_array(in) || in->b != x || in->path != MTX_PATH_COMPUTE ||
 		    in->kind == MTX_PRELOAD)
 			continue;
+		/*
+		 * The double-buffered tile becomes active at the first
+		 * cycle of the swapping mmul (docs/timing.md
+		 * "Weight double-buffering").
+		 */
 		if (in->swap)
 			memcpy(p->w, p->ws, (size_t)p->R * p->C * sizeof(*p->w));
 		clear_moving(p);
@@ -568,7 +607,11 @@ static int pe_step(struct mtx *m, cycle_t x)
 	return 0;
 }
 
-/* Result rows were filled by the array; mout rows use the shared path. */
+/*
+ * Result rows were filled by the array; mout rows use the shared path.
+ * mout is not an array operation (the requantisation stage), so both
+ * models share its arithmetic.
+ */
 static int pe_row_values(struct mtx *m, struct mtx_insn *in, uint32_t row)
 {
 	if (in->kind == MTX_OUT)
