@@ -1016,6 +1016,11 @@ static void take(struct ld *L, enum param_id id, config_setting_t *c)
 				L->bad[id] = 1;
 				return;
 			}
+			/*
+			 * An out-of-range value is reported, the key keeps its
+			 * default and is marked bad (xerr then skips every rule
+			 * that involves it); its file:line is still recorded.
+			 */
 			ok = int_in_range(L, id, p->key, v, file, line);
 			if (ok)
 				L->a->v[id].i = v;
@@ -1409,6 +1414,11 @@ static void apply_override(struct ld *L, const char *text)
 			     key);
 		return;
 	}
+	/*
+	 * From here the key is known: parse by its type.  Every branch
+	 * either stores the value or reports and jumps to bad, which marks
+	 * the key so the cross-key rules stay quiet about it.
+	 */
 	p = &param_info[id];
 	unquote(eq + 1, val, sizeof(val));
 	switch (p->type) {
@@ -1610,6 +1620,10 @@ static int check_nodes(struct ld *L, enum param_id id, int want,
 	for (k = 0; k < n; k++) {
 		int64_t node = a->v[id].l.v[k];
 
+		/*
+		 * owner[node] = 1 + core or -(1 + channel): the sign
+		 * says which kind took the node, for the message.
+		 */
 		if (node >= nodes) {
 			xerr(L, id, P_NOC_COLS, P_NOC_ROWS,
 			     "%s[%d] = %lld is outside the %lldx%lld NoC (nodes "

@@ -221,7 +221,7 @@ enum stmt_kind {
 };
 
 struct stmt {
-	enum stmt_kind kind;
+	enum stmt_kind kind;      /* which of the kinds above */
 	int id;                   /* see stmt_kind */
 	int space;                /* enum asm_space */
 	const struct where *w;    /* source line */

@@ -243,8 +243,8 @@ static int lex_number(struct asm_ctx *A, const struct where *w, const char *s,
 
 /* Two-character operators, longest match first. */
 static const struct {
-	char s[3];
-	int op;
+	char s[3]; /* the two characters, NUL-terminated */
+	int op; /* OP_* code */
 } ops2[] = {
 	{ "<<", OP_SHL }, { ">>", OP_SHR }, { "<=", OP_LE }, { ">=", OP_GE },
 	{ "==", OP_EQ },  { "!=", OP_NE },  { "&&", OP_LAND }, { "||", OP_LOR },
@@ -400,8 +400,8 @@ const char *asm_tok_desc(const struct tok *t, char *buf, size_t n)
 
 /* The parser reads A->tk, the tokens of the current line. */
 struct parser {
-	struct asm_ctx *A;
-	const struct where *w;
+	struct asm_ctx *A; /* the assembly (tokens, errors) */
+	const struct where *w; /* line, for messages */
 	int i;       /* current token */
 	int depth;   /* nesting, bounded by ASM_MAX_EXPR_DEPTH */
 };
@@ -503,6 +503,12 @@ static struct expr *parse_f32(struct parser *P, int col)
 	return e;
 }
 
+/*
+ * A primary or a unary operator applied to one: '(' expr ')', a number,
+ * `.`, f32(NUMBER), or a symbol name (resolved at evaluation, so it may
+ * be defined later).  A float literal here is an error: expressions are
+ * integers, and the message points to f32().
+ */
 static struct expr *parse_unary(struct parser *P)
 {
 	const struct tok *t = cur(P);
@@ -519,6 +525,10 @@ static struct expr *parse_unary(struct parser *P)
 	}
 	if (is_punct(t, '-') || is_punct(t, '+') || is_punct(t, '~') ||
 	    is_punct(t, '!')) {
+		/*
+		 * Unary minus/plus get their own codes so the evaluator does
+		 * not confuse them with the binary '-'/'+' of E_BIN.
+		 */
 		int op = t->op == '-' ? OP_NEG : t->op == '+' ? OP_POS : t->op;
 
 		P->i++;
@@ -547,6 +557,7 @@ static struct expr *parse_unary(struct parser *P)
 	}
 	if (t->k == T_NUM) {
 		P->i++;
+		/* Literals above INT64_MAX wrap: 0xffffffffffffffff is -1. */
 		e = new_expr(P, E_NUM, t->col);
 		if (e)
 			e->val = (int64_t)t->num;

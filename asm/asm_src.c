@@ -504,7 +504,11 @@ void asm_expand_macro(struct asm_ctx *A, const struct where *w, int i,
 		size_t j = 0;
 		int pi = -1, q;
 
-		/* NAME=VALUE names a parameter (but NAME==VALUE does not). */
+		/*
+		 * NAME=VALUE names a parameter (but NAME==VALUE does not).
+		 * Only a NAME that is one of m's parameters counts: "x=5" for
+		 * a macro without a parameter x stays positional text.
+		 */
 		while (j < plen[k] && ((p[j] >= 'a' && p[j] <= 'z') ||
 				       (p[j] >= 'A' && p[j] <= 'Z') ||
 				       p[j] == '_' || (j && p[j] >= '0' &&
@@ -550,6 +554,11 @@ void asm_expand_macro(struct asm_ctx *A, const struct where *w, int i,
 		}
 		args[k] = arena_strndup(&A->ar, p, plen[k]);
 	}
+	/*
+	 * Defaults are texts captured at definition, substituted as they
+	 * are; an empty argument ("m a,,c") is an empty text, not a
+	 * missing one.
+	 */
 	for (k = 0; k < m->n_params; k++) {
 		if (!args[k])
 			args[k] = m->defaults[k];
@@ -573,6 +582,7 @@ void asm_expand_macro(struct asm_ctx *A, const struct where *w, int i,
 	fr->is_macro = 1;
 	fr->m = m;
 	fr->args = args;
+	/* \@ in the body becomes this number: unique per expansion. */
 	fr->id = A->n_expansions++;
 	fr->exp = ex;
 	fr->cond_base = A->n_conds;

@@ -663,6 +663,10 @@ static int load_table(struct ld *L, struct sect_ent **ents_out,
 		s->addr = le(e + 8, 8);
 		s->off = le(e + 16, 8);
 		s->size = le(e + 24, 8);
+		/*
+		 * Type first: later checks and messages index
+		 * sect_type_names by it.
+		 */
 		if (s->type < OBJ_ST_CODE || s->type > OBJ_ST_LINES) {
 			r = bad(L, s->at, "section %" PRIu64 " has unknown type "
 					  "%u", k, s->type);
@@ -800,6 +804,7 @@ static int load_parts(struct ld *L, const struct sect_ent *ents, uint32_t n,
 		L->str_n = str->size;
 	}
 	if (code) {
+		/* Words are read byte by byte (le), so no alignment is needed. */
 		if (code->size % 4)
 			return bad(L, code->at + 24, "code size %" PRIu64 " is not "
 						     "a multiple of 4", code->size);
@@ -1271,6 +1276,11 @@ void obj_print(FILE *fp, const struct obj_prog *p, const char *title,
 	if (flags & OBJ_PRINT_DATA)
 		for (k = 0; k < p->n_sects; k++)
 			print_hex(fp, &p->sects[k]);
+	/*
+	 * Listing line: "  pc:  word  instruction"; a label line
+	 * "ADDR <name>:" precedes its instruction, and with
+	 * OBJ_PRINT_LINES a "file:line" whenever the source line changes.
+	 */
 	if ((flags & OBJ_PRINT_CODE) && p->n_code) {
 		const char *last_file = NULL;
 		int last_line = -1;

@@ -394,6 +394,11 @@ int trc_close(struct trc *t, struct diag *d)
 		return NPU_EINTERNAL;
 	/* Copied: free_trc/fsout release the original before the report. */
 	path = str_dup(t->out.path ? t->out.path : "-");
+	/*
+	 * Order matters: the trailer goes through the same buffer, the
+	 * buffer to zlib, gzclose writes the gzip footer (CRC-32, length),
+	 * and only then is the temporary file renamed into place.
+	 */
 	emit(t, "%s", trailer);
 	flush_buf(t);
 	if (gzclose(t->gz) != Z_OK && !t->err)
@@ -630,6 +635,10 @@ void trc_span(struct trc *t, int track, uint64_t start, uint64_t end,
 	fmt_time(ts, sizeof(ts), real ? to_ps(t, start) : start, real);
 	fmt_time(dur, sizeof(dur),
 		 real ? to_ps(t, end) - to_ps(t, start) : end - start, real);
+	/*
+	 * args always start with the exact cycles ("cycle", "cycles"); the
+	 * caller's members follow after a comma.
+	 */
 	emit(t, "%s{\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%s,\"dur\":%s,"
 		"\"name\":\"%s\",\"args\":{\"cycle\":%llu,\"cycles\":%llu%s%s}}",
 	     sep(t), tr->pid, ln->tid, ts, dur, esc(nm, sizeof(nm), name),
@@ -647,6 +656,7 @@ void trc_instant(struct trc *t, int track, uint64_t when, const char *name,
 	if (!tr)
 		return;
 	fmt_time(ts, sizeof(ts), real ? to_ps(t, when) : when, real);
+	/* "s":"t": thread scope, drawn on the unit's own track (lane 0). */
 	emit(t, "%s{\"ph\":\"i\",\"s\":\"t\",\"pid\":%d,\"tid\":%d,\"ts\":%s,"
 		"\"name\":\"%s\",\"args\":{\"cycle\":%llu%s%s}}", sep(t),
 	     tr->pid, tr->lanes[0].tid, ts, esc(nm, sizeof(nm), name),
