@@ -174,9 +174,9 @@ void asm_write_doc(FILE *fp)
 		"produced by macros, %d nested "
 		"`.include`/macro levels, %d macro expansions, %u instructions, "
 		"%u MiB of initialised data (use `.tensor` and `npusim run "
-		"--input` for large tensors), and %d levels of parentheses in an "
-		"expression.\n", ASM_MAX_ERRORS, ASM_MAX_LINES,
+		"--input` for large tensors), and %d levels of parentheses or "
+		"%d operators in an expression.\n", ASM_MAX_ERRORS, ASM_MAX_LINES,
 		ASM_MAX_EXPANDED_BYTES >> 20, ASM_MAX_DEPTH,
 		ASM_MAX_EXPANSIONS, ASM_MAX_CODE_WORDS, ASM_MAX_DATA_BYTES >> 20,
-		ASM_MAX_EXPR_DEPTH);
+		ASM_MAX_EXPR_DEPTH, ASM_MAX_EXPR_OPS);
 }

@@ -293,6 +293,10 @@ struct asm_ctx {
  */
 #define ASM_MAX_DEPTH 64             /* nested .include + macro frames */
 #define ASM_MAX_EXPR_DEPTH 200       /* parentheses / unary nesting */
+/* Binary and ?: operators in one expression: a chain a+b+c+... builds a
+ * tree as deep as it is long, and evaluation recurses down it (100,000
+ * terms overflowed the stack, found in review). */
+#define ASM_MAX_EXPR_OPS 4096
 #define ASM_MAX_EVAL_DEPTH 500       /* chained .equ references */
 #define ASM_MAX_DATA_BYTES (64u << 20) /* initialised data per program */
 #define ASM_MAX_CODE_WORDS (4u << 20)  /* instructions per program */

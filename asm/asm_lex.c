@@ -404,6 +404,7 @@ struct parser {
 	const struct where *w; /* line, for messages */
 	int i;       /* current token */
 	int depth;   /* nesting, bounded by ASM_MAX_EXPR_DEPTH */
+	int n_ops;   /* binary and ?: operators so far, <= ASM_MAX_EXPR_OPS */
 };
 
 static struct expr *new_expr(struct parser *P, enum expr_kind k, int col)
@@ -614,6 +615,12 @@ static struct expr *parse_bin(struct parser *P, int min_prec)
 
 		if (!prec || prec < min_prec)
 			break;
+		if (++P->n_ops > ASM_MAX_EXPR_OPS) {
+			asm_error(P->A, P->w, t->col,
+				  "expression has more than %d operators",
+				  ASM_MAX_EXPR_OPS);
+			return NULL;
+		}
 		P->i++;
 		e = new_expr(P, E_BIN, t->col);
 		if (!e)
@@ -642,6 +649,13 @@ static struct expr *parse_cond(struct parser *P)
 	if (!c || !is_punct(cur(P), '?'))
 		return c;
 	t = cur(P);
+	/* Each ?: recurses once while parsing: the operator limit bounds
+	 * that stack as well as the evaluator's. */
+	if (++P->n_ops > ASM_MAX_EXPR_OPS) {
+		asm_error(P->A, P->w, t->col, "expression has more than %d operators",
+			  ASM_MAX_EXPR_OPS);
+		return NULL;
+	}
 	P->i++;
 	e = new_expr(P, E_COND, t->col);
 	if (!e)
@@ -667,7 +681,7 @@ static struct expr *parse_cond(struct parser *P)
  */
 struct expr *asm_parse_expr(struct asm_ctx *A, const struct where *w, int *i)
 {
-	struct parser P = { A, w, *i, 0 };
+	struct parser P = { A, w, *i, 0, 0 };
 	struct expr *e = parse_cond(&P);
 
 	*i = P.i;

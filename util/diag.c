@@ -163,12 +163,24 @@ void diag_note(struct diag *d, struct diag_loc loc, const char *fmt, ...)
  */
 void diag_caret(struct diag *d, const char *line, int col)
 {
-	int i;
+	/* Long lines (generated code, fuzz input) show a window of about
+	 * 120 characters around the column, marked with "..." */
+	enum { HALF = 60 };
+	int len, from = 0, to, i;
 
 	if (!d->fp || !line)
 		return;
-	fprintf(d->fp, " %s\n ", line);
-	for (i = 1; i < col; i++)
+	len = (int)strlen(line);
+	to = len;
+	if (len > 2 * HALF) {
+		from = col - 1 > HALF ? col - 1 - HALF : 0;
+		to = from + 2 * HALF < len ? from + 2 * HALF : len;
+	}
+	fprintf(d->fp, " %s%.*s%s\n ", from ? "..." : "", to - from, line + from,
+		to < len ? "..." : "");
+	if (from)
+		fputs("   ", d->fp);
+	for (i = from + 1; i < col && i <= to; i++)
 		fputc(line[i - 1] == '\t' ? '\t' : ' ', d->fp);
 	fputs("^\n", d->fp);
 }

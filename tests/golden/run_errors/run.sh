@@ -82,6 +82,10 @@ expect 3 "cycle limit 5000 reached" "$bin" run -c "$cfg" spin.s --max-cycles 500
 printf '\taddd\tt0, t0, t0\n' > typo.s
 expect 1 "typo.s:1:2: error" "$bin" run -c "$cfg" typo.s
 
+# An expression with 100,000 operators: an error, not a stack overflow.
+{ printf '.equ X, 1'; i=0; while [ $i -lt 2000 ]; do printf '+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1'; i=$((i+1)); done; printf '\n\thalt\n'; } > chain.s
+expect 1 "expression has more than 4096 operators" "$bin" run -c "$cfg" chain.s
+
 # A tensor the program does not declare, and a file of the wrong shape.
 printf '.tensor X, dram, 0, int8, 4, 4\n\thalt\n' > tens.s
 expect 1 "no tensor 'Y'" "$bin" run -c "$cfg" tens.s --input Y=x.npy
