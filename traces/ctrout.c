@@ -58,12 +58,8 @@ static int group_of_component(const char *c, size_t len)
 }
 
 /* Group of a full counter name from its path: the component nearest to
- * the leaf that names a group, or -1.  E.g. "core0.dma1.bytes_dram_to_sram"
- * -> dma (from "dma1").  Nearest wins, so a per-requestor counter
- * "core0.scratchpad.req.matrix.left.reads" resolves to matrix, which has
- * no "reads" row: info_of then finds the leaf ambiguous (SRAM access vs
- * DRAM burst) and the CSV unit is empty, where docs/memory.md lists
- * "access". */
+ * the leaf that names a group, or -1 ("core0.dma1.busy_cycles" -> dma).
+ * The derived-ratio rules match on it. */
 static int group_of(const char *name)
 {
 	const char *leaf = leaf_of(name), *end = leaf, *p;
@@ -82,19 +78,55 @@ static int group_of(const char *name)
 	return -1;
 }
 
+/* The row of counter 'leaf' in group g, or NULL. */
+static const struct ctr_info *row_in(int g, const char *leaf)
+{
+	int i;
+
+	for (i = 0; i < CTR_N; i++)
+		if ((int)ctr_info[i].group == g && strcmp(ctr_info[i].name, leaf) == 0)
+			return &ctr_info[i];
+	return NULL;
+}
+
+/*
+ * The row of the leaf in the nearest path component that names a group
+ * having such a row, or NULL.  "core0.dma1.bytes_dram_to_sram" -> dma;
+ * "core0.scratchpad.req.matrix.left.reads" skips matrix (no "reads" row)
+ * and resolves to the scratchpad's SRAM "reads" (unit access).
+ */
+static const struct ctr_info *row_of_path(const char *name)
+{
+	const char *leaf = leaf_of(name), *end = leaf, *p;
+	const struct ctr_info *r;
+	int g;
+
+	if (end == name)
+		return NULL;
+	end--; /* the '.' before the leaf */
+	while (end > name) {
+		for (p = end; p > name && p[-1] != '.'; p--)
+			;
+		g = group_of_component(p, (size_t)(end - p));
+		if (g >= 0 && (r = row_in(g, leaf)))
+			return r;
+		end = p > name ? p - 1 : name;
+	}
+	return NULL;
+}
+
 /*
  * The ctr_info row of a full name, or NULL when unknown or ambiguous.
- * Resolution order: the row of the leaf's name in the group the path
- * names; else the first row, if every row with that leaf has the same
- * unit (then the choice does not matter); else NULL ("reads": SRAM
- * access vs DRAM burst, with no group in the path).  group_of runs only
- * when the leaf matched, i.e. rarely.
+ * Resolution order: the row of the leaf's name in the nearest group of the
+ * path that has one; else the first row, if every row with that leaf has
+ * the same unit (then the choice does not matter); else NULL ("reads":
+ * SRAM access vs DRAM burst, with no group in the path).
  */
 static const struct ctr_info *info_of(const char *name)
 {
 	const char *leaf = leaf_of(name);
-	const struct ctr_info *first = NULL, *in_group = NULL;
-	int i, same_unit = 1, g = -2;
+	const struct ctr_info *first = NULL, *r;
+	int i, same_unit = 1;
 
 	for (i = 0; i < CTR_N; i++) {
 		if (strcmp(ctr_info[i].name, leaf) != 0)
@@ -103,13 +135,11 @@ static const struct ctr_info *info_of(const char *name)
 			first = &ctr_info[i];
 		else if (strcmp(first->unit, ctr_info[i].unit) != 0)
 			same_unit = 0;
-		if (g == -2)
-			g = group_of(name);
-		if ((int)ctr_info[i].group == g && !in_group)
-			in_group = &ctr_info[i];
 	}
-	if (in_group)
-		return in_group;
+	if (!first)
+		return NULL;
+	if ((r = row_of_path(name)))
+		return r;
 	return same_unit ? first : NULL;
 }
 
