@@ -1127,10 +1127,11 @@ static void dir_float(struct asm_ctx *A, const struct where *w, int i, int col)
 				sign = -sign;
 			t = &A->tk.v[++i];
 		}
+		/* One rounding to fp32 for either kind of literal. */
 		if (t->k == T_FLOAT)
-			v = t->fnum;
+			v = t->fnum32;
 		else if (t->k == T_NUM)
-			v = (double)t->num;
+			v = (float)t->num;
 		else if (t->k == T_IDENT && t->len == 3 && !strncmp(t->s, "inf", 3))
 			v = INFINITY;
 		else if (t->k == T_IDENT && t->len == 3 && !strncmp(t->s, "nan", 3))

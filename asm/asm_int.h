@@ -87,6 +87,7 @@ struct tok {
 	const char *s;    /* start in the line */
 	uint64_t num;     /* T_NUM value (two's complement for negatives) */
 	double fnum;      /* T_FLOAT value */
+	float fnum32;     /* T_FLOAT value rounded once to fp32 (strtof) */
 	char *str;        /* T_STR decoded contents (arena) */
 };
 

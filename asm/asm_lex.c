@@ -211,12 +211,14 @@ static int lex_number(struct asm_ctx *A, const struct where *w, const char *s,
 		buf[n] = '\0';
 		errno = 0;
 		/*
-		 * strtod rounds to nearest double; .float and f32() round
-		 * that double once more to fp32 (asm_f32_bits).
+		 * .float and f32() use the literal rounded once, decimal ->
+		 * binary32 (strtof); going through a double first could round
+		 * twice near a halfway point.
 		 */
 		t->fnum = strtod(buf, &end);
 		if (*end)
 			return asm_error(A, w, col, "invalid number '%s'", buf);
+		t->fnum32 = strtof(buf, NULL);
 		t->k = T_FLOAT;
 		return 0;
 	}
@@ -477,10 +479,11 @@ static struct expr *parse_f32(struct parser *P, int col)
 		P->i++;
 		t = cur(P);
 	}
+	/* One rounding to fp32 for either kind of literal. */
 	if (t->k == T_NUM)
-		v = (double)t->num;
+		v = (float)t->num;
 	else if (t->k == T_FLOAT)
-		v = t->fnum;
+		v = t->fnum32;
 	else if (t->k == T_IDENT && t->len == 3 && !strncmp(t->s, "inf", 3))
 		v = INFINITY;
 	else if (t->k == T_IDENT && t->len == 3 && !strncmp(t->s, "nan", 3))
@@ -898,11 +901,9 @@ const char *asm_first_undef(struct asm_ctx *A, const struct expr *e)
 }
 
 /*
- * A decimal literal is rounded twice (strtod to double, then here to
- * float).  A literal that is not itself halfway between two floats but
- * lies within half a double ulp (2^-30 float ulp) of such a point can
- * therefore round differently from one correctly rounded decimal ->
- * binary32 conversion.  Out-of-range magnitudes become +-inf (C Annex F).
+ * Callers pass values that are already fp32 (strtof, or a single int64 ->
+ * float conversion), so this conversion is exact; only inf and NaN pass
+ * through as such.
  */
 uint32_t asm_f32_bits(double d)
 {

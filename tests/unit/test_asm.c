@@ -793,6 +793,29 @@ START_TEST(asm_macro_arguments)
 }
 END_TEST
 
+/* Regression: .float rounds a decimal literal once to binary32.  The first
+ * literal lies just above the midpoint of 1 and 1 + 2^-23; rounding it to
+ * double first lands exactly on the midpoint and then ties down to 1. */
+START_TEST(asm_float_single_rounding)
+{
+	static const uint32_t want[] = { 0x3f800001u, 0x4b800000u, 0x3dcccccdu,
+					 0xc0200000u };
+	struct obj_prog *p = must(".data\n.float 1.00000005960464477550, "
+				  "16777217, 0.1, -2.5\n.text\nhalt\n");
+	size_t i;
+
+	ck_assert_uint_eq(p->n_sects, 1);
+	ck_assert_uint_eq(p->sects[0].size, 16);
+	for (i = 0; i < 4; i++) {
+		uint32_t got;
+
+		memcpy(&got, p->sects[0].bytes + 4 * i, 4);
+		ck_assert_uint_eq(got, want[i]);
+	}
+	obj_free(p);
+}
+END_TEST
+
 START_TEST(asm_data_sections_and_tensors)
 {
 	struct obj_prog *p = must(
@@ -985,6 +1008,7 @@ static Suite *suite_asm(void)
 	TEST_ADD(s, asm_defines_and_includes);
 	TEST_ADD(s, asm_macro_arguments);
 	TEST_ADD(s, asm_data_sections_and_tensors);
+	TEST_ADD(s, asm_float_single_rounding);
 	TEST_ADD(s, asm_lexical_details);
 	TEST_ADD(s, asm_cli_as_and_objdump);
 	TEST_ADD(s, asm_fuzz_regress);
