@@ -1132,14 +1132,19 @@ int obj_load(const char *path, struct diag *d, struct obj_prog **out)
 		if (n == cap) {
 			uint8_t *nb;
 
-			cap = cap ? 2 * cap : 65536;
-			if (cap > OBJ_MAX_FILE_BYTES + 1) {
+			/* A full buffer of OBJ_MAX_FILE_BYTES + 1 bytes means the
+			 * file is larger than the limit; a file of exactly the
+			 * limit fits. */
+			if (cap > OBJ_MAX_FILE_BYTES) {
 				free(buf);
 				fclose(fp);
 				return diag_error(d, diag_at_file(path, 0, 0),
 						  NPU_EOBJ, "invalid object file: "
 						  "larger than 1 GiB");
 			}
+			cap = cap ? 2 * cap : 65536;
+			if (cap > OBJ_MAX_FILE_BYTES + 1)
+				cap = OBJ_MAX_FILE_BYTES + 1;
 			nb = realloc(buf, cap);
 			if (!nb) {
 				free(buf);
