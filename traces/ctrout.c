@@ -147,7 +147,11 @@ const char *ctrout_unit(const char *name)
 {
 	const struct ctr_info *ci = info_of(name);
 
-	return ci ? ci->unit : "";
+	if (ci)
+		return ci->unit;
+	/* The run and per-core totals ("cycles", "core0.cycles") are not
+	 * unit counters but are cycles all the same. */
+	return strcmp(leaf_of(name), "cycles") == 0 ? "cycle" : "";
 }
 
 /*

@@ -365,6 +365,7 @@ START_TEST(ctrout_units)
 	 * nearer the leaf than its memory; that unit has no "reads" row. */
 	ck_assert_str_eq(ctrout_unit("core0.scratchpad.req.matrix.left.reads"), "access");
 	ck_assert_str_eq(ctrout_unit("core0.accumulator.req.dma0.writes"), "access");
+	ck_assert_str_eq(ctrout_unit("core0.cycles"), "cycle");
 	ck_assert_str_eq(ctrout_unit("core3.accumulator.writes"), "access");
 	ck_assert_str_eq(ctrout_unit("dram1.reads"), "burst");
 	ck_assert_str_eq(ctrout_unit("chip.dram0.writes"), "burst");
