@@ -19,6 +19,7 @@ DESTDIR ?=
 CC      ?= cc
 OPT     ?= -O2 -g
 SAN     ?=
+DEFS    ?=
 FUZZ_SECONDS ?= 60
 V       ?= 0
 # Quiet build lines ("CC util/diag.c"); V=1 prints the full commands.
@@ -34,7 +35,7 @@ PKGS    := libconfig zlib
 WARN    := -Wall -Wextra -Werror -Wshadow -Wundef -Wstrict-prototypes \
            -Wmissing-prototypes -Wwrite-strings -Wno-missing-field-initializers
 CFLAGS  ?=
-CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) $(WARN) $(SAN) -MMD -MP \
+CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L $(DEFS) $(OPT) $(WARN) $(SAN) -MMD -MP \
            $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
@@ -138,36 +139,10 @@ asan:
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 CK_FORK=no \
 	  sh scripts/run_tests.sh build/asan "$(UNIT_TESTS)" "$(GEN_DOCS)"
 
-debug:
+debug: deps
 	@$(MAKE) --no-print-directory BUILD=build/debug OPT="-O0 -g" \
-	  CFLAGS="-DNPU_DEBUG" unit
-
-# libFuzzer: the input-parsing modules (util, isa, asm) rebuilt with
-# coverage and ASan/UBSan; one target per input format, each run for
-# FUZZ_SECONDS from its seeds (new finds go to build/fuzz/corpus_*, crashes
-# to build/fuzz/crash-*; keep crashing inputs in fuzz/regress/, which the
-# unit tests replay).
-FUZZ_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=all
-FUZZ_SEEDS_asm := fuzz/corpus/asm tests/asm $(wildcard asm/kernels)
-FUZZ_SEEDS_obj := fuzz/corpus/obj
-FUZZ_OBJS  := $(patsubst %.c,build/fuzz/%.o,util/diag.c util/dtype.c \
-              util/fsout.c util/strutil.c $(ISA_SRCS) $(ASM_SRCS))
-define FUZZ_RUN
-	clang -std=c11 -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) -o build/fuzz/fuzz_$(1) \
-	  fuzz/fuzz_$(1).c $(FUZZ_OBJS) $(LDLIBS)
-	@mkdir -p build/fuzz/corpus_$(1)
-	build/fuzz/fuzz_$(1) -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
-	  -rss_limit_mb=2048 -print_final_stats=1 \
-	  $(patsubst %,-dict=%,$(wildcard fuzz/$(1).dict)) \
-	  -artifact_prefix=build/fuzz/crash-$(1)- build/fuzz/corpus_$(1) \
-	  $(FUZZ_SEEDS_$(1))
-endef
-fuzz:
-	@NPU_NEED_CLANG=1 sh scripts/deps.sh
-	@$(MAKE) --no-print-directory BUILD=build/fuzz CC=clang OPT="-O1 -g" \
-	  SAN="-fsanitize=fuzzer-no-link $(FUZZ_SAN)" $(FUZZ_OBJS)
-	$(call FUZZ_RUN,asm)
-	$(call FUZZ_RUN,obj)
+	  DEFS="-DNPU_DEBUG" unit build/debug/mkdoc
+	@sh scripts/run_tests.sh build/debug "$(UNIT_TESTS)" "$(GEN_DOCS)"
 
 bench: deps $(BIN) $(BENCH_BINS) $(TOOLS)
 	@sh bench/run.sh $(BIN)

@@ -107,8 +107,10 @@ int diag_vreport(struct diag *d, enum diag_level lvl, struct diag_loc loc,
 			 (unsigned long long)loc.pc,
 			 (unsigned long long)loc.cycle);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	snprintf(d->last, sizeof(d->last), "%s%s: %s", prefix, level_names[lvl],
-		 msg);
+	/* A message longer than d->last is cut and marked with "...". */
+	if (snprintf(d->last, sizeof(d->last), "%s%s: %s", prefix,
+		     level_names[lvl], msg) >= (int)sizeof(d->last))
+		memcpy(d->last + sizeof(d->last) - 4, "...", 4);
 	/* Notes are not counted: they belong to the error before them. */
 	if (lvl == DIAG_ERROR) {
 		d->n_errors++;
