@@ -144,6 +144,33 @@ debug: deps
 	  DEFS="-DNPU_DEBUG" unit build/debug/mkdoc
 	@sh scripts/run_tests.sh build/debug "$(UNIT_TESTS)" "$(GEN_DOCS)"
 
+# libFuzzer: the input-parsing modules (util, isa, asm) rebuilt with
+# coverage and ASan/UBSan; one target per input format, each run for
+# FUZZ_SECONDS from its seeds (new finds go to build/fuzz/corpus_*, crashes
+# to build/fuzz/crash-*; keep crashing inputs in fuzz/regress/, which the
+# unit tests replay).
+FUZZ_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_SEEDS_asm := fuzz/corpus/asm tests/asm $(wildcard asm/kernels)
+FUZZ_SEEDS_obj := fuzz/corpus/obj
+FUZZ_OBJS  := $(patsubst %.c,build/fuzz/%.o,util/diag.c util/dtype.c \
+              util/fsout.c util/strutil.c $(ISA_SRCS) $(ASM_SRCS))
+define FUZZ_RUN
+	clang -std=c11 -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) -o build/fuzz/fuzz_$(1) \
+	  fuzz/fuzz_$(1).c $(FUZZ_OBJS) $(LDLIBS)
+	@mkdir -p build/fuzz/corpus_$(1)
+	build/fuzz/fuzz_$(1) -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+	  -rss_limit_mb=2048 -print_final_stats=1 \
+	  $(patsubst %,-dict=%,$(wildcard fuzz/$(1).dict)) \
+	  -artifact_prefix=build/fuzz/crash-$(1)- build/fuzz/corpus_$(1) \
+	  $(FUZZ_SEEDS_$(1))
+endef
+fuzz:
+	@NPU_NEED_CLANG=1 sh scripts/deps.sh
+	@$(MAKE) --no-print-directory BUILD=build/fuzz CC=clang OPT="-O1 -g" \
+	  SAN="-fsanitize=fuzzer-no-link $(FUZZ_SAN)" $(FUZZ_OBJS)
+	$(call FUZZ_RUN,asm)
+	$(call FUZZ_RUN,obj)
+
 bench: deps $(BIN) $(BENCH_BINS) $(TOOLS)
 	@sh bench/run.sh $(BIN)
 
