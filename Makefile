@@ -46,10 +46,14 @@ UTIL_SRCS  := util/diag.c util/dtype.c util/fsout.c util/strutil.c util/npy.c
 ARCH_SRCS  := arch/arch.c arch/arch_dump.c
 ISA_SRCS   := isa/isa.c isa/isa_doc.c
 ASM_SRCS   := asm/asm.c asm/asm_src.c asm/asm_lex.c asm/asm_li.c asm/asm_doc.c asm/obj.c
-CORE_SRCS  := sim/core/engine.c sim/core/counters.c sim/core/num.c sim/core/vecmath.c sim/core/vector.c sim/core/sram.c sim/core/dram.c sim/core/dram_bench.c sim/core/matrix.c sim/core/dma.c sim/core/matrix_pe.c \
-              sim/core/control.c sim/core/hazard.c sim/core/chip.c
+CORE_SRCS  := sim/core/engine.c sim/core/counters.c sim/core/num.c \
+              sim/core/sram.c sim/core/dram.c sim/core/dram_bench.c \
+              sim/core/matrix.c sim/core/matrix_pe.c sim/core/vecmath.c \
+              sim/core/vector.c sim/core/dma.c sim/core/control.c \
+              sim/core/hazard.c sim/core/chip.c
 TRC_SRCS   := traces/ctrout.c traces/trace.c
-CLI_SRCS   := cli/main.c cli/cmd_config.c cli/cmd_dram.c cli/cmd_as.c cli/cmd_objdump.c cli/cmd_run.c
+CLI_SRCS   := cli/main.c cli/cmd_config.c cli/cmd_dram.c cli/cmd_as.c \
+              cli/cmd_objdump.c cli/cmd_run.c
 
 LIB_SRCS   := $(UTIL_SRCS) $(ARCH_SRCS) $(ISA_SRCS) $(ASM_SRCS) $(CORE_SRCS) \
               $(TRC_SRCS)
@@ -59,7 +63,8 @@ LIB        := $(BUILD)/libnpusim.a
 BIN        := $(BUILD)/npusim
 
 # Check unit tests: tests/unit/test_<name>.c -> $(BUILD)/tests/test_<name>
-UNIT_TESTS := engine diag num vecmath vector npy traces sram arch dram matrix isa asm obj dma control hazard
+UNIT_TESTS := engine diag num vecmath vector npy traces sram arch dram \
+              matrix isa asm obj dma control hazard
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/test_%)
 
 # Benchmarks of the simulator itself: bench/<name>.c -> $(BUILD)/bench/<name>
