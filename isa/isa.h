@@ -253,6 +253,15 @@ struct isa_insn {
 #define ISA_FENCE_ALL 0xffffffu
 
 /*
+ * 1 if fence mask 'mask' covers sync unit id 'id': bit i is unit id i for
+ * ids 0..22, bit 23 stands for every id >= 23 (dma20 and later).
+ */
+static inline int isa_fence_covers(uint32_t mask, unsigned id)
+{
+	return (int)(mask >> (id < 23 ? id : 23) & 1);
+}
+
+/*
  * Read a field of word as a value (sign/zero-extended and shifted).  fmt is
  * the word's format: debug builds (-DNPU_DEBUG) assert that f belongs to it.
  */

@@ -361,13 +361,10 @@ static int ctl_stall_over(const struct ctl *c)
 		 * bit 23 stands for every unit id >= 23 (dma20 and later), so
 		 * a fence can name any number of DMA engines (ISA "fence").
 		 * Bit 0 (ctl) needs no test: the control unit is here. */
-		for (i = 0; i < c->n_xq; i++) {
-			int id = i + 1;
-			int bit = id < 23 ? id : 23;
-
-			if ((c->stall_mask >> bit & 1) && !xq_drained(&c->xq[i]))
+		for (i = 0; i < c->n_xq; i++)
+			if (isa_fence_covers(c->stall_mask, (unsigned)i + 1) &&
+			    !xq_drained(&c->xq[i]))
 				return 0;
-		}
 		return 1;
 	case ST_STALL_BARRIER:
 		return !c->barrier_wait;
@@ -1330,12 +1327,10 @@ static int ctl_blocked(const struct unit *u, char *buf, size_t n)
 	case ST_STALL_FENCE:
 		/* Name the first unit the fence waits for that has not
 		 * drained (bit 23 stands for every id >= 23). */
-		for (i = 0; i < c->n_xq; i++) {
-			int bit = i + 1 < 23 ? i + 1 : 23;
-
-			if ((c->stall_mask >> bit & 1) && !xq_drained(&c->xq[i]))
+		for (i = 0; i < c->n_xq; i++)
+			if (isa_fence_covers(c->stall_mask, (unsigned)i + 1) &&
+			    !xq_drained(&c->xq[i]))
 				break;
-		}
 		snprintf(buf, n, "control unit at pc 0x%" PRIx64 " waits in a fence for %s to drain",
 			 c->pc, i < c->n_xq ? c->xq[i].name : "units");
 		return 1;

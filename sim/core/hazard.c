@@ -309,9 +309,7 @@ void hz_on_fence(struct hz *h, int core, uint32_t mask, cycle_t now)
 
 	(void)now;
 	for (u = 1; u < h->n_units; u++) {
-		int bit = u < 23 ? u : 23;
-
-		if (mask >> bit & 1) {
+		if (isa_fence_covers(mask, (unsigned)u)) {
 			int tid = ctl + u;
 
 			vc_join(vc_of(h, ctl), vc_of(h, tid), h->T);

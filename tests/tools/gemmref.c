@@ -30,40 +30,29 @@ static uint32_t lcg(uint32_t *s)
 	return *s >> 8;
 }
 
-static int gen(int argc, char **argv, struct diag *d)
+/* Element i of a generated tensor: an int8 byte, or an fp32 multiple of
+ * 1/8 in [-2, 2] (exact in fp16/bf16; see the file comment). */
+static void fill(struct npy *t, uint32_t *seed)
 {
-	struct npy a, b;
-	uint64_t sa[2], sb[2], i;
-	uint32_t seed;
+	uint64_t i;
 
-	if (argc != 8)
-		return 2;
-	sa[0] = strtoull(argv[2], NULL, 0);
-	sa[1] = strtoull(argv[3], NULL, 0);
-	sb[0] = sa[1];
-	sb[1] = strtoull(argv[4], NULL, 0);
-	seed = (uint32_t)strtoul(argv[5], NULL, 0);
-	memset(&a, 0, sizeof(a));
-	memset(&b, 0, sizeof(b));
-	if (npy_alloc(&a, DT_INT8, 2, sa) || npy_alloc(&b, DT_INT8, 2, sb)) {
-		npy_free(&a);
-		npy_free(&b);
-		return 2;
+	if (t->dtype == DT_INT8) {
+		for (i = 0; i < t->nbytes; i++)
+			t->data[i] = (uint8_t)(int8_t)((int)(lcg(seed) % 256) - 128);
+		return;
 	}
-	for (i = 0; i < a.nbytes; i++)
-		a.data[i] = (uint8_t)(int8_t)((int)(lcg(&seed) % 256) - 128);
-	for (i = 0; i < b.nbytes; i++)
-		b.data[i] = (uint8_t)(int8_t)((int)(lcg(&seed) % 256) - 128);
-	i = npy_write(argv[6], &a, d) || npy_write(argv[7], &b, d);
-	npy_free(&a);
-	npy_free(&b);
-	return i ? 2 : 0;
+	for (i = 0; i < t->nbytes / 4; i++) {
+		float v = (float)((int)(lcg(seed) % 33) - 16) / 8.0f;
+
+		memcpy(t->data + 4 * i, &v, 4);
+	}
 }
 
-static int genf(int argc, char **argv, struct diag *d)
+/* gen / genf: A (M x K) and B (K x N) of dtype t from one seeded stream. */
+static int gen(int argc, char **argv, struct diag *d, enum npu_dtype t)
 {
 	struct npy a, b;
-	uint64_t sa[2], sb[2], i;
+	uint64_t sa[2], sb[2];
 	uint32_t seed;
 	int rc;
 
@@ -76,21 +65,13 @@ static int genf(int argc, char **argv, struct diag *d)
 	seed = (uint32_t)strtoul(argv[5], NULL, 0);
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
-	if (npy_alloc(&a, DT_FP32, 2, sa) || npy_alloc(&b, DT_FP32, 2, sb)) {
+	if (npy_alloc(&a, t, 2, sa) || npy_alloc(&b, t, 2, sb)) {
 		npy_free(&a);
 		npy_free(&b);
 		return 2;
 	}
-	for (i = 0; i < a.nbytes / 4; i++) {
-		float v = (float)((int)(lcg(&seed) % 33) - 16) / 8.0f;
-
-		memcpy(a.data + 4 * i, &v, 4);
-	}
-	for (i = 0; i < b.nbytes / 4; i++) {
-		float v = (float)((int)(lcg(&seed) % 33) - 16) / 8.0f;
-
-		memcpy(b.data + 4 * i, &v, 4);
-	}
+	fill(&a, &seed);
+	fill(&b, &seed);
 	rc = npy_write(argv[6], &a, d) || npy_write(argv[7], &b, d);
 	npy_free(&a);
 	npy_free(&b);
@@ -222,11 +203,11 @@ int main(int argc, char **argv)
 
 	diag_init(&d, stderr);
 	if (argc > 1 && strcmp(argv[1], "gen") == 0)
-		rc = gen(argc, argv, &d);
+		rc = gen(argc, argv, &d, DT_INT8);
 	else if (argc > 1 && strcmp(argv[1], "check") == 0)
 		rc = check(argc, argv, &d);
 	else if (argc > 1 && strcmp(argv[1], "genf") == 0)
-		rc = genf(argc, argv, &d);
+		rc = gen(argc, argv, &d, DT_FP32);
 	else if (argc > 1 && strcmp(argv[1], "checkf") == 0)
 		rc = checkf(argc, argv, &d);
 	if (rc == 2 && d.n_errors == 0)
