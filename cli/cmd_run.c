@@ -247,35 +247,32 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
  * tensors ignore the core (chip_mem); the element count is not checked
  * for overflow, the product of the declared shape is taken as is.
  */
-static uint8_t *tensor_mem(struct chip *c, const struct obj_tensor *t,
-			   const struct bind *b, uint64_t *nbytes,
-			   struct diag *d)
+static int tensor_mem(struct chip *c, const struct obj_tensor *t,
+		      const struct bind *b, uint8_t **out, uint64_t *nbytes,
+		      struct diag *d)
 {
 	uint64_t size = 0, n = 1;
 	uint8_t *base;
 	int i;
 
-	if (b->core >= chip_n_cores(c)) {
-		(void)diag_error(d, diag_nowhere(), NPU_EUSAGE,
-				 "%s: core %d does not exist (the chip has %d)",
-				 b->arg, b->core, chip_n_cores(c));
-		return NULL;
-	}
+	if (b->core >= chip_n_cores(c))
+		return diag_error(d, diag_nowhere(), NPU_EUSAGE,
+				  "%s: core %d does not exist (the chip has %d)",
+				  b->arg, b->core, chip_n_cores(c));
 	base = chip_mem(c, t->mem == OBJ_MEM_DATA ? MEM_SMEM : (int)t->mem,
 			b->core, &size);
 	for (i = 0; i < t->rank; i++)
 		n *= t->shape[i];
 	*nbytes = dtype_bytes(t->dtype, n);
-	if (!base || t->addr > size || size - t->addr < *nbytes) {
-		(void)diag_error(d, diag_nowhere(), NPU_ETENSOR,
-				 "tensor '%s' (%llu bytes at %s 0x%llx) does not fit in that memory with this config (%llu bytes)",
-				 t->name, (unsigned long long)*nbytes,
-				 obj_mem_name((int)t->mem),
-				 (unsigned long long)t->addr,
-				 (unsigned long long)size);
-		return NULL;
-	}
-	return base + t->addr;
+	if (!base || t->addr > size || size - t->addr < *nbytes)
+		return diag_error(d, diag_nowhere(), NPU_ETENSOR,
+				  "tensor '%s' (%llu bytes at %s 0x%llx) does not fit in that memory with this config (%llu bytes)",
+				  t->name, (unsigned long long)*nbytes,
+				  obj_mem_name((int)t->mem),
+				  (unsigned long long)t->addr,
+				  (unsigned long long)size);
+	*out = base + t->addr;
+	return 0;
 }
 
 static const struct obj_tensor *find_tensor(const struct obj_prog *p,
@@ -304,7 +301,7 @@ static const struct obj_tensor *find_tensor(const struct obj_prog *p,
 static int load_inputs(struct chip *c, const struct obj_prog *p,
 		       const struct run_opts *o, struct diag *d)
 {
-	int i, k;
+	int i, k, rc;
 
 	for (i = 0; i < o->n_inputs; i++) {
 		const struct bind *b = &o->inputs[i];
@@ -341,10 +338,9 @@ static int load_inputs(struct chip *c, const struct obj_prog *p,
 					  "shape (%s) does not match tensor '%s' (%s)",
 					  got, t->name, want);
 		}
-		dst = tensor_mem(c, t, b, &nbytes, d);
-		if (!dst) {
+		if ((rc = tensor_mem(c, t, b, &dst, &nbytes, d))) {
 			npy_free(&x);
-			return b->core >= chip_n_cores(c) ? NPU_EUSAGE : NPU_ETENSOR;
+			return rc;
 		}
 		/* Same dtype and shape, so x.data holds exactly nbytes. */
 		memcpy(dst, x.data, nbytes);
@@ -370,9 +366,8 @@ static int write_outputs(struct chip *c, const struct obj_prog *p,
 
 		if (!t)
 			return NPU_ETENSOR;
-		src = tensor_mem(c, t, b, &nbytes, d);
-		if (!src)
-			return b->core >= chip_n_cores(c) ? NPU_EUSAGE : NPU_ETENSOR;
+		if ((rc = tensor_mem(c, t, b, &src, &nbytes, d)))
+			return rc;
 		if (npy_alloc(&x, t->dtype, t->rank, t->shape))
 			return NPU_ENOMEM;
 		memcpy(x.data, src, nbytes);
