@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "../sim/core/engine.h"
-#include "../sim/core/unit.h"
+#include "../sim/engine/engine.h"
+#include "../sim/engine/unit.h"
 
 struct hop {
 	struct unit u;     /* must be first */

@@ -24,10 +24,10 @@
 
 #include "../arch/arch.h"
 #include "../util/dtype.h"
-#include "../sim/core/engine.h"
+#include "../sim/engine/engine.h"
 #include "../sim/core/matrix.h"
-#include "../sim/core/sram.h"
-#include "../sim/core/unit.h"
+#include "../sim/mem/sram.h"
+#include "../sim/engine/unit.h"
 
 /* Stand-in control unit: dispatches a command list as the queue allows. */
 struct feeder {

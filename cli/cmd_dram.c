@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "../arch/arch.h"
-#include "../sim/core/dram.h"
+#include "../sim/mem/dram.h"
 #include "../util/diag.h"
 #include "cli.h"
 

@@ -318,6 +318,6 @@ const char *isa_unit_id_name(unsigned u, char *buf, size_t n);
 enum isa_field isa_fmt_field(enum isa_fmt fmt, const char *name, size_t len);
 
 /* Write docs/isa.md (generated; `mkdoc isa`). */
-void isa_write_doc(FILE *fp);
+void isa_write_doc(FILE *fp); /* docs/isa_doc.c (joins the assembler tables) */
 
 #endif

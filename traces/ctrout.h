@@ -1,6 +1,6 @@
 /*
  * ctrout.h - counter dumps: JSON, CSV and a perf-stat-like text summary
- * of a struct ctr_sink (sim/core/counters.h).  docs/formats.md,
+ * of a struct ctr_sink (sim/engine/counters.h).  docs/formats.md,
  * "Counters", specifies each format and every derived ratio.
  *
  * Entries are written in the sink's order (the order units emitted them),
@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../sim/core/counters.h"
+#include "../sim/engine/counters.h"
 #include "../util/diag.h"
 
 /* What the counters describe.  NULL strings are left out of the output. */

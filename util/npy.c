@@ -15,7 +15,7 @@
  * against the real file size before anything is allocated for it: a hostile
  * shape cannot make the reader allocate more than the file holds.
  *
- * Element values go through sim/core/num.h, the one place that defines
+ * Element values go through util/num.h, the one place that defines
  * npusim's numerics: every source value is first made an exact double
  * (integers beyond 2^53 are pre-rounded to the target precision so that no
  * double rounding occurs), then num_encode rounds it once, to nearest even.
@@ -37,7 +37,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../sim/core/num.h"
+#include "num.h"
 #include "fsout.h"
 
 /* ---- small helpers --------------------------------------------------------*/
@@ -153,7 +153,7 @@ static void store_le(uint8_t *p, uint64_t v, int size)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
-/* ---- float targets (rounding itself is sim/core/num.c's) -----------------*/
+/* ---- float targets (rounding itself is util/num.c's) -----------------*/
 
 /*
  * Stored mantissa bits of each float dtype, for int_as_double below:

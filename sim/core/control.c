@@ -54,9 +54,9 @@
 
 #include "../../asm/obj.h"
 #include "../../util/dtype.h"
-#include "chip.h"
+#include "../chip.h"
 #include "hazard.h"
-#include "unit.h"
+#include "../engine/unit.h"
 
 /*
  * Scalar instructions run per event at most (watchdog responsiveness).

@@ -15,7 +15,7 @@
 
 #include "../../arch/arch.h"
 #include "../../isa/isa.h"
-#include "engine.h"
+#include "../engine/engine.h"
 #include "tile.h"
 
 struct chip;

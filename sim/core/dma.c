@@ -50,7 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "unit.h"
+#include "../engine/unit.h"
 
 /* Event kinds: the engine's only own event is the issue step; completions
  * arrive as callbacks from the memory models. */

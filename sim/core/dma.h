@@ -17,9 +17,9 @@
 #define NPU_DMA_H
 
 #include "../../arch/arch.h"
-#include "dram.h"
-#include "engine.h"
-#include "sram.h"
+#include "../mem/dram.h"
+#include "../engine/engine.h"
+#include "../mem/sram.h"
 #include "tile.h"
 
 /*

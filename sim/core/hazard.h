@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #include "../../util/diag.h"
-#include "engine.h"
+#include "../engine/engine.h"
 #include "tile.h"
 
 struct hz;

@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "num.h"
+#include "../../util/num.h"
 
 /*
  * Event kinds.

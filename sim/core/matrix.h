@@ -29,8 +29,8 @@
 #define NPU_MATRIX_H
 
 #include "../../arch/arch.h"
-#include "engine.h"
-#include "sram.h"
+#include "../engine/engine.h"
+#include "../mem/sram.h"
 #include "tile.h"
 
 struct unit;

@@ -31,7 +31,7 @@
 #include <stdint.h>
 
 #include "matrix.h"
-#include "unit.h"
+#include "../engine/unit.h"
 
 enum mtx_df { MTX_WS = 0, MTX_OS = 1, MTX_IS = 2 };
 

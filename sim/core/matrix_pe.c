@@ -38,7 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "num.h"
+#include "../../util/num.h"
 
 /*
  * A tagged register: a value and the stream row (k for OS) it belongs to.

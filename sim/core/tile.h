@@ -21,7 +21,7 @@
 
 #include <stdint.h>
 
-#include "engine.h"
+#include "../engine/engine.h"
 
 /* Memory spaces a tile operand can live in. */
 enum mem_space {

@@ -31,7 +31,7 @@
 #include <stdint.h>
 
 #include "../../util/diag.h"
-#include "num.h"
+#include "../../util/num.h"
 
 /* What an op reads and writes (drives the vector unit's traffic). */
 enum vm_kind {

@@ -51,8 +51,8 @@
 
 #include "../../isa/isa.h"
 #include "../../traces/trace.h"
-#include "counters.h"
-#include "unit.h"
+#include "../engine/counters.h"
+#include "../engine/unit.h"
 #include "vecmath.h"
 
 /* Event kinds. */

@@ -27,8 +27,8 @@
 #include "../../arch/arch.h"
 #include "../../asm/asm.h"
 #include "../../asm/obj.h"
-#include "../../sim/core/chip.h"
-#include "../../sim/core/counters.h"
+#include "../../sim/chip.h"
+#include "../../sim/engine/counters.h"
 #include "../../traces/trace.h"
 #include "testutil.h"
 

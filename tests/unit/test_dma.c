@@ -10,9 +10,9 @@
 
 #include "../../arch/arch.h"
 #include "../../sim/core/dma.h"
-#include "../../sim/core/dram.h"
-#include "../../sim/core/sram.h"
-#include "../../sim/core/unit.h"
+#include "../../sim/mem/dram.h"
+#include "../../sim/mem/sram.h"
+#include "../../sim/engine/unit.h"
 #include "testutil.h"
 
 /* ---- harness ---------------------------------------------------------------*/

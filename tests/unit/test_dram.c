@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "../../arch/arch.h"
-#include "../../sim/core/dram.h"
-#include "../../sim/core/unit.h"
+#include "../../sim/mem/dram.h"
+#include "../../sim/engine/unit.h"
 #include "testutil.h"
 
 /* ---- a scripted requestor --------------------------------------------------*/

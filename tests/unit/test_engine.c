@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../sim/core/engine.h"
-#include "../../sim/core/unit.h"
+#include "../../sim/engine/engine.h"
+#include "../../sim/engine/unit.h"
 #include "testutil.h"
 
 /* A recording unit: logs (when, kind) of each event it receives. */

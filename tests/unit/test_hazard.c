@@ -23,7 +23,7 @@
 #include "../../arch/arch.h"
 #include "../../asm/asm.h"
 #include "../../asm/obj.h"
-#include "../../sim/core/chip.h"
+#include "../../sim/chip.h"
 #include "testutil.h"
 
 /* ---- harness --------------------------------------------------------------*/

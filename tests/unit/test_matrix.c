@@ -17,11 +17,11 @@
 #include <string.h>
 
 #include "../../arch/arch.h"
-#include "../../sim/core/engine.h"
+#include "../../sim/engine/engine.h"
 #include "../../sim/core/matrix.h"
-#include "../../sim/core/num.h"
-#include "../../sim/core/sram.h"
-#include "../../sim/core/unit.h"
+#include "../../util/num.h"
+#include "../../sim/mem/sram.h"
+#include "../../sim/engine/unit.h"
 #include "testutil.h"
 
 /* ---- harness ------------------------------------------------------------ */

@@ -1,6 +1,6 @@
 /*
  * test_num.c - bit-exact numerics against references written independently
- * of sim/core/num.c.
+ * of util/num.c.
  *
  * The reference decoder evaluates the textbook formula
  *   (-1)^s * 2^(e-bias) * (1 + m/2^M)   (subnormal: 2^(1-bias) * m/2^M)
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../sim/core/num.h"
+#include "../../util/num.h"
 #include "testutil.h"
 
 /* ---- independent reference --------------------------------------------- */

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../sim/core/engine.h"
-#include "../../sim/core/sram.h"
-#include "../../sim/core/unit.h"
+#include "../../sim/engine/engine.h"
+#include "../../sim/mem/sram.h"
+#include "../../sim/engine/unit.h"
 #include "testutil.h"
 
 /* ---- harness ------------------------------------------------------------ */

@@ -20,8 +20,8 @@
 
 #include "../../arch/arch.h"
 #include "../../isa/isa.h"
-#include "../../sim/core/sram.h"
-#include "../../sim/core/unit.h"
+#include "../../sim/mem/sram.h"
+#include "../../sim/engine/unit.h"
 #include "../../sim/core/vecmath.h"
 #include "../../sim/core/vector.h"
 #include "testutil.h"

@@ -35,7 +35,7 @@
 
 #include <stdint.h>
 
-#include "../../util/dtype.h"
+#include "dtype.h"
 
 /*
  * What a float encode does with a value beyond the largest finite one

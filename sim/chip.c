@@ -29,16 +29,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../asm/obj.h"
-#include "../../isa/isa.h"
-#include "control.h"
-#include "dma.h"
-#include "dram.h"
-#include "hazard.h"
-#include "matrix.h"
-#include "sram.h"
-#include "unit.h"
-#include "vector.h"
+#include "../asm/obj.h"
+#include "../isa/isa.h"
+#include "core/control.h"
+#include "core/dma.h"
+#include "mem/dram.h"
+#include "core/hazard.h"
+#include "core/matrix.h"
+#include "mem/sram.h"
+#include "engine/unit.h"
+#include "core/vector.h"
 
 /* Everything one core owns. */
 struct core {

@@ -46,7 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "unit.h"
+#include "../engine/unit.h"
 
 /* Event kinds the memory schedules for itself. */
 enum { SRAM_EV_ARB = 1, SRAM_EV_DONE = 2 };

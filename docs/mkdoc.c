@@ -13,7 +13,7 @@
 
 #include "../arch/arch.h"
 #include "../isa/isa.h"
-#include "../sim/core/counters.h"
+#include "../sim/engine/counters.h"
 
 /* Must list every name of GEN_DOCS in the Makefile; an unknown name is an
  * error (exit 2), so a stale Makefile entry cannot pass silently. */

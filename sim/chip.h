@@ -12,11 +12,11 @@
 
 #include <stdint.h>
 
-#include "../../arch/arch.h"
-#include "../../util/diag.h"
-#include "counters.h"
-#include "engine.h"
-#include "tile.h"
+#include "../arch/arch.h"
+#include "../util/diag.h"
+#include "engine/counters.h"
+#include "engine/engine.h"
+#include "core/tile.h"
 
 struct obj_prog;
 struct trc;

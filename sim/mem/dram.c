@@ -45,7 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "unit.h"
+#include "../engine/unit.h"
 
 /* Event kinds of a channel unit. */
 enum {

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "../asm/asm.h"
+#include "../isa/isa.h"
 #include "../util/dtype.h"
-#include "isa.h"
 
 /*
  * Register conventions (RISC-V's), shown next to the ABI names.
@@ -327,7 +327,7 @@ void isa_write_doc(FILE *fp)
 	/* names.def SUNIT rows, then one generic row for dma<k>. */
 #define SUNIT(id, name, value, doc) \
 	fprintf(fp, "| %d | `%s` | %s |\n", value, name, doc);
-#include "names.def"
+#include "../isa/names.def"
 	fprintf(fp, "| 3+k | `dma<k>` | DMA engine k (k up to %d; the "
 		    "configuration decides how many exist) |\n\n",
 		ISA_UID_MAX - ISA_UID_DMA0);
@@ -361,7 +361,7 @@ void isa_write_doc(FILE *fp)
 			dtype_name((enum npu_dtype)i),
 			dtype_bits((enum npu_dtype)i),
 			dtype_is_float((enum npu_dtype)i) ? "float" : "integer");
-	/* The int4 packing of sim/core/num.c and docs/numerics.md. */
+	/* The int4 packing of util/num.c and docs/numerics.md. */
 	fprintf(fp, "\nint4 packs two elements per byte, low nibble first.\n\n");
 
 	fprintf(fp, "## Operand roles\n\nFlags of each instruction "

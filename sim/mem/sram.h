@@ -27,8 +27,8 @@
 #include <stdint.h>
 
 #include "../../util/diag.h"
-#include "counters.h"
-#include "engine.h"
+#include "../engine/counters.h"
+#include "../engine/engine.h"
 
 typedef struct sram sram;
 

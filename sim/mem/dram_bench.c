@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "dram.h"
-#include "unit.h"
+#include "../engine/unit.h"
 
 enum { GEN_ISSUE = 1 };
 

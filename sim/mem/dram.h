@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "../../arch/arch.h"
-#include "engine.h"
+#include "../engine/engine.h"
 
 typedef struct dram dram;
 

@@ -144,8 +144,8 @@ void ctr_write_doc(FILE *fp)
 	int g, i;
 
 	fputs("# Hardware counters\n\n"
-	      "<!-- Generated from sim/core/counters.def by `make docs`; do not edit. -->\n\n"
-	      "Every counter is declared once in `sim/core/counters.def`. A unit instance\n"
+	      "<!-- Generated from sim/engine/counters.def by `make docs`; do not edit. -->\n\n"
+	      "Every counter is declared once in `sim/engine/counters.def`. A unit instance\n"
 	      "emits the counters of its group under its own hierarchical name, so the\n"
 	      "full name of a counter is `<instance>.<name>`, for example\n"
 	      "`core0.matrix.busy_cycles`, `core1.dma0.bytes_dram_to_sram`,\n"
