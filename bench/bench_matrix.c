@@ -113,7 +113,7 @@ static int run(const char *model_name, int model, const char *workload,
 	unit_init(&f.u, &feeder_ops, e, 0, "core0.feeder");
 	l.unit = &f.u;
 	l.kind = 1;
-	x = spm && acc ? mtx_new(e, &a, 0, spm, acc, &l) : NULL;
+	x = spm && acc ? mtx_new(e, &a, 0, sram_target(spm), sram_target(acc), &l) : NULL;
 	if (!x || eng_add_unit(e, &f.u)) {
 		free(cmds);
 		eng_free(e);

@@ -113,6 +113,7 @@ static int chip_build_core(struct chip *c, int i)
 	struct sram_geom g;
 	struct tile_listener l;
 	struct ctl_xu *xus;
+	struct mem_target mems[MEM_N_SPACES] = { { NULL, NULL } };
 	char name[32];
 	int j, rc = 0, n_xu;
 	static const struct ctl_prog empty = { NULL, NULL, NULL, 0 };
@@ -135,16 +136,23 @@ static int chip_build_core(struct chip *c, int i)
 	}
 	l = ctl_listener(k->ctl);
 	/* Creation order = SRAM requestor order = fixed priority. */
-	k->mtx = mtx_new(c->e, c->a, i, k->spm, k->acc, &l);
-	k->vec = vec_new(c->e, c->a, i, k->spm, k->acc, &l);
+	k->mtx = mtx_new(c->e, c->a, i, sram_target(k->spm),
+			 sram_target(k->acc), &l);
+	k->vec = vec_new(c->e, c->a, i, sram_target(k->spm),
+			 sram_target(k->acc), &l);
 	if (!k->mtx || !k->vec)
 		return NPU_ENOMEM;
 	k->n_dma = (int)ARCH_I(c->a, DMA_ENGINES);
 	k->dma = calloc((size_t)k->n_dma, sizeof(*k->dma));
 	if (!k->dma)
 		return NPU_ENOMEM;
+	/* What each DMA memory space reaches (enum mem_space order).  Another
+	 * core's scratchpad (MEM_RSPM) is unbound until the NoC carries it. */
+	mems[MEM_DRAM] = dram_target(c->dram);
+	mems[MEM_SPM] = sram_target(k->spm);
+	mems[MEM_ACC] = sram_target(k->acc);
 	for (j = 0; j < k->n_dma; j++) {
-		k->dma[j] = dma_new(c->e, c->a, i, j, k->spm, k->acc, c->dram, &l);
+		k->dma[j] = dma_new(c->e, c->a, i, j, mems, &l);
 		if (!k->dma[j])
 			return NPU_ENOMEM;
 	}
@@ -223,6 +231,7 @@ void chip_free(struct chip *c)
 	/* The units themselves (DMA engines included) go with the engine;
 	 * cores[i].dma is only the chip's array of pointers to them. */
 	eng_free(c->e); /* destroys every registered unit */
+	dram_free(c->dram); /* the chip's: the engine only dispatches to it */
 	if (c->cores)
 		for (i = 0; i < c->n_cores; i++)
 			free(c->cores[i].dma);

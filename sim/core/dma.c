@@ -11,15 +11,17 @@
  * aligned to burst_bytes on the DRAM side (the source if both or neither
  * side is DRAM), so a burst never straddles a contiguity boundary.
  *
- * A burst goes through two phases: read the source (sram_access or a DRAM
- * read), then write the destination (sram_access or a DRAM write).  Its
+ * A burst goes through two phases: read the source, then write the
+ * destination, each one transaction through the engine's memory port for
+ * that space (sim/mem/port.h; the chip binds them to the core's SRAMs and
+ * the DRAM, or whatever sits in between).  Its
  * bytes travel in a staging slot: copied from the source memory when the
  * read completes, into the destination memory when the write completes.
  * The write is issued in the cycle the read completes.
  *
  * Issue: at most one new burst per cycle (EV_PRI_ISSUE), while fewer than
  * max_outstanding bursts are in flight (from read issue to write
- * completion) and the DRAM accepts.  A refused DRAM request (DRAM_FULL)
+ * completion) and the DRAM accepts.  A refused request (MEM_RETRY)
  * stays at the head, retried when the DRAM reports space; refused writes
  * wait in order in a FIFO.  Descriptors run strictly one after another, so
  * the next one sees every byte of the previous one written.
@@ -57,7 +59,7 @@
 enum { DMA_EV_ISSUE = 1 };
 
 /* Why a stall started: STALL_OUT = max_outstanding bursts in flight,
- * STALL_FULL = the DRAM refused a request (DRAM_FULL). */
+ * STALL_FULL = a memory (the DRAM) refused a request (MEM_RETRY). */
 enum { STALL_NONE, STALL_OUT, STALL_FULL };
 
 /* Phase of a burst: reading the source; write refused by the DRAM and
@@ -88,9 +90,10 @@ struct xfer {
 struct dma {
 	struct unit u;              /* must be first */
 	int engine;                 /* index on its core */
-	sram *spm, *acc;            /* local memories */
-	int req_spm, req_acc;       /* our requestor ids in them */
-	dram *d;                    /* DRAM */
+	struct mem_port port[MEM_N_SPACES]; /* one per memory space, indexed
+				       by enum mem_space; unbound = the
+				       space is not reachable (MEM_RSPM
+				       until the NoC model) */
 	struct tile_listener l;     /* who to wake */
 	double clock_hz;            /* core clock in Hz, for bandwidth */
 	uint32_t burst_bytes;       /* core.dma.burst_bytes */
@@ -114,7 +117,7 @@ struct dma {
 	int held_read;              /* slot whose DRAM read was refused, -1 */
 	int *wq;                    /* slots whose DRAM write was refused */
 	int wq_head, wq_n;          /* FIFO of max_out entries */
-	int space_wait;             /* registered with dram_on_space */
+	int space_wait;             /* a retry is asked for (mem_want_retry) */
 
 	int issue_pending;          /* a DMA_EV_ISSUE is scheduled ... */
 	cycle_t issue_at;           /* ... for this cycle */
@@ -139,18 +142,14 @@ static const char *mem_name(int m)
 	return m >= 0 && m < MEM_N_SPACES ? n[m] : "?";
 }
 
-/* Functional contents of a (checked, local) memory space.  Only DRAM, SPM
- * and ACC reach here: check_side refuses every other space at accept. */
+/* Functional contents of a (checked, bound) memory space: check_side
+ * refuses every unbound space at accept. */
 static uint8_t *mem_bytes(struct dma *m, int mem)
 {
-	switch (mem) {
-	case MEM_DRAM:
-		return dram_data(m->d);
-	case MEM_SPM:
-		return sram_data(m->spm);
-	default:
-		return sram_data(m->acc);
-	}
+	struct mem_info mi;
+
+	mem_info(&m->port[mem], &mi);
+	return mi.data;
 }
 
 /* ---- faults -------------------------------------------------------------------*/
@@ -176,17 +175,13 @@ static int fault(struct dma *m, const struct tile_cmd *c, const char *fmt,
 			  m->u.name, c->id, msg);
 }
 
-/* Capacity in bytes of a local memory space (same domain as mem_bytes). */
+/* Capacity in bytes of a bound memory space (same domain as mem_bytes). */
 static uint64_t mem_size(struct dma *m, int mem)
 {
-	switch (mem) {
-	case MEM_DRAM:
-		return dram_size(m->d);
-	case MEM_SPM:
-		return sram_size(m->spm);
-	default:
-		return sram_size(m->acc);
-	}
+	struct mem_info mi;
+
+	mem_info(&m->port[mem], &mi);
+	return mi.size;
 }
 
 /*
@@ -252,7 +247,7 @@ static int check_side(struct dma *m, const struct tile_cmd *c, int mem,
 			     "(0 dram, 1 spm, 2 acc, 3 remote spm)", what, mem);
 	/* what is "source" or "destination": its first letter picks the
 	 * remote core field to name. */
-	if (mem == MEM_RSPM)
+	if (!mem_bound(&m->port[mem]))
 		return fault(m, c, "%s in another core's scratchpad (core %d): "
 			     "remote scratchpad transfers are not supported "
 			     "until the NoC model; stage through DRAM", what,
@@ -444,8 +439,14 @@ static int notify(struct dma *m)
  * (the memories count them per requestor, cycle by cycle). */
 static uint64_t conflicts(const struct dma *m)
 {
-	return sram_req_stat(m->spm, m->req_spm, SRAM_ST_CONFLICTS) +
-	       sram_req_stat(m->acc, m->req_acc, SRAM_ST_CONFLICTS);
+	uint64_t n = 0;
+	int i;
+
+	/* Targets without an arbiter (DRAM) report 0. */
+	for (i = 0; i < MEM_N_SPACES; i++)
+		if (mem_bound(&m->port[i]))
+			n += mem_conflicts(&m->port[i]);
+	return n;
 }
 
 /* Open a stall interval unless one is open (the first reason sticks:
@@ -492,76 +493,67 @@ static void stall_end(struct dma *m)
 	m->stall = STALL_NONE;
 }
 
-static int on_dram_read(void *ctx, uint64_t tag, cycle_t when);
-static int on_dram_write(void *ctx, uint64_t tag, cycle_t when);
-static int on_sram_read(void *ctx, uint64_t tag, cycle_t when);
-static int on_sram_write(void *ctx, uint64_t tag, cycle_t when);
-static int space_retry(void *ctx, uint64_t tag, cycle_t when);
+static int on_read(void *ctx, uint64_t tag, cycle_t when);
+static int on_write(void *ctx, uint64_t tag, cycle_t when);
 
-/* Ask the DRAM for a retry once a queue slot frees (one-shot hook; the
- * flag keeps one registration at a time however many requests wait). */
-static int wait_space(struct dma *m)
+/* Ask the memory of 'space' for a retry once it has room (one-shot; the
+ * flag keeps one registration at a time however many requests wait).
+ * Only a refusing target (the DRAM today) is ever asked. */
+static int wait_space(struct dma *m, int space)
 {
 	if (m->space_wait)
 		return 0;
 	m->space_wait = 1;
-	return dram_on_space(m->d, space_retry, m);
+	return mem_want_retry(&m->port[space]);
 }
 
 /*
- * Issue the read of slot k; 1 if the DRAM refused it, else 0 or NPU_E*.
- * SRAM reads compete for banks from this cycle on, like every other
- * requestor's; DRAM reads enter the channel queues.
+ * Send one burst's read or write through the port of 'space'.  Returns
+ * 1 if the target refused it (MEM_RETRY), else 0 or NPU_E*.  An SRAM
+ * access competes for banks from this cycle on, like every other
+ * requestor's; a DRAM one enters the channel queues.  tag = slot index:
+ * the completion callback finds its burst by it.
  */
+static int send(struct dma *m, int space, uint64_t addr, int k, int write)
+{
+	struct mem_req r;
+
+	r.addr = addr;
+	r.bytes = m->b[k].bytes;
+	r.write = (uint8_t)write;
+	r.when = eng_now(m->u.eng);
+	r.done = write ? on_write : on_read;
+	r.ctx = m;
+	r.tag = (uint64_t)k;
+	return mem_send(&m->port[space], &r);
+}
+
+/* Issue the read of slot k; 1 if the target refused it. */
 static int issue_read(struct dma *m, int k)
 {
-	struct dburst *b = &m->b[k];
-	int rc;
-
-	b->phase = PH_READ;
-	/* tag = slot index: the completion callback finds its burst by it. */
-	if (m->x.src_mem == MEM_DRAM) {
-		rc = dram_request(m->d, b->src, b->bytes, 0, on_dram_read, m,
-				  (uint64_t)k);
-		return rc == DRAM_FULL ? 1 : rc;
-	}
-	if (m->x.src_mem == MEM_SPM)
-		return sram_access(m->spm, m->req_spm, b->src, b->bytes, 0,
-				   eng_now(m->u.eng), on_sram_read, m,
-				   (uint64_t)k);
-	return sram_access(m->acc, m->req_acc, b->src, b->bytes, 0,
-			   eng_now(m->u.eng), on_sram_read, m, (uint64_t)k);
+	m->b[k].phase = PH_READ;
+	return send(m, m->x.src_mem, m->b[k].src, k, 0);
 }
 
-/* Issue the write of slot k; 1 if the DRAM refused it. */
+/* Issue the write of slot k; 1 if the target refused it. */
 static int issue_write(struct dma *m, int k)
 {
-	struct dburst *b = &m->b[k];
 	int rc;
 
-	b->phase = PH_WRITE;
-	if (m->x.dst_mem == MEM_DRAM) {
-		rc = dram_request(m->d, b->dst, b->bytes, 1, on_dram_write, m,
-				  (uint64_t)k);
-		if (rc == DRAM_FULL)
-			b->phase = PH_WRITE_WAIT;
-		return rc == DRAM_FULL ? 1 : rc;
-	}
-	if (m->x.dst_mem == MEM_SPM)
-		return sram_access(m->spm, m->req_spm, b->dst, b->bytes, 1,
-				   eng_now(m->u.eng), on_sram_write, m,
-				   (uint64_t)k);
-	return sram_access(m->acc, m->req_acc, b->dst, b->bytes, 1,
-			   eng_now(m->u.eng), on_sram_write, m, (uint64_t)k);
+	m->b[k].phase = PH_WRITE;
+	rc = send(m, m->x.dst_mem, m->b[k].dst, k, 1);
+	if (rc == MEM_RETRY)
+		m->b[k].phase = PH_WRITE_WAIT;
+	return rc;
 }
 
-/* Queue a refused write (FIFO: writes go to DRAM in burst order). */
+/* Queue a refused write (FIFO: writes go to memory in burst order). */
 static int defer_write(struct dma *m, int k)
 {
 	/* Cannot overflow: at most max_out slots exist, each queued once. */
 	m->wq[(m->wq_head + m->wq_n) % m->max_out] = k;
 	m->wq_n++;
-	return wait_space(m);
+	return wait_space(m, m->x.dst_mem);
 }
 
 /* Retry refused writes in order; stops at the first refusal. */
@@ -571,7 +563,7 @@ static int drain_writes(struct dma *m)
 		int k = m->wq[m->wq_head], rc = issue_write(m, k);
 
 		if (rc == 1)
-			return wait_space(m);
+			return wait_space(m, m->x.dst_mem);
 		if (rc)
 			return rc;
 		m->wq_head = (m->wq_head + 1) % m->max_out;
@@ -685,7 +677,7 @@ static int issue_step(struct dma *m)
 		rc = issue_read(m, k);
 		if (rc == 1) {
 			stall_begin(m, STALL_FULL);
-			return wait_space(m);
+			return wait_space(m, m->x.src_mem);
 		}
 		if (rc)
 			return rc;
@@ -704,7 +696,7 @@ static int issue_step(struct dma *m)
 		if (rc == 1) {
 			m->held_read = k;
 			stall_begin(m, STALL_FULL);
-			return wait_space(m);
+			return wait_space(m, m->x.src_mem);
 		}
 		if (rc)
 			return rc;
@@ -763,39 +755,26 @@ static int write_done(struct dma *m, int k)
 	return 0;
 }
 
-/* Memory callbacks (ctx = the engine, tag = slot).  The engine's clock is
- * already at the completion cycle, so 'when' is not needed. */
-static int on_dram_read(void *ctx, uint64_t tag, cycle_t when)
+/* Memory completions (ctx = the engine, tag = slot).  The engine's clock
+ * is already at the completion cycle, so 'when' is not needed. */
+static int on_read(void *ctx, uint64_t tag, cycle_t when)
 {
 	(void)when;
 	return read_done(ctx, (int)tag);
 }
 
-static int on_sram_read(void *ctx, uint64_t tag, cycle_t when)
-{
-	(void)when;
-	return read_done(ctx, (int)tag);
-}
-
-static int on_dram_write(void *ctx, uint64_t tag, cycle_t when)
+static int on_write(void *ctx, uint64_t tag, cycle_t when)
 {
 	(void)when;
 	return write_done(ctx, (int)tag);
 }
 
-static int on_sram_write(void *ctx, uint64_t tag, cycle_t when)
-{
-	(void)when;
-	return write_done(ctx, (int)tag);
-}
-
-/* The DRAM freed queue space: re-run the issue step, which retries the
- * refused writes in order and then the held read. */
-static int space_retry(void *ctx, uint64_t tag, cycle_t when)
+/* A refusing memory has room again: re-run the issue step, which retries
+ * the refused writes in order and then the held read. */
+static int space_retry(void *ctx, cycle_t when)
 {
 	struct dma *m = ctx;
 
-	(void)tag;
 	m->space_wait = 0;
 	return kick(m, when);
 }
@@ -929,7 +908,7 @@ static const struct unit_ops dma_ops = {
  * arbitration the DMA engines rank last (docs/config.md).
  */
 struct unit *dma_new(eng *e, const struct arch *a, int core, int engine,
-		     sram *spm, sram *acc, dram *d,
+		     const struct mem_target mems[MEM_N_SPACES],
 		     const struct tile_listener *l)
 {
 	struct dma *m = calloc(1, sizeof(*m));
@@ -940,9 +919,6 @@ struct unit *dma_new(eng *e, const struct arch *a, int core, int engine,
 		return NULL;
 	unit_init(&m->u, &dma_ops, e, core, "core%d.dma%d", core, engine);
 	m->engine = engine;
-	m->spm = spm;
-	m->acc = acc;
-	m->d = d;
 	if (l)
 		m->l = *l;
 	m->clock_hz = arch_clock_hz(a);
@@ -963,10 +939,11 @@ struct unit *dma_new(eng *e, const struct arch *a, int core, int engine,
 		m->free_slot[i] = m->max_out - 1 - i;
 	m->n_free = m->max_out;
 	snprintf(name, sizeof(name), "dma%d", engine);
-	m->req_spm = sram_add_requestor(spm, name);
-	m->req_acc = sram_add_requestor(acc, name);
-	if (m->req_spm < 0 || m->req_acc < 0)
-		goto fail;
+	/* Bound in space order (DRAM, SPM, ACC, ...): on each SRAM the engine
+	 * registers after the matrix and vector units. */
+	for (i = 0; i < MEM_N_SPACES; i++)
+		if (mem_bind(&m->port[i], mems[i], name, space_retry, m))
+			goto fail;
 	if (eng_add_unit(e, &m->u))
 		goto fail;
 	return &m->u;

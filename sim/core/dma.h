@@ -17,20 +17,20 @@
 #define NPU_DMA_H
 
 #include "../../arch/arch.h"
-#include "../mem/dram.h"
 #include "../engine/engine.h"
-#include "../mem/sram.h"
+#include "../mem/port.h"
 #include "tile.h"
 
 /*
  * Create engine 'engine' of core 'core' and register it with the engine
- * (the engine frees it).  spm/acc/d are the memories it moves data between;
- * it registers itself as a requestor of spm and acc.  l is told whenever a
+ * (the engine frees it).  mems[space] is the memory it reaches for each
+ * enum mem_space (ops NULL: not reachable, a descriptor naming it faults);
+ * it binds one port to each, as requester "dma<engine>".  l is told whenever a
  * descriptor completes (which also frees a queue slot).  NULL if out of
  * memory.
  */
 struct unit *dma_new(eng *e, const struct arch *a, int core, int engine,
-		     sram *spm, sram *acc, dram *d,
+		     const struct mem_target mems[MEM_N_SPACES],
 		     const struct tile_listener *l);
 
 extern const struct xu_port dma_port;

@@ -327,13 +327,18 @@ static void tile_put(struct mtx_tile *t)
  * needs alone, minus one.  Rows repeat their bank alignment with period
  * banks*width/gcd(stride, banks*width), so at most that many are examined.
  */
-static uint32_t stream_lead(sram *s, uint64_t addr, uint64_t stride,
-			    uint32_t n, uint32_t bytes)
+static uint32_t stream_lead(const struct mem_port *p, uint64_t addr,
+			    uint64_t stride, uint32_t n, uint32_t bytes)
 {
-	const struct sram_geom *g = sram_geom(s);
-	uint64_t span = (uint64_t)g->banks * (uint64_t)g->bank_width;
-	uint64_t a = stride % span, b = span, period, r;
+	struct mem_info mi;
+	uint64_t span, a, b, period, r;
 	uint32_t worst = 0;
+
+	mem_info(p, &mi);
+	/* A target without a bank period: every row may differ. */
+	span = mi.period ? mi.period : UINT64_MAX;
+	a = stride % span;
+	b = span;
 
 	while (a) {
 		uint64_t t = b % a;
@@ -349,12 +354,12 @@ static uint32_t stream_lead(sram *s, uint64_t addr, uint64_t stride,
 	 */
 	period = span / b; /* b = gcd(stride, span) (gcd(0, span) = span) */
 	for (r = 0; r < n && r < period; r++) {
-		uint32_t c = sram_alone_cycles(s, addr + r * stride, bytes);
+		uint32_t c = mem_alone_cycles(p, addr + r * stride, bytes);
 
 		if (c > worst)
 			worst = c;
 	}
-	return (uint32_t)g->latency + worst - 1;
+	return (uint32_t)mi.latency + worst - 1;
 }
 
 /*
@@ -376,8 +381,7 @@ static void stream_set(struct mtx *m, struct mtx_stream *s, int mem,
 	s->addr = addr;
 	s->stride = stride ? stride : bytes; /* 0 = dense rows */
 	s->bytes = bytes;
-	s->lead = stream_lead(mem == MEM_SPM ? m->spm : m->acc, addr,
-			      s->stride, n, bytes);
+	s->lead = stream_lead(&m->port[req], addr, s->stride, n, bytes);
 }
 
 /* Element alignment of a type in memory (int4: bytes). */
@@ -397,7 +401,6 @@ static int stream_check(struct mtx *m, const struct tile_cmd *c,
 			const struct mtx_stream *s, const char *what,
 			unsigned align)
 {
-	sram *mem = s->mem == MEM_SPM ? m->spm : m->acc;
 	uint64_t extent = (uint64_t)(s->n - 1) * s->stride + s->bytes;
 	char who[96];
 
@@ -408,8 +411,8 @@ static int stream_check(struct mtx *m, const struct tile_cmd *c,
 	snprintf(who, sizeof(who), "matrix: %s %s (%u rows of %u bytes, stride %llu)",
 		 kind_names[c->u.m.kind], what, s->n, s->bytes,
 		 (unsigned long long)s->stride);
-	return sram_check_access(mem, eng_diag(m->u.eng), who, c->pc,
-				 s->addr, extent, align);
+	return mem_check(&m->port[s->req], eng_diag(m->u.eng), who, c->pc,
+			 s->addr, extent, align);
 }
 
 /* ---- command decoding and checks --------------------------------------- */
@@ -738,7 +741,7 @@ static int notify(struct mtx *m)
 static int op_effect(struct mtx *m, struct mtx_insn *in, int si, uint32_t row)
 {
 	struct mtx_stream *s = &in->st[si];
-	uint8_t *mem = sram_data(s->mem == MEM_SPM ? m->spm : m->acc);
+	uint8_t *mem = m->data[s->req];
 	uint64_t addr = s->addr + (uint64_t)row * s->stride;
 	uint8_t *src = s->buf + (size_t)row * s->bytes;
 	uint32_t j, cols;
@@ -829,6 +832,7 @@ static int op_issue(struct mtx *m, struct mtx_insn *in, int si, uint32_t i,
 	struct mtx_stream *s = &in->st[si];
 	struct mtx_op *op = m->free_ops;
 	uint32_t row = s->rev ? s->n - 1 - i : i;
+	struct mem_req r;
 	int rc;
 
 	if (op)
@@ -852,10 +856,14 @@ static int op_issue(struct mtx *m, struct mtx_insn *in, int si, uint32_t i,
 		return rc;
 	}
 	m->u.ctr[s->write ? CTR_MATRIX_SRAM_WRITES : CTR_MATRIX_SRAM_READS]++;
-	return sram_access(s->mem == MEM_SPM ? m->spm : m->acc,
-			   m->req[s->req], s->addr + (uint64_t)row * s->stride,
-			   s->bytes, s->write, eng_now(m->u.eng), op_done, m,
-			   (uint64_t)(uintptr_t)op);
+	r.addr = s->addr + (uint64_t)row * s->stride;
+	r.bytes = s->bytes;
+	r.write = (uint8_t)s->write;
+	r.when = eng_now(m->u.eng);
+	r.done = op_done;
+	r.ctx = m;
+	r.tag = (uint64_t)(uintptr_t)op;
+	return mem_send(&m->port[s->req], &r);
 }
 
 /*
@@ -1731,8 +1739,9 @@ void mtx_set_span_hook(struct unit *u, mtx_span_fn fn, void *ctx)
  * before the vector unit and DMA engines, so the array, which cannot pause
  * cheaply, wins their conflicts.
  */
-struct unit *mtx_new(eng *e, const struct arch *a, int core, sram *spm,
-		     sram *acc, const struct tile_listener *l)
+struct unit *mtx_new(eng *e, const struct arch *a, int core,
+		     struct mem_target spm, struct mem_target acc,
+		     const struct tile_listener *l)
 {
 	struct mtx *m = calloc(1, sizeof(*m));
 	static const char *const spm_names[] = { "matrix.left", "matrix.top",
@@ -1744,8 +1753,6 @@ struct unit *mtx_new(eng *e, const struct arch *a, int core, sram *spm,
 	unit_init(&m->u, &mtx_ops, e, core, "core%d.matrix", core);
 	/* core.matrix.model: "fast" (index 0) or "pe" (index 1). */
 	m->be = ARCH_E(a, MTX_MODEL) == 1 ? &mtx_pe_backend : &mtx_fast_backend;
-	m->spm = spm;
-	m->acc = acc;
 	if (l)
 		m->l = *l;
 	m->rows = (uint32_t)ARCH_I(a, MTX_ROWS);
@@ -1762,11 +1769,18 @@ struct unit *mtx_new(eng *e, const struct arch *a, int core, sram *spm,
 		m->depth = 1;
 	m->prev_kind = -1;
 	m->seq_when = CYCLE_MAX;
+	/* Bind order = requester order on each SRAM = fixed priority. */
 	for (i = 0; i < 3; i++)
-		if ((m->req[i] = sram_add_requestor(spm, spm_names[i])) < 0)
+		if (mem_bind(&m->port[i], spm, spm_names[i], NULL, NULL))
 			goto fail;
-	if ((m->req[MTX_REQ_ACC] = sram_add_requestor(acc, "matrix")) < 0)
+	if (mem_bind(&m->port[MTX_REQ_ACC], acc, "matrix", NULL, NULL))
 		goto fail;
+	for (i = 0; i < MTX_N_REQ; i++) {
+		struct mem_info mi;
+
+		mem_info(&m->port[i], &mi);
+		m->data[i] = mi.data;
+	}
 	if (m->be->init && m->be->init(m))
 		goto fail;
 	if (eng_add_unit(e, &m->u))

@@ -30,7 +30,7 @@
 
 #include "../../arch/arch.h"
 #include "../engine/engine.h"
-#include "../mem/sram.h"
+#include "../mem/port.h"
 #include "tile.h"
 
 struct unit;
@@ -43,8 +43,9 @@ struct unit;
  * unit frees queue space or completes a command (may be NULL).
  * Returns NULL when out of memory.
  */
-struct unit *mtx_new(eng *e, const struct arch *a, int core, sram *spm,
-		     sram *acc, const struct tile_listener *l);
+struct unit *mtx_new(eng *e, const struct arch *a, int core,
+		     struct mem_target spm, struct mem_target acc,
+		     const struct tile_listener *l);
 
 /* The control unit's port into the matrix engine. */
 extern const struct xu_port mtx_port;

@@ -166,8 +166,9 @@ union mtx_val { int32_t i; float f; };
 struct mtx {
 	struct unit u;                /* common header */
 	const struct mtx_backend *be; /* array model */
-	sram *spm, *acc;              /* memories */
-	int req[MTX_N_REQ];           /* requestor ids */
+	struct mem_port port[MTX_N_REQ]; /* one per requester role (LEFT, TOP,
+					    OUT on the scratchpad; ACC) */
+	uint8_t *data[MTX_N_REQ];     /* each port's functional bytes */
 	struct tile_listener l;       /* control unit to wake */
 	uint32_t rows, cols;          /* R, C */
 	uint32_t pipe;                /* core.matrix.pipeline_latency */

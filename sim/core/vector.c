@@ -83,11 +83,10 @@ enum { VR_S1, VR_S2, VR_S3, VR_D, VR_N };
 
 /* One of the two memories the unit can use. */
 struct vmem {
-	sram *m;             /* the memory */
+	struct mem_port port[VR_N]; /* one per requester role: s1, s2, s3, d */
 	uint8_t *data;       /* its bytes */
 	uint64_t size;       /* capacity */
 	int latency;         /* grant -> completion */
-	int req[VR_N];       /* requestor ids: s1, s2, s3, d */
 	cycle_t last_done[VR_N]; /* completion of each requestor's last access */
 	const char *name;    /* "scratchpad" / "accumulator" */
 };
@@ -360,10 +359,10 @@ static int tile_range(struct vec *v, struct vinsn *in, struct vmem *m,
 	span = (rows - 1) * stride;
 	span = span > UINT64_MAX - row_bytes ? UINT64_MAX : span + row_bytes;
 	if (base > m->size || span > m->size - base)
-		return sram_check_access(m->m, eng_diag(v->u.eng), who,
-					 in->cmd.pc, base,
-					 span > UINT64_MAX - base ? UINT64_MAX - base : span,
-					 1);
+		return mem_check(&m->port[VR_D], eng_diag(v->u.eng), who,
+				 in->cmd.pc, base,
+				 span > UINT64_MAX - base ? UINT64_MAX - base : span,
+				 1);
 	fp->mem = (int)(m - v->mem);
 	fp->lo = base;
 	fp->hi = base + span;
@@ -479,6 +478,22 @@ static int read_role(const struct vinsn *in, const struct vacc *a)
 	return a->opnd == 0 ? VR_S1 : a->opnd == 1 ? VR_S2 : VR_S3;
 }
 
+/* One access through a port (the SRAM never refuses: 0 or NPU_E*). */
+static int send(struct mem_port *p, uint64_t addr, uint32_t bytes, int write,
+		cycle_t when, mem_done_fn done, void *ctx, uint64_t tag)
+{
+	struct mem_req r;
+
+	r.addr = addr;
+	r.bytes = bytes;
+	r.write = (uint8_t)write;
+	r.when = when;
+	r.done = done;
+	r.ctx = ctx;
+	r.tag = tag;
+	return mem_send(p, &r);
+}
+
 /*
  * Issue reads [from, n_rd) of a beat for cycle 'when'.  Each goes to the
  * operand's own requestor, so the SRAM serves one operand's segments in
@@ -498,9 +513,8 @@ static int issue_reads(struct vec *v, uint64_t seq, struct vbeat *bt, int from,
 
 		a->when = when;
 		acc_bytes(a, &lo, &bytes);
-		rc = sram_access(m->m, m->req[read_role(bt->in, a)], lo, bytes,
-				 0, when, rd_done, v,
-				 seq << TAG_IDX_BITS | (uint64_t)i);
+		rc = send(&m->port[read_role(bt->in, a)], lo, bytes, 0, when,
+			  rd_done, v, seq << TAG_IDX_BITS | (uint64_t)i);
 		if (rc)
 			return rc;
 		v->u.ctr[CTR_VECTOR_SRAM_READS]++;
@@ -704,9 +718,8 @@ static int try_compute(struct vec *v)
 			/* Rule 3: the write is presented at t_c + LAT. */
 			a->when = tc + wlat;
 			acc_bytes(a, &lo, &bytes);
-			rc = sram_access(in->dm->m, in->dm->req[VR_D], lo, bytes,
-					 1, a->when, wr_done, v,
-					 seq << TAG_IDX_BITS | (uint64_t)i);
+			rc = send(&in->dm->port[VR_D], lo, bytes, 1, a->when,
+				  wr_done, v, seq << TAG_IDX_BITS | (uint64_t)i);
 			if (rc)
 				return rc;
 			v->u.ctr[CTR_VECTOR_SRAM_WRITES]++;
@@ -828,10 +841,10 @@ static void late(struct vec *v, struct vmem *m, int role, const struct vacc *a,
 		start = prev - (cycle_t)m->latency + 1;
 	acc_bytes(a, &lo, &bytes);
 	/*
-	 * Alone: a cycles of grants (sram_alone_cycles) starting at start,
+	 * Alone: a cycles of grants (mem_alone_cycles) starting at start,
 	 * then latency: the docs' "a - 1 + lat" after the first grant.
 	 */
-	expect = start + sram_alone_cycles(m->m, lo, bytes) - 1 +
+	expect = start + mem_alone_cycles(&m->port[role], lo, bytes) - 1 +
 		 (cycle_t)m->latency;
 	stall(v, expect, t, CTR_VECTOR_STALL_SRAM);
 	m->last_done[role] = t;
@@ -1216,25 +1229,27 @@ static const struct unit_ops vec_ops = {
  * arbitration priority (docs/memory.md): the chip creates the matrix
  * engine first, then the vector unit, then the DMA engines.
  */
-static int vec_mem(struct vmem *m, sram *s, const char *name)
+static int vec_mem(struct vmem *m, struct mem_target s, const char *name)
 {
 	static const char *const roles[VR_N] = { "vector.s1", "vector.s2",
 						 "vector.s3", "vector.d" };
-	int k;
+	struct mem_info mi;
+	int k, rc;
 
-	m->m = s;
-	m->data = sram_data(s);
-	m->size = sram_size(s);
-	m->latency = sram_geom(s)->latency;
-	m->name = name;
 	for (k = 0; k < VR_N; k++)
-		if ((m->req[k] = sram_add_requestor(s, roles[k])) < 0)
-			return m->req[k];
+		if ((rc = mem_bind(&m->port[k], s, roles[k], NULL, NULL)))
+			return rc;
+	mem_info(&m->port[0], &mi);
+	m->data = mi.data;
+	m->size = mi.size;
+	m->latency = mi.latency;
+	m->name = name;
 	return 0;
 }
 
-struct unit *vec_new(eng *e, const struct arch *a, int core, sram *spm,
-		     sram *acc, const struct tile_listener *l)
+struct unit *vec_new(eng *e, const struct arch *a, int core,
+		     struct mem_target spm, struct mem_target acc,
+		     const struct tile_listener *l)
 {
 	struct vec *v = calloc(1, sizeof(*v));
 	size_t lane_bytes;

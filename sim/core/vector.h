@@ -17,7 +17,7 @@
 
 #include "../../arch/arch.h"
 #include "../engine/engine.h"
-#include "../mem/sram.h"
+#include "../mem/port.h"
 #include "tile.h"
 
 struct unit;
@@ -30,8 +30,9 @@ struct unit;
  * the unit frees capacity or completes a command (may be NULL).
  * Returns NULL when out of memory.
  */
-struct unit *vec_new(eng *e, const struct arch *a, int core, sram *spm,
-		     sram *acc, const struct tile_listener *l);
+struct unit *vec_new(eng *e, const struct arch *a, int core,
+		     struct mem_target spm, struct mem_target acc,
+		     const struct tile_listener *l);
 
 /* The control unit's port into the vector unit. */
 extern const struct xu_port vec_port;

@@ -67,10 +67,8 @@ void eng_free(eng *e)
 	if (!e)
 		return;
 	/* Destroy in reverse registration order: later units may refer to
-	 * earlier ones.  It is load-bearing for DRAM: channel 0's destroy
-	 * frees the whole dram, every channel's struct included, and channel
-	 * 0 is registered first of the channels, so it must be destroyed
-	 * after channels 1..N-1 have run their own destroy. */
+	 * earlier ones.  Units that are parts of a larger model (the DRAM
+	 * channels) have no destroy: their owner frees the model. */
 	for (i = e->n_units; i-- > 0;)
 		if (e->units[i]->ops->destroy)
 			e->units[i]->ops->destroy(e->units[i]);

@@ -226,6 +226,7 @@ struct dram {
 	int n_w, cap_w;     /* hooks registered, allocated */
 	int space_pending;  /* an EV_SPACE is scheduled */
 	uint32_t *need;     /* scratch: bursts per channel of one request */
+	int *node;          /* NoC node of each channel (noc.dram_nodes) */
 };
 
 /* ---- small helpers ---------------------------------------------------------*/
@@ -1204,7 +1205,7 @@ static void chan_dump(const struct unit *u, struct ctr_sink *s)
 			   0.0);
 }
 
-static void dram_free(dram *d)
+void dram_free(dram *d)
 {
 	int i;
 
@@ -1223,16 +1224,8 @@ static void dram_free(dram *d)
 	free(d->reqs);
 	free(d->w);
 	free(d->need);
+	free(d->node);
 	free(d);
-}
-
-/* Channel 0 owns the whole model; the engine destroys it last. */
-static void chan_destroy(struct unit *u)
-{
-	struct chan *c = (struct chan *)u;
-
-	if (c->id == 0)
-		dram_free(c->d);
 }
 
 static const struct unit_ops chan_ops = {
@@ -1240,7 +1233,9 @@ static const struct unit_ops chan_ops = {
 	.on_event = chan_event,
 	.blocked = chan_blocked,
 	.dump = chan_dump,
-	.destroy = chan_destroy,
+	/* The channels are parts of one dram, freed by its owner
+	 * (dram_free); the engine only dispatches to them. */
+	.destroy = NULL,
 };
 
 /* ---- construction ---------------------------------------------------------------*/
@@ -1378,7 +1373,7 @@ dram *dram_new(eng *e, const struct arch *a)
 {
 	dram *d = calloc(1, sizeof(*d));
 	struct diag *dg = eng_diag(e);
-	int i, rc = NPU_ENOMEM, registered = 0;
+	int i, rc = NPU_ENOMEM;
 
 	if (!d)
 		goto fail;
@@ -1404,8 +1399,13 @@ dram *dram_new(eng *e, const struct arch *a)
 	d->data = calloc(1, d->size);
 	d->ch = calloc((size_t)d->n_ch, sizeof(*d->ch));
 	d->need = calloc((size_t)d->n_ch, sizeof(*d->need));
-	if (!d->data || !d->ch || !d->need)
+	d->node = calloc((size_t)d->n_ch, sizeof(*d->node));
+	if (!d->data || !d->ch || !d->need || !d->node)
 		goto fail;
+	/* Placement was resolved and validated by the loader (one node per
+	 * channel, or all channels on the nodes listed). */
+	for (i = 0; i < d->n_ch; i++)
+		d->node[i] = a->d.dram_node ? a->d.dram_node[i] : -1;
 	for (i = 0; i < d->n_ch; i++) {
 		rc = setup_channel(d, i);
 		if (rc)
@@ -1416,7 +1416,6 @@ dram *dram_new(eng *e, const struct arch *a)
 		rc = eng_add_unit(e, &d->ch[i].u);
 		if (rc)
 			goto fail;
-		registered = 1; /* from now on channel 0's destroy frees d */
 	}
 	return d;
 fail:
@@ -1428,8 +1427,7 @@ fail:
 				 "trefi is 0)" :
 				 "dram: out of memory for %llu bytes of DRAM",
 				 (unsigned long long)(d ? d->size : 0));
-	if (!registered)
-		dram_free(d);
+	dram_free(d);
 	return NULL;
 }
 
@@ -1478,4 +1476,66 @@ void dram_get_stats(const dram *d, int ch, struct dram_stats *st)
 		st->lat_avg /= (double)st->lat_n;
 	st->lat_p99 = h ? hist_p99(h, st->lat_n) : st->lat_max;
 	free(h);
+}
+
+int dram_channel_node(const dram *d, int ch) { return d->node[ch]; }
+
+/* ---- the memory protocol (port.h) ------------------------------------------*/
+
+/* Every requester shares the channel queues: no per-requester state. */
+static int dram_t_attach(void *t, const char *requester)
+{
+	(void)t;
+	(void)requester;
+	return 0;
+}
+
+static int dram_t_recv(void *t, struct mem_port *p, const struct mem_req *r)
+{
+	int rc = dram_request(t, r->addr, r->bytes, r->write, r->done, r->ctx,
+			      r->tag);
+
+	(void)p;
+	return rc == DRAM_FULL ? MEM_RETRY : rc;
+}
+
+/* The retry hook's context is the port: one registration per port. */
+static int dram_t_retry(void *ctx, uint64_t tag, cycle_t when)
+{
+	struct mem_port *p = ctx;
+
+	(void)tag;
+	return p->retry(p->retry_ctx, when);
+}
+
+static int dram_t_want_retry(void *t, struct mem_port *p)
+{
+	return dram_on_space(t, dram_t_retry, p);
+}
+
+static void dram_t_info(const void *t, struct mem_info *out)
+{
+	const struct dram *d = t;
+
+	out->name = "dram";
+	out->data = d->data;
+	out->size = d->size;
+	out->latency = 0;
+}
+
+static const struct mem_target_ops dram_target_ops = {
+	.attach = dram_t_attach,
+	.recv = dram_t_recv,
+	.want_retry = dram_t_want_retry,
+	.info = dram_t_info,
+	.check = NULL,
+	.alone_cycles = NULL,
+	.conflicts = NULL,
+};
+
+struct mem_target dram_target(dram *d)
+{
+	struct mem_target t = { &dram_target_ops, d };
+
+	return t;
 }

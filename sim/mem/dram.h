@@ -15,14 +15,29 @@
 
 #include "../../arch/arch.h"
 #include "../engine/engine.h"
+#include "port.h"
 
 typedef struct dram dram;
 
 /* Called at the completion cycle of a request (EV_PRI_COMPLETE). */
 typedef int (*dram_done_fn)(void *ctx, uint64_t tag, cycle_t when);
 
-/* Registers one unit per channel ("dram.ch0") with the engine. */
+/*
+ * Registers one unit per channel ("dram.ch0") with the engine for its
+ * events; the caller owns the dram and frees it with dram_free (the engine
+ * does not: its channels are parts of one model).  Free it after the last
+ * event has run (eng_run returned).
+ */
 dram *dram_new(eng *e, const struct arch *a);
+void dram_free(dram *d);
+/*
+ * The DRAM as a target of the transaction protocol (port.h): a refused
+ * request (every channel queue it needs is full) returns MEM_RETRY, and
+ * mem_want_retry registers the port for one retry when space frees.
+ */
+struct mem_target dram_target(dram *d);
+/* NoC node the config places channel ch on (noc.dram_nodes). */
+int dram_channel_node(const dram *d, int ch);
 uint8_t *dram_data(dram *d);
 uint64_t dram_size(const dram *d);
 

@@ -229,5 +229,6 @@ int dram_bench_run(const struct arch *a, const struct dram_bench_cfg *cfg,
 	}
 out:
 	eng_free(e);
+	dram_free(g.d);
 	return rc;
 }

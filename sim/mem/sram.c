@@ -901,3 +901,66 @@ int sram_access(sram *s, int req, uint64_t addr, uint32_t bytes, int write,
 	/* Behind a pending or contended head: handled when the head ends. */
 	return 0;
 }
+
+/* ---- the memory protocol (port.h) ------------------------------------------*/
+
+/* Requesters attach in creation order: matrix, vector, DMA engines; the
+ * order is the fixed-priority rank (docs/memory.md). */
+static int sram_t_attach(void *t, const char *requester)
+{
+	return sram_add_requestor(t, requester);
+}
+
+/* An SRAM never refuses: a requester's accesses queue behind each other
+ * and lose bank arbitration instead (conflict cycles). */
+static int sram_t_recv(void *t, struct mem_port *p, const struct mem_req *r)
+{
+	return sram_access(t, p->id, r->addr, r->bytes, r->write, r->when,
+			   r->done, r->ctx, r->tag);
+}
+
+static void sram_t_info(const void *t, struct mem_info *out)
+{
+	const struct sram *s = t;
+	const char *mem = strrchr(s->u.name, '.');
+
+	out->name = mem ? mem + 1 : s->u.name;
+	out->data = s->data;
+	out->size = s->g.bytes;
+	out->latency = s->g.latency;
+	out->period = (uint64_t)s->g.banks * (uint64_t)s->g.bank_width;
+}
+
+static int sram_t_check(const void *t, struct diag *d, const char *who,
+			uint64_t pc, uint64_t addr, uint64_t bytes,
+			unsigned align)
+{
+	return sram_check_access(t, d, who, pc, addr, bytes, align);
+}
+
+static uint32_t sram_t_alone(const void *t, uint64_t addr, uint32_t bytes)
+{
+	return sram_alone_cycles(t, addr, bytes);
+}
+
+static uint64_t sram_t_conflicts(const void *t, int id)
+{
+	return sram_req_stat(t, id, SRAM_ST_CONFLICTS);
+}
+
+static const struct mem_target_ops sram_target_ops = {
+	.attach = sram_t_attach,
+	.recv = sram_t_recv,
+	.want_retry = NULL,
+	.info = sram_t_info,
+	.check = sram_t_check,
+	.alone_cycles = sram_t_alone,
+	.conflicts = sram_t_conflicts,
+};
+
+struct mem_target sram_target(sram *s)
+{
+	struct mem_target t = { &sram_target_ops, s };
+
+	return t;
+}

@@ -29,6 +29,7 @@
 #include "../../util/diag.h"
 #include "../engine/counters.h"
 #include "../engine/engine.h"
+#include "port.h"
 
 typedef struct sram sram;
 
@@ -89,6 +90,13 @@ uint32_t sram_alone_cycles(const sram *s, uint64_t addr, uint32_t bytes);
 /* Name a requestor was registered with ("matrix"), NULL if out of range. */
 const char *sram_requestor_name(const sram *s, int req);
 int sram_n_requestors(const sram *s);
+/*
+ * The memory as a target of the transaction protocol (port.h): requesters
+ * bind ports to it (one requester id per port) and send through them;
+ * it never refuses (MEM_RETRY is never returned).
+ */
+struct mem_target sram_target(sram *s);
+
 /* The memory's unit (counters, name "core0.scratchpad"). */
 struct unit *sram_unit(sram *s);
 

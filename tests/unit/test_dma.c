@@ -165,7 +165,15 @@ static void env_init(struct env *v, const char *const *sets, int n_sets,
 	unit_init(&v->f.u, &feeder_ops, v->e, 0, "feeder");
 	l.unit = &v->f.u;
 	l.kind = 1;
-	v->dma = dma_new(v->e, &v->a, 0, 0, v->spm, v->acc, v->d, &l);
+	{
+		struct mem_target mems[MEM_N_SPACES] = {
+			[MEM_DRAM] = dram_target(v->d),
+			[MEM_SPM] = sram_target(v->spm),
+			[MEM_ACC] = sram_target(v->acc),
+		};
+
+		v->dma = dma_new(v->e, &v->a, 0, 0, mems, &l);
+	}
 	ck_assert_ptr_nonnull(v->dma);
 	v->f.dma = v->dma;
 }
@@ -173,6 +181,7 @@ static void env_init(struct env *v, const char *const *sets, int n_sets,
 static void env_free(struct env *v)
 {
 	eng_free(v->e);
+	dram_free(v->d);
 	arch_free(&v->a);
 }
 

@@ -117,6 +117,27 @@ static uint64_t addr_of(const struct arch *a, int bank, uint64_t row,
 }
 
 /* Run the scripted requests (one issue event per distinct cycle). */
+/* The tests own their drams (dram_new's caller frees it): every dram made
+ * by a test is remembered and freed with its engine. */
+static dram *owned[8];
+static int n_owned;
+
+static dram *tdram_new(eng *e, const struct arch *a)
+{
+	dram *d = dram_new(e, a);
+
+	ck_assert_int_lt(n_owned, 8);
+	owned[n_owned++] = d;
+	return d;
+}
+
+static void teng_free(eng *e)
+{
+	eng_free(e);
+	while (n_owned > 0)
+		dram_free(owned[--n_owned]);
+}
+
 static dram *run_script(eng *e, const struct arch *a, struct drv *v,
 			struct treq *r, int n, struct eng_stats *st)
 {
@@ -124,7 +145,7 @@ static dram *run_script(eng *e, const struct arch *a, struct drv *v,
 
 	memset(v, 0, sizeof(*v));
 	unit_init(&v->u, &drv_ops, e, -1, "drv");
-	v->d = dram_new(e, a);
+	v->d = tdram_new(e, a);
 	ck_assert_ptr_nonnull(v->d);
 	v->r = r;
 	v->n = n;
@@ -161,7 +182,7 @@ START_TEST(dram_latency_closed_bank)
 	ck_assert_uint_eq(r[0].done, 22 + 22 + 4);
 	ck_assert_uint_eq(dram_channel_unit(v.d, 0)->ctr[CTR_DRAM_ROW_MISSES], 1);
 	ck_assert_uint_eq(dram_channel_unit(v.d, 0)->ctr[CTR_DRAM_ACTIVATES], 1);
-	eng_free(e);
+	teng_free(e);
 	arch_free(&a);
 }
 END_TEST
@@ -200,7 +221,7 @@ START_TEST(dram_latency_rounds_up_to_core_clock)
 					ghz - 1e-9));
 	ck_assert_uint_eq(dram_core_to_dcycle(v.d, 101), 162);
 	ck_assert_uint_eq(dram_dcycle_to_core(v.d, 188), 118);
-	eng_free(e);
+	teng_free(e);
 	arch_free(&a);
 }
 END_TEST
@@ -224,7 +245,7 @@ START_TEST(dram_latency_row_hit)
 	/* the row is open: READ at arrival, data tCL later */
 	ck_assert_uint_eq(r[1].done - r[1].at, P(&a, TCL) + BURST(&a));
 	ck_assert_uint_eq(dram_channel_unit(v.d, 0)->ctr[CTR_DRAM_ROW_HITS], 1);
-	eng_free(e);
+	teng_free(e);
 	arch_free(&a);
 }
 END_TEST
@@ -260,7 +281,7 @@ START_TEST(dram_latency_row_conflict_respects_tras)
 	ck_assert_uint_eq(u->ctr[CTR_DRAM_ROW_CONFLICTS], 2);
 	ck_assert_uint_eq(u->ctr[CTR_DRAM_PRECHARGES], 2);
 	ck_assert_uint_eq(u->ctr[CTR_DRAM_ACTIVATES], 3);
-	eng_free(e);
+	teng_free(e);
 	arch_free(&a);
 }
 END_TEST
@@ -297,7 +318,7 @@ START_TEST(dram_turnaround_write_read)
 	/* READ at 1000 + tRCD; WRITE data starts 2 cycles after read data */
 	ck_assert_uint_eq(r[3].done, 1000 + P(&a, TRCD) + P(&a, TCL) +
 				     BURST(&a) + 2 + BURST(&a));
-	eng_free(e);
+	teng_free(e);
 	arch_free(&a);
 }
 END_TEST
@@ -333,7 +354,7 @@ static cycle_t five_acts(const char *tfaw)
 							   4 * P(&a, TRRD)) +
 			  P(&a, TRCD) + P(&a, TCL) + BURST(&a));
 	t = r[4].done;
-	eng_free(e);
+	teng_free(e);
 	arch_free(&a);
 	return t;
 }
@@ -377,7 +398,7 @@ START_TEST(dram_refresh_at_trefi_blocks_trfc)
 	ck_assert_uint_eq(u->ctr[CTR_DRAM_ROW_MISSES], 2);
 	ck_assert_uint_eq(r[1].done, refi + P(&a, TRP) + rfc + P(&a, TRCD) +
 				     P(&a, TCL) + BURST(&a));
-	eng_free(e);
+	teng_free(e);
 	arch_free(&a);
 }
 END_TEST
@@ -407,7 +428,7 @@ START_TEST(dram_refresh_catches_up_lazily)
 					       P(&a, TCL) + BURST(&a));
 	/* no event per refresh interval: issue, wake, completion */
 	ck_assert_uint_le(st.n_events, 6);
-	eng_free(e);
+	teng_free(e);
 	arch_free(&a);
 }
 END_TEST
@@ -464,7 +485,7 @@ static void hit_vs_miss(const char *sched, cycle_t *old_conflict,
 	*old_conflict = r[1].done;
 	*young_hit = r[2].done;
 	*hit_first = r[2].order < r[1].order;
-	eng_free(e);
+	teng_free(e);
 	arch_free(&a);
 }
 
@@ -526,7 +547,7 @@ START_TEST(dram_frfcfs_keeps_row_open_for_queued_hits)
 	/* PRE 1 cycle after the last hit's READ, then ACT, READ */
 	ck_assert_uint_eq(r[2].done, 105 + 22 + 22 + 22 + 4);
 	ck_assert_uint_eq(dram_channel_unit(v.d, 0)->ctr[CTR_DRAM_ROW_HITS], 2);
-	eng_free(e);
+	teng_free(e);
 	arch_free(&a);
 }
 END_TEST
@@ -554,7 +575,7 @@ START_TEST(dram_frfcfs_column_first_on_ties)
 	run_script(e, &a, &v, r, 3, &st);
 	ck_assert_uint_eq(r[2].done, 100 + 22 + 4);
 	ck_assert_uint_eq(r[1].done, 101 + 22 + 22 + 4);
-	eng_free(e);
+	teng_free(e);
 	arch_free(&a);
 }
 END_TEST
@@ -591,7 +612,7 @@ START_TEST(dram_backpressure_full_and_retry)
 			  10 + 64);
 	/* the big request is done once, after its last burst */
 	ck_assert_int_eq(r[10].order, 10);
-	eng_free(e);
+	teng_free(e);
 	arch_free(&a);
 }
 END_TEST
@@ -603,7 +624,7 @@ START_TEST(dram_request_rejects_bad_ranges)
 	dram *d;
 
 	load(&a, ddr4_1to1, 2);
-	d = dram_new(e, &a);
+	d = tdram_new(e, &a);
 	ck_assert_ptr_nonnull(d);
 	ck_assert_uint_eq(dram_size(d), (uint64_t)ARCH_I(&a, DRAM_BYTES));
 	ck_assert_int_eq(dram_request(d, 0, 0, 0, drv_done, NULL, 0),
@@ -615,7 +636,7 @@ START_TEST(dram_request_rejects_bad_ranges)
 	/* the functional store is plain bytes */
 	dram_data(d)[dram_size(d) - 1] = 0x5a;
 	ck_assert_int_eq(dram_data(d)[dram_size(d) - 1], 0x5a);
-	eng_free(e);
+	teng_free(e);
 	arch_free(&a);
 }
 END_TEST
@@ -640,7 +661,7 @@ START_TEST(dram_mapping_fields)
 
 		snprintf(map, sizeof(map), "dram.mapping=%s", maps[m]);
 		load(&a, sets, 6);
-		d = dram_new(e, &a);
+		d = tdram_new(e, &a);
 		ck_assert_ptr_nonnull(d);
 		ck_assert_int_eq(dram_channels(d), 3);
 		ck_assert_uint_eq(dram_burst_bytes(d), 64);
@@ -681,7 +702,7 @@ START_TEST(dram_mapping_fields)
 			ck_assert_uint_eq(l.row, ro);
 			ck_assert_uint_eq(l.col, co);
 		}
-		eng_free(e);
+		teng_free(e);
 		arch_free(&a);
 	}
 }
@@ -715,7 +736,7 @@ START_TEST(dram_ideal_latency_and_bandwidth_exact)
 	run_script(e, &a, &v, r, 2, &st);
 	ck_assert_uint_eq(r[0].done, 103);      /* ceil(102.5) */
 	ck_assert_uint_eq(r[1].done, 610);
-	eng_free(e);
+	teng_free(e);
 
 	/* 1000 back-to-back 64 B requests: 1000 x 2.5 ns + 100 ns */
 	diag_init(&dg, stderr);
@@ -849,7 +870,7 @@ START_TEST(dram_latency_stats_and_dump)
 	ck_assert_ptr_nonnull(ctr_find(&s, "dram.ch0.bandwidth_pct_peak"));
 	ck_assert_ptr_nonnull(ctr_find(&s, "dram.ch0.row_hit_rate"));
 	ctr_sink_free(&s);
-	eng_free(e);
+	teng_free(e);
 	arch_free(&a);
 }
 END_TEST

@@ -192,7 +192,7 @@ static void rig_run(const struct rig_cfg *c, const struct tile_cmd *cmds,
 	ck_assert_int_eq(eng_add_unit(e, &f.u), 0);
 	l.unit = &f.u;
 	l.kind = 1;
-	x = mtx_new(e, &a, 0, spm, acc, &l);
+	x = mtx_new(e, &a, 0, sram_target(spm), sram_target(acc), &l);
 	ck_assert_ptr_nonnull(x);
 	f.x = x;
 	f.cmds = cmds;

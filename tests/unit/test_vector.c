@@ -122,7 +122,7 @@ static void rig_init(struct rig *r, const struct rig_opts *o)
 	ck_assert_int_eq(eng_add_unit(r->e, &r->d.u), 0);
 	l.unit = &r->d.u;
 	l.kind = 1;
-	r->d.vec = vec_new(r->e, &r->a, 0, r->spm, r->acc, &l);
+	r->d.vec = vec_new(r->e, &r->a, 0, sram_target(r->spm), sram_target(r->acc), &l);
 	ck_assert_ptr_nonnull(r->d.vec);
 }
 

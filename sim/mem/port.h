@@ -1,0 +1,148 @@
+/*
+ * port.h - the one memory transaction protocol between requesters (DMA
+ * engines, the matrix engine, the vector unit) and memories (SRAM banks,
+ * DRAM channels; next, NoC interfaces), in the spirit of gem5's timing
+ * ports.
+ *
+ *   requester                          target (sram, dram, noc, ...)
+ *   ---------                          ------
+ *   mem_bind(port, target, "dma0")  -> ops->attach: a requester id
+ *   mem_send(port, req)             -> ops->recv: MEM_OK (accepted) or
+ *                                      MEM_RETRY (refused, nothing kept)
+ *   port->retry(ctx, when)          <- once after mem_want_retry, when the
+ *                                      target has room again (own event)
+ *   req->done(ctx, tag, when)       <- at the completion cycle
+ *
+ * A requester holds only struct mem_port values; it never sees what kind of
+ * memory answers.  The chip binds every port when it is built (sim/chip.c),
+ * so a network, a crossbar or an address interleaver can be put between any
+ * two ends by binding the port to that instead.
+ *
+ * Invariants:
+ *  - a target calls done exactly once per accepted request, never from
+ *    inside recv (always in an event of its own), and never for a refused
+ *    one;
+ *  - requests of one port are served in send order by targets that say so
+ *    (SRAM: per requester; DRAM: per channel queue with its scheduler);
+ *  - the functional bytes (info.data) are the target's own: a requester
+ *    copies them at completion, which is when the hardware would deliver
+ *    them (docs/timing.md, DMA).
+ */
+#ifndef NPU_PORT_H
+#define NPU_PORT_H
+
+#include <stdint.h>
+
+#include "../../util/diag.h"
+#include "../engine/engine.h"
+
+/* recv results beyond 0 (= MEM_OK) and negative NPU_E* codes. */
+#define MEM_OK 0
+#define MEM_RETRY 1
+
+struct mem_port;
+
+/* Completion of one request, at EV_PRI_COMPLETE of cycle 'when'. */
+typedef int (*mem_done_fn)(void *ctx, uint64_t tag, cycle_t when);
+/* The target has room again (EV_PRI_WAKE of 'when'); one-shot. */
+typedef int (*mem_retry_fn)(void *ctx, cycle_t when);
+
+/* One transaction: bytes at addr in the target's address space. */
+struct mem_req {
+	uint64_t addr;      /* first byte */
+	uint32_t bytes;     /* length, > 0 */
+	uint8_t write;      /* 1 = write, 0 = read */
+	cycle_t when;       /* earliest cycle it may be served (>= now; SRAM
+			       requesters schedule ahead, others send now) */
+	mem_done_fn done;   /* completion callback */
+	void *ctx;          /* its context */
+	uint64_t tag;       /* passed back to done */
+};
+
+/* What a requester may know of a target without sending anything. */
+struct mem_info {
+	const char *name;   /* "scratchpad", "accumulator", "dram": messages */
+	uint8_t *data;      /* functional contents (backdoor, like gem5's
+			       functional accesses) */
+	uint64_t size;      /* bytes of the address space */
+	int latency;        /* grant -> completion, cycles, when fixed (SRAM);
+			       0 when it depends on state (DRAM) */
+	uint64_t period;    /* bytes after which an access's cost repeats
+			       (banks x bank_width for SRAM); 0 = none */
+};
+
+/* The receiving side; optional members may be NULL. */
+struct mem_target_ops {
+	/* Register a requester; its id (>= 0) or NPU_E*. */
+	int (*attach)(void *t, const char *requester);
+	/* Take a request of port p (p->id is its requester id). */
+	int (*recv)(void *t, struct mem_port *p, const struct mem_req *r);
+	/* Call p->retry once when a refused request may succeed (NULL for a
+	 * target that never refuses). */
+	int (*want_retry)(void *t, struct mem_port *p);
+	void (*info)(const void *t, struct mem_info *out);
+	/*
+	 * Range and alignment check of an access by the instruction at pc,
+	 * with the standard runtime fault message naming the memory's valid
+	 * range ("core N pc 0x.. cycle N: error: <who>: ...").  0 or
+	 * NPU_EFAULT; d may be NULL.
+	 */
+	int (*check)(const void *t, struct diag *d, const char *who,
+		     uint64_t pc, uint64_t addr, uint64_t bytes, unsigned align);
+	/* Cycles a lone access occupies the target (first to last grant);
+	 * requesters that prefetch on deadlines need it (SRAM). */
+	uint32_t (*alone_cycles)(const void *t, uint64_t addr, uint32_t bytes);
+	/* Cycles requester id lost arbitration so far (stall attribution). */
+	uint64_t (*conflicts)(const void *t, int id);
+};
+
+/* A memory as the chip hands it to a requester: behaviour + object. */
+struct mem_target {
+	const struct mem_target_ops *ops; /* NULL: nothing there */
+	void *obj;                        /* the model (sram *, dram *, ...) */
+};
+
+/* A requester's end of one binding. */
+struct mem_port {
+	struct mem_target t;  /* bound target (t.ops NULL = unbound) */
+	int id;               /* requester id at the target */
+	mem_retry_fn retry;   /* after mem_want_retry (NULL: never asked) */
+	void *retry_ctx;      /* its context */
+};
+
+/*
+ * Bind p to t as requester 'name' (attach; the order of binds on one SRAM
+ * is its fixed arbitration priority).  An unbound target (t.ops NULL)
+ * leaves p unbound and returns 0: sending through it is a caller bug,
+ * mem_bound() tells.  Returns 0 or NPU_E*.
+ */
+int mem_bind(struct mem_port *p, struct mem_target t, const char *name,
+	     mem_retry_fn retry, void *retry_ctx) NPU_WUR;
+
+static inline int mem_bound(const struct mem_port *p)
+{
+	return p->t.ops != NULL;
+}
+
+/* Send r through p: MEM_OK, MEM_RETRY or NPU_E*. */
+static inline int mem_send(struct mem_port *p, const struct mem_req *r)
+{
+	return p->t.ops->recv(p->t.obj, p, r);
+}
+
+/* Ask for one p->retry call once the target has room (MEM_RETRY). */
+int mem_want_retry(struct mem_port *p) NPU_WUR;
+
+/* The target's name, contents, size and fixed latency. */
+void mem_info(const struct mem_port *p, struct mem_info *out);
+/* See mem_target_ops.check; a target without one checks only the size. */
+int mem_check(const struct mem_port *p, struct diag *d, const char *who,
+	      uint64_t pc, uint64_t addr, uint64_t bytes,
+	      unsigned align) NPU_WUR;
+/* See mem_target_ops.alone_cycles; 1 when the target does not say. */
+uint32_t mem_alone_cycles(const struct mem_port *p, uint64_t addr,
+			  uint32_t bytes);
+/* See mem_target_ops.conflicts; 0 when the target has no arbiter. */
+uint64_t mem_conflicts(const struct mem_port *p);
+
+#endif
