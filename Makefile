@@ -46,6 +46,7 @@ UTIL_SRCS  := util/diag.c util/dtype.c util/fsout.c util/strutil.c util/num.c \
               util/npy.c
 ARCH_SRCS  := arch/arch.c arch/arch_dump.c
 ISA_SRCS   := isa/isa.c
+PROG_SRCS  := prog/prog.c
 ASM_SRCS   := asm/asm.c asm/asm_src.c asm/asm_lex.c asm/asm_li.c asm/asm_doc.c asm/obj.c
 ENGINE_SRCS := sim/engine/engine.c sim/engine/counters.c
 MEM_SRCS   := sim/mem/port.c sim/mem/sram.c sim/mem/dram.c sim/mem/dram_bench.c
@@ -53,6 +54,7 @@ CORE_SRCS  := sim/core/matrix.c sim/core/matrix_pe.c sim/core/vecmath.c \
               sim/core/vector.c sim/core/dma.c sim/core/control.c \
               sim/core/hazard.c
 SIM_SRCS   := $(ENGINE_SRCS) $(MEM_SRCS) $(CORE_SRCS) sim/chip.c
+RUN_SRCS   := run/run.c
 TRC_SRCS   := traces/ctrout.c traces/trace.c
 # Doc writers that join several tables (the ISA and the assembler's
 # directives); mkdoc and the staleness tests call them.
@@ -60,8 +62,8 @@ DOC_SRCS   := docs/isa_doc.c
 CLI_SRCS   := cli/main.c cli/cmd_config.c cli/cmd_dram.c cli/cmd_as.c \
               cli/cmd_objdump.c cli/cmd_run.c
 
-LIB_SRCS   := $(UTIL_SRCS) $(ARCH_SRCS) $(ISA_SRCS) $(ASM_SRCS) $(SIM_SRCS) \
-              $(TRC_SRCS) $(DOC_SRCS)
+LIB_SRCS   := $(UTIL_SRCS) $(ARCH_SRCS) $(ISA_SRCS) $(PROG_SRCS) $(ASM_SRCS) $(SIM_SRCS) \
+              $(RUN_SRCS) $(TRC_SRCS) $(DOC_SRCS)
 LIB_OBJS   := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 CLI_OBJS   := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 LIB        := $(BUILD)/libnpusim.a
@@ -163,7 +165,7 @@ FUZZ_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_SEEDS_asm := fuzz/corpus/asm tests/asm $(wildcard asm/kernels)
 FUZZ_SEEDS_obj := fuzz/corpus/obj
 FUZZ_OBJS  := $(patsubst %.c,build/fuzz/%.o,util/diag.c util/dtype.c \
-              util/fsout.c util/strutil.c $(ISA_SRCS) $(ASM_SRCS))
+              util/fsout.c util/strutil.c $(ISA_SRCS) $(PROG_SRCS) $(ASM_SRCS))
 define FUZZ_RUN
 	clang -std=c11 -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) -o build/fuzz/fuzz_$(1) \
 	  fuzz/fuzz_$(1).c $(FUZZ_OBJS) $(LDLIBS)

@@ -1327,3 +1327,48 @@ void obj_print(FILE *fp, const struct obj_prog *p, const char *title,
 		}
 	}
 }
+
+/* ---- program images (prog/prog.h) -------------------------------------------*/
+
+/* prog_symbolizer.src_line over an object (ctx is the obj_prog). */
+static int obj_image_line(void *ctx, uint64_t pc, const char **file,
+			  int *line)
+{
+	return obj_src_line(ctx, pc, file, line);
+}
+
+int obj_image(const struct obj_prog *p, const char *name,
+	      struct prog_image **out)
+{
+	struct prog_image *img = prog_new(name);
+	size_t i;
+	int rc = NPU_ENOMEM;
+
+	*out = NULL;
+	if (!img)
+		return NPU_ENOMEM;
+	if ((rc = prog_add_code(img, p->code, p->n_code)))
+		goto fail;
+	/* enum obj_mem values are the ISA's memory-space ids (obj.h), so
+	 * sections and tensors keep their numbers. */
+	for (i = 0; i < p->n_sects; i++)
+		if ((rc = prog_add_section(img, (int)p->sects[i].mem,
+					   p->sects[i].addr, p->sects[i].bytes,
+					   p->sects[i].size)))
+			goto fail;
+	for (i = 0; i < p->n_tensors; i++) {
+		const struct obj_tensor *t = &p->tensors[i];
+
+		if ((rc = prog_add_tensor(img, t->name, (int)t->mem, t->dtype,
+					  t->rank, t->addr, t->shape)))
+			goto fail;
+	}
+	img->sym.label = obj_symbolize;
+	img->sym.src_line = obj_image_line;
+	img->sym.ctx = (void *)p;
+	*out = img;
+	return 0;
+fail:
+	prog_free(img);
+	return rc;
+}

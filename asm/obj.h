@@ -28,6 +28,7 @@
 
 #include "../util/diag.h"
 #include "../util/dtype.h"
+#include "../prog/prog.h"
 
 /*
  * Memory spaces of data sections and tensors.  DRAM, SPM and ACC have the
@@ -164,6 +165,16 @@ const char *obj_symbolize(void *ctx, uint64_t addr);
 /* Source file and line of the word at pc; 0, or -1 if unknown. */
 int obj_src_line(const struct obj_prog *p, uint64_t pc, const char **file,
 		 int *line);
+
+/*
+ * The program image of p (prog/prog.h) named name: code, sections and
+ * tensors copied; labels and source lines through p, which must outlive
+ * the image.  0 or NPU_ENOMEM.
+ */
+int obj_image(const struct obj_prog *p, const char *name,
+	      struct prog_image **out) NPU_WUR;
+_Static_assert(OBJ_MAX_RANK == PROG_MAX_RANK,
+	       "object tensors and image tensors have one rank limit");
 
 /* What obj_print shows (OR of the flags). */
 enum obj_print_flag {

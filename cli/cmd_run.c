@@ -2,6 +2,7 @@
  * cmd_run.c - `npusim run` and `npusim stat`: simulate a program on a chip.
  *
  *   npusim run [-c CONFIG] [-s key=value]... [-D N=V] [-I DIR] PROGRAM
+ *              [--program CORE[-CORE]=FILE]...
  *              [--input NAME[@CORE]=a.npy]... [--output NAME[@CORE]=c.npy]...
  *              [--counters FILE.json|.csv|.txt] [--trace FILE.json.gz]
  *              [--max-cycles N] [--check-hazards] [--trace-insn]
@@ -14,8 +15,9 @@
  * leaves no half-written file.  `stat` is `run` that prints the full
  * perf-stat-like counter summary.
  *
- * Order of one run (cmd_run_common): config -> program -> trace file
- * opened -> chip built -> program and --input tensors loaded -> run ->
+ * The work is the run library's (run/run.h); this file parses options and
+ * writes files.  Order of one run (cmd_run_common): config -> trace file
+ * opened -> chip built -> programs and --input tensors loaded -> run ->
  * (only on success) --output tensors, counter files, trace closed,
  * summary.  Each output file is atomic on its own (fsout); if a later one
  * fails, earlier ones stay written, whole.  With --check-hazards a run
@@ -28,9 +30,7 @@
 #include <string.h>
 
 #include "../arch/arch.h"
-#include "../asm/asm.h"
-#include "../asm/obj.h"
-#include "../sim/chip.h"
+#include "../run/run.h"
 #include "../sim/engine/counters.h"
 #include "../traces/ctrout.h"
 #include "../traces/trace.h"
@@ -39,6 +39,12 @@
 
 /* Most repeats of each repeatable option (fixed arrays in run_opts). */
 #define MAX_ARGS 256
+
+/* One --program binding: cores lo..hi run path. */
+struct core_prog {
+	int lo, hi;         /* core range */
+	const char *path;   /* .s or .npo */
+};
 
 /* One --input / --output binding. */
 struct bind {
@@ -52,7 +58,10 @@ struct bind {
  * 85 KiB, kept off the stack). */
 struct run_opts {
 	const char *config;                /* -c: libconfig file, NULL = defaults */
-	const char *program;               /* .s or .npo operand */
+	const char *program;               /* .s or .npo operand (the cores no
+					      --program names) */
+	struct core_prog progs[MAX_ARGS];  /* --program CORES=FILE */
+	int n_progs;                       /* used entries of progs */
 	const char *overrides[MAX_ARGS];   /* -s key=value, command-line order */
 	int n_overrides;                   /* used entries of overrides */
 	const char *defines[MAX_ARGS];     /* -D NAME[=VALUE] for .s input */
@@ -80,6 +89,7 @@ static void run_usage(FILE *fp, const char *cmd)
 {
 	fprintf(fp,
 		"usage: npusim %s [-c CONFIG] [-s key=value]... [-D NAME=VALUE] [-I DIR] PROGRAM\n"
+		"                  [--program CORE[-CORE]=FILE]...\n"
 		"                  [--input NAME[@CORE]=FILE.npy]... [--output NAME[@CORE]=FILE.npy]...\n"
 		"                  [--counters FILE.json|.csv|.txt] [--trace FILE.json.gz]\n"
 		"                  [--max-cycles N] [--check-hazards] [--trace-insn]\n"
@@ -89,6 +99,9 @@ static void run_usage(FILE *fp, const char *cmd)
 		"  -c FILE             chip config (libconfig)\n"
 		"  -s key=value        override a config key (repeatable)\n"
 		"  -D NAME=VALUE, -I DIR   assembler defines and include path (for .s)\n"
+		"  --program C=FILE    run FILE on core C or cores C-D instead of PROGRAM\n"
+		"                      (repeatable; PROGRAM may be omitted when every core\n"
+		"                      gets one this way)\n"
 		"  --input NAME=FILE   write a .npy into the tensor NAME of the program's tensor\n"
 		"                      table before the run (@CORE picks the core for spm/acc)\n"
 		"  --output NAME=FILE  read tensor NAME into a .npy after the run\n"
@@ -134,6 +147,30 @@ static int parse_bind(const char *arg, struct bind *b)
 	return 0;
 }
 
+/*
+ * --program CORES=FILE: a core "3" or a range "2-5".  Checked against the
+ * chip when loaded (run_load_file reports cores that do not exist).
+ */
+static int parse_core_prog(const char *arg, struct core_prog *cp)
+{
+	const char *eq = strchr(arg, '=');
+	char *end;
+	long lo, hi;
+
+	if (!eq || eq == arg || !eq[1])
+		return -1;
+	lo = strtol(arg, &end, 10);
+	hi = lo;
+	if (*end == '-')
+		hi = strtol(end + 1, &end, 10);
+	if (end != eq || lo < 0 || hi < lo || hi > 65535)
+		return -1;
+	cp->lo = (int)lo;
+	cp->hi = (int)hi;
+	cp->path = eq + 1;
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct run_opts *o)
 {
 	int i;
@@ -147,7 +184,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		 * to one array, so no array can overflow below. */
 		if (o->n_overrides >= MAX_ARGS || o->n_inputs >= MAX_ARGS ||
 		    o->n_outputs >= MAX_ARGS || o->n_defines >= MAX_ARGS ||
-		    o->n_incdirs >= MAX_ARGS) {
+		    o->n_incdirs >= MAX_ARGS || o->n_progs >= MAX_ARGS) {
 			fprintf(stderr, "npusim %s: too many options\n", argv[0]);
 			return -1;
 		}
@@ -159,7 +196,13 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 			o->defines[o->n_defines++] = v;
 		else if ((v = cli_opt_value(argc, argv, &i, 'I', "--include", &missing)))
 			o->incdirs[o->n_incdirs++] = v;
-		else if ((v = cli_opt_value(argc, argv, &i, 0, "--input", &missing))) {
+		else if ((v = cli_opt_value(argc, argv, &i, 0, "--program", &missing))) {
+			if (parse_core_prog(v, &o->progs[o->n_progs++])) {
+				fprintf(stderr, "npusim %s: --program %s: expected CORE[-CORE]=FILE\n",
+					argv[0], v);
+				return -1;
+			}
+		} else if ((v = cli_opt_value(argc, argv, &i, 0, "--input", &missing))) {
 			if (parse_bind(v, &o->inputs[o->n_inputs++])) {
 				fprintf(stderr, "npusim %s: --input %s: expected NAME[@CORE]=FILE.npy\n",
 					argv[0], v);
@@ -231,7 +274,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 			return -1;
 		}
 	}
-	if (!o->program) {
+	if (!o->program && o->n_progs == 0) {
 		fprintf(stderr, "npusim %s: no program given (see npusim %s --help)\n",
 			argv[0], argv[0]);
 		return -1;
@@ -239,143 +282,28 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 	return 0;
 }
 
-/*
- * Memory of a tensor on a core; checks that the tensor fits.  The tensor
- * table comes from the program, the memory sizes from the config, so a
- * tensor that assembled fine can still miss with a smaller memory.  The
- * fit test avoids addr + bytes (object files are user input).  DRAM
- * tensors ignore the core (chip_mem); the element count is not checked
- * for overflow, the product of the declared shape is taken as is.
- */
-static int tensor_mem(struct chip *c, const struct obj_tensor *t,
-		      const struct bind *b, uint8_t **out, uint64_t *nbytes,
-		      struct diag *d)
+/* Write each --input tensor before the run, in command-line order. */
+static int load_inputs(struct run *r, const struct run_opts *o)
 {
-	uint64_t size = 0, n = 1;
-	uint8_t *base;
-	int i;
+	int i, rc;
 
-	if (b->core >= chip_n_cores(c))
-		return diag_error(d, diag_nowhere(), NPU_EUSAGE,
-				  "%s: core %d does not exist (the chip has %d)",
-				  b->arg, b->core, chip_n_cores(c));
-	base = chip_mem(c, t->mem == OBJ_MEM_DATA ? MEM_SMEM : (int)t->mem,
-			b->core, &size);
-	for (i = 0; i < t->rank; i++)
-		n *= t->shape[i];
-	*nbytes = dtype_bytes(t->dtype, n);
-	if (!base || t->addr > size || size - t->addr < *nbytes)
-		return diag_error(d, diag_nowhere(), NPU_ETENSOR,
-				  "tensor '%s' (%llu bytes at %s 0x%llx) does not fit in that memory with this config (%llu bytes)",
-				  t->name, (unsigned long long)*nbytes,
-				  obj_mem_name((int)t->mem),
-				  (unsigned long long)t->addr,
-				  (unsigned long long)size);
-	*out = base + t->addr;
-	return 0;
-}
-
-static const struct obj_tensor *find_tensor(const struct obj_prog *p,
-					    const struct bind *b,
-					    struct diag *d)
-{
-	const struct obj_tensor *t = obj_find_tensor(p, b->name);
-	size_t i;
-
-	if (t)
-		return t;
-	if (p->n_tensors == 0) {
-		(void)diag_error(d, diag_nowhere(), NPU_ETENSOR,
-				 "%s: the program declares no tensors (use .tensor NAME, MEM, ADDR, DTYPE, SHAPE...)",
-				 b->arg);
-		return NULL;
-	}
-	(void)diag_error(d, diag_nowhere(), NPU_ETENSOR,
-			 "%s: the program has no tensor '%s'", b->arg, b->name);
-	for (i = 0; i < p->n_tensors; i++)
-		diag_note(d, diag_nowhere(), "tensor '%s' is declared",
-			  p->tensors[i].name);
-	return NULL;
-}
-
-static int load_inputs(struct chip *c, const struct obj_prog *p,
-		       const struct run_opts *o, struct diag *d)
-{
-	int i, k, rc;
-
-	for (i = 0; i < o->n_inputs; i++) {
-		const struct bind *b = &o->inputs[i];
-		const struct obj_tensor *t = find_tensor(p, b, d);
-		struct npy x;
-		uint64_t nbytes;
-		uint8_t *dst;
-		int same;
-
-		if (!t)
-			return NPU_ETENSOR;
-		/* Converted to the tensor's dtype on load (npy.h: integers
-		 * must be integral and in range, floats round to nearest even,
-		 * overflow is an error); the shape must match exactly, there
-		 * is no broadcasting or reshaping. */
-		if (npy_load_as(b->path, t->dtype, &x, d))
-			return NPU_ETENSOR;
-		same = x.ndim == t->rank;
-		for (k = 0; same && k < t->rank; k++)
-			same = x.shape[k] == t->shape[k];
-		if (!same) {
-			char want[128] = "", got[128] = "";
-			size_t n = 0;
-
-			for (k = 0; k < t->rank; k++)
-				n += (size_t)snprintf(want + n, sizeof(want) - n, "%s%llu",
-						      k ? ", " : "", (unsigned long long)t->shape[k]);
-			n = 0;
-			for (k = 0; k < x.ndim; k++)
-				n += (size_t)snprintf(got + n, sizeof(got) - n, "%s%llu",
-						      k ? ", " : "", (unsigned long long)x.shape[k]);
-			npy_free(&x);
-			return diag_error(d, diag_at_file(b->path, 0, 0), NPU_ETENSOR,
-					  "shape (%s) does not match tensor '%s' (%s)",
-					  got, t->name, want);
-		}
-		if ((rc = tensor_mem(c, t, b, &dst, &nbytes, d))) {
-			npy_free(&x);
+	for (i = 0; i < o->n_inputs; i++)
+		if ((rc = run_bind_npy(r, o->inputs[i].name, o->inputs[i].core,
+				       o->inputs[i].path)))
 			return rc;
-		}
-		/* Same dtype and shape, so x.data holds exactly nbytes. */
-		memcpy(dst, x.data, nbytes);
-		npy_free(&x);
-	}
 	return 0;
 }
 
 /* Read each --output tensor back into a .npy of the tensor's declared
- * dtype and shape; npy_write is atomic per file.  k is unused. */
-static int write_outputs(struct chip *c, const struct obj_prog *p,
-			 const struct run_opts *o, struct diag *d)
+ * dtype and shape; each file is written atomically. */
+static int write_outputs(struct run *r, const struct run_opts *o)
 {
-	int i;
+	int i, rc;
 
-	for (i = 0; i < o->n_outputs; i++) {
-		const struct bind *b = &o->outputs[i];
-		const struct obj_tensor *t = find_tensor(p, b, d);
-		struct npy x;
-		uint64_t nbytes;
-		uint8_t *src;
-		int rc;
-
-		if (!t)
-			return NPU_ETENSOR;
-		if ((rc = tensor_mem(c, t, b, &src, &nbytes, d)))
+	for (i = 0; i < o->n_outputs; i++)
+		if ((rc = run_save_npy(r, o->outputs[i].name,
+				       o->outputs[i].core, o->outputs[i].path)))
 			return rc;
-		if (npy_alloc(&x, t->dtype, t->rank, t->shape))
-			return NPU_ENOMEM;
-		memcpy(x.data, src, nbytes);
-		rc = npy_write(b->path, &x, d);
-		npy_free(&x);
-		if (rc)
-			return rc;
-	}
 	return 0;
 }
 
@@ -438,21 +366,45 @@ static void print_summary(FILE *fp, const struct ctr_sink *s, cycle_t cycles,
 	}
 }
 
+/*
+ * Programs onto cores: the positional PROGRAM on every core first, then
+ * each --program on its cores, in command-line order (a later one
+ * replaces an earlier one on the cores they share).
+ */
+static int load_programs(struct run *r, const struct run_opts *o)
+{
+	struct asm_opts ao;
+	int i, rc;
+
+	memset(&ao, 0, sizeof(ao));
+	ao.defines = o->defines;
+	ao.n_defines = (size_t)o->n_defines;
+	ao.include_dirs = o->incdirs;
+	ao.n_include_dirs = (size_t)o->n_incdirs;
+	if (o->program && (rc = run_load_file(r, o->program, &ao,
+					      RUN_ALL_CORES)))
+		return rc;
+	for (i = 0; i < o->n_progs; i++)
+		if ((rc = run_load_file(r, o->progs[i].path, &ao,
+					o->progs[i].lo, o->progs[i].hi)))
+			return rc;
+	return 0;
+}
+
 static int cmd_run_common(int argc, char **argv, int stat)
 {
 	struct run_opts *o = calloc(1, sizeof(*o));
 	struct arch a;
 	struct diag d;
-	struct obj_prog *prog = NULL;
-	struct chip *chip = NULL;
-	struct chip_opts co;
+	struct run *r = NULL;
+	struct run_params ro;
 	struct chip_result res;
 	struct ctr_sink sink;
 	struct trc *trace = NULL;
 	int rc = 0, arch_ok = 0, i;
 
 	/* Everything cleaned up at "out" must be initialised before the
-	 * first goto: sink, chip (NULL), prog (NULL), trace (NULL). */
+	 * first goto: sink, r (NULL), trace (NULL). */
 	diag_init(&d, stderr);
 	ctr_sink_init(&sink);
 	if (!o)
@@ -472,20 +424,6 @@ static int cmd_run_common(int argc, char **argv, int stat)
 	if (rc)
 		goto out;
 	arch_ok = 1;
-	if (obj_sniff(o->program)) {
-		rc = obj_load(o->program, &d, &prog);
-	} else {
-		struct asm_opts ao;
-
-		memset(&ao, 0, sizeof(ao));
-		ao.defines = o->defines;
-		ao.n_defines = (size_t)o->n_defines;
-		ao.include_dirs = o->incdirs;
-		ao.n_include_dirs = (size_t)o->n_incdirs;
-		rc = asm_assemble_file(o->program, &ao, &d, &prog);
-	}
-	if (rc)
-		goto out;
 	/* Opened before the run because events stream into it; a failed
 	 * run aborts it (trc_abort), leaving no file behind. */
 	if (o->trace) {
@@ -495,44 +433,30 @@ static int cmd_run_common(int argc, char **argv, int stat)
 			goto out;
 		}
 	}
-	memset(&co, 0, sizeof(co));
-	co.max_cycles = o->max_cycles;
-	co.check_hazards = o->check_hazards;
-	co.trace_insns = o->trace_insn;
-	co.trace = trace;
-	chip = chip_new(&a, &co, &d);
-	if (!chip) {
+	memset(&ro, 0, sizeof(ro));
+	ro.max_cycles = o->max_cycles;
+	ro.check_hazards = o->check_hazards;
+	ro.trace_insns = o->trace_insn;
+	ro.trace = trace;
+	if (!(r = run_new(&a, &ro, &d))) {
 		rc = NPU_ENOMEM;
 		goto out;
 	}
-	if ((rc = chip_load_program(chip, prog, &d)))
+	if ((rc = load_programs(r, o)))
 		goto out;
-	if ((rc = load_inputs(chip, prog, o, &d)))
+	if ((rc = load_inputs(r, o)))
 		goto out;
-	rc = chip_run(chip, &res);
-	if (rc && d.last_run.core >= 0) {
-		/* Point at the source line of the faulting instruction. */
-		const char *file;
-		int line;
-
-		if (obj_src_line(prog, d.last_run.pc, &file, &line) == 0)
-			diag_note(&d, diag_at_file(file, line, 0),
-				  "the instruction at pc 0x%llx (core %d)",
-				  (unsigned long long)d.last_run.pc, d.last_run.core);
-	}
 	/* No output of a failed run: a fault, deadlock or timeout leaves
 	 * the tensors in an undefined state. */
-	if (rc) {
-		if (rc == NPU_EINTERNAL)
-			(void)diag_error(&d, diag_nowhere(), rc,
-					 "internal simulator error (please report it with the config and program)");
+	if ((rc = run_go(r, CYCLE_MAX, &res)))
 		goto out;
-	}
-	if ((rc = write_outputs(chip, prog, o, &d)))
+	if ((rc = write_outputs(r, o)))
 		goto out;
-	chip_dump(chip, &sink);
+	if ((rc = run_counters(r, &sink)))
+		goto out;
 	{
-		struct ctrout_meta m = { NPU_VERSION, o->config, o->program,
+		struct ctrout_meta m = { NPU_VERSION, o->config,
+					 o->program ? o->program : o->progs[0].path,
 					 res.cycles, ARCH_F(&a, CHIP_CLOCK_GHZ) };
 
 		for (i = 0; i < o->n_counters; i++)
@@ -572,8 +496,7 @@ out:
 	if (trace)
 		trc_abort(trace);
 	ctr_sink_free(&sink);
-	chip_free(chip);
-	obj_free(prog);
+	run_free(r);
 	if (arch_ok)
 		arch_free(&a);
 	free(o);

@@ -1,10 +1,20 @@
 /*
- * chip.c - build a chip from a config, load a program, run it, dump counters.
+ * chip.c - build a chip from a config, load programs, run, dump counters.
  *
  * Unit creation order fixes the SRAM requestor priority (matrix, vector,
  * then DMA engines: lower id wins under fixed-priority arbitration) and the
- * order of the counter dump.  Every core runs the same program (SPMD); a
- * kernel tells cores apart with `csrr coreid`.
+ * order of the counter dump.  Every core runs the program loaded for it:
+ * one for all (SPMD; a kernel tells cores apart with `csrr coreid`) or one
+ * per core or group of cores (chip_load_program_cores).
+ *
+ * Phases: a run ends when every core has finished; loading new programs
+ * and running again starts a phase at the cycle the previous one ended,
+ * with every memory's contents (DRAM, scratchpads, accumulators) kept and
+ * counters still counting.  A run may also stop at a given cycle and be
+ * continued (chip_run_until).
+ *
+ * Memory binding: every requester port is bound here (sim/mem/port.h), so
+ * units never see which model serves them.
  *
  * Remote signals (rsig) and barriers are chip services.  Until the NoC model
  * carries them, an rsig arrives after 1 + hops * (router_stages +
@@ -12,16 +22,15 @@
  * the two cores' nodes; a barrier releases every core in the cycle the last
  * one arrives.
  *
- * Ownership: the engine owns every unit (it destroys them in eng_free);
- * the chip owns the per-core DMA pointer arrays, the decoded program and
- * the hazard checker; the arch and the obj_prog belong to the caller and
- * must outlive the chip.
+ * Ownership: the engine destroys every unit registered with a destroy op;
+ * the chip owns the DRAM (a multi-unit model), the per-core DMA pointer
+ * arrays, the decoded programs and the hazard checker; the arch and the
+ * program images belong to the caller and must outlive the chip.
  *
  * Engine registration order, per core: scratchpad, accumulator, control
  * unit, matrix, vector, DMA engines; the DRAM channels come before every
  * core (dram_new runs first).  The deadlock report lists stuck units in
- * this order, and engine.c's teardown relies on it for DRAM; the counter
- * dump order is chip_dump's own.
+ * this order; the counter dump order is chip_dump's own.
  */
 #include "chip.h"
 
@@ -29,7 +38,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../asm/obj.h"
 #include "../isa/isa.h"
 #include "core/control.h"
 #include "core/dma.h"
@@ -49,6 +57,26 @@ struct core {
 	int n_dma;               /* their number */
 	sram *spm, *acc;         /* scratchpad and accumulator */
 	int finished;            /* halted and drained (counted once) */
+	int loaded;              /* a program was loaded since its last run */
+	const struct prog_image *img; /* its program (not owned), or NULL */
+};
+
+/* Names of memory spaces in messages (as the assembler spells them). */
+static const char *mem_space_name(int mem)
+{
+	switch (mem) {
+	case MEM_DRAM: return "dram";
+	case MEM_SPM: return "spm";
+	case MEM_ACC: return "acc";
+	case MEM_SMEM: return "data";
+	default: return "?";
+	}
+}
+
+/* One decoded program; several cores may share it. */
+struct chip_prog {
+	struct ctl_prog prog;    /* decoded (insns, legal owned) */
+	const struct prog_image *img; /* the image (not owned) */
 };
 
 struct chip {
@@ -61,14 +89,18 @@ struct chip {
 	int n_cores;             /* their number */
 	int barrier_arrived;     /* cores arrived at the current barrier:
 				    0 .. n_cores-1 between barriers */
-	int n_finished;          /* cores finished */
+	int n_finished;          /* cores finished in this phase */
+	int running;             /* a phase started and has not ended */
+	cycle_t phase_start;     /* cycle the current (or last) phase began */
 	cycle_t last_finish;     /* cycle the last core finished: the run's
 				    "cycles" */
 	struct hz *hz;           /* hazard checker or NULL */
-	struct ctl_prog prog;    /* decoded program, shared by every core
-				    (owned; words point into the obj_prog) */
-	const struct obj_prog *obj; /* the loaded program (not owned): labels */
+	struct chip_prog **progs; /* every program decoded so far (owned;
+				    words point into the images) */
+	int n_progs;             /* entries */
 };
+
+static const struct ctl_sync_ops chip_sync_ops;
 
 /*
  * The geometry of a core's scratchpad (acc = 0) or accumulator (acc = 1)
@@ -116,7 +148,7 @@ static int chip_build_core(struct chip *c, int i)
 	struct mem_target mems[MEM_N_SPACES] = { { NULL, NULL } };
 	char name[32];
 	int j, rc = 0, n_xu;
-	static const struct ctl_prog empty = { NULL, NULL, NULL, 0 };
+	struct ctl_params cp;
 
 	sram_geom_of(c->a, 0, &g);
 	snprintf(name, sizeof(name), "core%d.scratchpad", i);
@@ -126,7 +158,14 @@ static int chip_build_core(struct chip *c, int i)
 	k->acc = sram_new(c->e, i, name, &g);
 	if (!k->spm || !k->acc)
 		return NPU_ENOMEM;
-	k->ctl = ctl_new(c->e, c->a, c, i, &empty);
+	memset(&cp, 0, sizeof(cp));
+	cp.core = i;
+	cp.n_cores = c->n_cores;
+	cp.trace_insns = c->o.trace_insns;
+	cp.max_cycles = c->o.max_cycles;
+	cp.sync.ops = &chip_sync_ops;
+	cp.sync.ctx = c;
+	k->ctl = ctl_new(c->e, c->a, &cp);
 	if (!k->ctl)
 		return NPU_ENOMEM;
 	if ((rc = eng_add_unit(c->e, k->ctl))) {
@@ -235,8 +274,12 @@ void chip_free(struct chip *c)
 	if (c->cores)
 		for (i = 0; i < c->n_cores; i++)
 			free(c->cores[i].dma);
-	free((void *)c->prog.insns);
-	free((void *)c->prog.legal);
+	for (i = 0; i < c->n_progs; i++) {
+		free((void *)c->progs[i]->prog.insns);
+		free((void *)c->progs[i]->prog.legal);
+		free(c->progs[i]);
+	}
+	free(c->progs);
 	free(c->cores);
 	hz_free(c->hz);
 	free(c);
@@ -279,13 +322,13 @@ uint64_t chip_reg(const struct chip *c, int core, int r)
 }
 
 /*
- * Decode the code section once; every core runs the same decoded program.
+ * Decode an image's code once; every core loaded with it shares the result.
  * Words that do not decode are marked illegal rather than rejected: the
- * code section may hold data or padding, and only executing such a word is
- * a fault (control.c).  Allocates at least one entry so that an empty
- * program still has non-NULL tables.
+ * code may hold data or padding, and only executing such a word is a fault
+ * (control.c).  Allocates at least one entry so that an empty program
+ * still has non-NULL tables.
  */
-static int chip_decode(const struct obj_prog *p, struct ctl_prog *out)
+static int chip_decode(const struct prog_image *p, struct ctl_prog *out)
 {
 	struct isa_insn *insns;
 	uint8_t *legal;
@@ -304,49 +347,41 @@ static int chip_decode(const struct obj_prog *p, struct ctl_prog *out)
 	out->legal = legal;
 	out->words = p->code;
 	out->n = p->n_code;
+	out->sym = &p->sym;
 	return 0;
 }
 
-const struct obj_prog *chip_program(const struct chip *c) { return c->obj; }
-
-int chip_load_program(struct chip *c, const struct obj_prog *p,
-		      struct diag *d)
+const struct prog_image *chip_program(const struct chip *c, int core)
 {
-	struct ctl_prog prog;
+	return core >= 0 && core < c->n_cores ? c->cores[core].img : NULL;
+}
+
+/*
+ * Copy an image's initialised data: DRAM once, per-core memories on each
+ * core of [lo, hi] (each core starts with the same image).
+ */
+static int chip_load_data(struct chip *c, const struct prog_image *p, int lo,
+			  int hi, struct diag *d)
+{
 	size_t s;
-	int i, rc;
+	int i;
 
-	if ((rc = chip_decode(p, &prog)))
-		return diag_error(d, diag_nowhere(), rc,
-				  "out of memory decoding the program");
-	/* A second load replaces the first program (and frees it). */
-	free((void *)c->prog.insns);
-	free((void *)c->prog.legal);
-	c->prog = prog;
-	for (i = 0; i < c->n_cores; i++)
-		ctl_set_program(c->cores[i].ctl, &c->prog);
-	c->obj = p;
-	/* Initialised data: DRAM once, per-core memories on every core
-	 * (SPMD: each core starts with the same image).  OBJ_MEM_DRAM/SPM/ACC
-	 * (0, 1, 2) equal MEM_DRAM/SPM/ACC, so only the scalar data section
-	 * (OBJ_MEM_DATA = 4) needs translating. */
 	for (s = 0; s < p->n_sects; s++) {
-		const struct obj_section *sec = &p->sects[s];
-		int space = sec->mem == OBJ_MEM_DATA ? MEM_SMEM : (int)sec->mem;
-		int last = sec->mem == OBJ_MEM_DRAM ? 0 : c->n_cores - 1;
+		const struct prog_section *sec = &p->sects[s];
+		int last = sec->mem == MEM_DRAM ? lo : hi;
 
-		for (i = 0; i <= last; i++) {
+		for (i = lo; i <= last; i++) {
 			uint64_t size = 0;
-			uint8_t *base = chip_mem(c, space, i, &size);
+			uint8_t *base = chip_mem(c, sec->mem, i, &size);
 
-			/* Overflow-safe "addr + size <= capacity": the object
-			 * file is user input and may hold any 64-bit values.
-			 * Memory sizes come from this config, so a section
-			 * that fit when assembled may not fit here. */
+			/* Overflow-safe "addr + size <= capacity": images
+			 * come from user files and may hold any 64-bit
+			 * values.  Memory sizes come from this config, so a
+			 * section that fit when assembled may not fit here. */
 			if (!base || sec->addr > size || size - sec->addr < sec->size)
 				return diag_error(d, diag_nowhere(), NPU_EOBJ,
-						  "data section at %s 0x%llx (%llu bytes) does not fit in that memory (%llu bytes with this config)",
-						  obj_mem_name((int)sec->mem),
+						  "%s: data section at %s 0x%llx (%llu bytes) does not fit in that memory (%llu bytes with this config)",
+						  p->name, mem_space_name(sec->mem),
 						  (unsigned long long)sec->addr,
 						  (unsigned long long)sec->size,
 						  (unsigned long long)size);
@@ -356,28 +391,110 @@ int chip_load_program(struct chip *c, const struct obj_prog *p,
 	return 0;
 }
 
-/*
- * Start every core at cycle 0 and run the engine to the end.  The result
- * is filled even on a fault, timeout or deadlock: cycles is then the
- * latest finish among the cores that did finish (0 if none).
- */
-int chip_run(struct chip *c, struct chip_result *r)
+int chip_load_program_cores(struct chip *c, const struct prog_image *p,
+			    int lo, int hi, struct diag *d)
 {
-	struct eng_stats st;
+	struct chip_prog *cp, **v;
+	int i, rc;
+
+	if (lo < 0 || hi >= c->n_cores || lo > hi)
+		return diag_error(d, diag_nowhere(), NPU_EUSAGE,
+				  "%s: cores %d-%d do not exist (the chip has %d: 0-%d)",
+				  p->name, lo, hi, c->n_cores, c->n_cores - 1);
+	if (c->running)
+		return diag_error(d, diag_nowhere(), NPU_EUSAGE,
+				  "%s: the chip is in the middle of a phase; run it to the end before loading programs",
+				  p->name);
+	cp = calloc(1, sizeof(*cp));
+	v = realloc(c->progs, (size_t)(c->n_progs + 1) * sizeof(*v));
+	if (v)
+		c->progs = v;
+	if (!cp || !v || (rc = chip_decode(p, &cp->prog))) {
+		free(cp);
+		return diag_error(d, diag_nowhere(), NPU_ENOMEM,
+				  "out of memory decoding the program");
+	}
+	cp->img = p;
+	c->progs[c->n_progs++] = cp;
+	for (i = lo; i <= hi; i++) {
+		if ((rc = ctl_set_program(c->cores[i].ctl, &cp->prog)))
+			return rc;
+		c->cores[i].img = p;
+		c->cores[i].loaded = 1;
+	}
+	return chip_load_data(c, p, lo, hi, d);
+}
+
+int chip_load_program(struct chip *c, const struct prog_image *p,
+		      struct diag *d)
+{
+	return chip_load_program_cores(c, p, 0, c->n_cores - 1, d);
+}
+
+/*
+ * Start a phase if none is running: every core must have a program loaded
+ * since its last run; they all start at the cycle the previous phase
+ * ended (0 for the first).
+ */
+static int chip_start_phase(struct chip *c)
+{
 	int i, rc;
 
 	for (i = 0; i < c->n_cores; i++)
-		if ((rc = ctl_start(c->cores[i].ctl)))
+		if (!c->cores[i].loaded)
+			return diag_error(c->d, diag_nowhere(), NPU_EUSAGE,
+					  "core %d has no program to run (load one for every core: the chip has %d)",
+					  i, c->n_cores);
+	c->phase_start = c->last_finish;
+	c->n_finished = 0;
+	c->running = 1;
+	for (i = 0; i < c->n_cores; i++) {
+		c->cores[i].finished = 0;
+		c->cores[i].loaded = 0;
+		if ((rc = ctl_start(c->cores[i].ctl, c->phase_start)))
 			return rc;
-	rc = eng_run(c->e, c->o.max_cycles, &st);
+	}
+	return 0;
+}
+
+/*
+ * Run the current phase (starting one if needed) until every core has
+ * finished, or until cycle 'until' has been simulated (then r->paused is
+ * set and a later call continues).  The result is filled even on a fault,
+ * timeout or deadlock: cycles is then the latest finish among the cores
+ * that did finish.
+ */
+int chip_run_until(struct chip *c, cycle_t until, struct chip_result *r)
+{
+	struct eng_stats st;
+	int rc;
+
 	memset(r, 0, sizeof(*r));
+	if (!c->running && (rc = chip_start_phase(c)))
+		return rc;
+	rc = eng_run_until(c->e, until, c->o.max_cycles, &st);
 	r->cycles = c->last_finish;
+	r->phase_start = c->phase_start;
 	r->n_events = st.n_events;
 	r->n_hazards = c->hz ? hz_count(c->hz) : 0;
-	if (rc == 0 && c->n_finished < c->n_cores)
+	r->paused = st.paused;
+	if (rc || st.paused) {
+		if (rc)
+			c->running = 0; /* a failed phase cannot continue */
+		return rc;
+	}
+	c->running = 0;
+	if (c->n_finished < c->n_cores)
 		rc = NPU_EDEADLOCK; /* cannot happen: the engine names units */
 	return rc;
 }
+
+int chip_run(struct chip *c, struct chip_result *r)
+{
+	return chip_run_until(c, CYCLE_MAX, r);
+}
+
+cycle_t chip_now(const struct chip *c) { return eng_now(c->e); }
 
 /*
  * Fixed counters of a unit's group, then its own extras.  The group is
@@ -430,12 +547,12 @@ void chip_dump(const struct chip *c, struct ctr_sink *s)
 
 int chip_n_cores(const struct chip *c) { return c->n_cores; }
 eng *chip_eng(const struct chip *c) { return c->e; }
-struct diag *chip_diag(const struct chip *c) { return c->d; }
-int chip_trace_insns(const struct chip *c) { return c->o.trace_insns; }
-cycle_t chip_max_cycles(const struct chip *c) { return c->o.max_cycles; }
 
-int chip_barrier_arrive(struct chip *c, int core)
+/* ---- chip-wide services (struct ctl_sync_ops) ------------------------------*/
+
+static int chip_barrier_arrive(void *ctx, int core)
 {
+	struct chip *c = ctx;
 	int i, rc;
 
 	/* Barriers are counted, not named: the k-th arrival of each core
@@ -482,8 +599,9 @@ static int chip_hops(const struct chip *c, int from, int to)
  * minimum, paid even by a core signalling itself; each hop then pays the
  * router pipeline and the link (docs/timing.md, Control unit).
  */
-int chip_remote_signal(struct chip *c, int from, int to, int sem)
+static int chip_remote_signal(void *ctx, int from, int to, int sem)
 {
+	struct chip *c = ctx;
 	cycle_t lat = 1 + (cycle_t)chip_hops(c, from, to) *
 				  (cycle_t)(ARCH_I(c->a, NOC_ROUTER_STAGES) +
 					    ARCH_I(c->a, NOC_LINK_LAT));
@@ -495,8 +613,10 @@ int chip_remote_signal(struct chip *c, int from, int to, int sem)
 
 /* Called by a core's control unit when it is done (on its ST_HALTED ->
  * ST_DONE transition, so once); the guard keeps n_finished exact anyway. */
-void chip_core_finished(struct chip *c, int core)
+static void chip_core_finished(void *ctx, int core)
 {
+	struct chip *c = ctx;
+
 	if (c->cores[core].finished)
 		return;
 	c->cores[core].finished = 1;
@@ -504,3 +624,9 @@ void chip_core_finished(struct chip *c, int core)
 	if (ctl_finish_cycle(c->cores[core].ctl) > c->last_finish)
 		c->last_finish = ctl_finish_cycle(c->cores[core].ctl);
 }
+
+static const struct ctl_sync_ops chip_sync_ops = {
+	.barrier_arrive = chip_barrier_arrive,
+	.remote_signal = chip_remote_signal,
+	.core_finished = chip_core_finished,
+};

@@ -52,9 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../asm/obj.h"
 #include "../../util/dtype.h"
-#include "../chip.h"
 #include "hazard.h"
 #include "../engine/unit.h"
 
@@ -116,7 +114,8 @@ struct xq {
 struct ctl {
 	struct unit u;                 /* must be first */
 	const struct arch *a;          /* chip description */
-	struct chip *chip;             /* barrier and remote signals */
+	struct ctl_sync sync;          /* barrier, remote signals, finish */
+	int n_cores;                   /* cores on the chip (csrr ncores) */
 	int core;                      /* core index */
 	struct ctl_prog prog;          /* decoded program */
 	uint64_t x[32];                /* scalar registers (x[0] stays 0) */
@@ -387,7 +386,7 @@ static void ctl_check_done(struct ctl *c)
 	/* The halt itself occupies its issue cycle: a core whose units were
 	 * already idle finishes at halt issue + 1 (docs/timing.md, "halt"). */
 	c->finish = eng_now(c->u.eng) > c->halt_end ? eng_now(c->u.eng) : c->halt_end;
-	chip_core_finished(c->chip, c->core);
+	c->sync.ops->core_finished(c->sync.ctx, c->core);
 }
 
 /* ---- dispatch -------------------------------------------------------------*/
@@ -847,10 +846,10 @@ static void ctl_print_insn(const struct ctl *c, const struct isa_insn *in,
 {
 	char buf[96];
 
-	const struct obj_prog *p = chip_program(c->chip);
+	const struct prog_symbolizer *s = c->prog.sym;
 
-	isa_format_insn(in, c->pc, buf, sizeof(buf), p ? obj_symbolize : NULL,
-			(void *)p);
+	isa_format_insn(in, c->pc, buf, sizeof(buf), s ? s->label : NULL,
+			s ? s->ctx : NULL);
 	fprintf(stderr, "core%d %10" PRIu64 "  %06" PRIx64 "  %s\n", c->core,
 		(uint64_t)t, c->pc, buf);
 }
@@ -942,7 +941,7 @@ static int ctl_exec_world(struct ctl *c, const struct isa_insn *in)
 		c->pc += 4; /* arrival is the side effect; resume after it */
 		c->instret++;
 		c->u.ctr[CTR_CONTROL_INSNS]++;
-		if ((rc = chip_barrier_arrive(c->chip, c->core)))
+		if ((rc = c->sync.ops->barrier_arrive(c->sync.ctx, c->core)))
 			return rc;
 		if (!c->barrier_wait)
 			return 2; /* released at once: already advanced */
@@ -950,13 +949,14 @@ static int ctl_exec_world(struct ctl *c, const struct isa_insn *in)
 		return 1;
 	case ISA_OP_RSIG: {
 		/* Remote signal: the chip delivers it after the NoC latency
-		 * (chip_remote_signal); the sender does not wait. */
+		 * (sync.remote_signal); the sender does not wait. */
 		uint64_t to = c->x[in->rs1];
 
-		if (to >= (uint64_t)chip_n_cores(c->chip))
+		if (to >= (uint64_t)c->n_cores)
 			return ctl_fault(c, now, "rsig to core %" PRIu64 ": the chip has %d cores",
-					 to, chip_n_cores(c->chip));
-		return chip_remote_signal(c->chip, c->core, (int)to, in->sem);
+					 to, c->n_cores);
+		return c->sync.ops->remote_signal(c->sync.ctx, c->core,
+						  (int)to, in->sem);
 	}
 	default:
 		break;
@@ -1090,7 +1090,7 @@ static int ctl_run(struct ctl *c)
 
 			switch (in->imm) {
 			case ISA_CSR_COREID: v = (uint64_t)c->core; break;
-			case ISA_CSR_NCORES: v = (uint64_t)chip_n_cores(c->chip); break;
+			case ISA_CSR_NCORES: v = (uint64_t)c->n_cores; break;
 			/* cycle: the issue cycle on the local clock. */
 			case ISA_CSR_CYCLE: v = ti; break;
 			/* instret: instructions retired before this one. */
@@ -1387,32 +1387,31 @@ static const struct unit_ops ctl_ops = {
 	.destroy = ctl_destroy,
 };
 
-struct unit *ctl_new(eng *e, const struct arch *a, struct chip *chip,
-		     int core, const struct ctl_prog *prog)
+/*
+ * Architectural state at the start of a program: registers, semaphores,
+ * pc 0, the configuration registers at the chip's defaults, an empty
+ * scalar data memory.  Counters are not state: they keep counting across
+ * programs (phases), and the memories outside the core keep their bytes.
+ */
+static void ctl_reset_state(struct ctl *c)
 {
-	struct ctl *c = calloc(1, sizeof(*c));
+	const struct arch *a = c->a;
 
-	if (!c)
-		return NULL;
-	unit_init(&c->u, &ctl_ops, e, core, "core%d.control", core);
-	c->a = a;
-	c->chip = chip;
-	c->core = core;
-	c->prog = *prog;
-	c->smem_bytes = (size_t)ARCH_I(a, CTL_SMEM_BYTES);
-	c->smem = calloc(1, c->smem_bytes);
-	if (!c->smem) {
-		free(c);
-		return NULL;
-	}
-	/* Latencies are read once: ARCH_I is a table lookup, and these are
-	 * needed on every scalar instruction. */
-	c->lat_alu = (int)ARCH_I(a, CTL_ALU_LAT);
-	c->lat_mul = (int)ARCH_I(a, CTL_MUL_LAT);
-	c->lat_div = (int)ARCH_I(a, CTL_DIV_LAT);
-	c->lat_mem = (int)ARCH_I(a, CTL_MEM_LAT);
-	c->lat_br = (int)ARCH_I(a, CTL_BRANCH_LAT);
-	c->lat_disp = (int)ARCH_I(a, CTL_DISPATCH_LAT);
+	memset(c->x, 0, sizeof(c->x));
+	memset(c->ready, 0, sizeof(c->ready));
+	memset(c->sem, 0, sizeof(c->sem));
+	memset(&c->mcfg, 0, sizeof(c->mcfg));
+	memset(&c->vcfg, 0, sizeof(c->vcfg));
+	memset(c->dreg, 0, sizeof(c->dreg));
+	memset(c->smem, 0, c->smem_bytes);
+	c->pc = 0;
+	c->dset_mask = 0;
+	c->mpre_addr = 0;
+	c->mpre_valid = 0;
+	c->st = ST_RUN;
+	c->barrier_wait = 0;
+	c->finish = 0;
+	c->halt_end = 0;
 	/* Configuration registers start from the chip's defaults. */
 	c->mcfg.dataflow = ARCH_E(a, MTX_DATAFLOW);
 	c->mcfg.in_type = dtype_from_name(arch_enum_name(a, P_MTX_IN_TYPE));
@@ -1430,9 +1429,40 @@ struct unit *ctl_new(eng *e, const struct arch *a, struct chip *chip,
 	c->dreg[ISA_DF_ESIZE] = 1;
 	c->dreg[ISA_DF_SMEM] = MEM_DRAM;
 	c->dreg[ISA_DF_DMEM] = MEM_SPM;
-	/* Copied now: the chip's options are fixed before any unit runs. */
-	c->trace_insns = chip_trace_insns(chip);
-	c->max_cycles = chip_max_cycles(chip);
+}
+
+struct unit *ctl_new(eng *e, const struct arch *a, const struct ctl_params *p)
+{
+	struct ctl *c = calloc(1, sizeof(*c));
+	static const struct ctl_prog empty = { NULL, NULL, NULL, 0, NULL };
+
+	if (!c)
+		return NULL;
+	unit_init(&c->u, &ctl_ops, e, p->core, "core%d.control", p->core);
+	c->a = a;
+	c->sync = p->sync;
+	c->n_cores = p->n_cores;
+	c->core = p->core;
+	c->prog = empty;
+	/* Fixed for the chip's life: the options are set before any unit
+	 * runs. */
+	c->trace_insns = p->trace_insns;
+	c->max_cycles = p->max_cycles;
+	c->smem_bytes = (size_t)ARCH_I(a, CTL_SMEM_BYTES);
+	c->smem = calloc(1, c->smem_bytes);
+	if (!c->smem) {
+		free(c);
+		return NULL;
+	}
+	/* Latencies are read once: ARCH_I is a table lookup, and these are
+	 * needed on every scalar instruction. */
+	c->lat_alu = (int)ARCH_I(a, CTL_ALU_LAT);
+	c->lat_mul = (int)ARCH_I(a, CTL_MUL_LAT);
+	c->lat_div = (int)ARCH_I(a, CTL_DIV_LAT);
+	c->lat_mem = (int)ARCH_I(a, CTL_MEM_LAT);
+	c->lat_br = (int)ARCH_I(a, CTL_BRANCH_LAT);
+	c->lat_disp = (int)ARCH_I(a, CTL_DISPATCH_LAT);
+	ctl_reset_state(c);
 	return &c->u;
 }
 
@@ -1470,15 +1500,30 @@ int ctl_attach(struct unit *ctl, const struct ctl_xu *xus, int n_xu)
 
 void ctl_set_hazard(struct unit *ctl, struct hz *hz) { to_ctl(ctl)->hz = hz; }
 
-void ctl_set_program(struct unit *ctl, const struct ctl_prog *prog)
+int ctl_set_program(struct unit *ctl, const struct ctl_prog *prog)
 {
-	to_ctl(ctl)->prog = *prog;
+	struct ctl *c = to_ctl(ctl);
+
+	/* Only between programs: a running core's queues hold its commands. */
+	if (c->st != ST_RUN && c->st != ST_DONE)
+		return NPU_EINTERNAL;
+	c->prog = *prog;
+	ctl_reset_state(c);
+	return 0;
 }
 
-/* Every core issues its first instruction at cycle 0. */
-int ctl_start(struct unit *ctl)
+/* The program's first instruction issues at cycle t (0 for the first
+ * program; where the previous phase ended for the next). */
+int ctl_start(struct unit *ctl, cycle_t t)
 {
-	return ctl_step_at(to_ctl(ctl), 0);
+	struct ctl *c = to_ctl(ctl);
+	int i;
+
+	c->t_next = t;
+	c->wake_valid = 0;
+	for (i = 0; i < 32; i++)
+		c->ready[i] = t;
+	return ctl_step_at(c, t);
 }
 
 uint8_t *ctl_smem(struct unit *ctl) { return to_ctl(ctl)->smem; }

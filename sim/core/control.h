@@ -15,11 +15,12 @@
 
 #include "../../arch/arch.h"
 #include "../../isa/isa.h"
+#include "../../prog/prog.h"
 #include "../engine/engine.h"
 #include "tile.h"
 
-struct chip;
 struct hz;
+struct prog_symbolizer;
 
 /* One execution unit as the control unit sees it; index = sync unit id. */
 struct ctl_xu {
@@ -33,20 +34,56 @@ struct ctl_prog {
 	const uint8_t *legal;         /* 1 if the word decoded, per insn */
 	const uint32_t *words;        /* raw words (for fault messages) */
 	size_t n;                     /* number of instructions */
+	const struct prog_symbolizer *sym; /* labels for --trace-insn, or
+					      NULL */
 };
 
-struct unit *ctl_new(eng *e, const struct arch *a, struct chip *chip,
-		     int core, const struct ctl_prog *prog);
+/*
+ * The chip-wide services a control unit calls: the one small interface
+ * between a core and the rest of the chip (sim/chip.c implements it today
+ * with fixed latencies; the NoC model carries the same calls over the
+ * network).  Each returns 0 or NPU_E* (core_finished cannot fail).
+ */
+struct ctl_sync_ops {
+	/* The core reached a barrier (released by ctl_barrier_release). */
+	int (*barrier_arrive)(void *ctx, int core);
+	/* Deliver sem += 1 on core 'to' (by ctl_remote_signal, later). */
+	int (*remote_signal)(void *ctx, int from, int to, int sem);
+	/* The core halted and every one of its units drained. */
+	void (*core_finished)(void *ctx, int core);
+};
+
+struct ctl_sync {
+	const struct ctl_sync_ops *ops; /* the services */
+	void *ctx;                      /* their context (the chip) */
+};
+
+/* Everything a control unit needs from its chip, given when it is built. */
+struct ctl_params {
+	int core;                /* this core's index */
+	int n_cores;             /* cores on the chip (csrr ncores, rsig) */
+	int trace_insns;         /* print every instruction to stderr */
+	cycle_t max_cycles;      /* watchdog: no instruction issues later */
+	struct ctl_sync sync;    /* chip-wide services */
+};
+
+struct unit *ctl_new(eng *e, const struct arch *a,
+		     const struct ctl_params *p);
 /* Listener the execution units notify. */
 struct tile_listener ctl_listener(struct unit *ctl);
 /* Hand over the execution units (xus[i] has sync unit id i). */
 int ctl_attach(struct unit *ctl, const struct ctl_xu *xus, int n_xu) NPU_WUR;
-/* Install the program (before ctl_start). */
-void ctl_set_program(struct unit *ctl, const struct ctl_prog *prog);
+/*
+ * Install a program and reset the architectural state (registers, pc,
+ * semaphores, configuration registers, scalar data memory) for it; before
+ * ctl_start, and between programs only when the previous one finished.
+ * 0 or NPU_EINTERNAL (core still running).
+ */
+int ctl_set_program(struct unit *ctl, const struct ctl_prog *prog) NPU_WUR;
 /* Optional hazard checker (NULL = off). */
 void ctl_set_hazard(struct unit *ctl, struct hz *hz);
-/* Schedule the first instruction at cycle 0. */
-int ctl_start(struct unit *ctl) NPU_WUR;
+/* Schedule the program's first instruction at cycle t (>= now). */
+int ctl_start(struct unit *ctl, cycle_t t) NPU_WUR;
 
 /* Scalar data memory of the core (for loading .data and reading back). */
 uint8_t *ctl_smem(struct unit *ctl);
@@ -58,7 +95,7 @@ int ctl_finished(const struct unit *ctl);
 /* Cycle at which the core finished (valid when ctl_finished). */
 cycle_t ctl_finish_cycle(const struct unit *ctl);
 
-/* Chip-level services used by chip.c. */
+/* The chip's side of struct ctl_sync_ops (called by sim/chip.c). */
 int ctl_remote_signal(struct unit *ctl, int sem, cycle_t when) NPU_WUR;
 int ctl_barrier_release(struct unit *ctl) NPU_WUR;
 

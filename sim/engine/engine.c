@@ -241,11 +241,25 @@ static int report_deadlock(eng *e)
  */
 int eng_run(eng *e, cycle_t max_cycles, struct eng_stats *st)
 {
-	struct eng_stats local = { 0, 0, 0 };
+	return eng_run_until(e, CYCLE_MAX, max_cycles, st);
+}
+
+int eng_run_until(eng *e, cycle_t stop, cycle_t max_cycles,
+		  struct eng_stats *st)
+{
+	struct eng_stats local = { 0, 0, 0, 0 };
 	struct ev ev;
 	int rc = 0;
 
 	while (e->n > 0) {
+		/* A pause leaves the event in the heap: continuing pops it
+		 * with its own (when, pri, seq), so a paused and continued
+		 * run dispatches exactly what an unpaused one does. */
+		if (e->heap[0].when > stop && stop < max_cycles) {
+			e->now = stop;
+			local.paused = 1;
+			break;
+		}
 		heap_pop(e, &ev);
 #ifdef NPU_DEBUG
 		heap_check(e);
@@ -274,7 +288,7 @@ int eng_run(eng *e, cycle_t max_cycles, struct eng_stats *st)
 	}
 	/* now is the last dispatched cycle (or max_cycles on a timeout). */
 	local.end_cycle = e->now;
-	if (rc == 0)
+	if (rc == 0 && !local.paused)
 		rc = report_deadlock(e);
 	if (st)
 		*st = local;

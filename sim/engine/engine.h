@@ -65,6 +65,7 @@ struct eng_stats {
 	uint64_t n_events;      /* events dispatched */
 	uint64_t n_cancelled;   /* stale events dropped */
 	cycle_t end_cycle;      /* cycle of the last dispatched event */
+	int paused;             /* eng_run_until stopped at its cycle */
 };
 
 eng *eng_new(void);
@@ -100,5 +101,12 @@ size_t eng_pending(const eng *e);
  * NPU_ETIMEOUT, or the unit's error.
  */
 int eng_run(eng *e, cycle_t max_cycles, struct eng_stats *st) NPU_WUR;
+/*
+ * The same, but pause (return 0 with st->paused set and now = stop) once
+ * every event up to cycle 'stop' has run; a later call continues.  No
+ * deadlock check at a pause.
+ */
+int eng_run_until(eng *e, cycle_t stop, cycle_t max_cycles,
+		  struct eng_stats *st) NPU_WUR;
 
 #endif

@@ -47,12 +47,21 @@ struct sim {
 	char *log;             /* every diagnostic line so far */
 	size_t log_len;        /* its length */
 	struct obj_prog *p;    /* the program */
+	struct prog_image *img; /* its image (what the chip runs) */
 	struct chip *c;        /* the chip */
 	struct chip_result r;  /* outcome of chip_run */
 	struct ctr_sink s;     /* counters after the run */
 	int rc;                /* chip_run's return */
 	int dumped;            /* s holds counters */
 };
+
+/* The image of the assembled program (made once, freed with the sim). */
+static struct prog_image *sim_img(struct sim *s)
+{
+	if (!s->img)
+		ck_assert_int_eq(obj_image(s->p, "t.s", &s->img), 0);
+	return s->img;
+}
 
 /* Assemble src and build the chip (overrides are "key=value" strings). */
 static void sim_build(struct sim *s, const char *src, const char *const *ov,
@@ -72,7 +81,7 @@ static void sim_build(struct sim *s, const char *src, const char *const *ov,
 	o.max_cycles = max_cycles ? max_cycles : CYCLE_MAX;
 	s->c = chip_new(&s->a, &o, &s->d);
 	ck_assert_ptr_nonnull(s->c);
-	ck_assert_int_eq(chip_load_program(s->c, s->p, &s->d), 0);
+	ck_assert_int_eq(chip_load_program(s->c, sim_img(s), &s->d), 0);
 }
 
 /* Run the built chip; returns chip_run's code and collects counters. */
@@ -100,6 +109,7 @@ static void sim_free(struct sim *s)
 	if (s->dumped)
 		ctr_sink_free(&s->s);
 	chip_free(s->c);
+	prog_free(s->img);
 	obj_free(s->p);
 	arch_free(&s->a);
 	if (s->fp)
@@ -1334,7 +1344,7 @@ START_TEST(control_sync_barrier_trace_span)
 	o.trace = t;
 	s.c = chip_new(&s.a, &o, &s.d);
 	ck_assert_ptr_nonnull(s.c);
-	ck_assert_int_eq(chip_load_program(s.c, s.p, &s.d), 0);
+	ck_assert_int_eq(chip_load_program(s.c, sim_img(&s), &s.d), 0);
 	ck_assert_int_eq(sim_go(&s), 0);
 	ck_assert_int_eq(trc_close(t, &s.d), 0);
 	for (i = 0; i < s.p->n_code; i++)
@@ -1484,17 +1494,20 @@ START_TEST(control_chip_reload_program)
 	 * ASan build checks for leaks). */
 	struct sim s;
 	struct obj_prog *p2 = NULL;
+	struct prog_image *i2 = NULL;
 	static const char second[] = "\tli a0, 22\n\tli a1, 33\n\thalt\n";
 
 	sim_build(&s, "\tli a0, 11\n\thalt\n", NULL, 0, 0);
 	ck_assert_int_eq(asm_assemble_string("u.s", second, strlen(second), NULL,
 					     &s.d, &p2), 0);
-	ck_assert_int_eq(chip_load_program(s.c, p2, &s.d), 0);
+	ck_assert_int_eq(obj_image(p2, "u.s", &i2), 0);
+	ck_assert_int_eq(chip_load_program(s.c, i2, &s.d), 0);
 	ck_assert_int_eq(sim_go(&s), 0);
 	ck_assert_uint_eq(reg(&s, 0, X_A0), 22);
 	ck_assert_uint_eq(reg(&s, 0, X_A1), 33);
 	ck_assert_uint_eq(ctr(&s, "core0.control.insns"), 3);
 	sim_free(&s);
+	prog_free(i2);
 	obj_free(p2);
 }
 END_TEST

@@ -35,9 +35,18 @@ struct sim {
 	char *log;             /* every diagnostic so far */
 	size_t log_len;        /* its length */
 	struct obj_prog *p;    /* the program */
+	struct prog_image *img; /* its image (what the chip runs) */
 	struct chip *c;        /* the chip */
 	struct chip_result r;  /* outcome */
 };
+
+/* The image of the assembled program (made once, freed with the sim). */
+static struct prog_image *sim_img(struct sim *s)
+{
+	if (!s->img)
+		ck_assert_int_eq(obj_image(s->p, "t.s", &s->img), 0);
+	return s->img;
+}
 
 /* Assemble, build with the hazard checker on, run; the run must succeed. */
 static void hz_run(struct sim *s, const char *src, const char *const *ov, int n_ov)
@@ -58,7 +67,7 @@ static void hz_run(struct sim *s, const char *src, const char *const *ov, int n_
 	o.check_hazards = 1;
 	s->c = chip_new(&s->a, &o, &s->d);
 	ck_assert_ptr_nonnull(s->c);
-	ck_assert_int_eq(chip_load_program(s->c, s->p, &s->d), 0);
+	ck_assert_int_eq(chip_load_program(s->c, sim_img(s), &s->d), 0);
 	rc = chip_run(s->c, &s->r);
 	fflush(s->fp);
 	ck_assert_msg(rc == 0, "run failed: %s", s->log);
@@ -67,6 +76,7 @@ static void hz_run(struct sim *s, const char *src, const char *const *ov, int n_
 static void hz_free(struct sim *s)
 {
 	chip_free(s->c);
+	prog_free(s->img);
 	obj_free(s->p);
 	arch_free(&s->a);
 	fclose(s->fp);

@@ -1,0 +1,366 @@
+/*
+ * run.c - the run library (run.h).  Programs the run loaded itself are
+ * kept as (object, image) pairs: the image's symbolizer points into the
+ * object, so both live until run_free.
+ */
+#include "run.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../asm/obj.h"
+#include "../util/npy.h"
+
+/* A program the run owns. */
+struct owned {
+	struct obj_prog *obj;      /* assembled or loaded object */
+	struct prog_image *img;    /* its image (symbolizer -> obj) */
+};
+
+struct run {
+	const struct arch *a;      /* configuration (not owned) */
+	struct diag *d;            /* where errors go (not owned) */
+	struct chip *chip;         /* the chip (owned) */
+	struct owned *progs;       /* programs loaded from files / text */
+	size_t n_progs;            /* entries */
+};
+
+struct run *run_new(const struct arch *a, const struct run_params *o,
+		    struct diag *d)
+{
+	struct run *r = calloc(1, sizeof(*r));
+	struct chip_opts co;
+
+	if (!r) {
+		(void)diag_error(d, diag_nowhere(), NPU_ENOMEM,
+				 "out of memory building the chip");
+		return NULL;
+	}
+	r->a = a;
+	r->d = d;
+	memset(&co, 0, sizeof(co));
+	co.max_cycles = o ? o->max_cycles : CYCLE_MAX;
+	co.check_hazards = o ? o->check_hazards : 0;
+	co.trace_insns = o ? o->trace_insns : 0;
+	co.trace = o ? o->trace : NULL;
+	r->chip = chip_new(a, &co, d);   /* reports its own errors */
+	if (!r->chip) {
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void run_free(struct run *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	chip_free(r->chip);     /* first: it refers to the images */
+	for (i = 0; i < r->n_progs; i++) {
+		prog_free(r->progs[i].img);
+		obj_free(r->progs[i].obj);
+	}
+	free(r->progs);
+	free(r);
+}
+
+struct chip *run_chip(struct run *r) { return r->chip; }
+
+int run_load_image(struct run *r, const struct prog_image *img, int lo,
+		   int hi)
+{
+	if (hi < 0)
+		hi = chip_n_cores(r->chip) - 1;
+	return chip_load_program_cores(r->chip, img, lo, hi, r->d);
+}
+
+/* Keep obj (taken over) with its image and load it. */
+static int load_obj(struct run *r, struct obj_prog *obj, const char *name,
+		    int lo, int hi)
+{
+	struct owned *v;
+	struct prog_image *img = NULL;
+	int rc;
+
+	v = realloc(r->progs, (r->n_progs + 1) * sizeof(*v));
+	if (!v || (rc = obj_image(obj, name, &img))) {
+		if (v)
+			r->progs = v;
+		obj_free(obj);
+		return diag_error(r->d, diag_nowhere(), NPU_ENOMEM,
+				  "out of memory loading %s", name);
+	}
+	r->progs = v;
+	v[r->n_progs].obj = obj;
+	v[r->n_progs].img = img;
+	r->n_progs++;
+	return run_load_image(r, img, lo, hi);
+}
+
+int run_load_file(struct run *r, const char *path, const struct asm_opts *ao,
+		  int lo, int hi)
+{
+	struct obj_prog *obj = NULL;
+	int rc;
+
+	if (obj_sniff(path))
+		rc = obj_load(path, r->d, &obj);
+	else
+		rc = asm_assemble_file(path, ao, r->d, &obj);
+	if (rc)
+		return rc;
+	return load_obj(r, obj, path, lo, hi);
+}
+
+int run_load_source(struct run *r, const char *name, const char *text,
+		    size_t n, const struct asm_opts *ao, int lo, int hi)
+{
+	struct obj_prog *obj = NULL;
+	int rc;
+
+	if ((rc = asm_assemble_string(name, text, n, ao, r->d, &obj)))
+		return rc;
+	return load_obj(r, obj, name, lo, hi);
+}
+
+/* ---- tensors ---------------------------------------------------------------*/
+
+/*
+ * The tensor called name in the program of core, or an error naming what
+ * the program declares.  Messages start with 'what': the binding as a user
+ * writes it on the command line ("A=a.npy", "A@1=a.npy"), or the name.
+ */
+static const struct prog_tensor *find_as(struct run *r, const char *name,
+					 int core, const char *what)
+{
+	const struct prog_image *p;
+	const struct prog_tensor *t;
+	size_t i;
+
+	if (core < 0 || core >= chip_n_cores(r->chip)) {
+		(void)diag_error(r->d, diag_nowhere(), NPU_EUSAGE,
+				 "%s: core %d does not exist (the chip has %d)",
+				 what, core, chip_n_cores(r->chip));
+		return NULL;
+	}
+	p = chip_program(r->chip, core);
+	if (!p) {
+		(void)diag_error(r->d, diag_nowhere(), NPU_ETENSOR,
+				 "%s: core %d has no program loaded", what,
+				 core);
+		return NULL;
+	}
+	if ((t = prog_find_tensor(p, name)))
+		return t;
+	if (p->n_tensors == 0) {
+		(void)diag_error(r->d, diag_nowhere(), NPU_ETENSOR,
+				 "%s: the program declares no tensors (use .tensor NAME, MEM, ADDR, DTYPE, SHAPE...)",
+				 what);
+		return NULL;
+	}
+	(void)diag_error(r->d, diag_nowhere(), NPU_ETENSOR,
+			 "%s: the program has no tensor '%s'", what, name);
+	for (i = 0; i < p->n_tensors; i++)
+		diag_note(r->d, diag_nowhere(), "tensor '%s' is declared",
+			  p->tensors[i].name);
+	return NULL;
+}
+
+static const struct prog_tensor *find(struct run *r, const char *name,
+				      int core)
+{
+	return find_as(r, name, core, name);
+}
+
+/* find_as with the binding NAME[@CORE]=PATH as the label. */
+static const struct prog_tensor *find_file(struct run *r, const char *name,
+					   int core, const char *path)
+{
+	char what[512];
+
+	if (core == 0)
+		snprintf(what, sizeof(what), "%s=%s", name, path);
+	else
+		snprintf(what, sizeof(what), "%s@%d=%s", name, core, path);
+	return find_as(r, name, core, what);
+}
+
+const struct prog_tensor *run_tensor(struct run *r, const char *name,
+				     int core)
+{
+	if (core < 0 || core >= chip_n_cores(r->chip) ||
+	    !chip_program(r->chip, core))
+		return NULL;
+	return prog_find_tensor(chip_program(r->chip, core), name);
+}
+
+/* Names of memory spaces as the assembler spells them (messages). */
+static const char *space_name(int mem)
+{
+	static const char *const n[] = { "dram", "spm", "acc", "rspm",
+					 "data" };
+
+	return mem >= 0 && mem < (int)(sizeof(n) / sizeof(n[0])) ? n[mem] : "?";
+}
+
+/*
+ * Host bytes of a tensor on a core, checked to fit.  The tensor table
+ * comes from the program, the memory sizes from the config, so a tensor
+ * that assembled fine can still miss with a smaller memory.  The fit test
+ * avoids addr + bytes (object files are user input).
+ */
+static int tensor_mem(struct run *r, const struct prog_tensor *t, int core,
+		      uint8_t **out, uint64_t *nbytes)
+{
+	uint64_t size = 0;
+	uint8_t *base = chip_mem(r->chip, t->mem, core, &size);
+
+	*nbytes = prog_tensor_bytes(t);
+	if (!base || t->addr > size || size - t->addr < *nbytes)
+		return diag_error(r->d, diag_nowhere(), NPU_ETENSOR,
+				  "tensor '%s' (%llu bytes at %s 0x%llx) does not fit in that memory with this config (%llu bytes)",
+				  t->name, (unsigned long long)*nbytes,
+				  space_name(t->mem),
+				  (unsigned long long)t->addr,
+				  (unsigned long long)size);
+	*out = base + t->addr;
+	return 0;
+}
+
+int run_bind_npy(struct run *r, const char *name, int core, const char *path)
+{
+	const struct prog_tensor *t = find_file(r, name, core, path);
+	struct npy x;
+	uint64_t nbytes;
+	uint8_t *dst;
+	int k, same, rc;
+
+	if (!t)
+		return NPU_ETENSOR;
+	/* Converted to the tensor's dtype on load (npy.h: integers must be
+	 * integral and in range, floats round to nearest even, overflow is
+	 * an error); the shape must match exactly, there is no broadcasting
+	 * or reshaping. */
+	if (npy_load_as(path, t->dtype, &x, r->d))
+		return NPU_ETENSOR;
+	same = x.ndim == t->rank;
+	for (k = 0; same && k < t->rank; k++)
+		same = x.shape[k] == t->shape[k];
+	if (!same) {
+		char want[128] = "", got[128] = "";
+		size_t n = 0;
+
+		for (k = 0; k < t->rank; k++)
+			n += (size_t)snprintf(want + n, sizeof(want) - n, "%s%llu",
+					      k ? ", " : "", (unsigned long long)t->shape[k]);
+		n = 0;
+		for (k = 0; k < x.ndim; k++)
+			n += (size_t)snprintf(got + n, sizeof(got) - n, "%s%llu",
+					      k ? ", " : "", (unsigned long long)x.shape[k]);
+		npy_free(&x);
+		return diag_error(r->d, diag_at_file(path, 0, 0), NPU_ETENSOR,
+				  "shape (%s) does not match tensor '%s' (%s)",
+				  got, t->name, want);
+	}
+	if ((rc = tensor_mem(r, t, core, &dst, &nbytes))) {
+		npy_free(&x);
+		return rc;
+	}
+	/* Same dtype and shape, so x.data holds exactly nbytes. */
+	memcpy(dst, x.data, nbytes);
+	npy_free(&x);
+	return 0;
+}
+
+/* Raw bytes in or out: the size must be the tensor's, exactly. */
+static int raw(struct run *r, const char *name, int core, void *data,
+	       size_t bytes, int write)
+{
+	const struct prog_tensor *t = find(r, name, core);
+	uint64_t nbytes;
+	uint8_t *p;
+	int rc;
+
+	if (!t)
+		return NPU_ETENSOR;
+	if ((rc = tensor_mem(r, t, core, &p, &nbytes)))
+		return rc;
+	if (bytes != nbytes)
+		return diag_error(r->d, diag_nowhere(), NPU_ETENSOR,
+				  "tensor '%s' holds %llu bytes, not %llu",
+				  t->name, (unsigned long long)nbytes,
+				  (unsigned long long)bytes);
+	if (write)
+		memcpy(p, data, bytes);
+	else
+		memcpy(data, p, bytes);
+	return 0;
+}
+
+int run_write(struct run *r, const char *name, int core, const void *data,
+	      size_t bytes)
+{
+	return raw(r, name, core, (void *)data, bytes, 1);
+}
+
+int run_read(struct run *r, const char *name, int core, void *buf,
+	     size_t bytes)
+{
+	return raw(r, name, core, buf, bytes, 0);
+}
+
+/* A .npy of the tensor's declared dtype and shape; written atomically. */
+int run_save_npy(struct run *r, const char *name, int core, const char *path)
+{
+	const struct prog_tensor *t = find_file(r, name, core, path);
+	struct npy x;
+	uint64_t nbytes;
+	uint8_t *src;
+	int rc;
+
+	if (!t)
+		return NPU_ETENSOR;
+	if ((rc = tensor_mem(r, t, core, &src, &nbytes)))
+		return rc;
+	if (npy_alloc(&x, t->dtype, t->rank, t->shape))
+		return diag_error(r->d, diag_nowhere(), NPU_ENOMEM,
+				  "out of memory for tensor '%s'", t->name);
+	memcpy(x.data, src, nbytes);
+	rc = npy_write(path, &x, r->d);
+	npy_free(&x);
+	return rc;
+}
+
+/* ---- running ---------------------------------------------------------------*/
+
+int run_go(struct run *r, cycle_t until, struct chip_result *res)
+{
+	int rc = chip_run_until(r->chip, until, res);
+
+	if (rc && r->d->last_run.core >= 0) {
+		/* Point at the source line of the faulting instruction, in
+		 * the program of the core that faulted. */
+		const struct prog_image *p = chip_program(r->chip,
+							  r->d->last_run.core);
+		const char *file;
+		int line;
+
+		if (p && prog_src_line(p, r->d->last_run.pc, &file, &line) == 0)
+			diag_note(r->d, diag_at_file(file, line, 0),
+				  "the instruction at pc 0x%llx (core %d)",
+				  (unsigned long long)r->d->last_run.pc,
+				  r->d->last_run.core);
+	}
+	if (rc == NPU_EINTERNAL)
+		(void)diag_error(r->d, diag_nowhere(), rc,
+				 "internal simulator error (please report it with the config and program)");
+	return rc;
+}
+
+int run_counters(struct run *r, struct ctr_sink *s)
+{
+	chip_dump(r->chip, s);
+	return s->oom ? NPU_ENOMEM : 0;
+}

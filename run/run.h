@@ -1,0 +1,109 @@
+/*
+ * run.h - the run library: config + program images + tensors -> chip ->
+ * counters and outputs.  `npusim run` and `stat` are thin wrappers over it,
+ * and so are sweeps, the tuner and the model runner: anything that
+ * simulates goes through here, never through the command line.
+ *
+ *   struct run *r = run_new(&arch, &opts, &diag);
+ *   run_load_file(r, "gemm.s", &asm_opts, RUN_ALL_CORES);   // or _image
+ *   run_bind_npy(r, "A", 0, "a.npy");                       // or _write
+ *   run_go(r, CYCLE_MAX, &res);                             // a phase
+ *   run_save_npy(r, "C", 0, "c.npy");                       // or _read
+ *   run_counters(r, &sink);                                 // snapshot
+ *   run_load_file(r, "next.s", ...); run_go(r, ...);        // phase 2
+ *   run_free(r);
+ *
+ * A run owns its chip and the programs it assembled or loaded itself;
+ * images given with run_load_image are borrowed and must outlive it.  No
+ * global state: any number of runs may live in one process.  Every error
+ * is reported in the diag given to run_new (file:line for inputs, core,
+ * pc and cycle for faults, plus a note with the faulting instruction's
+ * source line) and returned as NPU_E*; nothing is printed otherwise.
+ *
+ * Phases: run_go runs until every core has finished (or to a cycle, to
+ * be continued).  Loading programs again and calling run_go starts the
+ * next phase at the cycle the last one ended, with DRAM, scratchpad and
+ * accumulator contents kept; counters keep counting, so a phase's counters
+ * are the difference of the snapshots taken at its ends.
+ */
+#ifndef NPU_RUN_H
+#define NPU_RUN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../arch/arch.h"
+#include "../asm/asm.h"
+#include "../prog/prog.h"
+#include "../sim/chip.h"
+#include "../sim/engine/counters.h"
+#include "../util/diag.h"
+
+struct trc;
+
+/* Cores lo..hi for every core (the run_load_* functions). */
+#define RUN_ALL_CORES 0, -1
+
+struct run_params {
+	cycle_t max_cycles;      /* watchdog, CYCLE_MAX = none */
+	int check_hazards;       /* run the hazard checker */
+	int trace_insns;         /* print every control-unit instruction */
+	struct trc *trace;       /* Chrome trace writer (not owned), or NULL */
+};
+
+struct run;
+
+/* Build the chip of a resolved config (a must outlive the run); NULL on
+ * failure (reported in d, which must outlive the run as well). */
+struct run *run_new(const struct arch *a, const struct run_params *o,
+		    struct diag *d);
+void run_free(struct run *r);
+
+/*
+ * Load a program into cores lo..hi (hi = -1: the last core).  _image
+ * borrows the image; _file assembles PATH (.s, with ao: defines and
+ * include directories; NULL = none) or reads an object file (recognised
+ * by its magic), _source assembles text named name.  0 or NPU_E*.
+ */
+int run_load_image(struct run *r, const struct prog_image *img, int lo,
+		   int hi) NPU_WUR;
+int run_load_file(struct run *r, const char *path, const struct asm_opts *ao,
+		  int lo, int hi) NPU_WUR;
+int run_load_source(struct run *r, const char *name, const char *text,
+		    size_t n, const struct asm_opts *ao, int lo,
+		    int hi) NPU_WUR;
+
+/*
+ * Tensors by name, from the tensor table of the program on 'core' (whose
+ * scratchpad/accumulator a per-core tensor lives in; DRAM tensors are
+ * shared).  _bind_npy converts the file to the tensor's dtype (shape must
+ * match), _write copies raw little-endian elements in the tensor's dtype
+ * (bytes must equal its size); _read and _save_npy read it back.
+ */
+const struct prog_tensor *run_tensor(struct run *r, const char *name,
+				     int core);
+int run_bind_npy(struct run *r, const char *name, int core,
+		 const char *path) NPU_WUR;
+int run_write(struct run *r, const char *name, int core, const void *data,
+	      size_t bytes) NPU_WUR;
+int run_read(struct run *r, const char *name, int core, void *buf,
+	     size_t bytes) NPU_WUR;
+int run_save_npy(struct run *r, const char *name, int core,
+		 const char *path) NPU_WUR;
+
+/*
+ * Run the current phase (starting one if none is running) to its end, or
+ * until cycle 'until' (CYCLE_MAX: to the end; res->paused says it
+ * stopped early).  0, or NPU_E* for a fault, deadlock, watchdog or a core
+ * without a program.
+ */
+int run_go(struct run *r, cycle_t until, struct chip_result *res) NPU_WUR;
+
+/* Append a snapshot of every counter to s (ctr_sink_init'd by the
+ * caller); 0 or NPU_ENOMEM. */
+int run_counters(struct run *r, struct ctr_sink *s) NPU_WUR;
+
+/* The chip (memories, registers) for what the API does not cover. */
+struct chip *run_chip(struct run *r);
+
+#endif
