@@ -1,0 +1,352 @@
+/*
+ * test_run.c - the run library (run/run.h), driven without the CLI.
+ *
+ *   run.api.complete          config -> assemble -> bind from memory -> run
+ *                             -> read back -> counters, against a reference
+ *   run.phases.dram_kept      two programs back to back on one chip: the
+ *                             second reads what the first left in DRAM and
+ *                             starts where the first ended
+ *   run.phases.until          pausing at a cycle and continuing gives the
+ *                             same cycles and counters as one straight run
+ *   run.cores.own_programs    different programs on different cores, each
+ *                             with its own tensor table
+ *   run.cores.missing         a core without a program is an error, not a
+ *                             hang
+ *   run.two_chips             two runs in one process, interleaved, give
+ *                             the results of separate runs (no global state)
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "../../run/run.h"
+#include "testutil.h"
+
+/* DMA a 256-byte int8 tensor from DRAM src to DRAM dst through the
+ * scratchpad at spm, one engine: descriptors run in order, so the write
+ * back sees the load. */
+#define COPY(src, dst, spm)                                                \
+	"\tli t0, " #src "\n\tdset src, t0\n\tli t0, " #spm "\n\tdset dst, t0\n" \
+	"\tli t0, dram\n\tdset smem, t0\n\tli t0, spm\n\tdset dmem, t0\n"    \
+	"\tli t0, 256\n\tdset n0, t0\n\tdma 0\n"                             \
+	"\tli t0, " #spm "\n\tdset src, t0\n\tli t0, " #dst "\n\tdset dst, t0\n" \
+	"\tli t0, spm\n\tdset smem, t0\n\tli t0, dram\n\tdset dmem, t0\n"    \
+	"\tdma 0\n\tfence all\n"
+
+static const char copy1[] =
+	".tensor X, dram, 0x0, int8, 256\n"
+	".tensor Y, dram, 0x1000, int8, 256\n"
+	COPY(0x0, 0x1000, 0x0) "\thalt\n";
+
+static const char copy2[] =
+	".tensor Y, dram, 0x1000, int8, 256\n"
+	".tensor Z, dram, 0x2000, int8, 256\n"
+	COPY(0x1000, 0x2000, 0x100) "\thalt\n";
+
+/* One chip of the default config (or with overrides), diagnostics into a
+ * memory stream so that failures can show them. */
+struct env {
+	struct arch a;
+	struct diag d;
+	FILE *fp;
+	char *log;
+	size_t log_len;
+	struct run *r;
+};
+
+static void env_new(struct env *e, const char *const *ov, int n_ov)
+{
+	struct run_params p;
+
+	memset(e, 0, sizeof(*e));
+	e->fp = open_memstream(&e->log, &e->log_len);
+	ck_assert_ptr_nonnull(e->fp);
+	diag_init(&e->d, e->fp);
+	ck_assert_int_eq(arch_load(&e->a, NULL, ov, n_ov, &e->d), 0);
+	memset(&p, 0, sizeof(p));
+	p.max_cycles = CYCLE_MAX;
+	e->r = run_new(&e->a, &p, &e->d);
+	ck_assert_ptr_nonnull(e->r);
+}
+
+static void env_free(struct env *e)
+{
+	run_free(e->r);
+	arch_free(&e->a);
+	fclose(e->fp);
+	free(e->log);
+}
+
+static const char *env_log(struct env *e)
+{
+	fflush(e->fp);
+	return e->log ? e->log : "";
+}
+
+static uint64_t ctr(const struct ctr_sink *s, const char *name)
+{
+	const struct ctr_entry *c = ctr_find(s, name);
+
+	ck_assert_msg(c != NULL, "no counter %s", name);
+	return c->u;
+}
+
+static void pattern(int8_t *v, int n, int seed)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		v[i] = (int8_t)(i * 7 + seed);
+}
+
+START_TEST(run_api_complete)
+{
+	/* y[i] = x[i] + 1 on the vector unit, int8, one row of 64. */
+	static const char src[] =
+		".tensor X, spm, 0x0, int8, 64\n"
+		".tensor Y, spm, 0x100, int8, 64\n"
+		".tensor ONE, spm, 0x200, int8, 64\n"
+		"\tli t0, 64\n\tvset len, t0\n"
+		"\tli a0, 0x100\n\tli a1, 0x0\n\tli a2, 0x200\n"
+		"\tvadd a0, a1, a2\n\tfence all\n\thalt\n";
+	struct env e;
+	struct chip_result res;
+	struct ctr_sink s;
+	int8_t x[64], one[64], y[64];
+	int i;
+
+	env_new(&e, NULL, 0);
+	ck_assert_msg(run_load_source(e.r, "t.s", src, strlen(src), NULL,
+				      RUN_ALL_CORES) == 0, "%s", env_log(&e));
+	pattern(x, 64, -100);
+	memset(one, 1, sizeof(one));
+	ck_assert_int_eq(run_write(e.r, "X", 0, x, sizeof(x)), 0);
+	ck_assert_int_eq(run_write(e.r, "ONE", 0, one, sizeof(one)), 0);
+	/* A wrong size is refused with the tensor's real size. */
+	ck_assert_int_eq(run_write(e.r, "X", 0, x, 3), NPU_ETENSOR);
+	ck_assert_msg(run_go(e.r, CYCLE_MAX, &res) == 0, "%s", env_log(&e));
+	ck_assert_uint_gt(res.cycles, 0);
+	ck_assert_int_eq(run_read(e.r, "Y", 0, y, sizeof(y)), 0);
+	for (i = 0; i < 64; i++)
+		ck_assert_int_eq(y[i], (int8_t)(x[i] + 1));
+	ctr_sink_init(&s);
+	ck_assert_int_eq(run_counters(e.r, &s), 0);
+	ck_assert_uint_eq(ctr(&s, "core0.cycles"), res.cycles);
+	ck_assert_uint_eq(ctr(&s, "core0.vector.insns"), 1);
+	ck_assert_uint_eq(ctr(&s, "core0.vector.ops"), 64);
+	ctr_sink_free(&s);
+	ck_assert_ptr_null(run_tensor(e.r, "W", 0));
+	ck_assert_ptr_nonnull(strstr(env_log(&e), "holds 64 bytes, not 3"));
+	env_free(&e);
+}
+END_TEST
+
+START_TEST(run_phases_dram_kept)
+{
+	struct env e;
+	struct chip_result r1, r2;
+	struct ctr_sink s1, s2;
+	int8_t x[256], z[256];
+
+	env_new(&e, NULL, 0);
+	ck_assert_int_eq(run_load_source(e.r, "copy1.s", copy1, strlen(copy1),
+					 NULL, RUN_ALL_CORES), 0);
+	pattern(x, 256, 3);
+	ck_assert_int_eq(run_write(e.r, "X", 0, x, sizeof(x)), 0);
+	ck_assert_msg(run_go(e.r, CYCLE_MAX, &r1) == 0, "%s", env_log(&e));
+	ctr_sink_init(&s1);
+	ck_assert_int_eq(run_counters(e.r, &s1), 0);
+	/* Loading during no phase is fine; the second program never saw X:
+	 * Z can only equal X through the DRAM the first one wrote. */
+	ck_assert_int_eq(run_load_source(e.r, "copy2.s", copy2, strlen(copy2),
+					 NULL, RUN_ALL_CORES), 0);
+	ck_assert_msg(run_go(e.r, CYCLE_MAX, &r2) == 0, "%s", env_log(&e));
+	ck_assert_int_eq(run_read(e.r, "Z", 0, z, sizeof(z)), 0);
+	ck_assert_mem_eq(z, x, sizeof(x));
+	/* The second phase starts where the first ended and takes as long
+	 * as the same copy does on a fresh chip (same DRAM state class:
+	 * both start with the banks' rows open or closed alike is not
+	 * guaranteed, so only order and growth are asserted). */
+	ck_assert_uint_eq(r1.phase_start, 0);
+	ck_assert_uint_eq(r2.phase_start, r1.cycles);
+	ck_assert_uint_gt(r2.cycles, r1.cycles);
+	/* Counters keep counting: the phase's own are the difference. */
+	ctr_sink_init(&s2);
+	ck_assert_int_eq(run_counters(e.r, &s2), 0);
+	ck_assert_uint_eq(ctr(&s1, "core0.dma0.transfers"), 2);
+	ck_assert_uint_eq(ctr(&s2, "core0.dma0.transfers"), 4);
+	ck_assert_uint_eq(ctr(&s2, "core0.dma0.bytes_dram_to_sram") -
+			  ctr(&s1, "core0.dma0.bytes_dram_to_sram"), 256);
+	ctr_sink_free(&s1);
+	ctr_sink_free(&s2);
+	env_free(&e);
+}
+END_TEST
+
+START_TEST(run_phases_until)
+{
+	struct env a, b;
+	struct chip_result ra, rb;
+	struct ctr_sink sa, sb;
+	int8_t x[256];
+	size_t i;
+	int n = 0;
+
+	pattern(x, 256, 9);
+	env_new(&a, NULL, 0);
+	env_new(&b, NULL, 0);
+	ck_assert_int_eq(run_load_source(a.r, "c.s", copy1, strlen(copy1), NULL,
+					 RUN_ALL_CORES), 0);
+	ck_assert_int_eq(run_load_source(b.r, "c.s", copy1, strlen(copy1), NULL,
+					 RUN_ALL_CORES), 0);
+	ck_assert_int_eq(run_write(a.r, "X", 0, x, sizeof(x)), 0);
+	ck_assert_int_eq(run_write(b.r, "X", 0, x, sizeof(x)), 0);
+	ck_assert_int_eq(run_go(a.r, CYCLE_MAX, &ra), 0);
+	/* b in slices of 23 cycles. */
+	do {
+		ck_assert_int_eq(run_go(b.r, (cycle_t)(n + 1) * 23, &rb), 0);
+		if (rb.paused)
+			ck_assert_uint_eq(chip_now(run_chip(b.r)),
+					  (cycle_t)(n + 1) * 23);
+		n++;
+	} while (rb.paused);
+	ck_assert_int_gt(n, 2);
+	ck_assert_uint_eq(rb.cycles, ra.cycles);
+	ctr_sink_init(&sa);
+	ctr_sink_init(&sb);
+	ck_assert_int_eq(run_counters(a.r, &sa), 0);
+	ck_assert_int_eq(run_counters(b.r, &sb), 0);
+	ck_assert_uint_eq(sa.n, sb.n);
+	for (i = 0; i < sa.n; i++) {
+		ck_assert_str_eq(sa.v[i].name, sb.v[i].name);
+		ck_assert_msg(sa.v[i].u == sb.v[i].u && sa.v[i].f == sb.v[i].f,
+			      "%s differs", sa.v[i].name);
+	}
+	ctr_sink_free(&sa);
+	ctr_sink_free(&sb);
+	env_free(&a);
+	env_free(&b);
+}
+END_TEST
+
+static const char *const ov_3c[] = { "chip.cores=3", "noc.cols=4",
+				     "noc.rows=1" };
+
+START_TEST(run_cores_own_programs)
+{
+	/* Core 0 copies X to Y; cores 1-2 run another program with its own
+	 * tensor table and registers, and meet core 0 at a barrier. */
+	static const char other[] =
+		".tensor S, spm, 0x40, int8, 8\n"
+		"\tcsrr a0, coreid\n\tli a1, 22\n\tbarrier\n\thalt\n";
+	char first[1024];
+	struct env e;
+	struct chip_result r;
+	int8_t x[256], y[256], sv[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+
+	snprintf(first, sizeof(first), "%s", copy1);
+	/* the copy program with a barrier before its halt */
+	strcpy(strstr(first, "\thalt\n"), "\tli a1, 11\n\tbarrier\n\thalt\n");
+	env_new(&e, ov_3c, 3);
+	ck_assert_int_eq(run_load_source(e.r, "first.s", first, strlen(first),
+					 NULL, 0, 0), 0);
+	ck_assert_int_eq(run_load_source(e.r, "other.s", other, strlen(other),
+					 NULL, 1, 2), 0);
+	pattern(x, 256, 5);
+	ck_assert_int_eq(run_write(e.r, "X", 0, x, sizeof(x)), 0);
+	ck_assert_int_eq(run_write(e.r, "S", 2, sv, sizeof(sv)), 0);
+	/* Each core's tensor table is its own program's. */
+	ck_assert_ptr_null(run_tensor(e.r, "S", 0));
+	ck_assert_ptr_null(run_tensor(e.r, "X", 1));
+	ck_assert_int_eq(run_write(e.r, "X", 1, x, sizeof(x)), NPU_ETENSOR);
+	ck_assert_msg(run_go(e.r, CYCLE_MAX, &r) == 0, "%s", env_log(&e));
+	ck_assert_int_eq(run_read(e.r, "Y", 0, y, sizeof(y)), 0);
+	ck_assert_mem_eq(y, x, sizeof(x));
+	ck_assert_uint_eq(chip_reg(run_chip(e.r), 0, 11), 11);  /* a1 */
+	ck_assert_uint_eq(chip_reg(run_chip(e.r), 1, 11), 22);
+	ck_assert_uint_eq(chip_reg(run_chip(e.r), 2, 11), 22);
+	ck_assert_uint_eq(chip_reg(run_chip(e.r), 2, 10), 2);   /* a0 */
+	ck_assert_int_eq(run_read(e.r, "S", 2, y, 8), 0);
+	ck_assert_mem_eq(y, sv, 8);
+	ck_assert_ptr_nonnull(strstr(chip_program(run_chip(e.r), 1)->name,
+				     "other.s"));
+	env_free(&e);
+}
+END_TEST
+
+START_TEST(run_cores_missing)
+{
+	struct env e;
+	struct chip_result r;
+
+	env_new(&e, ov_3c, 3);
+	ck_assert_int_eq(run_load_source(e.r, "c.s", copy1, strlen(copy1),
+					 NULL, 0, 1), 0);
+	ck_assert_int_eq(run_go(e.r, CYCLE_MAX, &r), NPU_EUSAGE);
+	ck_assert_ptr_nonnull(strstr(env_log(&e), "core 2 has no program"));
+	/* Cores that do not exist are refused when loading. */
+	ck_assert_int_eq(run_load_source(e.r, "c.s", copy1, strlen(copy1),
+					 NULL, 2, 3), NPU_EUSAGE);
+	ck_assert_ptr_nonnull(strstr(env_log(&e), "cores 2-3 do not exist"));
+	env_free(&e);
+}
+END_TEST
+
+START_TEST(run_two_chips)
+{
+	/* Two configs in one process, stepped alternately: each ends as it
+	 * does alone. */
+	static const char *const ov_b[] = { "core.dma.max_outstanding=1" };
+	struct env a, b, a1, b1;
+	struct chip_result ra, rb, r;
+	int8_t x[256];
+	int pa = 1, pb = 1, k;
+
+	pattern(x, 256, 1);
+	env_new(&a, NULL, 0);
+	env_new(&b, ov_b, 1);
+	env_new(&a1, NULL, 0);
+	env_new(&b1, ov_b, 1);
+	ck_assert_int_eq(run_load_source(a.r, "c.s", copy1, strlen(copy1), NULL, RUN_ALL_CORES), 0);
+	ck_assert_int_eq(run_load_source(b.r, "c.s", copy1, strlen(copy1), NULL, RUN_ALL_CORES), 0);
+	ck_assert_int_eq(run_load_source(a1.r, "c.s", copy1, strlen(copy1), NULL, RUN_ALL_CORES), 0);
+	ck_assert_int_eq(run_load_source(b1.r, "c.s", copy1, strlen(copy1), NULL, RUN_ALL_CORES), 0);
+	ck_assert_int_eq(run_write(a.r, "X", 0, x, 256), 0);
+	ck_assert_int_eq(run_write(b.r, "X", 0, x, 256), 0);
+	ck_assert_int_eq(run_write(a1.r, "X", 0, x, 256), 0);
+	ck_assert_int_eq(run_write(b1.r, "X", 0, x, 256), 0);
+	for (k = 1; pa || pb; k++) {
+		if (pa) {
+			ck_assert_int_eq(run_go(a.r, (cycle_t)k * 50, &ra), 0);
+			pa = ra.paused;
+		}
+		if (pb) {
+			ck_assert_int_eq(run_go(b.r, (cycle_t)k * 50, &rb), 0);
+			pb = rb.paused;
+		}
+	}
+	ck_assert_int_eq(run_go(a1.r, CYCLE_MAX, &r), 0);
+	ck_assert_uint_eq(ra.cycles, r.cycles);
+	ck_assert_int_eq(run_go(b1.r, CYCLE_MAX, &r), 0);
+	ck_assert_uint_eq(rb.cycles, r.cycles);
+	ck_assert_uint_ne(ra.cycles, rb.cycles); /* the configs differ */
+	env_free(&a);
+	env_free(&b);
+	env_free(&a1);
+	env_free(&b1);
+}
+END_TEST
+
+static Suite *suite_run(void)
+{
+	Suite *s = suite_create("run");
+
+	TEST_ADD(s, run_api_complete);
+	TEST_ADD(s, run_phases_dram_kept);
+	TEST_ADD(s, run_phases_until);
+	TEST_ADD(s, run_cores_own_programs);
+	TEST_ADD(s, run_cores_missing);
+	TEST_ADD(s, run_two_chips);
+	return s;
+}
+
+TEST_MAIN(suite_run)
