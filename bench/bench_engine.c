@@ -39,7 +39,7 @@ static void hop_destroy(struct unit *u)
 }
 
 static const struct unit_ops hop_ops = {
-	.kind = "bench",
+	.kind = UNIT_OTHER,
 	.on_event = hop_event,
 	.destroy = hop_destroy,
 };

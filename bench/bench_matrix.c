@@ -54,7 +54,7 @@ static int feeder_event(struct unit *u, const struct ev *ev)
 static void nop_destroy(struct unit *u) { (void)u; }
 
 static const struct unit_ops feeder_ops = {
-	.kind = "feeder", .on_event = feeder_event, .destroy = nop_destroy,
+	.kind = UNIT_OTHER, .on_event = feeder_event, .destroy = nop_destroy,
 };
 
 /* Host CPU time of this process: stable when other jobs share the CPUs. */

@@ -497,23 +497,17 @@ int chip_run(struct chip *c, struct chip_result *r)
 cycle_t chip_now(const struct chip *c) { return eng_now(c->e); }
 
 /*
- * Fixed counters of a unit's group, then its own extras.  The group is
- * found by the unit's kind string (a linear strcmp over the few groups):
- * this runs once per unit at dump time, never on the simulation path,
- * where counters are plain array indices (STYLE.md convention 9).  A kind
- * with no group in counters.def emits only its extras.
+ * Fixed counters of a unit's group (its kind), then its own extras.  A
+ * kind with no counter group (UNIT_OTHER) emits only its extras.
  */
 static void dump_unit(const struct unit *u, struct ctr_sink *s)
 {
-	int g, i;
+	int i;
 
 	if (!u)
 		return;
-	for (g = 0; g < CTR_N_GRP; g++)
-		if (strcmp(ctr_group_names[g], u->ops->kind) == 0)
-			break;
 	for (i = 0; i < CTR_N; i++)
-		if ((int)ctr_info[i].group == g)
+		if ((int)ctr_info[i].group == (int)u->ops->kind)
 			ctr_emit_u64(s, u->name, ctr_info[i].name, u->ctr[i]);
 	if (u->ops->dump)
 		u->ops->dump(u, s);

@@ -1380,7 +1380,7 @@ static void ctl_destroy(struct unit *u)
 }
 
 static const struct unit_ops ctl_ops = {
-	.kind = "control",
+	.kind = UNIT_CONTROL,
 	.on_event = ctl_on_event,
 	.blocked = ctl_blocked,
 	.dump = NULL,

@@ -895,7 +895,7 @@ static void dma_destroy(struct unit *u)
 }
 
 static const struct unit_ops dma_ops = {
-	.kind = "dma",
+	.kind = UNIT_DMA,
 	.on_event = dma_event,
 	.blocked = dma_blocked,
 	.dump = dma_dump,

@@ -1601,7 +1601,7 @@ static void mtx_destroy(struct unit *u)
 }
 
 static const struct unit_ops mtx_ops = {
-	.kind = "matrix",
+	.kind = UNIT_MATRIX,
 	.on_event = mtx_on_event,
 	.blocked = mtx_blocked,
 	.destroy = mtx_destroy,

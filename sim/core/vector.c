@@ -1217,7 +1217,7 @@ static void vec_destroy(struct unit *u)
 }
 
 static const struct unit_ops vec_ops = {
-	.kind = "vector",
+	.kind = UNIT_VECTOR,
 	.on_event = vec_on_event,
 	.blocked = vec_blocked,
 	.destroy = vec_destroy,

@@ -18,8 +18,24 @@
 
 struct ctr_sink;
 
+/*
+ * What a unit is.  The kind is its counter group (counters.def GROUP), so
+ * the counter dump indexes the table by it instead of matching names;
+ * UNIT_OTHER is for test drivers and benches, which own no counters.
+ */
+enum unit_kind {
+	UNIT_CONTROL = CTR_GRP_CONTROL,
+	UNIT_MATRIX = CTR_GRP_MATRIX,
+	UNIT_VECTOR = CTR_GRP_VECTOR,
+	UNIT_DMA = CTR_GRP_DMA,
+	UNIT_SRAM = CTR_GRP_SRAM,
+	UNIT_DRAM = CTR_GRP_DRAM,
+	UNIT_NOC = CTR_GRP_NOC,
+	UNIT_OTHER = CTR_N_GRP
+};
+
 struct unit_ops {
-	const char *kind; /* counter group name: "matrix", "dma", ... */
+	enum unit_kind kind; /* what it is: counter group, trace kind */
 	/* Handle one event; return 0 or NPU_E* (a fault stops the run). */
 	int (*on_event)(struct unit *u, const struct ev *ev);
 	/*

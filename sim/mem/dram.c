@@ -1229,7 +1229,7 @@ void dram_free(dram *d)
 }
 
 static const struct unit_ops chan_ops = {
-	.kind = "dram",
+	.kind = UNIT_DRAM,
 	.on_event = chan_event,
 	.blocked = chan_blocked,
 	.dump = chan_dump,

@@ -138,7 +138,7 @@ static int gen_event(struct unit *u, const struct ev *ev)
 }
 
 static const struct unit_ops gen_ops = {
-	.kind = "dram_bench",
+	.kind = UNIT_OTHER,
 	.on_event = gen_event,
 };
 

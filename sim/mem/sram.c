@@ -682,7 +682,7 @@ static void sram_destroy(struct unit *u)
 }
 
 static const struct unit_ops sram_ops = {
-	.kind = "sram",
+	.kind = UNIT_SRAM,
 	.on_event = sram_on_event,
 	.blocked = sram_blocked,
 	.dump = sram_dump,

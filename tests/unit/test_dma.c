@@ -63,7 +63,7 @@ static int feeder_event(struct unit *u, const struct ev *ev)
 }
 
 static const struct unit_ops feeder_ops = {
-	.kind = "feeder",
+	.kind = UNIT_OTHER,
 	.on_event = feeder_event,
 };
 
@@ -99,7 +99,7 @@ static int hog_event(struct unit *u, const struct ev *ev)
 }
 
 static const struct unit_ops hog_ops = {
-	.kind = "hog",
+	.kind = UNIT_OTHER,
 	.on_event = hog_event,
 };
 

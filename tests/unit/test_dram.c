@@ -86,7 +86,7 @@ static int drv_event(struct unit *u, const struct ev *ev)
 }
 
 static const struct unit_ops drv_ops = {
-	.kind = "drv",
+	.kind = UNIT_OTHER,
 	.on_event = drv_event,
 };
 

@@ -52,7 +52,7 @@ static void rec_destroy(struct unit *u)
 }
 
 static const struct unit_ops rec_ops = {
-	.kind = "rec",
+	.kind = UNIT_OTHER,
 	.on_event = rec_event,
 	.blocked = rec_blocked,
 	.destroy = rec_destroy,

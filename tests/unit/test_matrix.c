@@ -54,7 +54,7 @@ static int feeder_event(struct unit *u, const struct ev *ev)
 static void nop_destroy(struct unit *u) { (void)u; }
 
 static const struct unit_ops feeder_ops = {
-	.kind = "feeder", .on_event = feeder_event, .destroy = nop_destroy,
+	.kind = UNIT_OTHER, .on_event = feeder_event, .destroy = nop_destroy,
 };
 
 /* A competing requestor: reads 'bytes' at 'addr' every 'period' cycles. */
@@ -82,7 +82,7 @@ static int hog_event(struct unit *u, const struct ev *ev)
 }
 
 static const struct unit_ops hog_ops = {
-	.kind = "hog", .on_event = hog_event, .destroy = nop_destroy,
+	.kind = UNIT_OTHER, .on_event = hog_event, .destroy = nop_destroy,
 };
 
 /* One run's configuration. */

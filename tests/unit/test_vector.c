@@ -67,7 +67,7 @@ static void drv_destroy(struct unit *u)
 }
 
 static const struct unit_ops drv_ops = {
-	.kind = "drv",
+	.kind = UNIT_OTHER,
 	.on_event = drv_event,
 	.destroy = drv_destroy,
 };
