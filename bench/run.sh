@@ -59,7 +59,24 @@ if [ -x "$gen" ]; then
 	     END { for (f in d) if (f ~ /gemm_32x32$/) base = d[f];
 		   for (f in d) { n = f; sub(/.*t\./, "", n);
 			printf "bench.e2e.ratio: host time %s / gemm_32x32 = %.2f\n", n, d[f] / base } }' \
-		"$tmpd"/t.* | sort
+		"$tmpd"/t.gemm_* | sort
+
+	# Queue depth: the same program with core.control.queue_depth 8 ...
+	# 1024.  gemm_db.s issues K/32 x N/32 = 1024 folds (2048 matrix
+	# instructions) per A tile between its waits, so at 1024 the matrix
+	# queue really fills and ~1024 instructions sit placed ahead of the
+	# array.  Host time must not grow with the depth (matrix_int.h, "Host
+	# cost"): before the due heap, 1024 took 24x the host time of 8.
+	for d in 8 64 256 1024; do
+		e2e qdepth_$d -c configs/default.cfg -s core.control.queue_depth=$d \
+			-s core.scratchpad.bytes=2M -s core.accumulator.bytes=2M \
+			asm/kernels/gemm_db.s -D M=512 -D K=1024 -D N=1024 -D TM=256
+	done
+	awk 'FNR == 1 { split($0, t, " "); d[FILENAME] = t[1] - t[2] }
+	     END { for (f in d) { if (f ~ /qdepth_8$/) lo = d[f];
+				  if (f ~ /qdepth_1024$/) hi = d[f] }
+		   printf "bench.e2e.ratio: host time qdepth_1024 / qdepth_8 = %.2f\n", hi / lo }' \
+		"$tmpd"/t.qdepth_*
 else
 	echo "bench: $gen is missing (make bench builds it)" >&2
 	status=1

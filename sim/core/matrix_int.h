@@ -24,6 +24,23 @@
  *     cycle d before every op with deadline <= d has completed;
  *   - off only grows, and only by freezes at deadlines that were overdue at
  *     the time (causal: nothing already issued is moved).
+ *
+ * Host cost and queue depth.  With a deep control queue
+ * (core.control.queue_depth) hundreds of instructions are placed ahead of
+ * the array, nearly all of them idle until their interval comes.  So the
+ * sequencer never walks the queue per array cycle; two indexes hold the
+ * instructions that can act:
+ *   due      every placed, incomplete instruction with work left, in a
+ *            min-heap by (key, ord): key is its next array cycle with work
+ *            (start, interval end, next static access); a cycle's work is
+ *            exactly the instructions with key == that cycle, taken from
+ *            the heap's top in program order and re-keyed in place;
+ *   running  the started, incomplete ones, in program order (freeze
+ *            accounting and the pe model's stepping look only at these).
+ * Invariants: an instruction is in 'due' iff placed, not completed and
+ * key != CYCLE_MAX, and its key is current (it only changes in
+ * process_cycle, which re-files what it touched); an unstarted
+ * instruction's key is <= its B, so the heap's top bounds every start.
  */
 #ifndef NPU_MATRIX_INT_H
 #define NPU_MATRIX_INT_H
@@ -120,7 +137,15 @@ struct mtx_insn {
 	void *dec;                /* fast model: decoded operands (OS) */
 	void *pe;                 /* pe model: per-instruction state */
 	struct mtx_insn *prev, *next; /* queue, program order */
+	uint64_t ord;             /* program order (accept count), heap tie */
+	cycle_t key;              /* next array cycle with work, CYCLE_MAX none */
+	size_t due_pos;           /* index in m->due, MTX_NOT_DUE if absent */
+	struct mtx_insn *act_next; /* this cycle's acting list (process_cycle) */
+	struct mtx_insn *run_prev, *run_next; /* running list, program order */
 };
+
+/* due_pos of an instruction that is not in the due heap. */
+#define MTX_NOT_DUE ((size_t)-1)
 
 /* One issued access. */
 struct mtx_op {
@@ -143,7 +168,10 @@ struct mtx_backend {
 	void (*fini)(struct mtx *m);
 	/* instruction placed (b, t, streams fixed) */
 	int (*place)(struct mtx *m, struct mtx_insn *in);
-	/* next array cycle at which step() must run, CYCLE_MAX = none */
+	/* next array cycle at which step() must run, CYCLE_MAX = none; it
+	 * need only consider started instructions (m->run_head): the
+	 * sequencer's own next cycle is never later than an unstarted
+	 * instruction's B (see "Host cost" above) */
 	cycle_t (*next_step)(const struct mtx *m);
 	/* run array cycle x (its reads have arrived); may emit writes */
 	int (*step)(struct mtx *m, cycle_t x);
@@ -181,6 +209,10 @@ struct mtx {
 	/* queue */
 	struct mtx_insn *head, *tail; /* accepted, not completed */
 	struct mtx_insn *unplaced;    /* first not yet placed */
+	uint64_t n_accepted;          /* instructions accepted (next ord) */
+	struct mtx_insn **due;        /* heap of instructions by (key, ord) */
+	size_t n_due, cap_due;        /* entries / allocated */
+	struct mtx_insn *run_head, *run_tail; /* started, not completed */
 	int n_waiting;                /* accepted, not started */
 	int n_inflight;               /* placed, not completed */
 	/* placement, in array cycles */

@@ -206,6 +206,10 @@ static int in_array(const struct mtx_insn *in)
  * sequencer visits the returned cycle (after its deadlines are met), so no
  * interval cycle is skipped.  Idle cycles between intervals are not
  * stepped: the array is empty then (check_end makes sure of it).
+ * Only started instructions are looked at: an unstarted one would offer
+ * its B, and the sequencer's own next cycle (the due heap's top, at most
+ * that B) already covers it, so a deep queue of waiting instructions
+ * costs nothing here (matrix_int.h, "Host cost").
  */
 static cycle_t pe_next_step(const struct mtx *m)
 {
@@ -213,7 +217,7 @@ static cycle_t pe_next_step(const struct mtx *m)
 	const struct mtx_insn *in;
 	cycle_t best = p->n_q ? p->q[0].when : CYCLE_MAX;
 
-	for (in = m->head; in && in->placed; in = in->next) {
+	for (in = m->run_head; in; in = in->run_next) {
 		cycle_t lo;
 
 		if (!in_array(in))
@@ -567,9 +571,13 @@ static int pe_step(struct mtx *m, cycle_t x)
 		memmove(p->q, p->q + k, (p->n_q - k) * sizeof(*p->q));
 		p->n_q -= k;
 	}
-	/* swaps and fresh starts first: they act on the registers' state at
-	 * the beginning of the cycle */
-	for (in = m->head; in && in->placed; in = in->next) {
+	/*
+	 * Swaps and fresh starts first: they act on the registers' state at
+	 * the beginning of the cycle.  Every instruction with B <= x has
+	 * started by now (the sequencer starts B == x before stepping), so
+	 * the running list, in program order, holds all that can act.
+	 */
+	for (in = m->run_head; in; in = in->run_next) {
 		if (!in_array(in) || in->b != x || in->path != MTX_PATH_COMPUTE ||
 		    in->kind == MTX_PRELOAD)
 			continue;
@@ -582,7 +590,7 @@ static int pe_step(struct mtx *m, cycle_t x)
 			memcpy(p->w, p->ws, (size_t)p->R * p->C * sizeof(*p->w));
 		clear_moving(p);
 	}
-	for (in = m->head; in && in->placed; in = in->next) {
+	for (in = m->run_head; in; in = in->run_next) {
 		rc = 0;
 		if (!in_array(in) || x < in->b || x >= in->b + in->t)
 			continue;
