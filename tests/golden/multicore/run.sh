@@ -61,6 +61,28 @@ done
 run_mc "default x4 uneven" 4 101 64 40 $(small 4)
 run_mc "default x4 tiny" 4 3 8 8 $(small 4)
 
+# Per-core programs (--program): the same kernel given to cores 0-1 and
+# 2-3 as two separate programs must run exactly as the SPMD run above
+# (same cycles, same output); no positional PROGRAM is needed then.
+"$ref" gen 128 64 64 256 "$tmp/A.npy" "$tmp/B.npy"
+"$bin" run -q $(small 4) --program 0-1=asm/kernels/gemm_mc.s \
+	--program 2-3=asm/kernels/gemm_mc.s -D M=128 -D K=64 -D N=64 \
+	--input A="$tmp/A.npy" --input B="$tmp/B.npy" --output C="$tmp/C.npy" \
+	--counters "$tmp/p.csv" 2> "$tmp/err" ||
+	{ cat "$tmp/err" >&2; fail "per-core programs: run failed"; }
+"$ref" check "$tmp/A.npy" "$tmp/B.npy" "$tmp/C.npy" >/dev/null ||
+	fail "per-core programs: output differs from the reference"
+"$bin" run -q $(small 4) asm/kernels/gemm_mc.s -D M=128 -D K=64 -D N=64 \
+	--input A="$tmp/A.npy" --input B="$tmp/B.npy" --counters "$tmp/s.csv" ||
+	fail "per-core programs: SPMD run failed"
+[ "$(counter "$tmp/p.csv" cycles)" = "$(counter "$tmp/s.csv" cycles)" ] ||
+	fail "per-core programs: $(counter "$tmp/p.csv" cycles) cycles, SPMD $(counter "$tmp/s.csv" cycles)"
+# A core left without a program is a usage error naming it.
+"$bin" run -q $(small 4) --program 0-2=asm/kernels/gemm_mc.s 2> "$tmp/err" &&
+	fail "per-core programs: a core without a program ran"
+grep -q "core 3 has no program" "$tmp/err" ||
+	fail "per-core programs: missing-program message: $(cat "$tmp/err")"
+
 # datacenter.cfg: 16 cores (and its first 1 and 4 cores), 128 x 128
 # arrays run int8 -> int32 here, 16 HBM3 channels.
 for spec in "1 [7]" "4 [7,8,9,10]" "16"; do
