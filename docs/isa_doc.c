@@ -202,11 +202,78 @@ static void write_name_table(FILE *fp, const char *title, const char *op,
 	fprintf(fp, "\n");
 }
 
+/* Latency classes (names.def LATCLASS), "-" (none) left out. */
+static void write_lat_table(FILE *fp)
+{
+	int i;
+
+	fprintf(fp, "## Latency classes\n\nWhich of its unit's latencies "
+		    "(`isa_op_info[op].lat`) an instruction takes; the keys "
+		    "are in docs/config.md.\n\n| class | meaning |\n"
+		    "| --- | --- |\n");
+	for (i = 0; i < ISA_N_LATS; i++)
+		if (i != ISA_LAT_NONE)
+			fprintf(fp, "| `%s` | %s |\n", isa_lat_names[i],
+				isa_lat_docs[i]);
+	fprintf(fp, "\n");
+}
+
+/*
+ * Vector operand kinds (names.def VKIND): one cell per operand slot, its
+ * shape in vset terms and its element type, e.g. "rows x len, int32".
+ */
+static void write_vkind_table(FILE *fp)
+{
+	static const char *const shape[] = {
+		[ISA_VSH_NONE] = "-",
+		[ISA_VSH_TILE] = "rows x len",
+		[ISA_VSH_ROW] = "1 x len",
+		[ISA_VSH_COL] = "rows x 1",
+		[ISA_VSH_TRANS] = "len x rows",
+		[ISA_VSH_INDEXED] = "by index",
+	};
+	static const char *const etype[] = {
+		[ISA_VET_TYPE] = "type",
+		[ISA_VET_OTYPE] = "otype",
+		[ISA_VET_INT32] = "int32",
+	};
+	int i, k;
+
+	fprintf(fp, "## Vector operand kinds\n\nWhat a vector instruction "
+		    "reads and writes (`isa_op_info[op].vkind`): the tiles at "
+		    "x[rs1], x[rs2], x[rs3] (s1, s2, s3) and x[rd] (d), as "
+		    "rows x elements per row with the element type, from the "
+		    "`vset` registers. Rows of s1 are `ss1` bytes apart, of s2 "
+		    "and s3 `ss2`, of d `sd` (0 = dense). *By index*: the "
+		    "elements the index tile picks, from the address to the end "
+		    "of the memory. The vector unit checks bounds and interlocks "
+		    "on these ranges and the hazard checker records them.\n\n"
+		    "| kind | s1 | s2 | s3 | d | semantics |\n"
+		    "| --- | --- | --- | --- | --- | --- |\n");
+	for (i = 0; i < ISA_N_VKINDS; i++) {
+		const struct isa_vkind_info *ki = &isa_vkind_info[i];
+
+		if (i == ISA_VK_NONE)
+			continue;
+		fprintf(fp, "| `%s` |", ki->name);
+		for (k = 0; k < ISA_N_VSLOTS; k++) {
+			if (ki->opnd[k].shape == ISA_VSH_NONE)
+				fprintf(fp, " - |");
+			else
+				fprintf(fp, " %s, %s |", shape[ki->opnd[k].shape],
+					etype[ki->opnd[k].type]);
+		}
+		fprintf(fp, " `%s` |\n", ki->doc);
+	}
+	fprintf(fp, "\n");
+}
+
 /*
  * Section order of docs/isa.md: prose, Registers, Encoding (Fields,
  * Formats with diagrams), Instruction summary, Instructions (grouped by
  * unit, each with mask/match and roles), Unit ids, Status registers,
- * Configuration registers, Data types, Operand roles, then the assembler
+ * Configuration registers, Data types, Operand roles, Latency classes,
+ * Vector operand kinds, then the assembler
  * chapter from asm_write_doc.  Every byte is a function of the tables:
  * no date or version, so the staleness test compares files exactly.
  */
@@ -298,7 +365,11 @@ void isa_write_doc(FILE *fp)
 	fprintf(fp, "\n## Instructions\n\n"
 		    "Grouped by the unit that executes them. *Roles* are the "
 		    "operand-role flags the control unit uses to read registers "
-		    "and to check operands (see [Operand roles](#operand-roles))."
+		    "and to check operands (see [Operand roles](#operand-roles)). "
+		    "The *latency class* says which of its unit's latencies an "
+		    "instruction takes ([Latency classes](#latency-classes)), "
+		    "the *operand kind* which bytes a vector instruction reads "
+		    "and writes ([Vector operand kinds](#vector-operand-kinds))."
 		    "\n\n");
 		/* Quadratic (units x ops, 6 x 99) but run once per doc build. */
 	for (u = 0; u < ISA_N_UNITS; u++) {
@@ -316,6 +387,13 @@ void isa_write_doc(FILE *fp)
 				o->opcode, isa_fmt_info[o->fmt].id, o->mask,
 				o->match);
 			write_flags(fp, o->flags);
+			/* The columns the units time and lay out operands by. */
+			if (o->lat != ISA_LAT_NONE)
+				fprintf(fp, "  \nLatency class: `%s`",
+					isa_lat_names[o->lat]);
+			if (o->vkind != ISA_VK_NONE)
+				fprintf(fp, "  \nOperand kind: `%s`",
+					isa_vkind_info[o->vkind].name);
 			fprintf(fp, "  \nSemantics: `%s`\n\n%s\n\n", o->sem, o->doc);
 		}
 	}
@@ -371,5 +449,7 @@ void isa_write_doc(FILE *fp)
 		fprintf(fp, "| `%s` | %s |\n", isa_flag_names[i],
 			isa_flag_docs[i]);
 	fprintf(fp, "\n");
+	write_lat_table(fp);
+	write_vkind_table(fp);
 	asm_write_doc(fp);
 }

@@ -40,7 +40,7 @@ enum {
  * fields [23:0]) has mask 0xff000000.  Both values appear in docs/isa.md.
  */
 const struct isa_op_info isa_op_info[ISA_N_OPS] = {
-#define OP(id_, mn, opc, fmt_, unit_, flags_, sem_, doc_)                  \
+#define OP(id_, mn, opc, fmt_, unit_, flags_, lat_, vk_, sem_, doc_)      \
 	[ISA_OP_##id_] = {                                                 \
 		.name = mn,                                                \
 		.id = #id_,                                                \
@@ -48,6 +48,8 @@ const struct isa_op_info isa_op_info[ISA_N_OPS] = {
 		.fmt = ISA_##fmt_,                                         \
 		.unit = ISA_##unit_,                                       \
 		.flags = (uint32_t)(flags_),                               \
+		.lat = ISA_##lat_,                                         \
+		.vkind = ISA_##vk_,                                        \
 		.mask = ~(uint32_t)ISA_FUSED_##fmt_,                       \
 		.match = (uint32_t)(opc) << 24,                            \
 		.sem = sem_,                                               \
@@ -102,12 +104,36 @@ const struct isa_fmt_info isa_fmt_info[ISA_N_FMTS] = {
 };
 
 /*
+ * The operand slots of names.def VKIND rows.  The shape macros exist only
+ * here, while the table expands: UNUSED, TILE(TYPE), COL(OTYPE) ...
+ */
+#define UNUSED { ISA_VSH_NONE, ISA_VET_TYPE }
+#define TILE(t) { ISA_VSH_TILE, ISA_VET_##t }
+#define ROW(t) { ISA_VSH_ROW, ISA_VET_##t }
+#define COL(t) { ISA_VSH_COL, ISA_VET_##t }
+#define TRANS(t) { ISA_VSH_TRANS, ISA_VET_##t }
+#define INDEXED(t) { ISA_VSH_INDEXED, ISA_VET_##t }
+const struct isa_vkind_info isa_vkind_info[ISA_N_VKINDS] = {
+#define VKIND(id_, name_, s1, s2, s3, d, doc_)                             \
+	[ISA_VK_##id_] = { .name = name_, .opnd = { s1, s2, s3, d },       \
+			   .doc = doc_ },
+#include "names.def"
+};
+#undef UNUSED
+#undef TILE
+#undef ROW
+#undef COL
+#undef TRANS
+#undef INDEXED
+
+/*
  * Major opcode -> op + 1 (0 = no such opcode).  Two rows with the same
  * opcode initialise the same element twice, which the compiler rejects.
  * uint16_t, not uint8_t: op + 1 reaches 256 if every opcode is ever used.
  */
 static const uint16_t op_of_opcode[256] = {
-#define OP(id_, mn, opc, fmt_, unit_, flags_, sem_, doc_) [opc] = ISA_OP_##id_ + 1,
+#define OP(id_, mn, opc, fmt_, unit_, flags_, lat_, vk_, sem_, doc_) \
+	[opc] = ISA_OP_##id_ + 1,
 #include "opcodes.def"
 };
 
@@ -129,6 +155,14 @@ const char *const isa_flag_names[ISA_N_FLAGS] = {
 };
 const char *const isa_flag_docs[ISA_N_FLAGS] = {
 #define FLAG(id, doc) [ISA_FLAGBIT_##id] = doc,
+#include "names.def"
+};
+const char *const isa_lat_names[ISA_N_LATS] = {
+#define LATCLASS(id, name, doc) [ISA_LAT_##id] = name,
+#include "names.def"
+};
+const char *const isa_lat_docs[ISA_N_LATS] = {
+#define LATCLASS(id, name, doc) [ISA_LAT_##id] = doc,
 #include "names.def"
 };
 const char *const isa_csr_names[ISA_N_CSRS] = {

@@ -32,6 +32,9 @@
  *    rsig) executes only when the operands-ready cycle equals now, so the
  *    chip never sees an effect before its simulated cycle.
  *  - Values are computed at issue; ready[r] alone carries the latency.
+ *    Scalar and configuration instructions run through exec_<ID>, the
+ *    handlers of a dispatch table expanded from isa/opcodes.def; the
+ *    row's latency class picks the latency (ctl_latency).
  *    x[0] is never written (ctl_set_reg drops it), so it always reads 0.
  *  - Each unit queue is FIFO and ready cycles never decrease along it
  *    (now only grows and dispatch_latency is fixed), so looking at the
@@ -734,77 +737,64 @@ static uint64_t sext(uint64_t v, int bits)
 }
 
 /*
- * Value of an ALU operation (register or immediate second operand).
- * Division never traps, with the RISC-V M-extension results: x / 0 = all
- * ones (-1), x % 0 = x, and the one signed overflow INT64_MIN / -1 =
- * INT64_MIN with remainder 0 (C leaves both undefined, so they are tested
- * before dividing).  Shift amounts use the low 6 bits, as RV64 does.
+ * Signed division and remainder that never trap, with the RISC-V
+ * M-extension results: x / 0 = all ones (-1), x % 0 = x, and the one
+ * signed overflow INT64_MIN / -1 = INT64_MIN with remainder 0 (C leaves
+ * both undefined, so they are tested before dividing).
  */
-static uint64_t alu(enum isa_op op, uint64_t a, uint64_t b)
+static uint64_t div_s64(uint64_t a, uint64_t b)
 {
-	int64_t sa = (int64_t)a, sb = (int64_t)b;
-
-	switch (op) {
-	case ISA_OP_ADD: case ISA_OP_ADDI: return a + b;
-	case ISA_OP_SUB: return a - b;
-	case ISA_OP_MUL: return a * b;
-	case ISA_OP_DIV:
-		if (b == 0)
-			return ~0ull;
-		if (sa == INT64_MIN && sb == -1)
-			return a;
-		return (uint64_t)(sa / sb);
-	case ISA_OP_DIVU: return b ? a / b : ~0ull;
-	case ISA_OP_REM:
-		if (b == 0)
-			return a;
-		if (sa == INT64_MIN && sb == -1)
-			return 0;
-		return (uint64_t)(sa % sb);
-	case ISA_OP_REMU: return b ? a % b : a;
-	case ISA_OP_AND: case ISA_OP_ANDI: return a & b;
-	case ISA_OP_OR: case ISA_OP_ORI: return a | b;
-	case ISA_OP_XOR: case ISA_OP_XORI: return a ^ b;
-	case ISA_OP_SLL: case ISA_OP_SLLI: return a << (b & 63);
-	case ISA_OP_SRL: case ISA_OP_SRLI: return a >> (b & 63);
-	case ISA_OP_SRA: case ISA_OP_SRAI:
-		/* Arithmetic shift without relying on implementation-defined >>. */
-		return sa < 0 ? ~(~a >> (b & 63)) : a >> (b & 63);
-	/* Compares return 0 or 1; min/max are signed. */
-	case ISA_OP_SLT: case ISA_OP_SLTI: return sa < sb;
-	case ISA_OP_SLTU: case ISA_OP_SLTIU: return a < b;
-	case ISA_OP_MIN: return (uint64_t)(sa < sb ? sa : sb);
-	case ISA_OP_MAX: return (uint64_t)(sa > sb ? sa : sb);
-	default: return 0;
-	}
+	if (b == 0)
+		return ~0ull;
+	if ((int64_t)a == INT64_MIN && (int64_t)b == -1)
+		return a;
+	return (uint64_t)((int64_t)a / (int64_t)b);
 }
 
-/* Condition of a two-register branch (dbnz, jal and jalr are handled by
- * ctl_run); the U forms compare unsigned. */
-static int branch_taken(enum isa_op op, uint64_t a, uint64_t b)
+static uint64_t rem_s64(uint64_t a, uint64_t b)
 {
-	switch (op) {
-	case ISA_OP_BEQ: return a == b;
-	case ISA_OP_BNE: return a != b;
-	case ISA_OP_BLT: return (int64_t)a < (int64_t)b;
-	case ISA_OP_BGE: return (int64_t)a >= (int64_t)b;
-	case ISA_OP_BLTU: return a < b;
-	case ISA_OP_BGEU: return a >= b;
-	default: return 0;
-	}
+	if (b == 0)
+		return a;
+	if ((int64_t)a == INT64_MIN && (int64_t)b == -1)
+		return 0;
+	return (uint64_t)((int64_t)a % (int64_t)b);
 }
 
-/* Result latency of a register-register ALU op: mul and the divider have
- * their own (core.control.mul_latency, div_latency), the rest alu_latency. */
-static int op_latency(const struct ctl *c, enum isa_op op)
+/* Arithmetic shift right by s (0..63) without relying on the
+ * implementation-defined >> of a negative value. */
+static uint64_t sra64(uint64_t a, unsigned s)
 {
-	switch (op) {
-	case ISA_OP_MUL: return c->lat_mul;
-	case ISA_OP_DIV: case ISA_OP_DIVU: case ISA_OP_REM: case ISA_OP_REMU:
-		return c->lat_div;
-	default:
-		return c->lat_alu;
+	return (int64_t)a < 0 ? ~(~a >> s) : a >> s;
+}
+
+/*
+ * Result latency of a latency class (opcodes.def LAT_x column) in the
+ * control unit: alu, mul, div and mem from core.control.*; a branch's
+ * register result (the link of jal/jalr, dbnz's counter) comes out of the
+ * ALU, its redirect costs lat_br (ctl_branch).  none: halt and the
+ * configuration writes have no register result.  sfu and move are vector
+ * classes: the static assertions below the handlers keep them off every
+ * row the control unit executes.
+ */
+static cycle_t ctl_latency(const struct ctl *c, enum isa_lat cls)
+{
+	switch (cls) {
+	case ISA_LAT_ALU:
+	case ISA_LAT_BRANCH:
+		return (cycle_t)c->lat_alu;
+	case ISA_LAT_MUL:
+		return (cycle_t)c->lat_mul;
+	case ISA_LAT_DIV:
+		return (cycle_t)c->lat_div;
+	case ISA_LAT_MEM:
+		return (cycle_t)c->lat_mem;
+	case ISA_LAT_NONE:
+	case ISA_LAT_SFU:
+	case ISA_LAT_MOVE:
+	case ISA_N_LATS:
+		break;
 	}
+	return 0;
 }
 
 /* Write a register now and mark it readable from cycle 'ready' on.  The
@@ -836,6 +826,285 @@ static cycle_t ctl_operands_ready(const struct ctl *c,
 	if ((fl & ISA_RD_RS3) && c->ready[in->rs3] > t)
 		t = c->ready[in->rs3];
 	return t;
+}
+
+/* ---- scalar semantics: one handler per opcodes.def row --------------------*/
+
+/*
+ * An instruction the control unit executes by itself (unit ctl or cfg),
+ * as its handler sees it.  ctl_run fills it before the call with "fall
+ * through" as the outcome (the next instruction at pc + 4, one cycle
+ * later); the handler writes its result and, for a taken branch or a
+ * jump, changes the outcome.
+ */
+struct ctl_exec {
+	const struct isa_insn *in; /* the instruction (c->pc is its pc) */
+	uint64_t a;                /* x[rs1] */
+	uint64_t b;                /* x[rs2] if the op reads it (RD_RS2),
+				      else the immediate (sign-extended) */
+	cycle_t ti;                /* issue cycle, on the local clock */
+	cycle_t ready;             /* ti + the latency of the op's class:
+				      when its register result is readable */
+	uint64_t next_pc;          /* pc of the next instruction to issue */
+	cycle_t next_t;            /* its earliest issue cycle */
+};
+
+/* A handler returns 0, CTL_STOP (halt: the core stops issuing) or NPU_E*. */
+typedef int (*ctl_exec_fn)(struct ctl *c, struct ctl_exec *x);
+#define CTL_STOP 1
+
+/* rd = v, readable from x->ready. */
+static int ctl_wr(struct ctl *c, const struct ctl_exec *x, uint64_t v)
+{
+	ctl_set_reg(c, x->in->rd, v, x->ready);
+	return 0;
+}
+
+/*
+ * Register and immediate ALU ops: rd = expr of a = x[rs1] and b = x[rs2]
+ * or the immediate, so add and addi share an expression.  Shift amounts
+ * use the low 6 bits, as RV64 does (slli's shamt field is 0..63 anyway);
+ * compares give 0 or 1; min/max are signed.  The latency (alu, mul, div)
+ * is the row's class, not the handler's business.
+ */
+#define CTL_ALU(id, expr)                                                  \
+	static int exec_##id(struct ctl *c, struct ctl_exec *x)            \
+	{                                                                  \
+		uint64_t a = x->a, b = x->b;                               \
+									   \
+		(void)a; /* lui reads no register */                       \
+		return ctl_wr(c, x, (uint64_t)(expr));                     \
+	}
+CTL_ALU(ADD,   a + b)
+CTL_ALU(SUB,   a - b)
+CTL_ALU(MUL,   a * b)
+CTL_ALU(DIV,   div_s64(a, b))
+CTL_ALU(DIVU,  b ? a / b : ~0ull)
+CTL_ALU(REM,   rem_s64(a, b))
+CTL_ALU(REMU,  b ? a % b : a)
+CTL_ALU(AND,   a & b)
+CTL_ALU(OR,    a | b)
+CTL_ALU(XOR,   a ^ b)
+CTL_ALU(SLL,   a << (b & 63))
+CTL_ALU(SRL,   a >> (b & 63))
+CTL_ALU(SRA,   sra64(a, (unsigned)(b & 63)))
+CTL_ALU(SLT,   (int64_t)a < (int64_t)b)
+CTL_ALU(SLTU,  a < b)
+CTL_ALU(MIN,   (int64_t)a < (int64_t)b ? a : b)
+CTL_ALU(MAX,   (int64_t)a > (int64_t)b ? a : b)
+CTL_ALU(ADDI,  a + b)
+CTL_ALU(ANDI,  a & b)
+CTL_ALU(ORI,   a | b)
+CTL_ALU(XORI,  a ^ b)
+CTL_ALU(SLTI,  (int64_t)a < (int64_t)b)
+CTL_ALU(SLTIU, a < b)
+CTL_ALU(SLLI,  a << (b & 63))
+CTL_ALU(SRLI,  a >> (b & 63))
+CTL_ALU(SRAI,  sra64(a, (unsigned)(b & 63)))
+/* lui: imm is a signed 19-bit field, already sign-extended to 64 bits
+ * before the shift, as the ISA defines. */
+CTL_ALU(LUI,   b << 13)
+#undef CTL_ALU
+
+static int exec_CSRR(struct ctl *c, struct ctl_exec *x)
+{
+	uint64_t v;
+
+	switch ((enum isa_csr)x->b) {
+	case ISA_CSR_COREID: v = (uint64_t)c->core; break;
+	case ISA_CSR_NCORES: v = (uint64_t)c->n_cores; break;
+	/* cycle: the issue cycle on the local clock. */
+	case ISA_CSR_CYCLE: v = x->ti; break;
+	/* instret: instructions retired before this one. */
+	case ISA_CSR_INSTRET: v = c->instret; break;
+	default: /* the decoder admits only names.def CSR ids */
+		return ctl_fault(c, x->ti, "csrr: no status register %" PRIu64,
+				 x->b);
+	}
+	return ctl_wr(c, x, v);
+}
+
+/*
+ * Loads and stores of size bytes at x[rs1] + imm; loads sign- or
+ * zero-extend.  A store is done at issue: a later load sees it, being
+ * issued no earlier.
+ */
+static int ctl_load(struct ctl *c, struct ctl_exec *x, int size, int sign)
+{
+	uint64_t addr = x->a + x->b, v;
+	int rc = ctl_smem_check(c, x->ti, addr, size);
+
+	if (rc)
+		return rc;
+	v = ld_le(c->smem + addr, size);
+	return ctl_wr(c, x, sign && size < 8 ? sext(v, size * 8) : v);
+}
+
+static int ctl_store(struct ctl *c, struct ctl_exec *x, int size)
+{
+	uint64_t addr = x->a + (uint64_t)x->in->imm;
+	int rc = ctl_smem_check(c, x->ti, addr, size);
+
+	if (rc)
+		return rc;
+	st_le(c->smem + addr, x->b, size);
+	return 0;
+}
+
+#define CTL_LOAD(id, size, sign)                                           \
+	static int exec_##id(struct ctl *c, struct ctl_exec *x)            \
+	{                                                                  \
+		return ctl_load(c, x, size, sign);                         \
+	}
+#define CTL_STORE(id, size)                                                \
+	static int exec_##id(struct ctl *c, struct ctl_exec *x)            \
+	{                                                                  \
+		return ctl_store(c, x, size);                              \
+	}
+CTL_LOAD(LD, 8, 0)
+CTL_LOAD(LW, 4, 1)
+CTL_LOAD(LWU, 4, 0)
+CTL_LOAD(LH, 2, 1)
+CTL_LOAD(LHU, 2, 0)
+CTL_LOAD(LB, 1, 1)
+CTL_LOAD(LBU, 1, 0)
+CTL_STORE(SD, 8)
+CTL_STORE(SW, 4)
+CTL_STORE(SH, 2)
+CTL_STORE(SB, 1)
+#undef CTL_LOAD
+#undef CTL_STORE
+
+/*
+ * Every branch and jump ends here.  A taken one continues at target
+ * branch_latency cycles after its issue (a pipeline refill); a
+ * fall-through keeps ctl_run's outcome and costs only its issue slot.
+ */
+static int ctl_branch(struct ctl *c, struct ctl_exec *x, int taken,
+		      uint64_t target)
+{
+	c->u.ctr[CTR_CONTROL_BRANCHES]++;
+	if (taken) {
+		c->u.ctr[CTR_CONTROL_BRANCHES_TAKEN]++;
+		x->next_pc = target;
+		x->next_t = x->ti + (cycle_t)c->lat_br;
+	}
+	return 0;
+}
+
+/* Two-register branches: the target is pc + imm (bytes); the U forms
+ * compare unsigned. */
+#define CTL_BRANCH(id, cond)                                               \
+	static int exec_##id(struct ctl *c, struct ctl_exec *x)            \
+	{                                                                  \
+		uint64_t a = x->a, b = x->b;                               \
+									   \
+		return ctl_branch(c, x, cond, c->pc + (uint64_t)x->in->imm); \
+	}
+CTL_BRANCH(BEQ,  a == b)
+CTL_BRANCH(BNE,  a != b)
+CTL_BRANCH(BLT,  (int64_t)a < (int64_t)b)
+CTL_BRANCH(BGE,  (int64_t)a >= (int64_t)b)
+CTL_BRANCH(BLTU, a < b)
+CTL_BRANCH(BGEU, a >= b)
+#undef CTL_BRANCH
+
+/* dbnz: the hardware loop counter; decremented even when it falls
+ * through (rs1 is also its destination). */
+static int exec_DBNZ(struct ctl *c, struct ctl_exec *x)
+{
+	ctl_set_reg(c, x->in->rs1, x->a - 1, x->ready);
+	return ctl_branch(c, x, x->a - 1 != 0, c->pc + (uint64_t)x->in->imm);
+}
+
+/* jal/jalr link pc + 4 in rd; jalr's target is register-relative with
+ * the low two bits cleared, so it is word-aligned. */
+static int exec_JAL(struct ctl *c, struct ctl_exec *x)
+{
+	ctl_set_reg(c, x->in->rd, c->pc + 4, x->ready);
+	return ctl_branch(c, x, 1, c->pc + (uint64_t)x->in->imm);
+}
+
+static int exec_JALR(struct ctl *c, struct ctl_exec *x)
+{
+	ctl_set_reg(c, x->in->rd, c->pc + 4, x->ready);
+	return ctl_branch(c, x, 1, (x->a + x->b) & ~3ull);
+}
+
+/*
+ * halt: the core stops issuing; it finishes when its queues are empty and
+ * every unit is idle (ctl_run calls ctl_check_done).  busy_cycles counts
+ * the cycles up to and including the halt's issue.
+ */
+static int exec_HALT(struct ctl *c, struct ctl_exec *x)
+{
+	c->instret++;
+	c->u.ctr[CTR_CONTROL_INSNS]++;
+	c->u.ctr[CTR_CONTROL_BUSY_CYCLES] = x->ti + 1;
+	c->halt_end = x->ti + 1;
+	c->st = ST_HALTED;
+	c->t_next = x->ti + 1;
+	return CTL_STOP;
+}
+
+/* mset/vset/dset write one configuration register from x[rs1]. */
+static int exec_MSET(struct ctl *c, struct ctl_exec *x)
+{
+	return ctl_mset(c, x->in->cfg, x->a);
+}
+
+static int exec_VSET(struct ctl *c, struct ctl_exec *x)
+{
+	return ctl_vset(c, x->in->cfg, x->a);
+}
+
+/* dset stages one descriptor field; the mask tells "set to 0" from
+ * "never set" (dense). */
+static int exec_DSET(struct ctl *c, struct ctl_exec *x)
+{
+	c->dreg[x->in->cfg] = x->a;
+	c->dset_mask |= 1u << x->in->cfg;
+	return 0;
+}
+
+/*
+ * The dispatch table, expanded from opcodes.def: one handler per row of
+ * unit ctl or cfg, exec_<ID>.  A row without a handler does not compile
+ * (exec_<ID> undeclared), a handler without a row neither (unused static
+ * function under -Werror); rows of other units leave a NULL (ctl_run
+ * queues those or runs them through ctl_exec_world).
+ */
+#define CTL_ROW_UNIT_CTL(...) __VA_ARGS__
+#define CTL_ROW_UNIT_CFG(...) __VA_ARGS__
+#define CTL_ROW_UNIT_SYNC(...)
+#define CTL_ROW_UNIT_MTX(...)
+#define CTL_ROW_UNIT_VEC(...)
+#define CTL_ROW_UNIT_DMA(...)
+static const ctl_exec_fn ctl_exec_fns[ISA_N_OPS] = {
+#define OP(id, mn, opc, fmt, unit, flags, lat, vk, sem, doc) \
+	CTL_ROW_##unit([ISA_OP_##id] = exec_##id,)
+#include "../../isa/opcodes.def"
+};
+
+/* The same rows take a latency class the control unit times (see
+ * ctl_latency): a row with a vector class does not compile. */
+#define CTL_LAT_OK(l) ((l) == ISA_LAT_NONE || (l) == ISA_LAT_ALU ||       \
+		       (l) == ISA_LAT_MUL || (l) == ISA_LAT_DIV ||         \
+		       (l) == ISA_LAT_MEM || (l) == ISA_LAT_BRANCH)
+#define OP(id, mn, opc, fmt, unit, flags, lat, vk, sem, doc) \
+	CTL_ROW_##unit(_Static_assert(CTL_LAT_OK(ISA_##lat), #id " has a latency class the control unit does not time");)
+#include "../../isa/opcodes.def"
+#undef CTL_LAT_OK
+#undef CTL_ROW_UNIT_CTL
+#undef CTL_ROW_UNIT_CFG
+#undef CTL_ROW_UNIT_SYNC
+#undef CTL_ROW_UNIT_MTX
+#undef CTL_ROW_UNIT_VEC
+#undef CTL_ROW_UNIT_DMA
+
+int ctl_executes(enum isa_op op)
+{
+	return op >= 0 && op < ISA_N_OPS && ctl_exec_fns[op] != NULL;
 }
 
 /* --trace-insn: one line per issued instruction, "core N cycle pc text",
@@ -1024,15 +1293,20 @@ static int ctl_run(struct ctl *c)
 {
 	cycle_t now = eng_now(c->u.eng);
 	cycle_t t = c->t_next > now ? c->t_next : now;
+	cycle_t lat[ISA_N_LATS];
 	int n, rc;
 
+	/* Result latency per class, looked up once per batch rather than
+	 * per instruction (the loop below is the simulator's scalar hot
+	 * path). */
+	for (n = 0; n < ISA_N_LATS; n++)
+		lat[n] = ctl_latency(c, (enum isa_lat)n);
 	c->step_pending = 0;
 	for (n = 0; n < CTL_BATCH; n++) {
 		const struct isa_insn *in;
 		const struct isa_op_info *oi;
-		uint64_t idx = c->pc / 4, a, b, addr;
+		uint64_t idx = c->pc / 4;
 		cycle_t ti;
-		int size = 0;
 
 		if (t > c->max_cycles) /* the watchdog ends the run first */
 			return ctl_step_at(c, t);
@@ -1061,164 +1335,51 @@ static int ctl_run(struct ctl *c)
 		if (c->trace_insns)
 			ctl_print_insn(c, in, ti);
 
-		a = c->x[in->rs1];
-		b = c->x[in->rs2];
-		switch (in->op) {
-		case ISA_OP_ADD: case ISA_OP_SUB: case ISA_OP_MUL:
-		case ISA_OP_DIV: case ISA_OP_DIVU: case ISA_OP_REM:
-		case ISA_OP_REMU: case ISA_OP_AND: case ISA_OP_OR:
-		case ISA_OP_XOR: case ISA_OP_SLL: case ISA_OP_SRL:
-		case ISA_OP_SRA: case ISA_OP_SLT: case ISA_OP_SLTU:
-		case ISA_OP_MIN: case ISA_OP_MAX:
-			ctl_set_reg(c, in->rd, alu(in->op, a, b),
-				    ti + (cycle_t)op_latency(c, in->op));
-			break;
-		case ISA_OP_ADDI: case ISA_OP_ANDI: case ISA_OP_ORI:
-		case ISA_OP_XORI: case ISA_OP_SLTI: case ISA_OP_SLTIU:
-		case ISA_OP_SLLI: case ISA_OP_SRLI: case ISA_OP_SRAI:
-			ctl_set_reg(c, in->rd, alu(in->op, a, (uint64_t)in->imm),
-				    ti + (cycle_t)c->lat_alu);
-			break;
-		/* lui: imm is a signed 19-bit field; the cast to uint64_t
-		 * sign-extends before the shift, as the ISA defines. */
-		case ISA_OP_LUI:
-			ctl_set_reg(c, in->rd, (uint64_t)in->imm << 13,
-				    ti + (cycle_t)c->lat_alu);
-			break;
-		case ISA_OP_CSRR: {
-			uint64_t v = 0;
+		/* Scalar and configuration instructions: the op's handler
+		 * (ctl_exec_fns), on the local clock. */
+		if (oi->unit == ISA_UNIT_CTL || oi->unit == ISA_UNIT_CFG) {
+			struct ctl_exec x;
 
-			switch (in->imm) {
-			case ISA_CSR_COREID: v = (uint64_t)c->core; break;
-			case ISA_CSR_NCORES: v = (uint64_t)c->n_cores; break;
-			/* cycle: the issue cycle on the local clock. */
-			case ISA_CSR_CYCLE: v = ti; break;
-			/* instret: instructions retired before this one. */
-			default: v = c->instret; break;
-			}
-			ctl_set_reg(c, in->rd, v, ti + (cycle_t)c->lat_alu);
-			break;
-		}
-		/* Loads and stores: size in bytes, handled after the switch. */
-		case ISA_OP_LD: size = 8; break;
-		case ISA_OP_LW: case ISA_OP_LWU: size = 4; break;
-		case ISA_OP_LH: case ISA_OP_LHU: size = 2; break;
-		case ISA_OP_LB: case ISA_OP_LBU: size = 1; break;
-		case ISA_OP_SD: size = 8; break;
-		case ISA_OP_SW: size = 4; break;
-		case ISA_OP_SH: size = 2; break;
-		case ISA_OP_SB: size = 1; break;
-		default:
-			break;
-		}
-		if (size) {
-			addr = a + (uint64_t)in->imm;
-			if ((rc = ctl_smem_check(c, ti, addr, size)))
-				return rc;
-			if (oi->flags & ISA_MEM_LD) {
-				uint64_t v = ld_le(c->smem + addr, size);
-				/* lw/lh/lb sign-extend, the U forms zero-extend;
-				 * ld needs neither. */
-				int sign = in->op == ISA_OP_LW || in->op == ISA_OP_LH ||
-					   in->op == ISA_OP_LB;
-
-				if (sign && size < 8)
-					v = sext(v, size * 8);
-				ctl_set_reg(c, in->rd, v, ti + (cycle_t)c->lat_mem);
-			} else {
-				/* A store is done at issue: a later load sees
-				 * it, being issued no earlier. */
-				st_le(c->smem + addr, b, size);
-			}
-		}
-
-		/* Control flow and the rest.  Branch targets are pc-relative
-		 * (imm in bytes); jal/jalr link pc + 4 in rd. */
-		if (oi->flags & (ISA_BRANCH | ISA_JUMP)) {
-			int taken;
-			uint64_t target = c->pc + (uint64_t)in->imm;
-
-			c->u.ctr[CTR_CONTROL_BRANCHES]++;
-			/* dbnz: the hardware loop counter; decremented even
-			 * when it falls through (rs1 is also its destination). */
-			if (in->op == ISA_OP_DBNZ) {
-				ctl_set_reg(c, in->rs1, a - 1, ti + (cycle_t)c->lat_alu);
-				taken = a - 1 != 0;
-			} else if (in->op == ISA_OP_JAL) {
-				taken = 1;
-				ctl_set_reg(c, in->rd, c->pc + 4, ti + (cycle_t)c->lat_alu);
-			} else if (in->op == ISA_OP_JALR) {
-				taken = 1;
-				/* jalr: register-relative; the low two bits are
-				 * cleared so the target is word-aligned. */
-				target = (a + (uint64_t)in->imm) & ~3ull;
-				ctl_set_reg(c, in->rd, c->pc + 4, ti + (cycle_t)c->lat_alu);
-			} else {
-				taken = branch_taken(in->op, a, b);
-			}
-			c->u.ctr[CTR_CONTROL_SCALAR_INSNS]++;
-			c->u.ctr[CTR_CONTROL_INSNS]++;
-			c->instret++;
-			/* A taken branch delays the next issue to ti +
-			 * branch_latency (a pipeline refill); a fall-through
-			 * costs only its issue slot. */
-			if (taken) {
-				c->u.ctr[CTR_CONTROL_BRANCHES_TAKEN]++;
-				c->pc = target;
-				t = ti + (cycle_t)c->lat_br;
-			} else {
-				c->pc += 4;
-				t = ti + 1;
-			}
-			continue;
-		}
-		/* halt: the core stops issuing; it finishes when its queues are
-		 * empty and every unit is idle (ctl_check_done).  busy_cycles
-		 * counts the cycles up to and including the halt's issue. */
-		if (in->op == ISA_OP_HALT) {
-			c->instret++;
-			c->u.ctr[CTR_CONTROL_INSNS]++;
-			c->u.ctr[CTR_CONTROL_BUSY_CYCLES] = ti + 1;
-			c->halt_end = ti + 1;
-			c->st = ST_HALTED;
-			c->t_next = ti + 1;
-			/* Units may already be drained: look at the halt cycle. */
-			if (ti > now)
-				return ctl_wake_at(c, ti);
-			ctl_check_done(c);
-			return 0;
-		}
-		if (oi->unit == ISA_UNIT_CFG) {
-			if (in->op == ISA_OP_MSET)
-				rc = ctl_mset(c, in->cfg, a);
-			else if (in->op == ISA_OP_VSET)
-				rc = ctl_vset(c, in->cfg, a);
-			else {
-				/* dset: stage one descriptor field; the mask
-				 * tells "set to 0" from "never set" (dense). */
-				c->dreg[in->cfg] = a;
-				c->dset_mask |= 1u << in->cfg;
-				rc = 0;
+			x.in = in;
+			x.a = c->x[in->rs1];
+			x.b = (oi->flags & ISA_RD_RS2) ? c->x[in->rs2] :
+							 (uint64_t)in->imm;
+			x.ti = ti;
+			x.ready = ti + lat[oi->lat];
+			x.next_pc = c->pc + 4;
+			x.next_t = ti + 1;
+			rc = ctl_exec_fns[in->op](c, &x);
+			if (rc == CTL_STOP) {
+				/* Halted.  Units may already be drained: look
+				 * at the halt cycle. */
+				if (ti > now)
+					return ctl_wake_at(c, ti);
+				ctl_check_done(c);
+				return 0;
 			}
 			if (rc)
 				return rc;
-		} else if (oi->unit != ISA_UNIT_CTL) {
-			rc = ctl_exec_world(c, in);
-			if (rc < 0)
-				return rc;
-			/* Stalls begin only at ti == now (the check above),
-			 * so the retry after the stall is at or after now. */
-			if (rc == 1) { /* stalled: resume from a WAKE */
-				c->t_next = now;
-				return 0;
-			}
-			if (rc == 2) { /* barrier released at once */
-				t = ti + 1;
-				continue;
-			}
+			if (oi->unit == ISA_UNIT_CTL)
+				c->u.ctr[CTR_CONTROL_SCALAR_INSNS]++;
+			c->u.ctr[CTR_CONTROL_INSNS]++;
+			c->instret++;
+			c->pc = x.next_pc;
+			t = x.next_t;
+			continue;
 		}
-		if (oi->unit == ISA_UNIT_CTL)
-			c->u.ctr[CTR_CONTROL_SCALAR_INSNS]++;
+		rc = ctl_exec_world(c, in);
+		if (rc < 0)
+			return rc;
+		/* Stalls begin only at ti == now (the check above), so the
+		 * retry after the stall is at or after now. */
+		if (rc == 1) { /* stalled: resume from a WAKE */
+			c->t_next = now;
+			return 0;
+		}
+		if (rc == 2) { /* barrier released at once */
+			t = ti + 1;
+			continue;
+		}
 		c->u.ctr[CTR_CONTROL_INSNS]++;
 		c->instret++;
 		c->pc += 4;

@@ -95,6 +95,12 @@ int ctl_finished(const struct unit *ctl);
 /* Cycle at which the core finished (valid when ctl_finished). */
 cycle_t ctl_finish_cycle(const struct unit *ctl);
 
+/*
+ * 1 if the control unit executes op by itself through a handler of its
+ * dispatch table (the rows of units ctl and cfg in isa/opcodes.def).
+ */
+int ctl_executes(enum isa_op op);
+
 /* The chip's side of struct ctl_sync_ops (called by sim/chip.c). */
 int ctl_remote_signal(struct unit *ctl, int sem, cycle_t when) NPU_WUR;
 int ctl_barrier_release(struct unit *ctl) NPU_WUR;

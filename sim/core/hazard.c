@@ -17,9 +17,10 @@
  * write-after-read against the oldest one.
  *
  * Operand ranges come from the command (tile.h): matrix A/B/C tiles by
- * rows and strides, vector tiles by rows/len/strides, DMA descriptors as
- * their runs of contiguous bytes.  Gather sources and scatter destinations
- * depend on index data and are not tracked.
+ * rows and strides, vector tiles as the vector unit lays them out
+ * (vec_operands, from the op's row of isa/names.def VKIND), DMA
+ * descriptors as their runs of contiguous bytes.  Gather sources and
+ * scatter destinations depend on index data and are not tracked.
  *
  * Invariants:
  *  - A record r happens before thread t iff r is t's own (queue order) or
@@ -48,6 +49,7 @@
 
 #include "../../isa/isa.h"
 #include "../../util/dtype.h"
+#include "vector.h"
 
 #define HZ_GRAN 4          /* bytes per shadow granule: exact for tiles
 			      that are 4-byte aligned (as accumulator
@@ -808,58 +810,25 @@ static void hz_matrix(struct hz *h, int tid, int core, const struct tile_cmd *tc
 	}
 }
 
-/* The byte ranges of one vector instruction: sources rows x len in type,
- * destination in out_type where the op converts, reshaped where it does. */
+/*
+ * The byte ranges of one vector instruction: its operands as the vector
+ * unit itself lays them out (vec_operands, from the op's VKIND row), s1,
+ * s2, s3, then the destination.  Operands addressed by index data
+ * (vgather's source, vscatter's destination) are not tracked; their
+ * index tiles are (docs/hazards.md).
+ */
 static void hz_vector(struct hz *h, int tid, int core, const struct tile_cmd *tc,
 		      cycle_t now)
 {
-	const struct vec_cmd *v = &tc->u.v;
-	const struct vec_cfg *g = &v->cfg;
-	int sm = hz_mem(h, g->s_mem, core, -1), dm = hz_mem(h, g->d_mem, core, -1);
-	enum npu_dtype st = (enum npu_dtype)g->type, dt = st;
-	uint64_t s_row = dtype_bytes(st, g->len), d_rows = g->rows, d_elems = g->len;
-	uint64_t d_row;
-	uint32_t fl = isa_op_info[v->op].flags;
+	struct vec_opnd o[ISA_N_VSLOTS];
+	int k;
 
-	switch (v->op) {
-	case ISA_OP_VCVT: case ISA_OP_VQUANT: case ISA_OP_VDEQUANT:
-		dt = (enum npu_dtype)g->out_type;
-		break;
-	case ISA_OP_VREDSUM: case ISA_OP_VREDMAX: case ISA_OP_VREDMIN:
-		/* One result per row, in otype (int8 sums may go to int32). */
-		dt = (enum npu_dtype)g->out_type;
-		d_elems = 1;
-		break;
-	case ISA_OP_VTRANS: /* rows x len in, len x rows out */
-		d_rows = g->len;
-		d_elems = g->rows;
-		break;
-	default:
-		break;
-	}
-	d_row = dtype_bytes(dt, d_elems);
-	/* Sources (gather's data source depends on indices: not tracked). */
-	if ((fl & ISA_RD_RS1) && !(fl & ISA_SCL_RS1) && v->op != ISA_OP_VGATHER) {
-		/* vbrow reads one source row and writes it to every row. */
-		uint64_t rows = v->op == ISA_OP_VBROW ? 1 : g->rows;
-
-		hz_tile(h, tid, sm, v->s1, rows, s_row,
-			g->s1_stride ? g->s1_stride : s_row, 0, tc, now);
-	}
-	if ((fl & ISA_RD_RS2) && !(fl & ISA_SCL_RS2)) {
-		/* vgather's rs2 is its index tile: int32, len per row. */
-		uint64_t row = v->op == ISA_OP_VGATHER ? dtype_bytes(DT_INT32, g->len) : s_row;
-
-		hz_tile(h, tid, sm, v->s2, g->rows, row,
-			g->s2_stride ? g->s2_stride : row, 0, tc, now);
-	}
-	/* Source 3 (vsel's second source) shares source 2's stride (ss2). */
-	if (fl & ISA_RD_RS3)
-		hz_tile(h, tid, sm, v->s3, g->rows, s_row,
-			g->s2_stride ? g->s2_stride : s_row, 0, tc, now);
-	if (v->op != ISA_OP_VSCATTER)
-		hz_tile(h, tid, dm, v->d, d_rows, d_row,
-			g->d_stride ? g->d_stride : d_row, 1, tc, now);
+	vec_operands(tc, o);
+	for (k = 0; k < ISA_N_VSLOTS; k++)
+		if (o[k].shape != ISA_VSH_NONE && o[k].shape != ISA_VSH_INDEXED)
+			hz_tile(h, tid, hz_mem(h, o[k].mem, core, -1), o[k].base,
+				o[k].rows, o[k].row_bytes, o[k].stride,
+				k == ISA_VS_D, tc, now);
 }
 
 /*

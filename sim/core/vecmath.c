@@ -38,23 +38,6 @@
 #error "vecmath.c needs fp32 arithmetic evaluated in fp32 (FLT_EVAL_METHOD 0)"
 #endif
 
-const struct vm_op_info vm_op_info[VM_N_OPS] = {
-#define VM_INFO(n, m, k, c, o) [VM_##n] = { m, k, c, o },
-	VM_OPS(VM_INFO)
-#undef VM_INFO
-};
-
-/* Linear over 36 ops: used when dispatching, not per element. */
-int vm_op_from_mnemonic(const char *m)
-{
-	int i;
-
-	for (i = 0; i < VM_N_OPS; i++)
-		if (strcmp(vm_op_info[i].mnemonic, m) == 0)
-			return i;
-	return -1;
-}
-
 /* ---- fp32 helpers ------------------------------------------------------- */
 
 #define DEFAULT_NAN 0x7FC00000u /* positive quiet NaN, no payload */
@@ -604,15 +587,15 @@ static uint32_t enc_f(enum npu_dtype t, float f, const struct vm_cfg *c)
 }
 
 /* The fp32 function unit for unary op 'op'. */
-static float unary_f32(enum vm_op op, float x)
+static float unary_f32(enum isa_op op, float x)
 {
 	switch (op) {
-	case VM_EXP: return vm_exp_f32(x);
-	case VM_LOG: return vm_log_f32(x);
-	case VM_RSQRT: return vm_rsqrt_f32(x);
-	case VM_RCP: return vm_rcp_f32(x);
-	case VM_TANH: return vm_tanh_f32(x);
-	case VM_GELU: return vm_gelu_f32(x);
+	case ISA_OP_VEXP: return vm_exp_f32(x);
+	case ISA_OP_VLOG: return vm_log_f32(x);
+	case ISA_OP_VRSQRT: return vm_rsqrt_f32(x);
+	case ISA_OP_VRCP: return vm_rcp_f32(x);
+	case ISA_OP_VTANH: return vm_tanh_f32(x);
+	case ISA_OP_VGELU: return vm_gelu_f32(x);
 	default: return vm_silu_f32(x);
 	}
 }
@@ -622,35 +605,35 @@ static float unary_f32(enum vm_op op, float x)
  * a, b are sign-extended TYPE values (at most 32 bits), so + - and * on
  * int64 cannot overflow before num_sat_int clamps them.
  */
-static int64_t int_bin(enum vm_op op, enum npu_dtype t, int64_t a, int64_t b)
+static int64_t int_bin(enum isa_op op, enum npu_dtype t, int64_t a, int64_t b)
 {
 	switch (op) {
-	case VM_ADD: case VM_ADDS: return num_sat_int(t, a + b);
-	case VM_SUB: case VM_SUBS: return num_sat_int(t, a - b);
-	case VM_MUL: case VM_MULS: return num_sat_int(t, a * b); /* |a*b| < 2^62 */
-	case VM_DIV:
+	case ISA_OP_VADD: case ISA_OP_VADDS: return num_sat_int(t, a + b);
+	case ISA_OP_VSUB: case ISA_OP_VSUBS: return num_sat_int(t, a - b);
+	case ISA_OP_VMUL: case ISA_OP_VMULS: return num_sat_int(t, a * b); /* |a*b| < 2^62 */
+	case ISA_OP_VDIV:
 		/* truncating; x/0 saturates toward x's sign, 0/0 = 0 */
 		if (b == 0)
 			return a > 0 ? num_sat_int(t, INT64_MAX)
 			     : a < 0 ? num_sat_int(t, INT64_MIN) : 0;
 		return num_sat_int(t, a / b); /* INT_MIN/-1 saturates */
-	case VM_MIN: case VM_MINS: return a < b ? a : b;
-	case VM_MAX: case VM_MAXS: return a > b ? a : b;
-	case VM_CMPEQ: return a == b;
-	case VM_CMPLT: return a < b;
-	default: /* VM_CMPLE */ return a <= b;
+	case ISA_OP_VMIN: case ISA_OP_VMINS: return a < b ? a : b;
+	case ISA_OP_VMAX: case ISA_OP_VMAXS: return a > b ? a : b;
+	case ISA_OP_VCMPEQ: return a == b;
+	case ISA_OP_VCMPLT: return a < b;
+	default: /* ISA_OP_VCMPLE */ return a <= b;
 	}
 }
 
-static float flt_bin(enum vm_op op, float a, float b)
+static float flt_bin(enum isa_op op, float a, float b)
 {
 	switch (op) {
-	case VM_ADD: case VM_ADDS: return fop(F_ADD, a, b);
-	case VM_SUB: case VM_SUBS: return fop(F_SUB, a, b);
-	case VM_MUL: case VM_MULS: return fop(F_MUL, a, b);
-	case VM_DIV: return fop(F_DIV, a, b);
-	case VM_MIN: case VM_MINS: return vm_min_f32(a, b);
-	default: /* VM_MAX, VM_MAXS */ return vm_max_f32(a, b);
+	case ISA_OP_VADD: case ISA_OP_VADDS: return fop(F_ADD, a, b);
+	case ISA_OP_VSUB: case ISA_OP_VSUBS: return fop(F_SUB, a, b);
+	case ISA_OP_VMUL: case ISA_OP_VMULS: return fop(F_MUL, a, b);
+	case ISA_OP_VDIV: return fop(F_DIV, a, b);
+	case ISA_OP_VMIN: case ISA_OP_VMINS: return vm_min_f32(a, b);
+	default: /* ISA_OP_VMAX, ISA_OP_VMAXS */ return vm_max_f32(a, b);
 	}
 }
 
@@ -670,7 +653,7 @@ static int mask_true(enum npu_dtype t, uint32_t bits)
  * canonicalisation of NaNs or -0), arithmetic goes through the fp32 or
  * int64 path and one final encode into the destination type.
  */
-static uint32_t elem(enum vm_op op, const struct vm_cfg *c, uint32_t a,
+static uint32_t elem(enum isa_op op, const struct vm_cfg *c, uint32_t a,
 		     uint32_t b, uint32_t s)
 {
 	enum npu_dtype t = c->type;
@@ -680,23 +663,23 @@ static uint32_t elem(enum vm_op op, const struct vm_cfg *c, uint32_t a,
 	double v;
 
 	switch (op) {
-	case VM_MOV: case VM_BROW:
+	case ISA_OP_VMOV: case ISA_OP_VBROW:
 		return a;
-	case VM_BCAST:
+	case ISA_OP_VBCAST:
 		return c->scalar;
-	case VM_SEL:
+	case ISA_OP_VSEL:
 		return mask_true(t, a) ? b : s;
-	case VM_ABS: case VM_NEG:
+	case ISA_OP_VABS: case ISA_OP_VNEG:
 		if (fl) /* sign-bit operations, NaNs included (IEEE 754 5.5.1) */
-			return op == VM_ABS ? a & ~sign : a ^ sign;
+			return op == ISA_OP_VABS ? a & ~sign : a ^ sign;
 		v = (double)num_sext(a, dtype_bits(t));
-		v = op == VM_ABS ? fabs(v) : -v;
+		v = op == ISA_OP_VABS ? fabs(v) : -v;
 		return num_encode(t, v, NUM_OVF_SAT); /* -(-128) -> 127 */
-	case VM_CVT:
+	case ISA_OP_VCVT:
 		/* exact value, one rounding into OTYPE */
 		return num_encode(c->out_type, num_decode(t, a),
 				  is_fp8(c->out_type) ? c->fp8_ovf : NUM_OVF_IEEE);
-	case VM_QUANT:
+	case ISA_OP_VQUANT:
 		/* q = RNE_fp32(x / SCALE); out = sat(rne(q) + ZP); NaN -> ZP */
 		q = fop(F_DIV, num_decode_f32(t, a), c->scale);
 		/*
@@ -708,13 +691,13 @@ static uint32_t elem(enum vm_op op, const struct vm_cfg *c, uint32_t a,
 		v = num_rne(f2d(q)) + (double)c->zp;
 		return num_encode(c->out_type, v,
 				  is_fp8(c->out_type) ? c->fp8_ovf : NUM_OVF_IEEE);
-	case VM_DEQUANT:
+	case ISA_OP_VDEQUANT:
 		/* (x - ZP) exact, to fp32 (RNE), times SCALE in fp32 */
 		v = num_decode(t, a) - (double)c->zp;
 		x = fb(num_encode(DT_FP32, v, NUM_OVF_IEEE));
 		return enc_f(c->out_type, fop(F_MUL, x, c->scale), c);
-	case VM_EXP: case VM_LOG: case VM_RSQRT: case VM_RCP:
-	case VM_TANH: case VM_GELU: case VM_SILU:
+	case ISA_OP_VEXP: case ISA_OP_VLOG: case ISA_OP_VRSQRT: case ISA_OP_VRCP:
+	case ISA_OP_VTANH: case ISA_OP_VGELU: case ISA_OP_VSILU:
 		y = unary_f32(op, num_decode_f32(t, a));
 		return enc_f(t, y, c);
 	default:
@@ -730,41 +713,50 @@ static uint32_t elem(enum vm_op op, const struct vm_cfg *c, uint32_t a,
 	x = num_decode_f32(t, a);
 	y = num_decode_f32(t, b);
 	switch (op) {
-	case VM_CMPEQ:
+	case ISA_OP_VCMPEQ:
 		return enc_f(t, x == y ? 1.0f : 0.0f, c); /* NaN: false */
-	case VM_CMPLT:
+	case ISA_OP_VCMPLT:
 		return enc_f(t, x < y ? 1.0f : 0.0f, c);
-	case VM_CMPLE:
+	case ISA_OP_VCMPLE:
 		return enc_f(t, x <= y ? 1.0f : 0.0f, c);
 	default:
 		return enc_f(t, flt_bin(op, x, y), c);
 	}
 }
 
-enum npu_dtype vm_dst_type(enum vm_op op, const struct vm_cfg *c)
+enum npu_dtype vm_elem_type(enum isa_vetype e, enum npu_dtype type,
+			    enum npu_dtype out_type)
 {
-	enum vm_kind k = vm_op_info[op].kind;
-
-	return (k == VM_K_CONVERT || k == VM_K_REDUCE) ? c->out_type : c->type;
+	switch (e) {
+	case ISA_VET_TYPE: return type;
+	case ISA_VET_OTYPE: return out_type;
+	case ISA_VET_INT32: return DT_INT32;
+	}
+	return type; /* not reached: the switch names every enum isa_vetype */
 }
 
-enum npu_dtype vm_src_type(enum vm_op op, const struct vm_cfg *c, int k)
+/* The d column of the op's kind: OTYPE for conversions and reductions. */
+enum npu_dtype vm_dst_type(enum isa_op op, const struct vm_cfg *c)
 {
-	enum vm_kind kind = vm_op_info[op].kind;
+	return vm_elem_type(isa_vkind_info[vm_kind_of(op)].opnd[ISA_VS_D].type,
+			    c->type, c->out_type);
+}
 
-	if (k == 2 && (kind == VM_K_GATHER || kind == VM_K_SCATTER))
-		return DT_INT32;
-	return c->type;
+/* The s<k> column: INT32 for the index tile (s2) of vgather/vscatter. */
+enum npu_dtype vm_src_type(enum isa_op op, const struct vm_cfg *c, int k)
+{
+	return vm_elem_type(isa_vkind_info[vm_kind_of(op)].opnd[k - 1].type,
+			    c->type, c->out_type);
 }
 
 /*
  * Element i of every source is read before element i of d is written,
  * which is what makes exact in-place operation (d == s1) safe.
  */
-void vm_map(enum vm_op op, const struct vm_cfg *c, uint64_t n, uint8_t *d,
+void vm_map(enum isa_op op, const struct vm_cfg *c, uint64_t n, uint8_t *d,
 	    uint64_t di, struct vm_src s1, struct vm_src s2, struct vm_src s3)
 {
-	enum vm_kind k = vm_op_info[op].kind;
+	enum vm_kind k = vm_kind_of(op);
 	enum npu_dtype st = c->type, dt = vm_dst_type(op, c);
 	uint64_t i;
 
@@ -785,7 +777,7 @@ void vm_map(enum vm_op op, const struct vm_cfg *c, uint64_t n, uint8_t *d,
 
 /* ---- reductions ----------------------------------------------------------- */
 
-void vm_red_init(struct vm_red *r, enum vm_op op, enum npu_dtype type,
+void vm_red_init(struct vm_red *r, enum isa_op op, enum npu_dtype type,
 		 int lanes)
 {
 	memset(r, 0, sizeof *r);
@@ -812,13 +804,13 @@ static struct rv red_combine(const struct vm_red *r, struct rv a,
 	if (!a.present)
 		return b;
 	if (dtype_is_float(r->type)) {
-		a.f = r->op == VM_REDSUM ? fop(F_ADD, a.f, b.f)
-		    : r->op == VM_REDMAX ? vm_max_f32(a.f, b.f)
+		a.f = r->op == ISA_OP_VREDSUM ? fop(F_ADD, a.f, b.f)
+		    : r->op == ISA_OP_VREDMAX ? vm_max_f32(a.f, b.f)
 					 : vm_min_f32(a.f, b.f);
 		return a;
 	}
 	switch (r->op) {
-	case VM_REDSUM: /* 32-bit wrapping adder */
+	case ISA_OP_VREDSUM: /* 32-bit wrapping adder */
 		/*
 		 * Modulo 2^32 then sign-extended: the result is independent of
 		 * the tree's shape (addition mod 2^32 is associative).
@@ -826,7 +818,7 @@ static struct rv red_combine(const struct vm_red *r, struct rv a,
 		u = (uint32_t)((uint64_t)a.i + (uint64_t)b.i);
 		a.i = num_sext(u, 32);
 		break;
-	case VM_REDMAX:
+	case ISA_OP_VREDMAX:
 		a.i = a.i > b.i ? a.i : b.i;
 		break;
 	default:
@@ -898,7 +890,7 @@ uint32_t vm_red_result(const struct vm_red *r, const struct vm_cfg *c)
 			  is_fp8(c->out_type) ? c->fp8_ovf : NUM_OVF_IEEE);
 }
 
-uint32_t vm_reduce(enum vm_op op, const struct vm_cfg *c, int lanes,
+uint32_t vm_reduce(enum isa_op op, const struct vm_cfg *c, int lanes,
 		   uint64_t n, struct vm_src src)
 {
 	struct vm_red r;
@@ -940,10 +932,10 @@ static struct vm_src srow(const uint8_t *base, enum npu_dtype t,
 	return s;
 }
 
-int vm_exec(enum vm_op op, const struct vm_cfg *c, const struct vm_tile *t,
+int vm_exec(enum isa_op op, const struct vm_cfg *c, const struct vm_tile *t,
 	    int64_t *bad_index)
 {
-	enum vm_kind k = vm_op_info[op].kind;
+	enum vm_kind k = vm_kind_of(op);
 	enum npu_dtype st = c->type, dt = vm_dst_type(op, c);
 	enum npu_dtype t2 = vm_src_type(op, c, 2);
 	uint64_t r, j;

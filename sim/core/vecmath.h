@@ -30,92 +30,39 @@
 
 #include <stdint.h>
 
+#include "../../isa/isa.h"
 #include "../../util/diag.h"
 #include "../../util/num.h"
 
-/* What an op reads and writes (drives the vector unit's traffic). */
+/*
+ * Vector instructions are named by their ISA op (ISA_OP_VADD ...): what
+ * each reads and writes (its kind) and which pipeline it occupies (its
+ * latency class) are columns of isa/opcodes.def, so adding a vector op is
+ * one row there plus its arithmetic here.
+ *
+ * The kinds under the short names this module and the vector unit use:
+ * VM_K_<ID> == ISA_VK_<ID>, expanded from names.def VKIND, not listed.
+ */
 enum vm_kind {
-	VM_K_BIN,     /* d[i] = f(s1[i], s2[i]) */
-	VM_K_SCALAR,  /* d[i] = f(s1[i], scalar) */
-	VM_K_UNARY,   /* d[i] = f(s1[i]) */
-	VM_K_SELECT,  /* d[i] = s1[i] != 0 ? s2[i] : s3[i] */
-	VM_K_CONVERT, /* d[i] = f(s1[i]) in OTYPE */
-	VM_K_REDUCE,  /* d[r] = reduce(s1[r][0..len)) in OTYPE */
-	VM_K_TRANS,   /* ROWS x LEN -> LEN x ROWS */
-	VM_K_GATHER,  /* d[r][i] = s1[idx[r][i]] */
-	VM_K_SCATTER, /* d[idx[r][i]] = s1[r][i] */
-	VM_K_BCAST,   /* d[r][i] = scalar */
-	VM_K_BROW,    /* d[r][i] = s1[i] */
+#define VKIND(id, name, s1, s2, s3, d, doc) VM_K_##id = ISA_VK_##id,
+#include "../../isa/names.def"
 };
 
-/* Which pipeline an op occupies (latency/interval keys in params.def). */
-enum vm_class {
-	VM_C_ALU,   /* core.vector.latency.alu, fully pipelined */
-	VM_C_MUL,   /* core.vector.latency.mul, fully pipelined */
-	VM_C_DIV,   /* core.vector.latency.div, interval.div */
-	VM_C_SFU,   /* core.vector.latency.sfu, interval.sfu */
-	VM_C_MOVE,  /* pure data movement: ALU latency, no arithmetic */
-};
+/* The operand kind of a vector op (VM_K_NONE for any other op). */
+static inline enum vm_kind vm_kind_of(enum isa_op op)
+{
+	return (enum vm_kind)isa_op_info[op].vkind;
+}
 
 /*
- * VM_OP(name, mnemonic, kind, class, ops_per_element)
- * ops_per_element feeds the vector.ops counter (0 for data movement).
+ * Arithmetic operations per element, for the vector.ops counter: 1, or 0
+ * for pure data movement (latency class move: vmov, vtrans, vgather,
+ * vscatter, vbcast, vbrow).
  */
-#define VM_OPS(X)                                          \
-	X(ADD,     "vadd",     VM_K_BIN,     VM_C_ALU,  1) \
-	X(SUB,     "vsub",     VM_K_BIN,     VM_C_ALU,  1) \
-	X(MUL,     "vmul",     VM_K_BIN,     VM_C_MUL,  1) \
-	X(DIV,     "vdiv",     VM_K_BIN,     VM_C_DIV,  1) \
-	X(MIN,     "vmin",     VM_K_BIN,     VM_C_ALU,  1) \
-	X(MAX,     "vmax",     VM_K_BIN,     VM_C_ALU,  1) \
-	X(ADDS,    "vadds",    VM_K_SCALAR,  VM_C_ALU,  1) \
-	X(SUBS,    "vsubs",    VM_K_SCALAR,  VM_C_ALU,  1) \
-	X(MULS,    "vmuls",    VM_K_SCALAR,  VM_C_MUL,  1) \
-	X(MINS,    "vmins",    VM_K_SCALAR,  VM_C_ALU,  1) \
-	X(MAXS,    "vmaxs",    VM_K_SCALAR,  VM_C_ALU,  1) \
-	X(ABS,     "vabs",     VM_K_UNARY,   VM_C_ALU,  1) \
-	X(NEG,     "vneg",     VM_K_UNARY,   VM_C_ALU,  1) \
-	X(EXP,     "vexp",     VM_K_UNARY,   VM_C_SFU,  1) \
-	X(LOG,     "vlog",     VM_K_UNARY,   VM_C_SFU,  1) \
-	X(RSQRT,   "vrsqrt",   VM_K_UNARY,   VM_C_DIV,  1) \
-	X(RCP,     "vrcp",     VM_K_UNARY,   VM_C_DIV,  1) \
-	X(TANH,    "vtanh",    VM_K_UNARY,   VM_C_SFU,  1) \
-	X(GELU,    "vgelu",    VM_K_UNARY,   VM_C_SFU,  1) \
-	X(SILU,    "vsilu",    VM_K_UNARY,   VM_C_SFU,  1) \
-	X(MOV,     "vmov",     VM_K_UNARY,   VM_C_MOVE, 0) \
-	X(CMPEQ,   "vcmpeq",   VM_K_BIN,     VM_C_ALU,  1) \
-	X(CMPLT,   "vcmplt",   VM_K_BIN,     VM_C_ALU,  1) \
-	X(CMPLE,   "vcmple",   VM_K_BIN,     VM_C_ALU,  1) \
-	X(SEL,     "vsel",     VM_K_SELECT,  VM_C_ALU,  1) \
-	X(REDSUM,  "vredsum",  VM_K_REDUCE,  VM_C_ALU,  1) \
-	X(REDMAX,  "vredmax",  VM_K_REDUCE,  VM_C_ALU,  1) \
-	X(REDMIN,  "vredmin",  VM_K_REDUCE,  VM_C_ALU,  1) \
-	X(CVT,     "vcvt",     VM_K_CONVERT, VM_C_ALU,  1) \
-	X(QUANT,   "vquant",   VM_K_CONVERT, VM_C_MUL,  1) \
-	X(DEQUANT, "vdequant", VM_K_CONVERT, VM_C_MUL,  1) \
-	X(TRANS,   "vtrans",   VM_K_TRANS,   VM_C_MOVE, 0) \
-	X(GATHER,  "vgather",  VM_K_GATHER,  VM_C_MOVE, 0) \
-	X(SCATTER, "vscatter", VM_K_SCATTER, VM_C_MOVE, 0) \
-	X(BCAST,   "vbcast",   VM_K_BCAST,   VM_C_MOVE, 0) \
-	X(BROW,    "vbrow",    VM_K_BROW,    VM_C_MOVE, 0)
-
-enum vm_op {
-#define VM_ENUM(n, m, k, c, o) VM_##n,
-	VM_OPS(VM_ENUM)
-#undef VM_ENUM
-	VM_N_OPS
-};
-
-struct vm_op_info {
-	const char *mnemonic;  /* ISA mnemonic ("vadd") */
-	enum vm_kind kind;     /* operand shape */
-	enum vm_class cls;     /* pipeline */
-	int ops_per_elem;      /* arithmetic ops per element */
-};
-extern const struct vm_op_info vm_op_info[VM_N_OPS];
-
-/* Look an op up by ISA mnemonic; -1 if it is not a vector op. */
-int vm_op_from_mnemonic(const char *m);
+static inline int vm_ops_per_elem(enum isa_op op)
+{
+	return isa_op_info[op].lat != ISA_LAT_MOVE;
+}
 
 /* Numeric context of one instruction (the vset snapshot that matters). */
 struct vm_cfg {
@@ -127,10 +74,13 @@ struct vm_cfg {
 	enum num_ovf fp8_ovf;    /* rounding into fp8: saturate or not */
 };
 
-/* Type of the elements an op writes (TYPE or OTYPE). */
-enum npu_dtype vm_dst_type(enum vm_op op, const struct vm_cfg *c);
+/* The dtype an element-type column of names.def VKIND names. */
+enum npu_dtype vm_elem_type(enum isa_vetype e, enum npu_dtype type,
+			    enum npu_dtype out_type);
+/* Type of the elements an op writes (TYPE or OTYPE: its d column). */
+enum npu_dtype vm_dst_type(enum isa_op op, const struct vm_cfg *c);
 /* Type of source operand k (1..3) of an op (s2 of vgather: int32). */
-enum npu_dtype vm_src_type(enum vm_op op, const struct vm_cfg *c, int k);
+enum npu_dtype vm_src_type(enum isa_op op, const struct vm_cfg *c, int k);
 
 /* Element i of buffer p. */
 struct vm_src {
@@ -144,7 +94,7 @@ struct vm_src {
  * are read before the matching destination element is written, so d may
  * alias a source exactly (in place), not partially.
  */
-void vm_map(enum vm_op op, const struct vm_cfg *c, uint64_t n, uint8_t *d,
+void vm_map(enum isa_op op, const struct vm_cfg *c, uint64_t n, uint8_t *d,
 	    uint64_t di, struct vm_src s1, struct vm_src s2, struct vm_src s3);
 
 /*
@@ -159,7 +109,7 @@ void vm_map(enum vm_op op, const struct vm_cfg *c, uint64_t n, uint8_t *d,
  * rounded/saturated into OTYPE at the end.
  */
 struct vm_red {
-	enum vm_op op;        /* VM_REDSUM / VM_REDMAX / VM_REDMIN */
+	enum isa_op op;       /* ISA_OP_VREDSUM, VREDMAX or VREDMIN */
 	enum npu_dtype type;  /* source type */
 	int lanes;            /* lane-group width */
 	int n_groups;         /* groups folded so far */
@@ -167,14 +117,14 @@ struct vm_red {
 	int64_t i;            /* running integer result (int types) */
 };
 
-void vm_red_init(struct vm_red *r, enum vm_op op, enum npu_dtype type,
+void vm_red_init(struct vm_red *r, enum isa_op op, enum npu_dtype type,
 		 int lanes);
 /* Fold one lane group of n (1 <= n <= lanes) elements starting at src. */
 void vm_red_group(struct vm_red *r, struct vm_src src, uint32_t n);
 /* The result bits in c->out_type (0 converted if no group was folded). */
 uint32_t vm_red_result(const struct vm_red *r, const struct vm_cfg *c);
 /* Whole row of n elements: init, groups of 'lanes', result. */
-uint32_t vm_reduce(enum vm_op op, const struct vm_cfg *c, int lanes,
+uint32_t vm_reduce(enum isa_op op, const struct vm_cfg *c, int lanes,
 		   uint64_t n, struct vm_src src);
 
 /*
@@ -200,7 +150,7 @@ struct vm_tile {
 	uint64_t s1_elems;      /* vgather: elements addressable at s1 */
 	uint64_t d_elems;       /* vscatter: elements addressable at d */
 };
-int vm_exec(enum vm_op op, const struct vm_cfg *c, const struct vm_tile *t,
+int vm_exec(enum isa_op op, const struct vm_cfg *c, const struct vm_tile *t,
 	    int64_t *bad_index) NPU_WUR;
 
 /* Bytes between rows of 'len' elements of type t with a vset stride

@@ -141,7 +141,7 @@ struct vfp {
 /* One accepted instruction. */
 struct vinsn {
 	struct tile_cmd cmd; /* as accepted */
-	enum vm_op op;       /* vecmath op */
+	enum isa_op op;      /* the instruction (a vector op) */
 	enum vm_kind kind;   /* operand shape */
 	struct vm_cfg vc;    /* numeric context */
 	enum npu_dtype st;   /* source type */
@@ -170,8 +170,9 @@ struct vinsn {
 struct vec {
 	struct unit u;                /* common header (first) */
 	int lanes;                    /* L */
-	int lat[VM_C_MOVE + 1];       /* latency per class */
-	int ii[VM_C_MOVE + 1];        /* issue interval per class */
+	int lat[ISA_N_LATS];          /* latency per class (alu mul div
+					 sfu move; the others unused) */
+	int ii[ISA_N_LATS];           /* issue interval per class */
 	int lat_red;                  /* reduction tree latency */
 	int window;                   /* beats in flight at most */
 	enum num_ovf fp8;             /* fp8 result conversion mode */
@@ -192,7 +193,6 @@ struct vec {
 	cycle_t busy_start;           /* start of the current busy period */
 	cycle_t stall_wm;             /* stall cycles counted up to here */
 	int trc_track;                /* trace track, -1 = not looked up */
-	int8_t opmap[ISA_N_OPS];      /* ISA op -> vm_op, -1 = not vector */
 };
 
 /* ---- small helpers ----------------------------------------------------- */
@@ -274,7 +274,7 @@ static int fault(struct vec *v, const struct vinsn *in, const char *fmt, ...)
 	va_end(ap);
 	return diag_error(d,
 			  diag_at_run(v->u.core, in->cmd.pc, eng_now(v->u.eng)),
-			  NPU_EFAULT, "%s: %s", vm_op_info[in->op].mnemonic, msg);
+			  NPU_EFAULT, "%s: %s", isa_op_info[in->op].name, msg);
 }
 
 /*
@@ -349,7 +349,7 @@ static int tile_range(struct vec *v, struct vinsn *in, struct vmem *m,
 
 	if (rows == 0 || row_bytes == 0)
 		return 0;
-	snprintf(who, sizeof(who), "%s %s", vm_op_info[in->op].mnemonic, what);
+	snprintf(who, sizeof(who), "%s %s", isa_op_info[in->op].name, what);
 	/*
 	 * (rows-1)*stride < 2^64 since both are < 2^32; saturate the sum
 	 * span = (rows - 1) x stride + row_bytes: the bytes from the first
@@ -590,7 +590,7 @@ static int beat_compute(struct vec *v, struct vbeat *bt)
 			vm_red_init(&in->red, in->op, in->st, v->lanes);
 		vm_red_group(&in->red, s1, bt->n);
 		v->u.ctr[CTR_VECTOR_OPS] += (uint64_t)bt->n *
-			(uint64_t)vm_op_info[in->op].ops_per_elem;
+			(uint64_t)vm_ops_per_elem(in->op);
 		if (!bt->last)
 			return 0;
 		num_set_bits(in->dt, bt->out, 0, vm_red_result(&in->red, &in->vc));
@@ -661,7 +661,7 @@ static int beat_compute(struct vec *v, struct vbeat *bt)
 	default:
 		vm_map(in->op, &in->vc, bt->n, bt->out, 0, s1, s2, s3);
 		v->u.ctr[CTR_VECTOR_OPS] += (uint64_t)bt->n *
-			(uint64_t)vm_op_info[in->op].ops_per_elem;
+			(uint64_t)vm_ops_per_elem(in->op);
 		break;
 	}
 	w.base = c->d + bt->r * in->d_rb;
@@ -771,7 +771,7 @@ static int complete_insns(struct vec *v)
 				 in->cmd.u.v.cfg.len);
 			if (v->trc_track >= 0)
 				trc_span(tr, v->trc_track, in->accepted, now,
-					 vm_op_info[in->op].mnemonic, args);
+					 isa_op_info[in->op].name, args);
 		}
 		free(in->buf);
 		free(in);
@@ -1000,64 +1000,108 @@ static int vec_can_accept(const struct unit *u)
 }
 
 /*
- * Check every operand range and record the footprints.  All regular tiles
- * are checked here, when the instruction starts, so a bad address faults
- * before any of its data moves; only the data-dependent addresses of
- * vgather/vscatter are checked when their indices arrive.
+ * The operands of a command (vector.h).  Rows and elements per row by
+ * shape: TILE rows x len, ROW 1 x len, COL rows x 1, TRANS len x rows;
+ * INDEXED keeps a tile's geometry, of which only the base is meaningful.
  */
-static int vec_ranges(struct vec *v, struct vinsn *in)
+void vec_operands(const struct tile_cmd *cmd, struct vec_opnd o[ISA_N_VSLOTS])
+{
+	const struct vec_cmd *c = &cmd->u.v;
+	const struct vec_cfg *g = &c->cfg;
+	const struct isa_vkind_info *ki = &isa_vkind_info[isa_op_info[cmd->op].vkind];
+	/* Per slot s1, s2, s3, d: the address register's value and the vset
+	 * stride; s3 (vsel's second source) shares ss2 with s2. */
+	const uint64_t base[ISA_N_VSLOTS] = { c->s1, c->s2, c->s3, c->d };
+	const uint32_t stride[ISA_N_VSLOTS] = { g->s1_stride, g->s2_stride,
+						g->s2_stride, g->d_stride };
+	int k;
+
+	for (k = 0; k < ISA_N_VSLOTS; k++) {
+		const struct isa_vopnd *r = &ki->opnd[k];
+		enum npu_dtype t = vm_elem_type(r->type, (enum npu_dtype)g->type,
+						(enum npu_dtype)g->out_type);
+		uint64_t rows = g->rows;
+		uint32_t elems = g->len;
+
+		switch (r->shape) {
+		case ISA_VSH_NONE:
+		case ISA_VSH_TILE:
+		case ISA_VSH_INDEXED:
+			break;
+		case ISA_VSH_ROW:
+			rows = 1;
+			break;
+		case ISA_VSH_COL:
+			elems = 1;
+			break;
+		case ISA_VSH_TRANS:
+			rows = g->len;
+			elems = g->rows;
+			break;
+		}
+		o[k].shape = r->shape;
+		o[k].etype = r->type;
+		o[k].type = (int)t;
+		o[k].mem = k == ISA_VS_D ? g->d_mem : g->s_mem;
+		o[k].base = base[k];
+		o[k].rows = rows;
+		o[k].row_bytes = dtype_bytes(t, elems);
+		o[k].stride = vm_row_bytes(t, stride[k], elems);
+	}
+}
+
+/* How a fault names operand k: "vbrow source", "vgather indices". */
+static const char *opnd_name(const struct vec_opnd *o, int k)
+{
+	static const char *const slot[ISA_N_VSLOTS] = {
+		"source 1", "source 2", "source 3", "destination"
+	};
+
+	if (o[k].etype == ISA_VET_INT32)
+		return "indices";
+	return o[k].shape == ISA_VSH_ROW ? "source" : slot[k];
+}
+
+/*
+ * Check every operand range and record the footprints (vec_operands).
+ * All regular tiles are checked here, when the instruction starts, so a
+ * bad address faults before any of its data moves; only the
+ * data-dependent addresses of vgather/vscatter (INDEXED operands) are
+ * checked when their indices arrive: their footprint is the rest of the
+ * memory.  Sources are checked before the destination, s1 first.
+ */
+static int vec_ranges(struct vec *v, struct vinsn *in,
+		      const struct vec_opnd *o)
 {
 	const struct vec_cmd *c = &in->cmd.u.v;
-	uint32_t rows = c->cfg.rows, len = c->cfg.len;
-	struct vmem *sm = in->sm, *dm = in->dm;
-	enum vm_kind k = in->kind;
-	int rc = 0;
+	int k, rc;
 
-	if (rows == 0 || len == 0)
+	if (c->cfg.rows == 0 || c->cfg.len == 0)
 		return 0;
-	switch (k) {
-	case VM_K_BCAST:
-		break;
-	case VM_K_BROW:
-		rc = tile_range(v, in, sm, "source", c->s1, 1, 0,
-				dtype_bytes(in->st, len), &in->rd_fp[0]);
-		break;
-	case VM_K_GATHER: /* data reads are checked per index */
-		in->rd_fp[0].mem = (int)(sm - v->mem);
-		in->rd_fp[0].lo = c->s1;
-		in->rd_fp[0].hi = sm->size;
-		break;
-	default:
-		rc = tile_range(v, in, sm, "source 1", c->s1, rows, in->s1_rb,
-				dtype_bytes(in->st, len), &in->rd_fp[0]);
-		break;
+	for (k = 0; k < ISA_N_VSLOTS; k++) {
+		struct vmem *m = k == ISA_VS_D ? in->dm : in->sm;
+		struct vfp *fp = k == ISA_VS_D ? &in->wr_fp : &in->rd_fp[k];
+
+		switch (o[k].shape) {
+		case ISA_VSH_NONE:
+			break;
+		case ISA_VSH_INDEXED:
+			fp->mem = (int)(m - v->mem);
+			fp->lo = o[k].base;
+			fp->hi = m->size;
+			break;
+		case ISA_VSH_TILE:
+		case ISA_VSH_ROW:
+		case ISA_VSH_COL:
+		case ISA_VSH_TRANS:
+			rc = tile_range(v, in, m, opnd_name(o, k), o[k].base,
+					o[k].rows, o[k].stride, o[k].row_bytes, fp);
+			if (rc)
+				return rc;
+			break;
+		}
 	}
-	if (!rc && (k == VM_K_BIN || k == VM_K_SELECT || k == VM_K_GATHER ||
-		    k == VM_K_SCATTER))
-		rc = tile_range(v, in, sm, k == VM_K_BIN || k == VM_K_SELECT ?
-				"source 2" : "indices", c->s2, rows, in->s2_rb,
-				dtype_bytes(in->t2, len), &in->rd_fp[1]);
-	if (!rc && k == VM_K_SELECT)
-		rc = tile_range(v, in, sm, "source 3", c->s3, rows, in->s2_rb,
-				dtype_bytes(in->st, len), &in->rd_fp[2]);
-	if (rc)
-		return rc;
-	switch (k) {
-	case VM_K_SCATTER: /* element writes are checked per index */
-		in->wr_fp.mem = (int)(dm - v->mem);
-		in->wr_fp.lo = c->d;
-		in->wr_fp.hi = dm->size;
-		return 0;
-	case VM_K_REDUCE:
-		return tile_range(v, in, dm, "destination", c->d, rows, in->d_rb,
-				  dtype_bytes(in->dt, 1), &in->wr_fp);
-	case VM_K_TRANS:
-		return tile_range(v, in, dm, "destination", c->d, len, in->d_rb,
-				  dtype_bytes(in->st, rows), &in->wr_fp);
-	default:
-		return tile_range(v, in, dm, "destination", c->d, rows, in->d_rb,
-				  dtype_bytes(in->dt, len), &in->wr_fp);
-	}
+	return 0;
 }
 
 static struct vmem *mem_of(struct vec *v, int space)
@@ -1072,10 +1116,13 @@ static int vec_accept(struct unit *u, const struct tile_cmd *cmd)
 	const struct vec_cmd *c = &cmd->u.v;
 	cycle_t now = eng_now(u->eng);
 	struct vinsn *in;
-	enum vm_class cls;
-	int rc, k, vop = cmd->op >= 0 && cmd->op < ISA_N_OPS ? v->opmap[cmd->op] : -1;
+	struct vec_opnd o[ISA_N_VSLOTS];
+	enum isa_lat cls;
+	int rc, k;
 
-	if (vop < 0 || c->cfg.type < 0 || c->cfg.type >= DT_N ||
+	if (cmd->op < 0 || cmd->op >= ISA_N_OPS ||
+	    isa_op_info[cmd->op].unit != ISA_UNIT_VEC ||
+	    c->cfg.type < 0 || c->cfg.type >= DT_N ||
 	    c->cfg.out_type < 0 || c->cfg.out_type >= DT_N)
 		return NPU_EINTERNAL; /* the control unit validates both */
 	if (!vec_can_accept(u))
@@ -1084,8 +1131,8 @@ static int vec_accept(struct unit *u, const struct tile_cmd *cmd)
 	if (!in)
 		return NPU_ENOMEM;
 	in->cmd = *cmd;
-	in->op = (enum vm_op)vop;
-	in->kind = vm_op_info[vop].kind;
+	in->op = (enum isa_op)cmd->op;
+	in->kind = vm_kind_of(in->op);
 	in->vc.type = (enum npu_dtype)c->cfg.type;
 	in->vc.out_type = (enum npu_dtype)c->cfg.out_type;
 	in->vc.scale = c->cfg.scale;
@@ -1101,7 +1148,7 @@ static int vec_accept(struct unit *u, const struct tile_cmd *cmd)
 	in->st = in->vc.type;
 	in->dt = vm_dst_type(in->op, &in->vc);
 	in->t2 = vm_src_type(in->op, &in->vc, 2);
-	cls = vm_op_info[vop].cls;
+	cls = isa_op_info[in->op].lat;
 	in->lat = v->lat[cls];
 	in->ii = v->ii[cls];
 	in->sm = mem_of(v, c->cfg.s_mem);
@@ -1117,9 +1164,10 @@ static int vec_accept(struct unit *u, const struct tile_cmd *cmd)
 	}
 	in->s1_rb = rowb(in->st, c->cfg.s1_stride, c->cfg.len);
 	in->s2_rb = rowb(in->t2, c->cfg.s2_stride, c->cfg.len);
-	in->d_rb = in->kind == VM_K_REDUCE ? rowb(in->dt, c->cfg.d_stride, 1)
-		 : in->kind == VM_K_TRANS ? rowb(in->st, c->cfg.d_stride, c->cfg.rows)
-		 : rowb(in->dt, c->cfg.d_stride, c->cfg.len);
+	/* Destination rows: of one element for reductions, of ROWS for
+	 * vtrans (the d column of the op's kind). */
+	vec_operands(cmd, o);
+	in->d_rb = o[ISA_VS_D].stride;
 	/*
 	 * B = ROWS x ceil(LEN / L) beats (docs/timing.md "Lane groups");
 	 * an empty instruction has none and completes on its first issue
@@ -1129,7 +1177,7 @@ static int vec_accept(struct unit *u, const struct tile_cmd *cmd)
 				(uint64_t)v->lanes);
 	in->n_beats = c->cfg.rows == 0 || c->cfg.len == 0 ? 0 :
 		      (uint64_t)c->cfg.rows * in->groups;
-	if ((rc = vec_ranges(v, in)))
+	if ((rc = vec_ranges(v, in, o)))
 		goto fail;
 	/*
 	 * + 1 byte: slack for int4 rounding, and never a zero-size malloc.
@@ -1188,7 +1236,7 @@ static int vec_blocked(const struct unit *u, char *buf, size_t n)
 	in = v->q[0];
 	snprintf(buf, n, "%s at pc 0x%" PRIx64 " has %" PRIu64 " of %" PRIu64
 		 " lane groups unfinished",
-		 vm_op_info[in->op].mnemonic, in->cmd.pc,
+		 isa_op_info[in->op].name, in->cmd.pc,
 		 in->n_beats - in->retired, in->n_beats);
 	return 1;
 }
@@ -1259,25 +1307,23 @@ struct unit *vec_new(eng *e, const struct arch *a, int core,
 		return NULL;
 	unit_init(&v->u, &vec_ops, e, core, "core%d.vector", core);
 	v->lanes = (int)ARCH_I(a, VEC_LANES);
-	v->lat[VM_C_ALU] = v->lat[VM_C_MOVE] = (int)ARCH_I(a, VEC_LAT_ALU);
-	v->lat[VM_C_MUL] = (int)ARCH_I(a, VEC_LAT_MUL);
-	v->lat[VM_C_DIV] = (int)ARCH_I(a, VEC_LAT_DIV);
-	v->lat[VM_C_SFU] = (int)ARCH_I(a, VEC_LAT_SFU);
-	for (i = 0; i <= VM_C_MOVE; i++)
+	/* The latency classes of vector ops (names.def LATCLASS): move is
+	 * data movement through the alu pipeline; only div and sfu are not
+	 * fully pipelined. */
+	v->lat[ISA_LAT_ALU] = v->lat[ISA_LAT_MOVE] = (int)ARCH_I(a, VEC_LAT_ALU);
+	v->lat[ISA_LAT_MUL] = (int)ARCH_I(a, VEC_LAT_MUL);
+	v->lat[ISA_LAT_DIV] = (int)ARCH_I(a, VEC_LAT_DIV);
+	v->lat[ISA_LAT_SFU] = (int)ARCH_I(a, VEC_LAT_SFU);
+	for (i = 0; i < ISA_N_LATS; i++)
 		v->ii[i] = 1;
-	v->ii[VM_C_DIV] = (int)ARCH_I(a, VEC_II_DIV);
-	v->ii[VM_C_SFU] = (int)ARCH_I(a, VEC_II_SFU);
+	v->ii[ISA_LAT_DIV] = (int)ARCH_I(a, VEC_II_DIV);
+	v->ii[ISA_LAT_SFU] = (int)ARCH_I(a, VEC_II_SFU);
 	v->lat_red = (int)ARCH_I(a, VEC_LAT_RED);
 	v->window = (int)ARCH_I(a, VEC_INFLIGHT);
 	v->fp8 = ARCH_B(a, VEC_FP8_SAT) ? NUM_OVF_SAT : NUM_OVF_IEEE;
 	v->trc_track = -1;
 	if (l)
 		v->l = *l;
-	/* ISA op -> vm_op once per unit; int8_t holds the 36 vector ops. */
-	for (i = 0; i < ISA_N_OPS; i++)
-		v->opmap[i] = (int8_t)(isa_op_info[i].unit == ISA_UNIT_VEC ?
-				       vm_op_from_mnemonic(isa_op_info[i].name)
-				       : -1);
 	v->slots = calloc((size_t)v->window, sizeof(*v->slots));
 	if (!v->slots)
 		goto fail;

@@ -16,6 +16,7 @@
 #define NPU_VECTOR_H
 
 #include "../../arch/arch.h"
+#include "../../isa/isa.h"
 #include "../engine/engine.h"
 #include "../mem/port.h"
 #include "tile.h"
@@ -36,5 +37,28 @@ struct unit *vec_new(eng *e, const struct arch *a, int core,
 
 /* The control unit's port into the vector unit. */
 extern const struct xu_port vec_port;
+
+/* Where one operand of a vector command lies. */
+struct vec_opnd {
+	enum isa_vshape shape; /* ISA_VSH_NONE: the op has no such operand */
+	enum isa_vetype etype; /* element type column (TYPE, OTYPE, INT32) */
+	int type;              /* enum npu_dtype it names */
+	int mem;               /* MEM_SPM or MEM_ACC (vset smem / dmem) */
+	uint64_t base;         /* byte address of row 0 */
+	uint64_t rows;         /* rows */
+	uint64_t row_bytes;    /* bytes of one row (int4 rounded up) */
+	uint64_t stride;       /* bytes between row starts (vset stride,
+				  0 = dense = the row's own bytes) */
+};
+
+/*
+ * The operands (o[ISA_VS_S1 .. ISA_VS_D]) of a vector command: the shapes
+ * of its op's kind (isa/names.def VKIND) applied to the command's vset
+ * snapshot and addresses.  The vector unit bound-checks and interlocks on
+ * these, and the hazard checker records them, so both see the same bytes.
+ * ISA_VSH_INDEXED operands start at base and are bounded only by the end
+ * of the memory; their rows, row_bytes and stride are those of a tile.
+ */
+void vec_operands(const struct tile_cmd *cmd, struct vec_opnd o[ISA_N_VSLOTS]);
 
 #endif

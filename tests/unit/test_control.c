@@ -28,6 +28,7 @@
 #include "../../asm/asm.h"
 #include "../../asm/obj.h"
 #include "../../sim/chip.h"
+#include "../../sim/core/control.h"
 #include "../../sim/engine/counters.h"
 #include "../../traces/trace.h"
 #include "testutil.h"
@@ -900,6 +901,86 @@ START_TEST(control_timing_latencies)
 }
 END_TEST
 
+/*
+ * control.exec.table: the control unit has a handler for exactly the ops
+ * it executes by itself, the rows of units ctl and cfg (its dispatch
+ * table is expanded from isa/opcodes.def; a row without a handler does
+ * not even compile, so this checks the expansion's unit selection).
+ */
+START_TEST(control_exec_table)
+{
+	int i, n = 0;
+
+	for (i = 0; i < ISA_N_OPS; i++) {
+		const struct isa_op_info *o = &isa_op_info[i];
+		int local = o->unit == ISA_UNIT_CTL || o->unit == ISA_UNIT_CFG;
+
+		ck_assert_msg(ctl_executes((enum isa_op)i) == local,
+			      "%s: unit %s, handler %d", o->name,
+			      isa_unit_names[o->unit], ctl_executes((enum isa_op)i));
+		n += local;
+	}
+	ck_assert_int_gt(n, 0);
+	ck_assert(!ctl_executes(ISA_N_OPS));
+}
+END_TEST
+
+/*
+ * control.timing.latency_classes: every op of the table that writes rd
+ * (jumps aside: their next issue waits for the redirect) delays a
+ * dependent add by exactly the latency of its class, with each class set
+ * to a different latency.  The operands come from the op's format, so a
+ * new row is timed without touching this file.
+ */
+START_TEST(control_timing_latency_classes)
+{
+	static const char *const ov[] = {
+		"core.control.alu_latency=3", "core.control.mul_latency=7",
+		"core.control.div_latency=20", "core.control.mem_latency=5",
+	};
+	int i, n = 0;
+
+	for (i = 0; i < ISA_N_OPS; i++) {
+		const struct isa_op_info *o = &isa_op_info[i];
+		const char *opnds;
+		uint64_t lat;
+		char body[96];
+
+		if (o->unit != ISA_UNIT_CTL || !(o->flags & ISA_WR_RD) ||
+		    (o->flags & ISA_JUMP))
+			continue;
+		switch (o->fmt) {
+		case ISA_FMT_R3: opnds = "t0, t1, t2"; break;
+		case ISA_FMT_I: case ISA_FMT_ISH: opnds = "t0, t1, 1"; break;
+		case ISA_FMT_U: opnds = "t0, 1"; break;
+		case ISA_FMT_CSR: opnds = "t0, coreid"; break;
+		case ISA_FMT_LD: opnds = "t0, 0(zero)"; break;
+		default:
+			ck_abort_msg("%s: format %s has no operands here; add them",
+				     o->name, isa_fmt_info[o->fmt].id);
+			return;
+		}
+		switch (o->lat) {
+		case ISA_LAT_ALU: lat = 3; break;
+		case ISA_LAT_MUL: lat = 7; break;
+		case ISA_LAT_DIV: lat = 20; break;
+		case ISA_LAT_MEM: lat = 5; break;
+		default:
+			ck_abort_msg("%s writes rd with latency class %s", o->name,
+				     isa_lat_names[o->lat]);
+			return;
+		}
+		snprintf(body, sizeof(body), "\t%s %s\n\tadd t3, t0, zero\n",
+			 o->name, opnds);
+		/* Span = the producer's issue + lat + the add's issue slot. */
+		ck_assert_msg(span(body, ov, 4) == 2 + lat, "%s: span %" PRIu64
+			      ", want %" PRIu64, o->name, span(body, ov, 4), 2 + lat);
+		n++;
+	}
+	ck_assert_int_gt(n, 30);
+}
+END_TEST
+
 START_TEST(control_timing_branches)
 {
 	static const char *const ov[] = { "core.control.branch_latency=5" };
@@ -1529,6 +1610,7 @@ static Suite *suite_control(void)
 	TEST_ADD(s, control_dbnz_loop);
 	TEST_ADD(s, control_call_return);
 	TEST_ADD(s, control_csrs);
+	TEST_ADD(s, control_exec_table);
 	TEST_ADD(s, control_fault_illegal_word);
 	TEST_ADD(s, control_fault_pc_off_end);
 	TEST_ADD(s, control_fault_watchdog);
@@ -1536,6 +1618,7 @@ static Suite *suite_control(void)
 	TEST_ADD(s, control_fault_config_values);
 	TEST_ADD(s, control_timing_single_issue);
 	TEST_ADD(s, control_timing_latencies);
+	TEST_ADD(s, control_timing_latency_classes);
 	TEST_ADD(s, control_timing_branches);
 	TEST_ADD(s, control_timing_long_loop);
 	TEST_ADD(s, control_timing_dispatch_latency);

@@ -3,7 +3,10 @@
  * formats.def themselves, so a new row is tested without touching this file.
  *
  *   isa.table.*      every op has a name, doc, format and unit; syntax words
- *                    match the listed fields; fields fit the word
+ *                    match the listed fields; fields fit the word; every
+ *                    op's latency class is one its unit times; every
+ *                    vector op has an operand kind that agrees with its
+ *                    operand-role flags
  *   isa.overlap      no two (mask, match) pairs overlap (allow-list below)
  *   isa.roundtrip.*  encode -> decode -> disassemble for every op with
  *                    boundary and pseudo-random operands
@@ -129,6 +132,106 @@ START_TEST(isa_table_flags_match_format)
 			      o->name, nregs, nrole);
 		if (o->flags & (ISA_BRANCH))
 			ck_assert(o->fmt == ISA_FMT_B || o->fmt == ISA_FMT_B1);
+	}
+}
+END_TEST
+
+/*
+ * isa.table.latency_classes: the LAT_x column.  Each unit times its own
+ * classes (names.def LATCLASS): the control unit alu, mul, div, mem and
+ * branch, the vector unit alu, mul, div, sfu and move; configuration,
+ * synchronisation, matrix and DMA instructions have none.  In the
+ * control unit the class follows from the operand roles: memory ops are
+ * mem, branches and jumps branch, an op with no result none (halt).
+ */
+START_TEST(isa_table_latency_classes)
+{
+	int i;
+
+	for (i = 0; i < ISA_N_LATS; i++)
+		ck_assert(isa_lat_names[i] && isa_lat_docs[i] &&
+			  strlen(isa_lat_docs[i]) > 10);
+	for (i = 0; i < ISA_N_OPS; i++) {
+		const struct isa_op_info *o = &isa_op_info[i];
+		enum isa_lat l = o->lat;
+
+		ck_assert_msg((unsigned)l < ISA_N_LATS, "%s: class", o->name);
+		switch (o->unit) {
+		case ISA_UNIT_CTL:
+			if (o->flags & (ISA_MEM_LD | ISA_MEM_ST))
+				ck_assert_msg(l == ISA_LAT_MEM, "%s", o->name);
+			else if (o->flags & (ISA_BRANCH | ISA_JUMP))
+				ck_assert_msg(l == ISA_LAT_BRANCH, "%s", o->name);
+			else if (o->flags & (ISA_WR_RD | ISA_WR_RS1))
+				ck_assert_msg(l == ISA_LAT_ALU || l == ISA_LAT_MUL ||
+					      l == ISA_LAT_DIV, "%s: %s", o->name,
+					      isa_lat_names[l]);
+			else
+				ck_assert_msg(l == ISA_LAT_NONE, "%s", o->name);
+			break;
+		case ISA_UNIT_VEC:
+			ck_assert_msg(l == ISA_LAT_ALU || l == ISA_LAT_MUL ||
+				      l == ISA_LAT_DIV || l == ISA_LAT_SFU ||
+				      l == ISA_LAT_MOVE, "%s: %s", o->name,
+				      isa_lat_names[l]);
+			break;
+		default:
+			ck_assert_msg(l == ISA_LAT_NONE, "%s: %s", o->name,
+				      isa_lat_names[l]);
+			break;
+		}
+	}
+}
+END_TEST
+
+/*
+ * isa.table.vector_kinds: the VK_x column.  Vector ops, and only they,
+ * have a kind; a kind's operand slots (names.def VKIND) are exactly the
+ * address registers the op's flags say it reads: s1 iff RD_RS1 and rs1 is
+ * not a scalar, s2 likewise, s3 iff RD_RS3, d iff RD_RD.  Both the vector
+ * unit and the hazard checker take their byte ranges from the slots, the
+ * control unit its register reads from the flags.
+ */
+START_TEST(isa_table_vector_kinds)
+{
+	int i, k;
+
+	for (i = 0; i < ISA_N_VKINDS; i++) {
+		const struct isa_vkind_info *ki = &isa_vkind_info[i];
+
+		ck_assert(ki->name && ki->doc && ki->doc[0]);
+		for (k = 0; k < ISA_N_VSLOTS; k++)
+			/* INT32 is for index tiles, which are always s2. */
+			ck_assert(ki->opnd[k].type != ISA_VET_INT32 ||
+				  (k == ISA_VS_S2 &&
+				   ki->opnd[k].shape == ISA_VSH_TILE));
+		/* Every vector op writes something. */
+		ck_assert_msg((i == ISA_VK_NONE) ==
+			      (ki->opnd[ISA_VS_D].shape == ISA_VSH_NONE),
+			      "kind %s", ki->name);
+	}
+	for (i = 0; i < ISA_N_OPS; i++) {
+		const struct isa_op_info *o = &isa_op_info[i];
+		const struct isa_vkind_info *ki = &isa_vkind_info[o->vkind];
+		uint32_t f = o->flags;
+		int want[ISA_N_VSLOTS];
+
+		ck_assert_msg((unsigned)o->vkind < ISA_N_VKINDS, "%s", o->name);
+		if (o->unit != ISA_UNIT_VEC) {
+			ck_assert_msg(o->vkind == ISA_VK_NONE, "%s has a vector kind",
+				      o->name);
+			continue;
+		}
+		ck_assert_msg(o->vkind != ISA_VK_NONE, "%s has no vector kind",
+			      o->name);
+		want[ISA_VS_S1] = (f & ISA_RD_RS1) && !(f & ISA_SCL_RS1);
+		want[ISA_VS_S2] = (f & ISA_RD_RS2) && !(f & ISA_SCL_RS2);
+		want[ISA_VS_S3] = !!(f & ISA_RD_RS3);
+		want[ISA_VS_D] = !!(f & ISA_RD_RD);
+		for (k = 0; k < ISA_N_VSLOTS; k++)
+			ck_assert_msg(want[k] == (ki->opnd[k].shape != ISA_VSH_NONE),
+				      "%s: operand slot %d of kind %s disagrees with the flags",
+				      o->name, k, ki->name);
 	}
 }
 END_TEST
@@ -562,6 +665,8 @@ static Suite *suite_isa(void)
 
 	TEST_ADD(s, isa_table_complete);
 	TEST_ADD(s, isa_table_flags_match_format);
+	TEST_ADD(s, isa_table_latency_classes);
+	TEST_ADD(s, isa_table_vector_kinds);
 	TEST_ADD(s, isa_table_syntax_matches_fields);
 	TEST_ADD(s, isa_table_field_ranges);
 	TEST_ADD(s, isa_overlap);

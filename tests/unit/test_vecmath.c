@@ -159,38 +159,38 @@ static int64_t clamp_t(enum npu_dtype t, int64_t v)
 	return v > hi ? hi : v < lo ? lo : v;
 }
 
-static uint32_t ref_int_bin(enum vm_op op, enum npu_dtype t, uint32_t a,
+static uint32_t ref_int_bin(enum isa_op op, enum npu_dtype t, uint32_t a,
 			    uint32_t b)
 {
 	int64_t x = num_sext(a, dtype_bits(t)), y = num_sext(b, dtype_bits(t));
 	int64_t r;
 
 	switch (op) {
-	case VM_ADD: r = clamp_t(t, x + y); break;
-	case VM_SUB: r = clamp_t(t, x - y); break;
-	case VM_MUL: r = clamp_t(t, x * y); break;
-	case VM_DIV:
+	case ISA_OP_VADD: r = clamp_t(t, x + y); break;
+	case ISA_OP_VSUB: r = clamp_t(t, x - y); break;
+	case ISA_OP_VMUL: r = clamp_t(t, x * y); break;
+	case ISA_OP_VDIV:
 		if (y == 0)
 			r = x == 0 ? 0 : clamp_t(t, x > 0 ? (1LL << 40) : -(1LL << 40));
 		else
 			r = clamp_t(t, x / y);
 		break;
-	case VM_MIN: r = x < y ? x : y; break;
-	case VM_MAX: r = x > y ? x : y; break;
-	case VM_CMPEQ: r = x == y; break;
-	case VM_CMPLT: r = x < y; break;
+	case ISA_OP_VMIN: r = x < y ? x : y; break;
+	case ISA_OP_VMAX: r = x > y ? x : y; break;
+	case ISA_OP_VCMPEQ: r = x == y; break;
+	case ISA_OP_VCMPLT: r = x < y; break;
 	default: r = x <= y; break;
 	}
 	return (uint32_t)r & mask_of(t);
 }
 
-static uint32_t ref_flt_bin(enum vm_op op, enum npu_dtype t, uint32_t a,
+static uint32_t ref_flt_bin(enum isa_op op, enum npu_dtype t, uint32_t a,
 			    uint32_t b, enum num_ovf fo)
 {
 	double x = num_decode(t, a), y = num_decode(t, b), r;
 
-	if (op == VM_CMPEQ || op == VM_CMPLT || op == VM_CMPLE) {
-		int c = op == VM_CMPEQ ? x == y : op == VM_CMPLT ? x < y : x <= y;
+	if (op == ISA_OP_VCMPEQ || op == ISA_OP_VCMPLT || op == ISA_OP_VCMPLE) {
+		int c = op == ISA_OP_VCMPEQ ? x == y : op == ISA_OP_VCMPLT ? x < y : x <= y;
 		return ref_enc(t, c ? 1.0 : 0.0, fo);
 	}
 	if (isnan(x))
@@ -198,11 +198,11 @@ static uint32_t ref_flt_bin(enum vm_op op, enum npu_dtype t, uint32_t a,
 	if (isnan(y))
 		return qnan_bits(t, b);
 	switch (op) {
-	case VM_ADD: r = x + y; break;
-	case VM_SUB: r = x - y; break;
-	case VM_MUL: r = x * y; break;
-	case VM_DIV: r = x / y; break;
-	case VM_MIN:
+	case ISA_OP_VADD: r = x + y; break;
+	case ISA_OP_VSUB: r = x - y; break;
+	case ISA_OP_VMUL: r = x * y; break;
+	case ISA_OP_VDIV: r = x / y; break;
+	case ISA_OP_VMIN:
 		/* IEEE minimum: -0 < +0; the chosen value is then converted
 		 * like any result (saturating fp8 turns -inf into -max) */
 		if (x == y)
@@ -210,7 +210,7 @@ static uint32_t ref_flt_bin(enum vm_op op, enum npu_dtype t, uint32_t a,
 		else
 			r = x < y ? x : y;
 		break;
-	default: /* VM_MAX */
+	default: /* ISA_OP_VMAX */
 		if (x == y)
 			r = signbit(x) ? y : x;
 		else
@@ -225,9 +225,9 @@ static uint32_t ref_flt_bin(enum vm_op op, enum npu_dtype t, uint32_t a,
 /* vm_map over random rows vs the reference, every binary op and type. */
 START_TEST(vecmath_binary_all_types)
 {
-	static const enum vm_op ops[] = { VM_ADD, VM_SUB, VM_MUL, VM_DIV,
-					  VM_MIN, VM_MAX, VM_CMPEQ, VM_CMPLT,
-					  VM_CMPLE };
+	static const enum isa_op ops[] = { ISA_OP_VADD, ISA_OP_VSUB, ISA_OP_VMUL, ISA_OP_VDIV,
+					  ISA_OP_VMIN, ISA_OP_VMAX, ISA_OP_VCMPEQ, ISA_OP_VCMPLT,
+					  ISA_OP_VCMPLE };
 	static uint8_t a[N_ELEMS * 4], b[N_ELEMS * 4], d[N_ELEMS * 4];
 	uint64_t seed = 1;
 	size_t ti, oi;
@@ -258,7 +258,7 @@ START_TEST(vecmath_binary_all_types)
 				if (got != want)
 					ck_abort_msg("%s %s(0x%x, 0x%x) = 0x%x want 0x%x",
 						     dtype_name(t),
-						     vm_op_info[ops[oi]].mnemonic,
+						     isa_op_info[ops[oi]].name,
 						     x, y, got, want);
 			}
 		}
@@ -269,10 +269,10 @@ END_TEST
 /* The scalar forms equal the vector forms with a broadcast operand. */
 START_TEST(vecmath_scalar_forms)
 {
-	static const enum vm_op sops[] = { VM_ADDS, VM_SUBS, VM_MULS,
-					   VM_MINS, VM_MAXS };
-	static const enum vm_op vops[] = { VM_ADD, VM_SUB, VM_MUL, VM_MIN,
-					   VM_MAX };
+	static const enum isa_op sops[] = { ISA_OP_VADDS, ISA_OP_VSUBS, ISA_OP_VMULS,
+					   ISA_OP_VMINS, ISA_OP_VMAXS };
+	static const enum isa_op vops[] = { ISA_OP_VADD, ISA_OP_VSUB, ISA_OP_VMUL, ISA_OP_VMIN,
+					   ISA_OP_VMAX };
 	static uint8_t a[N_ELEMS * 4], d[N_ELEMS * 4];
 	uint64_t seed = 2;
 	size_t ti, oi;
@@ -296,7 +296,7 @@ START_TEST(vecmath_scalar_forms)
 						: ref_int_bin(vops[oi], t, x, c.scalar);
 					if (num_get_bits(t, d, (uint64_t)i) != want)
 						ck_abort_msg("%s %s", dtype_name(t),
-							     vm_op_info[sops[oi]].mnemonic);
+							     isa_op_info[sops[oi]].name);
 				}
 			}
 		}
@@ -326,7 +326,7 @@ START_TEST(vecmath_unary_select_all_types)
 		for (i = 0; i < N_ELEMS; i += 3) /* plenty of zero masks, +-0 */
 			num_set_bits(t, m, (uint64_t)i, (i & 4) ? sign : 0);
 
-		vm_map(VM_ABS, &c, N_ELEMS, d, 0, sa, none, none);
+		vm_map(ISA_OP_VABS, &c, N_ELEMS, d, 0, sa, none, none);
 		for (i = 0; i < N_ELEMS; i++) {
 			uint32_t x = num_get_bits(t, a, (uint64_t)i), want;
 
@@ -338,7 +338,7 @@ START_TEST(vecmath_unary_select_all_types)
 			if (num_get_bits(t, d, (uint64_t)i) != want)
 				ck_abort_msg("%s vabs 0x%x", dtype_name(t), x);
 		}
-		vm_map(VM_NEG, &c, N_ELEMS, d, 0, sa, none, none);
+		vm_map(ISA_OP_VNEG, &c, N_ELEMS, d, 0, sa, none, none);
 		for (i = 0; i < N_ELEMS; i++) {
 			uint32_t x = num_get_bits(t, a, (uint64_t)i), want;
 
@@ -350,9 +350,9 @@ START_TEST(vecmath_unary_select_all_types)
 			if (num_get_bits(t, d, (uint64_t)i) != want)
 				ck_abort_msg("%s vneg 0x%x", dtype_name(t), x);
 		}
-		vm_map(VM_MOV, &c, N_ELEMS, d, 0, sa, none, none);
+		vm_map(ISA_OP_VMOV, &c, N_ELEMS, d, 0, sa, none, none);
 		ck_assert_mem_eq(d, a, dtype_bytes(t, N_ELEMS));
-		vm_map(VM_SEL, &c, N_ELEMS, d, 0, sm, sa, sb);
+		vm_map(ISA_OP_VSEL, &c, N_ELEMS, d, 0, sm, sa, sb);
 		for (i = 0; i < N_ELEMS; i++) {
 			uint32_t mk = num_get_bits(t, m, (uint64_t)i);
 			/* zero = all bits but the sign clear (floats), or 0 */
@@ -363,7 +363,7 @@ START_TEST(vecmath_unary_select_all_types)
 				ck_abort_msg("%s vsel mask 0x%x", dtype_name(t), mk);
 		}
 		c.scalar = 0x5 & mask_of(t);
-		vm_map(VM_BCAST, &c, N_ELEMS, d, 0, none, none, none);
+		vm_map(ISA_OP_VBCAST, &c, N_ELEMS, d, 0, none, none, none);
 		for (i = 0; i < N_ELEMS; i++)
 			ck_assert_uint_eq(num_get_bits(t, d, (uint64_t)i), c.scalar);
 	}
@@ -443,7 +443,7 @@ START_TEST(vecmath_convert_all_pairs)
 		n = dtype_bits(to) == 16 ? 64 : 512;
 		c.out_type = to;
 		fill(from, a, n, &seed);
-		vm_map(VM_CVT, &c, (uint64_t)n, d, 0, s1, none, none);
+		vm_map(ISA_OP_VCVT, &c, (uint64_t)n, d, 0, s1, none, none);
 		for (i = 0; i < n; i++) {
 			uint32_t x = num_get_bits(from, a, (uint64_t)i);
 			uint32_t want = ref_cvt(from, to, x, (enum num_ovf)fo);
@@ -483,7 +483,7 @@ START_TEST(vecmath_quant_dequant)
 		c.type = f;
 		c.out_type = q;
 		fill(f, a, N_ELEMS, &seed);
-		vm_map(VM_QUANT, &c, N_ELEMS, d, 0, s1, none, none);
+		vm_map(ISA_OP_VQUANT, &c, N_ELEMS, d, 0, s1, none, none);
 		for (i = 0; i < N_ELEMS; i++) {
 			float x = (float)num_decode(f, num_get_bits(f, a, (uint64_t)i));
 			float qf = x / c.scale; /* fp32 division, RNE */
@@ -502,7 +502,7 @@ START_TEST(vecmath_quant_dequant)
 		c.type = q;
 		c.out_type = f;
 		fill(q, a, N_ELEMS, &seed);
-		vm_map(VM_DEQUANT, &c, N_ELEMS, d, 0, s1, none, none);
+		vm_map(ISA_OP_VDEQUANT, &c, N_ELEMS, d, 0, s1, none, none);
 		for (i = 0; i < N_ELEMS; i++) {
 			int64_t x = num_sext(num_get_bits(q, a, (uint64_t)i), dtype_bits(q));
 			float xf = (float)(double)(x - c.zp); /* int -> fp32 RNE */
@@ -526,14 +526,14 @@ END_TEST
  */
 struct slot { int full; float f; int64_t i; };
 
-static struct slot ref_comb(enum vm_op op, int fl, struct slot a, struct slot b)
+static struct slot ref_comb(enum isa_op op, int fl, struct slot a, struct slot b)
 {
 	if (!a.full)
 		return b;
 	if (!b.full)
 		return a;
 	if (fl) {
-		if (op == VM_REDSUM) {
+		if (op == ISA_OP_VREDSUM) {
 			if (isnan(a.f) || isnan(b.f))
 				a.f = isnan(a.f) ? a.f : b.f;
 			else
@@ -543,20 +543,20 @@ static struct slot ref_comb(enum vm_op op, int fl, struct slot a, struct slot b)
 		} else if (isnan(a.f) || isnan(b.f)) {
 			a.f = isnan(a.f) ? a.f : b.f;
 		} else if (a.f == b.f) {
-			if (op == VM_REDMAX ? signbit(a.f) : !signbit(a.f))
+			if (op == ISA_OP_VREDMAX ? signbit(a.f) : !signbit(a.f))
 				a.f = b.f;
-		} else if (op == VM_REDMAX ? b.f > a.f : b.f < a.f) {
+		} else if (op == ISA_OP_VREDMAX ? b.f > a.f : b.f < a.f) {
 			a.f = b.f;
 		}
-	} else if (op == VM_REDSUM) {
+	} else if (op == ISA_OP_VREDSUM) {
 		a.i = (int64_t)(int32_t)(uint32_t)((uint64_t)a.i + (uint64_t)b.i);
-	} else if (op == VM_REDMAX ? b.i > a.i : b.i < a.i) {
+	} else if (op == ISA_OP_VREDMAX ? b.i > a.i : b.i < a.i) {
 		a.i = b.i;
 	}
 	return a;
 }
 
-static struct slot ref_reduce(enum vm_op op, enum npu_dtype t, int lanes,
+static struct slot ref_reduce(enum isa_op op, enum npu_dtype t, int lanes,
 			      const uint8_t *buf, int n)
 {
 	static struct slot sl[8192];
@@ -586,7 +586,7 @@ static struct slot ref_reduce(enum vm_op op, enum npu_dtype t, int lanes,
 
 START_TEST(vecmath_reductions)
 {
-	static const enum vm_op ops[] = { VM_REDSUM, VM_REDMAX, VM_REDMIN };
+	static const enum isa_op ops[] = { ISA_OP_VREDSUM, ISA_OP_VREDMAX, ISA_OP_VREDMIN };
 	static const int lanes_v[] = { 1, 3, 8, 16, 64 };
 	static const int lens[] = { 1, 5, 16, 17, 100, 1000 };
 	static uint8_t a[4096 * 4];
@@ -614,13 +614,13 @@ START_TEST(vecmath_reductions)
 
 			if (isnan(r.f) ? !isnan(gf) : num_f32_bits(gf) != num_f32_bits(r.f))
 				ck_abort_msg("%s %s lanes %d len %d: %a want %a",
-					     dtype_name(t), vm_op_info[ops[oi]].mnemonic,
+					     dtype_name(t), isa_op_info[ops[oi]].name,
 					     lanes_v[li], n, gf, r.f);
 		} else {
 			want = (uint32_t)r.i;
 			if (got != want)
 				ck_abort_msg("%s %s lanes %d len %d: %d want %d",
-					     dtype_name(t), vm_op_info[ops[oi]].mnemonic,
+					     dtype_name(t), isa_op_info[ops[oi]].name,
 					     lanes_v[li], n, (int)got, (int)want);
 		}
 	}
@@ -643,14 +643,14 @@ START_TEST(vecmath_reduction_order)
 	num_set_bits(DT_FP32, a, 2, num_f32_bits(1.0f));
 	num_set_bits(DT_FP32, a, 3, num_f32_bits(-big));
 	/* 1 lane: ((2^24 + 1) + 1) - 2^24 = 0 (each +1 is a tie, to even) */
-	ck_assert(num_f32_from_bits(vm_reduce(VM_REDSUM, &c, 1, 4, s)) == 0.0f);
+	ck_assert(num_f32_from_bits(vm_reduce(ISA_OP_VREDSUM, &c, 1, 4, s)) == 0.0f);
 	/* 2 lanes: groups [2^24,1] -> 2^24 and [1,-2^24] -> 1-2^24 (exact);
 	 * 2^24 + (1 - 2^24) = 1 */
-	ck_assert(num_f32_from_bits(vm_reduce(VM_REDSUM, &c, 2, 4, s)) == 1.0f);
+	ck_assert(num_f32_from_bits(vm_reduce(ISA_OP_VREDSUM, &c, 2, 4, s)) == 1.0f);
 	/* 4 lanes: the tree pairs the same way: 1 */
-	ck_assert(num_f32_from_bits(vm_reduce(VM_REDSUM, &c, 4, 4, s)) == 1.0f);
+	ck_assert(num_f32_from_bits(vm_reduce(ISA_OP_VREDSUM, &c, 4, 4, s)) == 1.0f);
 	/* 3 lanes: tree ((2^24 + 1) + 1) -> 2^24, then group 2: -2^24: 0 */
-	ck_assert(num_f32_from_bits(vm_reduce(VM_REDSUM, &c, 3, 4, s)) == 0.0f);
+	ck_assert(num_f32_from_bits(vm_reduce(ISA_OP_VREDSUM, &c, 3, 4, s)) == 0.0f);
 	/* int8 sum wraps in 32 bits then saturates into OTYPE int8 */
 	{
 		uint8_t b[4] = { 100, 100, 100, 0x9C /* -100 */ };
@@ -658,9 +658,9 @@ START_TEST(vecmath_reduction_order)
 		struct vm_src sb = { b, 0 };
 
 		ci.out_type = DT_INT8;
-		ck_assert_uint_eq(vm_reduce(VM_REDSUM, &ci, 4, 4, sb), 127);
+		ck_assert_uint_eq(vm_reduce(ISA_OP_VREDSUM, &ci, 4, 4, sb), 127);
 		ci.out_type = DT_INT16;
-		ck_assert_uint_eq(vm_reduce(VM_REDSUM, &ci, 4, 4, sb), 200);
+		ck_assert_uint_eq(vm_reduce(ISA_OP_VREDSUM, &ci, 4, 4, sb), 200);
 	}
 }
 END_TEST
@@ -689,7 +689,7 @@ START_TEST(vecmath_tile_ops)
 		tl.rows = rows;
 		tl.len = len;
 		tl.lanes = 4;
-		err = vm_exec(VM_TRANS, &c, &tl, &bad);
+		err = vm_exec(ISA_OP_VTRANS, &c, &tl, &bad);
 		ck_assert_int_eq(err, 0);
 		sb = (dtype_bits(t) * len + 7) / 8;  /* source row bytes */
 		db = (dtype_bits(t) * rows + 7) / 8; /* destination row bytes */
@@ -700,7 +700,7 @@ START_TEST(vecmath_tile_ops)
 		/* strided rows: 40-byte source stride, 64-byte destination */
 		tl.s1_stride = 40;
 		tl.d_stride = 64;
-		err = vm_exec(VM_TRANS, &c, &tl, &bad);
+		err = vm_exec(ISA_OP_VTRANS, &c, &tl, &bad);
 		ck_assert_int_eq(err, 0);
 		for (r = 0; r < rows; r++)
 			for (j = 0; j < len; j++)
@@ -708,7 +708,7 @@ START_TEST(vecmath_tile_ops)
 						  num_get_bits(t, s1 + 40 * r, j));
 		/* vbrow: row 0 of s1 into every row */
 		memset(d, 0, sizeof d);
-		err = vm_exec(VM_BROW, &c, &tl, &bad);
+		err = vm_exec(ISA_OP_VBROW, &c, &tl, &bad);
 		ck_assert_int_eq(err, 0);
 		for (r = 0; r < rows; r++)
 			for (j = 0; j < len; j++)
@@ -716,7 +716,7 @@ START_TEST(vecmath_tile_ops)
 						  num_get_bits(t, s1, j));
 		/* vbcast */
 		c.scalar = 0x3 & mask_of(t);
-		err = vm_exec(VM_BCAST, &c, &tl, &bad);
+		err = vm_exec(ISA_OP_VBCAST, &c, &tl, &bad);
 		ck_assert_int_eq(err, 0);
 		for (r = 0; r < rows; r++)
 			for (j = 0; j < len; j++)
@@ -732,7 +732,7 @@ START_TEST(vecmath_tile_ops)
 		tl.s1_elems = 100;
 		for (j = 0; j < rows * len; j++)
 			num_set_bits(DT_INT32, s2, j, (uint32_t)((j * 37 + 11) % 100));
-		err = vm_exec(VM_GATHER, &c, &tl, &bad);
+		err = vm_exec(ISA_OP_VGATHER, &c, &tl, &bad);
 		ck_assert_int_eq(err, 0);
 		for (j = 0; j < rows * len; j++)
 			ck_assert_uint_eq(num_get_bits(t, d, j),
@@ -742,20 +742,20 @@ START_TEST(vecmath_tile_ops)
 		tl.d = d2;
 		tl.s1 = d;
 		tl.d_elems = 100;
-		err = vm_exec(VM_SCATTER, &c, &tl, &bad);
+		err = vm_exec(ISA_OP_VSCATTER, &c, &tl, &bad);
 		ck_assert_int_eq(err, 0);
 		for (j = 0; j < rows * len; j++)
 			ck_assert_uint_eq(num_get_bits(t, d2, (j * 37 + 11) % 100),
 					  num_get_bits(t, s1, (j * 37 + 11) % 100));
 		/* an index out of range is reported, with the index */
 		num_set_bits(DT_INT32, s2, 9, 100);
-		err = vm_exec(VM_SCATTER, &c, &tl, &bad);
+		err = vm_exec(ISA_OP_VSCATTER, &c, &tl, &bad);
 		ck_assert_int_eq(err, NPU_ERANGE);
 		ck_assert_int_eq(bad, 100);
 		num_set_bits(DT_INT32, s2, 3, (uint32_t)-1);
 		tl.d = d;
 		tl.s1 = s1;
-		err = vm_exec(VM_GATHER, &c, &tl, &bad);
+		err = vm_exec(ISA_OP_VGATHER, &c, &tl, &bad);
 		ck_assert_int_eq(err, NPU_ERANGE);
 		ck_assert_int_eq(bad, -1);
 		/* reductions write one OTYPE element per row, each a dense
@@ -764,14 +764,14 @@ START_TEST(vecmath_tile_ops)
 		tl.s2 = NULL;
 		tl.rows = rows;
 		tl.len = len;
-		err = vm_exec(VM_REDMAX, &c, &tl, &bad);
+		err = vm_exec(ISA_OP_VREDMAX, &c, &tl, &bad);
 		ck_assert_int_eq(err, 0);
 		for (r = 0; r < rows; r++) {
 			struct vm_src rs = { s1 + r * sb, 0 };
 
 			ck_assert_uint_eq(num_get_bits(c.out_type,
 						       d + r * ((dtype_bits(c.out_type) + 7) / 8), 0),
-					  vm_reduce(VM_REDMAX, &c, 4, len, rs));
+					  vm_reduce(ISA_OP_VREDMAX, &c, 4, len, rs));
 		}
 	}
 }
@@ -792,19 +792,19 @@ static double r_gelu(double x)
 /* Documented maximum errors (docs/numerics.md): fp32 ulps. */
 static const struct fn {
 	const char *name;
-	enum vm_op op;
+	enum isa_op op;
 	float (*f)(float);
 	double (*ref)(double);
 	double max_ulp;      /* bound asserted over the sweep */
 	double max_sub;      /* absolute bound for subnormal results */
 } fns[] = {
-	{ "exp", VM_EXP, vm_exp_f32, exp, 1.01, 0x1.8p-149 },
-	{ "log", VM_LOG, vm_log_f32, log, 1.56, 0 },
-	{ "rsqrt", VM_RSQRT, vm_rsqrt_f32, r_rsqrt, 1.95, 0 },
-	{ "rcp", VM_RCP, vm_rcp_f32, r_rcp, 2.03, 0x1.8p-149 },
-	{ "tanh", VM_TANH, vm_tanh_f32, tanh, 2.24, 0 },
-	{ "gelu", VM_GELU, vm_gelu_f32, r_gelu, 177.0, 0x1p-142 },
-	{ "silu", VM_SILU, vm_silu_f32, r_silu, 4.38, 0x1.8p-149 },
+	{ "exp", ISA_OP_VEXP, vm_exp_f32, exp, 1.01, 0x1.8p-149 },
+	{ "log", ISA_OP_VLOG, vm_log_f32, log, 1.56, 0 },
+	{ "rsqrt", ISA_OP_VRSQRT, vm_rsqrt_f32, r_rsqrt, 1.95, 0 },
+	{ "rcp", ISA_OP_VRCP, vm_rcp_f32, r_rcp, 2.03, 0x1.8p-149 },
+	{ "tanh", ISA_OP_VTANH, vm_tanh_f32, tanh, 2.24, 0 },
+	{ "gelu", ISA_OP_VGELU, vm_gelu_f32, r_gelu, 177.0, 0x1p-142 },
+	{ "silu", ISA_OP_VSILU, vm_silu_f32, r_silu, 4.38, 0x1.8p-149 },
 };
 #define N_FNS (sizeof fns / sizeof fns[0])
 
@@ -997,26 +997,28 @@ START_TEST(vecmath_function_specials)
 }
 END_TEST
 
-/* Table lookups are by name and the op table is complete. */
+/*
+ * Operand types come from the d and s<k> columns of the op's kind
+ * (isa/names.def VKIND); ops per element from the latency class.
+ */
 START_TEST(vecmath_op_table)
 {
-	int i;
+	struct vm_cfg c = cfg_of(DT_FP16, NUM_OVF_SAT);
 
-	for (i = 0; i < VM_N_OPS; i++) {
-		ck_assert_ptr_nonnull(vm_op_info[i].mnemonic);
-		ck_assert_int_eq(vm_op_from_mnemonic(vm_op_info[i].mnemonic), i);
-	}
-	ck_assert_int_eq(vm_op_from_mnemonic("vfoo"), -1);
-	{
-		struct vm_cfg c = cfg_of(DT_FP16, NUM_OVF_SAT);
-
-		c.out_type = DT_INT8;
-		ck_assert_int_eq(vm_dst_type(VM_CVT, &c), DT_INT8);
-		ck_assert_int_eq(vm_dst_type(VM_REDSUM, &c), DT_INT8);
-		ck_assert_int_eq(vm_dst_type(VM_ADD, &c), DT_FP16);
-		ck_assert_int_eq(vm_src_type(VM_GATHER, &c, 2), DT_INT32);
-		ck_assert_int_eq(vm_src_type(VM_GATHER, &c, 1), DT_FP16);
-	}
+	c.out_type = DT_INT8;
+	ck_assert_int_eq(vm_dst_type(ISA_OP_VCVT, &c), DT_INT8);
+	ck_assert_int_eq(vm_dst_type(ISA_OP_VREDSUM, &c), DT_INT8);
+	ck_assert_int_eq(vm_dst_type(ISA_OP_VADD, &c), DT_FP16);
+	ck_assert_int_eq(vm_dst_type(ISA_OP_VTRANS, &c), DT_FP16);
+	ck_assert_int_eq(vm_src_type(ISA_OP_VGATHER, &c, 2), DT_INT32);
+	ck_assert_int_eq(vm_src_type(ISA_OP_VSCATTER, &c, 2), DT_INT32);
+	ck_assert_int_eq(vm_src_type(ISA_OP_VGATHER, &c, 1), DT_FP16);
+	ck_assert_int_eq(vm_src_type(ISA_OP_VSEL, &c, 3), DT_FP16);
+	ck_assert_int_eq(vm_kind_of(ISA_OP_VSEL), VM_K_SELECT);
+	ck_assert_int_eq(vm_kind_of(ISA_OP_ADD), VM_K_NONE);
+	ck_assert_int_eq(vm_ops_per_elem(ISA_OP_VEXP), 1);
+	ck_assert_int_eq(vm_ops_per_elem(ISA_OP_VMOV), 0);
+	ck_assert_int_eq(vm_ops_per_elem(ISA_OP_VTRANS), 0);
 }
 END_TEST
 
