@@ -259,8 +259,8 @@ static int tensor_mem(struct chip *c, const struct obj_tensor *t,
 		return diag_error(d, diag_nowhere(), NPU_EUSAGE,
 				  "%s: core %d does not exist (the chip has %d)",
 				  b->arg, b->core, chip_n_cores(c));
-	base = chip_mem(c, t->mem == OBJ_MEM_DATA ? MEM_SMEM : (int)t->mem,
-			b->core, &size);
+	/* Object-file spaces are chip_mem's (both memspaces.def numbers). */
+	base = chip_mem(c, (int)t->mem, b->core, &size);
 	for (i = 0; i < t->rank; i++)
 		n *= t->shape[i];
 	*nbytes = dtype_bytes(t->dtype, n);

@@ -254,7 +254,7 @@ uint8_t *chip_mem(struct chip *c, int space, int core, uint64_t *size)
 	case MEM_ACC:
 		*size = sram_size(k->acc);
 		return sram_data(k->acc);
-	case MEM_SMEM:
+	case MEM_DATA:
 		*size = ctl_smem_size(k->ctl);
 		return ctl_smem(k->ctl);
 	default:
@@ -318,13 +318,12 @@ int chip_load_program(struct chip *c, const struct obj_prog *p,
 		ctl_set_program(c->cores[i].ctl, &c->prog);
 	c->obj = p;
 	/* Initialised data: DRAM once, per-core memories on every core
-	 * (SPMD: each core starts with the same image).  OBJ_MEM_DRAM/SPM/ACC
-	 * (0, 1, 2) equal MEM_DRAM/SPM/ACC, so only the scalar data section
-	 * (OBJ_MEM_DATA = 4) needs translating. */
+	 * (SPMD: each core starts with the same image).  Object-file spaces
+	 * are memspaces.def numbers, as enum mem_space is. */
 	for (s = 0; s < p->n_sects; s++) {
 		const struct obj_section *sec = &p->sects[s];
-		int space = sec->mem == OBJ_MEM_DATA ? MEM_SMEM : (int)sec->mem;
-		int last = sec->mem == OBJ_MEM_DRAM ? 0 : c->n_cores - 1;
+		int space = (int)sec->mem;
+		int last = space == MEM_DRAM ? 0 : c->n_cores - 1;
 
 		for (i = 0; i <= last; i++) {
 			uint64_t size = 0;
@@ -337,7 +336,7 @@ int chip_load_program(struct chip *c, const struct obj_prog *p,
 			if (!base || sec->addr > size || size - sec->addr < sec->size)
 				return diag_error(d, diag_nowhere(), NPU_EOBJ,
 						  "data section at %s 0x%llx (%llu bytes) does not fit in that memory (%llu bytes with this config)",
-						  obj_mem_name((int)sec->mem),
+						  isa_mem_name(sec->mem),
 						  (unsigned long long)sec->addr,
 						  (unsigned long long)sec->size,
 						  (unsigned long long)size);

@@ -45,9 +45,8 @@ int chip_load_program(struct chip *c, const struct obj_prog *p,
 
 /*
  * Host view of a memory: base pointer and size of DRAM (core ignored),
- * core's scratchpad, accumulator, or scalar memory (MEM_SMEM).
+ * core's scratchpad, accumulator, or scalar memory (MEM_DATA).
  */
-#define MEM_SMEM MEM_N_SPACES
 uint8_t *chip_mem(struct chip *c, int space, int core, uint64_t *size);
 /* Scalar register r of a core (tests, end-of-run dumps); 0 if no such core. */
 uint64_t chip_reg(const struct chip *c, int core, int r);

@@ -644,7 +644,7 @@ static int ctl_vset(struct ctl *c, int field, uint64_t v)
 	case ISA_VF_SS2: g->s2_stride = (uint32_t)v; break;
 	case ISA_VF_DMEM:
 	case ISA_VF_SMEM:
-		if (v != MEM_SPM && v != MEM_ACC)
+		if (!(isa_mem_flags(v) & ISA_MS_VEC))
 			return ctl_fault(c, c->t_cur,
 					 "vset %s %" PRIu64 ": vector operands live in spm (1) or acc (2)",
 					 isa_vfield_names[field], v);

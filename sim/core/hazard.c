@@ -507,9 +507,6 @@ static int hz_seen(struct hz *h, uint32_t a, uint32_t b)
 	return 0;
 }
 
-/* Indexed by memory kind: 0 DRAM, 1 scratchpad, 2 accumulator. */
-static const char *const mem_names[] = { "dram", "scratchpad", "accumulator" };
-
 /* One side of a report: "core0.dma0 dma writes (pc 0x30, started cycle
  * 12)", the unit's leaf name from its sync unit id. */
 static void hz_describe(const struct hz *h, const struct hz_rec *r, char *buf,
@@ -604,7 +601,8 @@ static void hz_flush(struct hz *h)
 		char a[160], b[160], where[64];
 		/* Invert hz_mem: 1 + 2c -> (c, scratchpad), 2 + 2c -> (c, acc). */
 		int mcore = p->mem == 0 ? -1 : (p->mem - 1) / 2;
-		int mkind = p->mem == 0 ? 0 : 1 + (p->mem - 1) % 2;
+		int mkind = p->mem == 0 ? MEM_DRAM
+					: (p->mem - 1) % 2 ? MEM_ACC : MEM_SPM;
 
 		if (hz_seen(h, e->prev, e->cur))
 			continue;
@@ -617,7 +615,7 @@ static void hz_flush(struct hz *h)
 			snprintf(where, sizeof(where), "dram");
 		else
 			snprintf(where, sizeof(where), "core%d.%s", mcore,
-				 mem_names[mkind]);
+				 isa_mem_info[mkind].noun);
 		(void)diag_report(h->d, DIAG_WARNING, diag_nowhere(), 0,
 				  "hazard: %s on %s [0x%" PRIx64 ", 0x%" PRIx64 "): %s, then %s, with no semaphore, fence or barrier ordering them",
 				  kind, where, e->lo, e->hi, a, b);

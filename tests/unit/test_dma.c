@@ -662,7 +662,12 @@ START_TEST(dma_fault_messages)
 			 "remote scratchpad transfers are not supported");
 	/* an undefined memory space */
 	c = desc(7, 0, MEM_SPM, 0, 4, 4, 1, 1, 1);
-	expect_fault(&c, "source memory space 7 does not exist");
+	expect_fault(&c, "source memory space 7 is not one DMA can address "
+		     "(dram, spm, acc or rspm)");
+	/* a space that exists but that no descriptor may name */
+	c = desc(MEM_DRAM, 0, MEM_DATA, 0, 4, 4, 1, 1, 1);
+	expect_fault(&c, "destination memory space 4 is not one DMA can "
+		     "address");
 }
 END_TEST
 
