@@ -86,14 +86,16 @@ static int sram_geom_of(const struct arch *a, int acc, struct sram_geom *g)
 		g->bank_width = (int)ARCH_I(a, ACC_BANK_WIDTH);
 		g->ports = (int)ARCH_I(a, ACC_PORTS);
 		g->latency = (int)ARCH_I(a, ACC_LATENCY);
-		g->arb = ARCH_E(a, ACC_ARB) ? SRAM_ARB_FIXED : SRAM_ARB_RR;
+		g->arb = ARCH_E(a, ACC_ARB) == ARCH_ACC_ARB_FIXED ? SRAM_ARB_FIXED
+								  : SRAM_ARB_RR;
 	} else {
 		g->bytes = (uint64_t)ARCH_I(a, SPM_BYTES);
 		g->banks = (int)ARCH_I(a, SPM_BANKS);
 		g->bank_width = (int)ARCH_I(a, SPM_BANK_WIDTH);
 		g->ports = (int)ARCH_I(a, SPM_PORTS);
 		g->latency = (int)ARCH_I(a, SPM_LATENCY);
-		g->arb = ARCH_E(a, SPM_ARB) ? SRAM_ARB_FIXED : SRAM_ARB_RR;
+		g->arb = ARCH_E(a, SPM_ARB) == ARCH_SPM_ARB_FIXED ? SRAM_ARB_FIXED
+								  : SRAM_ARB_RR;
 	}
 	return 0;
 }
@@ -457,7 +459,7 @@ static int chip_hops(const struct chip *c, int from, int to)
 	int na = c->a->d.core_node[from], nb = c->a->d.core_node[to];
 	int dx = abs(na % cols - nb % cols), dy = abs(na / cols - nb / cols);
 
-	if (ARCH_E(c->a, NOC_TOPOLOGY) == 1) { /* torus: wrap-around links */
+	if (ARCH_E(c->a, NOC_TOPOLOGY) == ARCH_NOC_TOPOLOGY_TORUS) {
 		if (cols - dx < dx)
 			dx = cols - dx;
 		if (rows - dy < dy)

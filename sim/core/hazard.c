@@ -744,16 +744,16 @@ struct hz_layout {
 	uint64_t rows, elems; /* stored rows and elements per row */
 };
 
-/* Fill the three layouts from the table above (dataflow 0 ws, 1 os, 2 is). */
+/* Fill the three layouts from the table above (mset df: ISA_CONST_WS/OS/IS). */
 static void hz_layouts(const struct mtx_cfg *g, struct hz_layout *a,
 		       struct hz_layout *b, struct hz_layout *c)
 {
-	a->rows = g->dataflow == 0 ? g->m : g->k;
-	a->elems = g->dataflow == 0 ? g->k : g->m;
-	b->rows = g->dataflow == 2 ? g->n : g->k;
-	b->elems = g->dataflow == 2 ? g->k : g->n;
-	c->rows = g->dataflow == 2 ? g->n : g->m;
-	c->elems = g->dataflow == 2 ? g->m : g->n;
+	a->rows = g->dataflow == ISA_CONST_WS ? g->m : g->k;
+	a->elems = g->dataflow == ISA_CONST_WS ? g->k : g->m;
+	b->rows = g->dataflow == ISA_CONST_IS ? g->n : g->k;
+	b->elems = g->dataflow == ISA_CONST_IS ? g->k : g->n;
+	c->rows = g->dataflow == ISA_CONST_IS ? g->n : g->m;
+	c->elems = g->dataflow == ISA_CONST_IS ? g->m : g->n;
 }
 
 /* A tile operand: rows of elems elements of type t at stride (0 = dense).
@@ -781,7 +781,7 @@ static void hz_matrix(struct hz *h, int tid, int core, const struct tile_cmd *tc
 	hz_layouts(g, &la, &lb, &lc);
 	switch (m->kind) {
 	case MTX_PRELOAD: /* WS: B is stationary; IS: A */
-		if (g->dataflow == 2)
+		if (g->dataflow == ISA_CONST_IS)
 			hz_operand(h, tid, spm, m->a, &la, g->in_type, g->a_stride, 0, tc, now);
 		else
 			hz_operand(h, tid, spm, m->a, &lb, g->in_type, g->b_stride, 0, tc, now);
@@ -789,9 +789,9 @@ static void hz_matrix(struct hz *h, int tid, int core, const struct tile_cmd *tc
 	case MTX_MUL:
 	case MTX_MUL_ACC:
 		/* The stationary operand was read by mpre; the others stream. */
-		if (g->dataflow != 2)
+		if (g->dataflow != ISA_CONST_IS)
 			hz_operand(h, tid, spm, m->a, &la, g->in_type, g->a_stride, 0, tc, now);
-		if (g->dataflow != 0)
+		if (g->dataflow != ISA_CONST_WS)
 			hz_operand(h, tid, spm, m->b, &lb, g->in_type, g->b_stride, 0, tc, now);
 		/* mmacc reads C (the accumulator adds on write) and writes
 		 * it; being the same thread, the two never conflict. */

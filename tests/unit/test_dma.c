@@ -112,7 +112,8 @@ static void geom(const struct arch *a, int acc, struct sram_geom *g)
 	g->ports = (int)(acc ? ARCH_I(a, ACC_PORTS) : ARCH_I(a, SPM_PORTS));
 	g->latency = (int)(acc ? ARCH_I(a, ACC_LATENCY) :
 				 ARCH_I(a, SPM_LATENCY));
-	g->arb = (acc ? ARCH_E(a, ACC_ARB) : ARCH_E(a, SPM_ARB)) ?
+	g->arb = (acc ? ARCH_E(a, ACC_ARB) == ARCH_ACC_ARB_FIXED
+		      : ARCH_E(a, SPM_ARB) == ARCH_SPM_ARB_FIXED) ?
 			 SRAM_ARB_FIXED : SRAM_ARB_RR;
 }
 
