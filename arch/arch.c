@@ -46,6 +46,13 @@
 /* ---- the key table --------------------------------------------------------*/
 
 /*
+ * ENUM value lists joined into "a|b|c": each value adds "|name", and the
+ * row points at element [1], past the leading '|' (the address of an
+ * element of a string literal is still a constant initialiser).
+ */
+#define ARCH_VAL_BAR(k, v, name) "|" name
+
+/*
  * One row per key.  BOOL keys are stored as 0/1 with range [0, 1];
  * ENUM and STR defaults stay as text (sdef) and ENUM ones become an index
  * in set_defaults; LIST keys default to the empty list.
@@ -57,8 +64,9 @@ const struct param_info param_info[P_N] = {
 	[P_##id] = { key, PT_FLT, def, NULL, lo, hi, NULL, unit, doc },
 #define PBOOL(id, key, def, doc) \
 	[P_##id] = { key, PT_BOOL, (def) ? 1.0 : 0.0, NULL, 0, 1, NULL, "", doc },
-#define PENUM(id, key, def, names, doc) \
-	[P_##id] = { key, PT_ENUM, 0, def, 0, 0, names, "", doc },
+#define PENUM(id, key, def, doc) \
+	[P_##id] = { key, PT_ENUM, 0, def, 0, 0,                              \
+		     &(ARCH_VALS_##id(ARCH_VAL_BAR, id))[1], "", doc },
 #define PSTR(id, key, def, doc) \
 	[P_##id] = { key, PT_STR, 0, def, 0, 0, NULL, "", doc },
 #define PLIST(id, key, lo, hi, unit, doc) \
@@ -82,6 +90,23 @@ const struct param_info param_info[P_N] = {
  */
 #define ENUM_MAX 16     /* most names one ENUM key may list */
 #define GROUP_MAX 64    /* most distinct group paths */
+
+/* Every ENUM key's list fits the split table (a longer one fails here). */
+#define PINT(id, key, def, lo, hi, unit, doc)
+#define PFLT(id, key, def, lo, hi, unit, doc)
+#define PBOOL(id, key, def, doc)
+#define PENUM(id, key, def, doc)                                           \
+	_Static_assert(ARCH_N_##id <= ENUM_MAX,                            \
+		       #id " lists more than ENUM_MAX values");
+#define PSTR(id, key, def, doc)
+#define PLIST(id, key, lo, hi, unit, doc)
+#include "params.def"
+#undef PINT
+#undef PFLT
+#undef PBOOL
+#undef PENUM
+#undef PSTR
+#undef PLIST
 
 static struct {
 	const char *enum_names[P_N][ENUM_MAX]; /* split "a|b|c" lists */
@@ -109,8 +134,9 @@ static const char *tab_keep(size_t *used, const char *s, size_t n)
 
 /*
  * Names beyond ENUM_MAX and groups beyond GROUP_MAX would be dropped
- * silently; tests/unit/test_arch.c checks that every name of params.def
- * survives, so growing the table past a limit fails a test, not a run.
+ * silently; the _Static_assert above refuses a longer ENUM list, and
+ * tests/unit/test_arch.c checks that every name of params.def survives,
+ * so growing the table past a limit fails the build or a test, not a run.
  */
 static void tab_build(void)
 {
@@ -252,21 +278,30 @@ static const enum param_id preset_keys[PF_N] = {
 };
 
 /*
- * The preset table; a designated index per ID, so dram_presets.def
- * rows may come in any order.
+ * The preset table, one row per dram.preset value: a designated index per
+ * ID (ARCH_DRAM_PRESET_<ID>), so a row whose ID is not a value of the key
+ * is a compile error, as is a second row for one ID (-Woverride-init); the
+ * row count check below catches a value without a row.
  */
 static const struct {
-	const char *name;   /* matches a dram.preset enum name */
 	double f[PF_N];     /* values in preset_keys order */
-} presets[DRAM_N_PRESETS] = {
-#define PRESET(ID, name, tck, ranks, banks, rows, rowb, bus, bl, trcd, tcl,  \
-	       tcwl, trp, tras, twr, twtr, trtp, trrd, tfaw, tccd, trefi, trfc) \
-	[DRAM_##ID] = { name, { tck, ranks, banks, rows, rowb, bus, bl, trcd,  \
-				tcl, tcwl, trp, tras, twr, twtr, trtp, trrd,   \
-				tfaw, tccd, trefi, trfc } },
+} presets[ARCH_N_DRAM_PRESET] = {
+#define PRESET(ID, tck, ranks, banks, rows, rowb, bus, bl, trcd, tcl, tcwl, \
+	       trp, tras, twr, twtr, trtp, trrd, tfaw, tccd, trefi, trfc)     \
+	[ARCH_DRAM_PRESET_##ID] = { { tck, ranks, banks, rows, rowb, bus, bl, \
+				      trcd, tcl, tcwl, trp, tras, twr, twtr,  \
+				      trtp, trrd, tfaw, tccd, trefi, trfc } },
 #include "dram_presets.def"
 #undef PRESET
 };
+enum {
+#define PRESET(ID, ...) PRESET_ROW_##ID,
+#include "dram_presets.def"
+#undef PRESET
+	N_PRESET_ROWS
+};
+_Static_assert((int)N_PRESET_ROWS == (int)ARCH_N_DRAM_PRESET,
+	       "dram_presets.def needs one row per dram.preset value");
 
 /*
  * Data beats per pin per tCK of each preset's device family (the preset
@@ -274,12 +309,11 @@ static const struct {
  * on both edges of the clock whose period is tck_ns: 2.  LPDDR5 runs its
  * data clock WCK at 4x CK in the 6400 MT/s grade and moves data on both WCK
  * edges: 8 beats per CK (JEDEC JESD209-5; 6400 MT/s / 800 MHz CK = 8).
+ * A preset without an entry here gets 0, read as the DDR value 2.
  */
-static const struct {
-	const char *name;   /* preset name */
-	int beats;          /* beats per tCK */
-} preset_beats[] = {
-	{ "ddr4_3200", 2 }, { "lpddr5_6400", 8 }, { "hbm2e", 2 }, { "hbm3", 2 },
+static const int preset_beats[ARCH_N_DRAM_PRESET] = {
+	[ARCH_DRAM_PRESET_DDR4_3200] = 2, [ARCH_DRAM_PRESET_LPDDR5_6400] = 8,
+	[ARCH_DRAM_PRESET_HBM2E] = 2,     [ARCH_DRAM_PRESET_HBM3] = 2,
 };
 
 /* 1 for the keys a DRAM preset fills (the "0 = from preset" keys). */
@@ -295,39 +329,21 @@ int arch_is_preset_key(enum param_id id)
 	return 0;
 }
 
-/* Row of presets[] for the k-th dram.preset name, -1 if none. */
-static int preset_row(int preset_index)
-{
-	const char *name = arch_enum_at(P_DRAM_PRESET, preset_index);
-	int p;
-
-	for (p = 0; name && p < DRAM_N_PRESETS; p++)
-		if (presets[p].name && strcmp(presets[p].name, name) == 0)
-			return p;
-	return -1;
-}
-
+/* The value preset 'preset_index' (a dram.preset index) gives key id; 0
+ * for a key no preset fills, and for an index out of range (2 beats). */
 double arch_preset_value(int preset_index, enum param_id id)
 {
-	const char *name = arch_enum_at(P_DRAM_PRESET, preset_index);
-	int p = preset_row(preset_index), k;
+	int ok = preset_index >= 0 && preset_index < ARCH_N_DRAM_PRESET, k;
 
-	if (id == P_DRAM_BEATS_PER_TCK) {
-		for (k = 0; name && k < (int)(sizeof(preset_beats) /
-					      sizeof(preset_beats[0])); k++)
-			if (strcmp(preset_beats[k].name, name) == 0)
-				return preset_beats[k].beats;
-		/*
-		 * Not reached for the four shipped presets; a preset added
-		 * to the .def without a row above gets the DDR value.
-		 */
-		return 2; /* a new DDR-type preset: data on both tCK edges */
-	}
-	if (p < 0)
+	if (id == P_DRAM_BEATS_PER_TCK)
+		/* no entry: a new DDR-type preset, data on both tCK edges */
+		return ok && preset_beats[preset_index] ? preset_beats[preset_index]
+							: 2;
+	if (!ok)
 		return 0;
 	for (k = 0; k < PF_N; k++)
 		if (preset_keys[k] == id)
-			return presets[p].f[k];
+			return presets[preset_index].f[k];
 	return 0;
 }
 
@@ -1810,7 +1826,7 @@ static void check_rules(struct ld *L)
 
 	/* torus rings: a ring of 2 would wire the same two routers twice,
 	 * and ring deadlock freedom needs a second (dateline) VC */
-	if (ARCH_E(a, NOC_TOPOLOGY) == 1) {
+	if (ARCH_E(a, NOC_TOPOLOGY) == ARCH_NOC_TOPOLOGY_TORUS) {
 		if (ARCH_I(a, NOC_COLS) == 2 || ARCH_I(a, NOC_ROWS) == 2)
 			xerr(L, ARCH_I(a, NOC_COLS) == 2 ? P_NOC_COLS : P_NOC_ROWS,
 			     P_NOC_TOPOLOGY, -1,
@@ -1832,7 +1848,7 @@ static void check_rules(struct ld *L)
 	 * geo is formed in double: the product of the five keys can exceed
 	 * 2^63 (their ranges allow it), which int64_t could not hold.
 	 */
-	if (ARCH_E(a, DRAM_MODE) == 0) {
+	if (ARCH_E(a, DRAM_MODE) == ARCH_DRAM_MODE_TIMED) {
 		int64_t ch = ARCH_I(a, DRAM_CHANNELS), rb = ARCH_I(a, DRAM_ROW_BYTES);
 		int64_t bus = ARCH_I(a, DRAM_BUS_BITS), bl = ARCH_I(a, DRAM_BL);
 		int64_t bytes = ARCH_I(a, DRAM_BYTES);
@@ -1912,7 +1928,7 @@ static int derive(struct arch *a)
 	/* the narrowest cut runs across the longer dimension and crosses
 	 * one link per node of the shorter one; a torus adds the wraparound */
 	links = hi < 2 ? 0 : (double)lo;
-	if (ARCH_E(a, NOC_TOPOLOGY) == 1 && hi >= 3)
+	if (ARCH_E(a, NOC_TOPOLOGY) == ARCH_NOC_TOPOLOGY_TORUS && hi >= 3)
 		links *= 2;
 	d->noc_bisection_bytes_per_s =
 		links * (double)ARCH_I(a, NOC_LINK_BYTES) * 2 * hz;
@@ -1920,7 +1936,7 @@ static int derive(struct arch *a)
 	 * Timed DRAM: channels x bytes per beat x beats per tCK / tCK; e.g.
 	 * LPDDR5-6400 x16: 2 B x 8 / 1.25 ns = 12.8 GB/s.
 	 */
-	if (ARCH_E(a, DRAM_MODE) == 1)
+	if (ARCH_E(a, DRAM_MODE) == ARCH_DRAM_MODE_IDEAL)
 		d->dram_bytes_per_s = ARCH_F(a, DRAM_IDEAL_BW) * 1e9;
 	else
 		d->dram_bytes_per_s = (double)ARCH_I(a, DRAM_CHANNELS) *

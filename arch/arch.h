@@ -3,7 +3,8 @@
  * libconfig file, overridden by -s key=value, validated, with derived peaks.
  *
  * Values are read by id: ARCH_I(a, MTX_ROWS), ARCH_F(a, CHIP_CLOCK_GHZ),
- * ARCH_E(a, MTX_DATAFLOW) (index into the key's "a|b|c" list),
+ * ARCH_E(a, MTX_DATAFLOW) (index into the key's value list, compared with
+ * the generated constants: ARCH_E(a, DRAM_MODE) == ARCH_DRAM_MODE_IDEAL),
  * ARCH_S(a, CHIP_NAME), arch_list(a, P_NOC_CORE_NODES, &n).
  * After arch_load() returns 0 every "0 = from preset" key holds its resolved
  * value and every cross-key rule has been checked.
@@ -22,7 +23,7 @@ enum param_id {
 #define PINT(id, key, def, lo, hi, unit, doc) P_##id,
 #define PFLT(id, key, def, lo, hi, unit, doc) P_##id,
 #define PBOOL(id, key, def, doc) P_##id,
-#define PENUM(id, key, def, names, doc) P_##id,
+#define PENUM(id, key, def, doc) P_##id,
 #define PSTR(id, key, def, doc) P_##id,
 #define PLIST(id, key, lo, hi, unit, doc) P_##id,
 #include "params.def"
@@ -34,6 +35,29 @@ enum param_id {
 #undef PLIST
 	P_N
 };
+
+/*
+ * The values of every ENUM key, from its ARCH_VALS_<ID> list: one enum per
+ * key holding ARCH_<ID>_<VALUE> = the value's index (what ARCH_E returns)
+ * and ARCH_N_<ID>, the number of values.  E.g. ARCH_NOC_TOPOLOGY_MESH = 0,
+ * ARCH_NOC_TOPOLOGY_TORUS = 1, ARCH_N_NOC_TOPOLOGY = 2.
+ */
+#define ARCH_VAL_CONST(k, v, name) ARCH_##k##_##v,
+#define PINT(id, key, def, lo, hi, unit, doc)
+#define PFLT(id, key, def, lo, hi, unit, doc)
+#define PBOOL(id, key, def, doc)
+#define PENUM(id, key, def, doc) \
+	enum { ARCH_VALS_##id(ARCH_VAL_CONST, id) ARCH_N_##id };
+#define PSTR(id, key, def, doc)
+#define PLIST(id, key, lo, hi, unit, doc)
+#include "params.def"
+#undef PINT
+#undef PFLT
+#undef PBOOL
+#undef PENUM
+#undef PSTR
+#undef PLIST
+#undef ARCH_VAL_CONST
 
 /* Static description of one key (from params.def). */
 struct param_info {
@@ -64,10 +88,6 @@ union param_val {
 		int n;       /* LIST length */
 	} l;
 };
-
-/* DRAM presets: published timings (docs/dram.md cites the sources). */
-enum dram_preset { DRAM_DDR4_3200, DRAM_LPDDR5_6400, DRAM_HBM2E, DRAM_HBM3,
-		   DRAM_N_PRESETS };
 
 /* Derived, read-only quantities computed after validation. */
 struct arch_derived {

@@ -355,7 +355,7 @@ static void dump_derived(const struct arch *a, FILE *fp)
 		arch_enum_name(a, P_NOC_TOPOLOGY), (long long)ARCH_I(a, NOC_COLS),
 		(long long)ARCH_I(a, NOC_ROWS), b1);
 	both(b1, sizeof(b1), d->dram_bytes_per_s);
-	if (ARCH_E(a, DRAM_MODE) == 1)
+	if (ARCH_E(a, DRAM_MODE) == ARCH_DRAM_MODE_IDEAL)
 		fprintf(fp, "# DRAM bytes/s = dram.ideal.bandwidth_gbps x 1e9 "
 			    "= %s\n", b1);
 	else
@@ -451,10 +451,12 @@ static void wrap(FILE *fp, const char *text)
 	fputc('\n', fp);
 }
 
-/* Indexed by core.matrix.dataflow (ws|os|is); "% 3" guards the index. */
-static const char *const dataflow_long[] = { "weight-stationary",
-					      "output-stationary",
-					      "input-stationary" };
+/* Indexed by core.matrix.dataflow; the "%" guards the index. */
+static const char *const dataflow_long[ARCH_N_MTX_DATAFLOW] = {
+	[ARCH_MTX_DATAFLOW_WS] = "weight-stationary",
+	[ARCH_MTX_DATAFLOW_OS] = "output-stationary",
+	[ARCH_MTX_DATAFLOW_IS] = "input-stationary",
+};
 
 /* One paragraph for `npusim config` (no --dump): what the chip is and its
  * peaks, with numbers in engineering units. */
@@ -474,7 +476,7 @@ void arch_summary(const struct arch *a, FILE *fp)
 	arch_fmt_si(p[3], sizeof(p[3]), d->noc_bisection_bytes_per_s);
 	arch_fmt_si(p[4], sizeof(p[4]), d->dram_bytes_per_s);
 	arch_fmt_si(p[5], sizeof(p[5]), d->vec_ops_per_s);
-	if (ARCH_E(a, DRAM_MODE) == 1)
+	if (ARCH_E(a, DRAM_MODE) == ARCH_DRAM_MODE_IDEAL)
 		snprintf(kind, sizeof(kind), "ideal (%g ns latency)",
 			 ARCH_F(a, DRAM_IDEAL_LAT));
 	else
@@ -498,7 +500,7 @@ void arch_summary(const struct arch *a, FILE *fp)
 		 (long long)ARCH_I(a, NOC_ROWS), arch_enum_name(a, P_NOC_TOPOLOGY),
 		 (long long)ARCH_I(a, MTX_ROWS), (long long)ARCH_I(a, MTX_COLS),
 		 arch_enum_name(a, P_MTX_IN_TYPE),
-		 dataflow_long[ARCH_E(a, MTX_DATAFLOW) % 3],
+		 dataflow_long[ARCH_E(a, MTX_DATAFLOW) % ARCH_N_MTX_DATAFLOW],
 		 arch_enum_name(a, P_MTX_ACC_TYPE), (long long)ARCH_I(a, VEC_LANES),
 		 spm, (long long)ARCH_I(a, SPM_BANKS),
 		 (long long)ARCH_I(a, SPM_BANK_WIDTH), acc,

@@ -269,9 +269,11 @@ static struct sym *define_sym(struct asm_ctx *A, const struct where *w,
 }
 
 /*
- * The predefined names: dtype names (their dtype id) and names.def
- * constants (memory spaces, dataflows, relu).  They live in the symbol
- * table so that redefining one is the ordinary redefinition error.
+ * The predefined names: dtype names (their dtype id), the memory spaces a
+ * register can name (dset/vset smem and dmem: memspaces.def rows with DMA
+ * or VEC) and names.def constants (dataflows, relu).  They live in the
+ * symbol table so that redefining one is the ordinary redefinition error.
+ * asm_write_doc lists them in the same order.
  */
 static int define_builtins(struct asm_ctx *A)
 {
@@ -281,6 +283,16 @@ static int define_builtins(struct asm_ctx *A)
 	for (i = 0; i < DT_N; i++) {
 		const char *n = dtype_name((enum npu_dtype)i);
 
+		if (!(s = asm_sym_add(A, n, strlen(n))))
+			return EV_ERR;
+		s->kind = SK_BUILTIN;
+		s->value = (int64_t)i;
+	}
+	for (i = 0; i < ISA_N_MEMS; i++) {
+		const char *n = isa_mem_info[i].name;
+
+		if (!(isa_mem_info[i].flags & (ISA_MS_DMA | ISA_MS_VEC)))
+			continue;
 		if (!(s = asm_sym_add(A, n, strlen(n))))
 			return EV_ERR;
 		s->kind = SK_BUILTIN;
@@ -1310,7 +1322,7 @@ static void dir_tensor(struct asm_ctx *A, const struct where *w, int i, int col)
 	const struct tok *nt = &A->tk.v[i], *mt;
 	struct stmt *s;
 	struct sym *sym;
-	char name[64];
+	char name[64], mems[64];
 	int n = 3, k, mem;
 
 	if (nt->k != T_IDENT) {
@@ -1325,9 +1337,10 @@ static void dir_tensor(struct asm_ctx *A, const struct where *w, int i, int col)
 	mem = mt->k == T_IDENT ? obj_mem_by_name(asm_tok_text(mt, name, sizeof(name)))
 			       : -1;
 	if (mem < 0) {
-		(void)asm_error(A, w, mt->col,
-				"expected a memory (dram, spm, acc or data), "
-				"found %s", asm_tok_desc(mt, name, sizeof(name)));
+		/* The spaces a program may initialise (obj_mem_by_name's). */
+		(void)asm_error(A, w, mt->col, "expected a memory (%s), found %s",
+				isa_mem_list(ISA_MS_INIT, mems, sizeof(mems)),
+				asm_tok_desc(mt, name, sizeof(name)));
 		return;
 	}
 	i++;

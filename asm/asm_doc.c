@@ -120,10 +120,22 @@ void asm_write_doc(FILE *fp)
 		"`lui`+`addi` pair, so that value must fit in 32 bits.\n\n"
 		"### Predefined names\n\n"
 		"| name | value | meaning |\n| --- | ---: | --- |\n");
-	/* Predefined names: dtype ids first, then names.def CONSTV rows. */
+	/* Predefined names in define_builtins order: dtype ids, memory
+	 * spaces a register can name, then names.def CONSTV rows. */
 	for (i = 0; i < DT_N; i++)
 		fprintf(fp, "| `%s` | %zu | dtype id |\n",
 			dtype_name((enum npu_dtype)i), i);
+	for (i = 0; i < ISA_N_MEMS; i++) {
+		unsigned f = isa_mem_info[i].flags;
+
+		if (!(f & (ISA_MS_DMA | ISA_MS_VEC)))
+			continue;
+		fprintf(fp, "| `%s` | %zu | memory space id: %s (%s%s%s "
+			    "smem/dmem) |\n", isa_mem_info[i].name, i,
+			isa_mem_info[i].noun, f & ISA_MS_DMA ? "dset" : "",
+			(f & ISA_MS_DMA) && (f & ISA_MS_VEC) ? ", " : "",
+			f & ISA_MS_VEC ? "vset" : "");
+	}
 	for (i = 0; i < isa_n_consts; i++)
 		fprintf(fp, "| `%s` | %" PRId64 " | %s |\n", isa_consts[i].name,
 			isa_consts[i].value, isa_consts[i].doc);

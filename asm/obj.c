@@ -72,30 +72,24 @@ static const char *const sect_type_names[] = {
 	[OBJ_ST_LINES] = "lines",
 };
 
-/* [3] (a remote scratchpad) is NULL: no program initialises one. */
-static const char *const mem_names[OBJ_N_MEMS] = {
-	[OBJ_MEM_DRAM] = "dram", [OBJ_MEM_SPM] = "spm", [OBJ_MEM_ACC] = "acc",
-	[OBJ_MEM_DATA] = "data",
-};
-
 static const char *const sym_kind_names[OBJ_N_SYM_KINDS] = {
 	[OBJ_SYM_CODE] = "code", [OBJ_SYM_DATA] = "data",
 	[OBJ_SYM_CONST] = "const", [OBJ_SYM_TENSOR] = "tensor",
 };
 
+/* The memspaces.def rows with INIT; rspm (another core's scratchpad) is
+ * not one: no program initialises it. */
 const char *obj_mem_name(int mem)
 {
-	return mem >= 0 && mem < OBJ_N_MEMS ? mem_names[mem] : NULL;
+	return mem >= 0 && (isa_mem_flags((uint64_t)mem) & ISA_MS_INIT)
+		       ? isa_mem_name((uint64_t)mem) : NULL;
 }
 
 int obj_mem_by_name(const char *name)
 {
-	int m;
+	int m = isa_mem_by_name(name);
 
-	for (m = 0; m < OBJ_N_MEMS; m++)
-		if (mem_names[m] && !strcmp(mem_names[m], name))
-			return m;
-	return -1;
+	return m >= 0 && obj_mem_name(m) ? m : -1;
 }
 
 /* ---- the in-memory program -------------------------------------------------*/
@@ -599,7 +593,7 @@ static int ent_off_cmp(const void *pa, const void *pb)
 /* Is m one of the memories a section or tensor may name? */
 static int valid_mem(uint64_t m)
 {
-	return m < OBJ_N_MEMS && mem_names[m] != NULL;
+	return (isa_mem_flags(m) & ISA_MS_INIT) != 0;
 }
 
 /* Parse and check the section table into ents (n_sects entries). */
@@ -1043,7 +1037,7 @@ static int check_prog(struct ld *L, struct obj_prog *p)
 		if (b->addr - far->addr < far->size)
 			return bad(L, 0, "data sections overlap: %s 0x%" PRIx64
 					 " (0x%" PRIx64 " bytes) and 0x%" PRIx64,
-				   mem_names[b->mem], far->addr, far->size,
+				   obj_mem_name((int)b->mem), far->addr, far->size,
 				   b->addr);
 		if (b->addr + (b->size - 1) > far->addr + (far->size - 1))
 			far = b;
@@ -1201,7 +1195,7 @@ static void print_hex(FILE *fp, const struct obj_section *s)
 	uint64_t off;
 
 	fprintf(fp, "\nContents of %s 0x%" PRIx64 " (%" PRIu64 " bytes):\n",
-		mem_names[s->mem], s->addr, s->size);
+		obj_mem_name((int)s->mem), s->addr, s->size);
 	for (off = 0; off < s->size; off += 16) {
 		uint64_t k;
 
@@ -1247,7 +1241,7 @@ void obj_print(FILE *fp, const struct obj_prog *p, const char *title,
 			4 * p->n_code);
 		for (k = 0; k < p->n_sects; k++)
 			fprintf(fp, "  %-5s %-5s 0x%-16" PRIx64 " 0x%" PRIx64 "\n",
-				"data", mem_names[p->sects[k].mem],
+				"data", obj_mem_name((int)p->sects[k].mem),
 				p->sects[k].addr, p->sects[k].size);
 	}
 	if ((flags & OBJ_PRINT_SYMS) && p->n_syms) {
@@ -1260,7 +1254,7 @@ void obj_print(FILE *fp, const struct obj_prog *p, const char *title,
 
 			fprintf(fp, "  0x%016" PRIx64 " %-6s %-5s %s\n",
 				(uint64_t)s->value, sym_kind_names[s->kind],
-				has_mem ? mem_names[s->mem] : "-", s->name);
+				has_mem ? obj_mem_name((int)s->mem) : "-", s->name);
 		}
 	}
 	if ((flags & OBJ_PRINT_TENSORS) && p->n_tensors) {
@@ -1271,7 +1265,7 @@ void obj_print(FILE *fp, const struct obj_prog *p, const char *title,
 			int d;
 
 			fprintf(fp, "  %-16s %-5s 0x%-16" PRIx64 " %-8s [", t->name,
-				mem_names[t->mem], t->addr, dtype_name(t->dtype));
+				obj_mem_name((int)t->mem), t->addr, dtype_name(t->dtype));
 			for (d = 0; d < t->rank; d++)
 				fprintf(fp, "%s%" PRIu64, d ? ", " : "",
 					t->shape[d]);

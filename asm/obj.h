@@ -26,26 +26,29 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../isa/isa.h"
 #include "../util/diag.h"
 #include "../util/dtype.h"
 #include "../prog/prog.h"
 
 /*
- * Memory spaces of data sections and tensors.  DRAM, SPM and ACC have the
- * values of enum mem_space (sim/core/tile.h) so a loader may cast; 3 is
- * MEM_RSPM there, which a program cannot initialise, so it is unused here.
+ * Memory spaces of data sections, labels and tensors: the rows of
+ * isa/memspaces.def, with their values (OBJ_MEM_DRAM = ISA_MEM_DRAM = 0 ...
+ * OBJ_MEM_DATA = 4), which the file stores.  enum mem_space of the
+ * simulator aliases the same rows, so a loader passes the number through.
+ * Only spaces with ISA_MS_INIT may appear in a file: OBJ_MEM_RSPM exists
+ * but obj_mem_name() refuses it and obj_load rejects it.
  */
 enum obj_mem {
-	OBJ_MEM_DRAM = 0,  /* chip DRAM */
-	OBJ_MEM_SPM = 1,   /* scratchpad */
-	OBJ_MEM_ACC = 2,   /* accumulator */
-	OBJ_MEM_DATA = 4,  /* the control unit's scalar data memory (ld/sd) */
-	OBJ_N_MEMS = 5     /* bound for tables indexed by obj_mem */
+#define MEMSPACE(id, name, value, flags, noun, doc) OBJ_MEM_##id = ISA_MEM_##id,
+#include "../isa/memspaces.def"
+	OBJ_N_MEMS = ISA_N_MEMS  /* bound for tables indexed by obj_mem */
 };
 
-/* "dram", "spm", "acc", "data", or NULL for a value that is not a space. */
+/* The name of a space a program may initialise ("dram", "spm", "acc",
+ * "data"), or NULL for any other value. */
 const char *obj_mem_name(int mem);
-/* The space called name, or -1. */
+/* The space called name if a program may initialise it, or -1. */
 int obj_mem_by_name(const char *name);
 
 /* Kinds of symbols. */

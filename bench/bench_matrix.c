@@ -175,12 +175,13 @@ int main(int argc, char **argv)
 
 	filter = argc > 1 ? argv[1] : NULL;
 	for (i = 0; i < 5 && !rc; i++)
-		rc = run("fast", 0, "fixed", sizes[i], 16, 16, 16, 500);
+		rc = run("fast", ARCH_MTX_MODEL_FAST, "fixed", sizes[i], 16, 16,
+			 16, 500);
 	for (i = 0; i < 5 && !rc; i++)
-		rc = run("fast", 0, "full", sizes[i], sizes[i], sizes[i],
-			 sizes[i], sizes[i] >= 128 ? 4 : 20);
+		rc = run("fast", ARCH_MTX_MODEL_FAST, "full", sizes[i], sizes[i],
+			 sizes[i], sizes[i], sizes[i] >= 128 ? 4 : 20);
 	for (i = 0; i < 3 && !rc; i++)
-		rc = run("pe", 1, "fixed", sizes[i], 16, 16, 16, 20);
+		rc = run("pe", ARCH_MTX_MODEL_PE, "fixed", sizes[i], 16, 16, 16, 20);
 	if (rc)
 		fprintf(stderr, "bench_matrix: %s\n", npu_strerror(rc));
 	return rc ? 1 : 0;

@@ -82,7 +82,7 @@ static void print_result(const struct arch *a, const char *path,
 	const struct dram_stats *st = &r->st;
 
 	printf("config:       %s\n", path ? path : "<defaults>");
-	if (ARCH_E(a, DRAM_MODE) == 1)
+	if (ARCH_E(a, DRAM_MODE) == ARCH_DRAM_MODE_IDEAL)
 		printf("dram:         ideal, %.1f ns, %.2f GB/s, %lld channel%s\n",
 		       ARCH_F(a, DRAM_IDEAL_LAT), ARCH_F(a, DRAM_IDEAL_BW),
 		       (long long)ARCH_I(a, DRAM_CHANNELS),

@@ -1,6 +1,7 @@
 /*
- * isa.c - the ISA tables expanded from names.def, formats.def and
- * opcodes.def, and the generic encoder, decoder and disassembler.
+ * isa.c - the ISA tables expanded from names.def, formats.def,
+ * opcodes.def and memspaces.def, and the generic encoder, decoder and
+ * disassembler.
  *
  * All bit work goes through isa_get_field/isa_set_field.  Encoding, decoding
  * and printing are driven by the format of the op: they loop over the
@@ -196,6 +197,46 @@ const char *const isa_dfield_names[ISA_N_DFIELDS] = {
 const char *const isa_dfield_docs[ISA_N_DFIELDS] = {
 #define DFIELD(id, name, doc) [ISA_DF_##id] = doc,
 #include "names.def"
+};
+
+/*
+ * The flag column of memspaces.def uses short names (CORE|DMA), private to
+ * this file like the opcode flags above.
+ */
+enum {
+#define MSFLAG(id, name, doc) id = ISA_MS_##id,
+#include "memspaces.def"
+};
+
+/*
+ * A space's value is its row position, so that isa_mem_info[] and every
+ * other table indexed by a space has no holes.  A row moved without its
+ * value (or a value skipped) fails here; a row renumbered together with
+ * its position would change the object format, which test_isa.c pins.
+ */
+#define MEMSPACE(id, name, value, flags, noun, doc)                        \
+	_Static_assert((int)ISA_MEM_##id == (int)ISA_MEMROW_##id,          \
+		       "memspaces.def: " #id "'s value must equal its row " \
+		       "position (0, 1, 2, ...)");
+#include "memspaces.def"
+
+const struct isa_mem_info isa_mem_info[ISA_N_MEMS] = {
+#define MEMSPACE(id, name_, value, flags_, noun_, doc_)                    \
+	[ISA_MEM_##id] = {                                                 \
+		.name = name_,                                             \
+		.flags = (unsigned)(flags_),                               \
+		.noun = noun_,                                             \
+		.doc = doc_,                                               \
+	},
+#include "memspaces.def"
+};
+const char *const isa_msflag_names[ISA_N_MSFLAGS] = {
+#define MSFLAG(id, name, doc) [ISA_MSBIT_##id] = name,
+#include "memspaces.def"
+};
+const char *const isa_msflag_docs[ISA_N_MSFLAGS] = {
+#define MSFLAG(id, name, doc) [ISA_MSBIT_##id] = doc,
+#include "memspaces.def"
 };
 
 /* Positional on purpose: isa_consts is a list, not indexed by an enum. */
@@ -722,4 +763,50 @@ int isa_vfield_by_name(const char *name)
 int isa_dfield_by_name(const char *name)
 {
 	return find_name(isa_dfield_names, ISA_N_DFIELDS, name);
+}
+
+/* ---- memory spaces ----------------------------------------------------------*/
+
+const char *isa_mem_name(uint64_t mem)
+{
+	return mem < ISA_N_MEMS ? isa_mem_info[mem].name : NULL;
+}
+
+unsigned isa_mem_flags(uint64_t mem)
+{
+	return mem < ISA_N_MEMS ? isa_mem_info[mem].flags : 0;
+}
+
+int isa_mem_by_name(const char *name)
+{
+	int m;
+
+	for (m = 0; m < ISA_N_MEMS; m++)
+		if (strcmp(isa_mem_info[m].name, name) == 0)
+			return m;
+	return -1;
+}
+
+/* "a", "a or b", "a, b or c": the separator before the last name is " or ". */
+const char *isa_mem_list(unsigned flags, char *buf, size_t n)
+{
+	size_t used = 0;
+	int m, k = 0, total = 0;
+
+	for (m = 0; m < ISA_N_MEMS; m++)
+		total += (isa_mem_info[m].flags & flags) == flags;
+	if (n)
+		buf[0] = '\0';
+	for (m = 0; m < ISA_N_MEMS; m++) {
+		if ((isa_mem_info[m].flags & flags) != flags)
+			continue;
+		/* A cut list stays NUL-terminated: snprintf never writes past
+		 * n - used, and nothing is written once used reaches n. */
+		if (used < n)
+			used += (size_t)snprintf(buf + used, n - used, "%s%s",
+						 k == 0 ? "" : k == total - 1 ? " or " : ", ",
+						 isa_mem_info[m].name);
+		k++;
+	}
+	return buf;
 }

@@ -196,15 +196,6 @@ const struct prog_tensor *run_tensor(struct run *r, const char *name,
 	return prog_find_tensor(chip_program(r->chip, core), name);
 }
 
-/* Names of memory spaces as the assembler spells them (messages). */
-static const char *space_name(int mem)
-{
-	static const char *const n[] = { "dram", "spm", "acc", "rspm",
-					 "data" };
-
-	return mem >= 0 && mem < (int)(sizeof(n) / sizeof(n[0])) ? n[mem] : "?";
-}
-
 /*
  * Host bytes of a tensor on a core, checked to fit.  The tensor table
  * comes from the program, the memory sizes from the config, so a tensor
@@ -222,7 +213,7 @@ static int tensor_mem(struct run *r, const struct prog_tensor *t, int core,
 		return diag_error(r->d, diag_nowhere(), NPU_ETENSOR,
 				  "tensor '%s' (%llu bytes at %s 0x%llx) does not fit in that memory with this config (%llu bytes)",
 				  t->name, (unsigned long long)*nbytes,
-				  space_name(t->mem),
+				  isa_mem_name(t->mem),
 				  (unsigned long long)t->addr,
 				  (unsigned long long)size);
 	*out = base + t->addr;

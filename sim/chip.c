@@ -61,18 +61,6 @@ struct core {
 	const struct prog_image *img; /* its program (not owned), or NULL */
 };
 
-/* Names of memory spaces in messages (as the assembler spells them). */
-static const char *mem_space_name(int mem)
-{
-	switch (mem) {
-	case MEM_DRAM: return "dram";
-	case MEM_SPM: return "spm";
-	case MEM_ACC: return "acc";
-	case MEM_SMEM: return "data";
-	default: return "?";
-	}
-}
-
 /* One decoded program; several cores may share it. */
 struct chip_prog {
 	struct ctl_prog prog;    /* decoded (insns, legal owned) */
@@ -118,14 +106,16 @@ static int sram_geom_of(const struct arch *a, int acc, struct sram_geom *g)
 		g->bank_width = (int)ARCH_I(a, ACC_BANK_WIDTH);
 		g->ports = (int)ARCH_I(a, ACC_PORTS);
 		g->latency = (int)ARCH_I(a, ACC_LATENCY);
-		g->arb = ARCH_E(a, ACC_ARB) ? SRAM_ARB_FIXED : SRAM_ARB_RR;
+		g->arb = ARCH_E(a, ACC_ARB) == ARCH_ACC_ARB_FIXED ? SRAM_ARB_FIXED
+								  : SRAM_ARB_RR;
 	} else {
 		g->bytes = (uint64_t)ARCH_I(a, SPM_BYTES);
 		g->banks = (int)ARCH_I(a, SPM_BANKS);
 		g->bank_width = (int)ARCH_I(a, SPM_BANK_WIDTH);
 		g->ports = (int)ARCH_I(a, SPM_PORTS);
 		g->latency = (int)ARCH_I(a, SPM_LATENCY);
-		g->arb = ARCH_E(a, SPM_ARB) ? SRAM_ARB_FIXED : SRAM_ARB_RR;
+		g->arb = ARCH_E(a, SPM_ARB) == ARCH_SPM_ARB_FIXED ? SRAM_ARB_FIXED
+								  : SRAM_ARB_RR;
 	}
 	return 0;
 }
@@ -306,7 +296,7 @@ uint8_t *chip_mem(struct chip *c, int space, int core, uint64_t *size)
 	case MEM_ACC:
 		*size = sram_size(k->acc);
 		return sram_data(k->acc);
-	case MEM_SMEM:
+	case MEM_DATA:
 		*size = ctl_smem_size(k->ctl);
 		return ctl_smem(k->ctl);
 	default:
@@ -381,7 +371,7 @@ static int chip_load_data(struct chip *c, const struct prog_image *p, int lo,
 			if (!base || sec->addr > size || size - sec->addr < sec->size)
 				return diag_error(d, diag_nowhere(), NPU_EOBJ,
 						  "%s: data section at %s 0x%llx (%llu bytes) does not fit in that memory (%llu bytes with this config)",
-						  p->name, mem_space_name(sec->mem),
+						  p->name, isa_mem_name(sec->mem),
 						  (unsigned long long)sec->addr,
 						  (unsigned long long)sec->size,
 						  (unsigned long long)size);
@@ -578,7 +568,7 @@ static int chip_hops(const struct chip *c, int from, int to)
 	int na = c->a->d.core_node[from], nb = c->a->d.core_node[to];
 	int dx = abs(na % cols - nb % cols), dy = abs(na / cols - nb / cols);
 
-	if (ARCH_E(c->a, NOC_TOPOLOGY) == 1) { /* torus: wrap-around links */
+	if (ARCH_E(c->a, NOC_TOPOLOGY) == ARCH_NOC_TOPOLOGY_TORUS) {
 		if (cols - dx < dx)
 			dx = cols - dx;
 		if (rows - dy < dy)

@@ -60,11 +60,8 @@ const struct prog_image *chip_program(const struct chip *c, int core);
 
 /*
  * Host view of a memory: base pointer and size of DRAM (core ignored),
- * core's scratchpad, accumulator, or scalar memory (MEM_SMEM).
+ * core's scratchpad, accumulator, or scalar memory (MEM_DATA).
  */
-#define MEM_SMEM MEM_N_SPACES
-/* Program images and object files number the scalar data memory 4. */
-_Static_assert(MEM_SMEM == 4, "scalar data memory is space 4 in images");
 uint8_t *chip_mem(struct chip *c, int space, int core, uint64_t *size);
 /* Scalar register r of a core (tests, end-of-run dumps); 0 if no such core. */
 uint64_t chip_reg(const struct chip *c, int core, int r);

@@ -4,11 +4,11 @@
  * The text summary follows `perf stat`: one counter per line, the value
  * right-aligned with thousands separators, its unit, its name, and after
  * '#' a ratio derived from it and its sibling counters (the counters of the
- * same unit instance, i.e. with the same name up to the last '.').  The
- * rules (which leaf is divided by which) are the table derive_rules[]
- * below, documented in docs/formats.md.  A ratio is printed only when its
- * denominator exists and is not zero, so an incomplete set of counters
- * never prints a misleading 0% or a division by zero.
+ * same unit instance, i.e. with the same name up to the last '.').  Which
+ * counter is divided by which is sim/engine/derived.def, keyed by counter
+ * id (ctr_derived[]) and listed in docs/counters.md.  A ratio is printed
+ * only when its denominator exists and is not zero, so an incomplete set
+ * of counters never prints a misleading 0% or a division by zero.
  */
 #include "ctrout.h"
 
@@ -54,27 +54,6 @@ static int group_of_component(const char *c, size_t len)
 		if (strlen(sram_names[k]) == len &&
 		    strncmp(sram_names[k], c, len) == 0)
 			return CTR_GRP_SRAM;
-	return -1;
-}
-
-/* Group of a full counter name from its path: the component nearest to
- * the leaf that names a group, or -1 ("core0.dma1.busy_cycles" -> dma).
- * The derived-ratio rules match on it. */
-static int group_of(const char *name)
-{
-	const char *leaf = leaf_of(name), *end = leaf, *p;
-	int g;
-
-	if (end == name)
-		return -1;
-	end--; /* the '.' before the leaf */
-	while (end > name) {
-		for (p = end; p > name && p[-1] != '.'; p--)
-			;
-		if ((g = group_of_component(p, (size_t)(end - p))) >= 0)
-			return g;
-		end = p > name ? p - 1 : name;
-	}
 	return -1;
 }
 
@@ -367,104 +346,40 @@ static double sibling_sum(const struct ctr_sink *s, const char *name,
 	return sum;
 }
 
-/* How a derived ratio is printed. */
-enum shape {
-	SH_PCT,   /* 100 * x / den, "%" */
-	SH_RATIO, /* x / den */
-	SH_BW,    /* x / cycles "B/cycle", and GB/s when the clock is known */
-};
-
 /*
- * Derived ratios: a counter whose leaf is 'leaf' (or, with prefix set,
- * starts with 'leaf' and ends in "_cycles") is divided by the sum of its
- * siblings 'den' (NULL = the run's total cycles).  group >= 0 restricts a
- * rule to counters of that group.
+ * The '#' comment of entry e into buf ("" when nothing applies).
+ *
+ * The entry's counter is the counters.def row its path resolves to
+ * (row_of_path: "core0.matrix.macs" -> CTR_MATRIX_MACS); its ratio is that
+ * row's derived.def line, ctr_derived[id].  A name that resolves to no row
+ * gets no ratio.  Denominators are the siblings named by the row's den ids,
+ * or the run's cycles for CTR_RUN.
  */
-struct rule {
-	const char *leaf;       /* counter leaf name */
-	int prefix;             /* leaf is a prefix: stall_<reason>_cycles */
-	int group;              /* enum ctr_group, or -1 for any */
-	const char *den[3];     /* sibling leaves summed, or {NULL}: cycles */
-	enum shape shape;       /* how to print */
-	const char *text;       /* what the ratio is */
-};
-
-/*
- * First match wins, in this order; docs/formats.md "Text summary" lists
- * the same rules and must be kept in step with this table.
- */
-static const struct rule derive_rules[] = {
-	{ "busy_cycles", 0, -1, { NULL }, SH_PCT, "of cycles" },
-	{ "stall_cycles", 0, -1, { "busy_cycles" }, SH_PCT, "of busy" },
-	{ "stall_", 1, -1, { "busy_cycles" }, SH_PCT, "of busy" },
-	{ "preload_cycles", 0, -1, { "busy_cycles" }, SH_PCT, "of busy" },
-	{ "macs", 0, -1, { "pe_cycles" }, SH_PCT, "PE utilisation" },
-	{ "insns", 0, CTR_GRP_CONTROL, { NULL }, SH_RATIO, "insn per cycle" },
-	{ "branches_taken", 0, -1, { "branches" }, SH_PCT, "of branches" },
-	{ "ops", 0, CTR_GRP_VECTOR, { "busy_cycles" }, SH_RATIO,
-	  "ops per busy cycle" },
-	{ "bank_conflicts", 0, -1, { "reads", "writes" }, SH_RATIO,
-	  "stall cycles per access" },
-	{ "row_hits", 0, -1, { "row_hits", "row_misses", "row_conflicts" },
-	  SH_PCT, "of requests" },
-	{ "row_misses", 0, -1, { "row_hits", "row_misses", "row_conflicts" },
-	  SH_PCT, "of requests" },
-	{ "row_conflicts", 0, -1, { "row_hits", "row_misses", "row_conflicts" },
-	  SH_PCT, "of requests" },
-	{ "read_latency_sum_cycles", 0, -1, { "reads" }, SH_RATIO,
-	  "cycles per read (average latency)" },
-	{ "latency_sum_cycles", 0, CTR_GRP_NOC, { "packets" }, SH_RATIO,
-	  "cycles per packet (average latency)" },
-	{ "hops", 0, -1, { "flits" }, SH_RATIO, "hops per flit" },
-};
-
-static int rule_matches(const struct rule *r, const char *name)
-{
-	const char *leaf = leaf_of(name);
-	size_t ll = strlen(leaf);
-
-	if (r->prefix) {
-		size_t pl = strlen(r->leaf);
-
-		/* 7 = strlen("_cycles"): stall_<reason>_cycles with a reason. */
-		if (ll < pl + 7 || strncmp(leaf, r->leaf, pl) != 0 ||
-		    strcmp(leaf + ll - 7, "_cycles") != 0)
-			return 0;
-	} else if (strcmp(leaf, r->leaf) != 0) {
-		return 0;
-	}
-	return r->group < 0 || group_of(name) == r->group;
-}
-
-/* The '#' comment of entry e into buf ("" when nothing applies). */
 static void derive(char *buf, size_t cap, const struct ctr_sink *s,
 		   const struct ctrout_meta *m, const struct ctr_entry *e)
 {
-	const struct rule *r = NULL;
+	const struct ctr_info *ci = row_of_path(e->name);
+	const struct ctr_derived *r = ci ? &ctr_derived[ci - ctr_info] : NULL;
 	double x = val(e), den;
+	const char *leaves[3];
 	char num[48];
-	size_t k;
-	int n_den = 0, found = 0;
+	int k, n_den = 0, found = 0;
 
 	buf[0] = '\0';
-	for (k = 0; k < sizeof(derive_rules) / sizeof(derive_rules[0]); k++)
-		if (rule_matches(&derive_rules[k], e->name)) {
-			r = &derive_rules[k];
-			break;
-		}
-	if (r) {
-		while (n_den < 3 && r->den[n_den])
-			n_den++;
-		if (n_den == 0) {
+	if (r && r->shape != CTR_SH_NONE) {
+		if (r->den[0] == CTR_RUN) {
 			den = (double)m->cycles;
 			found = 1;
 		} else {
-			den = sibling_sum(s, e->name, r->den, n_den, &found);
+			for (k = 0; k < 3; k++)
+				if (r->den[k] != CTR_NONE)
+					leaves[n_den++] = ctr_info[r->den[k]].name;
+			den = sibling_sum(s, e->name, leaves, n_den, &found);
 		}
 		/* No denominator, no ratio: never a fake 0% or an inf. */
 		if (!found || den == 0)
 			return;
-		if (r->shape == SH_PCT)
+		if (r->shape == CTR_SH_PCT)
 			snprintf(num, sizeof(num), "%.2f%%", 100.0 * x / den);
 		else
 			snprintf(num, sizeof(num), "%.3f", x / den);

@@ -460,17 +460,17 @@ static int ctl_mtx_cmd(struct ctl *c, const struct isa_insn *in,
 		m->a = c->x[in->rs1];
 		m->b = c->x[in->rs2];
 		/* x0 names "the resident tile": the last mpre's address.  The
-		 * stationary operand is B in WS (dataflow 0) and A in IS
-		 * (dataflow 2); OS (1) has no stationary operand, so x0 there
-		 * is a plain address 0.  Faulting here, at dispatch, names the
-		 * pc; the matrix engine checks the rest when it accepts. */
-		if ((c->mcfg.dataflow == 0 && in->rs2 == 0) ||
-		    (c->mcfg.dataflow == 2 && in->rs1 == 0)) {
+		 * stationary operand is B in WS and A in IS; OS has no
+		 * stationary operand, so x0 there is a plain address 0.
+		 * Faulting here, at dispatch, names the pc; the matrix engine
+		 * checks the rest when it accepts. */
+		if ((c->mcfg.dataflow == ISA_CONST_WS && in->rs2 == 0) ||
+		    (c->mcfg.dataflow == ISA_CONST_IS && in->rs1 == 0)) {
 			if (!c->mpre_valid)
 				return ctl_fault(c, eng_now(c->u.eng),
 						 "%s names the resident tile (x0) but no mpre came before it",
 						 isa_op_info[in->op].name);
-			if (c->mcfg.dataflow == 0)
+			if (c->mcfg.dataflow == ISA_CONST_WS)
 				m->b = c->mpre_addr;
 			else
 				m->a = c->mpre_addr;
@@ -646,7 +646,7 @@ static int ctl_vset(struct ctl *c, int field, uint64_t v)
 	case ISA_VF_SS2: g->s2_stride = (uint32_t)v; break;
 	case ISA_VF_DMEM:
 	case ISA_VF_SMEM:
-		if (v != MEM_SPM && v != MEM_ACC)
+		if (!(isa_mem_flags(v) & ISA_MS_VEC))
 			return ctl_fault(c, c->t_cur,
 					 "vset %s %" PRIu64 ": vector operands live in spm (1) or acc (2)",
 					 isa_vfield_names[field], v);

@@ -133,13 +133,12 @@ struct dma {
 
 static struct dma *to_dma(struct unit *u) { return (struct dma *)u; }
 
-/* Short names used in fault messages and trace args. */
+/* Short names used in fault messages and trace args (memspaces.def). */
 static const char *mem_name(int m)
 {
-	static const char *const n[MEM_N_SPACES] = { "dram", "spm", "acc",
-						      "rspm" };
+	const char *n = isa_mem_name((uint64_t)m);
 
-	return m >= 0 && m < MEM_N_SPACES ? n[m] : "?";
+	return n ? n : "?";
 }
 
 /* Functional contents of a (checked, bound) memory space: check_side
@@ -241,10 +240,12 @@ static int check_side(struct dma *m, const struct tile_cmd *c, int mem,
 	const struct dma_desc *dd = &c->u.d;
 	uint64_t lo, hi, size;
 	int dim = -1, rc;
+	char ok[64];
 
-	if (mem < 0 || mem >= MEM_N_SPACES)
-		return fault(m, c, "%s memory space %d does not exist "
-			     "(0 dram, 1 spm, 2 acc, 3 remote spm)", what, mem);
+	if (!(isa_mem_flags((uint64_t)mem) & ISA_MS_DMA))
+		return fault(m, c, "%s memory space %d is not one DMA can "
+			     "address (%s)", what, mem,
+			     isa_mem_list(ISA_MS_DMA, ok, sizeof(ok)));
 	/* what is "source" or "destination": its first letter picks the
 	 * remote core field to name. */
 	if (!mem_bound(&m->port[mem]))

@@ -509,9 +509,6 @@ static int hz_seen(struct hz *h, uint32_t a, uint32_t b)
 	return 0;
 }
 
-/* Indexed by memory kind: 0 DRAM, 1 scratchpad, 2 accumulator. */
-static const char *const mem_names[] = { "dram", "scratchpad", "accumulator" };
-
 /* One side of a report: "core0.dma0 dma writes (pc 0x30, started cycle
  * 12)", the unit's leaf name from its sync unit id. */
 static void hz_describe(const struct hz *h, const struct hz_rec *r, char *buf,
@@ -606,7 +603,8 @@ static void hz_flush(struct hz *h)
 		char a[160], b[160], where[64];
 		/* Invert hz_mem: 1 + 2c -> (c, scratchpad), 2 + 2c -> (c, acc). */
 		int mcore = p->mem == 0 ? -1 : (p->mem - 1) / 2;
-		int mkind = p->mem == 0 ? 0 : 1 + (p->mem - 1) % 2;
+		int mkind = p->mem == 0 ? MEM_DRAM
+					: (p->mem - 1) % 2 ? MEM_ACC : MEM_SPM;
 
 		if (hz_seen(h, e->prev, e->cur))
 			continue;
@@ -619,7 +617,7 @@ static void hz_flush(struct hz *h)
 			snprintf(where, sizeof(where), "dram");
 		else
 			snprintf(where, sizeof(where), "core%d.%s", mcore,
-				 mem_names[mkind]);
+				 isa_mem_info[mkind].noun);
 		(void)diag_report(h->d, DIAG_WARNING, diag_nowhere(), 0,
 				  "hazard: %s on %s [0x%" PRIx64 ", 0x%" PRIx64 "): %s, then %s, with no semaphore, fence or barrier ordering them",
 				  kind, where, e->lo, e->hi, a, b);
@@ -748,16 +746,16 @@ struct hz_layout {
 	uint64_t rows, elems; /* stored rows and elements per row */
 };
 
-/* Fill the three layouts from the table above (dataflow 0 ws, 1 os, 2 is). */
+/* Fill the three layouts from the table above (mset df: ISA_CONST_WS/OS/IS). */
 static void hz_layouts(const struct mtx_cfg *g, struct hz_layout *a,
 		       struct hz_layout *b, struct hz_layout *c)
 {
-	a->rows = g->dataflow == 0 ? g->m : g->k;
-	a->elems = g->dataflow == 0 ? g->k : g->m;
-	b->rows = g->dataflow == 2 ? g->n : g->k;
-	b->elems = g->dataflow == 2 ? g->k : g->n;
-	c->rows = g->dataflow == 2 ? g->n : g->m;
-	c->elems = g->dataflow == 2 ? g->m : g->n;
+	a->rows = g->dataflow == ISA_CONST_WS ? g->m : g->k;
+	a->elems = g->dataflow == ISA_CONST_WS ? g->k : g->m;
+	b->rows = g->dataflow == ISA_CONST_IS ? g->n : g->k;
+	b->elems = g->dataflow == ISA_CONST_IS ? g->k : g->n;
+	c->rows = g->dataflow == ISA_CONST_IS ? g->n : g->m;
+	c->elems = g->dataflow == ISA_CONST_IS ? g->m : g->n;
 }
 
 /* A tile operand: rows of elems elements of type t at stride (0 = dense).
@@ -785,7 +783,7 @@ static void hz_matrix(struct hz *h, int tid, int core, const struct tile_cmd *tc
 	hz_layouts(g, &la, &lb, &lc);
 	switch (m->kind) {
 	case MTX_PRELOAD: /* WS: B is stationary; IS: A */
-		if (g->dataflow == 2)
+		if (g->dataflow == ISA_CONST_IS)
 			hz_operand(h, tid, spm, m->a, &la, g->in_type, g->a_stride, 0, tc, now);
 		else
 			hz_operand(h, tid, spm, m->a, &lb, g->in_type, g->b_stride, 0, tc, now);
@@ -793,9 +791,9 @@ static void hz_matrix(struct hz *h, int tid, int core, const struct tile_cmd *tc
 	case MTX_MUL:
 	case MTX_MUL_ACC:
 		/* The stationary operand was read by mpre; the others stream. */
-		if (g->dataflow != 2)
+		if (g->dataflow != ISA_CONST_IS)
 			hz_operand(h, tid, spm, m->a, &la, g->in_type, g->a_stride, 0, tc, now);
-		if (g->dataflow != 0)
+		if (g->dataflow != ISA_CONST_WS)
 			hz_operand(h, tid, spm, m->b, &lb, g->in_type, g->b_stride, 0, tc, now);
 		/* mmacc reads C (the accumulator adds on write) and writes
 		 * it; being the same thread, the two never conflict. */

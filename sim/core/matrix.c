@@ -45,7 +45,19 @@
  */
 enum { MTX_EV_SEQ = 1, MTX_EV_DONE = 2 };
 
-static const char *const df_names[] = { "ws", "os", "is" };
+/*
+ * Dataflow names for messages and trace args.  control.c seeds mset df
+ * with the index of core.matrix.dataflow, so the config's value list and
+ * the ISA's numbering must agree.
+ */
+static const char *const df_names[] = {
+	[MTX_WS] = "ws", [MTX_OS] = "os", [MTX_IS] = "is",
+};
+_Static_assert((int)ARCH_MTX_DATAFLOW_WS == MTX_WS &&
+		       (int)ARCH_MTX_DATAFLOW_OS == MTX_OS &&
+		       (int)ARCH_MTX_DATAFLOW_IS == MTX_IS &&
+		       ARCH_N_MTX_DATAFLOW == 3,
+	       "core.matrix.dataflow values must be the mset df values");
 static const char *const kind_names[] = {
 	[MTX_PRELOAD] = "mpre", [MTX_MUL] = "mmul", [MTX_MUL_ACC] = "mmacc",
 	[MTX_OUT] = "mout",
@@ -1986,8 +1998,9 @@ struct unit *mtx_new(eng *e, const struct arch *a, int core,
 	if (!m)
 		return NULL;
 	unit_init(&m->u, &mtx_ops, e, core, "core%d.matrix", core);
-	/* core.matrix.model: "fast" (index 0) or "pe" (index 1). */
-	m->be = ARCH_E(a, MTX_MODEL) == 1 ? &mtx_pe_backend : &mtx_fast_backend;
+	/* core.matrix.model: "fast" or "pe". */
+	m->be = ARCH_E(a, MTX_MODEL) == ARCH_MTX_MODEL_PE ? &mtx_pe_backend
+							  : &mtx_fast_backend;
 	if (l)
 		m->l = *l;
 	m->rows = (uint32_t)ARCH_I(a, MTX_ROWS);

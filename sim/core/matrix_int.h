@@ -50,7 +50,9 @@
 #include "matrix.h"
 #include "../engine/unit.h"
 
-enum mtx_df { MTX_WS = 0, MTX_OS = 1, MTX_IS = 2 };
+/* Dataflows: the values of mset df (isa/names.def ws, os, is), which
+ * matrix.c checks equal core.matrix.dataflow's indices. */
+enum mtx_df { MTX_WS = ISA_CONST_WS, MTX_OS = ISA_CONST_OS, MTX_IS = ISA_CONST_IS };
 
 /* Which part of the engine an instruction occupies. */
 enum mtx_path {

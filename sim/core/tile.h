@@ -21,20 +21,26 @@
 
 #include <stdint.h>
 
+#include "../../isa/isa.h"
 #include "../engine/engine.h"
 
-/* Memory spaces a tile operand can live in. */
+/*
+ * Memory spaces, the rows of isa/memspaces.def under the simulator's
+ * prefix: MEM_DRAM, MEM_SPM, MEM_ACC, MEM_RSPM (another core's
+ * scratchpad) and MEM_DATA (the control unit's scalar memory), with the
+ * ISA's numbers, so a dset/vset register value or an object file's space
+ * is used as is.  Which space may appear where is a property of the row:
+ * isa_mem_flags(space) & ISA_MS_DMA, ISA_MS_VEC ...
+ */
 enum mem_space {
-	MEM_DRAM = 0,   /* chip DRAM (through the DRAM model) */
-	MEM_SPM = 1,    /* this core's scratchpad */
-	MEM_ACC = 2,    /* this core's accumulator */
-	MEM_RSPM = 3,   /* another core's scratchpad (over the NoC) */
-	MEM_N_SPACES
+#define MEMSPACE(id, name, value, flags, noun, doc) MEM_##id = ISA_MEM_##id,
+#include "../../isa/memspaces.def"
+	MEM_N_SPACES = ISA_N_MEMS
 };
 
 /* Matrix unit configuration (mset fields), snapshotted per command. */
 struct mtx_cfg {
-	int dataflow;         /* 0 ws, 1 os, 2 is (params.def order) */
+	int dataflow;         /* mset df: ISA_CONST_WS, _OS or _IS */
 	int in_type;          /* enum npu_dtype of A and B */
 	int acc_type;         /* enum npu_dtype: DT_INT32 or DT_FP32 */
 	uint32_t m, k, n;     /* GEMM tile shape: C[m x n] (+)= A[m x k] B[k x n] */

@@ -9,6 +9,9 @@
  * every counter as a (full name, value) pair, in a fixed order, and the
  * writers in traces/ turn the list into JSON, CSV or the text summary.
  *
+ * The derived ratios of the text summary (derived.def) are a second table
+ * keyed by counter id, ctr_derived[], next to ctr_info[].
+ *
  * Invariants:
  *  - ctr_info[i] describes counter id i for every i < CTR_N: designated
  *    initialisers expanded from counters.def, so a row can never drift to
@@ -31,6 +34,15 @@ const struct ctr_info ctr_info[CTR_N] = {
 #define CTR(g, n, json, unit, desc) [CTR_##g##_##n] = { CTR_GRP_##g, json, unit, desc },
 #include "counters.def"
 #undef CTR
+};
+
+/* One row per derived.def line, at the numerator's id; the rest are 0
+ * (CTR_SH_NONE). */
+const struct ctr_derived ctr_derived[CTR_N] = {
+#define DERIVED(id, shape_, text_, d1, d2, d3)                              \
+	[CTR_##id] = { .shape = CTR_SH_##shape_, .text = text_,             \
+		       .den = { CTR_##d1, CTR_##d2, CTR_##d3 } },
+#include "derived.def"
 };
 
 /* Group -> unit kind string; also the section titles of docs/counters.md.
@@ -134,8 +146,51 @@ const struct ctr_entry *ctr_find(const struct ctr_sink *s, const char *name)
 }
 
 /*
- * Write docs/counters.md from the table: an introduction, then one table
- * per group in enum order with rows in counters.def order.  The output is
+ * The "Derived ratios" section: every derived.def row in counter order,
+ * as "| `group.name` | name / (den + den) | `12.34% of busy` |".
+ */
+static void write_derived_doc(FILE *fp)
+{
+	int i, k;
+
+	fputs("\n## Derived ratios\n\n"
+	      "The text summary (`npusim stat`, `--counters FILE.txt`) prints a\n"
+	      "ratio after `#` beside these counters (declared once in\n"
+	      "`sim/engine/derived.def`). A denominator is summed over counters of\n"
+	      "the same unit instance (the same full name up to the last `.`), or\n"
+	      "is the run's total `cycles`; a ratio is printed only when its\n"
+	      "denominator is present and not zero. Besides these, every counter\n"
+	      "in bytes shows its bandwidth over the whole run: bytes / `cycles` in\n"
+	      "B/cycle, and GB/s (B/cycle x clock in GHz) when the clock is known.\n\n"
+	      "| counter | ratio | printed as |\n| --- | --- | --- |\n", fp);
+	for (i = 0; i < CTR_N; i++) {
+		const struct ctr_derived *r = &ctr_derived[i];
+		int n = 0, done = 0;
+
+		if (r->shape == CTR_SH_NONE)
+			continue;
+		fprintf(fp, "| `%s.%s` | %s / ", ctr_group_names[ctr_info[i].group],
+			ctr_info[i].name, ctr_info[i].name);
+		for (k = 0; k < 3; k++)
+			n += r->den[k] != CTR_NONE;
+		if (n > 1)
+			fputc('(', fp);
+		for (k = 0; k < 3; k++) {
+			if (r->den[k] == CTR_NONE)
+				continue;
+			fprintf(fp, "%s%s", done++ ? " + " : "",
+				r->den[k] == CTR_RUN ? "`cycles`"
+						     : ctr_info[r->den[k]].name);
+		}
+		fprintf(fp, "%s | `%s %s` |\n", n > 1 ? ")" : "",
+			r->shape == CTR_SH_PCT ? "12.34%" : "0.123", r->text);
+	}
+}
+
+/*
+ * Write docs/counters.md from the tables: an introduction, one table per
+ * group in enum order with rows in counters.def order, then the derived
+ * ratios.  The output is
  * deterministic, so `make test` can compare a regenerated copy with the
  * committed file byte for byte (a stale doc fails the build).
  */
@@ -144,7 +199,7 @@ void ctr_write_doc(FILE *fp)
 	int g, i;
 
 	fputs("# Hardware counters\n\n"
-	      "<!-- Generated from sim/engine/counters.def by `make docs`; do not edit. -->\n\n"
+	      "<!-- Generated from sim/engine/counters.def and derived.def by `make docs`; do not edit. -->\n\n"
 	      "Every counter is declared once in `sim/engine/counters.def`. A unit instance\n"
 	      "emits the counters of its group under its own hierarchical name, so the\n"
 	      "full name of a counter is `<instance>.<name>`, for example\n"
@@ -168,4 +223,5 @@ void ctr_write_doc(FILE *fp)
 				fprintf(fp, "| `%s` | %s | %s |\n", ctr_info[i].name,
 					ctr_info[i].unit, ctr_info[i].desc);
 	}
+	write_derived_doc(fp);
 }

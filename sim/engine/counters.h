@@ -40,6 +40,29 @@ struct ctr_info {
 extern const struct ctr_info ctr_info[CTR_N];
 extern const char *const ctr_group_names[CTR_N_GRP];
 
+/* How a derived ratio is printed (derived.def SHAPE). */
+enum ctr_shape {
+	CTR_SH_NONE,  /* the counter has no ratio (no derived.def row) */
+	CTR_SH_PCT,   /* 100 * value / den, "12.34%" */
+	CTR_SH_RATIO, /* value / den, "0.123" */
+};
+
+/* Denominators of derived.def that are not counters. */
+enum {
+	CTR_RUN = CTR_N,  /* the run's total cycles */
+	CTR_NONE,         /* an unused slot */
+};
+
+/* The ratio printed beside one counter: its derived.def row. */
+struct ctr_derived {
+	enum ctr_shape shape; /* CTR_SH_NONE: this counter has none */
+	const char *text;     /* what the ratio is: "of busy" */
+	int den[3];           /* counter ids summed; or CTR_RUN; CTR_NONE pads */
+};
+
+/* Indexed by counter id (enum ctr_id); zero rows have no ratio. */
+extern const struct ctr_derived ctr_derived[CTR_N];
+
 /*
  * A flat, ordered list of (full name, value) pairs: what every output format
  * (JSON, CSV, text summary) is written from.  Values are integers unless

@@ -54,8 +54,7 @@ enum {
 	EV_SPACE = 3,  /* call the retry hooks (EV_PRI_WAKE) */
 };
 
-/* Scheduler policies: params.def order of dram.scheduler ("frfcfs",
- * "fcfs"); docs/dram.md "Scheduler". */
+/* Scheduler policies of dram.scheduler; docs/dram.md "Scheduler". */
 enum { SCHED_FRFCFS = 0, SCHED_FCFS = 1 };
 
 /* Address fields, named as in dram.mapping: channel, rank, bank, row,
@@ -64,13 +63,13 @@ enum { SCHED_FRFCFS = 0, SCHED_FCFS = 1 };
 enum { F_CH, F_RA, F_BA, F_RO, F_CO, F_N };
 
 /*
- * dram.mapping, least significant field first (the string reads most
- * significant first).  Index = params.def enum order.
+ * dram.mapping, least significant field first (the name reads most
+ * significant first).  Index = the key's value (ARCH_DRAM_MAPPING_*).
  */
-static const int mapping_fields[3][F_N] = {
-	{ F_CH, F_CO, F_RA, F_BA, F_RO },   /* ro_ba_ra_co_ch */
-	{ F_CH, F_RA, F_BA, F_CO, F_RO },   /* ro_co_ba_ra_ch */
-	{ F_CO, F_RA, F_BA, F_RO, F_CH },   /* ch_ro_ba_ra_co */
+static const int mapping_fields[ARCH_N_DRAM_MAPPING][F_N] = {
+	[ARCH_DRAM_MAPPING_RO_BA_RA_CO_CH] = { F_CH, F_CO, F_RA, F_BA, F_RO },
+	[ARCH_DRAM_MAPPING_RO_CO_BA_RA_CH] = { F_CH, F_RA, F_BA, F_CO, F_RO },
+	[ARCH_DRAM_MAPPING_CH_RO_BA_RA_CO] = { F_CO, F_RA, F_BA, F_RO, F_CH },
 };
 
 /*
@@ -1378,12 +1377,13 @@ dram *dram_new(eng *e, const struct arch *a)
 	if (!d)
 		goto fail;
 	d->e = e;
-	d->ideal = ARCH_E(a, DRAM_MODE) == 1;
-	d->sched = ARCH_E(a, DRAM_SCHED) == 1 ? SCHED_FCFS : SCHED_FRFCFS;
+	d->ideal = ARCH_E(a, DRAM_MODE) == ARCH_DRAM_MODE_IDEAL;
+	d->sched = ARCH_E(a, DRAM_SCHED) == ARCH_DRAM_SCHED_FCFS ? SCHED_FCFS
+								 : SCHED_FRFCFS;
 	d->mapping = ARCH_E(a, DRAM_MAPPING);
-	/* Defensive: the loader only yields enum values 0..2. */
-	if (d->mapping < 0 || d->mapping > 2)
-		d->mapping = 0;
+	/* Defensive: the loader only yields the key's values. */
+	if (d->mapping < 0 || d->mapping >= ARCH_N_DRAM_MAPPING)
+		d->mapping = ARCH_DRAM_MAPPING_RO_BA_RA_CO_CH;
 	d->size = (uint64_t)ARCH_I(a, DRAM_BYTES);
 	d->queue_depth = (uint32_t)ARCH_I(a, DRAM_QUEUE);
 	d->free_req = UINT32_MAX;

@@ -190,7 +190,7 @@ int dram_bench_run(const struct arch *a, const struct dram_bench_cfg *cfg,
 	 * queueing as in the timed mode instead of the whole run's backlog.
 	 */
 	g.window = UINT64_MAX;
-	if (ARCH_E(a, DRAM_MODE) == 1) {
+	if (ARCH_E(a, DRAM_MODE) == ARCH_DRAM_MODE_IDEAL) {
 		double bdp = ARCH_F(a, DRAM_IDEAL_BW) * ARCH_F(a, DRAM_IDEAL_LAT);
 
 		g.window = (uint64_t)ARCH_I(a, DRAM_CHANNELS) *

@@ -208,6 +208,77 @@ START_TEST(arch_table_defaults_in_range)
 }
 END_TEST
 
+/*
+ * Every ENUM key's generated constants against the loader's own split of
+ * its value string: ARCH_<ID>_<VALUE> is the index of "value", ARCH_N_<ID>
+ * the number of names, and the joined string has nothing else in it.  The
+ * rows come from params.def itself, so a new key is covered unasked.
+ */
+struct enum_val {
+	enum param_id id;   /* the key */
+	int value;          /* ARCH_<ID>_<VALUE> */
+	int n;              /* ARCH_N_<ID> */
+	const char *name;   /* the value's name */
+	const char *cname;  /* "ARCH_<ID>_<VALUE>", for messages */
+};
+
+static const struct enum_val enum_vals[] = {
+#define EV(k, v, name) { P_##k, ARCH_##k##_##v, ARCH_N_##k, name, "ARCH_" #k "_" #v },
+#define PINT(id, key, def, lo, hi, unit, doc)
+#define PFLT(id, key, def, lo, hi, unit, doc)
+#define PBOOL(id, key, def, doc)
+#define PENUM(id, key, def, doc) ARCH_VALS_##id(EV, id)
+#define PSTR(id, key, def, doc)
+#define PLIST(id, key, lo, hi, unit, doc)
+#include "../../arch/params.def"
+#undef PINT
+#undef PFLT
+#undef PBOOL
+#undef PENUM
+#undef PSTR
+#undef PLIST
+#undef EV
+};
+
+START_TEST(arch_table_enum_constants_match_names)
+{
+	size_t k;
+	int i, seen[P_N] = { 0 }, n_enum = 0;
+
+	for (k = 0; k < sizeof(enum_vals) / sizeof(enum_vals[0]); k++) {
+		const struct enum_val *e = &enum_vals[k];
+
+		ck_assert_int_eq(param_info[e->id].type, PT_ENUM);
+		ck_assert_msg(arch_enum_find(e->id, e->name) == e->value,
+			      "%s = %d but \"%s\" is value %d of %s", e->cname,
+			      e->value, e->name, arch_enum_find(e->id, e->name),
+			      param_info[e->id].key);
+		ck_assert_str_eq(arch_enum_at(e->id, e->value), e->name);
+		ck_assert_int_eq(arch_enum_count(e->id), e->n);
+		seen[e->id]++;
+	}
+	/* every value of every ENUM key has a constant, and only those */
+	for (i = 0; i < P_N; i++) {
+		if (param_info[i].type != PT_ENUM) {
+			ck_assert_int_eq(seen[i], 0);
+			continue;
+		}
+		n_enum++;
+		ck_assert_msg(seen[i] == arch_enum_count(i), "%s: %d constants, "
+			      "%d names", param_info[i].key, seen[i],
+			      arch_enum_count(i));
+	}
+	ck_assert_int_ge(n_enum, 12);
+	/* a few spelled out, as code uses them */
+	ck_assert_int_eq(ARCH_NOC_TOPOLOGY_TORUS,
+			 arch_enum_find(P_NOC_TOPOLOGY, "torus"));
+	ck_assert_int_eq(ARCH_DRAM_MODE_IDEAL, arch_enum_find(P_DRAM_MODE, "ideal"));
+	ck_assert_int_eq(ARCH_MTX_MODEL_PE, arch_enum_find(P_MTX_MODEL, "pe"));
+	ck_assert_str_eq(param_info[P_DRAM_MAPPING].names,
+			 "ro_ba_ra_co_ch|ro_co_ba_ra_ch|ch_ro_ba_ra_co");
+}
+END_TEST
+
 START_TEST(arch_table_enums_match_dtypes_and_presets)
 {
 	int k;
@@ -223,8 +294,8 @@ START_TEST(arch_table_enums_match_dtypes_and_presets)
 	ck_assert_ptr_null(arch_enum_at(P_MTX_IN_TYPE, 99));
 	ck_assert_int_eq(arch_enum_find(P_MTX_DATAFLOW, "xx"), -1);
 	/* one preset per dram.preset name, each filling every preset key */
-	ck_assert_int_eq(arch_enum_count(P_DRAM_PRESET), DRAM_N_PRESETS);
-	for (k = 0; k < DRAM_N_PRESETS; k++) {
+	ck_assert_int_eq(arch_enum_count(P_DRAM_PRESET), ARCH_N_DRAM_PRESET);
+	for (k = 0; k < ARCH_N_DRAM_PRESET; k++) {
 		struct arch a;
 		char set[64];
 		const char *ov[1] = { set };
@@ -235,7 +306,8 @@ START_TEST(arch_table_enums_match_dtypes_and_presets)
 		ck_assert(ARCH_F(&a, DRAM_TCK) > 0);
 		ck_assert_int_gt(ARCH_I(&a, DRAM_BUS_BITS), 0);
 		ck_assert_int_gt(ARCH_I(&a, DRAM_TRFC), 0);
-		ck_assert_int_gt(ARCH_I(&a, DRAM_BEATS_PER_TCK), 0);
+		ck_assert_int_eq(ARCH_I(&a, DRAM_BEATS_PER_TCK),
+				 k == ARCH_DRAM_PRESET_LPDDR5_6400 ? 8 : 2);
 		arch_free(&a);
 	}
 }
@@ -815,6 +887,7 @@ static Suite *suite_arch(void)
 
 	TEST_ADD(s, arch_table_keys_unique_and_grouped);
 	TEST_ADD(s, arch_table_defaults_in_range);
+	TEST_ADD(s, arch_table_enum_constants_match_names);
 	TEST_ADD(s, arch_table_enums_match_dtypes_and_presets);
 	TEST_ADD(s, arch_defaults_resolved);
 	TEST_ADD(s, arch_configs_all_load);

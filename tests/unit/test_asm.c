@@ -816,6 +816,46 @@ START_TEST(asm_float_single_rounding)
 }
 END_TEST
 
+/*
+ * Memory-space names from isa/memspaces.def: a space a register can name
+ * (dset or vset smem/dmem) is a predefined constant with its number; the
+ * others (data) are free for a program's own symbols.  .tensor accepts
+ * exactly the spaces a program may initialise.
+ */
+START_TEST(asm_memspace_names)
+{
+	char src[160], *msgs;
+	int m;
+
+	for (m = 0; m < ISA_N_MEMS; m++) {
+		const char *n = isa_mem_info[m].name;
+		unsigned f = isa_mem_info[m].flags;
+
+		snprintf(src, sizeof(src), ".equ X, %s\nhalt\n", n);
+		if (f & (ISA_MS_DMA | ISA_MS_VEC)) {
+			ck_assert_int_eq(equ(src, "X"), m);
+		} else {
+			snprintf(src, sizeof(src), ".equ %s, 7\n.equ X, %s\nhalt\n",
+				 n, n);
+			ck_assert_int_eq(equ(src, "X"), 7);
+		}
+		snprintf(src, sizeof(src), ".tensor T, %s, 0, int8, 4\nhalt\n", n);
+		if (f & ISA_MS_INIT) {
+			struct obj_prog *p = must(src);
+
+			ck_assert_int_eq(p->tensors[0].mem, m);
+			obj_free(p);
+		} else {
+			msgs = fails(src);
+			ck_assert_msg(strstr(msgs, "expected a memory (dram, spm, "
+						   "acc or data), found") != NULL,
+				      "%s", msgs);
+			free(msgs);
+		}
+	}
+}
+END_TEST
+
 START_TEST(asm_data_sections_and_tensors)
 {
 	struct obj_prog *p = must(
@@ -1007,6 +1047,7 @@ static Suite *suite_asm(void)
 	TEST_ADD(s, asm_expr_c_semantics);
 	TEST_ADD(s, asm_defines_and_includes);
 	TEST_ADD(s, asm_macro_arguments);
+	TEST_ADD(s, asm_memspace_names);
 	TEST_ADD(s, asm_data_sections_and_tensors);
 	TEST_ADD(s, asm_float_single_rounding);
 	TEST_ADD(s, asm_lexical_details);

@@ -4,7 +4,7 @@
  * Every test assembles a program (asm_assemble_string), builds a chip
  * from the built-in defaults plus -s style overrides (arch_load), runs it
  * (chip_run) and compares registers (chip_reg), the scalar data memory
- * (chip_mem MEM_SMEM), counters (chip_dump) and diagnostics with values
+ * (chip_mem MEM_DATA), counters (chip_dump) and diagnostics with values
  * computed here from the ISA reference (docs/isa.md) and the timing rules
  * in the header of sim/core/control.c:
  *   - one issue per cycle; a result is ready alu/mul/div/mem_latency
@@ -135,7 +135,7 @@ static uint64_t reg(const struct sim *s, int core, int r)
 static uint64_t smem64(struct sim *s, int core, uint64_t addr)
 {
 	uint64_t size = 0, v = 0;
-	const uint8_t *m = chip_mem(s->c, MEM_SMEM, core, &size);
+	const uint8_t *m = chip_mem(s->c, MEM_DATA, core, &size);
 	int i;
 
 	ck_assert_ptr_nonnull(m);
@@ -494,7 +494,7 @@ START_TEST(control_mem_stores)
 	       "\tli t2, 0x260\n"
 	       "\tsw t1, -4(t2)\n"
 	       "\thalt\n", NULL, 0);
-	m = chip_mem(s.c, MEM_SMEM, 0, &size);
+	m = chip_mem(s.c, MEM_DATA, 0, &size);
 	ck_assert_ptr_nonnull(m);
 	for (w = 0; w < 4; w++) {
 		static const unsigned bases[4] = { 0x201, 0x212, 0x224, 0x238 };

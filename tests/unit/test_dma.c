@@ -112,7 +112,8 @@ static void geom(const struct arch *a, int acc, struct sram_geom *g)
 	g->ports = (int)(acc ? ARCH_I(a, ACC_PORTS) : ARCH_I(a, SPM_PORTS));
 	g->latency = (int)(acc ? ARCH_I(a, ACC_LATENCY) :
 				 ARCH_I(a, SPM_LATENCY));
-	g->arb = (acc ? ARCH_E(a, ACC_ARB) : ARCH_E(a, SPM_ARB)) ?
+	g->arb = (acc ? ARCH_E(a, ACC_ARB) == ARCH_ACC_ARB_FIXED
+		      : ARCH_E(a, SPM_ARB) == ARCH_SPM_ARB_FIXED) ?
 			 SRAM_ARB_FIXED : SRAM_ARB_RR;
 }
 
@@ -671,7 +672,12 @@ START_TEST(dma_fault_messages)
 			 "remote scratchpad transfers are not supported");
 	/* an undefined memory space */
 	c = desc(7, 0, MEM_SPM, 0, 4, 4, 1, 1, 1);
-	expect_fault(&c, "source memory space 7 does not exist");
+	expect_fault(&c, "source memory space 7 is not one DMA can address "
+		     "(dram, spm, acc or rspm)");
+	/* a space that exists but that no descriptor may name */
+	c = desc(MEM_DRAM, 0, MEM_DATA, 0, 4, 4, 1, 1, 1);
+	expect_fault(&c, "destination memory space 4 is not one DMA can "
+		     "address");
 }
 END_TEST
 

@@ -627,6 +627,79 @@ START_TEST(isa_lookup_names)
 }
 END_TEST
 
+/*
+ * The memory-space table (memspaces.def): the numbers object files store
+ * are pinned; every space round-trips name <-> id; the flags are
+ * consistent with each other and the lookups refuse what is not a space.
+ */
+START_TEST(isa_memspaces_table)
+{
+	static const struct {
+		int id;             /* ISA_MEM_<ID> */
+		int value;          /* the number .npo files hold */
+	} pinned[] = {
+		{ ISA_MEM_DRAM, 0 }, { ISA_MEM_SPM, 1 }, { ISA_MEM_ACC, 2 },
+		{ ISA_MEM_RSPM, 3 }, { ISA_MEM_DATA, 4 },
+	};
+	char buf[64];
+	size_t k;
+	int m, j;
+
+	ck_assert_int_eq(ISA_N_MEMS, 5);
+	for (k = 0; k < sizeof(pinned) / sizeof(pinned[0]); k++)
+		ck_assert_int_eq(pinned[k].id, pinned[k].value);
+	for (m = 0; m < ISA_N_MEMS; m++) {
+		const struct isa_mem_info *mi = &isa_mem_info[m];
+
+		ck_assert_msg(mi->name && *mi->name && mi->noun && *mi->noun &&
+				      mi->doc && *mi->doc, "space %d", m);
+		ck_assert_str_eq(isa_mem_name((uint64_t)m), mi->name);
+		ck_assert_int_eq(isa_mem_by_name(mi->name), m);
+		ck_assert_uint_eq(isa_mem_flags((uint64_t)m), mi->flags);
+		for (j = 0; j < m; j++)
+			ck_assert_str_ne(isa_mem_info[j].name, mi->name);
+		/* only declared flags; a remote space is nobody's own, cannot
+		 * be initialised and holds no vector operand; vector operands
+		 * are in the core's own memories */
+		ck_assert_uint_eq(mi->flags & ~((1u << ISA_N_MSFLAGS) - 1), 0);
+		if (mi->flags & ISA_MS_REMOTE)
+			ck_assert_uint_eq(mi->flags & (ISA_MS_CORE | ISA_MS_INIT |
+						       ISA_MS_VEC), 0);
+		if (mi->flags & ISA_MS_VEC)
+			ck_assert(mi->flags & ISA_MS_CORE);
+		/* a register-nameable space is an assembler constant, so no
+		 * CONSTV row may take its name */
+		for (k = 0; k < isa_n_consts; k++)
+			ck_assert_str_ne(isa_consts[k].name, mi->name);
+	}
+	for (m = 0; m < ISA_N_MSFLAGS; m++)
+		ck_assert(isa_msflag_names[m] && *isa_msflag_docs[m]);
+	ck_assert_ptr_null(isa_mem_name(ISA_N_MEMS));
+	ck_assert_ptr_null(isa_mem_name((uint64_t)-1));
+	ck_assert_uint_eq(isa_mem_flags(ISA_N_MEMS), 0);
+	ck_assert_int_eq(isa_mem_by_name("flash"), -1);
+	ck_assert_int_eq(isa_mem_by_name(""), -1);
+	/* the lists messages print */
+	ck_assert_str_eq(isa_mem_list(ISA_MS_DMA, buf, sizeof(buf)),
+			 "dram, spm, acc or rspm");
+	ck_assert_str_eq(isa_mem_list(ISA_MS_INIT, buf, sizeof(buf)),
+			 "dram, spm, acc or data");
+	ck_assert_str_eq(isa_mem_list(ISA_MS_VEC, buf, sizeof(buf)), "spm or acc");
+	ck_assert_str_eq(isa_mem_list(ISA_MS_REMOTE, buf, sizeof(buf)), "rspm");
+	ck_assert_str_eq(isa_mem_list(ISA_MS_CORE | ISA_MS_DMA, buf,
+				      sizeof(buf)), "spm or acc");
+	ck_assert_str_eq(isa_mem_list(ISA_MS_CORE | ISA_MS_REMOTE, buf,
+				      sizeof(buf)), "");
+	ck_assert_str_eq(isa_mem_list(ISA_MS_DMA, buf, 8), "dram, s");
+	/* names.def constants compared in C (mset df values) */
+	for (k = 0; k < isa_n_consts; k++)
+		if (!strcmp(isa_consts[k].name, "ws"))
+			ck_assert_int_eq(isa_consts[k].value, ISA_CONST_WS);
+		else if (!strcmp(isa_consts[k].name, "is"))
+			ck_assert_int_eq(isa_consts[k].value, ISA_CONST_IS);
+}
+END_TEST
+
 START_TEST(isa_doc_up_to_date)
 {
 	char *gen = NULL, *disk;
@@ -676,6 +749,7 @@ static Suite *suite_isa(void)
 	TEST_ADD(s, isa_decode_reserved_and_unknown);
 	TEST_ADD(s, isa_disasm_symbols_and_illegal);
 	TEST_ADD(s, isa_lookup_names);
+	TEST_ADD(s, isa_memspaces_table);
 	TEST_ADD(s, isa_doc_up_to_date);
 	return s;
 }

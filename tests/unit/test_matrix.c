@@ -89,7 +89,7 @@ static const struct unit_ops hog_ops = {
 struct rig_cfg {
 	int rows, cols;         /* array */
 	int pipe, db, os_drain; /* matrix options */
-	int model;              /* 0 fast, 1 pe */
+	int model;              /* ARCH_MTX_MODEL_FAST or _PE */
 	int depth;              /* queue depth */
 	int spm_banks, spm_width, spm_ports, spm_lat;
 	int acc_banks, acc_width, acc_ports, acc_lat;
@@ -695,9 +695,9 @@ static uint64_t both_models(const struct rig_cfg *c0, struct gemm *g,
 	int i;
 	uint64_t stall;
 
-	c.model = 0;
+	c.model = ARCH_MTX_MODEL_FAST;
 	rig_run(&c, g->cmds, g->n_cmds, g->spm, NULL, &f);
-	c.model = 1;
+	c.model = ARCH_MTX_MODEL_PE;
 	rig_run(&c, g->cmds, g->n_cmds, g->spm, NULL, &p);
 	ck_assert_msg(f.rc == 0, "%s: fast: %s", what, f.diag);
 	ck_assert_msg(p.rc == 0, "%s: pe: %s", what, p.diag);

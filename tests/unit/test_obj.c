@@ -468,6 +468,36 @@ START_TEST(obj_lookups)
 }
 END_TEST
 
+/*
+ * Every memory space of isa/memspaces.def: the ones a program may
+ * initialise round-trip name <-> number through the object layer with the
+ * ISA's numbers; the others (rspm) have no object name.
+ */
+START_TEST(obj_memspaces_roundtrip)
+{
+	int m, n_init = 0;
+
+	ck_assert_int_eq(OBJ_N_MEMS, ISA_N_MEMS);
+	ck_assert_int_eq(OBJ_MEM_DATA, ISA_MEM_DATA);
+	for (m = 0; m < ISA_N_MEMS; m++) {
+		const char *n = isa_mem_info[m].name;
+
+		if (isa_mem_info[m].flags & ISA_MS_INIT) {
+			ck_assert_str_eq(obj_mem_name(m), n);
+			ck_assert_int_eq(obj_mem_by_name(n), m);
+			n_init++;
+		} else {
+			ck_assert_ptr_null(obj_mem_name(m));
+			ck_assert_int_eq(obj_mem_by_name(n), -1);
+		}
+	}
+	ck_assert_int_eq(n_init, 4);
+	ck_assert_ptr_null(obj_mem_name(-1));
+	ck_assert_ptr_null(obj_mem_name(ISA_N_MEMS));
+	ck_assert_int_eq(obj_mem_by_name("flash"), -1);
+}
+END_TEST
+
 /* Inputs found by fuzzing the loader (fuzz/regress/obj). */
 START_TEST(obj_fuzz_regress)
 {
@@ -509,6 +539,7 @@ static Suite *suite_obj(void)
 	TEST_ADD(s, obj_byte_flips);
 	TEST_ADD(s, obj_write_atomic);
 	TEST_ADD(s, obj_lookups);
+	TEST_ADD(s, obj_memspaces_roundtrip);
 	TEST_ADD(s, obj_fuzz_regress);
 	return s;
 }

@@ -476,6 +476,147 @@ START_TEST(ctrout_text_no_bogus_ratios)
 }
 END_TEST
 
+/*
+ * The derived.def table itself: every row's denominators are counters of
+ * the numerator's own group (siblings in one unit instance), or RUN alone;
+ * NONE only pads the end.  And the stall rule the table spells out row by
+ * row: every stall_<reason>_cycles and stall_cycles of a group that counts
+ * busy_cycles has its "% of busy" row, so a new stall counter cannot be
+ * forgotten.
+ */
+START_TEST(ctrout_derived_table_consistent)
+{
+	int i, k, g, n_rows = 0;
+
+	for (i = 0; i < CTR_N; i++) {
+		const struct ctr_derived *r = &ctr_derived[i];
+		int end = 0;
+
+		if (r->shape == CTR_SH_NONE) {
+			ck_assert_ptr_null(r->text);
+			continue;
+		}
+		n_rows++;
+		ck_assert_msg(r->text && *r->text, "%s", ctr_info[i].name);
+		ck_assert_msg(r->shape == CTR_SH_PCT || r->shape == CTR_SH_RATIO,
+			      "%s", ctr_info[i].name);
+		ck_assert_int_ne(r->den[0], CTR_NONE);
+		for (k = 0; k < 3; k++) {
+			int d = r->den[k];
+
+			if (d == CTR_NONE) {
+				end = 1;
+				continue;
+			}
+			ck_assert_msg(!end, "%s: NONE before a denominator",
+				      ctr_info[i].name);
+			if (d == CTR_RUN) {
+				ck_assert_msg(k == 0 && r->den[1] == CTR_NONE &&
+						      r->den[2] == CTR_NONE,
+					      "%s: RUN must stand alone",
+					      ctr_info[i].name);
+				continue;
+			}
+			ck_assert_int_ge(d, 0);
+			ck_assert_int_lt(d, CTR_N);
+			ck_assert_msg(ctr_info[d].group == ctr_info[i].group,
+				      "%s.%s divided by %s.%s (another unit)",
+				      ctr_group_names[ctr_info[i].group],
+				      ctr_info[i].name,
+				      ctr_group_names[ctr_info[d].group],
+				      ctr_info[d].name);
+		}
+	}
+	ck_assert_int_ge(n_rows, 30);
+	for (g = 0; g < CTR_N_GRP; g++) {
+		int busy = -1;
+
+		for (i = 0; i < CTR_N; i++)
+			if ((int)ctr_info[i].group == g &&
+			    !strcmp(ctr_info[i].name, "busy_cycles"))
+				busy = i;
+		if (busy < 0)
+			continue;
+		for (i = 0; i < CTR_N; i++) {
+			const char *n = ctr_info[i].name;
+			size_t len = strlen(n);
+
+			if ((int)ctr_info[i].group != g || strncmp(n, "stall_", 6) ||
+			    len < 13 || strcmp(n + len - 7, "_cycles"))
+				continue;
+			ck_assert_msg(ctr_derived[i].shape == CTR_SH_PCT &&
+					      ctr_derived[i].den[0] == busy &&
+					      ctr_derived[i].den[1] == CTR_NONE &&
+					      !strcmp(ctr_derived[i].text, "of busy"),
+				      "%s.%s has no \"%% of busy\" row in derived.def",
+				      ctr_group_names[g], n);
+		}
+	}
+}
+END_TEST
+
+/*
+ * Every counter of every group through the text summary: each group's
+ * counters emitted under one instance ("core0.<group>0"), all with value
+ * 100, 1000 run cycles.  A counter with a derived.def row shows exactly
+ * its ratio (100 / (100 x its denominators), or 100 / 1000 for RUN); a
+ * byte counter its bandwidth; every other counter nothing.
+ */
+START_TEST(ctrout_derived_every_row_printed)
+{
+	struct ctrout_meta m = { NULL, NULL, NULL, 1000, 1.0 };
+	int g, i, k;
+
+	for (g = 0; g < CTR_N_GRP; g++) {
+		struct ctr_sink s;
+		char inst[32], name[96], want[128], *out;
+
+		snprintf(inst, sizeof(inst), "core0.%s0", ctr_group_names[g]);
+		ctr_sink_init(&s);
+		for (i = 0; i < CTR_N; i++)
+			if ((int)ctr_info[i].group == g)
+				ctr_emit_u64(&s, inst, ctr_info[i].name, 100);
+		out = print_to_string(CTROUT_TEXT, &s, &m);
+		for (i = 0; i < CTR_N; i++) {
+			const struct ctr_derived *r = &ctr_derived[i];
+			const char *line, *eol;
+			double den = 0;
+			char num[48];
+
+			if ((int)ctr_info[i].group != g)
+				continue;
+			snprintf(name, sizeof(name), " %s.%s", inst, ctr_info[i].name);
+			line = strstr(out, name);
+			ck_assert_msg(line != NULL, "%s missing", name);
+			eol = strchr(line, '\n');
+			ck_assert_ptr_nonnull(eol);
+			snprintf(want, sizeof(want), "%.*s", (int)(eol - line), line);
+			if (r->shape != CTR_SH_NONE) {
+				for (k = 0; k < 3; k++)
+					den += r->den[k] == CTR_RUN ? 1000
+					       : r->den[k] == CTR_NONE ? 0 : 100;
+				if (r->shape == CTR_SH_PCT)
+					snprintf(num, sizeof(num), "%.2f%% %s",
+						 100.0 * 100 / den, r->text);
+				else
+					snprintf(num, sizeof(num), "%.3f %s",
+						 100 / den, r->text);
+				ck_assert_msg(strstr(want, num) != NULL,
+					      "'%s' not in '%s'", num, want);
+			} else if (!strcmp(ctr_info[i].unit, "byte")) {
+				ck_assert_msg(strstr(want, "# ") &&
+						      strstr(want, "0.100 B/cycle"),
+					      "%s", want);
+			} else {
+				ck_assert_msg(strchr(want, '#') == NULL, "%s", want);
+			}
+		}
+		free(out);
+		ctr_sink_free(&s);
+	}
+}
+END_TEST
+
 START_TEST(ctrout_thousands_and_floats)
 {
 	struct ctrout_meta m = { NULL, NULL, NULL, 1234567890123ull, 2.0 };
@@ -887,6 +1028,8 @@ static Suite *suite_traces(void)
 	TEST_ADD(s, ctrout_csv_exact);
 	TEST_ADD(s, ctrout_text_exact);
 	TEST_ADD(s, ctrout_text_no_bogus_ratios);
+	TEST_ADD(s, ctrout_derived_table_consistent);
+	TEST_ADD(s, ctrout_derived_every_row_printed);
 	TEST_ADD(s, ctrout_thousands_and_floats);
 	TEST_ADD(s, ctrout_fmt_by_extension);
 	TEST_ADD(s, ctrout_write_atomic);
