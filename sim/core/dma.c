@@ -94,6 +94,9 @@ struct dma {
 				       by enum mem_space; unbound = the
 				       space is not reachable (MEM_RSPM
 				       until the NoC model) */
+	struct mem_info mem[MEM_N_SPACES]; /* each port's target: bytes and
+				       size, read once at bind (every burst
+				       copies through them) */
 	struct tile_listener l;     /* who to wake */
 	double clock_hz;            /* core clock in Hz, for bandwidth */
 	uint32_t burst_bytes;       /* core.dma.burst_bytes */
@@ -141,16 +144,6 @@ static const char *mem_name(int m)
 	return n ? n : "?";
 }
 
-/* Functional contents of a (checked, bound) memory space: check_side
- * refuses every unbound space at accept. */
-static uint8_t *mem_bytes(struct dma *m, int mem)
-{
-	struct mem_info mi;
-
-	mem_info(&m->port[mem], &mi);
-	return mi.data;
-}
-
 /* ---- faults -------------------------------------------------------------------*/
 
 static int fault(struct dma *m, const struct tile_cmd *c, const char *fmt,
@@ -172,15 +165,6 @@ static int fault(struct dma *m, const struct tile_cmd *c, const char *fmt,
 	return diag_error(dg, diag_at_run(m->u.core, c->pc, eng_now(m->u.eng)),
 			  NPU_EFAULT, "%s: descriptor #%" PRIu64 ": %s",
 			  m->u.name, c->id, msg);
-}
-
-/* Capacity in bytes of a bound memory space (same domain as mem_bytes). */
-static uint64_t mem_size(struct dma *m, int mem)
-{
-	struct mem_info mi;
-
-	mem_info(&m->port[mem], &mi);
-	return mi.size;
 }
 
 /*
@@ -264,7 +248,7 @@ static int check_side(struct dma *m, const struct tile_cmd *c, int mem,
 			     "the negative strides times their extents");
 	/* hi == UINT64_MAX marks a base beyond 2^60 (side_extent): print a
 	 * one-byte range at the base rather than a meaningless end. */
-	size = mem_size(m, mem);
+	size = m->mem[mem].size;
 	if (hi > size)
 		return fault(m, c, "%s %s [0x%" PRIx64 ", 0x%" PRIx64 ") is "
 			     "outside the %s [0x0, 0x%" PRIx64 ")", what,
@@ -725,7 +709,7 @@ static int read_done(struct dma *m, int k)
 	int rc;
 
 	memcpy(m->buf + (size_t)k * m->burst_bytes,
-	       mem_bytes(m, m->x.src_mem) + b->src, b->bytes);
+	       m->mem[m->x.src_mem].data + b->src, b->bytes);
 	if (m->wq_n > 0)
 		return defer_write(m, k);     /* keep DRAM writes in order */
 	rc = issue_write(m, k);
@@ -744,7 +728,7 @@ static int write_done(struct dma *m, int k)
 	struct dburst *b = &m->b[k];
 	cycle_t now = eng_now(m->u.eng);
 
-	memcpy(mem_bytes(m, m->x.dst_mem) + b->dst,
+	memcpy(m->mem[m->x.dst_mem].data + b->dst,
 	       m->buf + (size_t)k * m->burst_bytes, b->bytes);
 	count_bytes(m, b->bytes);
 	m->free_slot[m->n_free++] = k;
@@ -942,9 +926,11 @@ struct unit *dma_new(eng *e, const struct arch *a, int core, int engine,
 	snprintf(name, sizeof(name), "dma%d", engine);
 	/* Bound in space order (DRAM, SPM, ACC, ...): on each SRAM the engine
 	 * registers after the matrix and vector units. */
-	for (i = 0; i < MEM_N_SPACES; i++)
+	for (i = 0; i < MEM_N_SPACES; i++) {
 		if (mem_bind(&m->port[i], mems[i], name, space_retry, m))
 			goto fail;
+		mem_info(&m->port[i], &m->mem[i]);
+	}
 	if (eng_add_unit(e, &m->u))
 		goto fail;
 	return &m->u;
