@@ -82,6 +82,12 @@ run_mc "default x4 tiny" 4 3 8 8 $(small 4)
 	fail "per-core programs: a core without a program ran"
 grep -q "core 3 has no program" "$tmp/err" ||
 	fail "per-core programs: missing-program message: $(cat "$tmp/err")"
+# A malformed --program is a usage error (exit 2) naming the expected form.
+st=0
+"$bin" run -q --program 3-1=asm/kernels/gemm_mc.s 2> "$tmp/err" || st=$?
+[ "$st" = 2 ] || fail "per-core programs: --program 3-1=... exited $st, want 2"
+grep -q "expected CORE\[-CORE\]=FILE" "$tmp/err" ||
+	fail "per-core programs: malformed --program message: $(cat "$tmp/err")"
 
 # datacenter.cfg: 16 cores (and its first 1 and 4 cores), 128 x 128
 # arrays run int8 -> int32 here, 16 HBM3 channels.
