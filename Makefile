@@ -31,7 +31,7 @@ Q := @
 say = @printf '  %-6s %s\n'
 endif
 
-PKGS    := libconfig zlib
+PKGS    := libconfig zlib json-c
 WARN    := -Wall -Wextra -Werror -Wshadow -Wundef -Wstrict-prototypes \
            -Wmissing-prototypes -Wwrite-strings -Wno-missing-field-initializers
 CFLAGS  ?=

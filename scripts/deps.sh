@@ -12,9 +12,13 @@ if command -v pkg-config >/dev/null 2>&1; then
 	pkg-config --exists libconfig || need="$need libconfig-dev"
 	pkg-config --exists zlib || need="$need zlib1g-dev"
 	pkg-config --exists check || need="$need check"
+	# json-c reads counter files back (roofline) and checks traces in tests.
+	pkg-config --exists json-c || need="$need libjson-c-dev"
 else
-	need="$need libconfig-dev zlib1g-dev check"
+	need="$need libconfig-dev zlib1g-dev check libjson-c-dev"
 fi
+# rsvg-convert renders the roofline SVG to PNG in the tests.
+command -v rsvg-convert >/dev/null 2>&1 || need="$need librsvg2-bin"
 # clang builds the asan and fuzz variants; they also need clang's sanitizer
 # runtime (libclang-rt-<version>-dev on Debian), which a plain clang lacks.
 if [ "${NPU_NEED_CLANG:-0}" = 1 ]; then
