@@ -246,6 +246,32 @@ const struct isa_const isa_consts[] = {
 };
 const size_t isa_n_consts = sizeof(isa_consts) / sizeof(isa_consts[0]);
 
+/* Each constant's name as an object of its own, so a table indexed by
+ * value can take names from names.def instead of repeating them. */
+#define CONSTV(id, name, value, doc) static const char const_name_##id[] = name;
+#include "names.def"
+#undef CONSTV
+
+const char *const isa_dataflow_names[ISA_N_DATAFLOWS] = {
+	[ISA_CONST_WS] = const_name_WS,
+	[ISA_CONST_OS] = const_name_OS,
+	[ISA_CONST_IS] = const_name_IS,
+};
+
+const char *isa_dataflow_list(char *buf, size_t n)
+{
+	size_t len = 0;
+	int k;
+
+	buf[0] = '\0';
+	for (k = 0; k < ISA_N_DATAFLOWS && len < n; k++)
+		len += (size_t)snprintf(buf + len, n - len, "%s%d (%s)",
+					k == 0 ? "" : k == ISA_N_DATAFLOWS - 1
+							  ? " or " : ", ",
+					k, isa_dataflow_names[k]);
+	return buf;
+}
+
 /* RISC-V's ABI names, which kernel writers already know. */
 const char *const isa_reg_names[32] = {
 	"zero", "ra", "sp", "gp", "tp", "t0", "t1", "t2",
@@ -494,15 +520,21 @@ static void sb_printf(struct sbuf *s, const char *fmt, ...)
 		s->len += (size_t)r;
 }
 
-/* Unit ids above vec are DMA engines: id 3+k is dma<k>. */
+/* The unit ids' names (names.def SUNIT rows), by id; the last row is
+ * dma0, the first of the numbered DMA engines. */
+static const char *const fixed_unit_names[ISA_UID_DMA0 + 1] = {
+#define SUNIT(id, name, value, doc) [ISA_UID_##id] = name,
+#include "names.def"
+#undef SUNIT
+};
+
+/* Unit ids from dma0 on are DMA engines: id ISA_UID_DMA0+k is dma<k>. */
 const char *isa_unit_id_name(unsigned u, char *buf, size_t n)
 {
-	switch (u) {
-	case ISA_UID_CTL: snprintf(buf, n, "ctl"); break;
-	case ISA_UID_MTX: snprintf(buf, n, "mtx"); break;
-	case ISA_UID_VEC: snprintf(buf, n, "vec"); break;
-	default: snprintf(buf, n, "dma%u", u - ISA_UID_DMA0); break;
-	}
+	if (u < ISA_UID_DMA0)
+		snprintf(buf, n, "%s", fixed_unit_names[u]);
+	else
+		snprintf(buf, n, "dma%u", u - ISA_UID_DMA0);
 	return buf;
 }
 
@@ -731,13 +763,10 @@ int isa_reg_by_name(const char *name)
 int isa_unit_id_by_name(const char *name)
 {
 	long k;
+	int u = find_name(fixed_unit_names, ISA_UID_DMA0, name);
 
-	if (strcmp(name, "ctl") == 0)
-		return ISA_UID_CTL;
-	if (strcmp(name, "mtx") == 0)
-		return ISA_UID_MTX;
-	if (strcmp(name, "vec") == 0)
-		return ISA_UID_VEC;
+	if (u >= 0)
+		return u;
 	if (strncmp(name, "dma", 3) != 0)
 		return -1;
 	/* 127 - 3 = 124: the largest engine number the 7-bit unit field holds. */

@@ -322,6 +322,12 @@ extern const char *const isa_msflag_docs[ISA_N_MSFLAGS];
 /* ABI register names: zero ra sp gp tp t0-t2 s0 s1 a0-a7 s2-s11 t3-t6. */
 extern const char *const isa_reg_names[32];
 
+/* mset df values (CONSTV WS, OS, IS): names by value, and the list
+ * "0 (ws), 1 (os) or 2 (is)" for messages, written into buf. */
+#define ISA_N_DATAFLOWS 3
+extern const char *const isa_dataflow_names[ISA_N_DATAFLOWS];
+const char *isa_dataflow_list(char *buf, size_t n);
+
 /* Assembler-predefined constants (names.def CONSTV rows). */
 struct isa_const {
 	const char *name;          /* e.g. "spm" */

@@ -15,6 +15,7 @@
  */
 #include "diag.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* err.def's messages in err.def order: index i belongs to NPU_E* = -1 - i. */
@@ -23,6 +24,18 @@ static const char *const err_msgs[] = {
 #include "err.def"
 #undef ERR
 };
+
+void npu_bug(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "npusim: internal error (%s:%d): ", file, line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	abort();
+}
 
 const char *npu_strerror(int err)
 {

@@ -43,6 +43,16 @@ enum npu_exit {
 };
 
 const char *npu_strerror(int err);
+
+/*
+ * A simulator bug, not bad input (a switch reached an op with no
+ * handler, a broken invariant): print "npusim: internal error: ..." with
+ * the source position and abort, so a new table row without its handler
+ * fails the first test that runs it instead of computing a wrong value.
+ */
+#define NPU_BUG(...) npu_bug(__FILE__, __LINE__, __VA_ARGS__)
+_Noreturn void npu_bug(const char *file, int line, const char *fmt, ...)
+	NPU_PRINTF(3, 4);
 int npu_exit_status(int err); /* map an NPU_E* to an npu_exit value */
 
 /* Severity of one diagnostic. */

@@ -476,11 +476,12 @@ static int ctl_mtx_cmd(struct ctl *c, const struct isa_insn *in,
 				m->a = c->mpre_addr;
 		}
 		break;
-	default: /* MOUT */
+	case ISA_OP_MOUT:
 		m->kind = MTX_OUT;
 		m->d = c->x[in->rd];
 		m->c = c->x[in->rs1];
 		break;
+	default: NPU_BUG("%s is not a matrix instruction", isa_op_info[in->op].name);
 	}
 	return 0;
 }
@@ -584,9 +585,12 @@ static int ctl_mset(struct ctl *c, int field, uint64_t v)
 
 	switch (field) {
 	case ISA_MF_DF:
-		if (v > 2)
-			return ctl_fault(c, c->t_cur,
-					 "mset df %" PRIu64 ": dataflow must be 0 (ws), 1 (os) or 2 (is)", v);
+		if (v >= ISA_N_DATAFLOWS) {
+			char dfs[64];
+
+			return ctl_fault(c, c->t_cur, "mset df %" PRIu64 ": dataflow must be %s",
+					 v, isa_dataflow_list(dfs, sizeof(dfs)));
+		}
 		m->dataflow = (int)v;
 		break;
 	case ISA_MF_ITYPE: rc = ctl_check_dtype(c, v, "mset itype"); m->in_type = (int)v; break;

@@ -461,9 +461,12 @@ static int insn_build(struct mtx *m, struct mtx_insn *in)
 	in->w_st = -1;
 	if (mc->kind < MTX_PRELOAD || mc->kind > MTX_OUT)
 		return fault(m, c, "unknown command kind %d", (int)mc->kind);
-	if (f->dataflow < 0 || f->dataflow > 2)
-		return fault(m, c, "%s: dataflow %d is not 0 (ws), 1 (os) or 2 (is)",
-			     kind_names[mc->kind], f->dataflow);
+	if (f->dataflow < 0 || f->dataflow >= ISA_N_DATAFLOWS) {
+		char dfs[64];
+
+		return fault(m, c, "%s: dataflow %d is not %s", kind_names[mc->kind],
+			     f->dataflow, isa_dataflow_list(dfs, sizeof(dfs)));
+	}
 	if (acc_t != DT_INT32 && acc_t != DT_FP32)
 		return fault(m, c, "%s: accumulator type %d must be int32 or fp32",
 			     kind_names[mc->kind], acc_t);

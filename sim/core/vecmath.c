@@ -114,7 +114,8 @@ static float fop(enum fop op, float a, float b)
 	case F_ADD: r = a + b; break;
 	case F_SUB: r = a - b; break;
 	case F_MUL: r = a * b; break;
-	default:    r = a / b; break;
+	case F_DIV: r = a / b; break;
+	default: NPU_BUG("fop %d", (int)op);
 	}
 	return isnanf_(r) ? fb(DEFAULT_NAN) : r;
 }
@@ -596,7 +597,8 @@ static float unary_f32(enum isa_op op, float x)
 	case ISA_OP_VRCP: return vm_rcp_f32(x);
 	case ISA_OP_VTANH: return vm_tanh_f32(x);
 	case ISA_OP_VGELU: return vm_gelu_f32(x);
-	default: return vm_silu_f32(x);
+	case ISA_OP_VSILU: return vm_silu_f32(x);
+	default: NPU_BUG("%s has no fp32 unary function", isa_op_info[op].name);
 	}
 }
 
@@ -621,7 +623,8 @@ static int64_t int_bin(enum isa_op op, enum npu_dtype t, int64_t a, int64_t b)
 	case ISA_OP_VMAX: case ISA_OP_VMAXS: return a > b ? a : b;
 	case ISA_OP_VCMPEQ: return a == b;
 	case ISA_OP_VCMPLT: return a < b;
-	default: /* ISA_OP_VCMPLE */ return a <= b;
+	case ISA_OP_VCMPLE: return a <= b;
+	default: NPU_BUG("%s has no integer binary function", isa_op_info[op].name);
 	}
 }
 
@@ -633,7 +636,8 @@ static float flt_bin(enum isa_op op, float a, float b)
 	case ISA_OP_VMUL: case ISA_OP_VMULS: return fop(F_MUL, a, b);
 	case ISA_OP_VDIV: return fop(F_DIV, a, b);
 	case ISA_OP_VMIN: case ISA_OP_VMINS: return vm_min_f32(a, b);
-	default: /* ISA_OP_VMAX, ISA_OP_VMAXS */ return vm_max_f32(a, b);
+	case ISA_OP_VMAX: case ISA_OP_VMAXS: return vm_max_f32(a, b);
+	default: NPU_BUG("%s has no fp32 binary function", isa_op_info[op].name);
 	}
 }
 
@@ -803,27 +807,33 @@ static struct rv red_combine(const struct vm_red *r, struct rv a,
 		return a;
 	if (!a.present)
 		return b;
-	if (dtype_is_float(r->type)) {
-		a.f = r->op == ISA_OP_VREDSUM ? fop(F_ADD, a.f, b.f)
-		    : r->op == ISA_OP_VREDMAX ? vm_max_f32(a.f, b.f)
-					 : vm_min_f32(a.f, b.f);
-		return a;
-	}
 	switch (r->op) {
-	case ISA_OP_VREDSUM: /* 32-bit wrapping adder */
+	case ISA_OP_VREDSUM:
+		if (dtype_is_float(r->type)) {
+			a.f = fop(F_ADD, a.f, b.f);
+			break;
+		}
 		/*
-		 * Modulo 2^32 then sign-extended: the result is independent of
-		 * the tree's shape (addition mod 2^32 is associative).
+		 * A 32-bit wrapping adder: modulo 2^32 then sign-extended, so
+		 * the result is independent of the tree's shape (addition mod
+		 * 2^32 is associative).
 		 */
 		u = (uint32_t)((uint64_t)a.i + (uint64_t)b.i);
 		a.i = num_sext(u, 32);
 		break;
 	case ISA_OP_VREDMAX:
-		a.i = a.i > b.i ? a.i : b.i;
+		if (dtype_is_float(r->type))
+			a.f = vm_max_f32(a.f, b.f);
+		else
+			a.i = a.i > b.i ? a.i : b.i;
 		break;
-	default:
-		a.i = a.i < b.i ? a.i : b.i;
+	case ISA_OP_VREDMIN:
+		if (dtype_is_float(r->type))
+			a.f = vm_min_f32(a.f, b.f);
+		else
+			a.i = a.i < b.i ? a.i : b.i;
 		break;
+	default: NPU_BUG("%s is not a reduction", isa_op_info[r->op].name);
 	}
 	return a;
 }
@@ -997,10 +1007,14 @@ int vm_exec(enum isa_op op, const struct vm_cfg *c, const struct vm_tile *t,
 			vm_map(op, c, t->len, d, 0, srow(t->s1, st, 0, 0, t->len),
 			       b, s);
 			break;
-		default:
+		case VM_K_BIN: case VM_K_SCALAR: case VM_K_UNARY:
+		case VM_K_SELECT: case VM_K_CONVERT: case VM_K_BCAST:
+			/* element-wise: d[r][i] = f(...[r][i]) */
 			d = t->d + row_off(dt, t->d_stride, r, t->len);
 			vm_map(op, c, t->len, d, 0, a, b, s);
 			break;
+		case VM_K_NONE:
+			NPU_BUG("%s is not a vector op", isa_op_info[op].name);
 		}
 	}
 	return 0;
