@@ -103,7 +103,9 @@ static void run_usage(FILE *fp, const char *cmd)
 		"                      (repeatable; PROGRAM may be omitted when every core\n"
 		"                      gets one this way)\n"
 		"  --input NAME=FILE   write a .npy into the tensor NAME of the program's tensor\n"
-		"                      table before the run (@CORE picks the core for spm/acc)\n"
+		"                      table before the run (@CORE picks the core for spm/acc);\n"
+		"                      NAME=zeros fills it with zeros (a tensor with neither\n"
+		"                      --input nor --output draws a warning)\n"
 		"  --output NAME=FILE  read tensor NAME into a .npy after the run\n"
 		"  --counters FILE     write counters; format from the extension (json, csv, txt)\n"
 		"  --trace FILE        write a Chrome/Perfetto trace (gzip JSON)\n"
@@ -282,15 +284,70 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 	return 0;
 }
 
-/* Write each --input tensor before the run, in command-line order. */
-static int load_inputs(struct run *r, const struct run_opts *o)
+/* 1 if some --input or --output names tensor 'name'. */
+static int is_bound(const struct run_opts *o, const char *name)
 {
-	int i, rc;
+	int i;
 
 	for (i = 0; i < o->n_inputs; i++)
-		if ((rc = run_bind_npy(r, o->inputs[i].name, o->inputs[i].core,
-				       o->inputs[i].path)))
+		if (strcmp(o->inputs[i].name, name) == 0)
+			return 1;
+	for (i = 0; i < o->n_outputs; i++)
+		if (strcmp(o->outputs[i].name, name) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * A tensor that neither the command line nor the program's data gives
+ * contents, and that is not read back either, is most likely a forgotten
+ * --input: say so once per name rather than silently compute on zeros.
+ */
+static void warn_unbound(struct run *r, const struct run_opts *o)
+{
+	struct chip *c = run_chip(r);
+	int core, k;
+	size_t i;
+
+	for (core = 0; core < chip_n_cores(c); core++) {
+		const struct prog_image *p = chip_program(c, core);
+
+		for (i = 0; p && i < p->n_tensors; i++) {
+			const struct prog_tensor *t = &p->tensors[i];
+			int seen = 0;
+
+			if (is_bound(o, t->name) || prog_tensor_initialised(p, t))
+				continue;
+			/* Once per name: an SPMD program lists it on every core. */
+			for (k = 0; k < core && !seen; k++)
+				seen = chip_program(c, k) &&
+				       prog_find_tensor(chip_program(c, k), t->name);
+			if (!seen)
+				fprintf(stderr, "npusim %s: warning: tensor '%s' has no "
+					"--input or --output; it starts as zeros "
+					"(--input %s=zeros says that is meant)\n", o->stat ? "stat" : "run",
+					t->name, t->name);
+		}
+	}
+}
+
+/* Write each --input tensor before the run, in command-line order;
+ * FILE "zeros" zero-fills the tensor. */
+static int load_inputs(struct run *r, const struct run_opts *o)
+{
+	const struct bind *b;
+	int i, rc;
+
+	if (!o->quiet)
+		warn_unbound(r, o);
+	for (i = 0; i < o->n_inputs; i++) {
+		b = &o->inputs[i];
+		rc = strcmp(b->path, "zeros") == 0
+			? run_zero(r, b->name, b->core)
+			: run_bind_npy(r, b->name, b->core, b->path);
+		if (rc)
 			return rc;
+	}
 	return 0;
 }
 

@@ -140,6 +140,26 @@ uint64_t prog_tensor_bytes(const struct prog_tensor *t)
 	return dtype_bytes(t->dtype, n);
 }
 
+int prog_tensor_initialised(const struct prog_image *p,
+			    const struct prog_tensor *t)
+{
+	uint64_t n = prog_tensor_bytes(t);
+	size_t i;
+
+	/* Half-open ranges [addr, addr + size); compared without adding, as
+	 * object files are user input and the sums could wrap. */
+	for (i = 0; i < p->n_sects; i++) {
+		const struct prog_section *s = &p->sects[i];
+
+		if (s->mem != t->mem || !s->size || !n)
+			continue;
+		if (s->addr <= t->addr ? t->addr - s->addr < s->size
+				       : s->addr - t->addr < n)
+			return 1;
+	}
+	return 0;
+}
+
 int prog_src_line(const struct prog_image *p, uint64_t pc, const char **file,
 		  int *line)
 {

@@ -89,6 +89,10 @@ const struct prog_tensor *prog_find_tensor(const struct prog_image *p,
 					   const char *name);
 /* Bytes of a tensor's elements (dtype_bytes of the shape's product). */
 uint64_t prog_tensor_bytes(const struct prog_tensor *t);
+/* 1 if a data section of p covers any byte of t (the program gives the
+ * tensor initial contents), else 0. */
+int prog_tensor_initialised(const struct prog_image *p,
+			    const struct prog_tensor *t);
 /* Source file:line of pc through the symbolizer: 0, or -1 if unknown. */
 int prog_src_line(const struct prog_image *p, uint64_t pc,
 		  const char **file, int *line);

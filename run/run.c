@@ -283,11 +283,22 @@ static int raw(struct run *r, const char *name, int core, void *data,
 				  "tensor '%s' holds %llu bytes, not %llu",
 				  t->name, (unsigned long long)nbytes,
 				  (unsigned long long)bytes);
-	if (write)
+	if (!data)
+		memset(p, 0, bytes);
+	else if (write)
 		memcpy(p, data, bytes);
 	else
 		memcpy(data, p, bytes);
 	return 0;
+}
+
+int run_zero(struct run *r, const char *name, int core)
+{
+	const struct prog_tensor *t = find(r, name, core);
+
+	if (!t)
+		return NPU_ETENSOR;
+	return raw(r, name, core, NULL, (size_t)prog_tensor_bytes(t), 1);
 }
 
 int run_write(struct run *r, const char *name, int core, const void *data,

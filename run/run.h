@@ -88,6 +88,8 @@ int run_write(struct run *r, const char *name, int core, const void *data,
 	      size_t bytes) NPU_WUR;
 int run_read(struct run *r, const char *name, int core, void *buf,
 	     size_t bytes) NPU_WUR;
+/* Set every byte of the tensor to 0 (`--input NAME=zeros`). */
+int run_zero(struct run *r, const char *name, int core) NPU_WUR;
 int run_save_npy(struct run *r, const char *name, int core,
 		 const char *path) NPU_WUR;
 

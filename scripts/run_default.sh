@@ -22,4 +22,5 @@ echo "npusim: C[$M x $N] = A[$M x $K] * B[$K x $N] (int8 -> int32) on configs/de
 echo
 echo "files:   $out/C.npy (output), $out/counters.json, $out/counters.txt,"
 echo "         $out/trace.json.gz (open in https://ui.perfetto.dev)"
-echo "summary: $bin stat -c configs/default.cfg asm/kernels/gemm.s (perf-stat style)"
+echo "summary: $bin stat -c configs/default.cfg asm/kernels/gemm.s \\"
+echo "           -D M=$M -D K=$K -D N=$N --input A=$out/A.npy --input B=$out/B.npy"

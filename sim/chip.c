@@ -411,6 +411,8 @@ int chip_load_program_cores(struct chip *c, const struct prog_image *p,
 			return rc;
 		c->cores[i].img = p;
 		c->cores[i].loaded = 1;
+		if (c->hz)
+			hz_set_program(c->hz, i, p);
 	}
 	return chip_load_data(c, p, lo, hi, d);
 }

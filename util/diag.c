@@ -11,7 +11,8 @@
  * it, and a collect-only sink with fp == NULL keeps it too); last_run is
  * the place of the latest runtime error, so cmd_run can add a note with
  * the faulting instruction's source line after the run.  Messages longer
- * than 383 characters are truncated, never overflowed.
+ * than 1023 characters are truncated, never overflowed; d->last keeps
+ * the first 511 characters.
  */
 #include "diag.h"
 
@@ -103,7 +104,7 @@ int diag_vreport(struct diag *d, enum diag_level lvl, struct diag_loc loc,
 		 int err, const char *fmt, va_list ap)
 {
 	char prefix[256] = "";
-	char msg[384];
+	char msg[1024];
 
 	/* The most precise prefix the location allows; an input location
 	 * wins over a runtime one, and diag_nowhere() gets no prefix. */
@@ -132,8 +133,9 @@ int diag_vreport(struct diag *d, enum diag_level lvl, struct diag_loc loc,
 	}
 	if (lvl == DIAG_WARNING)
 		d->n_warnings++;
+	/* The stream gets the whole message; only d->last is cut. */
 	if (d->fp)
-		fprintf(d->fp, "%s\n", d->last);
+		fprintf(d->fp, "%s%s: %s\n", prefix, level_names[lvl], msg);
 	return err;
 }
 

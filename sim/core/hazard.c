@@ -121,6 +121,7 @@ struct hz {
 	size_t n_rsig, cap_rsig;   /* in flight, allocated */
 	uint64_t rsig_seq;         /* sends so far */
 	struct diag *d;            /* where reports go */
+	const struct prog_image **prog; /* per core: source lines (may be NULL) */
 	int n_reports, max_reports; /* hazards found; how many are printed */
 	int oom;                   /* stop checking after running out */
 };
@@ -155,9 +156,10 @@ struct hz *hz_new(int n_cores, int n_units, struct diag *d, int max_reports)
 	h->fifo = calloc((size_t)h->T, sizeof(*h->fifo));
 	h->mem = calloc(1 + 2 * (size_t)n_cores, sizeof(*h->mem));
 	h->recs = calloc(1024, sizeof(*h->recs));
+	h->prog = calloc((size_t)n_cores, sizeof(*h->prog));
 	h->cap_recs = 1024;
 	h->n_recs = 1; /* index 0 means "none" */
-	if (!h->vc || !h->sem || !h->fifo || !h->mem || !h->recs) {
+	if (!h->vc || !h->sem || !h->fifo || !h->mem || !h->recs || !h->prog) {
 		hz_free(h);
 		return NULL;
 	}
@@ -190,12 +192,19 @@ void hz_free(struct hz *h)
 	free(h->vc);
 	free(h->sem);
 	free(h->recs);
+	free(h->prog);
 	free(h->seen);
 	free(h->pend);
 	free(h);
 }
 
 int hz_count(const struct hz *h) { return h->n_reports; }
+
+void hz_set_program(struct hz *h, int core, const struct prog_image *p)
+{
+	if (core >= 0 && core < h->n_cores)
+		h->prog[core] = p;
+}
 
 /* ---- happens-before edges ------------------------------------------------*/
 
@@ -509,18 +518,23 @@ static int hz_seen(struct hz *h, uint32_t a, uint32_t b)
 	return 0;
 }
 
-/* One side of a report: "core0.dma0 dma writes (pc 0x30, started cycle
- * 12)", the unit's leaf name from its sync unit id. */
+/* One side of a report: "core0.dma0 dma writes (pc 0x30 gemm.s:41,
+ * started cycle 12)", the unit's leaf name from its sync unit id and the
+ * source line from the core's program when its symbolizer knows it. */
 static void hz_describe(const struct hz *h, const struct hz_rec *r, char *buf,
 			size_t n)
 {
-	char un[16];
+	char un[16], src[96] = "";
 	int core = (int)r->tid / h->n_units, unit = (int)r->tid % h->n_units;
+	const char *file;
+	int line;
 
-	snprintf(buf, n, "core%d.%s %s %s (pc 0x%" PRIx64 ", started cycle %" PRIu64 ")",
+	if (h->prog[core] && prog_src_line(h->prog[core], r->pc, &file, &line) == 0)
+		snprintf(src, sizeof(src), " %s:%d", file, line);
+	snprintf(buf, n, "core%d.%s %s %s (pc 0x%" PRIx64 "%s, started cycle %" PRIu64 ")",
 		 core, isa_unit_id_name((unsigned)unit, un, sizeof(un)),
 		 isa_op_info[r->op].name, r->write ? "writes" : "reads",
-		 r->pc, (uint64_t)r->cycle);
+		 r->pc, src, (uint64_t)r->cycle);
 }
 
 /*
@@ -600,7 +614,7 @@ static void hz_flush(struct hz *h)
 		const struct hz_rec *p = &h->recs[e->prev], *c = &h->recs[e->cur];
 		const char *kind = p->write && c->write ? "write-after-write" :
 				   p->write ? "read-after-write" : "write-after-read";
-		char a[160], b[160], where[64];
+		char a[256], b[256], where[64];
 		/* Invert hz_mem: 1 + 2c -> (c, scratchpad), 2 + 2c -> (c, acc). */
 		int mcore = p->mem == 0 ? -1 : (p->mem - 1) / 2;
 		int mkind = p->mem == 0 ? MEM_DRAM

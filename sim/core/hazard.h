@@ -21,6 +21,7 @@
 
 #include <stdint.h>
 
+#include "../../prog/prog.h"
 #include "../../util/diag.h"
 #include "../engine/engine.h"
 #include "tile.h"
@@ -33,6 +34,9 @@ struct hz;
  */
 struct hz *hz_new(int n_cores, int n_units, struct diag *d, int max_reports);
 void hz_free(struct hz *h);
+/* The program on 'core', whose symbolizer gives reports their source
+ * lines (NULL: pcs only).  Borrowed: it must outlive the checker's use. */
+void hz_set_program(struct hz *h, int core, const struct prog_image *p);
 int hz_count(const struct hz *h);
 
 /* Hooks called by the control unit (unit = sync unit id).  hz_on_dispatch

@@ -202,7 +202,7 @@ static void heap_check(const eng *e)
  */
 static int report_deadlock(eng *e)
 {
-	char why[256];
+	char why[768];
 	size_t i;
 	int stuck = 0;
 	struct diag quiet;

@@ -1187,7 +1187,7 @@ START_TEST(control_sync_counting_semaphore)
 	sim_build(&s, "\tsig ctl, 5\n\tsig ctl, 5\n\tsig ctl, 5\n\twait ctl, 5, 2\n"
 		  "\twait ctl, 5, 1\n\twait ctl, 5, 1\n\thalt\n", NULL, 0, 0);
 	ck_assert_int_eq(sim_go(&s), NPU_EDEADLOCK);
-	ck_assert_ptr_nonnull(strstr(s.log, "core0.control: control unit at pc 0x14 waits for semaphore 5 >= 1 (value 0)"));
+	ck_assert_ptr_nonnull(strstr(s.log, "core0.control: control unit at pc 0x14 (t.s:6) waits for semaphore 5 >= 1 (value 0), and no sig for it is queued on core 0"));
 	sim_free(&s);
 	/* Three sigs from a unit: wait 3 passes when the third fires. */
 	{
@@ -1458,7 +1458,7 @@ START_TEST(control_sync_barrier_deadlock)
 	sim_build(&s, "\tcsrr t0, coreid\n\tbnez t0, out\n\tbarrier\nout:\thalt\n",
 		  ov_2c, 3, 0);
 	ck_assert_int_eq(sim_go(&s), NPU_EDEADLOCK);
-	ck_assert_ptr_nonnull(strstr(s.log, "core0.control: control unit at pc 0x8 waits in a barrier for the other cores"));
+	ck_assert_ptr_nonnull(strstr(s.log, "core0.control: control unit at pc 0x8 (t.s:3) waits in a barrier for the other cores"));
 	ck_assert_ptr_null(strstr(s.log, "core1.control"));
 	sim_free(&s);
 }
@@ -1543,13 +1543,13 @@ START_TEST(control_deadlock_diag)
 	sim_build(&s, "\taddi t0, zero, 1\n\twait ctl, 3, 1\n\thalt\n", NULL, 0, 0);
 	ck_assert_int_eq(sim_go(&s), NPU_EDEADLOCK);
 	ck_assert_ptr_nonnull(strstr(s.log, "error: deadlock at cycle 1"));
-	ck_assert_ptr_nonnull(strstr(s.log, "core0.control: control unit at pc 0x4 waits for semaphore 3 >= 1 (value 0)"));
+	ck_assert_ptr_nonnull(strstr(s.log, "core0.control: control unit at pc 0x4 (t.s:2) waits for semaphore 3 >= 1 (value 0)"));
 	ck_assert_int_eq(s.d.n_errors, 1);
 	sim_free(&s);
 	/* A queue head after halt. */
 	sim_build(&s, "\tsig ctl, 5\n\twait mtx, 5, 2\n\thalt\n", NULL, 0, 0);
 	ck_assert_int_eq(sim_go(&s), NPU_EDEADLOCK);
-	ck_assert_ptr_nonnull(strstr(s.log, "core0.control: mtx queue head (wait from pc 0x4) waits for semaphore 5 >= 2 (value 1)"));
+	ck_assert_ptr_nonnull(strstr(s.log, "core0.control: halted; root cause: the mtx queue head (wait from pc 0x4 (t.s:2)), which waits for semaphore 5 >= 2 (value 1)"));
 	sim_free(&s);
 	/* A full queue behind a blocked head. */
 	{
@@ -1558,13 +1558,13 @@ START_TEST(control_deadlock_diag)
 		sim_build(&s, "\twait dma1, 9, 1\n\tsig dma1, 0\n\tsig dma1, 1\n\thalt\n",
 			  ov, 1, 0);
 		ck_assert_int_eq(sim_go(&s), NPU_EDEADLOCK);
-		ck_assert_ptr_nonnull(strstr(s.log, "core0.control: control unit at pc 0x8 waits for space in the dma1 queue"));
+		ck_assert_ptr_nonnull(strstr(s.log, "core0.control: control unit at pc 0x8 (t.s:3) waits for space in the dma1 queue; root cause: the dma1 queue head (wait from pc 0x0 (t.s:1)), which waits for semaphore 9 >= 1 (value 0), and no sig for it is queued on core 0"));
 		sim_free(&s);
 	}
 	/* A fence on a unit blocked by a wait nobody signals. */
 	sim_build(&s, "\twait vec, 1, 1\n\tfence vec\n\thalt\n", NULL, 0, 0);
 	ck_assert_int_eq(sim_go(&s), NPU_EDEADLOCK);
-	ck_assert_ptr_nonnull(strstr(s.log, "core0.control: control unit at pc 0x4 waits in a fence for vec to drain"));
+	ck_assert_ptr_nonnull(strstr(s.log, "core0.control: control unit at pc 0x4 (t.s:2) waits in a fence for vec to drain; root cause: the vec queue head (wait from pc 0x0 (t.s:1)), which waits for semaphore 1 >= 1 (value 0), and no sig for it is queued on core 0"));
 	sim_free(&s);
 }
 END_TEST

@@ -134,14 +134,21 @@ static void expect_one(const char *src, const char *const *ov, int n_ov,
 {
 	struct sim s;
 	char a[160], b[160], h[200];
-	const char *pa, *pb;
+	const char *pa, *pb, *f1, *f2;
+	uint64_t pc1, pc2;
+	int l1, l2;
 
 	hz_run(&s, src, ov, n_ov);
+	pc1 = pc_of(s.p, op1, nth1);
+	pc2 = pc_of(s.p, op2, nth2);
+	/* Each side names its source line, as the assembler recorded it. */
+	ck_assert_int_eq(prog_src_line(s.img, pc1, &f1, &l1), 0);
+	ck_assert_int_eq(prog_src_line(s.img, pc2, &f2, &l2), 0);
 	snprintf(h, sizeof(h), "warning: hazard: %s: ", head);
-	snprintf(a, sizeof(a), "%s (pc 0x%" PRIx64 ", started cycle ", first,
-		 pc_of(s.p, op1, nth1));
-	snprintf(b, sizeof(b), "), then %s (pc 0x%" PRIx64 ", started cycle ",
-		 second, pc_of(s.p, op2, nth2));
+	snprintf(a, sizeof(a), "%s (pc 0x%" PRIx64 " %s:%d, started cycle ", first,
+		 pc1, f1, l1);
+	snprintf(b, sizeof(b), "), then %s (pc 0x%" PRIx64 " %s:%d, started cycle ",
+		 second, pc2, f2, l2);
 	ck_assert_msg(s.r.n_hazards == 1, "%d hazards: %s", s.r.n_hazards, s.log);
 	ck_assert_msg(count_str(s.log, "hazard:") == 1, "log: %s", s.log);
 	ck_assert_msg(strstr(s.log, h) != NULL, "no '%s' in: %s", h, s.log);

@@ -27,6 +27,32 @@ expect 3 "waits for semaphore 3 >= 1" "$bin" run -c "$cfg" deadlock.s --counters
 printf '\twait\tmtx, 5, 2\n\thalt\n' > qdeadlock.s
 expect 3 "mtx queue head" "$bin" run -c "$cfg" qdeadlock.s
 
+# The root cause, not only the symptom: the control unit waits for a sig
+# that sits behind a matrix-queue wait no one will ever release; the note
+# follows the chain to that wait, with source lines.
+printf '\twait\tmtx, 5, 2\n\tsig\tmtx, 1\n\twait\tctl, 1, 1\n\thalt\n' > chain.s
+expect 3 "queued behind the mtx queue head (wait from pc 0x0 (chain.s:1)), which waits for semaphore 5 >= 2 (value 0), and no sig for it is queued on core 0" \
+	"$bin" run -c "$cfg" chain.s
+
+# A tensor with neither --input nor --output warns (and --input X=zeros
+# says the zeros are meant, which silences it).  A tensor the program's
+# data initialises does not warn.
+cat > unbound.s <<'S'
+	halt
+	.tensor X, dram, 0x1000, int8, 4, 4
+	.tensor Y, dram, 0x2000, int8, 4, 4
+	.tensor Z, dram, 0x3000, int8, 2
+	.dram	0x3000
+	.byte	1, 2
+S
+expect 0 "warning: tensor 'X' has no --input or --output" "$bin" run -c "$cfg" unbound.s --output Y=y.npy
+grep -q "'Z'" "$tmp/err" && fail "a tensor initialised by the program's data warned"
+grep -q "'Y'" "$tmp/err" && fail "a tensor named by --output warned"
+"$bin" run -c "$cfg" unbound.s --input X=zeros --output Y=y.npy > /dev/null 2> "$tmp/err" ||
+	fail "--input X=zeros failed"
+grep -q warning "$tmp/err" && fail "--input X=zeros did not silence the warning"
+record "--input X=zeros: no warning"
+
 # A DMA reading past the end of DRAM: fault with core, pc and cycle.
 cat > dmafault.s <<'S'
 	li	t0, 0x7fffffff
