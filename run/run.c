@@ -99,6 +99,52 @@ static int load_obj(struct run *r, struct obj_prog *obj, const char *name,
 	return run_load_image(r, img, lo, hi);
 }
 
+int run_asm_begin(const struct arch *a, const struct asm_opts *user,
+		  struct run_asm *ra)
+{
+	size_t k, nu = user ? user->n_defines : 0;
+
+	memset(ra, 0, sizeof(*ra));
+	if (user)
+		ra->opts = *user;
+	if (arch_asm_defines(a, &ra->cfg))
+		return NPU_ENOMEM;
+	if (!(ra->all = malloc((ra->cfg.n + nu + 1) * sizeof(*ra->all)))) {
+		arch_defs_free(&ra->cfg);
+		return NPU_ENOMEM;
+	}
+	for (k = 0; k < ra->cfg.n; k++)
+		ra->all[k] = ra->cfg.v[k];
+	for (k = 0; k < nu; k++)
+		ra->all[ra->cfg.n + k] = user->defines[k];
+	ra->opts.defines = ra->all;
+	ra->opts.n_defines = ra->cfg.n + nu;
+	return 0;
+}
+
+void run_asm_end(struct run_asm *ra)
+{
+	arch_defs_free(&ra->cfg);
+	free(ra->all);
+	ra->all = NULL;
+}
+
+/* Assemble path, or text when text != NULL, for the run's config. */
+static int assemble(struct run *r, const char *path, const char *text,
+		    size_t n, const struct asm_opts *ao, struct obj_prog **obj)
+{
+	struct run_asm ra;
+	int rc;
+
+	if (run_asm_begin(r->a, ao, &ra))
+		return diag_error(r->d, diag_nowhere(), NPU_ENOMEM,
+				  "out of memory for the assembler's config symbols");
+	rc = text ? asm_assemble_string(path, text, n, &ra.opts, r->d, obj)
+		  : asm_assemble_file(path, &ra.opts, r->d, obj);
+	run_asm_end(&ra);
+	return rc;
+}
+
 int run_load_file(struct run *r, const char *path, const struct asm_opts *ao,
 		  int lo, int hi)
 {
@@ -108,7 +154,7 @@ int run_load_file(struct run *r, const char *path, const struct asm_opts *ao,
 	if (obj_sniff(path))
 		rc = obj_load(path, r->d, &obj);
 	else
-		rc = asm_assemble_file(path, ao, r->d, &obj);
+		rc = assemble(r, path, NULL, 0, ao, &obj);
 	if (rc)
 		return rc;
 	return load_obj(r, obj, path, lo, hi);
@@ -120,7 +166,7 @@ int run_load_source(struct run *r, const char *name, const char *text,
 	struct obj_prog *obj = NULL;
 	int rc;
 
-	if ((rc = asm_assemble_string(name, text, n, ao, r->d, &obj)))
+	if ((rc = assemble(r, name, text, n, ao, &obj)))
 		return rc;
 	return load_obj(r, obj, name, lo, hi);
 }

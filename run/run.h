@@ -60,9 +60,25 @@ struct run *run_new(const struct arch *a, const struct run_params *o,
 void run_free(struct run *r);
 
 /*
+ * Assembler options for a chip: the user's (-D, -I; NULL = none) with the
+ * config's CFG_* symbols (arch_asm_defines) defined before the user's -D.
+ * run_load_file/_source use it with the run's config; `npusim as -c`
+ * calls it directly.  run_asm_end frees what begin allocated.
+ */
+struct run_asm {
+	struct asm_opts opts;     /* what to pass to the assembler */
+	struct arch_defs cfg;     /* the config's defines (owned) */
+	const char **all;         /* cfg then the user's defines (owned) */
+};
+int run_asm_begin(const struct arch *a, const struct asm_opts *user,
+		  struct run_asm *ra) NPU_WUR;
+void run_asm_end(struct run_asm *ra);
+
+/*
  * Load a program into cores lo..hi (hi = -1: the last core).  _image
  * borrows the image; _file assembles PATH (.s, with ao: defines and
- * include directories; NULL = none) or reads an object file (recognised
+ * include directories; NULL = none; the config's CFG_* symbols are always
+ * defined, see run_asm_begin) or reads an object file (recognised
  * by its magic), _source assembles text named name.  0 or NPU_E*.
  */
 int run_load_image(struct run *r, const struct prog_image *img, int lo,
