@@ -121,6 +121,8 @@ struct hz {
 	size_t n_rsig, cap_rsig;   /* in flight, allocated */
 	uint64_t rsig_seq;         /* sends so far */
 	struct diag *d;            /* where reports go */
+	hz_report_fn report;       /* also told of every hazard (trace) */
+	void *report_ctx;          /* its context */
 	int n_reports, max_reports; /* hazards found; how many are printed */
 	int oom;                   /* stop checking after running out */
 };
@@ -196,6 +198,12 @@ void hz_free(struct hz *h)
 }
 
 int hz_count(const struct hz *h) { return h->n_reports; }
+
+void hz_set_report(struct hz *h, hz_report_fn fn, void *ctx)
+{
+	h->report = fn;
+	h->report_ctx = ctx;
+}
 
 /* ---- happens-before edges ------------------------------------------------*/
 
@@ -600,7 +608,7 @@ static void hz_flush(struct hz *h)
 		const struct hz_rec *p = &h->recs[e->prev], *c = &h->recs[e->cur];
 		const char *kind = p->write && c->write ? "write-after-write" :
 				   p->write ? "read-after-write" : "write-after-read";
-		char a[160], b[160], where[64];
+		char a[160], b[160], where[64], msg[768];
 		/* Invert hz_mem: 1 + 2c -> (c, scratchpad), 2 + 2c -> (c, acc). */
 		int mcore = p->mem == 0 ? -1 : (p->mem - 1) / 2;
 		int mkind = p->mem == 0 ? MEM_DRAM
@@ -609,7 +617,7 @@ static void hz_flush(struct hz *h)
 		if (hz_seen(h, e->prev, e->cur))
 			continue;
 		h->n_reports++;
-		if (h->n_reports > h->max_reports || !h->d)
+		if ((h->n_reports > h->max_reports || !h->d) && !h->report)
 			continue;
 		hz_describe(h, p, a, sizeof(a));
 		hz_describe(h, c, b, sizeof(b));
@@ -618,9 +626,18 @@ static void hz_flush(struct hz *h)
 		else
 			snprintf(where, sizeof(where), "core%d.%s", mcore,
 				 isa_mem_info[mkind].noun);
-		(void)diag_report(h->d, DIAG_WARNING, diag_nowhere(), 0,
-				  "hazard: %s on %s [0x%" PRIx64 ", 0x%" PRIx64 "): %s, then %s, with no semaphore, fence or barrier ordering them",
-				  kind, where, e->lo, e->hi, a, b);
+		snprintf(msg, sizeof(msg),
+			 "hazard: %s on %s [0x%" PRIx64 ", 0x%" PRIx64 "): %s, then %s, with no semaphore, fence or barrier ordering them",
+			 kind, where, e->lo, e->hi, a, b);
+		/* Every hazard goes to the hook (the trace marks it on the
+		 * later command's unit); only max_reports are printed. */
+		if (h->report)
+			h->report(h->report_ctx, (int)c->tid / h->n_units,
+				  (int)c->tid % h->n_units, c->cycle, msg);
+		if (h->n_reports > h->max_reports || !h->d)
+			continue;
+		(void)diag_report(h->d, DIAG_WARNING, diag_nowhere(), 0, "%s",
+				  msg);
 		if (h->n_reports == h->max_reports)
 			diag_note(h->d, diag_nowhere(),
 				  "further hazards are counted but not printed");
