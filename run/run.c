@@ -43,6 +43,7 @@ struct run *run_new(const struct arch *a, const struct run_params *o,
 	co.check_hazards = o ? o->check_hazards : 0;
 	co.trace_insns = o ? o->trace_insns : 0;
 	co.trace = o ? o->trace : NULL;
+	co.trace_interval = o ? o->trace_interval : 0;
 	r->chip = chip_new(a, &co, d);   /* reports its own errors */
 	if (!r->chip) {
 		free(r);

@@ -49,6 +49,8 @@ struct run_params {
 	int check_hazards;       /* run the hazard checker */
 	int trace_insns;         /* print every control-unit instruction */
 	struct trc *trace;       /* Chrome trace writer (not owned), or NULL */
+	cycle_t trace_interval;  /* trace counter samples every N cycles;
+				    0 = none */
 };
 
 struct run;

@@ -94,6 +94,9 @@ uint64_t ctl_reg(const struct unit *ctl, int r);
 int ctl_finished(const struct unit *ctl);
 /* Cycle at which the core finished (valid when ctl_finished). */
 cycle_t ctl_finish_cycle(const struct unit *ctl);
+/* Entries waiting in the queue of sync unit id (1 matrix, 2 vector,
+ * 3 + k DMA engine k); 0 for other ids (trace counters). */
+int ctl_queue_len(const struct unit *ctl, int id);
 
 /*
  * 1 if the control unit executes op by itself through a handler of its

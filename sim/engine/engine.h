@@ -77,6 +77,19 @@ void eng_set_trace(eng *e, struct trc *t);
 struct diag *eng_diag(const eng *e);           /* where runtime faults go */
 void eng_set_diag(eng *e, struct diag *d);
 
+/*
+ * Counter sampling for traces: fn(ctx, at) runs once per 'interval'
+ * cycles of simulated activity, with 'at' a multiple of the interval and
+ * every event before cycle 'at' already dispatched (so the state it reads
+ * is the state at 'at').  It runs from the run loop before the first
+ * event at or after 'at', not as an event of its own: sampling adds no
+ * events, changes no cycle, and costs one comparison per event when off
+ * (interval 0, the default).  An idle stretch of many intervals gets two
+ * calls, at its first and at its last boundary.  fn must not schedule.
+ */
+typedef void (*eng_sample_fn)(void *ctx, cycle_t at);
+void eng_set_sampler(eng *e, cycle_t interval, eng_sample_fn fn, void *ctx);
+
 /* Register a unit for deadlock detection and teardown (engine owns it). */
 int eng_add_unit(eng *e, struct unit *u) NPU_WUR;
 size_t eng_n_units(const eng *e);

@@ -365,6 +365,10 @@ uint32_t dram_burst_bytes(const dram *d) { return d->burst_bytes; }
 uint8_t *dram_data(dram *d) { return d->data; }
 uint64_t dram_size(const dram *d) { return d->size; }
 struct unit *dram_channel_unit(dram *d, int ch) { return &d->ch[ch].u; }
+uint32_t dram_channel_queued(const dram *d, int ch)
+{
+	return d->ch[ch].n + d->ch[ch].n_inflight;
+}
 
 /* Peak of the whole DRAM: channels work in parallel on their own buses. */
 double dram_peak_bytes_per_s(const dram *d)
@@ -1411,6 +1415,7 @@ dram *dram_new(eng *e, const struct arch *a)
 		if (rc)
 			goto fail;
 		unit_init(&d->ch[i].u, &chan_ops, e, -1, "dram.ch%d", i);
+		d->ch[i].u.index = i; /* trace track: channel i */
 	}
 	for (i = 0; i < d->n_ch; i++) {
 		rc = eng_add_unit(e, &d->ch[i].u);
