@@ -55,12 +55,12 @@ CORE_SRCS  := sim/core/matrix.c sim/core/matrix_pe.c sim/core/vecmath.c \
               sim/core/hazard.c
 SIM_SRCS   := $(ENGINE_SRCS) $(MEM_SRCS) $(CORE_SRCS) sim/chip.c
 RUN_SRCS   := run/run.c
-TRC_SRCS   := traces/ctrout.c traces/trace.c
+TRC_SRCS   := traces/ctrout.c traces/trace.c traces/ctrread.c traces/roofline.c
 # Doc writers that join several tables (the ISA and the assembler's
 # directives); mkdoc and the staleness tests call them.
 DOC_SRCS   := docs/isa_doc.c
 CLI_SRCS   := cli/main.c cli/cmd_config.c cli/cmd_dram.c cli/cmd_as.c \
-              cli/cmd_objdump.c cli/cmd_run.c
+              cli/cmd_objdump.c cli/cmd_run.c cli/cmd_roofline.c
 
 LIB_SRCS   := $(UTIL_SRCS) $(ARCH_SRCS) $(ISA_SRCS) $(PROG_SRCS) $(ASM_SRCS) $(SIM_SRCS) \
               $(RUN_SRCS) $(TRC_SRCS) $(DOC_SRCS)
