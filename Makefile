@@ -71,7 +71,7 @@ BIN        := $(BUILD)/npusim
 
 # Check unit tests: tests/unit/test_<name>.c -> $(BUILD)/tests/test_<name>
 UNIT_TESTS := engine diag num vecmath vector npy traces sram arch dram \
-              matrix isa asm obj dma control hazard run
+              matrix isa asm obj dma control hazard run roofline
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/test_%)
 
 # Benchmarks of the simulator itself: bench/<name>.c -> $(BUILD)/bench/<name>
@@ -112,7 +112,7 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/testutil.h $(LIB)
 	$(Q)$(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(LIB) $(CHECK_LIBS) $(LDLIBS)
 
 # Host tools used by `make run` and the golden tests (independent references).
-TOOLS      := $(BUILD)/gemmref $(BUILD)/lnref
+TOOLS      := $(BUILD)/gemmref $(BUILD)/lnref $(BUILD)/pngstat
 $(BUILD)/%: tests/tools/%.c $(LIB)
 	$(say) TOOL $@
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
@@ -166,6 +166,9 @@ FUZZ_SEEDS_asm := fuzz/corpus/asm tests/asm $(wildcard asm/kernels)
 FUZZ_SEEDS_obj := fuzz/corpus/obj
 FUZZ_OBJS  := $(patsubst %.c,build/fuzz/%.o,util/diag.c util/dtype.c \
               util/fsout.c util/strutil.c $(ISA_SRCS) $(PROG_SRCS) $(ASM_SRCS))
+# counters read back and plotted (fuzz_ctr)
+FUZZ_OBJS  += $(patsubst %.c,build/fuzz/%.o,traces/ctrread.c traces/roofline.c)
+FUZZ_SEEDS_ctr := fuzz/corpus/ctr fuzz/regress/ctr
 define FUZZ_RUN
 	clang -std=c11 -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) -o build/fuzz/fuzz_$(1) \
 	  fuzz/fuzz_$(1).c $(FUZZ_OBJS) $(LDLIBS)
@@ -182,6 +185,7 @@ fuzz:
 	  SAN="-fsanitize=fuzzer-no-link $(FUZZ_SAN)" $(FUZZ_OBJS)
 	$(call FUZZ_RUN,asm)
 	$(call FUZZ_RUN,obj)
+	$(call FUZZ_RUN,ctr)
 
 bench: deps $(BIN) $(BENCH_BINS) $(TOOLS)
 	@sh bench/run.sh $(BIN)

@@ -139,7 +139,7 @@ static void check_file_peaks(const struct job *j, const char *path,
  * names, each with its peak; then one ceiling per distinct peak, labelled
  * with its types in that order.
  */
-static int build_ceilings(struct job *j, const char *dtype, struct diag *d)
+static int build_ceilings(struct job *j, const char *dtype)
 {
 	const char *cfg_type = arch_enum_name(&j->a, P_MTX_IN_TYPE);
 	const char *sel = dtype ? dtype : cfg_type;
@@ -152,11 +152,12 @@ static int build_ceilings(struct job *j, const char *dtype, struct diag *d)
 				 strcmp(j->files[i].peaks.types[k].type, dtype) == 0;
 	}
 	/* --dtype names a type of params.def or of a file's peaks */
-	if (dtype && !known && arch_enum_find(P_MTX_IN_TYPE, dtype) < 0)
-		return diag_error(d, diag_nowhere(), NPU_EUSAGE,
-				  "npusim roofline: --dtype %s is not a data type "
-				  "(int4, int8, int16, fp8e4m3, fp8e5m2, fp16, bf16, "
-				  "fp32, or one a file's peaks name)", dtype);
+	if (dtype && !known && arch_enum_find(P_MTX_IN_TYPE, dtype) < 0) {
+		fprintf(stderr, "npusim roofline: --dtype %s is not a data type "
+				"(int4, int8, int16, fp8e4m3, fp8e5m2, fp16, bf16, "
+				"fp32, or one a file's peaks name)\n", dtype);
+		return NPU_EUSAGE;
+	}
 	j->types = calloc((size_t)cap, sizeof(*j->types));
 	j->ceil = calloc((size_t)cap, sizeof(*j->ceil));
 	j->labels = calloc((size_t)cap, sizeof(*j->labels));
@@ -363,7 +364,7 @@ int cmd_roofline(int argc, char **argv)
 	}
 	if (status)
 		goto done;
-	rc = build_ceilings(&j, dtype, &d);
+	rc = build_ceilings(&j, dtype);
 	if (!rc)
 		rc = build_points(&j, paths);
 	if (rc) {

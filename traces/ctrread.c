@@ -1,8 +1,10 @@
 /*
  * ctrread.c - counter dumps read back with json-c (see ctrread.h).
  *
- * The whole file is parsed strictly (RFC 8259: no NaN, no trailing commas,
- * nothing after the top-level object), then walked once; every member the
+ * The whole file is parsed strictly (json-c's strict mode: no trailing
+ * commas or comments, nothing after the top-level value; it still takes
+ * NaN and Infinity, which the number checks below refuse), then walked
+ * once; every member the
  * roofline needs is checked for its type, and a wrong one is reported with
  * its JSON path ("regions[2].cycles").  Unknown members are ignored, so a
  * newer writer that adds members is still read; a newer *schema* is not
