@@ -379,6 +379,31 @@ static int box_hits(const struct boxes *b, const struct box *q)
 	return n;
 }
 
+/*
+ * A label written at angle ang (radians, SVG sense) from (lx, ly), its
+ * middle off pixels across the line (negative: above), w pixels long, as
+ * squares of 12 pixels along it: a rotated label's bounding rectangle
+ * would cover far more than its text.  Returns how many.
+ */
+#define LABEL_PIECES 40
+static int label_pieces(double lx, double ly, double ang, double off, double w,
+			struct box *out)
+{
+	double u;
+	int n = 0;
+
+	for (u = 4 + 6; u < 4 + w && n < LABEL_PIECES; u += 12, n++) {
+		double x = lx + u * cos(ang) - off * sin(ang);
+		double y = ly + u * sin(ang) + off * cos(ang);
+
+		out[n].x0 = x - 6;
+		out[n].x1 = x + 6;
+		out[n].y0 = y - 6;
+		out[n].y1 = y + 6;
+	}
+	return n;
+}
+
 /* ---- SVG pieces ---------------------------------------------------------------------------*/
 
 /* A marker: circle for a whole run, diamond for a region; hollow ones are
@@ -502,23 +527,52 @@ static int bw_ceiling(FILE *fp, const struct axes *a, struct boxes *bx,
 		px_x(a, x0), px_y(a, x0 * bw), px_x(a, ridge), px_y(a, peak_max),
 		dash ? " stroke-dasharray=\"" : "", dash ? dash : "",
 		dash ? "\"" : "");
-	/* label a tenth of the way along the visible part of the line */
-	vis0 = fmax((double)a->xlo, log10(pow(10.0, a->ylo) / bw));
-	t = vis0 + 0.1 * (log10(ridge) - vis0);
-	lx = px_x(a, pow(10.0, t));
-	ly = px_y(a, pow(10.0, t) * bw);
-	ang = -atan2((PY1 - PY0) / (a->yhi - a->ylo), (PX1 - PX0) / (a->xhi - a->xlo)) *
-	      180.0 / ROOF_PI;
+	/* the label runs along the line; try spots along its visible part
+	 * and take the first that hits nothing drawn so far (else the one
+	 * that hits least) */
+	ang = -atan2((PY1 - PY0) / (a->yhi - a->ylo), (PX1 - PX0) / (a->xhi - a->xlo));
 	fmt_si(v, sizeof(v), bw, "B/s");
-	fprintf(fp, "<text transform=\"translate(%.2f %.2f) rotate(%.2f)\" x=\"4\" "
-		    "y=\"%d\" font-size=\"12\" fill=\"#222\" paint-order=\"stroke\" "
-		    "stroke=\"white\" stroke-width=\"3\">%s %s</text>\n",
-		lx, ly, ang, below ? 14 : -6, name, v);
-	/* rough box of the rotated label: its bounding rectangle */
 	w = 7.0 * (double)(strlen(name) + strlen(v) + 1);
-	if (box_add(bx, lx - 4, ly - w * sin(-ang * ROOF_PI / 180) - 16,
-		    lx + w * cos(-ang * ROOF_PI / 180) + 4, ly + 16))
-		return NPU_ENOMEM;
+	vis0 = fmax((double)a->xlo, log10(pow(10.0, a->ylo) / bw));
+	{
+		static const double at[] = { 0.1, 0.3, 0.5, 0.2, 0.4, 0.6, 0.05 };
+		struct box pieces[LABEL_PIECES];
+		int k, best = 0, best_hits = -1, n_pieces = 0, n_at, side;
+
+		/* spot k: fraction at[k / 2], on the preferred side when k is
+		 * even, the other side when odd */
+		n_at = (int)(sizeof(at) / sizeof(at[0]));
+		for (k = 0; k < 2 * n_at; k++) {
+			int hits = 0;
+
+			side = below ^ (k & 1);
+			t = vis0 + at[k / 2] * (log10(ridge) - vis0);
+			lx = px_x(a, pow(10.0, t));
+			ly = px_y(a, pow(10.0, t) * bw);
+			n_pieces = label_pieces(lx, ly, ang, side ? 10 : -10, w, pieces);
+			while (n_pieces-- > 0)
+				hits += box_hits(bx, &pieces[n_pieces]);
+			if (best_hits < 0 || hits < best_hits) {
+				best = k;
+				best_hits = hits;
+			}
+			if (!hits)
+				break;
+		}
+		side = below ^ (best & 1);
+		t = vis0 + at[best / 2] * (log10(ridge) - vis0);
+		lx = px_x(a, pow(10.0, t));
+		ly = px_y(a, pow(10.0, t) * bw);
+		fprintf(fp, "<text transform=\"translate(%.2f %.2f) rotate(%.2f)\" x=\"4\" "
+			    "y=\"%d\" font-size=\"12\" fill=\"#222\" paint-order=\"stroke\" "
+			    "stroke=\"white\" stroke-width=\"3\">%s %s</text>\n",
+			lx, ly, ang * 180.0 / ROOF_PI, side ? 14 : -6, name, v);
+		n_pieces = label_pieces(lx, ly, ang, side ? 10 : -10, w, pieces);
+		for (k = 0; k < n_pieces; k++)
+			if (box_add(bx, pieces[k].x0, pieces[k].y0, pieces[k].x1,
+				    pieces[k].y1))
+				return NPU_ENOMEM;
+	}
 	/* ridge with the selected peak */
 	if (!(r_sel > pow(10.0, a->xlo) && r_sel < pow(10.0, a->xhi)))
 		return 0;
