@@ -71,10 +71,10 @@ struct job {
 	int n_files;
 	struct tpeak *types;
 	int n_types;
-	struct roof_ceiling *ceil;
+	struct roofline_ceiling *ceil;
 	char **labels;       /* owned ceiling labels */
 	int n_ceil;
-	struct roof_point *pts;
+	struct roofline_point *pts;
 	int n_pts;
 };
 
@@ -236,7 +236,7 @@ static int build_points(struct job *j, char **paths)
 		double hz = (f->clock_ghz > 0 ? f->clock_ghz : cfg_clk) * 1e9;
 
 		for (k = -1; k < f->n_regions; k++) {
-			struct roof_point *p = &j->pts[j->n_pts++];
+			struct roofline_point *p = &j->pts[j->n_pts++];
 			const struct ctrread_sums *s = k < 0 ? &f->sums : &f->regions[k].sums;
 			const struct ctrread_energy *e =
 				k < 0 ? &f->energy : &f->regions[k].energy;
@@ -258,8 +258,8 @@ static int build_points(struct job *j, char **paths)
 }
 
 /* Write one output through fsout (atomic); fn is the writer. */
-static int write_out(const char *path, const struct roof_chart *c,
-		     int (*fn)(const struct roof_chart *, FILE *), struct diag *d)
+static int write_out(const char *path, const struct roofline_chart *c,
+		     int (*fn)(const struct roofline_chart *, FILE *), struct diag *d)
 {
 	struct fsout o;
 	int rc;
@@ -282,7 +282,7 @@ int cmd_roofline(int argc, char **argv)
 	int n_sets = 0, n_paths = 0, i, rc, status = NPU_EXIT_USAGE;
 	struct job j;
 	struct diag d;
-	struct roof_chart c;
+	struct roofline_chart c;
 
 	memset(&j, 0, sizeof(j));
 	if (cli_want_help(argc, argv)) {
@@ -385,9 +385,9 @@ int cmd_roofline(int argc, char **argv)
 	c.sram_bytes_per_s = j.a.d.spm_bytes_per_s * (double)c.n_cores;
 	c.points = j.pts;
 	c.n_points = j.n_pts;
-	rc = write_out(out, &c, roof_write_svg, &d);
+	rc = write_out(out, &c, roofline_write_svg, &d);
 	if (!rc && csv)
-		rc = write_out(csv, &c, roof_write_csv, &d);
+		rc = write_out(csv, &c, roofline_write_csv, &d);
 	/* an output that could not be written is a usage-level failure, as
 	 * in the other commands */
 	status = rc ? NPU_EXIT_USAGE : NPU_EXIT_OK;

@@ -21,10 +21,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static FILE *devnull;
-	static const struct roof_ceiling ceil = { "int8", 2e12, 1 };
+	static const struct roofline_ceiling ceil = { "int8", 2e12, 1 };
 	struct ctrread_file f;
-	struct roof_point *p;
-	struct roof_chart c;
+	struct roofline_point *p;
+	struct roofline_chart c;
 	struct diag d;
 	int i;
 
@@ -40,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!p)
 		__builtin_trap();
 	for (i = -1; i < f.n_regions; i++) {
-		struct roof_point *q = &p[i + 1];
+		struct roofline_point *q = &p[i + 1];
 		const struct ctrread_sums *s = i < 0 ? &f.sums : &f.regions[i].sums;
 
 		q->file = "fuzz.json";
@@ -64,7 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	c.sram_bytes_per_s = 1e11;
 	c.points = p;
 	c.n_points = f.n_regions + 1;
-	if (devnull && (roof_write_svg(&c, devnull) || roof_write_csv(&c, devnull)))
+	if (devnull && (roofline_write_svg(&c, devnull) || roofline_write_csv(&c, devnull)))
 		__builtin_trap();
 	free(p);
 	ctrread_free(&f);

@@ -43,7 +43,6 @@ static int bad(struct rd *r, const char *path, const char *what)
 }
 
 /* ---- counter families ----------------------------------------------------------*/
-
 /* s starts with prefix followed by at least one digit; returns the rest
  * after the digits, or NULL. */
 static const char *after_numbered(const char *s, const char *prefix)
@@ -152,8 +151,7 @@ static int sum_counters(struct rd *r, const char *prefix, json_object *ctrs,
 	return 0;
 }
 
-/* ---- members ----------------------------------------------------------------------*/
-
+/* ---- members -------------------------------------------------------------------*/
 static int get_energy(struct rd *r, const char *prefix, json_object *o,
 		      struct ctrread_energy *e)
 {
@@ -353,8 +351,7 @@ static int walk(struct rd *r, json_object *top, struct ctrread_file *f)
 	return 0;
 }
 
-/* ---- entry points -------------------------------------------------------------------*/
-
+/* ---- entry points --------------------------------------------------------------*/
 /* 1-based line and column of byte offset off in text. */
 static void line_col(const char *text, size_t off, int *line, int *col)
 {

@@ -61,9 +61,8 @@ static const char *const palette[] = {
 };
 #define N_PALETTE ((int)(sizeof(palette) / sizeof(palette[0])))
 
-/* ---- the model -----------------------------------------------------------------------*/
-
-double roof_peak(const struct roof_chart *c)
+/* ---- the model -----------------------------------------------------------------*/
+double roofline_peak(const struct roofline_chart *c)
 {
 	double best = 0;
 	int i;
@@ -77,10 +76,10 @@ double roof_peak(const struct roof_chart *c)
 	return best;
 }
 
-void roof_eval(const struct roof_chart *c, const struct roof_point *p,
-	       struct roof_eval *e)
+void roofline_eval(const struct roofline_chart *c, const struct roofline_point *p,
+	       struct roofline_eval *e)
 {
-	double peak = roof_peak(c), mem;
+	double peak = roofline_peak(c), mem;
 
 	memset(e, 0, sizeof(*e));
 	e->ops = 2.0 * (double)p->macs;
@@ -105,7 +104,7 @@ void roof_eval(const struct roof_chart *c, const struct roof_point *p,
 }
 
 /* Why a point is not on the plot (legend and tooltips). */
-static const char *why_not(const struct roof_point *p)
+static const char *why_not(const struct roofline_point *p)
 {
 	if (!p->macs)
 		return "no MACs";
@@ -114,8 +113,7 @@ static const char *why_not(const struct roof_point *p)
 	return "no cycles";
 }
 
-/* ---- text --------------------------------------------------------------------------*/
-
+/* ---- text ----------------------------------------------------------------------*/
 /*
  * Bytes of the XML 1.0 character (RFC 3629 UTF-8) at s, 0 if the bytes
  * there are not one: C0 controls but tab, overlongs, surrogates,
@@ -246,8 +244,7 @@ static void tick_label(char *buf, size_t n, int e)
 		snprintf(buf, n, "1e%d", e);
 }
 
-/* ---- coordinates ---------------------------------------------------------------------*/
-
+/* ---- coordinates ---------------------------------------------------------------*/
 /* Axis ranges in whole decades, and the pixel mapping. */
 struct axes {
 	int xlo, xhi;        /* x from 10^xlo to 10^xhi */
@@ -280,7 +277,7 @@ static void span(int *lo, int *hi, int min, int down_first)
 }
 
 /* The decades that hold every ridge and every point with some margin. */
-static void pick_axes(const struct roof_chart *c, const struct roof_eval *ev,
+static void pick_axes(const struct roofline_chart *c, const struct roofline_eval *ev,
 		      struct axes *a)
 {
 	double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0, v;
@@ -338,8 +335,7 @@ static void pick_axes(const struct roof_chart *c, const struct roof_eval *ev,
 	span(&a->ylo, &a->yhi, 3, 1); /* room below the roof, not above */
 }
 
-/* ---- collision boxes for labels -------------------------------------------------------*/
-
+/* ---- collision boxes for labels ------------------------------------------------*/
 struct box {
 	double x0, y0, x1, y1;
 };
@@ -404,8 +400,7 @@ static int label_pieces(double lx, double ly, double ang, double off, double w,
 	return n;
 }
 
-/* ---- SVG pieces ---------------------------------------------------------------------------*/
-
+/* ---- SVG pieces ----------------------------------------------------------------*/
 /* A marker: circle for a whole run, diamond for a region; hollow ones are
  * the same point at its scratchpad intensity. */
 static void marker(FILE *fp, double x, double y, int region, const char *col,
@@ -427,7 +422,7 @@ static void marker(FILE *fp, double x, double y, int region, const char *col,
 }
 
 /* Name of point p in the legend and tooltips. */
-static void point_name(FILE *fp, const struct roof_point *p, int max)
+static void point_name(FILE *fp, const struct roofline_point *p, int max)
 {
 	if (p->region)
 		xml_text(fp, p->region, max, 0);
@@ -609,7 +604,7 @@ static int bw_ceiling(FILE *fp, const struct axes *a, struct boxes *bx,
  * several cores.  Labels sit right-aligned above their line, or below it
  * when the one above would touch the previous label.
  */
-static int compute_ceilings(FILE *fp, const struct roof_chart *c,
+static int compute_ceilings(FILE *fp, const struct roofline_chart *c,
 			    const struct axes *a, struct boxes *bx)
 {
 	char v[32];
@@ -651,8 +646,8 @@ static int compute_ceilings(FILE *fp, const struct roof_chart *c,
 }
 
 /* The tooltip of a point: its name and numbers. */
-static void tooltip(FILE *fp, const struct roof_point *p,
-		    const struct roof_eval *e, int num)
+static void tooltip(FILE *fp, const struct roofline_point *p,
+		    const struct roofline_eval *e, int num)
 {
 	char att[32], roof[32];
 
@@ -735,7 +730,7 @@ static int digits_of(int n)
 
 /* The boxes of every marker, filled and hollow: known before anything
  * with a label is drawn, so that labels can keep clear of the data. */
-static int marker_boxes(const struct roof_chart *c, const struct roof_eval *ev,
+static int marker_boxes(const struct roofline_chart *c, const struct roofline_eval *ev,
 			const struct axes *a, struct boxes *bx)
 {
 	const double r = MARK_R + 1;
@@ -760,15 +755,15 @@ static int marker_boxes(const struct roof_chart *c, const struct roof_eval *ev,
 
 /* Markers (hollow at scratchpad intensity, joined to the filled one),
  * then the numbers, which must avoid every marker (marker_boxes). */
-static int draw_points(FILE *fp, const struct roof_chart *c,
-		       const struct roof_eval *ev, const struct axes *a,
+static int draw_points(FILE *fp, const struct roofline_chart *c,
+		       const struct roofline_eval *ev, const struct axes *a,
 		       struct boxes *bx)
 {
 	int i;
 
 	fputs("<g clip-path=\"url(#plot)\">\n", fp);
 	for (i = 0; i < c->n_points; i++) {
-		const struct roof_point *p = &c->points[i];
+		const struct roofline_point *p = &c->points[i];
 		const char *col = palette[p->series % N_PALETTE];
 		double x, y, xs;
 
@@ -820,7 +815,7 @@ static int draw_points(FILE *fp, const struct roof_chart *c,
 }
 
 /* Legend column: what the markers mean, then one row per point. */
-static void legend(FILE *fp, const struct roof_chart *c, const struct roof_eval *ev)
+static void legend(FILE *fp, const struct roofline_chart *c, const struct roofline_eval *ev)
 {
 	double y = PY0 + 4;
 	int i;
@@ -845,7 +840,7 @@ static void legend(FILE *fp, const struct roof_chart *c, const struct roof_eval 
 		    "<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"end\" fill=\"#555\">"
 		    "%% of roof</text>\n", LX, y, (double)ROOF_W - 8, y);
 	for (i = 0; i < c->n_points; i++) {
-		const struct roof_point *p = &c->points[i];
+		const struct roofline_point *p = &c->points[i];
 		double indent = p->region ? 10 : 0;
 
 		y += LEG_ROW;
@@ -869,7 +864,7 @@ static void legend(FILE *fp, const struct roof_chart *c, const struct roof_eval 
 	fputs("</g>\n", fp);
 }
 
-void roof_svg_size(const struct roof_chart *c, int *width, int *height)
+void roofline_svg_size(const struct roofline_chart *c, int *width, int *height)
 {
 	double bottom = PY0 + 4 + LEG_ROW * (LEG_KEY_ROWS + c->n_points) + 16;
 
@@ -877,24 +872,24 @@ void roof_svg_size(const struct roof_chart *c, int *width, int *height)
 	*height = bottom > ROOF_H ? (int)ceil(bottom) : ROOF_H;
 }
 
-int roof_write_svg(const struct roof_chart *c, FILE *fp)
+int roofline_write_svg(const struct roofline_chart *c, FILE *fp)
 {
-	struct roof_eval *ev;
+	struct roofline_eval *ev;
 	struct boxes bx = { NULL, 0, 0 };
 	struct axes a;
 	char peak[32], dram[32], sram[32];
-	double pk_max = 0, pk_sel = roof_peak(c);
+	double pk_max = 0, pk_sel = roofline_peak(c);
 	int i, w, h, rc = 0;
 
 	ev = calloc((size_t)c->n_points + 1, sizeof(*ev));
 	if (!ev)
 		return NPU_ENOMEM;
 	for (i = 0; i < c->n_points; i++)
-		roof_eval(c, &c->points[i], &ev[i]);
+		roofline_eval(c, &c->points[i], &ev[i]);
 	for (i = 0; i < c->n_ceilings; i++)
 		pk_max = fmax(pk_max, c->ceilings[i].ops_per_s);
 	pick_axes(c, ev, &a);
-	roof_svg_size(c, &w, &h);
+	roofline_svg_size(c, &w, &h);
 
 	fprintf(fp, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
@@ -939,8 +934,7 @@ int roof_write_svg(const struct roof_chart *c, FILE *fp)
 	return ferror(fp) ? NPU_EIO : 0;
 }
 
-/* ---- CSV --------------------------------------------------------------------------------*/
-
+/* ---- CSV -----------------------------------------------------------------------*/
 /* A CSV field, quoted when it holds a separator, quote or line break
  * (RFC 4180). */
 static void csv_field(FILE *fp, const char *s)
@@ -967,18 +961,18 @@ static void csv_num(FILE *fp, double v, int known)
 		fputc(',', fp);
 }
 
-int roof_write_csv(const struct roof_chart *c, FILE *fp)
+int roofline_write_csv(const struct roofline_chart *c, FILE *fp)
 {
-	struct roof_eval e;
+	struct roofline_eval e;
 	int i;
 
 	fputs("file,region,cycles,seconds,macs,ops,dram_bytes,sram_bytes,intensity,"
 	      "sram_intensity,attained_ops_per_s,roof_ops_per_s,bound,roof_pct,"
 	      "energy_pj,avg_power_w\n", fp);
 	for (i = 0; i < c->n_points; i++) {
-		const struct roof_point *p = &c->points[i];
+		const struct roofline_point *p = &c->points[i];
 
-		roof_eval(c, p, &e);
+		roofline_eval(c, p, &e);
 		csv_field(fp, p->file);
 		fputc(',', fp);
 		if (p->region)

@@ -2,7 +2,7 @@
  * roofline.h - the roofline model of a chip and its plot: a hand-written
  * log-log SVG and a CSV with one row per point (docs/roofline.md).
  *
- * The caller fills a struct roof_chart from a config's peaks and from
+ * The caller fills a struct roofline_chart from a config's peaks and from
  * counter files (cli/cmd_roofline.c does, with traces/ctrread.h); this
  * module only computes and draws, so it knows neither JSON nor configs.
  * Output is a pure function of the chart: the same chart gives the same
@@ -26,14 +26,14 @@
 
 /* One horizontal compute ceiling: one data type, or several with the
  * same peak (drawn once, labelled with all of them). */
-struct roof_ceiling {
+struct roofline_ceiling {
 	const char *label;    /* "int8" or "int8, fp16" */
 	double ops_per_s;     /* chip peak, ops/s (2 x MACs/s) */
 	int selected;         /* 1: the ceiling bound and % of roof use */
 };
 
 /* One point: a whole run or one region of it. */
-struct roof_point {
+struct roofline_point {
 	const char *file;     /* counters file as named on the command line */
 	const char *region;   /* region name; NULL for the whole run */
 	int series;           /* index of the file: selects the colour */
@@ -48,22 +48,22 @@ struct roof_point {
 };
 
 /* Everything one plot shows. */
-struct roof_chart {
+struct roofline_chart {
 	const char *chip;     /* chip name, in the title */
 	const char *config;   /* config file name, in the subtitle */
 	int n_cores;
 	double clock_ghz;
-	const struct roof_ceiling *ceilings; /* at least one */
+	const struct roofline_ceiling *ceilings; /* at least one */
 	int n_ceilings;
 	double core_ops_per_s;   /* one core's peak, drawn when n_cores > 1 */
 	double dram_bytes_per_s; /* all channels */
 	double sram_bytes_per_s; /* scratchpad, all cores */
-	const struct roof_point *points;
+	const struct roofline_point *points;
 	int n_points;
 };
 
 /* What the model says about one point. */
-struct roof_eval {
+struct roofline_eval {
 	int plotted;          /* 1 if ops, DRAM bytes and seconds are all > 0 */
 	double ops;           /* 2 x MACs */
 	double intensity;     /* ops / DRAM byte; 0 if no DRAM bytes */
@@ -76,13 +76,13 @@ struct roof_eval {
 };
 
 /* The selected peak (ops/s): the selected ceiling, else the highest. */
-double roof_peak(const struct roof_chart *c);
-void roof_eval(const struct roof_chart *c, const struct roof_point *p,
-	       struct roof_eval *e);
+double roofline_peak(const struct roofline_chart *c);
+void roofline_eval(const struct roofline_chart *c, const struct roofline_point *p,
+	       struct roofline_eval *e);
 /* Pixel size of the SVG (the height grows with the legend). */
-void roof_svg_size(const struct roof_chart *c, int *width, int *height);
+void roofline_svg_size(const struct roofline_chart *c, int *width, int *height);
 /* Write the plot / the table; 0, or NPU_EIO when fp reports an error. */
-int roof_write_svg(const struct roof_chart *c, FILE *fp);
-int roof_write_csv(const struct roof_chart *c, FILE *fp);
+int roofline_write_svg(const struct roofline_chart *c, FILE *fp);
+int roofline_write_csv(const struct roofline_chart *c, FILE *fp);
 
 #endif

@@ -258,12 +258,12 @@ END_TEST
 
 /* A chip of 1 Tops/s (int8), 2 Tops/s (int4), DRAM 10 GB/s (ridge at 100
  * ops/B), scratchpad 100 GB/s. */
-static struct roof_ceiling ceil2[] = {
+static struct roofline_ceiling ceil2[] = {
 	{ "int8, fp16", 1e12, 1 },
 	{ "int4", 2e12, 0 },
 };
 
-static void chart(struct roof_chart *c, const struct roof_point *p, int n)
+static void chart(struct roofline_chart *c, const struct roofline_point *p, int n)
 {
 	memset(c, 0, sizeof(*c));
 	c->chip = "test-chip";
@@ -282,14 +282,14 @@ static void chart(struct roof_chart *c, const struct roof_point *p, int n)
 START_TEST(eval)
 {
 	/* 1e6 ops over 1e5 DRAM bytes (10 ops/B: roof 1e11) in 20 us (5e10) */
-	struct roof_point p = { "a.json", NULL, 0, 20000, 2e-5, 500000, 100000, 50000,
+	struct roofline_point p = { "a.json", NULL, 0, 20000, 2e-5, 500000, 100000, 50000,
 				0, 0, -1 };
-	struct roof_chart c;
-	struct roof_eval e;
+	struct roofline_chart c;
+	struct roofline_eval e;
 
 	chart(&c, &p, 1);
-	ck_assert(roof_peak(&c) == 1e12);
-	roof_eval(&c, &p, &e);
+	ck_assert(roofline_peak(&c) == 1e12);
+	roofline_eval(&c, &p, &e);
 	ck_assert_int_eq(e.plotted, 1);
 	ck_assert(e.ops == 1e6);
 	ck_assert(e.intensity == 10);
@@ -301,48 +301,48 @@ START_TEST(eval)
 	ck_assert(e.power_w < 0);
 	/* 1000 ops/B: past the ridge, against the selected 1e12 */
 	p.dram_bytes = 1000;
-	roof_eval(&c, &p, &e);
+	roofline_eval(&c, &p, &e);
 	ck_assert_int_eq(e.memory_bound, 0);
 	ck_assert(e.roof == 1e12);
 	ck_assert(fabs(e.pct - 5) < 1e-9);
 	/* no selected ceiling: the highest is the roof */
 	ceil2[0].selected = 0;
-	ck_assert(roof_peak(&c) == 2e12);
+	ck_assert(roofline_peak(&c) == 2e12);
 	ceil2[0].selected = 1;
 	/* energy without a power: derived */
 	p.has_energy = 1;
 	p.energy_pj = 2e6; /* 2 uJ in 20 us = 0.1 W */
-	roof_eval(&c, &p, &e);
+	roofline_eval(&c, &p, &e);
 	ck_assert(fabs(e.power_w - 0.1) < 1e-12);
 	/* nothing to place */
 	p.dram_bytes = 0;
-	roof_eval(&c, &p, &e);
+	roofline_eval(&c, &p, &e);
 	ck_assert_int_eq(e.plotted, 0);
 	p.dram_bytes = 5;
 	p.macs = 0;
-	roof_eval(&c, &p, &e);
+	roofline_eval(&c, &p, &e);
 	ck_assert_int_eq(e.plotted, 0);
 }
 END_TEST
 
-static char *render(const struct roof_chart *c, int svg, size_t *len)
+static char *render(const struct roofline_chart *c, int svg, size_t *len)
 {
 	char *buf = NULL;
 	FILE *fp = open_memstream(&buf, len);
 
 	ck_assert_ptr_nonnull(fp);
-	ck_assert_int_eq(svg ? roof_write_svg(c, fp) : roof_write_csv(c, fp), 0);
+	ck_assert_int_eq(svg ? roofline_write_svg(c, fp) : roofline_write_csv(c, fp), 0);
 	fclose(fp);
 	return buf;
 }
 
 START_TEST(csv)
 {
-	struct roof_point p[] = {
+	struct roofline_point p[] = {
 		{ "a.json", NULL, 0, 20000, 2e-5, 500000, 100000, 50000, 1, 3e6, 0.15 },
 		{ "a.json", "x,\"y\"", 0, 100, 1e-7, 0, 10, 0, 0, 0, -1 },
 	};
-	struct roof_chart c;
+	struct roofline_chart c;
 	size_t len;
 	char *s;
 
@@ -361,13 +361,13 @@ END_TEST
 
 START_TEST(svg_text)
 {
-	struct roof_point p[] = {
+	struct roofline_point p[] = {
 		{ "dir/a&b.json", NULL, 0, 20000, 2e-5, 500000, 100000, 50000, 0, 0, -1 },
 		{ "dir/a&b.json", "<l1> \"q\" \xff\xc3(\xed\xa0\x80 \xe2\x82\xac", 0,
 		  1000, 1e-6, 500, 100, 0, 0, 0, -1 },
 		{ "b.json", "idle", 1, 1000, 1e-6, 0, 100, 0, 0, 0, -1 },
 	};
-	struct roof_chart c;
+	struct roofline_chart c;
 	size_t len, len2;
 	char *s, *s2;
 
@@ -402,8 +402,8 @@ END_TEST
 
 START_TEST(svg_size)
 {
-	struct roof_point *p = calloc(100, sizeof(*p));
-	struct roof_chart c;
+	struct roofline_point *p = calloc(100, sizeof(*p));
+	struct roofline_chart c;
 	int w, h, i;
 	size_t len;
 	char *s, want[64];
@@ -417,12 +417,12 @@ START_TEST(svg_size)
 		p[i].dram_bytes = 100 + 31 * (uint64_t)(i % 13);
 	}
 	chart(&c, p, 1);
-	roof_svg_size(&c, &w, &h);
+	roofline_svg_size(&c, &w, &h);
 	ck_assert_int_eq(w, 1000);
 	ck_assert_int_eq(h, 640);
 	/* the legend needs 92 + 16 x (5 + n) pixels */
 	chart(&c, p, 100);
-	roof_svg_size(&c, &w, &h);
+	roofline_svg_size(&c, &w, &h);
 	ck_assert_int_eq(h, 92 + 16 * 105);
 	s = render(&c, 1, &len);
 	snprintf(want, sizeof(want), "width=\"1000\" height=\"%d\"", h);
