@@ -55,12 +55,12 @@ CORE_SRCS  := sim/core/matrix.c sim/core/matrix_pe.c sim/core/vecmath.c \
               sim/core/hazard.c
 SIM_SRCS   := $(ENGINE_SRCS) $(MEM_SRCS) $(CORE_SRCS) sim/chip.c
 RUN_SRCS   := run/run.c
-TRC_SRCS   := traces/ctrout.c traces/trace.c
+TRC_SRCS   := traces/ctrout.c traces/trace.c traces/ctrread.c traces/roofline.c
 # Doc writers that join several tables (the ISA and the assembler's
 # directives); mkdoc and the staleness tests call them.
 DOC_SRCS   := docs/isa_doc.c
 CLI_SRCS   := cli/main.c cli/cmd_config.c cli/cmd_dram.c cli/cmd_as.c \
-              cli/cmd_objdump.c cli/cmd_run.c
+              cli/cmd_objdump.c cli/cmd_run.c cli/cmd_roofline.c
 
 LIB_SRCS   := $(UTIL_SRCS) $(ARCH_SRCS) $(ISA_SRCS) $(PROG_SRCS) $(ASM_SRCS) $(SIM_SRCS) \
               $(RUN_SRCS) $(TRC_SRCS) $(DOC_SRCS)
@@ -71,7 +71,7 @@ BIN        := $(BUILD)/npusim
 
 # Check unit tests: tests/unit/test_<name>.c -> $(BUILD)/tests/test_<name>
 UNIT_TESTS := engine diag num vecmath vector npy traces sram arch dram \
-              matrix isa asm obj dma control hazard run
+              matrix isa asm obj dma control hazard run roofline
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/test_%)
 
 # Benchmarks of the simulator itself: bench/<name>.c -> $(BUILD)/bench/<name>
@@ -112,7 +112,7 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/testutil.h $(LIB)
 	$(Q)$(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(LIB) $(CHECK_LIBS) $(LDLIBS)
 
 # Host tools used by `make run` and the golden tests (independent references).
-TOOLS      := $(BUILD)/gemmref $(BUILD)/lnref $(BUILD)/trccheck
+TOOLS      := $(BUILD)/gemmref $(BUILD)/lnref $(BUILD)/trccheck $(BUILD)/pngstat
 $(BUILD)/%: tests/tools/%.c $(LIB)
 	$(say) TOOL $@
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
@@ -166,6 +166,9 @@ FUZZ_SEEDS_asm := fuzz/corpus/asm tests/asm $(wildcard asm/kernels)
 FUZZ_SEEDS_obj := fuzz/corpus/obj
 FUZZ_OBJS  := $(patsubst %.c,build/fuzz/%.o,util/diag.c util/dtype.c \
               util/fsout.c util/strutil.c $(ISA_SRCS) $(PROG_SRCS) $(ASM_SRCS))
+# counters read back and plotted (fuzz_ctr)
+FUZZ_OBJS  += $(patsubst %.c,build/fuzz/%.o,traces/ctrread.c traces/roofline.c)
+FUZZ_SEEDS_ctr := fuzz/corpus/ctr fuzz/regress/ctr
 define FUZZ_RUN
 	clang -std=c11 -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) -o build/fuzz/fuzz_$(1) \
 	  fuzz/fuzz_$(1).c $(FUZZ_OBJS) $(LDLIBS)
@@ -182,6 +185,7 @@ fuzz:
 	  SAN="-fsanitize=fuzzer-no-link $(FUZZ_SAN)" $(FUZZ_OBJS)
 	$(call FUZZ_RUN,asm)
 	$(call FUZZ_RUN,obj)
+	$(call FUZZ_RUN,ctr)
 
 bench: deps $(BIN) $(BENCH_BINS) $(TOOLS)
 	@sh bench/run.sh $(BIN)
