@@ -70,7 +70,7 @@ LIB        := $(BUILD)/libnpusim.a
 BIN        := $(BUILD)/npusim
 
 # Check unit tests: tests/unit/test_<name>.c -> $(BUILD)/tests/test_<name>
-UNIT_TESTS := engine diag num vecmath vector npy traces sram arch dram \
+UNIT_TESTS := engine diag num vecmath vector npy traces sram arch dram fsout \
               matrix isa asm obj dma control hazard run
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/test_%)
 

@@ -34,6 +34,7 @@
 #include "../sim/engine/counters.h"
 #include "../traces/ctrout.h"
 #include "../traces/trace.h"
+#include "../util/fsout.h"
 #include "../util/npy.h"
 #include "cli.h"
 
@@ -282,6 +283,48 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 	return 0;
 }
 
+/*
+ * Refuse two outputs naming one file (--trace x.json --counters x.json,
+ * or --output C=x.npy twice): they would overwrite each other, and the
+ * last writer would win with whatever it wrote.  Checked before anything
+ * runs; NPU_EUSAGE (exit 2).
+ */
+static int check_outputs(const struct run_opts *o, struct diag *d)
+{
+	int n = 0, i, rc;
+	const char **paths = malloc((MAX_ARGS + 9) * sizeof(*paths));
+	const char **labels = malloc((MAX_ARGS + 9) * sizeof(*labels));
+	char (*bufs)[sizeof(o->outputs[0].name) + 16] =
+		malloc(MAX_ARGS * sizeof(*bufs));
+
+	if (!paths || !labels || !bufs) {
+		rc = diag_error(d, diag_nowhere(), NPU_ENOMEM, "out of memory");
+		goto out;
+	}
+	if (o->trace) {
+		labels[n] = "--trace ";
+		paths[n++] = o->trace;
+	}
+	for (i = 0; i < o->n_counters; i++) {
+		labels[n] = "--counters ";
+		paths[n++] = o->counters[i];
+	}
+	for (i = 0; i < o->n_outputs; i++) {
+		/* The binding as written, up to its '=' ("C@1="). */
+		snprintf(bufs[i], sizeof(bufs[i]), "--output %.*s",
+			 (int)(o->outputs[i].path - o->outputs[i].arg),
+			 o->outputs[i].arg);
+		labels[n] = bufs[i];
+		paths[n++] = o->outputs[i].path;
+	}
+	rc = fsout_distinct(paths, labels, n, d);
+out:
+	free(paths);
+	free(labels);
+	free(bufs);
+	return rc;
+}
+
 /* Write each --input tensor before the run, in command-line order. */
 static int load_inputs(struct run *r, const struct run_opts *o)
 {
@@ -419,6 +462,10 @@ static int cmd_run_common(int argc, char **argv, int stat)
 	if (parse_args(argc, argv, o)) {
 		free(o);
 		return NPU_EXIT_USAGE;
+	}
+	if ((rc = check_outputs(o, &d))) {
+		free(o);
+		return npu_exit_status(rc);
 	}
 	rc = arch_load(&a, o->config, o->overrides, o->n_overrides, &d);
 	if (rc)
