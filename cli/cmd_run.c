@@ -444,7 +444,7 @@ static int cmd_run_common(int argc, char **argv, int stat)
 	struct chip_result res;
 	struct ctr_sink sink;
 	struct trc *trace = NULL;
-	int rc = 0, arch_ok = 0, i;
+	int rc = 0, arch_ok = 0, interrupted = 0, i;
 
 	/* Everything cleaned up at "out" must be initialised before the
 	 * first goto: sink, r (NULL), trace (NULL). */
@@ -485,6 +485,7 @@ static int cmd_run_common(int argc, char **argv, int stat)
 	ro.check_hazards = o->check_hazards;
 	ro.trace_insns = o->trace_insn;
 	ro.trace = trace;
+	ro.interrupted = fsout_interrupted;
 	if (!(r = run_new(&a, &ro, &d))) {
 		rc = NPU_ENOMEM;
 		goto out;
@@ -494,11 +495,21 @@ static int cmd_run_common(int argc, char **argv, int stat)
 	if ((rc = load_inputs(r, o)))
 		goto out;
 	/* No output of a failed run: a fault, deadlock or timeout leaves
-	 * the tensors in an undefined state. */
-	if ((rc = run_go(r, CYCLE_MAX, &res)))
+	 * the tensors in an undefined state.  ^C, SIGTERM or SIGHUP during
+	 * the simulation stop it cleanly (NPU_EINTR): its counters and trace
+	 * up to that cycle are kept, its --output tensors are not written;
+	 * then main() dies by the signal (docs/formats.md). */
+	fsout_catch_signals(FSOUT_SIG_FLAG);
+	rc = run_go(r, CYCLE_MAX, &res);
+	fsout_catch_signals(FSOUT_SIG_DIE);
+	if (rc == NPU_EINTR) {
+		interrupted = 1;
+		res.cycles = chip_now(run_chip(r));
+	} else if (rc) {
 		goto out;
-	if ((rc = write_outputs(r, o)))
+	} else if ((rc = write_outputs(r, o))) {
 		goto out;
+	}
 	if ((rc = run_counters(r, &sink)))
 		goto out;
 	{
@@ -517,7 +528,7 @@ static int cmd_run_common(int argc, char **argv, int stat)
 			if (rc)
 				goto out;
 		}
-		if (!o->quiet) {
+		if (!o->quiet && !interrupted) {
 			if (stat)
 				rc = ctrout_print(stdout, CTROUT_TEXT, &sink, &m);
 			else
@@ -532,7 +543,9 @@ static int cmd_run_common(int argc, char **argv, int stat)
 	}
 	/* Hazards do not stop the run (outputs and counters are written
 	 * above); they only turn the exit status into 3. */
-	if (o->check_hazards && res.n_hazards) {
+	if (interrupted) {
+		rc = NPU_EINTR;
+	} else if (o->check_hazards && res.n_hazards) {
 		fprintf(stderr, "npusim: %d hazard%s found\n", res.n_hazards,
 			res.n_hazards == 1 ? "" : "s");
 		rc = NPU_EFAULT;

@@ -140,6 +140,13 @@ int main(int argc, char **argv)
 	/* ^C, kill or a closed terminal remove every temporary output file
 	 * (util/fsout.h); run and stat switch to stopping the simulation
 	 * cleanly instead. */
+	int status;
+
 	fsout_catch_signals(FSOUT_SIG_DIE);
-	return close_stdout(dispatch(argc, argv));
+	status = close_stdout(dispatch(argc, argv));
+	/* A run stopped by a signal has kept what it keeps; now die by that
+	 * signal, so the caller sees it (status 130 for ^C in a shell).
+	 * Returns at once when no signal was caught. */
+	fsout_die();
+	return status;
 }

@@ -53,6 +53,8 @@ int npu_exit_status(int err)
 	case NPU_EDEADLOCK:
 	case NPU_ETIMEOUT:
 		return NPU_EXIT_FAULT;
+	case NPU_EINTR:
+		return NPU_EXIT_INTERRUPT;
 	default:
 		return NPU_EXIT_PROGRAM;
 	}

@@ -40,6 +40,7 @@ enum npu_exit {
 	NPU_EXIT_PROGRAM = 1, /* program / assembly / tensor error */
 	NPU_EXIT_USAGE = 2,   /* usage or configuration error */
 	NPU_EXIT_FAULT = 3,   /* simulated program fault, deadlock or cycle limit */
+	NPU_EXIT_INTERRUPT = 130, /* stopped by SIGINT (128 + 2, as shells say) */
 };
 
 const char *npu_strerror(int err);

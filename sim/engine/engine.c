@@ -38,6 +38,9 @@ struct eng {
 	size_t n_units, cap_units; /* units used, allocated */
 	struct diag *diag;      /* runtime fault sink (may be NULL) */
 	struct trc *trace;      /* trace writer, NULL = off */
+	eng_poll_fn poll;       /* long-run hook (interrupt, progress), or NULL */
+	void *poll_ctx;         /* its context */
+	uint32_t poll_left;     /* events until the next poll */
 };
 
 /*
@@ -83,6 +86,13 @@ void eng_set_trace(eng *e, struct trc *t) { e->trace = t; }
 struct diag *eng_diag(const eng *e) { return e->diag; }
 void eng_set_diag(eng *e, struct diag *d) { e->diag = d; }
 size_t eng_pending(const eng *e) { return e->n; }
+
+void eng_set_poll(eng *e, eng_poll_fn fn, void *ctx)
+{
+	e->poll = fn;
+	e->poll_ctx = ctx;
+	e->poll_left = ENG_POLL_EVENTS;
+}
 size_t eng_n_units(const eng *e) { return e->n_units; }
 struct unit *eng_unit(const eng *e, size_t i) { return e->units[i]; }
 
@@ -230,7 +240,8 @@ static int report_deadlock(eng *e)
 /*
  * The run loop.  One step: pop the earliest event -> drop it if cancelled
  * -> stop if it lies beyond max_cycles (watchdog) -> advance now -> dispatch
- * to its unit, stopping on a fault.  When the queue is empty, every unit is
+ * to its unit, stopping on a fault -> every ENG_POLL_EVENTS events, the poll
+ * hook (interrupt, progress).  When the queue is empty, every unit is
  * asked whether it still has work: if one has, the run deadlocked.
  *
  * Cancelled events are dropped before the watchdog test, so a stale event
@@ -285,6 +296,14 @@ int eng_run_until(eng *e, cycle_t stop, cycle_t max_cycles,
 		rc = ev.unit->ops->on_event(ev.unit, &ev);
 		if (rc)
 			break;
+		/* Counted always, called rarely: the countdown keeps the hook
+		 * off the per-event path (poll_left wraps harmlessly when no
+		 * hook is set). */
+		if (--e->poll_left == 0) {
+			e->poll_left = ENG_POLL_EVENTS;
+			if (e->poll && (rc = e->poll(e->poll_ctx, e->now)))
+				break;
+		}
 	}
 	/* now is the last dispatched cycle (or max_cycles on a timeout). */
 	local.end_cycle = e->now;
