@@ -487,7 +487,8 @@ static int cmd_run_common(int argc, char **argv, int stat)
 	ro.trace = trace;
 	ro.interrupted = fsout_interrupted;
 	if (!(r = run_new(&a, &ro, &d))) {
-		rc = NPU_ENOMEM;
+		/* A DRAM too large to reserve is a config error (exit 2). */
+		rc = d.last_err ? d.last_err : NPU_ENOMEM;
 		goto out;
 	}
 	if ((rc = load_programs(r, o)))

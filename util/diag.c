@@ -116,6 +116,7 @@ int diag_vreport(struct diag *d, enum diag_level lvl, struct diag_loc loc,
 	/* Notes are not counted: they belong to the error before them. */
 	if (lvl == DIAG_ERROR) {
 		d->n_errors++;
+		d->last_err = err;
 		if (loc.core >= 0)
 			d->last_run = loc;
 	}

@@ -63,6 +63,8 @@ struct diag_loc {
 struct diag {
 	FILE *fp;          /* print here as reported (NULL = collect only) */
 	int n_errors;      /* errors reported so far */
+	int last_err;      /* NPU_E* of the last error (0 = none), for callers
+			      that only learn "it failed" (a NULL return) */
 	int n_warnings;    /* warnings reported so far */
 	char last[512];    /* text of the last error, for tests and callers */
 	const char *src_line; /* optional source line to echo under the message */

@@ -618,6 +618,15 @@ START_TEST(arch_err_syntax_and_files)
 		   "tests/configs/no-such.cfg: error: cannot open the config file: No such file or directory\n");
 	load_fails("tests/configs/inc-missing.cfg", NULL, 0,
 		   "tests/configs/inc-missing.cfg:2: error: cannot open include file\n");
+	/* Regression: @include of a directory made libconfig 1.5's scanner
+	 * exit(2) with "input in flex scanner failed"; now file:line, also
+	 * nested, and a directory as the config itself. */
+	load_fails("tests/configs/inc-dir.cfg", NULL, 0,
+		   "tests/configs/inc-dir.cfg:3: error: @include \"inc-parts\": tests/configs/inc-parts is a directory, not a config file\n");
+	load_fails("tests/configs/inc-dir-nested.cfg", NULL, 0,
+		   "tests/configs/inc-parts/dir-part.cfg:3: error: @include \".\": tests/configs/. is a directory, not a config file\n");
+	load_fails("tests/configs", NULL, 0,
+		   "tests/configs: error: cannot read the config file: Is a directory\n");
 	/* an error inside an included file names that file and line */
 	load_fails("tests/configs/inc-bad.cfg", NULL, 0,
 		   "tests/configs/inc-parts/bad-part.cfg:3: error: unknown key 'core.vector.lanez' (did you mean 'core.vector.lanes'?)\n");
