@@ -1260,8 +1260,9 @@ static void walk(struct ld *L, config_setting_t *g, const char *prefix)
  * is checked here first, followed the way libconfig follows it: a line
  * "[ \t]*@include[ \t]+"NAME"" outside a block comment, NAME with
  * backslash escapes, relative to the top-level file's directory, nested at
- * most 10 deep.  Only what would kill the process is reported; a missing
- * file is left to libconfig, which names it with file:line.
+ * most 10 deep.  Directories are refused, and so are devices and pipes
+ * (/dev/stdin, /dev/tty would block, /dev/zero never ends); a missing file
+ * is left to libconfig, which names it with file:line.
  */
 static int check_includes(struct ld *L, const char *file, int depth)
 {
@@ -1307,16 +1308,18 @@ static int check_includes(struct ld *L, const char *file, int depth)
 				else
 					snprintf(path, sizeof(path), "%s/%s",
 						 L->incdir, name);
-				if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-					lerr(L, disp_file(L, file), lineno,
-					     "@include \"%s\": %s is a directory, not a config file",
-					     name, path);
-					rc = -1;
-				} else if (stat(path, &st) == 0 &&
-					   S_ISREG(st.st_mode)) {
+				if (stat(path, &st) != 0)
+					continue;  /* libconfig names it */
+				if (S_ISREG(st.st_mode)) {
 					rc = check_includes(L, intern(L, path),
 							    depth + 1);
+					continue;
 				}
+				lerr(L, disp_file(L, file), lineno,
+				     "@include \"%s\": %s is %s, not a config file",
+				     name, path, S_ISDIR(st.st_mode) ? "a directory"
+				     : "a device or pipe");
+				rc = -1;
 				continue;
 			}
 		}

@@ -28,8 +28,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../arch/arch.h"
+#include "../run/progress.h"
 #include "../run/run.h"
 #include "../sim/engine/counters.h"
 #include "../traces/ctrout.h"
@@ -444,6 +446,7 @@ static int cmd_run_common(int argc, char **argv, int stat)
 	struct chip_result res;
 	struct ctr_sink sink;
 	struct trc *trace = NULL;
+	struct progress pg;
 	int rc = 0, arch_ok = 0, interrupted = 0, i;
 
 	/* Everything cleaned up at "out" must be initialised before the
@@ -486,6 +489,12 @@ static int cmd_run_common(int argc, char **argv, int stat)
 	ro.trace_insns = o->trace_insn;
 	ro.trace = trace;
 	ro.interrupted = fsout_interrupted;
+	/* The progress line: a terminal only, never with -q or with
+	 * --trace-insn (which owns stderr). */
+	progress_init(&pg, !o->quiet && !o->trace_insn && isatty(STDERR_FILENO)
+			   ? stderr : NULL, &d);
+	ro.progress = pg.fp ? progress_update : NULL;
+	ro.progress_ctx = &pg;
 	if (!(r = run_new(&a, &ro, &d))) {
 		/* A DRAM too large to reserve is a config error (exit 2). */
 		rc = d.last_err ? d.last_err : NPU_ENOMEM;
@@ -503,6 +512,7 @@ static int cmd_run_common(int argc, char **argv, int stat)
 	fsout_catch_signals(FSOUT_SIG_FLAG);
 	rc = run_go(r, CYCLE_MAX, &res);
 	fsout_catch_signals(FSOUT_SIG_DIE);
+	progress_clear(&pg);
 	if (rc == NPU_EINTR) {
 		interrupted = 1;
 		res.cycles = chip_now(run_chip(r));

@@ -122,8 +122,11 @@ int diag_vreport(struct diag *d, enum diag_level lvl, struct diag_loc loc,
 	}
 	if (lvl == DIAG_WARNING)
 		d->n_warnings++;
-	if (d->fp)
+	if (d->fp) {
+		if (d->on_print)
+			d->on_print(d->on_print_ctx);
 		fprintf(d->fp, "%s\n", d->last);
+	}
 	return err;
 }
 

@@ -69,6 +69,9 @@ struct diag {
 	char last[512];    /* text of the last error, for tests and callers */
 	const char *src_line; /* optional source line to echo under the message */
 	struct diag_loc last_run; /* place of the last runtime error (core -1: none) */
+	void (*on_print)(void *ctx); /* called before each printed message (a
+				       progress line erases itself), or NULL */
+	void *on_print_ctx;        /* its argument */
 };
 
 void diag_init(struct diag *d, FILE *fp);

@@ -6,6 +6,7 @@
  * The reference files are built byte by byte in the test from the format
  * description (NEP 1), not by the writer under test.
  */
+#include <dirent.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,6 +18,9 @@
 
 #include "../../util/npy.h"
 #include "testutil.h"
+
+/* The .npy fuzz target, replayed on its regressions (npy.fuzz_regress). */
+#include "../../fuzz/fuzz_npy.c"
 
 /* ---- helpers ---------------------------------------------------------------*/
 
@@ -1008,6 +1012,50 @@ START_TEST(npy_alloc_limits)
 }
 END_TEST
 
+/* ---- fuzz regressions ------------------------------------------------------*/
+
+/*
+ * Every input of fuzz/regress/npy (crashers and hangs the fuzzer found)
+ * and of its seed corpus fuzz/corpus/npy, through the fuzz target itself
+ * (fuzz/fuzz_npy.c, included above): its invariants trap on failure.
+ */
+static int replay_dir(const char *dirname)
+{
+	DIR *dir = opendir(dirname);
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_msg(dir != NULL, "%s missing", dirname);
+	while ((e = readdir(dir))) {
+		char path[512];
+		FILE *fp;
+		uint8_t *buf = malloc(1 << 17);
+		size_t len;
+
+		if (e->d_name[0] == '.') {
+			free(buf);
+			continue;
+		}
+		snprintf(path, sizeof(path), "%s/%s", dirname, e->d_name);
+		fp = fopen(path, "rb");
+		ck_assert_ptr_nonnull(fp);
+		len = fread(buf, 1, 1 << 17, fp);
+		fclose(fp);
+		ck_assert_int_eq(LLVMFuzzerTestOneInput(buf, len), 0);
+		free(buf);
+		n++;
+	}
+	closedir(dir);
+	return n;
+}
+
+START_TEST(npy_fuzz_regress)
+{
+	ck_assert_int_gt(replay_dir("fuzz/regress/npy"), 0);
+	ck_assert_int_gt(replay_dir("fuzz/corpus/npy"), 0);
+}
+END_TEST
+
 static Suite *suite_npy(void)
 {
 	Suite *s = suite_create("npy");
@@ -1040,6 +1088,7 @@ static Suite *suite_npy(void)
 	TEST_ADD(s, npy_alloc_limits);
 	TEST_ADD(s, npy_read_streams_bounded);
 	TEST_ADD(s, npy_read_file_trailing);
+	TEST_ADD(s, npy_fuzz_regress);
 	return s;
 }
 

@@ -40,6 +40,8 @@ expect 2 "error: cannot read the config file: Is a directory" "$bin" config -c .
 # in scripts/lsan.supp, so `make asan` still passes); the message is ours.
 printf '"abc" = 1;\n' > str.cfg
 expect 2 "str.cfg:1: error: syntax error" "$bin" config -c str.cfg
+printf '"" = 1;\n' > str.cfg
+expect 2 "str.cfg:1: error: syntax error" "$bin" config -c str.cfg
 
 # 1 TiB of DRAM (dram.bytes' maximum), accepted by `config`, used to fail
 # `run` with "out of memory for 1099511627776 bytes of DRAM" (exit 1, no
