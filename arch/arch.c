@@ -1258,11 +1258,13 @@ static void walk(struct ld *L, config_setting_t *g, const char *prefix)
  * the first read fails with EISDIR.  1.7 would let a loader vet names with
  * config_set_include_func; 1.5 (Debian 12) has no hook, so every @include
  * is checked here first, followed the way libconfig follows it: a line
- * "[ \t]*@include[ \t]+"NAME"" outside a block comment, NAME with
- * backslash escapes, relative to the top-level file's directory, nested at
- * most 10 deep.  Directories are refused, and so are devices and pipes
- * (/dev/stdin, /dev/tty would block, /dev/zero never ends); a missing file
- * is left to libconfig, which names it with file:line.
+ * "[ \t]*@include[ \t]+"NAME"" outside a block comment, relative to the
+ * top-level file's directory, nested at most 10 deep.  A name that is not
+ * closed on its line or holds a backslash is refused too (libconfig would
+ * skip the first silently and echo the backslash to stdout).  Targets
+ * that are directories, devices or pipes are refused (/dev/stdin and
+ * /dev/tty would block, /dev/zero never ends); a missing file is left to
+ * libconfig, which names it with file:line.
  */
 static int check_includes(struct ld *L, const char *file, int depth)
 {
@@ -1294,14 +1296,19 @@ static int check_includes(struct ld *L, const char *file, int depth)
 					;
 				if (*p++ != '"')
 					continue;  /* libconfig's syntax error */
-				for (; *p && *p != '"' && n + 1 < sizeof(name); p++) {
-					if (*p == '\\' && p[1])
-						p++;
+				for (; *p && *p != '"' && *p != '\\' &&
+				       *p != '\n' && n + 1 < sizeof(name); p++)
 					name[n++] = *p;
-				}
 				name[n] = '\0';
-				if (*p != '"')
+				/* libconfig 1.5 ignores an unterminated name and
+				 * echoes a backslash to stdout (flex's default
+				 * rule), which would corrupt `config --dump`. */
+				if (*p != '"') {
+					lerr(L, disp_file(L, file), lineno,
+					     "@include needs a file name in double quotes on one line, without backslashes");
+					rc = -1;
 					continue;
+				}
 				if (name[0] == '/' || !L->incdir ||
 				    strcmp(L->incdir, ".") == 0)
 					snprintf(path, sizeof(path), "%s", name);

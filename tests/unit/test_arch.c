@@ -630,6 +630,8 @@ START_TEST(arch_err_syntax_and_files)
 		   "tests/configs/inc-parts/dir-part.cfg:3: error: @include \".\": tests/configs/. is a directory, not a config file\n");
 	load_fails("tests/configs/inc-dev.cfg", NULL, 0,
 		   "tests/configs/inc-dev.cfg:2: error: @include \"/dev/null\": /dev/null is a device or pipe, not a config file\n");
+	load_fails("tests/configs/inc-unterminated.cfg", NULL, 0,
+		   "tests/configs/inc-unterminated.cfg:2: error: @include needs a file name in double quotes on one line, without backslashes\n");
 	load_fails("tests/configs", NULL, 0,
 		   "tests/configs: error: cannot read the config file: Is a directory\n");
 	/* an error inside an included file names that file and line */
