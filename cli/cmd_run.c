@@ -31,12 +31,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../arch/arch.h"
+#include "../run/progress.h"
 #include "../run/run.h"
 #include "../sim/engine/counters.h"
 #include "../traces/ctrout.h"
 #include "../traces/trace.h"
+#include "../util/fsout.h"
 #include "../util/npy.h"
 #include "cli.h"
 
@@ -342,6 +345,48 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 	return 0;
 }
 
+/*
+ * Refuse two outputs naming one file (--trace x.json --counters x.json,
+ * or --output C=x.npy twice): they would overwrite each other, and the
+ * last writer would win with whatever it wrote.  Checked before anything
+ * runs; NPU_EUSAGE (exit 2).
+ */
+static int check_outputs(const struct run_opts *o, struct diag *d)
+{
+	int n = 0, i, rc;
+	const char **paths = malloc((MAX_ARGS + 9) * sizeof(*paths));
+	const char **labels = malloc((MAX_ARGS + 9) * sizeof(*labels));
+	char (*bufs)[sizeof(o->outputs[0].name) + 16] =
+		malloc(MAX_ARGS * sizeof(*bufs));
+
+	if (!paths || !labels || !bufs) {
+		rc = diag_error(d, diag_nowhere(), NPU_ENOMEM, "out of memory");
+		goto out;
+	}
+	if (o->trace) {
+		labels[n] = "--trace ";
+		paths[n++] = o->trace;
+	}
+	for (i = 0; i < o->n_counters; i++) {
+		labels[n] = "--counters ";
+		paths[n++] = o->counters[i];
+	}
+	for (i = 0; i < o->n_outputs; i++) {
+		/* The binding as written, up to its '=' ("C@1="). */
+		snprintf(bufs[i], sizeof(bufs[i]), "--output %.*s",
+			 (int)(o->outputs[i].path - o->outputs[i].arg),
+			 o->outputs[i].arg);
+		labels[n] = bufs[i];
+		paths[n++] = o->outputs[i].path;
+	}
+	rc = fsout_distinct(paths, labels, n, d);
+out:
+	free(paths);
+	free(labels);
+	free(bufs);
+	return rc;
+}
+
 /* 1 if some --input or --output names tensor 'name'. */
 static int is_bound(const struct run_opts *o, const char *name)
 {
@@ -531,7 +576,8 @@ static int cmd_run_common(int argc, char **argv, int stat)
 	struct chip_result res;
 	struct ctr_sink sink;
 	struct trc *trace = NULL;
-	int rc = 0, arch_ok = 0, i;
+	struct progress pg;
+	int rc = 0, arch_ok = 0, interrupted = 0, i;
 
 	/* Everything cleaned up at "out" must be initialised before the
 	 * first goto: sink, r (NULL), trace (NULL). */
@@ -551,6 +597,10 @@ static int cmd_run_common(int argc, char **argv, int stat)
 	if (parse_args(argc, argv, o)) {
 		free(o);
 		return NPU_EXIT_USAGE;
+	}
+	if ((rc = check_outputs(o, &d))) {
+		free(o);
+		return npu_exit_status(rc);
 	}
 	rc = arch_load(&a, o->config, o->overrides, o->n_overrides, &d);
 	if (rc)
@@ -575,8 +625,16 @@ static int cmd_run_common(int argc, char **argv, int stat)
 	ro.trace_insns = o->trace_insn;
 	ro.trace = trace;
 	ro.trace_interval = o->trace_interval;
+	ro.interrupted = fsout_interrupted;
+	/* The progress line: a terminal only, never with -q or with
+	 * --trace-insn (which owns stderr). */
+	progress_init(&pg, !o->quiet && !o->trace_insn && isatty(STDERR_FILENO)
+			   ? stderr : NULL, &d);
+	ro.progress = pg.fp ? progress_update : NULL;
+	ro.progress_ctx = &pg;
 	if (!(r = run_new(&a, &ro, &d))) {
-		rc = NPU_ENOMEM;
+		/* A DRAM too large to reserve is a config error (exit 2). */
+		rc = d.last_err ? d.last_err : NPU_ENOMEM;
 		goto out;
 	}
 	if ((rc = load_programs(r, o)))
@@ -585,12 +643,25 @@ static int cmd_run_common(int argc, char **argv, int stat)
 		goto out;
 	/* No output of a failed run: a fault, deadlock or timeout leaves
 	 * the tensors in an undefined state.  The trace is kept: it shows
-	 * what led up to the failure (keep_trace). */
-	if ((rc = run_go(r, CYCLE_MAX, &res))) {
+	 * what led up to the failure (keep_trace).  ^C, SIGTERM or SIGHUP
+	 * during the simulation stop it cleanly (NPU_EINTR): its counters and
+	 * trace up to that cycle are kept, its --output tensors are not
+	 * written; then main() dies by the signal (docs/formats.md). */
+	fsout_catch_signals(FSOUT_SIG_FLAG);
+	rc = run_go(r, CYCLE_MAX, &res);
+	fsout_catch_signals(FSOUT_SIG_DIE);
+	progress_clear(&pg);
+	if (rc == NPU_EINTR) {
+		interrupted = 1;
+		res.cycles = chip_now(run_chip(r));
+	} else if (rc) {
+		keep_trace(&trace, o->trace, &d);
+		goto out;
+	} else if ((rc = write_outputs(r, o))) {
 		keep_trace(&trace, o->trace, &d);
 		goto out;
 	}
-	if ((rc = write_outputs(r, o)) || (rc = run_counters(r, &sink))) {
+	if ((rc = run_counters(r, &sink))) {
 		keep_trace(&trace, o->trace, &d);
 		goto out;
 	}
@@ -612,7 +683,7 @@ static int cmd_run_common(int argc, char **argv, int stat)
 			if (rc)
 				goto out;
 		}
-		if (!o->quiet) {
+		if (!o->quiet && !interrupted) {
 			if (stat)
 				rc = ctrout_print(stdout, CTROUT_TEXT, &sink, &m);
 			else
@@ -627,7 +698,9 @@ static int cmd_run_common(int argc, char **argv, int stat)
 	}
 	/* Hazards do not stop the run (outputs and counters are written
 	 * above); they only turn the exit status into 3. */
-	if (o->check_hazards && res.n_hazards) {
+	if (interrupted) {
+		rc = NPU_EINTR;
+	} else if (o->check_hazards && res.n_hazards) {
 		fprintf(stderr, "npusim: %d hazard%s found\n", res.n_hazards,
 			res.n_hazards == 1 ? "" : "s");
 		rc = NPU_EFAULT;

@@ -248,7 +248,7 @@ struct chip *chip_new(const struct arch *a, const struct chip_opts *o,
 		      struct diag *d)
 {
 	struct chip *c = calloc(1, sizeof(*c));
-	int i;
+	int i, n_errors = d->n_errors;
 
 	if (!c)
 		return NULL;
@@ -286,10 +286,12 @@ struct chip *chip_new(const struct arch *a, const struct chip_opts *o,
 		goto fail;
 	return c;
 fail:
-	/* Every failure above is an allocation failure: the config was
-	 * validated when it was loaded. */
-	(void)diag_error(d, diag_nowhere(), NPU_ENOMEM,
-			 "out of memory building the chip");
+	/* Every failure above is an allocation failure (the config was
+	 * validated when it was loaded) that its part did not report, or
+	 * one it did report (the DRAM store names dram.bytes). */
+	if (d->n_errors == n_errors)
+		(void)diag_error(d, diag_nowhere(), NPU_ENOMEM,
+				 "out of memory building the chip");
 	chip_free(c);
 	return NULL;
 }

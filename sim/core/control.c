@@ -1824,6 +1824,15 @@ size_t ctl_smem_size(const struct unit *ctl) { return to_cctl(ctl)->smem_bytes; 
 /* r & 31: a caller's bad register number cannot read outside x[]. */
 uint64_t ctl_reg(const struct unit *ctl, int r) { return to_cctl(ctl)->x[r & 31]; }
 int ctl_finished(const struct unit *ctl) { return to_cctl(ctl)->st == ST_DONE; }
+
+enum ctl_where ctl_where(const struct unit *ctl, uint64_t *pc)
+{
+	const struct ctl *c = to_cctl(ctl);
+
+	*pc = c->pc;
+	return c->st == ST_DONE ? CTL_DONE : c->st == ST_RUN ? CTL_RUNNING
+							     : CTL_WAITING;
+}
 cycle_t ctl_finish_cycle(const struct unit *ctl) { return to_cctl(ctl)->finish; }
 
 /* Deliver an rsig at cycle 'when' (chip.c computes the NoC delay).  At

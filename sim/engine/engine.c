@@ -43,6 +43,9 @@ struct eng {
 	cycle_t sample_every;   /* sampling interval in cycles */
 	eng_sample_fn sample_fn; /* sampler (eng_set_sampler) */
 	void *sample_ctx;       /* its context */
+	eng_poll_fn poll;       /* long-run hook (interrupt, progress), or NULL */
+	void *poll_ctx;         /* its context */
+	uint32_t poll_left;     /* events until the next poll */
 };
 
 /*
@@ -120,6 +123,13 @@ void eng_set_trace(eng *e, struct trc *t) { e->trace = t; }
 struct diag *eng_diag(const eng *e) { return e->diag; }
 void eng_set_diag(eng *e, struct diag *d) { e->diag = d; }
 size_t eng_pending(const eng *e) { return e->n; }
+
+void eng_set_poll(eng *e, eng_poll_fn fn, void *ctx)
+{
+	e->poll = fn;
+	e->poll_ctx = ctx;
+	e->poll_left = ENG_POLL_EVENTS;
+}
 size_t eng_n_units(const eng *e) { return e->n_units; }
 struct unit *eng_unit(const eng *e, size_t i) { return e->units[i]; }
 
@@ -295,7 +305,8 @@ static void fault_instant(eng *e, struct unit *u, int rc)
  * The run loop.  One step: pop the earliest event -> drop it if cancelled
  * -> stop if it lies beyond max_cycles (watchdog) -> sample counters if a
  * sampling boundary was crossed (tracing only) -> advance now -> dispatch
- * to its unit, stopping on a fault (traced as an instant).  When the queue is empty, every unit is
+ * to its unit, stopping on a fault (traced as an instant) -> every ENG_POLL_EVENTS events, the poll
+ * hook (interrupt, progress).  When the queue is empty, every unit is
  * asked whether it still has work: if one has, the run deadlocked.
  *
  * Cancelled events are dropped before the watchdog test, so a stale event
@@ -354,6 +365,14 @@ int eng_run_until(eng *e, cycle_t stop, cycle_t max_cycles,
 			if (e->trace)
 				fault_instant(e, ev.unit, rc);
 			break;
+		}
+		/* Counted always, called rarely: the countdown keeps the hook
+		 * off the per-event path (poll_left wraps harmlessly when no
+		 * hook is set). */
+		if (--e->poll_left == 0) {
+			e->poll_left = ENG_POLL_EVENTS;
+			if (e->poll && (rc = e->poll(e->poll_ctx, e->now)))
+				break;
 		}
 	}
 	/* now is the last dispatched cycle (or max_cycles on a timeout). */
