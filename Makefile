@@ -44,7 +44,7 @@ CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 # ---- sources, one explicit list per directory ------------------------------
 UTIL_SRCS  := util/diag.c util/dtype.c util/fsout.c util/strutil.c util/num.c \
               util/npy.c
-ARCH_SRCS  := arch/arch.c arch/arch_dump.c
+ARCH_SRCS  := arch/arch.c arch/arch_dump.c arch/dram_map.c
 ISA_SRCS   := isa/isa.c
 PROG_SRCS  := prog/prog.c
 ASM_SRCS   := asm/asm.c asm/asm_src.c asm/asm_lex.c asm/asm_li.c asm/asm_doc.c asm/obj.c
@@ -55,7 +55,7 @@ CORE_SRCS  := sim/core/matrix.c sim/core/matrix_pe.c sim/core/vecmath.c \
               sim/core/hazard.c
 SIM_SRCS   := $(ENGINE_SRCS) $(MEM_SRCS) $(CORE_SRCS) sim/chip.c
 RUN_SRCS   := run/run.c
-TRC_SRCS   := traces/ctrout.c traces/trace.c
+TRC_SRCS   := traces/ctrout.c traces/trace.c traces/plot.c
 # Doc writers that join several tables (the ISA and the assembler's
 # directives); mkdoc and the staleness tests call them.
 DOC_SRCS   := docs/isa_doc.c
