@@ -159,6 +159,22 @@ struct burst {
 };
 
 /*
+ * The one command a bank's bursts of one class want next (bank_eval), with
+ * the part of its earliest dcycle that depends only on the bank and its
+ * list: it stays valid until a command to the bank, a refresh of it, or a
+ * change of its list (bank_dirty), so a decision re-reads it instead of
+ * walking the list; the rank/group floor and cmd_free are added per
+ * decision.
+ */
+struct bcand {
+	int64_t t;          /* bank and arrival constraints */
+	uint32_t s;         /* slot of the burst */
+	uint8_t kind;       /* CMD_ACT, CMD_PRE, CMD_COL */
+	uint8_t fk;         /* floor index: RD, WR, ACT, or 3 = none (PRE) */
+	uint8_t valid;      /* 0 = recompute */
+};
+
+/*
  * The bursts of one class (reads, or the write buffer).  The depth oldest
  * are schedulable and sit in per-bank lists in age order, so a decision
  * looks at each bank with work once (its oldest burst, its oldest row hit,
@@ -181,6 +197,7 @@ struct queue {
 	uint32_t *act;      /* banks with a non-empty list, any order */
 	uint32_t *act_pos;  /* position of each bank in act[] */
 	uint32_t n_act;     /* entries of act[] */
+	struct bcand *cand; /* per bank: its candidate, cached (bank_eval) */
 };
 
 /* One dram_request in flight. */
@@ -240,7 +257,8 @@ struct chan {
 	uint64_t ls_sum[LS_N], ls_n[LS_N]; /* read latency by row outcome */
 	cycle_t first_arrive, last_done; /* activity span, core cycles */
 	uint64_t *hist;     /* read-latency histogram, HIST_N bins */
-	int64_t *floor;     /* pick() scratch: 3 per rank x group (RD, WR, ACT) */
+	int64_t *floor;     /* pick() scratch: 4 per rank x group (RD, WR, ACT,
+			     * and INT64_MIN for a PRE, which has none) */
 };
 
 struct dram {
@@ -252,6 +270,7 @@ struct dram {
 	int ranks, banks;   /* per channel, per rank */
 	int groups;         /* bank groups per rank */
 	int per_group;      /* banks per group */
+	uint16_t *bank_rg;  /* chan.banks index -> its bgroup index */
 	uint64_t rows;      /* per bank */
 	uint64_t cols;      /* bursts per row */
 	/* address decoder (dram.mapping), parts most significant first */
@@ -470,6 +489,7 @@ static void bank_append(struct queue *q, uint32_t x)
 {
 	uint32_t bi = q->slot[x].bi;
 
+	q->cand[bi].valid = 0;
 	q->slot[x].next = NIL;
 	if (q->head[bi] == NIL) {
 		q->head[bi] = x;
@@ -531,6 +551,7 @@ static void q_remove(struct queue *q, uint32_t x)
 {
 	uint32_t bi = q->slot[x].bi, p = NIL, y = q->head[bi];
 
+	q->cand[bi].valid = 0;
 	while (y != x) {
 		p = y;
 		y = q->slot[y].next;
@@ -558,6 +579,14 @@ static void q_remove(struct queue *q, uint32_t x)
 		q->ovf_head = q->slot[o].next;
 		bank_append(q, o);
 	}
+}
+
+/* A command to bank bi, or a refresh of it: both classes' cached
+ * candidates of the bank are stale. */
+static void bank_dirty(struct chan *c, uint32_t bi)
+{
+	c->qs[CL_READ].cand[bi].valid = 0;
+	c->qs[CL_WRITE].cand[bi].valid = 0;
 }
 
 /* Bursts queued in both queues. */
@@ -694,6 +723,7 @@ static void refresh_rank(struct chan *c, int r, int64_t T)
 		b[k].row = -1;
 		b[k].hits = 0;
 		b[k].act_ok = ref + rfc;
+		bank_dirty(c, (uint32_t)(r * d->banks + k));
 	}
 	rk->ref_seq++;
 	rk->ref_due = ref_at(d, rk, rk->ref_seq);
@@ -745,8 +775,11 @@ static void refresh_catch_up(struct chan *c, int64_t x)
 				if (j > last || j < rk->ref_seq)
 					continue;
 				at = ref_at(d, rk, j);
-				for (k = (int)u; k < d->banks; k += (int)units)
+				for (k = (int)u; k < d->banks; k += (int)units) {
 					b[k].act_ok = at + rfc;
+					bank_dirty(c, (uint32_t)(r * d->banks +
+								 k));
+				}
 			}
 			c->u.ctr[CTR_DRAM_REFRESHES] += n_due - rk->ref_seq;
 			rk->ref_seq = n_due;
@@ -796,14 +829,18 @@ static void floor_rg(const struct chan *c, int rg, int64_t *f)
 		     gp->last_act + d->t.rrd_l);
 }
 
-/* floor_rg of every rank and group, once per decision. */
+/* floor_rg of every rank and group, once per decision; slot 3 of each is
+ * the "no floor" of a PRE. */
 static void floors(const struct chan *c, int64_t *fl)
 {
 	const dram *d = c->d;
 	int rg;
 
 	for (rg = 0; rg < d->ranks * d->groups; rg++)
-		floor_rg(c, rg, &fl[3 * rg]);
+	{
+		floor_rg(c, rg, &fl[4 * rg]);
+		fl[4 * rg + 3] = INT64_MIN;
+	}
 }
 
 /*
@@ -825,7 +862,7 @@ static int better(const struct cand *best, int kind, int64_t t, uint64_t seq,
 }
 
 /* Take the command 'kind' of burst x (slot of queue q) at t if better. */
-static void offer(struct cand *best, const struct queue *q, int kind,
+static inline void offer(struct cand *best, const struct queue *q, int kind,
 		  int64_t t, uint32_t x, int frfcfs)
 {
 	const struct burst *e = &q->slot[x];
@@ -840,32 +877,34 @@ static void offer(struct cand *best, const struct queue *q, int kind,
 }
 
 /*
- * The best command of bank bi's bursts in q (FR-FCFS), offered to *best.
- * f is the floor of the bank's rank and group (floor_rg).  A closed bank:
- * ACT for its oldest burst.  An open one: the oldest row hit reads or
- * writes, and the oldest burst that wants another row may precharge only
- * if no queued burst hits the row or the bank has served row_hit_cap
- * column commands in it; from then on its hits also wait while a conflict
- * does (fairness).  The oldest burst of each kind dominates the younger
- * ones (an earlier arrival, the same bank and floors), so no other burst
- * can win.  Nothing issues before its burst arrived, one command per tCK.
+ * The best command of bank bi's bursts in q (FR-FCFS), into q->cand[bi].
+ * A closed bank: ACT for its oldest burst.  An open one: the oldest row
+ * hit reads or writes, and the oldest burst that wants another row may
+ * precharge only if no queued burst hits the row or the bank has served
+ * row_hit_cap column commands in it; from then on its hits also wait while
+ * a conflict does (fairness).  So a bank has one candidate.  The oldest
+ * burst of each kind dominates the younger ones (an earlier arrival, the
+ * same bank and floors), so no other burst can win.  Nothing issues before
+ * its burst arrived.
  */
-static void bank_cand(const struct chan *c, const struct queue *q,
-		      uint32_t bi, const int64_t *f, struct cand *best)
+static const struct bcand *bank_eval(const struct chan *c, struct queue *q,
+				     uint32_t bi)
 {
 	const dram *d = c->d;
 	const struct bank *b = &c->banks[bi];
+	struct bcand *bc = &q->cand[bi];
 	uint32_t x = q->head[bi], hit = NIL, conf = NIL;
 	int capped = d->hit_cap && b->hits >= d->hit_cap;
-	int64_t t;
 
+	if (bc->valid)
+		return bc;
+	bc->valid = 1;
 	if (b->row < 0) {
-		const struct burst *e = &q->slot[x];
-
-		t = max64(max64(b->act_ok, f[2]),
-			  max64(e->arrive_d, c->cmd_free));
-		offer(best, q, CMD_ACT, t, x, 1);
-		return;
+		bc->kind = CMD_ACT;
+		bc->fk = 2;
+		bc->s = x;
+		bc->t = max64(b->act_ok, q->slot[x].arrive_d);
+		return bc;
 	}
 	/* the oldest hit; the oldest conflict only where it can matter */
 	for (; x != NIL; x = q->slot[x].next) {
@@ -880,19 +919,32 @@ static void bank_cand(const struct chan *c, const struct queue *q,
 			break;
 	}
 	if (hit != NIL && !(capped && conf != NIL)) {
-		const struct burst *e = &q->slot[hit];
-
-		t = max64(max64(b->col_ok, f[e->write]),
-			  max64(e->arrive_d, c->cmd_free));
-		offer(best, q, CMD_COL, t, hit, 1);
+		bc->kind = CMD_COL;
+		bc->fk = q->slot[hit].write;
+		bc->s = hit;
+		bc->t = max64(b->col_ok, q->slot[hit].arrive_d);
+	} else {
+		bc->kind = CMD_PRE;
+		bc->fk = 3;
+		bc->s = conf;
+		bc->t = max64(b->pre_ok, q->slot[conf].arrive_d);
 	}
-	if (conf != NIL && (hit == NIL || capped)) {
-		const struct burst *e = &q->slot[conf];
-
-		t = max64(b->pre_ok, max64(e->arrive_d, c->cmd_free));
-		offer(best, q, CMD_PRE, t, conf, 1);
-	}
+	return bc;
 }
+
+/* Offer bank bi's candidate with the floors fl of its group (fl[3] is
+ * never read: a PRE has no rank or group floor) and one command per tCK. */
+static void bank_offer(const struct chan *c, struct queue *q, uint32_t bi,
+		       const int64_t *fl, struct cand *best)
+{
+	const struct bcand *bc = bank_eval(c, q, bi);
+	int64_t t = max64(bc->t, c->cmd_free);
+
+	if (bc->fk < 3)
+		t = max64(t, fl[bc->fk]);
+	offer(best, q, bc->kind, t, bc->s, 1);
+}
+
 
 /*
  * FCFS: only the oldest burst of the class may act, and only its own next
@@ -917,11 +969,11 @@ static void fcfs_cand(const struct chan *c, const struct queue *q,
 	}
 	b = &c->banks[e->bi];
 	if (b->row == e->row) {
-		t = max64(b->col_ok, fl[3 * e->rg + e->write]);
+		t = max64(b->col_ok, fl[4 * e->rg + e->write]);
 		offer(best, q, CMD_COL, max64(t, max64(e->arrive_d, c->cmd_free)),
 		      x, 0);
 	} else if (b->row < 0) {
-		t = max64(b->act_ok, fl[3 * e->rg + 2]);
+		t = max64(b->act_ok, fl[4 * e->rg + 2]);
 		offer(best, q, CMD_ACT, max64(t, max64(e->arrive_d, c->cmd_free)),
 		      x, 0);
 	} else {
@@ -980,8 +1032,17 @@ static void pick(struct chan *c, struct cand *best)
 		for (k = 0; k < q->n_act; k++) {
 			uint32_t bi = q->act[k];
 
-			bank_cand(c, q, bi, &fl[3 * q->slot[q->head[bi]].rg],
-				  best);
+			const struct bcand *bc = &q->cand[bi];
+			int64_t t;
+
+			if (!bc->valid)
+				bc = bank_eval(c, q, bi);
+			/* max(bank part, cmd_free, its group's floor): most
+			 * banks lose on t alone, so this is the whole cost */
+			t = max64(max64(bc->t, c->cmd_free),
+				  fl[4 * d->bank_rg[bi] + bc->fk]);
+			if (t <= best->t)
+				offer(best, q, bc->kind, t, bc->s, 1);
 		}
 	}
 	if (best->kind != CMD_NONE)
@@ -1036,6 +1097,7 @@ static int issue_col(struct chan *c, int cls, uint32_t x, int64_t t)
 	gp->last_col = t;
 	c->cmd_free = t + 1;
 	b->hits++;
+	bank_dirty(c, e.bi);
 	if (e.write) {
 		/* tWTR and tWR count from the end of the write data */
 		rk->wr_end = end;
@@ -1088,6 +1150,7 @@ static void issue_act(struct chan *c, struct burst *e, int64_t t)
 	b->row = e->row;
 	b->hits = 0;
 	b->col_ok = t + d->t.rcd;
+	bank_dirty(c, e->bi);
 	b->pre_ok = max64(b->pre_ok, t + d->t.ras);
 	rk->last_act = t;
 	c->grp[e->rg].last_act = t;
@@ -1109,6 +1172,7 @@ static void issue_pre(struct chan *c, struct burst *e, int64_t t)
 	b->act_ok = max64(b->act_ok, t + d->t.rp);
 	c->cmd_free = t + 1;
 	e->did_pre = 1;
+	bank_dirty(c, e->bi);
 	cmd_log(c, DRAM_CMD_PRE, e, t);
 	c->u.ctr[CTR_DRAM_PRECHARGES]++;
 }
@@ -1203,7 +1267,7 @@ static int arrival_wake(struct chan *c, int cls, uint32_t x, int sched,
 		struct cand nb = c->cached;
 
 		nb.kind = CMD_NONE;
-		bank_cand(c, q, e->bi, fl, &nb);
+		bank_offer(c, q, e->bi, fl, &nb);
 		if (nb.kind == CMD_NONE ||
 		    !better(&c->cached, nb.kind, nb.t, nb.seq, 1))
 			return 0;
@@ -1584,6 +1648,7 @@ void dram_free(dram *d)
 			free(q->tail);
 			free(q->act);
 			free(q->act_pos);
+			free(q->cand);
 		}
 		free(d->ch[i].banks);
 		free(d->ch[i].grp);
@@ -1597,6 +1662,7 @@ void dram_free(dram *d)
 	free(d->w);
 	free(d->need);
 	free(d->node);
+	free(d->bank_rg);
 	free(d);
 }
 
@@ -1773,7 +1839,9 @@ static int queue_init(struct queue *q, uint32_t depth, uint32_t n_banks)
 	q->tail = malloc(n_banks * sizeof(*q->tail));
 	q->act = malloc(n_banks * sizeof(*q->act));
 	q->act_pos = malloc(n_banks * sizeof(*q->act_pos));
-	if (!q->slot || !q->head || !q->tail || !q->act || !q->act_pos)
+	q->cand = calloc(n_banks, sizeof(*q->cand));
+	if (!q->slot || !q->head || !q->tail || !q->act || !q->act_pos ||
+	    !q->cand)
 		return NPU_ENOMEM;
 	for (k = 0; k < q->cap; k++)
 		q->slot[k].next = k + 1 < q->cap ? k + 1 : NIL;
@@ -1803,7 +1871,7 @@ static int setup_channel(dram *d, const struct arch *a, int i)
 	c->grp = calloc(n_grp, sizeof(*c->grp));
 	c->ranks = calloc((size_t)d->ranks, sizeof(*c->ranks));
 	c->hist = calloc(HIST_N, sizeof(*c->hist));
-	c->floor = calloc(n_grp * 3, sizeof(*c->floor));
+	c->floor = calloc(n_grp * 4, sizeof(*c->floor));
 	if (!c->banks || !c->grp || !c->ranks || !c->hist || !c->floor)
 		return NPU_ENOMEM;
 	for (k = 0; k < d->ranks * d->banks; k++)
@@ -1866,8 +1934,13 @@ dram *dram_new(eng *e, const struct arch *a)
 	d->ch = calloc((size_t)d->n_ch, sizeof(*d->ch));
 	d->need = calloc((size_t)d->n_ch, sizeof(*d->need));
 	d->node = calloc((size_t)d->n_ch, sizeof(*d->node));
-	if (!d->data || !d->ch || !d->need || !d->node)
+	d->bank_rg = calloc((size_t)d->ranks * (size_t)d->banks,
+			    sizeof(*d->bank_rg));
+	if (!d->data || !d->ch || !d->need || !d->node || !d->bank_rg)
 		goto fail;
+	for (i = 0; i < d->ranks * d->banks; i++)
+		d->bank_rg[i] = (uint16_t)(i / d->banks * d->groups +
+					   i % d->banks / d->per_group);
 	/* Placement was resolved and validated by the loader (one node per
 	 * channel, or all channels on the nodes listed). */
 	for (i = 0; i < d->n_ch; i++)
