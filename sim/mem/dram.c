@@ -134,6 +134,9 @@ struct rank {
 	int64_t ref_base;   /* stagger: refresh j is due at ref_base + ... */
 	uint64_t ref_seq;   /* index j of the next refresh */
 	int64_t ref_due;    /* dcycle the next refresh is due (ref_at(seq)) */
+	uint8_t *ref_done;  /* per-bank refresh: bank sets refreshed in the
+			     * current round (each once per tREFI) */
+	int ref_left;       /* sets not yet refreshed in this round */
 };
 
 /* No slot: the end of a list. */
@@ -689,29 +692,79 @@ static int64_t ref_at(const dram *d, const struct rank *rk, uint64_t j)
 	       (int64_t)((j + 1) * (uint64_t)d->t.refi / (uint64_t)d->ref_units);
 }
 
+/* 1 if a burst of either class waits for bank bi. */
+static int bank_wanted(const struct chan *c, uint32_t bi)
+{
+	return c->qs[CL_READ].head[bi] != NIL ||
+	       c->qs[CL_WRITE].head[bi] != NIL;
+}
+
 /*
- * Refresh the next bank set of rank r, due at T: all banks (REFab), or
- * those with bank % units == j % units (REFpb/REFsb: for DDR5 with one set
- * per bank index that is "the same bank in every group", for LPDDR5's two
- * banks per REFpb banks b and b + banks/2).  Each open bank of the set is
- * precharged as soon as tRAS/tRTP/tWR allow, the REF follows once every
- * bank has had tRP, then the set is busy tRFC (tRFCpb).  The PREs and the
- * REF are not put on the command bus (a refresh costs tRFC, the PREs a few
- * cycles at most).
+ * The bank set the next refresh of rank r takes.  All-bank: set 0 (every
+ * bank).  Per-bank: set u holds the banks with bank % units == u (for DDR5
+ * with one set per bank index that is REFsb's "the same bank in every
+ * group", for LPDDR5's two banks per REFpb banks b and b + banks/2).  The
+ * standards let the controller choose the order as long as every set is
+ * refreshed once per round of tREFI (JESD209-5 REFpb, JESD235 REFSB), so,
+ * as a controller would, the model takes the first set of the round that
+ * no queued burst wants, else the first set left: a stream's banks are
+ * refreshed when it has moved on.  With nothing queued that is index
+ * order (refresh_catch_up relies on it).
+ */
+static int ref_unit(const struct chan *c, int r)
+{
+	const dram *d = c->d;
+	const struct rank *rk = &c->ranks[r];
+	int u, k, first = -1;
+
+	if (!d->per_bank_ref)
+		return 0;
+	for (u = 0; u < d->ref_units; u++) {
+		int wanted = 0;
+
+		if (rk->ref_done[u])
+			continue;
+		if (first < 0)
+			first = u;
+		for (k = u; k < d->banks && !wanted; k += d->ref_units)
+			wanted = bank_wanted(c, (uint32_t)(r * d->banks + k));
+		if (!wanted)
+			return u;
+	}
+	return first;
+}
+
+/* Set u of rank r has had its refresh of this round. */
+static void ref_mark(const dram *d, struct rank *rk, int u)
+{
+	if (!d->per_bank_ref)
+		return;
+	rk->ref_done[u] = 1;
+	if (--rk->ref_left == 0) {
+		memset(rk->ref_done, 0, (size_t)d->ref_units);
+		rk->ref_left = d->ref_units;
+	}
+}
+
+/*
+ * Refresh the next bank set of rank r (ref_unit), due at T.  Each open
+ * bank of the set is precharged as soon as tRAS/tRTP/tWR allow, the REF
+ * follows once every bank has had tRP, then the set is busy tRFC (tRFCpb).
+ * The PREs and the REF are not put on the command bus (a refresh costs
+ * tRFC, the PREs a few cycles at most).
  */
 static void refresh_rank(struct chan *c, int r, int64_t T)
 {
 	dram *d = c->d;
 	struct rank *rk = &c->ranks[r];
 	struct bank *b = &c->banks[(size_t)r * d->banks];
-	int step = d->ref_units == 1 ? 1 : d->ref_units, k;
-	int first = (int)(rk->ref_seq % (uint64_t)d->ref_units);
+	int first = ref_unit(c, r), k;
 	int64_t ref = T, rfc = d->per_bank_ref ? d->t.rfc_pb : d->t.rfc;
 
 	/* REF = the latest of: T, every open bank's PRE (>= its pre_ok) + tRP,
 	 * every closed bank's act_ok (a PRE's tRP or an earlier REF's tRFC
 	 * still running). */
-	for (k = first; k < d->banks; k += step) {
+	for (k = first; k < d->banks; k += d->ref_units) {
 		if (b[k].row >= 0) {
 			ref = max64(ref, max64(T, b[k].pre_ok) + d->t.rp);
 			c->u.ctr[CTR_DRAM_PRECHARGES]++;
@@ -719,25 +772,40 @@ static void refresh_rank(struct chan *c, int r, int64_t T)
 			ref = max64(ref, b[k].act_ok);
 		}
 	}
-	for (k = first; k < d->banks; k += step) {
+	for (k = first; k < d->banks; k += d->ref_units) {
 		b[k].row = -1;
 		b[k].hits = 0;
 		b[k].act_ok = ref + rfc;
 		bank_dirty(c, (uint32_t)(r * d->banks + k));
 	}
+	ref_mark(d, rk, first);
 	rk->ref_seq++;
 	rk->ref_due = ref_at(d, rk, rk->ref_seq);
 	c->u.ctr[CTR_DRAM_REFRESHES]++;
+}
+
+/* Every bank of set u of rank r is busy until 'until' (refresh_catch_up). */
+static void ref_set_busy(struct chan *c, int r, int u, int64_t until)
+{
+	dram *d = c->d;
+	int k;
+
+	for (k = u; k < d->banks; k += d->ref_units) {
+		c->banks[(size_t)r * d->banks + k].act_ok = until;
+		bank_dirty(c, (uint32_t)(r * d->banks + k));
+	}
 }
 
 /*
  * Both queues were empty until now (dcycle x): apply every refresh that
  * fell due meanwhile.  The first ones may have to close open rows or wait
  * for a running refresh; once every bank of the rank is closed and free,
- * the rest happen exactly on their due dcycles and only each bank set's
- * last one still constrains the future: O(banks) however long the idle
- * time (dram.trfc_pb < the per-bank interval is a config rule, so a set is
- * free again before its next turn).
+ * the rest happen exactly on their due dcycles, in index order of the sets
+ * (nothing is queued: ref_unit): first the sets the current round still
+ * owes, then whole rounds.  Only each set's last refresh still constrains
+ * the future, so this is O(banks) however long the idle time
+ * (dram.trfc_pb < the per-bank interval is a config rule, so a set is free
+ * again before its next turn).
  */
 static void refresh_catch_up(struct chan *c, int64_t x)
 {
@@ -751,7 +819,7 @@ static void refresh_catch_up(struct chan *c, int64_t x)
 		struct bank *b = &c->banks[(size_t)r * d->banks];
 
 		while (rk->ref_due <= x) {
-			uint64_t n_due, last, u;
+			uint64_t n_due, last, u, seq = rk->ref_seq, owed, idx;
 			int busy = 0;
 
 			for (k = 0; k < d->banks; k++)
@@ -767,21 +835,51 @@ static void refresh_catch_up(struct chan *c, int64_t x)
 			n_due = ((uint64_t)(x - rk->ref_base + 1) * units - 1) /
 				(uint64_t)d->t.refi;
 			last = n_due - 1;
-			/* the last refresh of each bank set, if it had one */
-			for (u = 0; u < units; u++) {
-				uint64_t j = last - (last + units - u) % units;
-				int64_t at;
-
-				if (j > last || j < rk->ref_seq)
+			owed = d->per_bank_ref ? (uint64_t)rk->ref_left : 1;
+			/* the sets the round owes: refreshes seq, seq + 1, ... */
+			for (u = 0, idx = 0; u < units; u++) {
+				if (d->per_bank_ref && rk->ref_done[u])
 					continue;
-				at = ref_at(d, rk, j);
-				for (k = (int)u; k < d->banks; k += (int)units) {
-					b[k].act_ok = at + rfc;
-					bank_dirty(c, (uint32_t)(r * d->banks +
-								 k));
+				if (seq + idx <= last)
+					ref_set_busy(c, r, (int)u,
+						     ref_at(d, rk, seq + idx) + rfc);
+				idx++;
+			}
+			/* then whole rounds in index order: refresh m of them
+			 * (0-based) takes set m % units */
+			if (last >= seq + owed) {
+				uint64_t n_new = last - (seq + owed) + 1;
+
+				for (u = 0; u < units && u < n_new; u++) {
+					uint64_t m = n_new - 1 -
+						     (n_new - 1 - u) % units;
+
+					ref_set_busy(c, r, (int)u,
+						     ref_at(d, rk, seq + owed + m) +
+						     rfc);
+				}
+				if (d->per_bank_ref) {
+					memset(rk->ref_done, 0, units);
+					for (u = 0; u < n_new % units; u++)
+						rk->ref_done[u] = 1;
+					rk->ref_left = (int)(units -
+							     n_new % units);
+				}
+			} else if (d->per_bank_ref) {
+				/* part of what the round owes */
+				for (u = 0, idx = 0; u < units &&
+				     seq + idx <= last; u++)
+					if (!rk->ref_done[u]) {
+						rk->ref_done[u] = 1;
+						rk->ref_left--;
+						idx++;
+					}
+				if (rk->ref_left == 0) {
+					memset(rk->ref_done, 0, units);
+					rk->ref_left = (int)units;
 				}
 			}
-			c->u.ctr[CTR_DRAM_REFRESHES] += n_due - rk->ref_seq;
+			c->u.ctr[CTR_DRAM_REFRESHES] += n_due - seq;
 			rk->ref_seq = n_due;
 			rk->ref_due = ref_at(d, rk, n_due);
 		}
@@ -1652,6 +1750,8 @@ void dram_free(dram *d)
 		}
 		free(d->ch[i].banks);
 		free(d->ch[i].grp);
+		for (k = 0; d->ch[i].ranks && k < d->ranks; k++)
+			free(d->ch[i].ranks[k].ref_done);
 		free(d->ch[i].ranks);
 		free(d->ch[i].hist);
 		free(d->ch[i].floor);
@@ -1896,6 +1996,10 @@ static int setup_channel(dram *d, const struct arch *a, int i)
 		rk->ref_base = d->t.refi * r / d->ranks;
 		rk->ref_seq = 0;
 		rk->ref_due = ref_at(d, rk, 0);
+		rk->ref_left = d->ref_units;
+		rk->ref_done = calloc((size_t)d->ref_units, 1);
+		if (!rk->ref_done)
+			return NPU_ENOMEM;
 	}
 	c->last_bus_rank = -1;
 	c->wake_at = CYCLE_MAX;

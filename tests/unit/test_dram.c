@@ -1235,6 +1235,36 @@ START_TEST(dram_refresh_per_bank)
 }
 END_TEST
 
+/* The controller refreshes a bank set no queued burst wants first: with a
+ * read to bank 0 waiting at 390, the due REFpb takes pair 1 (banks 1, 9),
+ * and pair 0 waits for its turn later in the round. */
+START_TEST(dram_refresh_per_bank_spares_busy_banks)
+{
+	static const char *const sets[] = { "dram.preset=lpddr5_6400",
+					    "chip.clock_ghz=0.8",
+					    "dram.refresh=per_bank" };
+	int64_t pb = 112, miss = 15 + 17 + 2;
+	struct arch a;
+	struct drv v;
+	struct eng_stats st;
+	struct treq r[2];
+	eng *e = eng_new();
+
+	load(&a, sets, 3);
+	memset(r, 0, sizeof(r));
+	r[0].at = 389;
+	r[0].addr = addr_of(&a, 0, 0, 0);
+	r[1].at = 391;
+	r[1].addr = addr_of(&a, 1, 0, 0);
+	r[0].bytes = r[1].bytes = 32;
+	run_script(e, &a, &v, r, 2, &st);
+	ck_assert_uint_eq(r[0].done, 389 + miss);
+	ck_assert_uint_eq(r[1].done, 390 + pb + miss);
+	teng_free(e);
+	arch_free(&a);
+}
+END_TEST
+
 /* per_bank needs a device with per-bank refresh */
 START_TEST(dram_refresh_per_bank_needs_device)
 {
@@ -1515,6 +1545,7 @@ static Suite *suite_dram(void)
 	TEST_ADD(s, dram_row_hit_cap);
 	TEST_ADD(s, dram_refresh_staggered_ranks);
 	TEST_ADD(s, dram_refresh_per_bank);
+	TEST_ADD(s, dram_refresh_per_bank_spares_busy_banks);
 	TEST_ADD(s, dram_refresh_per_bank_needs_device);
 	TEST_ADD(s, dram_ideal_latency_and_bandwidth_exact);
 	TEST_ADD(s, dram_stream_reaches_85pct_of_peak);
