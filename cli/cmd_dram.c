@@ -249,8 +249,8 @@ static void sweep_csv(FILE *fp, const struct arch *a, const struct sweep *w)
 /*
  * The SVG of a sweep: average read latency (request made to data, source
  * queueing included) against offered load in % of peak.  The y axis ends
- * at 1.5 x the largest latency of an unsaturated point, so a runaway
- * saturated point shows as a line off the top.
+ * at 1.5 x the largest latency within 5x of its curve's light-load
+ * latency, so the knees show and the blow-up past them runs off the top.
  */
 static int sweep_svg(FILE *fp, const struct arch *a, const struct sweep *w)
 {
@@ -267,7 +267,10 @@ static int sweep_svg(FILE *fp, const struct arch *a, const struct sweep *w)
 
 			x[p][k] = 100 * r->offered_gbps / r->peak_gbps;
 			y[p][k] = r->total_avg_ns;
-			if (r->gbps >= 0.95 * r->offered_gbps && y[p][k] > ymax)
+			/* the knee: points up to 5x the curve's light-load
+			 * latency set the scale, the blow-up past it does not */
+			if (y[p][k] <= 5 * w->r[p][0].total_avg_ns &&
+			    y[p][k] > ymax)
 				ymax = y[p][k];
 		}
 		s[p].name = dram_pattern_names[w->pat[p]];
