@@ -492,10 +492,12 @@ int cmd_dram(int argc, char **argv)
 			rc = dram_bench_sweep(&a, &c, step, w->r[p], SWEEP_MAX,
 					      &w->n[p], &d);
 		}
-		if (!rc)
-			rc = write_out(csv ? csv : "-", &a, w, 0, &d);
+		/* the plot first: a path that cannot be written fails the
+		 * run before any CSV reaches stdout */
 		if (!rc && svg)
 			rc = write_out(svg, &a, w, 1, &d);
+		if (!rc)
+			rc = write_out(csv ? csv : "-", &a, w, 0, &d);
 	} else {
 		rc = dram_bench_run(&a, &cfg, &res, &d);
 		if (!rc)
