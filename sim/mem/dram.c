@@ -1051,7 +1051,6 @@ static void bank_offer(const struct chan *c, struct queue *q, uint32_t bi,
 static void fcfs_cand(const struct chan *c, const struct queue *q,
 		      const int64_t *fl, struct cand *best)
 {
-	const dram *d = c->d;
 	const struct burst *e = NULL;
 	const struct bank *b;
 	uint32_t k, x = NIL;
@@ -1078,7 +1077,6 @@ static void fcfs_cand(const struct chan *c, const struct queue *q,
 		offer(best, q, CMD_PRE,
 		      max64(b->pre_ok, max64(e->arrive_d, c->cmd_free)), x, 0);
 	}
-	(void)d;
 }
 
 /*
