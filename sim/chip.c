@@ -17,10 +17,9 @@
  * units never see which model serves them.
  *
  * Remote signals (rsig) and barriers are chip services.  Until the NoC model
- * carries them, an rsig arrives after 1 + hops * (router_stages +
- * link_latency) cycles, hops being the dimension-order route length between
- * the two cores' nodes; a barrier releases every core in the cycle the last
- * one arrives.
+ * carries them, an rsig arrives after the zero-load latency of a one-flit
+ * packet between the two cores' nodes (noc_zero_load, sim/noc/noc.h); a
+ * barrier releases every core in the cycle the last one arrives.
  *
  * Ownership: the engine destroys every unit registered with a destroy op;
  * the chip owns the DRAM (a multi-unit model), the per-core DMA pointer
@@ -45,6 +44,7 @@
 #include "core/hazard.h"
 #include "core/matrix.h"
 #include "mem/sram.h"
+#include "noc/noc.h"
 #include "engine/unit.h"
 #include "core/vector.h"
 
@@ -558,40 +558,22 @@ static int chip_barrier_arrive(void *ctx, int core)
 }
 
 /*
- * Route length between two cores' NoC nodes (dimension order).  Nodes are
- * numbered row-major, node = y * cols + x (noc.core_nodes).  A mesh route
- * is |dx| + |dy|; on a torus each dimension may wrap, taking the shorter
- * way round: min(d, n - d).  Dimension-order routing is minimal, so the
- * hop count is the same whichever dimension goes first.
- */
-static int chip_hops(const struct chip *c, int from, int to)
-{
-	int cols = (int)ARCH_I(c->a, NOC_COLS), rows = (int)ARCH_I(c->a, NOC_ROWS);
-	int na = c->a->d.core_node[from], nb = c->a->d.core_node[to];
-	int dx = abs(na % cols - nb % cols), dy = abs(na / cols - nb / cols);
-
-	if (ARCH_E(c->a, NOC_TOPOLOGY) == ARCH_NOC_TOPOLOGY_TORUS) {
-		if (cols - dx < dx)
-			dx = cols - dx;
-		if (rows - dy < dy)
-			dy = rows - dy;
-	}
-	return dx + dy;
-}
-
-/*
  * rsig from core 'from' to semaphore 'sem' of core 'to', delivered after
- * 1 + hops x (noc.router_stages + noc.link_latency) cycles: the 1 is the
- * minimum, paid even by a core signalling itself; each hop then pays the
- * router pipeline and the link (docs/timing.md, Control unit).
+ * the zero-load latency of a one-flit packet over the dimension-order route
+ * between the two cores' nodes (docs/noc.md); a core signalling itself
+ * needs no network: one cycle (docs/timing.md, Control unit).
  */
 static int chip_remote_signal(void *ctx, int from, int to, int sem)
 {
 	struct chip *c = ctx;
-	cycle_t lat = 1 + (cycle_t)chip_hops(c, from, to) *
-				  (cycle_t)(ARCH_I(c->a, NOC_ROUTER_STAGES) +
-					    ARCH_I(c->a, NOC_LINK_LAT));
+	struct noc_params p;
+	cycle_t lat = 1;
 
+	if (from != to) {
+		noc_params_from_arch(c->a, &p);
+		lat = noc_zero_load(&p, noc_hops(&p, c->a->d.core_node[from],
+						 c->a->d.core_node[to]), 1);
+	}
 	if (c->hz)
 		hz_on_remote_send(c->hz, from, to, sem, eng_now(c->e) + lat);
 	return ctl_remote_signal(c->cores[to].ctl, sem, eng_now(c->e) + lat);

@@ -1465,8 +1465,9 @@ START_TEST(control_sync_barrier_deadlock)
 END_TEST
 
 /*
- * rsig from core 0 to core 1: delivered 1 + hops * (router_stages +
- * link_latency) cycles after it issues.  Core 1 waits from cycle 0, so
+ * rsig from core 0 to core 1: delivered at the zero-load latency of a
+ * one-flit NoC packet (sim/noc/noc.h: 1 + (hops + 1) x router + hops x
+ * link + 1, router = the sum of the four stage delays) after it issues.  Core 1 waits from cycle 0, so
  * its wait issues at delivery and its csrr reads delivery + 1.
  */
 static const char rsig_src[] =
@@ -1481,10 +1482,10 @@ static const char rsig_src[] =
 	"\thalt\n";
 
 static void check_rsig(const char *const *ov, int n_ov, uint64_t hops,
-		       uint64_t stages, uint64_t link)
+		       uint64_t router, uint64_t link)
 {
 	struct sim s;
-	uint64_t lat = 1 + hops * (stages + link);
+	uint64_t lat = 1 + (hops + 1) * router + hops * link + 1;
 
 	sim_ok(&s, rsig_src, ov, n_ov);
 	ck_assert_uint_eq(reg(&s, 0, X_A0), 3);
@@ -1499,20 +1500,20 @@ START_TEST(control_sync_rsig_latency)
 	/* Mesh 4 x 2, core 1 at node 7 = (3, 1): 4 hops. */
 	static const char *const mesh[] = {
 		"chip.cores=2", "noc.cols=4", "noc.rows=2", "noc.core_nodes=[0,7]",
-		"noc.dram_nodes=[1]", "noc.router_stages=3", "noc.link_latency=2",
+		"noc.dram_nodes=[1]", "noc.routing_delay=0", "noc.link_latency=2",
 	};
 	/* Torus 4 x 3: the x distance 3 wraps to 1: 2 hops. */
 	static const char *const torus[] = {
 		"chip.cores=2", "noc.cols=4", "noc.rows=3", "noc.core_nodes=[0,7]",
-		"noc.dram_nodes=[1]", "noc.router_stages=3", "noc.link_latency=2",
+		"noc.dram_nodes=[1]", "noc.routing_delay=0", "noc.link_latency=2",
 		"noc.topology=torus",
 	};
-	/* Neighbours with the default NoC timing (2 + 1 per hop). */
+	/* Neighbours with the default NoC timing (four 1-cycle stages, link 1). */
 	static const char *const near[] = { "chip.cores=2", "noc.cols=3", "noc.rows=1" };
 
 	check_rsig(mesh, 7, 4, 3, 2);
 	check_rsig(torus, 8, 2, 3, 2);
-	check_rsig(near, 3, 1, 2, 1);
+	check_rsig(near, 3, 1, 4, 1);
 }
 END_TEST
 
@@ -1520,7 +1521,7 @@ START_TEST(control_sync_rsig_self_and_bad_core)
 {
 	struct sim s;
 
-	/* A core may signal itself: one cycle (0 hops). */
+	/* A core may signal itself: one cycle, without the network. */
 	sim_ok(&s, "\tcsrr t0, coreid\n\trsig t0, 2\n\twait ctl, 2, 1\n\tcsrr a0, cycle\n\thalt\n",
 	       NULL, 0);
 	/* rsig at 1 arrives at 2; the wait at 2 passes, csrr at 3. */
