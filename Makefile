@@ -76,7 +76,7 @@ UNIT_TESTS := engine diag num vecmath vector npy traces sram arch dram \
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/test_%)
 
 # Benchmarks of the simulator itself: bench/<name>.c -> $(BUILD)/bench/<name>
-BENCH_SRCS := bench/bench_matrix.c bench/bench_engine.c
+BENCH_SRCS := bench/bench_matrix.c bench/bench_engine.c bench/bench_noc.c
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 
 # Generated documentation, checked for staleness by `make test`.
