@@ -44,7 +44,7 @@ CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 # ---- sources, one explicit list per directory ------------------------------
 UTIL_SRCS  := util/diag.c util/dtype.c util/fsout.c util/strutil.c util/num.c \
               util/npy.c
-ARCH_SRCS  := arch/arch.c arch/arch_dump.c
+ARCH_SRCS  := arch/arch.c arch/arch_dump.c arch/arch_asm.c
 ISA_SRCS   := isa/isa.c
 PROG_SRCS  := prog/prog.c
 ASM_SRCS   := asm/asm.c asm/asm_src.c asm/asm_lex.c asm/asm_li.c asm/asm_doc.c asm/obj.c
@@ -55,13 +55,13 @@ CORE_SRCS  := sim/core/matrix.c sim/core/matrix_pe.c sim/core/vecmath.c \
               sim/core/vector.c sim/core/dma.c sim/core/control.c \
               sim/core/hazard.c
 SIM_SRCS   := $(ENGINE_SRCS) $(MEM_SRCS) $(NOC_SRCS) $(CORE_SRCS) sim/chip.c
-RUN_SRCS   := run/run.c
-TRC_SRCS   := traces/ctrout.c traces/trace.c
+RUN_SRCS   := run/run.c run/progress.c
+TRC_SRCS   := traces/ctrout.c traces/trace.c traces/ctrread.c traces/roofline.c
 # Doc writers that join several tables (the ISA and the assembler's
 # directives); mkdoc and the staleness tests call them.
 DOC_SRCS   := docs/isa_doc.c
 CLI_SRCS   := cli/main.c cli/cmd_config.c cli/cmd_dram.c cli/cmd_noc.c cli/cmd_as.c \
-              cli/cmd_objdump.c cli/cmd_run.c
+              cli/cmd_objdump.c cli/cmd_run.c cli/cmd_roofline.c
 
 LIB_SRCS   := $(UTIL_SRCS) $(ARCH_SRCS) $(ISA_SRCS) $(PROG_SRCS) $(ASM_SRCS) $(SIM_SRCS) \
               $(RUN_SRCS) $(TRC_SRCS) $(DOC_SRCS)
@@ -71,8 +71,8 @@ LIB        := $(BUILD)/libnpusim.a
 BIN        := $(BUILD)/npusim
 
 # Check unit tests: tests/unit/test_<name>.c -> $(BUILD)/tests/test_<name>
-UNIT_TESTS := engine diag num vecmath vector npy traces sram arch dram \
-              matrix isa asm obj dma control hazard run noc
+UNIT_TESTS := engine diag num vecmath vector npy traces sram arch dram fsout progress \
+              matrix isa asm obj dma control hazard run roofline noc
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/test_%)
 
 # Benchmarks of the simulator itself: bench/<name>.c -> $(BUILD)/bench/<name>
@@ -86,7 +86,7 @@ GEN_DOCS   := counters config isa
 DEPS := $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(UNIT_BINS:=.d) $(MKDOC).d $(BENCH_BINS:=.d)
 
 # ---- rules ------------------------------------------------------------------
-.PHONY: all deps run test unit docs docs-check asan debug bench fuzz \
+.PHONY: all deps run test unit docs docs-check asan debug bench fuzz fuzz-objs \
         golden-update install clean
 all: $(BIN)
 
@@ -113,7 +113,7 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/testutil.h $(LIB)
 	$(Q)$(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(LIB) $(CHECK_LIBS) $(LDLIBS)
 
 # Host tools used by `make run` and the golden tests (independent references).
-TOOLS      := $(BUILD)/gemmref $(BUILD)/lnref
+TOOLS      := $(BUILD)/gemmref $(BUILD)/lnref $(BUILD)/trccheck $(BUILD)/pngstat
 $(BUILD)/%: tests/tools/%.c $(LIB)
 	$(say) TOOL $@
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
@@ -143,6 +143,9 @@ test: deps
 	@$(MAKE) --no-print-directory unit $(MKDOC)
 	@sh scripts/run_tests.sh $(BUILD) "$(UNIT_TESTS)" "$(GEN_DOCS)"
 
+# Third-party leaks (libconfig's strbuf_append after a syntax error) are
+# suppressed by name in scripts/lsan.supp; ours never are.
+LSAN_SUPP := scripts/lsan.supp
 asan:
 	@NPU_NEED_CLANG=1 sh scripts/deps.sh
 	@$(MAKE) --no-print-directory BUILD=build/asan CC=clang \
@@ -150,6 +153,7 @@ asan:
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" \
 	  unit build/asan/mkdoc
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 CK_FORK=no \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/$(LSAN_SUPP):print_suppressions=0 \
 	  sh scripts/run_tests.sh build/asan "$(UNIT_TESTS)" "$(GEN_DOCS)"
 
 debug: deps
@@ -157,32 +161,43 @@ debug: deps
 	  DEFS="-DNPU_DEBUG" unit build/debug/mkdoc
 	@sh scripts/run_tests.sh build/debug "$(UNIT_TESTS)" "$(GEN_DOCS)"
 
-# libFuzzer: the input-parsing modules (util, isa, asm) rebuilt with
-# coverage and ASan/UBSan; one target per input format, each run for
-# FUZZ_SECONDS from its seeds (new finds go to build/fuzz/corpus_*, crashes
-# to build/fuzz/crash-*; keep crashing inputs in fuzz/regress/, which the
-# unit tests replay).
+# libFuzzer: the input-parsing modules (util, arch, isa, asm) rebuilt with
+# coverage and ASan/UBSan; one target per input format (assembly, objects,
+# configs with -s overrides, .npy), each run for FUZZ_SECONDS from its
+# seeds (new finds go to build/fuzz/corpus_*, crashes to
+# build/fuzz/crash-*; keep crashing inputs in fuzz/regress/, which the
+# unit tests replay).  `make fuzz-cfg` runs one target.
 FUZZ_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_TARGETS := asm obj cfg npy ctr
 FUZZ_SEEDS_asm := fuzz/corpus/asm tests/asm $(wildcard asm/kernels)
 FUZZ_SEEDS_obj := fuzz/corpus/obj
+FUZZ_SEEDS_cfg := fuzz/corpus/cfg configs tests/configs
+FUZZ_SEEDS_npy := fuzz/corpus/npy
 FUZZ_OBJS  := $(patsubst %.c,build/fuzz/%.o,util/diag.c util/dtype.c \
-              util/fsout.c util/strutil.c $(ISA_SRCS) $(PROG_SRCS) $(ASM_SRCS))
+              util/fsout.c util/strutil.c util/num.c util/npy.c \
+              $(ARCH_SRCS) $(ISA_SRCS) $(PROG_SRCS) $(ASM_SRCS))
+# counters read back and plotted (fuzz_ctr)
+FUZZ_OBJS  += $(patsubst %.c,build/fuzz/%.o,traces/ctrread.c traces/roofline.c)
+FUZZ_SEEDS_ctr := fuzz/corpus/ctr fuzz/regress/ctr
 define FUZZ_RUN
-	clang -std=c11 -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) -o build/fuzz/fuzz_$(1) \
+	clang -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) \
+	  $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -o build/fuzz/fuzz_$(1) \
 	  fuzz/fuzz_$(1).c $(FUZZ_OBJS) $(LDLIBS)
 	@mkdir -p build/fuzz/corpus_$(1)
+	LSAN_OPTIONS=suppressions=$(CURDIR)/$(LSAN_SUPP):print_suppressions=0 \
 	build/fuzz/fuzz_$(1) -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
 	  -rss_limit_mb=2048 -print_final_stats=1 \
 	  $(patsubst %,-dict=%,$(wildcard fuzz/$(1).dict)) \
 	  -artifact_prefix=build/fuzz/crash-$(1)- build/fuzz/corpus_$(1) \
 	  $(FUZZ_SEEDS_$(1))
 endef
-fuzz:
+fuzz: $(FUZZ_TARGETS:%=fuzz-%)
+fuzz-objs:
 	@NPU_NEED_CLANG=1 sh scripts/deps.sh
 	@$(MAKE) --no-print-directory BUILD=build/fuzz CC=clang OPT="-O1 -g" \
 	  SAN="-fsanitize=fuzzer-no-link $(FUZZ_SAN)" $(FUZZ_OBJS)
-	$(call FUZZ_RUN,asm)
-	$(call FUZZ_RUN,obj)
+fuzz-%: fuzz-objs
+	$(call FUZZ_RUN,$*)
 
 bench: deps $(BIN) $(BENCH_BINS) $(TOOLS)
 	@sh bench/run.sh $(BIN)

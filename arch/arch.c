@@ -36,6 +36,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <libconfig.h>
 
@@ -1249,6 +1250,111 @@ static void walk(struct ld *L, config_setting_t *g, const char *prefix)
 	}
 }
 
+/* ---- @include targets, checked before libconfig sees them ---------------------*/
+
+/*
+ * libconfig 1.5's scanner calls exit(2) ("input in flex scanner failed",
+ * no file, no line) when an @include names a directory: fopen succeeds and
+ * the first read fails with EISDIR.  1.7 would let a loader vet names with
+ * config_set_include_func; 1.5 (Debian 12) has no hook, so every @include
+ * is checked here first, followed the way libconfig follows it: a line
+ * "[ \t]*@include[ \t]+"NAME"" outside a block comment, relative to the
+ * top-level file's directory, nested at most 10 deep.  A name that is not
+ * closed on its line or holds a backslash is refused too (libconfig would
+ * skip the first silently and echo the backslash to stdout).  Targets
+ * that are directories, devices or pipes are refused (/dev/stdin and
+ * /dev/tty would block, /dev/zero never ends); a missing file is left to
+ * libconfig, which names it with file:line.
+ */
+static int check_includes(struct ld *L, const char *file, int depth)
+{
+	FILE *fp;
+	char line[4096];
+	int lineno = 0, in_comment = 0, start = 1, rc = 0;
+
+	if (depth > 10 || !(fp = fopen(file, "r")))
+		return 0;
+	/* A line longer than the buffer is read in pieces; only a piece
+	 * that starts a line can hold an @include, as for libconfig. */
+	while (rc == 0 && fgets(line, sizeof(line), fp)) {
+		const char *p = line;
+		int at_start = start;
+
+		start = strchr(line, '\n') != NULL;  /* the next piece */
+		if (at_start)
+			lineno++;
+		if (!in_comment && at_start) {
+			while (*p == ' ' || *p == '\t')
+				p++;
+			if (strncmp(p, "@include", 8) == 0 &&
+			    (p[8] == ' ' || p[8] == '\t')) {
+				char name[1024], path[2048];
+				size_t n = 0;
+				struct stat st;
+
+				for (p += 8; *p == ' ' || *p == '\t'; p++)
+					;
+				if (*p++ != '"')
+					continue;  /* libconfig's syntax error */
+				for (; *p && *p != '"' && *p != '\\' &&
+				       *p != '\n' && n + 1 < sizeof(name); p++)
+					name[n++] = *p;
+				name[n] = '\0';
+				/* libconfig 1.5 ignores an unterminated name and
+				 * echoes a backslash to stdout (flex's default
+				 * rule), which would corrupt `config --dump`. */
+				if (*p != '"') {
+					lerr(L, disp_file(L, file), lineno,
+					     "@include needs a file name in double quotes on one line, without backslashes");
+					rc = -1;
+					continue;
+				}
+				if (name[0] == '/' || !L->incdir ||
+				    strcmp(L->incdir, ".") == 0)
+					snprintf(path, sizeof(path), "%s", name);
+				else
+					snprintf(path, sizeof(path), "%s/%s",
+						 L->incdir, name);
+				if (stat(path, &st) != 0)
+					continue;  /* libconfig names it */
+				if (S_ISREG(st.st_mode)) {
+					rc = check_includes(L, intern(L, path),
+							    depth + 1);
+					continue;
+				}
+				lerr(L, disp_file(L, file), lineno,
+				     "@include \"%s\": %s is %s, not a config file",
+				     name, path, S_ISDIR(st.st_mode) ? "a directory"
+				     : "a device or pipe");
+				rc = -1;
+				continue;
+			}
+		}
+		/* Track block comments through the rest of the line. */
+		for (; *p; p++) {
+			if (in_comment) {
+				if (p[0] == '*' && p[1] == '/') {
+					in_comment = 0;
+					p++;
+				}
+			} else if (*p == '"') {
+				for (p++; *p && *p != '"'; p++)
+					if (*p == '\\' && p[1])
+						p++;
+				if (!*p)
+					break;
+			} else if (*p == '#' || (p[0] == '/' && p[1] == '/')) {
+				break;
+			} else if (p[0] == '/' && p[1] == '*') {
+				in_comment = 1;
+				p++;
+			}
+		}
+	}
+	fclose(fp);
+	return rc;
+}
+
 /* Parse and walk one file.  Returns 0, or -1 if libconfig could not
  * parse it (then no cross-key rule is meaningful). */
 static int load_file(struct ld *L, const char *path)
@@ -1276,7 +1382,19 @@ static int load_file(struct ld *L, const char *path)
 		     strerror(errno));
 		return -1;
 	}
+	{
+		struct stat st;
+
+		if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode)) {
+			fclose(fp);
+			lerr(L, L->path, 0, "cannot read the config file: %s",
+			     strerror(EISDIR));
+			return -1;
+		}
+	}
 	fclose(fp);
+	if (check_includes(L, L->path, 0) != 0)
+		return -1;
 	config_init(&cf);
 	config_set_include_dir(&cf, L->incdir);
 	if (config_read_file(&cf, path) != CONFIG_TRUE) {

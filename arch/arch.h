@@ -153,6 +153,18 @@ int arch_enum_find(enum param_id id, const char *name);
 int arch_is_preset_key(enum param_id id);
 /* One-paragraph human summary (cores, array, SRAM, DRAM, peaks). */
 void arch_summary(const struct arch *a, FILE *fp);
+
+/*
+ * The config as assembler defines, "CFG_CORE_MATRIX_ROWS=32" ...: one per
+ * integer, boolean and enum key plus CFG_CHIP_CLOCK_MHZ (arch_asm.c says
+ * how values are written).  0 or NPU_ENOMEM; free with arch_defs_free.
+ */
+struct arch_defs {
+	char **v;   /* "NAME=VALUE" strings (owned) */
+	size_t n;   /* entries */
+};
+int arch_asm_defines(const struct arch *a, struct arch_defs *out) NPU_WUR;
+void arch_defs_free(struct arch_defs *d);
 /* Print every key: name, type, default, range/values, unit, doc. */
 void arch_list_keys(FILE *fp);
 

@@ -50,6 +50,11 @@ if [ -x "$gen" ]; then
 	e2e gemm_32x32 -c configs/default.cfg -s core.scratchpad.bytes=1M -s core.accumulator.bytes=1M \
 		asm/kernels/gemm.s -D M=512 -D K=256 -D N=256 \
 		--input A="$tmpd/A.npy" --input B="$tmpd/B.npy"
+	# The same with a trace (every instruction a slice, flows, counters
+	# every 1000 cycles): the ratio to gemm_32x32 is the cost of tracing.
+	e2e gemm_32x32_traced -c configs/default.cfg -s core.scratchpad.bytes=1M -s core.accumulator.bytes=1M \
+		asm/kernels/gemm.s -D M=512 -D K=256 -D N=256 --trace "$tmpd/t.json.gz" \
+		--input A="$tmpd/A.npy" --input B="$tmpd/B.npy"
 	e2e gemm_256x256 -c configs/tpu-v1.cfg \
 		asm/kernels/gemm.s -D ROWS=256 -D COLS=256 -D M=512 -D K=256 -D N=256 \
 		--input A="$tmpd/A.npy" --input B="$tmpd/B.npy"

@@ -9,8 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../arch/arch.h"
 #include "../asm/asm.h"
 #include "../asm/obj.h"
+#include "../run/run.h"
 #include "cli.h"
 
 /* Most -D and most -I options each (fixed arrays: no allocation while
@@ -20,10 +22,15 @@
 static void as_usage(FILE *fp)
 {
 	fprintf(fp,
-		"usage: npusim as [-o OUT.npo] [-D NAME[=VALUE]]... [-I DIR]... "
-		"FILE.s\n\n"
+		"usage: npusim as [-c CONFIG] [-s key=value]... [-o OUT.npo] "
+		"[-D NAME[=VALUE]]...\n                 [-I DIR]... FILE.s\n\n"
 		"Assemble FILE.s into an npusim object file (docs/isa.md "
 		"describes the\nlanguage, docs/formats.md the object format).\n\n"
+		"  -c CONFIG     assemble for this chip: its settings are the "
+		"CFG_* symbols\n                (core.matrix.rows -> "
+		"CFG_CORE_MATRIX_ROWS; built-in defaults\n                "
+		"without -c; docs/isa.md)\n"
+		"  -s key=value  override a config key (repeatable)\n"
 		"  -o OUT        output file (default: FILE with .npo instead of "
 		".s,\n                in the current directory; - for stdout)\n"
 		"  -D NAME=VALUE define a constant (VALUE an integer expression; "
@@ -58,9 +65,12 @@ static char *default_output(const char *in)
 int cmd_as(int argc, char **argv)
 {
 	const char *defines[AS_MAX_ARGS], *incdirs[AS_MAX_ARGS];
-	const char *out = NULL, *in = NULL;
-	size_t n_def = 0, n_inc = 0;
+	const char *sets[AS_MAX_ARGS];
+	const char *out = NULL, *in = NULL, *config = NULL;
+	size_t n_def = 0, n_inc = 0, n_sets = 0;
 	struct asm_opts opts;
+	struct run_asm ra;
+	struct arch cfg;
 	struct obj_prog *prog = NULL;
 	struct diag d;
 	char *def_out = NULL;
@@ -76,7 +86,8 @@ int cmd_as(int argc, char **argv)
 
 		/* Short options only, value glued ("-oX") or separate
 		 * ("-o X"); a lone "-" is an operand, not an option. */
-		if (a[0] == '-' && (a[1] == 'o' || a[1] == 'D' || a[1] == 'I')) {
+		if (a[0] == '-' && (a[1] == 'o' || a[1] == 'D' || a[1] == 'I' ||
+				    a[1] == 'c' || a[1] == 's')) {
 			opt = a[1];
 			v = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
 			if (!v) {
@@ -90,6 +101,14 @@ int cmd_as(int argc, char **argv)
 		}
 		if (opt == 'o') {
 			out = v;
+		} else if (opt == 'c') {
+			config = v;
+		} else if (opt == 's') {
+			if (n_sets >= AS_MAX_ARGS) {
+				fprintf(stderr, "npusim as: too many -s\n");
+				return NPU_EXIT_USAGE;
+			}
+			sets[n_sets++] = v;
 		} else if (opt == 'D' || opt == 'I') {
 			if (n_def >= AS_MAX_ARGS || n_inc >= AS_MAX_ARGS) {
 				fprintf(stderr, "npusim as: too many -D/-I\n");
@@ -124,13 +143,25 @@ int cmd_as(int argc, char **argv)
 	opts.include_dirs = incdirs;
 	opts.n_include_dirs = n_inc;
 	diag_init(&d, stderr);
+	if ((r = arch_load(&cfg, config, sets, (int)n_sets, &d))) {
+		free(def_out);
+		return npu_exit_status(r);
+	}
+	if (run_asm_begin(&cfg, &opts, &ra)) {
+		fprintf(stderr, "npusim as: out of memory\n");
+		arch_free(&cfg);
+		free(def_out);
+		return NPU_EXIT_PROGRAM;
+	}
 	/* The assembler reports every error it finds (not only the first);
 	 * the count line helps when they scroll off the screen. */
-	r = asm_assemble_file(in, &opts, &d, &prog);
+	r = asm_assemble_file(in, &ra.opts, &d, &prog);
 	if (r == 0)
 		r = obj_write(prog, out, &d);
 	else if (d.n_errors > 1)
 		fprintf(stderr, "%d errors\n", d.n_errors);
+	run_asm_end(&ra);
+	arch_free(&cfg);
 	obj_free(prog);
 	free(def_out);
 	return npu_exit_status(r);

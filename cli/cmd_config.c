@@ -38,7 +38,7 @@ static void config_usage(FILE *fp)
 	      "  -h, --help           this help\n"
 	      "\n"
 	      "Keys and rules: docs/config.md.\n"
-	      "exit status: 0 ok, 2 usage or configuration error\n", fp);
+	      "exit status: 0 ok, 1 output not written, 2 usage or configuration error\n", fp);
 }
 
 int cmd_config(int argc, char **argv)
@@ -95,8 +95,9 @@ int cmd_config(int argc, char **argv)
 			fputs("npusim config: --keys takes no other option\n", stderr);
 			return NPU_EXIT_USAGE;
 		}
+		/* main() reports a failed write of stdout (exit 1). */
 		arch_list_keys(stdout);
-		return fflush(stdout) ? NPU_EXIT_USAGE : NPU_EXIT_OK;
+		return NPU_EXIT_OK;
 	}
 	if (out && !dump) {
 		fputs("npusim config: -o needs --dump\n", stderr);
@@ -131,12 +132,13 @@ int cmd_config(int argc, char **argv)
 				rc = fsout_commit(&o, &d);
 		}
 	} else {
+		/* A failed write of stdout is reported by main() (exit 1). */
 		printf("%s: ok\n", path ? path : "<defaults>");
 		arch_summary(&a, stdout);
-		rc = fflush(stdout) ? NPU_EIO : 0;
 	}
 	arch_free(&a);
-	/* an output that could not be written is a usage-level failure */
-	status = rc ? NPU_EXIT_USAGE : NPU_EXIT_OK;
+	/* A dump that could not be written is an I/O error (exit 1), with
+	 * its message from fsout_commit. */
+	status = npu_exit_status(rc);
 	return status;
 }

@@ -5,7 +5,8 @@
  *              [--program CORE[-CORE]=FILE]...
  *              [--input NAME[@CORE]=a.npy]... [--output NAME[@CORE]=c.npy]...
  *              [--counters FILE.json|.csv|.txt] [--trace FILE.json.gz]
- *              [--max-cycles N] [--check-hazards] [--trace-insn]
+ *              [--trace-interval N] [--trace-window START:END]
+ *              [--trace-units LIST] [--max-cycles N] [--check-hazards] [--trace-insn]
  *              [--matrix-model=fast|pe] [-q]
  *
  * PROGRAM is assembly (.s, assembled in memory) or an object file (.npo,
@@ -19,7 +20,9 @@
  * writes files.  Order of one run (cmd_run_common): config -> trace file
  * opened -> chip built -> programs and --input tensors loaded -> run ->
  * (only on success) --output tensors, counter files, trace closed,
- * summary.  Each output file is atomic on its own (fsout); if a later one
+ * summary.  The trace is the exception: once the run has started it is
+ * always closed and kept, so a fault, deadlock or cycle limit (or any
+ * other failed status) leaves the timeline up to it ("trace kept: FILE").  Each output file is atomic on its own (fsout); if a later one
  * fails, earlier ones stay written, whole.  With --check-hazards a run
  * whose only problem is hazards still writes everything and exits 3
  * (docs/hazards.md).
@@ -28,12 +31,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../arch/arch.h"
+#include "../run/progress.h"
 #include "../run/run.h"
 #include "../sim/engine/counters.h"
 #include "../traces/ctrout.h"
 #include "../traces/trace.h"
+#include "../util/fsout.h"
 #include "../util/npy.h"
 #include "cli.h"
 
@@ -76,6 +82,9 @@ struct run_opts {
 					      extension; at most 8 */
 	int n_counters;                    /* used entries of counters */
 	const char *trace;                 /* --trace: .json.gz, NULL = off */
+	cycle_t trace_interval;            /* --trace-interval (default 1000) */
+	cycle_t trace_lo, trace_hi;        /* --trace-window [lo, hi) */
+	const char *trace_units;           /* --trace-units LIST, NULL = all */
 	cycle_t max_cycles;                /* watchdog, CYCLE_MAX = none */
 	int check_hazards;                 /* --check-hazards */
 	int trace_insn;                    /* --trace-insn: to stderr */
@@ -92,6 +101,7 @@ static void run_usage(FILE *fp, const char *cmd)
 		"                  [--program CORE[-CORE]=FILE]...\n"
 		"                  [--input NAME[@CORE]=FILE.npy]... [--output NAME[@CORE]=FILE.npy]...\n"
 		"                  [--counters FILE.json|.csv|.txt] [--trace FILE.json.gz]\n"
+		"                  [--trace-interval N] [--trace-window START:END] [--trace-units LIST]\n"
 		"                  [--max-cycles N] [--check-hazards] [--trace-insn]\n"
 		"                  [--matrix-model=fast|pe] [-q]\n\n"
 		"Simulate PROGRAM (assembly .s or object .npo) on the chip described by CONFIG\n"
@@ -108,7 +118,13 @@ static void run_usage(FILE *fp, const char *cmd)
 		"                      --input nor --output draws a warning)\n"
 		"  --output NAME=FILE  read tensor NAME into a .npy after the run\n"
 		"  --counters FILE     write counters; format from the extension (json, csv, txt)\n"
-		"  --trace FILE        write a Chrome/Perfetto trace (gzip JSON)\n"
+		"  --trace FILE        write a Chrome/Perfetto trace (gzip JSON); kept even\n"
+		"                      when the run fails\n"
+		"  --trace-interval N  trace counter samples every N cycles (default 1000,\n"
+		"                      0 = none)\n"
+		"  --trace-window S:E  trace only cycles S..E-1 (either may be empty: 5000:)\n"
+		"  --trace-units LIST  trace only these units: kinds (matrix,dma), names\n"
+		"                      (dma1, core0.dma1, dram.ch0), cores (core1) or chip\n"
 		"  --max-cycles N      stop with exit status 3 after N cycles (default: none)\n"
 		"  --check-hazards     report unsynchronised RAW/WAR/WAW between units\n"
 		"  --trace-insn        print every control-unit instruction to stderr\n"
@@ -173,6 +189,33 @@ static int parse_core_prog(const char *arg, struct core_prog *cp)
 	return 0;
 }
 
+/* --trace-window START:END, either side may be empty (0 / no end). */
+static int parse_window(const char *v, cycle_t *lo, cycle_t *hi)
+{
+	const char *colon = strchr(v, ':');
+	char *end;
+
+	if (!colon)
+		return -1;
+	*lo = 0;
+	*hi = CYCLE_MAX;
+	if (colon != v) {
+		if (*v == '-')
+			return -1;
+		*lo = strtoull(v, &end, 10);
+		if (end != colon)
+			return -1;
+	}
+	if (colon[1]) {
+		if (colon[1] == '-')
+			return -1;
+		*hi = strtoull(colon + 1, &end, 10);
+		if (*end)
+			return -1;
+	}
+	return *lo < *hi ? 0 : -1;
+}
+
 static int parse_args(int argc, char **argv, struct run_opts *o)
 {
 	int i;
@@ -231,6 +274,24 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 			o->counters[o->n_counters++] = v;
 		} else if ((v = cli_opt_value(argc, argv, &i, 0, "--trace", &missing)))
 			o->trace = v;
+		else if ((v = cli_opt_value(argc, argv, &i, 0, "--trace-interval", &missing))) {
+			char *end;
+			unsigned long long n = strtoull(v, &end, 10);
+
+			if (*end || !*v || *v == '-') {
+				fprintf(stderr, "npusim %s: --trace-interval %s: expected a number of cycles (0 = no counters)\n",
+					argv[0], v);
+				return -1;
+			}
+			o->trace_interval = n;
+		} else if ((v = cli_opt_value(argc, argv, &i, 0, "--trace-window", &missing))) {
+			if (parse_window(v, &o->trace_lo, &o->trace_hi)) {
+				fprintf(stderr, "npusim %s: --trace-window %s: expected START:END in cycles with START < END (either may be omitted)\n",
+					argv[0], v);
+				return -1;
+			}
+		} else if ((v = cli_opt_value(argc, argv, &i, 0, "--trace-units", &missing)))
+			o->trace_units = v;
 		else if ((v = cli_opt_value(argc, argv, &i, 0, "--max-cycles", &missing))) {
 			char *end;
 			unsigned long long n = strtoull(v, &end, 10);
@@ -282,6 +343,48 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * Refuse two outputs naming one file (--trace x.json --counters x.json,
+ * or --output C=x.npy twice): they would overwrite each other, and the
+ * last writer would win with whatever it wrote.  Checked before anything
+ * runs; NPU_EUSAGE (exit 2).
+ */
+static int check_outputs(const struct run_opts *o, struct diag *d)
+{
+	int n = 0, i, rc;
+	const char **paths = malloc((MAX_ARGS + 9) * sizeof(*paths));
+	const char **labels = malloc((MAX_ARGS + 9) * sizeof(*labels));
+	char (*bufs)[sizeof(o->outputs[0].name) + 16] =
+		malloc(MAX_ARGS * sizeof(*bufs));
+
+	if (!paths || !labels || !bufs) {
+		rc = diag_error(d, diag_nowhere(), NPU_ENOMEM, "out of memory");
+		goto out;
+	}
+	if (o->trace) {
+		labels[n] = "--trace ";
+		paths[n++] = o->trace;
+	}
+	for (i = 0; i < o->n_counters; i++) {
+		labels[n] = "--counters ";
+		paths[n++] = o->counters[i];
+	}
+	for (i = 0; i < o->n_outputs; i++) {
+		/* The binding as written, up to its '=' ("C@1="). */
+		snprintf(bufs[i], sizeof(bufs[i]), "--output %.*s",
+			 (int)(o->outputs[i].path - o->outputs[i].arg),
+			 o->outputs[i].arg);
+		labels[n] = bufs[i];
+		paths[n++] = o->outputs[i].path;
+	}
+	rc = fsout_distinct(paths, labels, n, d);
+out:
+	free(paths);
+	free(labels);
+	free(bufs);
+	return rc;
 }
 
 /* 1 if some --input or --output names tensor 'name'. */
@@ -448,6 +551,21 @@ static int load_programs(struct run *r, const struct run_opts *o)
 	return 0;
 }
 
+/*
+ * A run that started but did not succeed: close the trace validly (every
+ * event up to the failure) and say where it is.  Any failed status is
+ * treated alike (fault, deadlock, cycle limit, interruption).  If closing
+ * fails, trc_close has reported why and left nothing.
+ */
+static void keep_trace(struct trc **trace, const char *path, struct diag *d)
+{
+	if (!*trace)
+		return;
+	if (trc_close(*trace, d) == 0)
+		fprintf(stderr, "npusim: trace kept: %s\n", path);
+	*trace = NULL;
+}
+
 static int cmd_run_common(int argc, char **argv, int stat)
 {
 	struct run_opts *o = calloc(1, sizeof(*o));
@@ -458,7 +576,8 @@ static int cmd_run_common(int argc, char **argv, int stat)
 	struct chip_result res;
 	struct ctr_sink sink;
 	struct trc *trace = NULL;
-	int rc = 0, arch_ok = 0, i;
+	struct progress pg;
+	int rc = 0, arch_ok = 0, interrupted = 0, i;
 
 	/* Everything cleaned up at "out" must be initialised before the
 	 * first goto: sink, r (NULL), trace (NULL). */
@@ -468,6 +587,8 @@ static int cmd_run_common(int argc, char **argv, int stat)
 		return NPU_EXIT_PROGRAM;
 	o->stat = stat;
 	o->max_cycles = CYCLE_MAX;
+	o->trace_interval = 1000;
+	o->trace_hi = CYCLE_MAX;
 	if (cli_want_help(argc, argv)) {
 		run_usage(stdout, argv[0]);
 		free(o);
@@ -477,26 +598,43 @@ static int cmd_run_common(int argc, char **argv, int stat)
 		free(o);
 		return NPU_EXIT_USAGE;
 	}
+	if ((rc = check_outputs(o, &d))) {
+		free(o);
+		return npu_exit_status(rc);
+	}
 	rc = arch_load(&a, o->config, o->overrides, o->n_overrides, &d);
 	if (rc)
 		goto out;
 	arch_ok = 1;
-	/* Opened before the run because events stream into it; a failed
-	 * run aborts it (trc_abort), leaving no file behind. */
+	/* Opened before the run because events stream into it; a failure
+	 * before the run aborts it (trc_abort), leaving no file behind. */
 	if (o->trace) {
 		trace = trc_open(o->trace, ARCH_F(&a, CHIP_CLOCK_GHZ), &d);
 		if (!trace) {
 			rc = NPU_EIO;
 			goto out;
 		}
+		trc_set_window(trace, o->trace_lo, o->trace_hi);
+		if (o->trace_units &&
+		    (rc = trc_set_units(trace, o->trace_units, &d)))
+			goto out;
 	}
 	memset(&ro, 0, sizeof(ro));
 	ro.max_cycles = o->max_cycles;
 	ro.check_hazards = o->check_hazards;
 	ro.trace_insns = o->trace_insn;
 	ro.trace = trace;
+	ro.trace_interval = o->trace_interval;
+	ro.interrupted = fsout_interrupted;
+	/* The progress line: a terminal only, never with -q or with
+	 * --trace-insn (which owns stderr). */
+	progress_init(&pg, !o->quiet && !o->trace_insn && isatty(STDERR_FILENO)
+			   ? stderr : NULL, &d);
+	ro.progress = pg.fp ? progress_update : NULL;
+	ro.progress_ctx = &pg;
 	if (!(r = run_new(&a, &ro, &d))) {
-		rc = NPU_ENOMEM;
+		/* A DRAM too large to reserve is a config error (exit 2). */
+		rc = d.last_err ? d.last_err : NPU_ENOMEM;
 		goto out;
 	}
 	if ((rc = load_programs(r, o)))
@@ -504,13 +642,29 @@ static int cmd_run_common(int argc, char **argv, int stat)
 	if ((rc = load_inputs(r, o)))
 		goto out;
 	/* No output of a failed run: a fault, deadlock or timeout leaves
-	 * the tensors in an undefined state. */
-	if ((rc = run_go(r, CYCLE_MAX, &res)))
+	 * the tensors in an undefined state.  The trace is kept: it shows
+	 * what led up to the failure (keep_trace).  ^C, SIGTERM or SIGHUP
+	 * during the simulation stop it cleanly (NPU_EINTR): its counters and
+	 * trace up to that cycle are kept, its --output tensors are not
+	 * written; then main() dies by the signal (docs/formats.md). */
+	fsout_catch_signals(FSOUT_SIG_FLAG);
+	rc = run_go(r, CYCLE_MAX, &res);
+	fsout_catch_signals(FSOUT_SIG_DIE);
+	progress_clear(&pg);
+	if (rc == NPU_EINTR) {
+		interrupted = 1;
+		res.cycles = chip_now(run_chip(r));
+	} else if (rc) {
+		keep_trace(&trace, o->trace, &d);
 		goto out;
-	if ((rc = write_outputs(r, o)))
+	} else if ((rc = write_outputs(r, o))) {
+		keep_trace(&trace, o->trace, &d);
 		goto out;
-	if ((rc = run_counters(r, &sink)))
+	}
+	if ((rc = run_counters(r, &sink))) {
+		keep_trace(&trace, o->trace, &d);
 		goto out;
+	}
 	{
 		struct ctrout_meta m = { NPU_VERSION, o->config,
 					 o->program ? o->program : o->progs[0].path,
@@ -519,15 +673,17 @@ static int cmd_run_common(int argc, char **argv, int stat)
 		for (i = 0; i < o->n_counters; i++)
 			if ((rc = ctrout_write(o->counters[i],
 					       (enum ctrout_fmt)ctrout_fmt_of(o->counters[i]),
-					       &sink, &m, &d)))
+					       &sink, &m, &d))) {
+				keep_trace(&trace, o->trace, &d);
 				goto out;
+			}
 		if (trace) {
 			rc = trc_close(trace, &d);
 			trace = NULL;
 			if (rc)
 				goto out;
 		}
-		if (!o->quiet) {
+		if (!o->quiet && !interrupted) {
 			if (stat)
 				rc = ctrout_print(stdout, CTROUT_TEXT, &sink, &m);
 			else
@@ -542,7 +698,9 @@ static int cmd_run_common(int argc, char **argv, int stat)
 	}
 	/* Hazards do not stop the run (outputs and counters are written
 	 * above); they only turn the exit status into 3. */
-	if (o->check_hazards && res.n_hazards) {
+	if (interrupted) {
+		rc = NPU_EINTR;
+	} else if (o->check_hazards && res.n_hazards) {
 		fprintf(stderr, "npusim: %d hazard%s found\n", res.n_hazards,
 			res.n_hazards == 1 ? "" : "s");
 		rc = NPU_EFAULT;

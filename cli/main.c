@@ -11,10 +11,12 @@
  * dispatch table, in cli.h for the prototypes): adding a subcommand is one
  * line there, and a missing cmd_<name> is a link error.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "../util/diag.h"
+#include "../util/fsout.h"
 #include "cli.h"
 
 struct cmd {
@@ -85,7 +87,28 @@ const char *cli_opt_value(int argc, char **argv, int *i, char s,
 	return argv[++*i];
 }
 
-int main(int argc, char **argv)
+/*
+ * Every command's stdout is checked here, once, after it returns: a
+ * listing, summary or tensor that did not reach stdout (a full disk,
+ * /dev/full, a closed file) is an error even when the command itself
+ * finished.  Already-reported failures cleared the stream's error flag
+ * (fsout_check), so nothing is reported twice.  fclose also catches
+ * errors that only show when the descriptor closes (NFS).
+ */
+static int close_stdout(int status)
+{
+	struct diag d;
+
+	diag_init(&d, stderr);
+	if (fsout_check(stdout, "<stdout>", &d) != 0 ||
+	    (fclose(stdout) != 0 &&
+	     diag_error(&d, diag_at_file("<stdout>", 0, 0), NPU_EIO,
+			"cannot write: %s", strerror(errno))))
+		return status ? status : npu_exit_status(NPU_EIO);
+	return status;
+}
+
+static int dispatch(int argc, char **argv)
 {
 	size_t i;
 
@@ -110,4 +133,20 @@ int main(int argc, char **argv)
 	fprintf(stderr, "npusim: '%s' is not a command (see 'npusim --help')\n",
 		argv[1]);
 	return NPU_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	/* ^C, kill or a closed terminal remove every temporary output file
+	 * (util/fsout.h); run and stat switch to stopping the simulation
+	 * cleanly instead. */
+	int status;
+
+	fsout_catch_signals(FSOUT_SIG_DIE);
+	status = close_stdout(dispatch(argc, argv));
+	/* A run stopped by a signal has kept what it keeps; now die by that
+	 * signal, so the caller sees it (status 130 for ^C in a shell).
+	 * Returns at once when no signal was caught. */
+	fsout_die();
+	return status;
 }

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "../asm/obj.h"
+#include "../sim/core/control.h"
+#include "../sim/engine/unit.h"
 #include "../util/npy.h"
 
 /* A program the run owns. */
@@ -23,7 +25,24 @@ struct run {
 	struct chip *chip;         /* the chip (owned) */
 	struct owned *progs;       /* programs loaded from files / text */
 	size_t n_progs;            /* entries */
+	struct unit **ctls;        /* control unit of each core (run_status) */
+	int (*interrupted)(void);  /* run_params.interrupted */
+	void (*progress)(void *, struct run *); /* run_params.progress */
+	void *progress_ctx;        /* its context */
 };
+
+/* The engine's poll hook: stop on an interrupt, else show progress. */
+static int run_poll(void *ctx, cycle_t now)
+{
+	struct run *r = ctx;
+
+	(void)now;
+	if (r->interrupted && r->interrupted())
+		return NPU_EINTR;
+	if (r->progress)
+		r->progress(r->progress_ctx, r);
+	return 0;
+}
 
 struct run *run_new(const struct arch *a, const struct run_params *o,
 		    struct diag *d)
@@ -43,10 +62,37 @@ struct run *run_new(const struct arch *a, const struct run_params *o,
 	co.check_hazards = o ? o->check_hazards : 0;
 	co.trace_insns = o ? o->trace_insns : 0;
 	co.trace = o ? o->trace : NULL;
+	co.trace_interval = o ? o->trace_interval : 0;
 	r->chip = chip_new(a, &co, d);   /* reports its own errors */
 	if (!r->chip) {
 		free(r);
 		return NULL;
+	}
+	/* The control units, found by kind among the engine's units. */
+	r->ctls = calloc((size_t)chip_n_cores(r->chip), sizeof(*r->ctls));
+	if (!r->ctls) {
+		(void)diag_error(d, diag_nowhere(), NPU_ENOMEM,
+				 "out of memory building the chip");
+		run_free(r);
+		return NULL;
+	}
+	{
+		eng *e = chip_eng(r->chip);
+		size_t i;
+
+		for (i = 0; i < eng_n_units(e); i++) {
+			struct unit *u = eng_unit(e, i);
+
+			if (u->ops->kind == UNIT_CONTROL && u->core >= 0 &&
+			    u->core < chip_n_cores(r->chip))
+				r->ctls[u->core] = u;
+		}
+		if (o && (o->interrupted || o->progress)) {
+			r->interrupted = o->interrupted;
+			r->progress = o->progress;
+			r->progress_ctx = o->progress_ctx;
+			eng_set_poll(e, run_poll, r);
+		}
 	}
 	return r;
 }
@@ -63,6 +109,7 @@ void run_free(struct run *r)
 		obj_free(r->progs[i].obj);
 	}
 	free(r->progs);
+	free(r->ctls);
 	free(r);
 }
 
@@ -99,6 +146,52 @@ static int load_obj(struct run *r, struct obj_prog *obj, const char *name,
 	return run_load_image(r, img, lo, hi);
 }
 
+int run_asm_begin(const struct arch *a, const struct asm_opts *user,
+		  struct run_asm *ra)
+{
+	size_t k, nu = user ? user->n_defines : 0;
+
+	memset(ra, 0, sizeof(*ra));
+	if (user)
+		ra->opts = *user;
+	if (arch_asm_defines(a, &ra->cfg))
+		return NPU_ENOMEM;
+	if (!(ra->all = malloc((ra->cfg.n + nu + 1) * sizeof(*ra->all)))) {
+		arch_defs_free(&ra->cfg);
+		return NPU_ENOMEM;
+	}
+	for (k = 0; k < ra->cfg.n; k++)
+		ra->all[k] = ra->cfg.v[k];
+	for (k = 0; k < nu; k++)
+		ra->all[ra->cfg.n + k] = user->defines[k];
+	ra->opts.defines = ra->all;
+	ra->opts.n_defines = ra->cfg.n + nu;
+	return 0;
+}
+
+void run_asm_end(struct run_asm *ra)
+{
+	arch_defs_free(&ra->cfg);
+	free(ra->all);
+	ra->all = NULL;
+}
+
+/* Assemble path, or text when text != NULL, for the run's config. */
+static int assemble(struct run *r, const char *path, const char *text,
+		    size_t n, const struct asm_opts *ao, struct obj_prog **obj)
+{
+	struct run_asm ra;
+	int rc;
+
+	if (run_asm_begin(r->a, ao, &ra))
+		return diag_error(r->d, diag_nowhere(), NPU_ENOMEM,
+				  "out of memory for the assembler's config symbols");
+	rc = text ? asm_assemble_string(path, text, n, &ra.opts, r->d, obj)
+		  : asm_assemble_file(path, &ra.opts, r->d, obj);
+	run_asm_end(&ra);
+	return rc;
+}
+
 int run_load_file(struct run *r, const char *path, const struct asm_opts *ao,
 		  int lo, int hi)
 {
@@ -108,7 +201,7 @@ int run_load_file(struct run *r, const char *path, const struct asm_opts *ao,
 	if (obj_sniff(path))
 		rc = obj_load(path, r->d, &obj);
 	else
-		rc = asm_assemble_file(path, ao, r->d, &obj);
+		rc = assemble(r, path, NULL, 0, ao, &obj);
 	if (rc)
 		return rc;
 	return load_obj(r, obj, path, lo, hi);
@@ -120,7 +213,7 @@ int run_load_source(struct run *r, const char *name, const char *text,
 	struct obj_prog *obj = NULL;
 	int rc;
 
-	if ((rc = asm_assemble_string(name, text, n, ao, r->d, &obj)))
+	if ((rc = assemble(r, name, text, n, ao, &obj)))
 		return rc;
 	return load_obj(r, obj, name, lo, hi);
 }
@@ -337,9 +430,75 @@ int run_save_npy(struct run *r, const char *name, int core, const char *path)
 
 /* ---- running ---------------------------------------------------------------*/
 
+void run_status(struct run *r, struct run_status *st)
+{
+	int i;
+
+	memset(st, 0, sizeof(*st));
+	st->cycle = chip_now(r->chip);
+	for (i = 0; i < chip_n_cores(r->chip); i++) {
+		uint64_t pc;
+
+		if (!r->ctls[i])
+			continue;
+		st->insns += r->ctls[i]->ctr[CTR_CONTROL_INSNS];
+		switch (ctl_where(r->ctls[i], &pc)) {
+		case CTL_RUNNING: st->n_running++; break;
+		case CTL_WAITING: st->n_waiting++; break;
+		case CTL_DONE: st->n_done++; break;
+		}
+	}
+}
+
+/* Most cores named after a cycle limit or an interrupt; the rest are
+ * counted in one line. */
+#define RUN_MAX_WHERE 8
+
+/*
+ * After the watchdog or an interrupt: where each unfinished core was, as
+ * a note at the source line of its pc ("spin.s:2: note: core 0 was
+ * running at pc 0x4"), so a runaway loop is found without a trace.
+ */
+static void where_notes(struct run *r)
+{
+	int i, shown = 0, more = 0;
+
+	for (i = 0; i < chip_n_cores(r->chip); i++) {
+		const struct prog_image *p = chip_program(r->chip, i);
+		enum ctl_where w;
+		const char *file = NULL;
+		uint64_t pc;
+		int line = 0;
+
+		if (!r->ctls[i] || (w = ctl_where(r->ctls[i], &pc)) == CTL_DONE)
+			continue;
+		if (shown == RUN_MAX_WHERE) {
+			more++;
+			continue;
+		}
+		shown++;
+		if (!p || prog_src_line(p, pc, &file, &line) != 0)
+			file = NULL;
+		diag_note(r->d, file ? diag_at_file(file, line, 0) : diag_nowhere(),
+			  "core %d was %s at pc 0x%llx", i,
+			  w == CTL_RUNNING ? "running" : "waiting",
+			  (unsigned long long)pc);
+	}
+	if (more)
+		diag_note(r->d, diag_nowhere(), "and %d more core%s", more,
+			  more == 1 ? "" : "s");
+}
+
 int run_go(struct run *r, cycle_t until, struct chip_result *res)
 {
 	int rc = chip_run_until(r->chip, until, res);
+
+	if (rc == NPU_EINTR)
+		(void)diag_error(r->d, diag_nowhere(), rc,
+				 "interrupted at cycle %llu",
+				 (unsigned long long)chip_now(r->chip));
+	if (rc == NPU_EINTR || rc == NPU_ETIMEOUT)
+		where_notes(r);
 
 	if (rc && r->d->last_run.core >= 0) {
 		/* Point at the source line of the faulting instruction, in

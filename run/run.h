@@ -44,14 +44,33 @@ struct trc;
 /* Cores lo..hi for every core (the run_load_* functions). */
 #define RUN_ALL_CORES 0, -1
 
+struct run;
+
 struct run_params {
 	cycle_t max_cycles;      /* watchdog, CYCLE_MAX = none */
 	int check_hazards;       /* run the hazard checker */
 	int trace_insns;         /* print every control-unit instruction */
 	struct trc *trace;       /* Chrome trace writer (not owned), or NULL */
+	cycle_t trace_interval;  /* trace counter samples every N cycles;
+				    0 = none */
+	/* Polled every ENG_POLL_EVENTS engine events: non-zero stops the
+	 * run with NPU_EINTR ("interrupted at cycle N"); NULL = never. */
+	int (*interrupted)(void);
+	/* Called at the same polls, for display only (a progress line): it
+	 * may read the run (run_status), never change it.  NULL = none. */
+	void (*progress)(void *ctx, struct run *r);
+	void *progress_ctx;      /* progress's context */
 };
 
-struct run;
+/* A run's state mid-phase (run_status). */
+struct run_status {
+	cycle_t cycle;           /* simulated cycle reached */
+	uint64_t insns;          /* instructions retired, all cores */
+	int n_running;           /* cores issuing instructions */
+	int n_waiting;           /* cores waiting: semaphore, queue, fence,
+				    barrier, or halted with units draining */
+	int n_done;              /* cores finished */
+};
 
 /* Build the chip of a resolved config (a must outlive the run); NULL on
  * failure (reported in d, which must outlive the run as well). */
@@ -60,9 +79,25 @@ struct run *run_new(const struct arch *a, const struct run_params *o,
 void run_free(struct run *r);
 
 /*
+ * Assembler options for a chip: the user's (-D, -I; NULL = none) with the
+ * config's CFG_* symbols (arch_asm_defines) defined before the user's -D.
+ * run_load_file/_source use it with the run's config; `npusim as -c`
+ * calls it directly.  run_asm_end frees what begin allocated.
+ */
+struct run_asm {
+	struct asm_opts opts;     /* what to pass to the assembler */
+	struct arch_defs cfg;     /* the config's defines (owned) */
+	const char **all;         /* cfg then the user's defines (owned) */
+};
+int run_asm_begin(const struct arch *a, const struct asm_opts *user,
+		  struct run_asm *ra) NPU_WUR;
+void run_asm_end(struct run_asm *ra);
+
+/*
  * Load a program into cores lo..hi (hi = -1: the last core).  _image
  * borrows the image; _file assembles PATH (.s, with ao: defines and
- * include directories; NULL = none) or reads an object file (recognised
+ * include directories; NULL = none; the config's CFG_* symbols are always
+ * defined, see run_asm_begin) or reads an object file (recognised
  * by its magic), _source assembles text named name.  0 or NPU_E*.
  */
 int run_load_image(struct run *r, const struct prog_image *img, int lo,
@@ -96,10 +131,16 @@ int run_save_npy(struct run *r, const char *name, int core,
 /*
  * Run the current phase (starting one if none is running) to its end, or
  * until cycle 'until' (CYCLE_MAX: to the end; res->paused says it
- * stopped early).  0, or NPU_E* for a fault, deadlock, watchdog or a core
- * without a program.
+ * stopped early).  0, or NPU_E* for a fault, deadlock, watchdog, a core
+ * without a program, or NPU_EINTR when run_params.interrupted said so.
+ * After the watchdog or an interrupt a note names each unfinished core's
+ * pc and source line; counters stay readable (run_counters) but the
+ * phase cannot continue.
  */
 int run_go(struct run *r, cycle_t until, struct chip_result *res) NPU_WUR;
+
+/* The run's state now (cheap: one pass over the cores). */
+void run_status(struct run *r, struct run_status *st);
 
 /* Append a snapshot of every counter to s (ctr_sink_init'd by the
  * caller); 0 or NPU_ENOMEM. */

@@ -19,6 +19,8 @@ else
 fi
 # rsvg-convert renders the roofline SVG to PNG in the tests.
 command -v rsvg-convert >/dev/null 2>&1 || need="$need librsvg2-bin"
+# xmllint checks that the roofline SVG is well-formed XML in the tests.
+command -v xmllint >/dev/null 2>&1 || need="$need libxml2-utils"
 # clang builds the asan and fuzz variants; they also need clang's sanitizer
 # runtime (libclang-rt-<version>-dev on Debian), which a plain clang lacks.
 if [ "${NPU_NEED_CLANG:-0}" = 1 ]; then

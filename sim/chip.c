@@ -26,6 +26,17 @@
  * arrays, the decoded programs and the hazard checker; the arch and the
  * program images belong to the caller and must outlive the chip.
  *
+ * Tracing (chip_opts.trace): the chip adds what no single unit knows:
+ * counter samples every trace_interval cycles (each unit's queue
+ * occupancy in the control unit, each SRAM's bank conflicts per cycle,
+ * each DRAM channel's bandwidth and queue), barrier releases and hazards
+ * as instants.  Samples come from the engine's sampler hook, which adds
+ * no events, so a traced run has the cycles and counters of an untraced
+ * one.  A rate is written at the start of the interval it averages over
+ * and a value only when it changed (a counter holds until its next
+ * sample).  NoC link utilisation will be one more probe per link
+ * (trc kind TRC_KIND_NOC) when the NoC model lands: see chip_probes.
+ *
  * Engine registration order, per core: scratchpad, accumulator, control
  * unit, matrix, vector, DMA engines; the DRAM channels come before every
  * core (dram_new runs first).  The deadlock report lists stuck units in
@@ -33,6 +44,7 @@
  */
 #include "chip.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +59,7 @@
 #include "noc/noc.h"
 #include "engine/unit.h"
 #include "core/vector.h"
+#include "../traces/trace.h"
 
 /* Everything one core owns. */
 struct core {
@@ -60,6 +73,24 @@ struct core {
 	int loaded;              /* a program was loaded since its last run */
 	const struct prog_image *img; /* its program (not owned), or NULL */
 };
+
+/*
+ * One sampled trace counter: a level (read as it is) or a rate (the
+ * growth of a unit counter over the interval, per cycle, times scale).
+ */
+struct probe {
+	struct unit *u;          /* the track it is drawn on */
+	const char *name;        /* counter name ("queue", "GB/s") */
+	int rate;                /* 1: rate of ctr[a] (+ ctr[b]); 0: level */
+	int a, b;                /* rate: counter ids (b = -1: none);
+				    level: which (PROBE_*) and its index */
+	double scale;            /* rate: per-cycle value x scale */
+	uint64_t last_raw;       /* rate: counter sum at the last sample */
+	double last_out;         /* value last written; NaN = none yet */
+};
+
+/* What a level probe reads. */
+enum { PROBE_QUEUE, PROBE_DRAM_QUEUE };
 
 /* One decoded program; several cores may share it. */
 struct chip_prog {
@@ -86,9 +117,16 @@ struct chip {
 	struct chip_prog **progs; /* every program decoded so far (owned;
 				    words point into the images) */
 	int n_progs;             /* entries */
+	struct probe *probes;    /* trace counters (tracing only) */
+	int n_probes;            /* entries */
+	cycle_t sample_last;     /* boundary of the last sample */
+	uint64_t n_barriers;     /* barriers released (trace args) */
 };
 
 static const struct ctl_sync_ops chip_sync_ops;
+static int chip_probes(struct chip *c);
+static void chip_hazard_traced(void *ctx, int core, int unit, cycle_t when,
+			       const char *msg);
 
 /*
  * The geometry of a core's scratchpad (acc = 0) or accumulator (acc = 1)
@@ -100,6 +138,7 @@ static const struct ctl_sync_ops chip_sync_ops;
 static int sram_geom_of(const struct arch *a, int acc, struct sram_geom *g)
 {
 	memset(g, 0, sizeof(*g));
+	g->index = acc; /* trace track: 0 scratchpad, 1 accumulator */
 	if (acc) {
 		g->bytes = (uint64_t)ARCH_I(a, ACC_BYTES);
 		g->banks = (int)ARCH_I(a, ACC_BANKS);
@@ -209,7 +248,7 @@ struct chip *chip_new(const struct arch *a, const struct chip_opts *o,
 		      struct diag *d)
 {
 	struct chip *c = calloc(1, sizeof(*c));
-	int i;
+	int i, n_errors = d->n_errors;
 
 	if (!c)
 		return NULL;
@@ -240,13 +279,19 @@ struct chip *chip_new(const struct arch *a, const struct chip_opts *o,
 			goto fail;
 		for (i = 0; i < c->n_cores; i++)
 			ctl_set_hazard(c->cores[i].ctl, c->hz);
+		if (o->trace)
+			hz_set_report(c->hz, chip_hazard_traced, c);
 	}
+	if (o->trace && o->trace_interval && chip_probes(c))
+		goto fail;
 	return c;
 fail:
-	/* Every failure above is an allocation failure: the config was
-	 * validated when it was loaded. */
-	(void)diag_error(d, diag_nowhere(), NPU_ENOMEM,
-			 "out of memory building the chip");
+	/* Every failure above is an allocation failure (the config was
+	 * validated when it was loaded) that its part did not report, or
+	 * one it did report (the DRAM store names dram.bytes). */
+	if (d->n_errors == n_errors)
+		(void)diag_error(d, diag_nowhere(), NPU_ENOMEM,
+				 "out of memory building the chip");
 	chip_free(c);
 	return NULL;
 }
@@ -271,6 +316,7 @@ void chip_free(struct chip *c)
 	}
 	free(c->progs);
 	free(c->cores);
+	free(c->probes);
 	hz_free(c->hz);
 	free(c);
 }
@@ -449,6 +495,138 @@ static int chip_start_phase(struct chip *c)
 	return 0;
 }
 
+/* ---- trace counters and instants -----------------------------------------*/
+
+/* The current value of a probe: a counter sum (rate) or a level. */
+static uint64_t probe_read(const struct chip *c, const struct probe *p)
+{
+	if (p->rate)
+		return p->u->ctr[p->a] + (p->b >= 0 ? p->u->ctr[p->b] : 0);
+	if (p->a == PROBE_DRAM_QUEUE)
+		return dram_channel_queued(c->dram, p->b);
+	return (uint64_t)ctl_queue_len(c->cores[p->u->core].ctl, p->b);
+}
+
+/*
+ * Sample every probe at cycle 'at' (the engine's sampler, and once more
+ * at the end of a phase): every event before 'at' has run.  A rate
+ * covers [sample_last, at) and is drawn from sample_last; a level is the
+ * value at 'at'.  Only changes are written.
+ */
+static void chip_sample(void *ctx, cycle_t at)
+{
+	struct chip *c = ctx;
+	cycle_t from = c->sample_last;
+	int i;
+
+	if (at < from)
+		return; /* a phase's end flush then a boundary: nothing new */
+	for (i = 0; i < c->n_probes; i++) {
+		struct probe *p = &c->probes[i];
+		uint64_t raw = probe_read(c, p);
+		double v;
+		cycle_t when = at;
+
+		if (p->rate) {
+			if (at == from)
+				continue;
+			v = (double)(raw - p->last_raw) / (double)(at - from) *
+			    p->scale;
+			p->last_raw = raw;
+			when = from;
+		} else {
+			v = (double)raw;
+		}
+		if (v == p->last_out)
+			continue;
+		p->last_out = v;
+		unit_counter(p->u, when, p->name, v);
+	}
+	c->sample_last = at;
+}
+
+static int add_probe(struct chip *c, struct unit *u, const char *name,
+		     int rate, int a, int b, double scale)
+{
+	struct probe *v = realloc(c->probes,
+				  (size_t)(c->n_probes + 1) * sizeof(*v));
+
+	if (!v)
+		return NPU_ENOMEM;
+	c->probes = v;
+	v += c->n_probes++;
+	memset(v, 0, sizeof(*v));
+	v->u = u;
+	v->name = name;
+	v->rate = rate;
+	v->a = a;
+	v->b = b;
+	v->scale = scale;
+	v->last_out = NAN;
+	return 0;
+}
+
+/*
+ * The trace counters, per core: each execution unit's queue (entries
+ * the control unit holds for it), each SRAM's bank conflicts per cycle;
+ * per DRAM channel: bandwidth in GB/s (bytes per cycle x clock in GHz)
+ * and bursts queued or in flight.  NoC links: add their probes here.
+ */
+static int chip_probes(struct chip *c)
+{
+	double ghz = ARCH_F(c->a, CHIP_CLOCK_GHZ);
+	int i, j, rc = 0;
+
+	for (i = 0; i < c->n_cores && !rc; i++) {
+		struct core *k = &c->cores[i];
+
+		rc = add_probe(c, k->mtx, "queue", 0, PROBE_QUEUE, 1, 0);
+		rc = rc ? rc : add_probe(c, k->vec, "queue", 0, PROBE_QUEUE, 2, 0);
+		for (j = 0; j < k->n_dma && !rc; j++)
+			rc = add_probe(c, k->dma[j], "queue", 0, PROBE_QUEUE,
+				       3 + j, 0);
+		rc = rc ? rc : add_probe(c, sram_unit(k->spm), "bank conflicts/cycle",
+					 1, CTR_SRAM_BANK_CONFLICTS, -1, 1);
+		rc = rc ? rc : add_probe(c, sram_unit(k->acc), "bank conflicts/cycle",
+					 1, CTR_SRAM_BANK_CONFLICTS, -1, 1);
+	}
+	for (i = 0; i < dram_channels(c->dram) && !rc; i++) {
+		struct unit *u = dram_channel_unit(c->dram, i);
+
+		rc = add_probe(c, u, "GB/s", 1, CTR_DRAM_READ_BYTES,
+			       CTR_DRAM_WRITE_BYTES, ghz > 0 ? ghz : 1);
+		rc = rc ? rc : add_probe(c, u, "queue", 0, PROBE_DRAM_QUEUE, i, 0);
+	}
+	if (!rc)
+		eng_set_sampler(c->e, c->o.trace_interval, chip_sample, c);
+	return rc;
+}
+
+/* The unit of a core by sync unit id (0 ctl, 1 mtx, 2 vec, 3 + k dma k). */
+static struct unit *chip_sync_unit(struct chip *c, int core, int id)
+{
+	struct core *k = &c->cores[core];
+
+	if (id == 0)
+		return k->ctl;
+	if (id == 1)
+		return k->mtx;
+	if (id == 2)
+		return k->vec;
+	return id - 3 < k->n_dma ? k->dma[id - 3] : k->ctl;
+}
+
+/* hz_report_fn: a hazard as an instant on the later command's unit. */
+static void chip_hazard_traced(void *ctx, int core, int unit, cycle_t when,
+			       const char *msg)
+{
+	struct chip *c = ctx;
+	char args[900];
+
+	trc_json_member(args, sizeof(args), "what", msg);
+	unit_instant(chip_sync_unit(c, core, unit), when, "hazard", args);
+}
+
 /*
  * Run the current phase (starting one if needed) until every core has
  * finished, or until cycle 'until' has been simulated (then r->paused is
@@ -470,6 +648,10 @@ int chip_run_until(struct chip *c, cycle_t until, struct chip_result *r)
 	r->n_events = st.n_events;
 	r->n_hazards = c->hz ? hz_count(c->hz) : 0;
 	r->paused = st.paused;
+	/* The partial interval since the last sample, whatever the
+	 * outcome: a failed run keeps its trace (up to the fault). */
+	if (c->n_probes && !st.paused)
+		chip_sample(c, eng_now(c->e) + 1);
 	if (rc || st.paused) {
 		if (rc)
 			c->running = 0; /* a failed phase cannot continue */
@@ -549,8 +731,18 @@ static int chip_barrier_arrive(void *ctx, int core)
 	if (++c->barrier_arrived < c->n_cores)
 		return 0;
 	c->barrier_arrived = 0;
+	c->n_barriers++;
 	if (c->hz)
 		hz_on_barrier(c->hz, eng_now(c->e));
+	if (eng_trace(c->e)) {
+		char args[40];
+
+		snprintf(args, sizeof(args), "\"barrier\":%llu",
+			 (unsigned long long)c->n_barriers);
+		for (i = 0; i < c->n_cores; i++)
+			unit_instant(c->cores[i].ctl, eng_now(c->e),
+				     "barrier release", args);
+	}
 	for (i = 0; i < c->n_cores; i++)
 		if ((rc = ctl_barrier_release(c->cores[i].ctl)))
 			return rc;

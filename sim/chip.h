@@ -28,6 +28,9 @@ struct chip_opts {
 	int check_hazards;       /* run the hazard checker */
 	int trace_insns;         /* print every control-unit instruction */
 	struct trc *trace;       /* Chrome trace writer, or NULL */
+	cycle_t trace_interval;  /* counter samples every N cycles when
+				    tracing (queues, DRAM bandwidth, bank
+				    conflicts); 0 = none */
 };
 
 struct chip_result {

@@ -55,10 +55,14 @@ struct lane {
 
 /* One unit's track. */
 struct track {
-	char *name;          /* unit name as registered ("dma0") */
+	char *name;          /* display name ("dma0", "dram.ch1") */
 	int core;            /* core index, TRC_CHIP for chip-level units */
+	enum trc_kind kind;  /* unit kind: sort order, --trace-units */
+	int index;           /* instance of that kind (engine, channel) */
 	int pid;             /* viewer process id */
 	long sort;           /* thread_sort_index of lane 0 */
+	int on;              /* selected by --trace-units (1 without a list) */
+	int meta;            /* lane 0's thread metadata is written */
 	int n_lanes;         /* lanes opened (>= 1) */
 	struct lane lanes[TRC_MAX_LANES]; /* lanes[0] is the track itself */
 };
@@ -77,6 +81,10 @@ struct trc {
 	int n_pids, cap_pids; /* used, allocated */
 	int next_tid;        /* next viewer thread id */
 	uint64_t n_overlap;  /* spans that had to overlap (all lanes busy) */
+	uint64_t win_lo, win_hi; /* --trace-window [lo, hi) in cycles */
+	char **units;        /* --trace-units items, NULL = every track */
+	int *unit_hits;      /* tracks each item selected */
+	int n_units;         /* items */
 	int err;             /* first error (NPU_E*), reported at close */
 	char errmsg[200];    /* its description */
 };
@@ -126,6 +134,19 @@ size_t trc_json_escape(char *dst, size_t cap, const char *s)
 	if (cap)
 		dst[w] = '\0';
 	return n;
+}
+
+void trc_json_member(char *dst, size_t cap, const char *key, const char *s)
+{
+	int n = snprintf(dst, cap, "\"%s\":\"", key);
+
+	if (n < 0 || (size_t)n + 2 > cap) {
+		snprintf(dst, cap, "\"\":0"); /* cannot happen: keys are short */
+		return;
+	}
+	/* One byte kept for the closing quote. */
+	trc_json_escape(dst + n, cap - (size_t)n - 1, s);
+	strcat(dst, "\"");
 }
 
 size_t trc_json_double(char *dst, size_t cap, double v)
@@ -358,6 +379,7 @@ struct trc *trc_open(const char *path, double clock_ghz, struct diag *d)
 	gzbuffer(t->gz, 128 * 1024);
 	t->fnv = FNV_OFFSET;
 	t->next_tid = 1;
+	t->win_hi = UINT64_MAX;
 	if (clock_ghz > 0 && isfinite(clock_ghz)) {
 		t->ps_per_cycle = 1000.0 / clock_ghz;
 		trc_json_double(clk, sizeof(clk), clock_ghz);
@@ -379,6 +401,10 @@ static void free_trc(struct trc *t)
 
 	for (i = 0; i < t->n_tracks; i++)
 		free(t->tracks[i].name);
+	for (i = 0; i < t->n_units; i++)
+		free(t->units[i]);
+	free(t->units);
+	free(t->unit_hits);
 	free(t->tracks);
 	free(t->pids);
 	free(t->buf);
@@ -388,7 +414,7 @@ static void free_trc(struct trc *t)
 int trc_close(struct trc *t, struct diag *d)
 {
 	char *path;
-	int r;
+	int r, i;
 
 	if (!t)
 		return NPU_EINTERNAL;
@@ -410,6 +436,13 @@ int trc_close(struct trc *t, struct diag *d)
 		fsout_abort(&t->out);
 	} else {
 		r = fsout_commit(&t->out, d);
+		for (i = 0; r == 0 && i < t->n_units; i++)
+			if (!t->unit_hits[i])
+				diag_report(d, DIAG_WARNING,
+					    diag_at_file(path, 0, 0), 0,
+					    "--trace-units: '%s' matched no "
+					    "unit that had events",
+					    t->units[i]);
 		if (r == 0 && t->n_overlap)
 			diag_report(d, DIAG_WARNING, diag_at_file(path, 0, 0),
 				    0, "%llu spans overlap on their track "
@@ -447,41 +480,120 @@ uint64_t trc_n_events(const struct trc *t)
 	return t->n_events;
 }
 
+/* ---- selection ------------------------------------------------------------------*/
+
+static const char *const kind_names[TRC_N_KINDS] = {
+	[TRC_KIND_CONTROL] = "control", [TRC_KIND_MATRIX] = "matrix",
+	[TRC_KIND_VECTOR] = "vector", [TRC_KIND_DMA] = "dma",
+	[TRC_KIND_SRAM] = "sram", [TRC_KIND_NOC] = "noc",
+	[TRC_KIND_DRAM] = "dram", [TRC_KIND_OTHER] = "other",
+};
+
+const char *trc_kind_name(enum trc_kind k)
+{
+	return k >= 0 && k < TRC_N_KINDS ? kind_names[k] : "other";
+}
+
+void trc_set_window(struct trc *t, uint64_t start, uint64_t end)
+{
+	t->win_lo = start;
+	t->win_hi = end;
+}
+
+int trc_set_units(struct trc *t, const char *list, struct diag *d)
+{
+	const char *p = list, *e;
+	int n = 1, i;
+
+	for (e = list; *e; e++)
+		n += *e == ',';
+	t->units = calloc((size_t)n, sizeof(*t->units));
+	t->unit_hits = calloc((size_t)n, sizeof(*t->unit_hits));
+	if (!t->units || !t->unit_hits)
+		return diag_error(d, diag_nowhere(), NPU_ENOMEM,
+				  "out of memory for --trace-units");
+	for (i = 0; i < n; i++) {
+		size_t len;
+
+		e = strchr(p, ',');
+		len = e ? (size_t)(e - p) : strlen(p);
+		if (len == 0)
+			return diag_error(d, diag_nowhere(), NPU_EUSAGE,
+					  "--trace-units %s: empty unit name (expected a comma-separated list such as matrix,dma or core0.dma1)",
+					  list);
+		if (!(t->units[i] = malloc(len + 1)))
+			return diag_error(d, diag_nowhere(), NPU_ENOMEM,
+					  "out of memory for --trace-units");
+		memcpy(t->units[i], p, len);
+		t->units[i][len] = '\0';
+		t->n_units = i + 1;
+		p = e ? e + 1 : p + len;
+	}
+	return 0;
+}
+
+/*
+ * Does the unit list select this track?  Every item that does counts a
+ * hit (trc_close warns about items that never hit: likely typos).
+ */
+static int selected(struct trc *t, int core, enum trc_kind kind,
+		    const char *name)
+{
+	char q[96];
+	int i, on = 0;
+
+	if (!t->units)
+		return 1;
+	for (i = 0; i < t->n_units; i++) {
+		const char *u = t->units[i];
+		int hit = strcmp(u, trc_kind_name(kind)) == 0 ||
+			  strcmp(u, name) == 0;
+
+		if (!hit && core >= 0) {
+			snprintf(q, sizeof(q), "core%d", core);
+			hit = strcmp(u, q) == 0;
+			snprintf(q, sizeof(q), "core%d.%s", core, name);
+			hit = hit || strcmp(u, q) == 0;
+		} else if (!hit) {
+			hit = strcmp(u, "chip") == 0;
+		}
+		if (hit) {
+			t->unit_hits[i]++;
+			on = 1;
+		}
+	}
+	return on;
+}
+
+/*
+ * Does an event over [start, end] touch the window?  A span touches it
+ * when it overlaps [lo, hi); a zero-length span or an instant when it
+ * lies inside.
+ */
+static int in_window(const struct trc *t, uint64_t start, uint64_t end)
+{
+	return start < t->win_hi && (end > t->win_lo || start >= t->win_lo);
+}
+
 /* ---- tracks ----------------------------------------------------------------------*/
 
 /*
  * Where a unit's track sorts within its process: by kind in pipeline order
- * (the control unit feeds the others), then by the number in the name
- * (dma0 before dma1), then lane.  Unknown kinds go last.
+ * (enum trc_kind), then by index (dma0 before dma1), then lane.  The index
+ * is capped at 9999 so that index * 100 + lane < 10^6 and a kind's tracks
+ * never sort among the next kind's.
  */
-static long sort_key(const char *name)
+static long sort_key(enum trc_kind kind, int index)
 {
-	static const char *const order[] = { "control", "matrix", "vector",
-					     "dma", "scratchpad", "sram",
-					     "accumulator", "noc", "dram" };
-	size_t k, len;
-	long num = 0;
-	const char *p;
-
-	for (k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
-		len = strlen(order[k]);
-		if (strncmp(name, order[k], len) == 0)
-			break;
-	}
-	/*
-	 * The first run of digits; num stops growing once it reaches 9999,
-	 * so for numbers up to 9999 num * 100 + lane < 10^6 and a kind's
-	 * tracks never sort among the next kind's.
-	 */
-	for (p = name; *p && (*p < '0' || *p > '9'); p++)
-		;
-	for (; *p >= '0' && *p <= '9' && num < 9999; p++)
-		num = num * 10 + (*p - '0');
-	return (long)k * 1000000L + num * 100L;
+	if (index < 0)
+		index = 0;
+	if (index > 9999)
+		index = 9999;
+	return (long)kind * 1000000L + (long)index * 100L;
 }
 
 /*
- * Process metadata, once per pid.
+ * Process metadata, once per pid, written with the process's first event.
  * process_sort_index = pid: cores in index order, then the chip process
  * (pid 100000).  A linear search: a trace has a few processes.
  */
@@ -496,8 +608,10 @@ static int need_process(struct trc *t, int pid, int core)
 		int cap = t->cap_pids ? t->cap_pids * 2 : 16;
 		int *p = realloc(t->pids, (size_t)cap * sizeof(*p));
 
-		if (!p)
+		if (!p) {
+			fail(t, NPU_ENOMEM, "out of memory for trace metadata");
 			return NPU_ENOMEM;
+		}
 		t->pids = p;
 		t->cap_pids = cap;
 	}
@@ -532,21 +646,51 @@ static void lane_meta(struct trc *t, const struct track *tr, int k)
 	     tr->pid, tr->lanes[k].tid, tr->sort + k);
 }
 
-int trc_track(struct trc *t, int core, const char *unit_name)
+/*
+ * Metadata a track needs before its first written event: its process,
+ * and (thread = 1, for spans and instants) lane 0's name and order.
+ * Written lazily, so a window or a unit list leaves out the tracks it
+ * leaves empty, and counter-only tracks make no empty thread.
+ */
+static void track_meta(struct trc *t, struct track *tr, int thread)
+{
+	if (need_process(t, tr->pid, tr->core))
+		return;
+	if (thread && !tr->meta) {
+		tr->meta = 1;
+		lane_meta(t, tr, 0);
+	}
+}
+
+static struct track *find_track(struct trc *t, int core, enum trc_kind kind,
+				int index, int *id)
+{
+	int i;
+
+	/* Linear in the tracks (a few per core); units look their track
+	 * up once and keep the id. */
+	for (i = 0; i < t->n_tracks; i++)
+		if (t->tracks[i].core == core && t->tracks[i].kind == kind &&
+		    t->tracks[i].index == index) {
+			if (id)
+				*id = i;
+			return &t->tracks[i];
+		}
+	return NULL;
+}
+
+int trc_track(struct trc *t, int core, enum trc_kind kind, int index,
+	      const char *name)
 {
 	struct track *tr;
-	int i, pid = core < 0 ? TRC_CHIP_PID : core;
+	int id, pid = core < 0 ? TRC_CHIP_PID : core;
 
 	if (core < 0)
 		core = TRC_CHIP;
-	/*
-	 * Linear in the tracks (a few per core); units look their
-	 * track up once and keep the id.
-	 */
-	for (i = 0; i < t->n_tracks; i++)
-		if (t->tracks[i].core == core &&
-		    strcmp(t->tracks[i].name, unit_name) == 0)
-			return i;
+	if (kind < 0 || kind >= TRC_N_KINDS)
+		kind = TRC_KIND_OTHER;
+	if (find_track(t, core, kind, index, &id))
+		return id;
 	if (t->n_tracks == t->cap_tracks) {
 		int cap = t->cap_tracks ? t->cap_tracks * 2 : 16;
 		struct track *p = realloc(t->tracks, (size_t)cap * sizeof(*p));
@@ -558,16 +702,16 @@ int trc_track(struct trc *t, int core, const char *unit_name)
 	}
 	tr = &t->tracks[t->n_tracks];
 	memset(tr, 0, sizeof(*tr));
-	if (!(tr->name = str_dup(unit_name)) || need_process(t, pid, core)) {
-		free(tr->name);
+	if (!(tr->name = str_dup(name ? name : "")))
 		return NPU_ENOMEM;
-	}
 	tr->core = core;
+	tr->kind = kind;
+	tr->index = index;
 	tr->pid = pid;
-	tr->sort = sort_key(unit_name);
+	tr->sort = sort_key(kind, index);
+	tr->on = selected(t, core, kind, tr->name);
 	tr->n_lanes = 1;
 	tr->lanes[0].tid = t->next_tid++;
-	lane_meta(t, tr, 0);
 	return t->n_tracks++;
 }
 
@@ -579,6 +723,12 @@ static struct track *get_track(struct trc *t, int track)
 		return NULL;
 	}
 	return &t->tracks[track];
+}
+
+int trc_want(const struct trc *t, int track, uint64_t start, uint64_t end)
+{
+	return !t->err && track >= 0 && track < t->n_tracks &&
+	       t->tracks[track].on && in_window(t, start, end);
 }
 
 /* The lane for a span starting at 'start' (see trace.h, "Overlap"). */
@@ -610,11 +760,38 @@ static struct lane *pick_lane(struct trc *t, struct track *tr, uint64_t start)
 
 /* ---- events ----------------------------------------------------------------------*/
 
-void trc_span(struct trc *t, int track, uint64_t start, uint64_t end,
-	      const char *name, const char *args_json)
+/*
+ * The flow members of a span ("bind_id" and its direction, Perfetto's
+ * flow events v2), or "" when there is none or its start was dropped:
+ * the starting span's track must exist, be selected, and its span touch
+ * the window.
+ */
+static const char *flow_json(struct trc *t, const struct trc_flow *f,
+			     char *buf, size_t cap)
+{
+	const struct track *from;
+
+	buf[0] = '\0';
+	if (!f || !f->id)
+		return buf;
+	if (!f->out) {
+		from = find_track(t, f->from_core < 0 ? TRC_CHIP : f->from_core,
+				  f->from_kind, f->from_index, NULL);
+		if (!from || !from->on ||
+		    !in_window(t, f->from_start, f->from_end))
+			return buf;
+	}
+	snprintf(buf, cap, ",\"bind_id\":%llu,\"%s\":true",
+		 (unsigned long long)f->id, f->out ? "flow_out" : "flow_in");
+	return buf;
+}
+
+void trc_span_flow(struct trc *t, int track, uint64_t start, uint64_t end,
+		   const char *name, const char *args_json,
+		   const struct trc_flow *flow)
 {
 	struct track *tr = get_track(t, track);
-	char ts[32], dur[32], nm[128];
+	char ts[32], dur[32], nm[128], fl[64];
 	struct lane *ln;
 	int real = t->ps_per_cycle > 0;
 
@@ -627,6 +804,9 @@ void trc_span(struct trc *t, int track, uint64_t start, uint64_t end,
 		     (unsigned long long)start);
 		return;
 	}
+	if (!tr->on || !in_window(t, start, end))
+		return;
+	track_meta(t, tr, 1);
 	ln = pick_lane(t, tr, start);
 	if (end > ln->last_end)
 		ln->last_end = end;
@@ -640,10 +820,17 @@ void trc_span(struct trc *t, int track, uint64_t start, uint64_t end,
 	 * caller's members follow after a comma.
 	 */
 	emit(t, "%s{\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%s,\"dur\":%s,"
-		"\"name\":\"%s\",\"args\":{\"cycle\":%llu,\"cycles\":%llu%s%s}}",
+		"\"name\":\"%s\"%s,\"args\":{\"cycle\":%llu,\"cycles\":%llu%s%s}}",
 	     sep(t), tr->pid, ln->tid, ts, dur, esc(nm, sizeof(nm), name),
+	     flow_json(t, flow, fl, sizeof(fl)),
 	     (unsigned long long)start, (unsigned long long)(end - start),
 	     args_json && *args_json ? "," : "", args_json ? args_json : "");
+}
+
+void trc_span(struct trc *t, int track, uint64_t start, uint64_t end,
+	      const char *name, const char *args_json)
+{
+	trc_span_flow(t, track, start, end, name, args_json, NULL);
 }
 
 void trc_instant(struct trc *t, int track, uint64_t when, const char *name,
@@ -653,8 +840,9 @@ void trc_instant(struct trc *t, int track, uint64_t when, const char *name,
 	char ts[32], nm[128];
 	int real = t->ps_per_cycle > 0;
 
-	if (!tr)
+	if (!tr || !tr->on || !in_window(t, when, when))
 		return;
+	track_meta(t, tr, 1);
 	fmt_time(ts, sizeof(ts), real ? to_ps(t, when) : when, real);
 	/* "s":"t": thread scope, drawn on the unit's own track (lane 0). */
 	emit(t, "%s{\"ph\":\"i\",\"s\":\"t\",\"pid\":%d,\"tid\":%d,\"ts\":%s,"
@@ -676,8 +864,9 @@ void trc_counter(struct trc *t, int track, uint64_t when, const char *name,
 	char ts[32], unit[128], key[128], val[40];
 	int real = t->ps_per_cycle > 0;
 
-	if (!tr)
+	if (!tr || !tr->on || !in_window(t, when, when))
 		return;
+	track_meta(t, tr, 0);
 	fmt_time(ts, sizeof(ts), real ? to_ps(t, when) : when, real);
 	trc_json_double(val, sizeof(val), value);
 	emit(t, "%s{\"ph\":\"C\",\"pid\":%d,\"ts\":%s,\"name\":\"%s\","

@@ -67,6 +67,8 @@ int npu_exit_status(int err)
 	case NPU_EDEADLOCK:
 	case NPU_ETIMEOUT:
 		return NPU_EXIT_FAULT;
+	case NPU_EINTR:
+		return NPU_EXIT_INTERRUPT;
 	default:
 		return NPU_EXIT_PROGRAM;
 	}
@@ -128,14 +130,18 @@ int diag_vreport(struct diag *d, enum diag_level lvl, struct diag_loc loc,
 	/* Notes are not counted: they belong to the error before them. */
 	if (lvl == DIAG_ERROR) {
 		d->n_errors++;
+		d->last_err = err;
 		if (loc.core >= 0)
 			d->last_run = loc;
 	}
 	if (lvl == DIAG_WARNING)
 		d->n_warnings++;
 	/* The stream gets the whole message; only d->last is cut. */
-	if (d->fp)
+	if (d->fp) {
+		if (d->on_print)
+			d->on_print(d->on_print_ctx);
 		fprintf(d->fp, "%s%s: %s\n", prefix, level_names[lvl], msg);
+	}
 	return err;
 }
 

@@ -40,6 +40,7 @@ enum npu_exit {
 	NPU_EXIT_PROGRAM = 1, /* program / assembly / tensor error */
 	NPU_EXIT_USAGE = 2,   /* usage or configuration error */
 	NPU_EXIT_FAULT = 3,   /* simulated program fault, deadlock or cycle limit */
+	NPU_EXIT_INTERRUPT = 130, /* stopped by SIGINT (128 + 2, as shells say) */
 };
 
 const char *npu_strerror(int err);
@@ -72,10 +73,15 @@ struct diag_loc {
 struct diag {
 	FILE *fp;          /* print here as reported (NULL = collect only) */
 	int n_errors;      /* errors reported so far */
+	int last_err;      /* NPU_E* of the last error (0 = none), for callers
+			      that only learn "it failed" (a NULL return) */
 	int n_warnings;    /* warnings reported so far */
 	char last[512];    /* text of the last error, for tests and callers */
 	const char *src_line; /* optional source line to echo under the message */
 	struct diag_loc last_run; /* place of the last runtime error (core -1: none) */
+	void (*on_print)(void *ctx); /* called before each printed message (a
+				       progress line erases itself), or NULL */
+	void *on_print_ctx;        /* its argument */
 };
 
 void diag_init(struct diag *d, FILE *fp);

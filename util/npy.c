@@ -11,9 +11,12 @@
  *                                               'shape': (3, 4), }
  *   data: C-order elements                     to the end of the file
  *
- * Reading parses the whole file in memory, so every length is checked
- * against the real file size before anything is allocated for it: a hostile
- * shape cannot make the reader allocate more than the file holds.
+ * Reading takes the prefix, the header, then exactly the data the header
+ * declares (read_npy), and parses that in memory; every length is checked
+ * against the real file size before anything is allocated for it, so a
+ * hostile shape cannot make the reader allocate more than the file holds,
+ * and a device or pipe (/dev/zero) is read no further than its header
+ * declares, capped at NPY_STREAM_MAX.
  *
  * Element values go through util/num.h, the one place that defines
  * npusim's numerics: every source value is first made an exact double
@@ -859,65 +862,155 @@ int npy_load_mem(const uint8_t *buf, size_t n, const char *name, int want,
 	return load((uint8_t *)(uintptr_t)buf, n, name, want, out, d, 0, NULL);
 }
 
-/* Read a whole file into a malloc'ed buffer. */
-static int slurp(const char *path, uint8_t **buf, size_t *n, struct diag *d)
+/*
+ * Most bytes read from a pipe or a device: a stream has no size to check
+ * the header against, so what it may declare is capped (4 GiB, beyond any
+ * simulated memory's tensor; a larger tensor comes from a regular file).
+ * The header itself is capped at 1 MiB for every input: numpy.save writes
+ * under 256 bytes for npusim's shapes, and NumPy refuses over 10000.
+ */
+#define NPY_STREAM_MAX ((uint64_t)1 << 32)
+#define NPY_HEADER_MAX ((size_t)1 << 20)
+
+/* Grow *b (capacity *cap, *len bytes used) by reading until *len ==
+ * target or EOF.  The buffer doubles as bytes arrive, so a stream that
+ * declares much and sends little costs what it sent.  0 or NPU_ENOMEM. */
+static int read_upto(FILE *fp, uint8_t **b, size_t *cap, size_t *len,
+		     size_t target)
+{
+	while (*len < target) {
+		size_t got;
+
+		if (*len == *cap) {
+			size_t nc = *cap > target / 2 ? target : *cap * 2;
+			uint8_t *nb = realloc(*b, nc + 1);
+
+			if (!nb)
+				return NPU_ENOMEM;
+			*b = nb;
+			*cap = nc;
+		}
+		got = fread(*b + *len, 1, *cap - *len, fp);
+		*len += got;
+		if (got == 0)
+			break;  /* EOF or an error (ferror tells) */
+	}
+	return 0;
+}
+
+/*
+ * Read a .npy file: the fixed prefix, the header it announces, then
+ * exactly the data the header declares (one byte more from a stream, to
+ * see that it ends).  A regular file's sizes are checked against its real
+ * size before anything is allocated for them, so neither a forged header
+ * nor /dev/zero can make the reader consume memory beyond the file.  What
+ * is malformed is left for load() to report with its usual message.
+ */
+static int read_npy(const char *path, uint8_t **buf, size_t *n,
+		    struct diag *d)
 {
 	FILE *fp = fopen(path, "rb");
 	struct stat sb;
-	size_t cap, len = 0;
-	uint8_t *b;
+	struct npy_hdr h;
+	struct diag quiet;
+	uint8_t *b = NULL;
+	size_t cap = 64, len = 0, hstart, hlen, target;
+	uint64_t size = 0, count, need;
+	int regular, r = 0;
 
 	*buf = NULL;
 	*n = 0;
 	if (!fp)
 		return diag_error(d, diag_at_file(path, 0, 0), NPU_EIO,
 				  "cannot open: %s", strerror(errno));
-	/* Start at the file's size when known (pipes grow the buffer).  One
-	 * byte more than the size, so the first fread comes back short and
-	 * EOF is seen without a second, doubling realloc. */
-	cap = fstat(fileno(fp), &sb) == 0 && S_ISREG(sb.st_mode) &&
-			      (uint64_t)sb.st_size < SIZE_MAX - 1
-		      ? (size_t)sb.st_size + 1
-		      : 65536;
-	b = malloc(cap);
-	while (b) {
-		size_t got = fread(b + len, 1, cap - len, fp);
-
-		len += got;
-		/* A short read is EOF or an error; ferror tells which below. */
-		if (len < cap)
-			break;
-		if (cap > SIZE_MAX / 2) {
-			free(b);
-			b = NULL;
-			break;
+	regular = fstat(fileno(fp), &sb) == 0 && S_ISREG(sb.st_mode);
+	if (regular)
+		size = (uint64_t)sb.st_size;
+	if (!(b = malloc(cap + 1)))
+		goto nomem;
+	/* magic, version, header length */
+	if (read_upto(fp, &b, &cap, &len, 12))
+		goto nomem;
+	if (ferror(fp))
+		goto ioerr;
+	if (len < 10 || memcmp(b, "\x93NUMPY", 6) != 0 || b[7] != 0 ||
+	    b[6] < 1 || b[6] > 3)
+		goto done;  /* load() says what is wrong */
+	hstart = b[6] == 1 ? 10 : 12;
+	if (len < hstart)
+		goto done;
+	hlen = (size_t)load_uint(b + 8, (int)hstart - 8, 0);
+	if (hlen > NPY_HEADER_MAX) {
+		r = diag_error(d, diag_at_file(path, 0, 0), NPU_ETENSOR,
+			       "header length %zu is beyond any .npy header "
+			       "(at most %zu bytes)", hlen, NPY_HEADER_MAX);
+		goto out;
+	}
+	if (regular && hlen > size - hstart)
+		target = (size_t)size;  /* load() reports the short header */
+	else
+		target = hstart + hlen;
+	if (read_upto(fp, &b, &cap, &len, target))
+		goto nomem;
+	if (ferror(fp))
+		goto ioerr;
+	/* The header's own errors are load()'s to report. */
+	diag_init(&quiet, NULL);
+	if (len < target || parse_header(b, len, path, &h, &quiet) != 0 ||
+	    shape_count(h.shape, h.ndim, &count) != 0 ||
+	    count > UINT64_MAX / 8)
+		goto done;
+	need = count * (uint64_t)h.st.size;
+	if (regular) {
+		if (size - h.data_off > need) {
+			r = diag_error(d, diag_at_file(path, 0, 0), NPU_ETENSOR,
+				       "%llu bytes of unexpected data after the "
+				       "tensor (%llu elements of '%s')",
+				       (unsigned long long)(size - h.data_off - need),
+				       (unsigned long long)count, h.descr);
+			goto out;
 		}
-		{
-			uint8_t *nb = realloc(b, cap * 2);
-
-			if (!nb)
-				free(b);
-			b = nb;
-			cap *= 2;
+		/* A short file: read what there is, load() reports it. */
+		target = (size_t)size;
+	} else {
+		if (need > NPY_STREAM_MAX) {
+			r = diag_error(d, diag_at_file(path, 0, 0), NPU_ETENSOR,
+				       "the header declares %llu bytes of data; "
+				       "from a pipe or device npusim reads at "
+				       "most %llu (use a regular file)",
+				       (unsigned long long)need,
+				       (unsigned long long)NPY_STREAM_MAX);
+			goto out;
 		}
+		target = h.data_off + (size_t)need + 1;
 	}
-	if (!b) {
-		fclose(fp);
-		return diag_error(d, diag_at_file(path, 0, 0), NPU_ENOMEM,
-				  "out of memory reading the file");
+	if (read_upto(fp, &b, &cap, &len, target))
+		goto nomem;
+	if (ferror(fp))
+		goto ioerr;
+	if (!regular && len == target) {
+		r = diag_error(d, diag_at_file(path, 0, 0), NPU_ETENSOR,
+			       "unexpected data after the tensor (%llu elements "
+			       "of '%s'): the input does not end there",
+			       (unsigned long long)count, h.descr);
+		goto out;
 	}
-	if (ferror(fp)) {
-		int e = errno;
-
-		fclose(fp);
-		free(b);
-		return diag_error(d, diag_at_file(path, 0, 0), NPU_EIO,
-				  "cannot read: %s", strerror(e));
-	}
+done:
 	fclose(fp);
 	*buf = b;
 	*n = len;
 	return 0;
+nomem:
+	r = diag_error(d, diag_at_file(path, 0, 0), NPU_ENOMEM,
+		       "out of memory reading the file");
+	goto out;
+ioerr:
+	r = diag_error(d, diag_at_file(path, 0, 0), NPU_EIO, "cannot read: %s",
+		       strerror(errno));
+out:
+	fclose(fp);
+	free(b);
+	return r;
 }
 
 static int load_file(const char *path, int want, struct npy *out,
@@ -928,7 +1021,7 @@ static int load_file(const char *path, int want, struct npy *out,
 	int r, stolen = 0;
 
 	memset(out, 0, sizeof(*out));
-	if ((r = slurp(path, &buf, &n, d)) != 0)
+	if ((r = read_npy(path, &buf, &n, d)) != 0)
 		return r;
 	r = load(buf, n, path, want, out, d, 1, &stolen);
 	if (!stolen)

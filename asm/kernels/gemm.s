@@ -19,8 +19,8 @@
 #   DF=1 (os)  for each (m, n) tile: mmul streams A[m.., :] and B[:, n..]
 #              over all of K;  folds ceil(M/ROWS) * ceil(N/COLS)
 #
-# Parameters (-D NAME=VALUE): M, K, N, DF, and ROWS, COLS (the array of the
-# config this runs on).  IT is the input type: int8 (default, int32
+# Parameters (-D NAME=VALUE): M, K, N, DF, and ROWS, COLS; DF, ROWS and COLS
+# default to the config assembled for (CFG_CORE_MATRIX_DATAFLOW, _ROWS, _COLS).  IT is the input type: int8 (default, int32
 # accumulator) or fp16 / bf16 (fp32 accumulator, C in fp32).  OUT=int8 requantises C on the way out: mout writes
 # sat_int8(round_even(C * 2^-SHIFT)) to the scratchpad and that is copied to
 # DRAM (default OUT=int32: the accumulator is copied as is).  The whole problem must fit on chip: M*K + K*N bytes
@@ -38,13 +38,13 @@
 .equ N, 64
 .endif
 .ifndef DF
-.equ DF, ws
+.equ DF, CFG_CORE_MATRIX_DATAFLOW
 .endif
 .ifndef ROWS
-.equ ROWS, 32
+.equ ROWS, CFG_CORE_MATRIX_ROWS	# the config's array (npusim run -c, as -c)
 .endif
 .ifndef COLS
-.equ COLS, 32
+.equ COLS, CFG_CORE_MATRIX_COLS
 .endif
 .ifndef IT
 .equ IT, int8
@@ -86,6 +86,19 @@
 .equ SPM_B, ((M*K*EB + 127) & ~127) + SKEW
 .equ ACC_C, 0
 .equ SPM_O, (SPM_B + K*N*EB + 127) & ~127	# OUT=int8: the requantised C
+
+# The footprint, checked against the config assembled for (CFG_*).
+.if OUT == int8
+.equ SPM_END, SPM_O + M*N
+.else
+.equ SPM_END, SPM_B + K*N*EB
+.endif
+.if SPM_END > CFG_CORE_SCRATCHPAD_BYTES
+.error "gemm.s keeps A and B (and C for OUT=int8) on chip: M*K + K*N (+ M*N) bytes exceed core.scratchpad.bytes; use smaller M, K, N or gemm_db.s"
+.endif
+.if M*N*4 > CFG_CORE_ACCUMULATOR_BYTES
+.error "gemm.s keeps all of C in the accumulator: M*N*4 bytes exceed core.accumulator.bytes"
+.endif
 
 # Stage SRC, DST, SMEM, DMEM, ESIZE and N0 (dims 1-3: 1, dense strides).
 .macro stage src, dst, smem, dmem, esize, count

@@ -20,7 +20,8 @@
 # -D BUG=1 leaves out the matrix engine's wait for its A tile: the schedule
 # then races DMA against the array, which `--check-hazards` reports.
 #
-# Parameters: M (a multiple of NBUF*TM), K <= ROWS*?, N, TM, ROWS, COLS.
+# Parameters: M (a multiple of NBUF*TM), K <= ROWS*?, N, TM, ROWS, COLS
+# (ROWS, COLS default to the config's array: CFG_CORE_MATRIX_ROWS/_COLS).
 
 .ifndef M
 .equ M, 256
@@ -38,10 +39,10 @@
 .equ NBUF, 2
 .endif
 .ifndef ROWS
-.equ ROWS, 32
+.equ ROWS, CFG_CORE_MATRIX_ROWS	# the config's array (npusim run -c, as -c)
 .endif
 .ifndef COLS
-.equ COLS, 32
+.equ COLS, CFG_CORE_MATRIX_COLS
 .endif
 .ifndef BUG
 .equ BUG, 0
@@ -61,6 +62,14 @@
 .equ SPM_A, (K*N + 63) & ~63		# NBUF buffers of TM*K bytes
 .equ A_BUF, (TM*K + 63) & ~63
 .equ C_BUF, TM*N*4			# accumulator buffers of TM rows of C
+
+# The footprint, checked against the config assembled for (CFG_*).
+.if SPM_A + NBUF*A_BUF > CFG_CORE_SCRATCHPAD_BYTES
+.error "gemm_db.s needs K*N + NBUF*TM*K bytes of scratchpad, more than core.scratchpad.bytes; lower TM or NBUF"
+.endif
+.if NBUF*C_BUF > CFG_CORE_ACCUMULATOR_BYTES
+.error "gemm_db.s needs NBUF*TM*N*4 bytes of accumulator, more than core.accumulator.bytes; lower TM or NBUF"
+.endif
 
 .equ AFULL, 0
 .equ AFREE, 2

@@ -19,8 +19,8 @@
 # 1/n of the single-core time.  Rows of C are disjoint between cores, so
 # `--check-hazards` reports nothing.
 #
-# Parameters (-D NAME=VALUE): M, K, N, and ROWS, COLS (the array of the
-# config this runs on).  Per core, K*N + R*K bytes of scratchpad and
+# Parameters (-D NAME=VALUE): M, K, N, and ROWS, COLS (default: the array of
+# the config assembled for, CFG_CORE_MATRIX_ROWS/_COLS).  Per core, K*N + R*K bytes of scratchpad and
 # R*N*4 bytes of accumulator must fit.  With ideal memory the matrix
 # engine of a core with MT rows is busy ceil(K/ROWS) * ceil(N/COLS) *
 # (2*ROWS + COLS + MT - 2) cycles (docs/timing.md).
@@ -35,10 +35,10 @@
 .equ N, 64
 .endif
 .ifndef ROWS
-.equ ROWS, 32
+.equ ROWS, CFG_CORE_MATRIX_ROWS	# the config's array (npusim run -c, as -c)
 .endif
 .ifndef COLS
-.equ COLS, 32
+.equ COLS, CFG_CORE_MATRIX_COLS
 .endif
 
 # DRAM layout: A, then B, then C (64-byte aligned), shared by every core.
@@ -54,6 +54,16 @@
 .equ SPM_B, 0
 .equ SPM_A, (K*N + 127) & ~127
 .equ ACC_C, 0
+
+# The footprint of the core with the most rows (ceil(M / cores)), checked
+# against the config assembled for (CFG_*).
+.equ MT_MAX, (M + CFG_CHIP_CORES - 1) / CFG_CHIP_CORES
+.if SPM_A + MT_MAX*K > CFG_CORE_SCRATCHPAD_BYTES
+.error "gemm_mc.s needs K*N + ceil(M/cores)*K bytes of scratchpad per core, more than core.scratchpad.bytes"
+.endif
+.if MT_MAX*N*4 > CFG_CORE_ACCUMULATOR_BYTES
+.error "gemm_mc.s needs ceil(M/cores)*N*4 bytes of accumulator per core, more than core.accumulator.bytes"
+.endif
 
 # 1-D copy of the byte/element count in register CNT from register SRC
 # (memory SMEM) to register DST (memory DMEM), elements of ESIZE bytes, on

@@ -55,6 +55,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../traces/trace.h"
 #include "../../util/dtype.h"
 #include "hazard.h"
 #include "../engine/unit.h"
@@ -156,6 +157,10 @@ struct ctl {
 	cycle_t halt_end;              /* cycle after the halt instruction */
 	struct hz *hz;                 /* hazard checker or NULL */
 	int trace_insns;               /* print each instruction */
+	int64_t trc_seq;               /* trace: dispatch number of the tile
+					  command the instruction being
+					  issued queued, -1 none (its slice
+					  starts a flow) */
 	cycle_t max_cycles;            /* watchdog: nothing issues later */
 	/* Latencies in cycles, from core.control.*: results of alu, mul,
 	 * div and load instructions; lat_br delays the issue after a taken
@@ -324,22 +329,24 @@ static void ctl_unstall(struct ctl *c)
 		/* The timeline shows what the control unit waited on. */
 		char name[48], args[64];
 
+		/* "stall: ..." tells a stall from the instruction slices
+		 * (named by mnemonic) on the same track. */
 		switch (c->st) {
 		case ST_STALL_QUEUE:
-			snprintf(name, sizeof(name), "queue full: %s", c->xq[c->stall_xq].name);
+			snprintf(name, sizeof(name), "stall: queue full %s", c->xq[c->stall_xq].name);
 			break;
 		case ST_STALL_SEM:
-			snprintf(name, sizeof(name), "wait sem %d", c->stall_sem);
+			snprintf(name, sizeof(name), "stall: wait sem %d", c->stall_sem);
 			break;
 		case ST_STALL_FENCE:
-			snprintf(name, sizeof(name), "fence");
+			snprintf(name, sizeof(name), "stall: fence");
 			break;
 		default:
-			snprintf(name, sizeof(name), "barrier");
+			snprintf(name, sizeof(name), "stall: barrier");
 			break;
 		}
 		/* A barrier retired on arrival: pc is already past it. */
-		snprintf(args, sizeof(args), "\"pc\":%" PRIu64,
+		snprintf(args, sizeof(args), "\"pc\":\"0x%" PRIx64 "\"",
 			 c->st == ST_STALL_BARRIER ? c->pc - 4 : c->pc);
 		unit_span(&c->u, c->stall_start, now, name, args);
 	}
@@ -1127,6 +1134,30 @@ static void ctl_print_insn(const struct ctl *c, const struct isa_insn *in,
 		(uint64_t)t, c->pc, buf);
 }
 
+/*
+ * Trace: the instruction at pc issued at cycle t, as a one-cycle slice on
+ * the control unit's track named by its mnemonic, with the disassembly
+ * and source line in args.  A tile instruction's slice (seq >= 0, its
+ * dispatch number) starts the flow arrow to the slice of the unit that
+ * executes it.  Only called when tracing is on.
+ */
+static void ctl_trace_insn(struct ctl *c, uint64_t pc, cycle_t t,
+			   int64_t seq)
+{
+	const struct prog_symbolizer *s = c->prog.sym;
+	const struct isa_insn *in = &c->prog.insns[pc / 4];
+	char text[96], args[160];
+	struct unit_insn ui = { pc, s, seq >= 0 ? (uint64_t)seq : 0,
+				seq >= 0 ? UNIT_FLOW_OUT : UNIT_FLOW_NONE, t };
+
+	if (!unit_traced(&c->u, t, t + 1))
+		return;
+	isa_format_insn(in, pc, text, sizeof(text), s ? s->label : NULL,
+			s ? s->ctx : NULL);
+	trc_json_member(args, sizeof(args), "insn", text);
+	unit_span_insn(&c->u, t, t + 1, isa_op_info[in->op].name, args, &ui);
+}
+
 /* Schedule the next STEP at cycle t (replacing any scheduled one): bumping
  * step_gen lazily cancels the old event, so at most one STEP is live and a
  * stalled unit cannot be stepped twice. */
@@ -1241,6 +1272,8 @@ static int ctl_exec_world(struct ctl *c, const struct isa_insn *in)
 	e.kind = Q_CMD;
 	e.cmd.pc = c->pc;
 	e.cmd.op = (int)in->op;
+	e.cmd.issued = now;
+	e.cmd.sym = c->prog.sym;
 	if (oi->unit == ISA_UNIT_MTX) {
 		qi = ISA_UID_MTX - 1;
 		if ((rc = ctl_mtx_cmd(c, in, &e.cmd)))
@@ -1276,6 +1309,7 @@ static int ctl_exec_world(struct ctl *c, const struct isa_insn *in)
 		struct qent *slot = &q->q[(q->head + q->n - 1) % q->cap];
 
 		slot->cmd.id = c->next_id++;
+		c->trc_seq = (int64_t)slot->cmd.id;
 		if (c->hz)
 			hz_on_dispatch(c->hz, c->core, qi + 1, &slot->cmd, now);
 	}
@@ -1353,6 +1387,8 @@ static int ctl_run(struct ctl *c)
 			x.next_pc = c->pc + 4;
 			x.next_t = ti + 1;
 			rc = ctl_exec_fns[in->op](c, &x);
+			if (rc >= 0 && eng_trace(c->u.eng))
+				ctl_trace_insn(c, c->pc, ti, -1);
 			if (rc == CTL_STOP) {
 				/* Halted.  Units may already be drained: look
 				 * at the halt cycle. */
@@ -1371,9 +1407,16 @@ static int ctl_run(struct ctl *c)
 			t = x.next_t;
 			continue;
 		}
+		c->trc_seq = -1;
 		rc = ctl_exec_world(c, in);
 		if (rc < 0)
 			return rc;
+		/* Issued now (0), or a barrier released at once (2, pc
+		 * already past it); a stalled instruction (1) gets its slice
+		 * when it completes. */
+		if (rc != 1 && eng_trace(c->u.eng))
+			ctl_trace_insn(c, rc == 2 ? c->pc - 4 : c->pc, ti,
+				       c->trc_seq);
 		/* Stalls begin only at ti == now (the check above), so the
 		 * retry after the stall is at or after now. */
 		if (rc == 1) { /* stalled: resume from a WAKE */
@@ -1435,6 +1478,11 @@ static int ctl_on_event(struct unit *u, const struct ev *ev)
 		int was_barrier = c->st == ST_STALL_BARRIER;
 
 		ctl_unstall(c);
+		/* A barrier or fence completes now: its slice follows the
+		 * stall's span (the others re-issue through ctl_run). */
+		if ((was_barrier || was_fence) && eng_trace(u->eng))
+			ctl_trace_insn(c, was_barrier ? c->pc - 4 : c->pc,
+				       eng_now(u->eng), -1);
 		if (was_barrier) {
 			/*
 			 * The barrier retired when this core arrived; it
@@ -1776,6 +1824,15 @@ size_t ctl_smem_size(const struct unit *ctl) { return to_cctl(ctl)->smem_bytes; 
 /* r & 31: a caller's bad register number cannot read outside x[]. */
 uint64_t ctl_reg(const struct unit *ctl, int r) { return to_cctl(ctl)->x[r & 31]; }
 int ctl_finished(const struct unit *ctl) { return to_cctl(ctl)->st == ST_DONE; }
+
+enum ctl_where ctl_where(const struct unit *ctl, uint64_t *pc)
+{
+	const struct ctl *c = to_cctl(ctl);
+
+	*pc = c->pc;
+	return c->st == ST_DONE ? CTL_DONE : c->st == ST_RUN ? CTL_RUNNING
+							     : CTL_WAITING;
+}
 cycle_t ctl_finish_cycle(const struct unit *ctl) { return to_cctl(ctl)->finish; }
 
 /* Deliver an rsig at cycle 'when' (chip.c computes the NoC delay).  At
@@ -1798,4 +1855,11 @@ int ctl_barrier_release(struct unit *ctl)
 		return 0; /* the arriving core: it continues by itself */
 	return eng_schedule(ctl->eng, eng_now(ctl->eng), EV_PRI_WAKE, ctl,
 			    CTL_EV_WAKE, 0);
+}
+
+int ctl_queue_len(const struct unit *u, int id)
+{
+	const struct ctl *c = to_cctl(u);
+
+	return id >= 1 && id <= c->n_xq ? c->xq[id - 1].n : 0;
 }

@@ -92,8 +92,16 @@ size_t ctl_smem_size(const struct unit *ctl);
 uint64_t ctl_reg(const struct unit *ctl, int r);
 /* 1 once the core halted and every unit drained. */
 int ctl_finished(const struct unit *ctl);
+/* Where a core is mid-run (cycle limit, interrupt, progress line): its
+ * pc, and whether it issues, waits (semaphore, queue space, fence,
+ * barrier, or halted with units still draining) or is done. */
+enum ctl_where { CTL_RUNNING, CTL_WAITING, CTL_DONE };
+enum ctl_where ctl_where(const struct unit *ctl, uint64_t *pc);
 /* Cycle at which the core finished (valid when ctl_finished). */
 cycle_t ctl_finish_cycle(const struct unit *ctl);
+/* Entries waiting in the queue of sync unit id (1 matrix, 2 vector,
+ * 3 + k DMA engine k); 0 for other ids (trace counters). */
+int ctl_queue_len(const struct unit *ctl, int id);
 
 /*
  * 1 if the control unit executes op by itself through a handler of its

@@ -604,13 +604,22 @@ static void count_bytes(struct dma *m, uint64_t n)
 static int finish(struct dma *m)
 {
 	cycle_t now = eng_now(m->u.eng);
-	char args[160];
+	char args[200];
+	struct unit_insn ui = { m->cur.pc, m->cur.sym, m->cur.id,
+				UNIT_FLOW_IN, m->cur.issued };
 
-	snprintf(args, sizeof(args),
-		 "\"pc\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"src\":\"%s\","
-		 "\"dst\":\"%s\"", m->cur.pc, m->x.total,
-		 mem_name(m->x.src_mem), mem_name(m->x.dst_mem));
-	unit_span(&m->u, m->cur_start, now, "dma", args);
+	/* An engine works on one descriptor at a time, so its transfers
+	 * never overlap: complete slices on the engine's own track read
+	 * better than async slices and carry the flow from dispatch. */
+	if (unit_traced(&m->u, m->cur_start, now)) {
+		snprintf(args, sizeof(args),
+			 "\"bytes\":%" PRIu64 ",\"from\":\"%s 0x%" PRIx64
+			 "\",\"to\":\"%s 0x%" PRIx64 "\"", m->x.total,
+			 mem_name(m->x.src_mem), m->cur.u.d.src,
+			 mem_name(m->x.dst_mem), m->cur.u.d.dst);
+		unit_span_insn(&m->u, m->cur_start, now,
+			       isa_op_info[m->cur.op].name, args, &ui);
+	}
 	m->u.ctr[CTR_DMA_TRANSFERS]++;
 	m->active = 0;
 	/* busy_cycles counts stretches with any descriptor accepted, so
@@ -903,6 +912,7 @@ struct unit *dma_new(eng *e, const struct arch *a, int core, int engine,
 	if (!m)
 		return NULL;
 	unit_init(&m->u, &dma_ops, e, core, "core%d.dma%d", core, engine);
+	m->u.index = engine; /* trace track: dma<engine> */
 	m->engine = engine;
 	if (l)
 		m->l = *l;

@@ -122,6 +122,8 @@ struct hz {
 	uint64_t rsig_seq;         /* sends so far */
 	struct diag *d;            /* where reports go */
 	const struct prog_image **prog; /* per core: source lines (may be NULL) */
+	hz_report_fn report;       /* also told of every hazard (trace) */
+	void *report_ctx;          /* its context */
 	int n_reports, max_reports; /* hazards found; how many are printed */
 	int oom;                   /* stop checking after running out */
 };
@@ -204,6 +206,12 @@ void hz_set_program(struct hz *h, int core, const struct prog_image *p)
 {
 	if (core >= 0 && core < h->n_cores)
 		h->prog[core] = p;
+}
+
+void hz_set_report(struct hz *h, hz_report_fn fn, void *ctx)
+{
+	h->report = fn;
+	h->report_ctx = ctx;
 }
 
 /* ---- happens-before edges ------------------------------------------------*/
@@ -614,7 +622,7 @@ static void hz_flush(struct hz *h)
 		const struct hz_rec *p = &h->recs[e->prev], *c = &h->recs[e->cur];
 		const char *kind = p->write && c->write ? "write-after-write" :
 				   p->write ? "read-after-write" : "write-after-read";
-		char a[256], b[256], where[64];
+		char a[256], b[256], where[64], msg[768];
 		/* Invert hz_mem: 1 + 2c -> (c, scratchpad), 2 + 2c -> (c, acc). */
 		int mcore = p->mem == 0 ? -1 : (p->mem - 1) / 2;
 		int mkind = p->mem == 0 ? MEM_DRAM
@@ -623,7 +631,7 @@ static void hz_flush(struct hz *h)
 		if (hz_seen(h, e->prev, e->cur))
 			continue;
 		h->n_reports++;
-		if (h->n_reports > h->max_reports || !h->d)
+		if ((h->n_reports > h->max_reports || !h->d) && !h->report)
 			continue;
 		hz_describe(h, p, a, sizeof(a));
 		hz_describe(h, c, b, sizeof(b));
@@ -632,9 +640,18 @@ static void hz_flush(struct hz *h)
 		else
 			snprintf(where, sizeof(where), "core%d.%s", mcore,
 				 isa_mem_info[mkind].noun);
-		(void)diag_report(h->d, DIAG_WARNING, diag_nowhere(), 0,
-				  "hazard: %s on %s [0x%" PRIx64 ", 0x%" PRIx64 "): %s, then %s, with no semaphore, fence or barrier ordering them",
-				  kind, where, e->lo, e->hi, a, b);
+		snprintf(msg, sizeof(msg),
+			 "hazard: %s on %s [0x%" PRIx64 ", 0x%" PRIx64 "): %s, then %s, with no semaphore, fence or barrier ordering them",
+			 kind, where, e->lo, e->hi, a, b);
+		/* Every hazard goes to the hook (the trace marks it on the
+		 * later command's unit); only max_reports are printed. */
+		if (h->report)
+			h->report(h->report_ctx, (int)c->tid / h->n_units,
+				  (int)c->tid % h->n_units, c->cycle, msg);
+		if (h->n_reports > h->max_reports || !h->d)
+			continue;
+		(void)diag_report(h->d, DIAG_WARNING, diag_nowhere(), 0, "%s",
+				  msg);
 		if (h->n_reports == h->max_reports)
 			diag_note(h->d, diag_nowhere(),
 				  "further hazards are counted but not printed");

@@ -39,6 +39,15 @@ void hz_free(struct hz *h);
 void hz_set_program(struct hz *h, int core, const struct prog_image *p);
 int hz_count(const struct hz *h);
 
+/*
+ * Also tell fn about every hazard found (printed or not): the core and
+ * sync unit id of the later command, the cycle it started and the
+ * message as printed.  For the trace (sim/chip.c); NULL = nobody.
+ */
+typedef void (*hz_report_fn)(void *ctx, int core, int unit, cycle_t when,
+			     const char *msg);
+void hz_set_report(struct hz *h, hz_report_fn fn, void *ctx);
+
 /* Hooks called by the control unit (unit = sync unit id).  hz_on_dispatch
  * is called for every entry queued on a unit (cmd = NULL for sig/wait). */
 void hz_on_dispatch(struct hz *h, int core, int unit,

@@ -1581,16 +1581,30 @@ static void insn_free(struct mtx *m, struct mtx_insn *in)
 	free(in);
 }
 
-/* The instruction's span on the unit's trace track (tracing on only). */
+/*
+ * The instruction's span on the unit's trace track (tracing on only),
+ * from its first beat to its completion, with its operands; it ends the
+ * flow arrow from the control unit's dispatch slice.
+ */
 static void trace_span(struct mtx *m, const struct mtx_insn *in, cycle_t end)
 {
 	char args[256];
+	struct unit_insn ui = { in->cmd.pc, in->cmd.sym, in->cmd.id,
+				UNIT_FLOW_IN, in->cmd.issued };
 
+	if (!unit_traced(&m->u, in->real_start, end))
+		return;
 	snprintf(args, sizeof(args),
-		 "\"pc\":%llu,\"df\":\"%s\",\"m\":%u,\"k\":%u,\"n\":%u,\"stall\":%llu",
-		 (unsigned long long)in->cmd.pc, df_names[in->df], in->m,
-		 in->k, in->n, (unsigned long long)in->stall);
-	unit_span(&m->u, in->real_start, end, kind_names[in->kind], args);
+		 "\"df\":\"%s\",\"m\":%u,\"k\":%u,\"n\":%u,\"a\":\"0x%llx\","
+		 "\"b\":\"0x%llx\",\"c\":\"0x%llx\",\"stall\":%llu",
+		 df_names[in->df], in->m, in->k, in->n,
+		 (unsigned long long)in->cmd.u.m.a,
+		 (unsigned long long)in->cmd.u.m.b,
+		 (unsigned long long)(in->kind == MTX_OUT ? in->cmd.u.m.d :
+							    in->cmd.u.m.c),
+		 (unsigned long long)in->stall);
+	unit_span_insn(&m->u, in->real_start, end, kind_names[in->kind], args,
+		       &ui);
 }
 
 /*

@@ -102,10 +102,16 @@ struct dma_desc {
 	int64_t dst_stride[4];
 };
 
+struct prog_symbolizer;
+
 struct tile_cmd {
 	uint64_t pc;            /* byte address of the instruction */
 	uint64_t id;            /* dispatch sequence number on this core */
 	int op;                 /* enum isa_op */
+	cycle_t issued;         /* cycle the control unit dispatched it
+				   (trace flow arrows) */
+	const struct prog_symbolizer *sym; /* its program's source lines
+				   (trace), or NULL */
 	union {
 		struct mtx_cmd m;
 		struct vec_cmd v;

@@ -50,7 +50,6 @@
 #include <string.h>
 
 #include "../../isa/isa.h"
-#include "../../traces/trace.h"
 #include "../engine/counters.h"
 #include "../engine/unit.h"
 #include "vecmath.h"
@@ -192,7 +191,6 @@ struct vec {
 	int issued_any;               /* a beat has been issued */
 	cycle_t busy_start;           /* start of the current busy period */
 	cycle_t stall_wm;             /* stall cycles counted up to here */
-	int trc_track;                /* trace track, -1 = not looked up */
 };
 
 /* ---- small helpers ----------------------------------------------------- */
@@ -752,7 +750,7 @@ static void busy_end(struct vec *v, cycle_t t)
 static int complete_insns(struct vec *v)
 {
 	cycle_t now = eng_now(v->u.eng);
-	struct trc *tr = eng_trace(v->u.eng);
+	int tr = eng_trace(v->u.eng) != NULL;
 	int rc, i;
 
 	while (v->qn > 0 && v->q[0]->issued == v->q[0]->n_beats &&
@@ -760,18 +758,22 @@ static int complete_insns(struct vec *v)
 		struct vinsn *in = v->q[0];
 
 		v->u.ctr[CTR_VECTOR_INSNS]++;
-		if (tr) {
-			char args[128];
+		if (tr && unit_traced(&v->u, in->accepted, now)) {
+			/* From accept to retirement, with its operands; it
+			 * ends the flow from the dispatch slice. */
+			char args[200];
+			struct unit_insn ui = { in->cmd.pc, in->cmd.sym,
+						in->cmd.id, UNIT_FLOW_IN,
+						in->cmd.issued };
 
-			if (v->trc_track < 0)
-				v->trc_track = trc_track(tr, v->u.core, "vector");
 			snprintf(args, sizeof(args),
-				 "\"pc\":%" PRIu64 ",\"rows\":%u,\"len\":%u",
-				 in->cmd.pc, in->cmd.u.v.cfg.rows,
-				 in->cmd.u.v.cfg.len);
-			if (v->trc_track >= 0)
-				trc_span(tr, v->trc_track, in->accepted, now,
-					 isa_op_info[in->op].name, args);
+				 "\"rows\":%u,\"len\":%u,\"d\":\"0x%" PRIx64
+				 "\",\"s1\":\"0x%" PRIx64 "\",\"s2\":\"0x%" PRIx64
+				 "\"", in->cmd.u.v.cfg.rows,
+				 in->cmd.u.v.cfg.len, in->cmd.u.v.d,
+				 in->cmd.u.v.s1, in->cmd.u.v.s2);
+			unit_span_insn(&v->u, in->accepted, now,
+				       isa_op_info[in->op].name, args, &ui);
 		}
 		free(in->buf);
 		free(in);
@@ -1321,7 +1323,6 @@ struct unit *vec_new(eng *e, const struct arch *a, int core,
 	v->lat_red = (int)ARCH_I(a, VEC_LAT_RED);
 	v->window = (int)ARCH_I(a, VEC_INFLIGHT);
 	v->fp8 = ARCH_B(a, VEC_FP8_SAT) ? NUM_OVF_SAT : NUM_OVF_IEEE;
-	v->trc_track = -1;
 	if (l)
 		v->l = *l;
 	v->slots = calloc((size_t)v->window, sizeof(*v->slots));

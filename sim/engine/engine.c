@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../prog/prog.h"
 #include "../../traces/trace.h"
 #include "unit.h"
 
@@ -38,6 +39,13 @@ struct eng {
 	size_t n_units, cap_units; /* units used, allocated */
 	struct diag *diag;      /* runtime fault sink (may be NULL) */
 	struct trc *trace;      /* trace writer, NULL = off */
+	cycle_t sample_at;      /* next sampling boundary, CYCLE_MAX = off */
+	cycle_t sample_every;   /* sampling interval in cycles */
+	eng_sample_fn sample_fn; /* sampler (eng_set_sampler) */
+	void *sample_ctx;       /* its context */
+	eng_poll_fn poll;       /* long-run hook (interrupt, progress), or NULL */
+	void *poll_ctx;         /* its context */
+	uint32_t poll_left;     /* events until the next poll */
 };
 
 /*
@@ -57,7 +65,39 @@ static int ev_before(const struct ev *a, const struct ev *b)
 
 eng *eng_new(void)
 {
-	return calloc(1, sizeof(struct eng));
+	eng *e = calloc(1, sizeof(struct eng));
+
+	if (e)
+		e->sample_at = CYCLE_MAX; /* no sampler */
+	return e;
+}
+
+void eng_set_sampler(eng *e, cycle_t interval, eng_sample_fn fn, void *ctx)
+{
+	e->sample_every = fn ? interval : 0;
+	e->sample_fn = fn;
+	e->sample_ctx = ctx;
+	/* The first boundary after now (boundaries are multiples). */
+	e->sample_at = e->sample_every ?
+		(e->now / e->sample_every + 1) * e->sample_every : CYCLE_MAX;
+}
+
+/*
+ * The run loop is about to dispatch an event at 'when' >= sample_at: run
+ * the sampler at the boundary just crossed, and again at the last
+ * boundary before 'when' if an idle stretch skipped several (the state
+ * did not change in between: no event ran).
+ */
+static void eng_sample(eng *e, cycle_t when)
+{
+	cycle_t first = e->sample_at, last = when / e->sample_every *
+					     e->sample_every;
+
+	e->sample_fn(e->sample_ctx, first);
+	if (last > first)
+		e->sample_fn(e->sample_ctx, last);
+	e->sample_at = last <= CYCLE_MAX - e->sample_every ?
+		       last + e->sample_every : CYCLE_MAX;
 }
 
 void eng_free(eng *e)
@@ -83,6 +123,13 @@ void eng_set_trace(eng *e, struct trc *t) { e->trace = t; }
 struct diag *eng_diag(const eng *e) { return e->diag; }
 void eng_set_diag(eng *e, struct diag *d) { e->diag = d; }
 size_t eng_pending(const eng *e) { return e->n; }
+
+void eng_set_poll(eng *e, eng_poll_fn fn, void *ctx)
+{
+	e->poll = fn;
+	e->poll_ctx = ctx;
+	e->poll_left = ENG_POLL_EVENTS;
+}
 size_t eng_n_units(const eng *e) { return e->n_units; }
 struct unit *eng_unit(const eng *e, size_t i) { return e->units[i]; }
 
@@ -223,14 +270,43 @@ static int report_deadlock(eng *e)
 		stuck++;
 		diag_note(e->diag ? e->diag : &quiet, diag_nowhere(), "%s: %s",
 			  u->name, why[0] ? why : "blocked");
+		if (e->trace) {
+			char args[300];
+
+			trc_json_member(args, sizeof(args), "waits",
+					why[0] ? why : "blocked");
+			unit_instant(u, e->now, "deadlock", args);
+		}
 	}
 	return stuck ? NPU_EDEADLOCK : 0;
 }
 
 /*
+ * A unit's event failed: an instant "fault" on its track with the
+ * message the unit reported (the diag's last error), at the cycle the
+ * report names (a control unit faults on its local clock, which can be
+ * ahead of the engine's).
+ */
+static void fault_instant(eng *e, struct unit *u, int rc)
+{
+	char args[700];
+	cycle_t when = e->now;
+	const char *msg = e->diag && e->diag->last[0] ? e->diag->last :
+						       npu_strerror(rc);
+
+	if (e->diag && e->diag->last_run.core == u->core &&
+	    e->diag->last_run.cycle > when)
+		when = e->diag->last_run.cycle;
+	trc_json_member(args, sizeof(args), "error", msg);
+	unit_instant(u, when, rc == NPU_EFAULT ? "fault" : "error", args);
+}
+
+/*
  * The run loop.  One step: pop the earliest event -> drop it if cancelled
- * -> stop if it lies beyond max_cycles (watchdog) -> advance now -> dispatch
- * to its unit, stopping on a fault.  When the queue is empty, every unit is
+ * -> stop if it lies beyond max_cycles (watchdog) -> sample counters if a
+ * sampling boundary was crossed (tracing only) -> advance now -> dispatch
+ * to its unit, stopping on a fault (traced as an instant) -> every ENG_POLL_EVENTS events, the poll
+ * hook (interrupt, progress).  When the queue is empty, every unit is
  * asked whether it still has work: if one has, the run deadlocked.
  *
  * Cancelled events are dropped before the watchdog test, so a stale event
@@ -280,11 +356,24 @@ int eng_run_until(eng *e, cycle_t stop, cycle_t max_cycles,
 			rc = NPU_ETIMEOUT;
 			break;
 		}
+		if (ev.when >= e->sample_at)
+			eng_sample(e, ev.when);
 		e->now = ev.when;
 		local.n_events++;
 		rc = ev.unit->ops->on_event(ev.unit, &ev);
-		if (rc)
+		if (rc) {
+			if (e->trace)
+				fault_instant(e, ev.unit, rc);
 			break;
+		}
+		/* Counted always, called rarely: the countdown keeps the hook
+		 * off the per-event path (poll_left wraps harmlessly when no
+		 * hook is set). */
+		if (--e->poll_left == 0) {
+			e->poll_left = ENG_POLL_EVENTS;
+			if (e->poll && (rc = e->poll(e->poll_ctx, e->now)))
+				break;
+		}
 	}
 	/* now is the last dispatched cycle (or max_cycles on a timeout). */
 	local.end_cycle = e->now;
@@ -311,27 +400,130 @@ void unit_init(struct unit *u, const struct unit_ops *ops, eng *e, int core,
 	va_end(ap);
 }
 
+/*
+ * The trace kind of a unit kind.  Only the trace's sort order and
+ * --trace-units names depend on it; UNIT_OTHER (drivers) sorts last.
+ */
+static enum trc_kind trace_kind(const struct unit *u)
+{
+	switch (u->ops->kind) {
+	case UNIT_CONTROL: return TRC_KIND_CONTROL;
+	case UNIT_MATRIX: return TRC_KIND_MATRIX;
+	case UNIT_VECTOR: return TRC_KIND_VECTOR;
+	case UNIT_DMA: return TRC_KIND_DMA;
+	case UNIT_SRAM: return TRC_KIND_SRAM;
+	case UNIT_NOC: return TRC_KIND_NOC;
+	case UNIT_DRAM: return TRC_KIND_DRAM;
+	default: return TRC_KIND_OTHER;
+	}
+}
+
+/*
+ * The unit's track id, created on first use (-1 when tracing is off or
+ * out of memory: trc_close then reports it).  The track is keyed by the
+ * unit's (core, kind, index); its label is the unit's name without the
+ * core prefix ("core0.dma1" -> "dma1"; chip-level units keep theirs,
+ * "dram.ch0").  u->trc_track stores id + 1 so that 0 (from unit_init)
+ * means "none yet".
+ */
+static int unit_track(struct unit *u)
+{
+	struct trc *t = u->eng ? u->eng->trace : NULL;
+	const char *label = u->name;
+	int id;
+
+	if (!t)
+		return -1;
+	if (u->trc_track)
+		return u->trc_track - 1;
+	if (u->core >= 0 && strchr(u->name, '.'))
+		label = strchr(u->name, '.') + 1;
+	id = trc_track(t, u->core, trace_kind(u), u->index, label);
+	if (id < 0)
+		return -1;
+	u->trc_track = 1 + id;
+	return id;
+}
+
+int unit_traced(struct unit *u, cycle_t start, cycle_t end)
+{
+	int id = unit_track(u);
+
+	return id >= 0 && trc_want(u->eng->trace, id, start, end);
+}
+
 void unit_span(struct unit *u, cycle_t start, cycle_t end, const char *name,
 	       const char *args_json)
 {
-	struct trc *t = u->eng ? u->eng->trace : NULL;
-	const char *leaf;
+	int id = unit_track(u);
 
-	if (!t)
+	if (id >= 0)
+		trc_span(u->eng->trace, id, start, end, name, args_json);
+}
+
+/*
+ * Flow ids: unique in the trace and below 2^53 (JSON readers in
+ * JavaScript hold numbers as doubles): core in the bits from 40 up
+ * (8192 cores), dispatch sequence + 1 below (2^40 commands per core).
+ */
+static uint64_t flow_id(int core, uint64_t seq)
+{
+	return ((uint64_t)(core < 0 ? 0 : core) << 40) +
+	       seq % ((1ull << 40) - 1) + 1;
+}
+
+void unit_span_insn(struct unit *u, cycle_t start, cycle_t end,
+		    const char *name, const char *args_json,
+		    const struct unit_insn *in)
+{
+	char args[1024], src[300];
+	const char *file;
+	struct trc_flow f;
+	int id, line, n;
+
+	if (!unit_traced(u, start, end))
 		return;
-	/* Tracks are created lazily, so a unit that never works gets none;
-	 * trc_track stores id + 1 so that 0 (from unit_init) means "none".
-	 * If trc_track() fails (NPU_ENOMEM < 0) the stored id is negative and
-	 * trc_span() rejects it, recording an error in the trace writer. */
-	if (!u->trc_track) {
-		/* Track named after the unit's leaf: "core0.dma1" -> "dma1". */
-		int id;
-
-		leaf = strchr(u->name, '.');
-		id = trc_track(t, u->core, leaf ? leaf + 1 : u->name);
-		if (id < 0)
-			return; /* out of memory: trc_close reports it */
-		u->trc_track = 1 + id;
+	id = u->trc_track - 1;
+	n = snprintf(args, sizeof(args), "\"pc\":\"0x%llx\"",
+		     (unsigned long long)in->pc);
+	if (in->sym && in->sym->src_line &&
+	    in->sym->src_line(in->sym->ctx, in->pc, &file, &line) == 0) {
+		trc_json_escape(src, sizeof(src), file);
+		n += snprintf(args + n, sizeof(args) - (size_t)n,
+			      ",\"src\":\"%s:%d\"", src, line);
 	}
-	trc_span(t, u->trc_track - 1, start, end, name, args_json);
+	if (args_json && *args_json && (size_t)n < sizeof(args))
+		snprintf(args + n, sizeof(args) - (size_t)n, ",%s", args_json);
+	memset(&f, 0, sizeof(f));
+	if (in->flow != UNIT_FLOW_NONE) {
+		f.id = flow_id(u->core, in->seq);
+		f.out = in->flow == UNIT_FLOW_OUT;
+		/* Flows start on the dispatching control unit's one-cycle
+		 * instruction slice (control.c). */
+		f.from_core = u->core;
+		f.from_kind = TRC_KIND_CONTROL;
+		f.from_index = 0;
+		f.from_start = in->issued;
+		f.from_end = in->issued + 1;
+	}
+	trc_span_flow(u->eng->trace, id, start, end, name, args,
+		      in->flow != UNIT_FLOW_NONE ? &f : NULL);
+}
+
+void unit_instant(struct unit *u, cycle_t when, const char *name,
+		  const char *args_json)
+{
+	int id = unit_track(u);
+
+	if (id >= 0)
+		trc_instant(u->eng->trace, id, when, name, args_json);
+}
+
+void unit_counter(struct unit *u, cycle_t when, const char *name,
+		  double value)
+{
+	int id = unit_track(u);
+
+	if (id >= 0)
+		trc_counter(u->eng->trace, id, when, name, value);
 }

@@ -77,6 +77,30 @@ void eng_set_trace(eng *e, struct trc *t);
 struct diag *eng_diag(const eng *e);           /* where runtime faults go */
 void eng_set_diag(eng *e, struct diag *d);
 
+/*
+ * Counter sampling for traces: fn(ctx, at) runs once per 'interval'
+ * cycles of simulated activity, with 'at' a multiple of the interval and
+ * every event before cycle 'at' already dispatched (so the state it reads
+ * is the state at 'at').  It runs from the run loop before the first
+ * event at or after 'at', not as an event of its own: sampling adds no
+ * events, changes no cycle, and costs one comparison per event when off
+ * (interval 0, the default).  An idle stretch of many intervals gets two
+ * calls, at its first and at its last boundary.  fn must not schedule.
+ */
+typedef void (*eng_sample_fn)(void *ctx, cycle_t at);
+void eng_set_sampler(eng *e, cycle_t interval, eng_sample_fn fn, void *ctx);
+
+/*
+ * Polling hook of long runs (interrupt, progress line): fn is called after
+ * every ENG_POLL_EVENTS dispatched events, between two events; a non-zero
+ * return ends the run with that code (NPU_EINTR).  It must not change the
+ * simulation: a poll sees the state, it does not take part.  Without a
+ * hook the cost is one decrement and an untaken branch per event.
+ */
+#define ENG_POLL_EVENTS 1024
+typedef int (*eng_poll_fn)(void *ctx, cycle_t now);
+void eng_set_poll(eng *e, eng_poll_fn fn, void *ctx);
+
 /* Register a unit for deadlock detection and teardown (engine owns it). */
 int eng_add_unit(eng *e, struct unit *u) NPU_WUR;
 size_t eng_n_units(const eng *e);
@@ -98,7 +122,7 @@ size_t eng_pending(const eng *e);
  * Run until the queue is empty, a unit returns an error, or the clock would
  * pass max_cycles.  Returns 0, NPU_EDEADLOCK (queue empty but a unit still
  * has work: each such unit is named in the diag with what it waits on),
- * NPU_ETIMEOUT, or the unit's error.
+ * NPU_ETIMEOUT, the unit's error, or the poll hook's (eng_set_poll).
  */
 int eng_run(eng *e, cycle_t max_cycles, struct eng_stats *st) NPU_WUR;
 /*

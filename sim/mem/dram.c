@@ -38,12 +38,15 @@
  * Rules, presets and measured numbers: docs/dram.md.  Units: every int64_t
  * time below is in dcycles (tCK), every cycle_t time in core cycles.
  */
+/* MAP_ANONYMOUS and MAP_NORESERVE are not in POSIX.1-2008 (dram_store). */
+#define _DEFAULT_SOURCE
 #include "dram.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "../engine/unit.h"
 
@@ -217,6 +220,7 @@ struct dram {
 	double ideal_lat_ns;/* ideal: latency, ns */
 	double ideal_bw_ch; /* ideal: bytes/ns of one channel */
 	uint8_t *data;      /* functional contents */
+	int data_mapped;    /* data is an mmap reservation (dram_store) */
 	uint64_t size;      /* dram.bytes */
 	struct dreq *reqs;  /* request pool */
 	uint32_t n_reqs;    /* allocated entries of reqs */
@@ -365,6 +369,10 @@ uint32_t dram_burst_bytes(const dram *d) { return d->burst_bytes; }
 uint8_t *dram_data(dram *d) { return d->data; }
 uint64_t dram_size(const dram *d) { return d->size; }
 struct unit *dram_channel_unit(dram *d, int ch) { return &d->ch[ch].u; }
+uint32_t dram_channel_queued(const dram *d, int ch)
+{
+	return d->ch[ch].n + d->ch[ch].n_inflight;
+}
 
 /* Peak of the whole DRAM: channels work in parallel on their own buses. */
 double dram_peak_bytes_per_s(const dram *d)
@@ -1219,7 +1227,10 @@ void dram_free(dram *d)
 		free(d->ch[i].pre);
 	}
 	free(d->ch);
-	free(d->data);
+	if (d->data_mapped)
+		munmap(d->data, (size_t)d->size);
+	else
+		free(d->data);
 	free(d->reqs);
 	free(d->w);
 	free(d->need);
@@ -1363,6 +1374,34 @@ static int setup_channel(dram *d, int i)
 }
 
 /*
+ * Simulated DRAM larger than this is reserved, not allocated: an
+ * anonymous MAP_NORESERVE mapping, whose pages the host creates (zeroed)
+ * only when a program touches them.  A chip with 1 TiB of DRAM
+ * (dram.bytes' maximum) then costs what its tensors use, and calloc's
+ * refusal of a size beyond RAM + swap no longer fails a config that
+ * `npusim config` accepts.  Smaller stores stay on the heap, where ASan
+ * watches them.
+ */
+#define DRAM_LAZY_BYTES ((uint64_t)1 << 30)
+
+static uint8_t *dram_store(dram *d)
+{
+#if defined(MAP_ANONYMOUS) && defined(MAP_NORESERVE)
+	if (d->size > DRAM_LAZY_BYTES && d->size <= SIZE_MAX) {
+		void *p = mmap(NULL, (size_t)d->size, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			       -1, 0);
+
+		if (p == MAP_FAILED)
+			return NULL;
+		d->data_mapped = 1;
+		return p;
+	}
+#endif
+	return d->size <= SIZE_MAX ? calloc(1, (size_t)d->size) : NULL;
+}
+
+/*
  * All channels live in one array owned by the dram; the engine owns the
  * channel units and destroys channel 0 last (reverse registration order),
  * which frees everything.  If registration fails half-way, channel 0 is
@@ -1395,12 +1434,24 @@ dram *dram_new(eng *e, const struct arch *a)
 	d->ideal_bw_ch = ARCH_F(a, DRAM_IDEAL_BW) / d->n_ch;
 	if (d->ideal)
 		d->peak_ch = d->ideal_bw_ch * 1e9;
+	/* The store is sized by a key: name it, with its place, exit 2. */
+	if (!(d->data = dram_store(d))) {
+		const struct param_src *src = &a->src[P_DRAM_BYTES];
+
+		if (dg)
+			(void)diag_error(dg, src->file ? diag_at_file(src->file, src->line, 0)
+						       : diag_nowhere(),
+					 NPU_ECONFIG,
+					 "dram.bytes = %llu: cannot reserve that much host memory for the simulated DRAM (lower dram.bytes)",
+					 (unsigned long long)d->size);
+		dram_free(d);
+		return NULL;
+	}
 	rc = NPU_ENOMEM;
-	d->data = calloc(1, d->size);
 	d->ch = calloc((size_t)d->n_ch, sizeof(*d->ch));
 	d->need = calloc((size_t)d->n_ch, sizeof(*d->need));
 	d->node = calloc((size_t)d->n_ch, sizeof(*d->node));
-	if (!d->data || !d->ch || !d->need || !d->node)
+	if (!d->ch || !d->need || !d->node)
 		goto fail;
 	/* Placement was resolved and validated by the loader (one node per
 	 * channel, or all channels on the nodes listed). */
@@ -1411,6 +1462,7 @@ dram *dram_new(eng *e, const struct arch *a)
 		if (rc)
 			goto fail;
 		unit_init(&d->ch[i].u, &chan_ops, e, -1, "dram.ch%d", i);
+		d->ch[i].u.index = i; /* trace track: channel i */
 	}
 	for (i = 0; i < d->n_ch; i++) {
 		rc = eng_add_unit(e, &d->ch[i].u);
@@ -1425,7 +1477,8 @@ fail:
 				 "dram: unusable geometry or timing (bus_bits, "
 				 "burst_length, tck_ns, ranks, banks, rows or "
 				 "trefi is 0)" :
-				 "dram: out of memory for %llu bytes of DRAM",
+				 "dram: out of memory for the DRAM model "
+				 "(dram.bytes = %llu)",
 				 (unsigned long long)(d ? d->size : 0));
 	dram_free(d);
 	return NULL;

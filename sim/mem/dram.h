@@ -85,6 +85,8 @@ int dram_channels(const dram *d);
 uint32_t dram_burst_bytes(const dram *d);
 /* The unit of channel ch ("dram.ch0"), for counters and tests. */
 struct unit *dram_channel_unit(dram *d, int ch);
+/* Bursts of channel ch queued or in flight now (trace counters). */
+uint32_t dram_channel_queued(const dram *d, int ch);
 /* Core cycles -> DRAM command cycles and back (timed mode; tests, docs). */
 uint64_t dram_core_to_dcycle(const dram *d, cycle_t c);   /* rounds up */
 cycle_t dram_dcycle_to_core(const dram *d, uint64_t dc);  /* rounds up */

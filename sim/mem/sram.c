@@ -704,6 +704,7 @@ sram *sram_new(eng *e, int core, const char *name, const struct sram_geom *g)
 	if (!s)
 		return NULL;
 	unit_init(&s->u, &sram_ops, e, core, "%s", name);
+	s->u.index = g->index; /* trace track key */
 	s->g = *g;
 	s->data = calloc(1, (size_t)g->bytes);
 	s->bank_st = calloc((size_t)g->banks * SRAM_N_ST, sizeof(uint64_t));

@@ -42,6 +42,8 @@ struct sram_geom {
 	int ports;          /* words per bank per cycle */
 	int latency;        /* grant -> completion, cycles */
 	enum sram_arb arb;  /* arbitration policy */
+	int index;          /* instance on its core (0 scratchpad, 1
+			       accumulator): names its trace track */
 };
 
 /* Called when an access completes (at EV_PRI_COMPLETE of cycle 'when'). */

@@ -19,6 +19,9 @@
 #include "../../util/dtype.h"
 #include "testutil.h"
 
+/* The config fuzz target, replayed on its regressions (arch.fuzz_regress). */
+#include "../../fuzz/fuzz_cfg.c"
+
 /* ---- helpers ----------------------------------------------------------------*/
 
 /* Load with every diagnostic captured as text into *out (caller frees). */
@@ -618,6 +621,19 @@ START_TEST(arch_err_syntax_and_files)
 		   "tests/configs/no-such.cfg: error: cannot open the config file: No such file or directory\n");
 	load_fails("tests/configs/inc-missing.cfg", NULL, 0,
 		   "tests/configs/inc-missing.cfg:2: error: cannot open include file\n");
+	/* Regression: @include of a directory made libconfig 1.5's scanner
+	 * exit(2) with "input in flex scanner failed"; now file:line, also
+	 * nested, and a directory as the config itself. */
+	load_fails("tests/configs/inc-dir.cfg", NULL, 0,
+		   "tests/configs/inc-dir.cfg:3: error: @include \"inc-parts\": tests/configs/inc-parts is a directory, not a config file\n");
+	load_fails("tests/configs/inc-dir-nested.cfg", NULL, 0,
+		   "tests/configs/inc-parts/dir-part.cfg:3: error: @include \".\": tests/configs/. is a directory, not a config file\n");
+	load_fails("tests/configs/inc-dev.cfg", NULL, 0,
+		   "tests/configs/inc-dev.cfg:2: error: @include \"/dev/null\": /dev/null is a device or pipe, not a config file\n");
+	load_fails("tests/configs/inc-unterminated.cfg", NULL, 0,
+		   "tests/configs/inc-unterminated.cfg:2: error: @include needs a file name in double quotes on one line, without backslashes\n");
+	load_fails("tests/configs", NULL, 0,
+		   "tests/configs: error: cannot read the config file: Is a directory\n");
 	/* an error inside an included file names that file and line */
 	load_fails("tests/configs/inc-bad.cfg", NULL, 0,
 		   "tests/configs/inc-parts/bad-part.cfg:3: error: unknown key 'core.vector.lanez' (did you mean 'core.vector.lanes'?)\n");
@@ -881,6 +897,50 @@ START_TEST(arch_doc_and_keys_cover_every_key)
 }
 END_TEST
 
+/* ---- fuzz regressions ------------------------------------------------------*/
+
+/*
+ * Every input of fuzz/regress/cfg (crashers and hangs the fuzzer found)
+ * and of its seed corpus fuzz/corpus/cfg, through the fuzz target itself
+ * (fuzz/fuzz_cfg.c, included above): its invariants trap on failure.
+ */
+static int replay_dir(const char *dirname)
+{
+	DIR *dir = opendir(dirname);
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_msg(dir != NULL, "%s missing", dirname);
+	while ((e = readdir(dir))) {
+		char path[512];
+		FILE *fp;
+		uint8_t *buf = malloc(1 << 17);
+		size_t len;
+
+		if (e->d_name[0] == '.') {
+			free(buf);
+			continue;
+		}
+		snprintf(path, sizeof(path), "%s/%s", dirname, e->d_name);
+		fp = fopen(path, "rb");
+		ck_assert_ptr_nonnull(fp);
+		len = fread(buf, 1, 1 << 17, fp);
+		fclose(fp);
+		ck_assert_int_eq(LLVMFuzzerTestOneInput(buf, len), 0);
+		free(buf);
+		n++;
+	}
+	closedir(dir);
+	return n;
+}
+
+START_TEST(arch_fuzz_regress)
+{
+	ck_assert_int_gt(replay_dir("fuzz/regress/cfg"), 0);
+	ck_assert_int_gt(replay_dir("fuzz/corpus/cfg"), 0);
+}
+END_TEST
+
 static Suite *suite_arch(void)
 {
 	Suite *s = suite_create("arch");
@@ -906,6 +966,7 @@ static Suite *suite_arch(void)
 	TEST_ADD(s, arch_err_dram);
 	TEST_ADD(s, arch_err_all_reported_with_exit_code);
 	TEST_ADD(s, arch_include_values_and_source);
+	TEST_ADD(s, arch_fuzz_regress);
 	TEST_ADD(s, arch_bigint_with_suffix);
 	TEST_ADD(s, arch_override_types);
 	TEST_ADD(s, arch_override_errors);

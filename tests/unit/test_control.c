@@ -1399,7 +1399,8 @@ START_TEST(control_sync_barrier_trace_span)
 	/*
 	 * The trace shows each waiting core's barrier stall as a span from
 	 * its arrival to the release, naming the barrier's own pc (the
-	 * control unit has already moved past it).
+	 * control unit has already moved past it), then the barrier's
+	 * instruction slice, and an instant on every core at each release.
 	 */
 	char dir[] = "/tmp/npu_ctl_XXXXXX", path[64], buf[65536], want[96];
 	struct sim s;
@@ -1438,12 +1439,22 @@ START_TEST(control_sync_barrier_trace_span)
 	ck_assert_int_gt(n, 0);
 	buf[n] = '\0';
 	/* Core 0 arrives first and waits for core 1 at the first barrier. */
-	snprintf(want, sizeof(want), "\"name\":\"barrier\",\"args\":{\"cycle\":%" PRIu64
-		 ",\"cycles\":%" PRIu64 ",\"pc\":%" PRIu64 "}",
+	snprintf(want, sizeof(want), "\"name\":\"stall: barrier\",\"args\":{\"cycle\":%" PRIu64
+		 ",\"cycles\":%" PRIu64 ",\"pc\":\"0x%" PRIx64 "\"}",
 		 reg(&s, 0, X_A0) + 1, ctr(&s, "core0.control.stall_barrier_cycles"),
 		 pc_barrier);
 	ck_assert_msg(strstr(buf, want) != NULL, "no %s in the trace", want);
-	ck_assert_int_eq(count_spans(buf, "\"name\":\"barrier\""), 1);
+	ck_assert_int_eq(count_spans(buf, "\"name\":\"stall: barrier\""), 1);
+	/* Each barrier instruction is a one-cycle slice when it completes:
+	 * core 0's first right after its stall, at the release. */
+	ck_assert_int_eq(count_spans(buf, "\"name\":\"barrier\",\"args\""), 4);
+	snprintf(want, sizeof(want), "\"name\":\"barrier\",\"args\":{\"cycle\":%" PRIu64
+		 ",\"cycles\":1,\"pc\":\"0x%" PRIx64 "\",\"src\":\"t.s:8\"",
+		 reg(&s, 0, X_A0) + 1 + ctr(&s, "core0.control.stall_barrier_cycles"),
+		 pc_barrier);
+	ck_assert_msg(strstr(buf, want) != NULL, "no %s in the trace", want);
+	/* Two barriers, each released on both cores: four instants. */
+	ck_assert_int_eq(count_spans(buf, "\"name\":\"barrier release\""), 4);
 	unlink(path);
 	rmdir(dir);
 	sim_free(&s);

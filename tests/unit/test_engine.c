@@ -70,6 +70,68 @@ static eng *new_eng_with(struct rec *r)
 	return e;
 }
 
+/* Sampler calls, recorded. */
+struct samples {
+	cycle_t at[32];
+	int n;
+	size_t pending_seen[32]; /* events still queued at each call */
+	eng *e;
+};
+
+static void sample_rec(void *ctx, cycle_t at)
+{
+	struct samples *s = ctx;
+
+	if (s->n < 32) {
+		s->pending_seen[s->n] = eng_pending(s->e);
+		s->at[s->n++] = at;
+	}
+}
+
+/*
+ * The sampler runs at each crossed multiple of the interval, before the
+ * first event at or after it, twice for an idle stretch (its first and
+ * last boundary), never past the last event, and adds no events: the
+ * run dispatches exactly what it does without one.
+ */
+START_TEST(engine_sampler)
+{
+	struct rec r;
+	struct samples sm;
+	struct eng_stats st;
+	eng *e = new_eng_with(&r);
+
+	memset(&sm, 0, sizeof(sm));
+	sm.e = e;
+	eng_set_sampler(e, 10, sample_rec, &sm);
+	/* Events at 3, 12, 15, 57 (an idle stretch over 20..50), 60. */
+	ck_assert_int_eq(eng_schedule(e, 3, EV_PRI_ISSUE, &r.u, 1, 0), 0);
+	ck_assert_int_eq(eng_schedule(e, 12, EV_PRI_ISSUE, &r.u, 2, 0), 0);
+	ck_assert_int_eq(eng_schedule(e, 15, EV_PRI_ISSUE, &r.u, 3, 0), 0);
+	ck_assert_int_eq(eng_schedule(e, 57, EV_PRI_ISSUE, &r.u, 4, 0), 0);
+	ck_assert_int_eq(eng_schedule(e, 60, EV_PRI_ISSUE, &r.u, 5, 0), 0);
+	ck_assert_int_eq(eng_run(e, CYCLE_MAX, &st), 0);
+	ck_assert_uint_eq(st.n_events, 5);
+	ck_assert_uint_eq(st.end_cycle, 60);
+	ck_assert_int_eq(sm.n, 4);
+	ck_assert_uint_eq(sm.at[0], 10);  /* before the event at 12 */
+	ck_assert_uint_eq(sm.at[1], 20);  /* before 57: first boundary ... */
+	ck_assert_uint_eq(sm.at[2], 50);  /* ... and last of the stretch */
+	ck_assert_uint_eq(sm.at[3], 60);  /* before the event at 60 */
+	ck_assert_uint_eq(sm.pending_seen[0], 3); /* 12 popped, not run */
+	eng_free(e);
+
+	/* Off (interval 0) and without a sampler: never called. */
+	e = new_eng_with(&r);
+	sm.n = 0;
+	eng_set_sampler(e, 0, sample_rec, &sm);
+	ck_assert_int_eq(eng_schedule(e, 100, EV_PRI_ISSUE, &r.u, 1, 0), 0);
+	ck_assert_int_eq(eng_run(e, CYCLE_MAX, NULL), 0);
+	ck_assert_int_eq(sm.n, 0);
+	eng_free(e);
+}
+END_TEST
+
 START_TEST(engine_order_time_pri_seq)
 {
 	struct rec r;
@@ -234,6 +296,7 @@ static Suite *suite_engine(void)
 	TEST_ADD(s, engine_deadlock_names_unit);
 	TEST_ADD(s, engine_fault_stops_run);
 	TEST_ADD(s, engine_reject_past);
+	TEST_ADD(s, engine_sampler);
 	return s;
 }
 

@@ -6,15 +6,21 @@
  * The reference files are built byte by byte in the test from the format
  * description (NEP 1), not by the writer under test.
  */
+#include <dirent.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../../util/npy.h"
 #include "testutil.h"
+
+/* The .npy fuzz target, replayed on its regressions (npy.fuzz_regress). */
+#include "../../fuzz/fuzz_npy.c"
 
 /* ---- helpers ---------------------------------------------------------------*/
 
@@ -890,6 +896,110 @@ START_TEST(npy_write_failures_leave_nothing)
 }
 END_TEST
 
+/*
+ * Feed head[0..n) and then, if endless, zeros for ever into a FIFO that
+ * npy_read reads: the reader must stop after the declared data and say
+ * why.  Returns npy_read's code; the message is in d.
+ */
+static int read_fifo(const uint8_t *head, size_t n, int endless,
+		     struct diag *d)
+{
+	char path[128];
+	struct npy t;
+	pid_t pid;
+	int r, status;
+
+	snprintf(path, sizeof(path), "%s/fifo.npy", tmpdir);
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		static const uint8_t zeros[4096];
+		FILE *fp;
+
+		signal(SIGPIPE, SIG_IGN); /* the reader leaves early: EPIPE */
+		fp = fopen(path, "wb");
+		if (!fp)
+			_exit(1);
+		fwrite(head, 1, n, fp);
+		while (endless && fwrite(zeros, 1, sizeof(zeros), fp) ==
+					  sizeof(zeros))
+			;
+		fclose(fp);
+		_exit(0);
+	}
+	r = npy_read(path, &t, d);
+	if (r == 0)
+		npy_free(&t);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	remove(path);
+	return r;
+}
+
+/* Regression: --input T=/dev/zero read until memory ran out; a pipe or
+ * device is now read no further than its header declares. */
+START_TEST(npy_read_streams_bounded)
+{
+	uint8_t buf[256], data[16] = { 1 };
+	size_t n;
+	struct npy t;
+	struct diag d;
+
+	mk_tmpdir();
+	diag_init(&d, NULL);
+	ck_assert_int_eq(npy_read("/dev/zero", &t, &d), NPU_ETENSOR);
+	ck_assert_str_eq(d.last, "/dev/zero: error: not a .npy file (bad magic; expected \\x93NUMPY)");
+	/* A good header, the data, then zeros that never end. */
+	n = mk(buf, sizeof(buf), 1,
+	       "{'descr': '|i1', 'fortran_order': False, 'shape': (4, 4), }",
+	       data, sizeof(data));
+	ck_assert_int_eq(read_fifo(buf, n, 0, &d), 0);
+	ck_assert_int_eq(read_fifo(buf, n, 1, &d), NPU_ETENSOR);
+	ck_assert_ptr_nonnull(strstr(d.last, "fifo.npy: error: unexpected data after the tensor (16 elements of '|i1'): the input does not end there"));
+	/* A stream may declare at most 4 GiB (a file is checked by size). */
+	n = mk(buf, sizeof(buf), 1,
+	       "{'descr': '<f4', 'fortran_order': False, 'shape': (65536, 65536), }",
+	       data, 0);
+	ck_assert_int_eq(read_fifo(buf, n, 1, &d), NPU_ETENSOR);
+	ck_assert_ptr_nonnull(strstr(d.last, "declares 17179869184 bytes of data; from a pipe or device npusim reads at most 4294967296"));
+	/* Any input: a header length beyond 1 MiB is refused unread. */
+	memcpy(buf, "\x93NUMPY\x02\x00\xff\xff\xff\x7f", 12);
+	ck_assert_int_eq(read_fifo(buf, 12, 1, &d), NPU_ETENSOR);
+	ck_assert_ptr_nonnull(strstr(d.last, "header length 2147483647 is beyond any .npy header"));
+	rm_tmpdir();
+}
+END_TEST
+
+/* A regular file with bytes after the tensor: the count comes from the
+ * file's size, without reading them. */
+START_TEST(npy_read_file_trailing)
+{
+	uint8_t buf[256], data[20] = { 0 };
+	size_t n;
+	char path[128];
+	struct npy t;
+	struct diag d;
+	FILE *fp;
+
+	mk_tmpdir();
+	diag_init(&d, NULL);
+	n = mk(buf, sizeof(buf), 1,
+	       "{'descr': '|i1', 'fortran_order': False, 'shape': (4, 4), }",
+	       data, sizeof(data));
+	snprintf(path, sizeof(path), "%s/t.npy", tmpdir);
+	fp = fopen(path, "wb");
+	fwrite(buf, 1, n, fp);
+	fclose(fp);
+	ck_assert_int_eq(npy_read(path, &t, &d), NPU_ETENSOR);
+	ck_assert_ptr_nonnull(strstr(d.last, "4 bytes of unexpected data after the tensor (16 elements of '|i1')"));
+	/* Short: read what is there, the usual message. */
+	ck_assert_int_eq(truncate(path, (off_t)(n - 8)), 0);
+	ck_assert_int_eq(npy_read(path, &t, &d), NPU_ETENSOR);
+	ck_assert_ptr_nonnull(strstr(d.last, "data is 12 bytes but the shape needs 16"));
+	rm_tmpdir();
+}
+END_TEST
+
 START_TEST(npy_alloc_limits)
 {
 	uint64_t huge[3] = { 1ull << 32, 1ull << 32, 2 };
@@ -899,6 +1009,50 @@ START_TEST(npy_alloc_limits)
 	ck_assert_int_eq(npy_alloc(&t, DT_INT8, NPY_MAX_DIMS + 1, huge),
 			 NPU_ERANGE);
 	ck_assert_ptr_null(t.data);
+}
+END_TEST
+
+/* ---- fuzz regressions ------------------------------------------------------*/
+
+/*
+ * Every input of fuzz/regress/npy (crashers and hangs the fuzzer found)
+ * and of its seed corpus fuzz/corpus/npy, through the fuzz target itself
+ * (fuzz/fuzz_npy.c, included above): its invariants trap on failure.
+ */
+static int replay_dir(const char *dirname)
+{
+	DIR *dir = opendir(dirname);
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_msg(dir != NULL, "%s missing", dirname);
+	while ((e = readdir(dir))) {
+		char path[512];
+		FILE *fp;
+		uint8_t *buf = malloc(1 << 17);
+		size_t len;
+
+		if (e->d_name[0] == '.') {
+			free(buf);
+			continue;
+		}
+		snprintf(path, sizeof(path), "%s/%s", dirname, e->d_name);
+		fp = fopen(path, "rb");
+		ck_assert_ptr_nonnull(fp);
+		len = fread(buf, 1, 1 << 17, fp);
+		fclose(fp);
+		ck_assert_int_eq(LLVMFuzzerTestOneInput(buf, len), 0);
+		free(buf);
+		n++;
+	}
+	closedir(dir);
+	return n;
+}
+
+START_TEST(npy_fuzz_regress)
+{
+	ck_assert_int_gt(replay_dir("fuzz/regress/npy"), 0);
+	ck_assert_int_gt(replay_dir("fuzz/corpus/npy"), 0);
 }
 END_TEST
 
@@ -932,6 +1086,9 @@ static Suite *suite_npy(void)
 	TEST_ADD(s, npy_file_errors);
 	TEST_ADD(s, npy_write_failures_leave_nothing);
 	TEST_ADD(s, npy_alloc_limits);
+	TEST_ADD(s, npy_read_streams_bounded);
+	TEST_ADD(s, npy_read_file_trailing);
+	TEST_ADD(s, npy_fuzz_regress);
 	return s;
 }
 

@@ -716,9 +716,9 @@ START_TEST(trace_exact_small)
 	snprintf(path, sizeof(path), "%s/t.json.gz", tmpdir);
 	t = trc_open(path, 0, &d);
 	ck_assert_ptr_nonnull(t);
-	mtx = trc_track(t, 0, "matrix");
+	mtx = trc_track(t, 0, TRC_KIND_MATRIX, 0, "matrix");
 	ck_assert_int_eq(mtx, 0);
-	ck_assert_int_eq(trc_track(t, 0, "matrix"), 0);
+	ck_assert_int_eq(trc_track(t, 0, TRC_KIND_MATRIX, 0, "matrix"), 0);
 	trc_span(t, mtx, 10, 74, "mm", "\"pc\":64");
 	ck_assert_uint_eq(trc_n_events(t), 5);
 	ck_assert_int_eq(trc_close(t, &d), 0);
@@ -738,11 +738,11 @@ static struct trc *write_sample(const char *path, double ghz, struct diag *d)
 	uint64_t c;
 
 	ck_assert_ptr_nonnull(t);
-	dram = trc_track(t, TRC_CHIP, "dram0");
-	dma = trc_track(t, 0, "dma0");
-	mtx = trc_track(t, 0, "matrix");
-	ctl = trc_track(t, 0, "control");
-	ctl1 = trc_track(t, 1, "control");
+	dram = trc_track(t, TRC_CHIP, TRC_KIND_DRAM, 0, "dram0");
+	dma = trc_track(t, 0, TRC_KIND_DMA, 0, "dma0");
+	mtx = trc_track(t, 0, TRC_KIND_MATRIX, 0, "matrix");
+	ctl = trc_track(t, 0, TRC_KIND_CONTROL, 0, "control");
+	ctl1 = trc_track(t, 1, TRC_KIND_CONTROL, 0, "control");
 	for (c = 0; c < 4000; c += 20) {
 		trc_span(t, ctl, c, c + 1, "dispatch", "\"pc\":\"0x40\"");
 		trc_span(t, mtx, c + 2, c + 18, "mm",
@@ -788,12 +788,13 @@ START_TEST(trace_wellformed_and_metadata)
 	 * cycles overlap), matrix, control x2. */
 	ck_assert_int_eq(count_of(txt, "\"thread_name\""), 6);
 	ck_assert_ptr_nonnull(strstr(txt, "{\"name\":\"dma0 #2\"}"));
-	/* Pipeline order: control 0 < matrix 1e6 < dma 3e6 (+ lane). */
+	/* Pipeline order: control 0 < matrix 1e6 < dma 3e6 (+ lane) <
+	 * dram 6e6, from the kind (enum trc_kind), not the name. */
 	ck_assert_ptr_nonnull(strstr(txt, "\"tid\":4,\"name\":"
 					  "\"thread_sort_index\",\"args\":"
 					  "{\"sort_index\":0}"));
 	ck_assert_ptr_nonnull(strstr(txt, "{\"sort_index\":3000001}"));
-	ck_assert_ptr_nonnull(strstr(txt, "{\"sort_index\":8000000}"));
+	ck_assert_ptr_nonnull(strstr(txt, "{\"sort_index\":6000000}"));
 	/* Escaped names, counters, instants. */
 	ck_assert_ptr_nonnull(strstr(txt, "\"name\":\"nop \\\"quoted\\\"\\n\""));
 	ck_assert_ptr_nonnull(strstr(txt, "\"ph\":\"C\",\"pid\":0,\"ts\":0.12,"
@@ -823,7 +824,7 @@ START_TEST(trace_real_time)
 	/* 0.7 GHz: 1428.571... ps per cycle; 7 cycles = 10 ns exactly;
 	 * 1 cycle rounds to 1429 ps. */
 	t = trc_open(path, 0.7, &d);
-	k = trc_track(t, 2, "vector");
+	k = trc_track(t, 2, TRC_KIND_VECTOR, 0, "vector");
 	trc_span(t, k, 7, 14, "a", NULL);
 	trc_span(t, k, 14, 15, "b", NULL);
 	trc_span(t, k, 2000000, 2000007, "c", NULL);
@@ -857,7 +858,7 @@ START_TEST(trace_lanes)
 	diag_init(&d, NULL);
 	snprintf(path, sizeof(path), "%s/t.json.gz", tmpdir);
 	t = trc_open(path, 0, &d);
-	k = trc_track(t, 0, "dma1");
+	k = trc_track(t, 0, TRC_KIND_DMA, 1, "dma1");
 	trc_span(t, k, 0, 10, "a", NULL);  /* lane 0, tid 1 */
 	trc_span(t, k, 5, 15, "b", NULL);  /* lane 1, tid 2 */
 	trc_span(t, k, 10, 20, "c", NULL); /* lane 0 again */
@@ -873,7 +874,7 @@ START_TEST(trace_lanes)
 
 	/* More than TRC_MAX_LANES in flight: written, with a warning. */
 	t = trc_open(path, 0, &d);
-	k = trc_track(t, 0, "dma0");
+	k = trc_track(t, 0, TRC_KIND_DMA, 0, "dma0");
 	for (i = 0; i <= TRC_MAX_LANES; i++)
 		trc_span(t, k, (uint64_t)i, 100, "x", NULL);
 	ck_assert_int_eq(trc_close(t, &d), 0);
@@ -973,7 +974,7 @@ START_TEST(trace_failures_leave_nothing)
 	ck_assert_int_eq(n_files(), 0);
 
 	t = trc_open(path, 1.0, &d);
-	k = trc_track(t, 0, "matrix");
+	k = trc_track(t, 0, TRC_KIND_MATRIX, 0, "matrix");
 	trc_span(t, k, 10, 9, "mm", NULL);
 	ck_assert_int_eq(trc_close(t, &d), NPU_EINTERNAL);
 	ck_assert_ptr_nonnull(strstr(d.last, "ends (cycle 9) before it starts "
@@ -1000,7 +1001,7 @@ START_TEST(trace_huge_event)
 	memset(args + 8, 'z', len);
 	strcpy(args + 8 + len, "\"");
 	t = trc_open(path, 0, &d);
-	k = trc_track(t, 0, "vector");
+	k = trc_track(t, 0, TRC_KIND_VECTOR, 0, "vector");
 	trc_span(t, k, 0, 1, "a", NULL);
 	trc_span(t, k, 1, 2, "big", args);
 	trc_span(t, k, 2, 3, "c", NULL);
@@ -1012,6 +1013,231 @@ START_TEST(trace_huge_event)
 	free(txt);
 	free(args);
 	rm_tmpdir();
+}
+END_TEST
+
+/* Tracks are keyed and sorted by (core, kind, index); the name is only
+ * a label, and a track with no event writes no metadata. */
+START_TEST(trace_tracks_by_kind)
+{
+	struct diag d;
+	struct trc *t;
+	char path[128], *txt;
+	size_t n;
+	int a, b, c, e;
+
+	mk_tmpdir();
+	diag_init(&d, NULL);
+	snprintf(path, sizeof(path), "%s/t.json.gz", tmpdir);
+	t = trc_open(path, 0, &d);
+	a = trc_track(t, 0, TRC_KIND_DMA, 12, "zz");
+	b = trc_track(t, 0, TRC_KIND_SRAM, 1, "accumulator");
+	c = trc_track(t, 0, TRC_KIND_DMA, 12, "another label");
+	e = trc_track(t, 1, TRC_KIND_MATRIX, 0, "matrix"); /* never used */
+	ck_assert_int_eq(a, c);
+	ck_assert_int_ne(a, b);
+	ck_assert_int_ge(e, 0);
+	ck_assert_str_eq(trc_kind_name(TRC_KIND_DRAM), "dram");
+	trc_span(t, a, 0, 1, "dma", NULL);
+	trc_instant(t, b, 3, "x", NULL);
+	ck_assert_int_eq(trc_close(t, &d), 0);
+	txt = gunzip(path, &n);
+	ck_assert(json_ok(txt));
+	ck_assert_ptr_nonnull(strstr(txt, "{\"name\":\"zz\"}"));
+	ck_assert_ptr_nonnull(strstr(txt, "{\"sort_index\":3001200}"));
+	ck_assert_ptr_nonnull(strstr(txt, "{\"sort_index\":4000100}"));
+	ck_assert_ptr_null(strstr(txt, "core 1"));
+	ck_assert_int_eq(count_of(txt, "\"thread_name\""), 2);
+	free(txt);
+	rm_tmpdir();
+}
+END_TEST
+
+/* --trace-window: spans touching the window are kept whole, instants and
+ * counters inside it only; metadata only for what is written. */
+START_TEST(trace_window)
+{
+	struct diag d;
+	struct trc *t;
+	char path[128], *txt;
+	size_t n;
+	int k;
+
+	mk_tmpdir();
+	diag_init(&d, NULL);
+	snprintf(path, sizeof(path), "%s/t.json.gz", tmpdir);
+	t = trc_open(path, 0, &d);
+	trc_set_window(t, 100, 200);
+	k = trc_track(t, 0, TRC_KIND_MATRIX, 0, "matrix");
+	ck_assert(!trc_want(t, k, 0, 100));
+	ck_assert(trc_want(t, k, 0, 101));
+	ck_assert(trc_want(t, k, 100, 100));
+	ck_assert(!trc_want(t, k, 200, 300));
+	trc_span(t, k, 0, 100, "before", NULL);
+	trc_span(t, k, 50, 150, "straddle", NULL);
+	trc_span(t, k, 199, 400, "end", NULL);
+	trc_span(t, k, 200, 300, "after", NULL);
+	trc_instant(t, k, 99, "i99", NULL);
+	trc_instant(t, k, 100, "i100", NULL);
+	trc_counter(t, k, 199, "queue", 1);
+	trc_counter(t, k, 200, "queue", 2);
+	ck_assert_int_eq(trc_close(t, &d), 0);
+	txt = gunzip(path, &n);
+	ck_assert(json_ok(txt));
+	ck_assert_ptr_null(strstr(txt, "\"before\""));
+	ck_assert_ptr_nonnull(strstr(txt, "\"ts\":50,\"dur\":100,\"name\":\"straddle\""));
+	ck_assert_ptr_nonnull(strstr(txt, "\"end\""));
+	ck_assert_ptr_null(strstr(txt, "\"after\""));
+	ck_assert_ptr_null(strstr(txt, "i99"));
+	ck_assert_ptr_nonnull(strstr(txt, "i100"));
+	ck_assert_ptr_nonnull(strstr(txt, "{\"queue\":1}"));
+	ck_assert_ptr_null(strstr(txt, "{\"queue\":2}"));
+	free(txt);
+
+	/* Nothing in the window: a valid trace with no tracks at all. */
+	t = trc_open(path, 0, &d);
+	trc_set_window(t, 1000, UINT64_MAX);
+	k = trc_track(t, 0, TRC_KIND_MATRIX, 0, "matrix");
+	trc_span(t, k, 0, 10, "x", NULL);
+	ck_assert_int_eq(trc_close(t, &d), 0);
+	txt = gunzip(path, &n);
+	ck_assert(json_ok(txt));
+	ck_assert_ptr_null(strstr(txt, "\"ph\""));
+	free(txt);
+	rm_tmpdir();
+}
+END_TEST
+
+/* --trace-units: kinds, names, core-qualified names, whole cores and the
+ * chip; empty items are errors; items that select nothing are warned. */
+START_TEST(trace_units)
+{
+	struct diag d;
+	struct trc *t;
+	char path[128], *txt;
+	size_t n;
+	int m0, m1, d01, d11, ctl, ch0, s0;
+
+	mk_tmpdir();
+	diag_init(&d, NULL);
+	snprintf(path, sizeof(path), "%s/t.json.gz", tmpdir);
+	t = trc_open(path, 0, &d);
+	ck_assert_int_eq(trc_set_units(t, "matrix,core1.dma1,scratchpad,chip,mtx", &d), 0);
+	m0 = trc_track(t, 0, TRC_KIND_MATRIX, 0, "matrix");
+	m1 = trc_track(t, 1, TRC_KIND_MATRIX, 0, "matrix");
+	d01 = trc_track(t, 0, TRC_KIND_DMA, 1, "dma1");
+	d11 = trc_track(t, 1, TRC_KIND_DMA, 1, "dma1");
+	ctl = trc_track(t, 0, TRC_KIND_CONTROL, 0, "control");
+	ch0 = trc_track(t, TRC_CHIP, TRC_KIND_DRAM, 0, "dram.ch0");
+	s0 = trc_track(t, 0, TRC_KIND_SRAM, 0, "scratchpad");
+	ck_assert(trc_want(t, m0, 0, 1) && trc_want(t, m1, 0, 1));
+	ck_assert(!trc_want(t, d01, 0, 1) && trc_want(t, d11, 0, 1));
+	ck_assert(!trc_want(t, ctl, 0, 1));
+	ck_assert(trc_want(t, ch0, 0, 1) && trc_want(t, s0, 0, 1));
+	trc_span(t, d01, 0, 5, "dropped", NULL);
+	trc_span(t, d11, 0, 5, "kept", NULL);
+	ck_assert_int_eq(trc_close(t, &d), 0);
+	/* "mtx" is not a name: warned at close. */
+	ck_assert_int_eq(d.n_warnings, 1);
+	ck_assert_ptr_nonnull(strstr(d.last, "'mtx' matched no unit"));
+	txt = gunzip(path, &n);
+	ck_assert_ptr_null(strstr(txt, "dropped"));
+	ck_assert_ptr_nonnull(strstr(txt, "kept"));
+	free(txt);
+
+	t = trc_open(path, 0, &d);
+	ck_assert_int_eq(trc_set_units(t, "core2", &d), 0);
+	ck_assert(trc_want(t, trc_track(t, 2, TRC_KIND_DMA, 0, "dma0"), 0, 1));
+	ck_assert(!trc_want(t, trc_track(t, 1, TRC_KIND_DMA, 0, "dma0"), 0, 1));
+	ck_assert(!trc_want(t, trc_track(t, TRC_CHIP, TRC_KIND_DRAM, 0,
+					 "dram.ch0"), 0, 1));
+	trc_abort(t);
+
+	t = trc_open(path, 0, &d);
+	ck_assert_int_eq(trc_set_units(t, "matrix,,dma", &d), NPU_EUSAGE);
+	ck_assert_ptr_nonnull(strstr(d.last, "empty unit name"));
+	trc_abort(t);
+	t = trc_open(path, 0, &d);
+	ck_assert_int_eq(trc_set_units(t, "", &d), NPU_EUSAGE);
+	trc_abort(t);
+	ck_assert_int_eq(n_files(), 1); /* the first trace; aborts left none */
+	rm_tmpdir();
+}
+END_TEST
+
+/* Flow arrows: bind_id on both slices; the end is dropped when its start
+ * was (window, unit list, no such track). */
+START_TEST(trace_flows)
+{
+	struct diag d;
+	struct trc *t;
+	char path[128], *txt;
+	size_t n;
+	int ctl, mtx;
+	struct trc_flow out = { 7, 1, 0, TRC_KIND_OTHER, 0, 0, 0 };
+	struct trc_flow in = { 7, 0, 0, TRC_KIND_CONTROL, 0, 10, 11 };
+
+	mk_tmpdir();
+	diag_init(&d, NULL);
+	snprintf(path, sizeof(path), "%s/t.json.gz", tmpdir);
+	t = trc_open(path, 0, &d);
+	ctl = trc_track(t, 0, TRC_KIND_CONTROL, 0, "control");
+	mtx = trc_track(t, 0, TRC_KIND_MATRIX, 0, "matrix");
+	trc_span_flow(t, ctl, 10, 11, "mmul", NULL, &out);
+	trc_span_flow(t, mtx, 12, 40, "mmul", NULL, &in);
+	ck_assert_int_eq(trc_close(t, &d), 0);
+	txt = gunzip(path, &n);
+	ck_assert(json_ok(txt));
+	ck_assert_ptr_nonnull(strstr(txt, "\"name\":\"mmul\",\"bind_id\":7,\"flow_out\":true,\"args\""));
+	ck_assert_ptr_nonnull(strstr(txt, "\"name\":\"mmul\",\"bind_id\":7,\"flow_in\":true,\"args\""));
+	free(txt);
+
+	/* The start lies before the window: no dangling end. */
+	t = trc_open(path, 0, &d);
+	trc_set_window(t, 11, 100);
+	ctl = trc_track(t, 0, TRC_KIND_CONTROL, 0, "control");
+	mtx = trc_track(t, 0, TRC_KIND_MATRIX, 0, "matrix");
+	trc_span_flow(t, ctl, 10, 11, "mmul", NULL, &out);
+	trc_span_flow(t, mtx, 12, 40, "mmul", NULL, &in);
+	ck_assert_int_eq(trc_close(t, &d), 0);
+	txt = gunzip(path, &n);
+	ck_assert_ptr_null(strstr(txt, "bind_id"));
+	ck_assert_ptr_nonnull(strstr(txt, "\"mmul\""));
+	free(txt);
+
+	/* The control unit is not selected, or has no track at all. */
+	t = trc_open(path, 0, &d);
+	ck_assert_int_eq(trc_set_units(t, "matrix", &d), 0);
+	ctl = trc_track(t, 0, TRC_KIND_CONTROL, 0, "control");
+	mtx = trc_track(t, 0, TRC_KIND_MATRIX, 0, "matrix");
+	trc_span_flow(t, ctl, 10, 11, "mmul", NULL, &out);
+	trc_span_flow(t, mtx, 12, 40, "mmul", NULL, &in);
+	ck_assert_int_eq(trc_close(t, &d), 0);
+	txt = gunzip(path, &n);
+	ck_assert_ptr_null(strstr(txt, "bind_id"));
+	free(txt);
+	t = trc_open(path, 0, &d);
+	mtx = trc_track(t, 0, TRC_KIND_MATRIX, 0, "matrix");
+	trc_span_flow(t, mtx, 12, 40, "mmul", NULL, &in);
+	ck_assert_int_eq(trc_close(t, &d), 0);
+	txt = gunzip(path, &n);
+	ck_assert_ptr_null(strstr(txt, "bind_id"));
+	free(txt);
+	rm_tmpdir();
+}
+END_TEST
+
+/* trc_json_member: a valid "key":"value" even when cut short. */
+START_TEST(trc_json_member_cases)
+{
+	char buf[16], obj[20];
+
+	trc_json_member(buf, sizeof(buf), "k", "a\"b");
+	ck_assert_str_eq(buf, "\"k\":\"a\\\"b\"");
+	trc_json_member(buf, sizeof(buf), "k", "0123456789abcdef");
+	ck_assert_str_eq(buf, "\"k\":\"012345678\"");
+	snprintf(obj, sizeof(obj), "{%s}", buf);
+	ck_assert(json_ok(obj));
 }
 END_TEST
 
@@ -1041,6 +1267,11 @@ static Suite *suite_traces(void)
 	TEST_ADD(s, trace_digest_matches_content);
 	TEST_ADD(s, trace_failures_leave_nothing);
 	TEST_ADD(s, trace_huge_event);
+	TEST_ADD(s, trace_tracks_by_kind);
+	TEST_ADD(s, trace_window);
+	TEST_ADD(s, trace_units);
+	TEST_ADD(s, trace_flows);
+	TEST_ADD(s, trc_json_member_cases);
 	return s;
 }
 
