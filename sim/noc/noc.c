@@ -58,7 +58,7 @@ const char *const noc_port_names[NOC_N_PORTS] = {
  * in the last slot. */
 #define NOC_HIST_EXACT 65536
 
-enum { NOC_EV_TICK = 1, NOC_EV_DELIVER = 2 };
+enum { NOC_EV_TICK = 1, NOC_EV_DELIVER = 2, NOC_EV_SPACE = 3 };
 enum { IVC_IDLE, IVC_VA, IVC_ACTIVE };
 enum { CAL_FLIT, CAL_CREDIT, CAL_NI_CREDIT };
 
@@ -117,6 +117,15 @@ struct ni {
 	uint8_t *owned;          /* per local input VC: a packet holds it */
 	int rr;                  /* next VC to try first */
 	cycle_t last_inj;        /* cycle + 1 of the last flit injected */
+	uint32_t n_resp;         /* queued responses (outside inject_queue) */
+	struct waiter *w;        /* senders refused, waiting for room */
+	uint32_t n_w, cap_w;
+	int space_ev;            /* a NOC_EV_SPACE is scheduled */
+};
+
+struct waiter {
+	noc_space_fn fn;
+	void *ctx;
 };
 
 struct pkt {
@@ -131,6 +140,7 @@ struct pkt {
 	uint64_t tag;            /* passed back */
 	uint32_t next_free;      /* free list link */
 	int where;               /* router of its head, for reports */
+	uint8_t response;        /* outside the inject_queue limit */
 };
 
 /* A calendar entry: something arriving at a fixed future cycle. */
@@ -366,6 +376,15 @@ static int ni_inject(struct noc *n, int i, cycle_t c)
 		q->cur = q->q[q->qh];
 		q->qh = (q->qh + 1) % q->qcap;
 		q->qn--;
+		if (n->pk[q->cur].response)
+			q->n_resp--;
+		/* room again: refused senders retry from the next WAKE */
+		if (q->n_w && !q->space_ev) {
+			q->space_ev = 1;
+			if (eng_schedule(n->u.eng, c + 1, EV_PRI_WAKE, &n->u,
+					 NOC_EV_SPACE, (uint64_t)i))
+				n->oom = 1;
+		}
 		q->cur_idx = 0;
 		q->cur_vc = v;
 		q->owned[v] = 1;
@@ -412,7 +431,7 @@ int noc_send(noc *n, const struct noc_msg *m)
 	if (m->src < 0 || m->src >= n->n_nodes || m->dst < 0 ||
 	    m->dst >= n->n_nodes || !m->flits)
 		return NPU_EINTERNAL;
-	if (n->p.inject_queue && q->qn >= (uint32_t)n->p.inject_queue)
+	if (!m->response && !m->force && noc_room(n, m->src) <= 0)
 		return NOC_FULL;
 	if (q->qn == q->qcap) {
 		uint32_t cap = q->qcap ? q->qcap * 2 : 8, k;
@@ -441,6 +460,8 @@ int noc_send(noc *n, const struct noc_msg *m)
 	pk->ctx = m->ctx;
 	pk->tag = m->tag;
 	pk->where = m->src;
+	pk->response = (uint8_t)(m->response != 0);
+	q->n_resp += pk->response;
 	q->q[(q->qh + q->qn) % q->qcap] = slot;
 	q->qn++;
 	n->st.packets_sent++;
@@ -870,13 +891,84 @@ static int noc_deliver(struct noc *n, uint32_t slot, cycle_t now)
 	return fn ? fn(ctx, tag, now) : 0;
 }
 
+/* Room in node's source queue: call every refused sender, in the order
+ * they were refused (each is one-shot; a sender refused again re-asks). */
+static int noc_space(struct noc *n, int node, cycle_t now)
+{
+	struct ni *q = &n->ni[node];
+	uint32_t k, cnt = q->n_w;
+	struct waiter *w;
+	int rc = 0;
+
+	q->space_ev = 0;
+	if (!cnt)
+		return 0;
+	w = malloc(cnt * sizeof(*w));
+	if (!w)
+		return NPU_ENOMEM;
+	memcpy(w, q->w, cnt * sizeof(*w));
+	q->n_w = 0;
+	for (k = 0; k < cnt && !rc; k++)
+		rc = w[k].fn(w[k].ctx, now);
+	free(w);
+	return rc;
+}
+
 static int noc_on_event(struct unit *u, const struct ev *ev)
 {
 	struct noc *n = (struct noc *)u;
 
 	if (ev->kind == NOC_EV_TICK)
 		return noc_tick(n, ev->when);
+	if (ev->kind == NOC_EV_SPACE)
+		return noc_space(n, (int)ev->arg, ev->when);
 	return noc_deliver(n, (uint32_t)ev->arg, ev->when);
+}
+
+int noc_room(const noc *n, int node)
+{
+	const struct ni *q = &n->ni[node];
+
+	if (!n->p.inject_queue)
+		return INT32_MAX;
+	return n->p.inject_queue - (int)(q->qn - q->n_resp);
+}
+
+int noc_want_space(noc *n, int node, noc_space_fn fn, void *ctx)
+{
+	struct ni *q = &n->ni[node];
+
+	if (q->n_w == q->cap_w) {
+		uint32_t cap = q->cap_w ? q->cap_w * 2 : 4;
+		struct waiter *v = realloc(q->w, cap * sizeof(*v));
+
+		if (!v)
+			return NPU_ENOMEM;
+		q->w = v;
+		q->cap_w = cap;
+	}
+	q->w[q->n_w].fn = fn;
+	q->w[q->n_w].ctx = ctx;
+	q->n_w++;
+	/* the queue may have drained since the refusal */
+	if (noc_room(n, node) > 0 && !q->space_ev) {
+		q->space_ev = 1;
+		return eng_schedule(n->u.eng, eng_now(n->u.eng) + 1, EV_PRI_WAKE,
+				    &n->u, NOC_EV_SPACE, (uint64_t)node);
+	}
+	return 0;
+}
+
+int noc_link_exists(const noc *n, int link)
+{
+	int r = link / NOC_N_PORTS, p = link % NOC_N_PORTS;
+
+	return r >= 0 && r < n->n_nodes && (p == NOC_LOCAL || n->r[r].nbr[p] >= 0);
+}
+
+uint64_t noc_link_flits(const noc *n, int link)
+{
+	return n->r[link / NOC_N_PORTS].link_flits[link % NOC_N_PORTS];
 }
 
 /* ---- reports ----------------------------------------------------------------*/
@@ -1038,6 +1130,7 @@ static void noc_destroy(struct unit *u)
 	if (n->ni)
 		for (i = 0; i < n->n_nodes; i++) {
 			free(n->ni[i].q);
+			free(n->ni[i].w);
 			free(n->ni[i].credits);
 			free(n->ni[i].owned);
 		}

@@ -113,6 +113,14 @@ struct noc_msg {
 	noc_deliver_fn deliver;  /* may be NULL */
 	void *ctx;               /* its context */
 	uint64_t tag;            /* passed back */
+	int response;            /* a response (read data, write ack, sync
+				    release): never refused and not counted
+				    in noc.inject_queue, so a target that has
+				    accepted a request can always answer it
+				    (no request-response deadlock) */
+	int force;               /* the sender already checked noc_room for
+				    a group of packets: never refused,
+				    counted */
 };
 
 /* noc_send result beyond 0 and NPU_E*: the source queue is full. */
@@ -127,6 +135,19 @@ int noc_nodes(const noc *n);
 
 /* Send a packet now: 0, NOC_FULL (nothing kept) or NPU_E*. */
 int noc_send(noc *n, const struct noc_msg *m) NPU_WUR;
+
+/* Packets node's source queue can still take (INT32_MAX: unbounded). */
+int noc_room(const noc *n, int node);
+/* Called once (EV_PRI_WAKE) after node's source queue gives up a packet
+ * following a NOC_FULL: the sender may try again.  One waiter per call;
+ * 0 or NPU_ENOMEM. */
+typedef int (*noc_space_fn)(void *ctx, cycle_t when);
+int noc_want_space(noc *n, int node, noc_space_fn fn, void *ctx) NPU_WUR;
+
+/* Links for trace counters: every output port that exists, by router
+ * then port (link = router * NOC_N_PORTS + port); flits sent so far. */
+int noc_link_exists(const noc *n, int link);
+uint64_t noc_link_flits(const noc *n, int link);
 
 /* Router-to-router hops of the dimension-order route from src to dst. */
 int noc_hops(const struct noc_params *p, int src, int dst);
