@@ -532,6 +532,27 @@ START_TEST(noc_class_stats)
 	ck_assert_uint_eq(ctr_find(&s, "noc.router3.local.flits")->u, 100);
 	ctr_sink_free(&s);
 	eng_free(e);
+	/* the deadlock report names what is still inside: run a packet
+	 * half way (its head sits in a router), then ask */
+	e = eng_new();
+	n = noc_new(e, &p, "noc");
+	{
+		char why[256];
+		struct eng_stats es;
+
+		m.deliver = NULL;
+		m.flits = 4;
+		ck_assert_int_eq(noc_send(n, &m), 0);
+		ck_assert_int_eq(eng_run_until(e, 7, CYCLE_MAX, &es), 0);
+		ck_assert(es.paused);
+		ck_assert(noc_unit(n)->ops->blocked(noc_unit(n), why, sizeof(why)));
+		ck_assert_msg(strstr(why, "1 packet still in the network: sync 0->3 (4 flits) at router 1 west vc 0"),
+			      "report: %s", why);
+		ck_assert_int_eq(eng_run(e, 1000000, NULL), 0);
+		ck_assert(!noc_unit(n)->ops->blocked(noc_unit(n), why, sizeof(why)));
+	}
+	eng_free(e);
+	m.flits = 1;
 	/* the source queue refuses past noc.inject_queue */
 	e = eng_new();
 	p.inject_queue = 2;
