@@ -487,10 +487,14 @@ int obj_write(const struct obj_prog *p, const char *path, struct diag *d)
 		return r;
 	}
 	if (fwrite(buf, 1, n, o.fp) != n) {
+		/* Said as every other failed write is (fsout): the reason,
+		 * e.g. "No space left on device" for /dev/full. */
+		int err = errno ? errno : EIO;
+
 		fsout_abort(&o);
 		free(buf);
 		return diag_error(d, diag_at_file(path, 0, 0), NPU_EIO,
-				  "write failed");
+				  "cannot write: %s", strerror(err));
 	}
 	free(buf);
 	return fsout_commit(&o, d);

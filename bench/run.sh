@@ -18,6 +18,7 @@ run() {
 }
 run bench_matrix
 run bench_engine
+run bench_noc
 
 # End to end: whole programs through `npusim run`, simulated cycles per host
 # second, and the ratios between array sizes measured in this one run.

@@ -16,11 +16,16 @@
  * Memory binding: every requester port is bound here (sim/mem/port.h), so
  * units never see which model serves them.
  *
- * Remote signals (rsig) and barriers are chip services.  Until the NoC model
- * carries them, an rsig arrives after 1 + hops * (router_stages +
- * link_latency) cycles, hops being the dimension-order route length between
- * the two cores' nodes; a barrier releases every core in the cycle the last
- * one arrives.
+ * The network (sim/noc) carries every byte that crosses the chip: each
+ * DMA engine's DRAM and remote-scratchpad ports are bound to the core's
+ * network interfaces (sim/noc/nocport.h), which send request and response
+ * packets between the core's node and the DRAM channel's or the other
+ * core's node.  Remote signals (rsig) and barriers are chip services
+ * carried as one-flit packets (class sync): an rsig goes from the
+ * sender's node to the receiver's; a barrier arrival goes to core 0's
+ * node, which counts them and, at the last, sends a release to every
+ * other core.  A core signalling itself, or core 0's own arrival and
+ * release, needs no network.
  *
  * Ownership: the engine destroys every unit registered with a destroy op;
  * the chip owns the DRAM (a multi-unit model), the per-core DMA pointer
@@ -35,8 +40,8 @@
  * no events, so a traced run has the cycles and counters of an untraced
  * one.  A rate is written at the start of the interval it averages over
  * and a value only when it changed (a counter holds until its next
- * sample).  NoC link utilisation will be one more probe per link
- * (trc kind TRC_KIND_NOC) when the NoC model lands: see chip_probes.
+ * sample).  Each NoC link's utilisation (flits per cycle) is one more
+ * probe, on the network's track.
  *
  * Engine registration order, per core: scratchpad, accumulator, control
  * unit, matrix, vector, DMA engines; the DRAM channels come before every
@@ -57,6 +62,8 @@
 #include "core/hazard.h"
 #include "core/matrix.h"
 #include "mem/sram.h"
+#include "noc/noc.h"
+#include "noc/nocport.h"
 #include "engine/unit.h"
 #include "core/vector.h"
 #include "../traces/trace.h"
@@ -85,6 +92,7 @@ struct probe {
 	int a, b;                /* rate: counter ids (b = -1: none);
 				    level: which (PROBE_*) and its index */
 	double scale;            /* rate: per-cycle value x scale */
+	int link;                /* >= 0: rate of this NoC link's flits */
 	uint64_t last_raw;       /* rate: counter sum at the last sample */
 	double last_out;         /* value last written; NaN = none yet */
 };
@@ -104,6 +112,8 @@ struct chip {
 	struct diag *d;          /* where runtime messages go */
 	eng *e;                  /* the engine, owns every unit */
 	dram *dram;              /* DRAM channels */
+	noc *noc;                /* the network (a unit: the engine frees it) */
+	nocport *np;             /* network interfaces of the memory ports */
 	struct core *cores;      /* the cores */
 	int n_cores;             /* their number */
 	int barrier_arrived;     /* cores arrived at the current barrier:
@@ -121,9 +131,17 @@ struct chip {
 	int n_probes;            /* entries */
 	cycle_t sample_last;     /* boundary of the last sample */
 	uint64_t n_barriers;     /* barriers released (trace args) */
+	char *link_names;        /* probe names of the NoC links (owned) */
 };
 
 static const struct ctl_sync_ops chip_sync_ops;
+static int chip_sync_arrive(void *ctx, uint64_t tag, cycle_t when);
+
+/* Sync packet kinds (tag bits 62-63). */
+#define SYNC_KIND    (3ULL << 62)
+#define SYNC_ARRIVE  (1ULL << 62)
+#define SYNC_RELEASE (2ULL << 62)
+#define SYNC_RSIG    (3ULL << 62)
 static int chip_probes(struct chip *c);
 static void chip_hazard_traced(void *ctx, int core, int unit, cycle_t when,
 			       const char *msg);
@@ -214,9 +232,11 @@ static int chip_build_core(struct chip *c, int i)
 	k->dma = calloc((size_t)k->n_dma, sizeof(*k->dma));
 	if (!k->dma)
 		return NPU_ENOMEM;
-	/* What each DMA memory space reaches (enum mem_space order).  Another
-	 * core's scratchpad (MEM_RSPM) is unbound until the NoC carries it. */
-	mems[MEM_DRAM] = dram_target(c->dram);
+	/* What each DMA memory space reaches (enum mem_space order): DRAM
+	 * and other cores' scratchpads through the core's network
+	 * interfaces, its own memories directly. */
+	mems[MEM_DRAM] = nocport_dram_target(c->np, i);
+	mems[MEM_RSPM] = nocport_rspm_target(c->np, i);
 	mems[MEM_SPM] = sram_target(k->spm);
 	mems[MEM_ACC] = sram_target(k->acc);
 	for (j = 0; j < k->n_dma; j++) {
@@ -249,6 +269,7 @@ struct chip *chip_new(const struct arch *a, const struct chip_opts *o,
 {
 	struct chip *c = calloc(1, sizeof(*c));
 	int i, n_errors = d->n_errors;
+	struct noc_params np;
 
 	if (!c)
 		return NULL;
@@ -267,8 +288,20 @@ struct chip *chip_new(const struct arch *a, const struct chip_opts *o,
 	c->dram = dram_new(c->e, a);
 	if (!c->dram)
 		goto fail;
+	noc_params_from_arch(a, &np);
+	c->noc = noc_new(c->e, &np, "noc");
+	if (!c->noc)
+		goto fail;
+	c->np = nocport_new(c->noc, c->dram, a, c->n_cores, a->d.core_node);
+	if (!c->np)
+		goto fail;
 	for (i = 0; i < c->n_cores; i++)
 		if (chip_build_core(c, i))
+			goto fail;
+	/* remote requests reach each scratchpad through its node's NI,
+	 * bound last: the lowest fixed priority on that SRAM */
+	for (i = 0; i < c->n_cores; i++)
+		if (nocport_bind_spm(c->np, i, sram_target(c->cores[i].spm)))
 			goto fail;
 	/* Threads per core for the checker: ctl, mtx, vec and every DMA
 	 * engine (every core has the same engine count).  At most 20 hazards
@@ -306,6 +339,8 @@ void chip_free(struct chip *c)
 	 * cores[i].dma is only the chip's array of pointers to them. */
 	eng_free(c->e); /* destroys every registered unit */
 	dram_free(c->dram); /* the chip's: the engine only dispatches to it */
+	nocport_free(c->np);
+	free(c->link_names);
 	if (c->cores)
 		for (i = 0; i < c->n_cores; i++)
 			free(c->cores[i].dma);
@@ -500,6 +535,8 @@ static int chip_start_phase(struct chip *c)
 /* The current value of a probe: a counter sum (rate) or a level. */
 static uint64_t probe_read(const struct chip *c, const struct probe *p)
 {
+	if (p->link >= 0)
+		return noc_link_flits(c->noc, p->link);
 	if (p->rate)
 		return p->u->ctr[p->a] + (p->b >= 0 ? p->u->ctr[p->b] : 0);
 	if (p->a == PROBE_DRAM_QUEUE)
@@ -562,6 +599,7 @@ static int add_probe(struct chip *c, struct unit *u, const char *name,
 	v->a = a;
 	v->b = b;
 	v->scale = scale;
+	v->link = -1;
 	v->last_out = NAN;
 	return 0;
 }
@@ -596,6 +634,27 @@ static int chip_probes(struct chip *c)
 		rc = add_probe(c, u, "GB/s", 1, CTR_DRAM_READ_BYTES,
 			       CTR_DRAM_WRITE_BYTES, ghz > 0 ? ghz : 1);
 		rc = rc ? rc : add_probe(c, u, "queue", 0, PROBE_DRAM_QUEUE, i, 0);
+	}
+	/* NoC links: flits per cycle on every output port that exists
+	 * ("router5.east flits/cycle"), drawn on the network's track */
+	{
+		int links = noc_nodes(c->noc) * NOC_N_PORTS, l;
+		const size_t w = 40;
+
+		c->link_names = calloc((size_t)links, w);
+		if (!c->link_names)
+			rc = NPU_ENOMEM;
+		for (l = 0; l < links && !rc; l++) {
+			char *nm = c->link_names + (size_t)l * w;
+
+			if (!noc_link_exists(c->noc, l))
+				continue;
+			snprintf(nm, w, "router%d.%s flits/cycle", l / NOC_N_PORTS,
+				 noc_port_names[l % NOC_N_PORTS]);
+			rc = add_probe(c, noc_unit(c->noc), nm, 1, 0, -1, 1);
+			if (!rc)
+				c->probes[c->n_probes - 1].link = l;
+		}
 	}
 	if (!rc)
 		eng_set_sampler(c->e, c->o.trace_interval, chip_sample, c);
@@ -711,6 +770,7 @@ void chip_dump(const struct chip *c, struct ctr_sink *s)
 	}
 	for (i = 0; i < dram_channels(c->dram); i++)
 		dump_unit(dram_channel_unit(c->dram, i), s);
+	dump_unit(noc_unit(c->noc), s);
 }
 
 int chip_n_cores(const struct chip *c) { return c->n_cores; }
@@ -718,18 +778,13 @@ eng *chip_eng(const struct chip *c) { return c->e; }
 
 /* ---- chip-wide services (struct ctl_sync_ops) ------------------------------*/
 
-static int chip_barrier_arrive(void *ctx, int core)
+/* Every core arrived: release them all (core 0's node sends the
+ * releases; core 0 itself needs no packet). */
+static int chip_barrier_release(struct chip *c)
 {
-	struct chip *c = ctx;
+	struct noc_msg m;
 	int i, rc;
 
-	/* Barriers are counted, not named: the k-th arrival of each core
-	 * makes the k-th barrier.  The count is reset before the releases,
-	 * and a released core arrives again no earlier than the next cycle,
-	 * so consecutive barriers never mix. */
-	(void)core;
-	if (++c->barrier_arrived < c->n_cores)
-		return 0;
 	c->barrier_arrived = 0;
 	c->n_barriers++;
 	if (c->hz)
@@ -739,54 +794,113 @@ static int chip_barrier_arrive(void *ctx, int core)
 
 		snprintf(args, sizeof(args), "\"barrier\":%llu",
 			 (unsigned long long)c->n_barriers);
-		for (i = 0; i < c->n_cores; i++)
-			unit_instant(c->cores[i].ctl, eng_now(c->e),
-				     "barrier release", args);
+		unit_instant(c->cores[0].ctl, eng_now(c->e), "barrier release",
+			     args);
 	}
-	for (i = 0; i < c->n_cores; i++)
-		if ((rc = ctl_barrier_release(c->cores[i].ctl)))
+	memset(&m, 0, sizeof(m));
+	m.src = c->a->d.core_node[0];
+	m.flits = 1;
+	m.cls = NOC_CLS_SYNC;
+	m.deliver = chip_sync_arrive;
+	m.ctx = c;
+	m.response = 1;
+	for (i = 1; i < c->n_cores; i++) {
+		m.dst = c->a->d.core_node[i];
+		m.tag = SYNC_RELEASE | (uint64_t)i;
+		if ((rc = noc_send(c->noc, &m)))
 			return rc;
-	return 0;
-}
-
-/*
- * Route length between two cores' NoC nodes (dimension order).  Nodes are
- * numbered row-major, node = y * cols + x (noc.core_nodes).  A mesh route
- * is |dx| + |dy|; on a torus each dimension may wrap, taking the shorter
- * way round: min(d, n - d).  Dimension-order routing is minimal, so the
- * hop count is the same whichever dimension goes first.
- */
-static int chip_hops(const struct chip *c, int from, int to)
-{
-	int cols = (int)ARCH_I(c->a, NOC_COLS), rows = (int)ARCH_I(c->a, NOC_ROWS);
-	int na = c->a->d.core_node[from], nb = c->a->d.core_node[to];
-	int dx = abs(na % cols - nb % cols), dy = abs(na / cols - nb / cols);
-
-	if (ARCH_E(c->a, NOC_TOPOLOGY) == ARCH_NOC_TOPOLOGY_TORUS) {
-		if (cols - dx < dx)
-			dx = cols - dx;
-		if (rows - dy < dy)
-			dy = rows - dy;
 	}
-	return dx + dy;
+	return ctl_barrier_release(c->cores[0].ctl);
 }
 
 /*
- * rsig from core 'from' to semaphore 'sem' of core 'to', delivered after
- * 1 + hops x (noc.router_stages + noc.link_latency) cycles: the 1 is the
- * minimum, paid even by a core signalling itself; each hop then pays the
- * router pipeline and the link (docs/timing.md, Control unit).
+ * A sync packet arrived (tag: kind in the top bits, then core, then
+ * semaphore): a barrier arrival at core 0's node, a release at a core, or
+ * a remote signal.
+ */
+static int chip_sync_arrive(void *ctx, uint64_t tag, cycle_t when)
+{
+	struct chip *c = ctx;
+	int core = (int)(tag & 0xffffffffu);
+
+	if ((tag & SYNC_KIND) == SYNC_ARRIVE)
+		return ++c->barrier_arrived < c->n_cores ? 0
+							 : chip_barrier_release(c);
+	if ((tag & SYNC_KIND) == SYNC_RELEASE) {
+		if (eng_trace(c->e)) {
+			char args[40];
+
+			snprintf(args, sizeof(args), "\"barrier\":%llu",
+				 (unsigned long long)c->n_barriers);
+			unit_instant(c->cores[core].ctl, when,
+				     "barrier release", args);
+		}
+		return ctl_barrier_release(c->cores[core].ctl);
+	}
+	core = (int)(tag >> 8 & 0xffffff);
+	return ctl_remote_signal(c->cores[core].ctl, (int)(tag & 0xff), when);
+}
+
+/*
+ * Barriers are counted, not named: the k-th arrival of each core makes
+ * the k-th barrier.  Arrivals travel to core 0's node as one-flit packets
+ * (core 0's own counts at once); the count is reset before the releases,
+ * and a released core arrives again no earlier than the next cycle, so
+ * consecutive barriers never mix (packets between two nodes stay in
+ * order).
+ */
+static int chip_barrier_arrive(void *ctx, int core)
+{
+	struct chip *c = ctx;
+	struct noc_msg m;
+
+	if (core == 0)
+		return ++c->barrier_arrived < c->n_cores ? 0
+							 : chip_barrier_release(c);
+	memset(&m, 0, sizeof(m));
+	m.src = c->a->d.core_node[core];
+	m.dst = c->a->d.core_node[0];
+	m.flits = 1;
+	m.cls = NOC_CLS_SYNC;
+	m.deliver = chip_sync_arrive;
+	m.ctx = c;
+	m.tag = SYNC_ARRIVE | (uint64_t)core;
+	m.response = 1; /* sync messages are never refused */
+	return noc_send(c->noc, &m);
+}
+
+/*
+ * rsig from core 'from' to semaphore 'sem' of core 'to': a one-flit packet
+ * between the two cores' nodes (docs/noc.md; at zero load it arrives
+ * after noc_zero_load); a core signalling itself needs no network: one
+ * cycle (docs/timing.md, Control unit).  The hazard checker is told the
+ * zero-load arrival as the send's order key.
  */
 static int chip_remote_signal(void *ctx, int from, int to, int sem)
 {
 	struct chip *c = ctx;
-	cycle_t lat = 1 + (cycle_t)chip_hops(c, from, to) *
-				  (cycle_t)(ARCH_I(c->a, NOC_ROUTER_STAGES) +
-					    ARCH_I(c->a, NOC_LINK_LAT));
+	const struct noc_params *p = noc_params(c->noc);
+	int na = c->a->d.core_node[from], nb = c->a->d.core_node[to];
+	struct noc_msg m;
 
+	if (from == to) {
+		if (c->hz)
+			hz_on_remote_send(c->hz, from, to, sem, eng_now(c->e) + 1);
+		return ctl_remote_signal(c->cores[to].ctl, sem, eng_now(c->e) + 1);
+	}
 	if (c->hz)
-		hz_on_remote_send(c->hz, from, to, sem, eng_now(c->e) + lat);
-	return ctl_remote_signal(c->cores[to].ctl, sem, eng_now(c->e) + lat);
+		hz_on_remote_send(c->hz, from, to, sem, eng_now(c->e) +
+				  noc_zero_load(p, noc_hops(p, na, nb), 1));
+	memset(&m, 0, sizeof(m));
+	m.src = na;
+	m.dst = nb;
+	m.flits = 1;
+	m.cls = NOC_CLS_SYNC;
+	m.deliver = chip_sync_arrive;
+	m.ctx = c;
+	m.tag = SYNC_RSIG | (uint64_t)to << 8 | (uint64_t)(sem & 0xff);
+	m.response = 1;
+	return noc_send(c->noc, &m);
 }
 
 /* Called by a core's control unit when it is done (on its ST_HALTED ->

@@ -59,8 +59,9 @@
 enum { DMA_EV_ISSUE = 1 };
 
 /* Why a stall started: STALL_OUT = max_outstanding bursts in flight,
- * STALL_FULL = a memory (the DRAM) refused a request (MEM_RETRY). */
-enum { STALL_NONE, STALL_OUT, STALL_FULL };
+ * STALL_FULL = a memory (the DRAM) refused a request (MEM_RETRY),
+ * STALL_NET = the network interface refused one (source queue full). */
+enum { STALL_NONE, STALL_OUT, STALL_FULL, STALL_NET };
 
 /* Phase of a burst: reading the source; write refused by the DRAM and
  * queued in wq; writing the destination. */
@@ -234,9 +235,19 @@ static int check_side(struct dma *m, const struct tile_cmd *c, int mem,
 	 * remote core field to name. */
 	if (!mem_bound(&m->port[mem]))
 		return fault(m, c, "%s in another core's scratchpad (core %d): "
-			     "remote scratchpad transfers are not supported "
-			     "until the NoC model; stage through DRAM", what,
+			     "this chip has no network to reach it; stage "
+			     "through DRAM", what,
 			     what[0] == 's' ? dd->src_core : dd->dst_core);
+	/* a remote space names its core: it must exist */
+	if (m->mem[mem].copies) {
+		int core = what[0] == 's' ? dd->src_core : dd->dst_core;
+
+		if (core < 0 || (uint32_t)core >= m->mem[mem].copies)
+			return fault(m, c, "%s core %d does not exist (the "
+				     "chip has %u cores: 0-%u)", what, core,
+				     m->mem[mem].copies,
+				     m->mem[mem].copies - 1);
+	}
 	rc = side_extent(dd, base, stride, &lo, &hi, &dim);
 	if (rc == -1)
 		return fault(m, c, "%s stride %" PRId64 " of dimension %d "
@@ -311,8 +322,12 @@ static void xfer_init(struct xfer *x, const struct dma_desc *dd)
 	memset(x, 0, sizeof(*x));
 	x->src_mem = dd->src_mem;
 	x->dst_mem = dd->dst_mem;
-	x->src = dd->src;
-	x->dst = dd->dst;
+	/* a remote space's core goes in the address's high bits
+	 * (MEM_CORE_SHIFT); the checked offsets stay below them */
+	x->src = dd->src + (dd->src_mem == MEM_RSPM ?
+			    (uint64_t)dd->src_core << MEM_CORE_SHIFT : 0);
+	x->dst = dd->dst + (dd->dst_mem == MEM_RSPM ?
+			    (uint64_t)dd->dst_core << MEM_CORE_SHIFT : 0);
 	/* total feeds the trace, the counters and the empty test below; the
 	 * checks bound it by 2^48 bytes, so it cannot wrap. */
 	x->run = dd->elem_bytes;
@@ -434,6 +449,12 @@ static uint64_t conflicts(const struct dma *m)
 	return n;
 }
 
+/* The stall reason of a refusal by the memory of 'space'. */
+static int refused(const struct dma *m, int space)
+{
+	return m->mem[space].network ? STALL_NET : STALL_FULL;
+}
+
 /* Open a stall interval unless one is open (the first reason sticks:
  * an interval is charged once, when it ends). */
 static void stall_begin(struct dma *m, int why)
@@ -464,15 +485,24 @@ static void stall_end(struct dma *m)
 	dram_side = m->x.src_mem == MEM_DRAM || m->x.dst_mem == MEM_DRAM;
 	if (m->stall == STALL_FULL) {
 		m->u.ctr[CTR_DMA_STALL_DRAM] += len;
+	} else if (m->stall == STALL_NET) {
+		m->u.ctr[CTR_DMA_STALL_NOC] += len;
 	} else {
 		/* Conflict cycles were counted per memory, so an access
 		 * losing in both memories in one cycle counts twice: clamp
 		 * to the stall's length so the reasons still sum to it. */
 		sram_part = conflicts(m) - m->stall_conf0;
-		if (sram_part > len || !dram_side)
+		if (sram_part > len)
 			sram_part = len;
 		m->u.ctr[CTR_DMA_STALL_SRAM] += sram_part;
-		m->u.ctr[CTR_DMA_STALL_DRAM] += len - sram_part;
+		/* the rest waits on the far side: DRAM, another core's
+		 * scratchpad over the network, or the local SRAM's latency */
+		if (dram_side)
+			m->u.ctr[CTR_DMA_STALL_DRAM] += len - sram_part;
+		else if (m->x.src_mem == MEM_RSPM || m->x.dst_mem == MEM_RSPM)
+			m->u.ctr[CTR_DMA_STALL_NOC] += len - sram_part;
+		else
+			m->u.ctr[CTR_DMA_STALL_SRAM] += len - sram_part;
 	}
 	m->u.ctr[CTR_DMA_STALL_CYCLES] += len;
 	m->stall = STALL_NONE;
@@ -510,6 +540,7 @@ static int send(struct dma *m, int space, uint64_t addr, int k, int write)
 	r.done = write ? on_write : on_read;
 	r.ctx = m;
 	r.tag = (uint64_t)k;
+	r.mcast = 0;
 	return mem_send(&m->port[space], &r);
 }
 
@@ -670,7 +701,7 @@ static int issue_step(struct dma *m)
 		k = m->held_read;
 		rc = issue_read(m, k);
 		if (rc == 1) {
-			stall_begin(m, STALL_FULL);
+			stall_begin(m, refused(m, m->x.src_mem));
 			return wait_space(m, m->x.src_mem);
 		}
 		if (rc)
@@ -689,7 +720,7 @@ static int issue_step(struct dma *m)
 		rc = issue_read(m, k);
 		if (rc == 1) {
 			m->held_read = k;
-			stall_begin(m, STALL_FULL);
+			stall_begin(m, refused(m, m->x.src_mem));
 			return wait_space(m, m->x.src_mem);
 		}
 		if (rc)
@@ -718,7 +749,8 @@ static int read_done(struct dma *m, int k)
 	int rc;
 
 	memcpy(m->buf + (size_t)k * m->burst_bytes,
-	       m->mem[m->x.src_mem].data + b->src, b->bytes);
+	       mem_bytes(&m->port[m->x.src_mem], &m->mem[m->x.src_mem], b->src),
+	       b->bytes);
 	if (m->wq_n > 0)
 		return defer_write(m, k);     /* keep DRAM writes in order */
 	rc = issue_write(m, k);
@@ -737,7 +769,7 @@ static int write_done(struct dma *m, int k)
 	struct dburst *b = &m->b[k];
 	cycle_t now = eng_now(m->u.eng);
 
-	memcpy(m->mem[m->x.dst_mem].data + b->dst,
+	memcpy(mem_bytes(&m->port[m->x.dst_mem], &m->mem[m->x.dst_mem], b->dst),
 	       m->buf + (size_t)k * m->burst_bytes, b->bytes);
 	count_bytes(m, b->bytes);
 	m->free_slot[m->n_free++] = k;

@@ -72,3 +72,12 @@ uint64_t mem_conflicts(const struct mem_port *p)
 		return p->t.ops->conflicts(p->t.obj, p->id);
 	return 0;
 }
+
+uint8_t *mem_bytes(const struct mem_port *p, const struct mem_info *info,
+		   uint64_t addr)
+{
+	if (info->data)
+		return info->data + addr;
+	return p->t.ops && p->t.ops->bytes ? p->t.ops->bytes(p->t.obj, addr)
+					   : NULL;
+}

@@ -57,7 +57,15 @@ struct mem_req {
 	mem_done_fn done;   /* completion callback */
 	void *ctx;          /* its context */
 	uint64_t tag;       /* passed back to done */
+	uint64_t mcast;     /* a write to a remote space (MEM_RSPM) going to
+			       every core whose bit is set (bit k = core k);
+			       0 = the one core the address names.  Other
+			       targets ignore it. */
 };
+
+/* Remote spaces (MEM_RSPM) name the core in the address bits from this
+ * one up: addr = core << MEM_CORE_SHIFT | offset. */
+#define MEM_CORE_SHIFT 40
 
 /* What a requester may know of a target without sending anything. */
 struct mem_info {
@@ -69,6 +77,11 @@ struct mem_info {
 			       0 when it depends on state (DRAM) */
 	uint64_t period;    /* bytes after which an access's cost repeats
 			       (banks x bank_width for SRAM); 0 = none */
+	int network;        /* requests cross the NoC: a refusal is a NoC
+			       stall (stall attribution) */
+	uint32_t copies;    /* remote spaces: cores whose copy the address
+			       selects (MEM_CORE_SHIFT); size is per copy;
+			       data is NULL (use mem_bytes) */
 };
 
 /* The receiving side; optional members may be NULL. */
@@ -94,6 +107,9 @@ struct mem_target_ops {
 	uint32_t (*alone_cycles)(const void *t, uint64_t addr, uint32_t bytes);
 	/* Cycles requester id lost arbitration so far (stall attribution). */
 	uint64_t (*conflicts)(const void *t, int id);
+	/* Functional bytes at addr, for targets whose space is not one flat
+	 * array (info.data NULL: the remote scratchpads). */
+	uint8_t *(*bytes)(void *t, uint64_t addr);
 };
 
 /* A memory as the chip hands it to a requester: behaviour + object. */
@@ -144,5 +160,8 @@ uint32_t mem_alone_cycles(const struct mem_port *p, uint64_t addr,
 			  uint32_t bytes);
 /* See mem_target_ops.conflicts; 0 when the target has no arbiter. */
 uint64_t mem_conflicts(const struct mem_port *p);
+/* Functional bytes at addr: info->data + addr, or the target's bytes op. */
+uint8_t *mem_bytes(const struct mem_port *p, const struct mem_info *info,
+		   uint64_t addr);
 
 #endif

@@ -665,11 +665,11 @@ START_TEST(dma_fault_messages)
 	/* zero element size */
 	c = desc(MEM_DRAM, 0, MEM_SPM, 0, 0, 4, 1, 1, 1);
 	expect_fault(&c, "element size (esize) is 0");
-	/* remote scratchpad before the NoC model */
+	/* remote scratchpad with nothing bound to reach it (no chip network) */
 	c = desc(MEM_DRAM, 0, MEM_RSPM, 0, 4, 4, 1, 1, 1);
 	c.u.d.dst_core = 3;
 	expect_fault(&c, "destination in another core's scratchpad (core 3): "
-			 "remote scratchpad transfers are not supported");
+			 "this chip has no network to reach it");
 	/* an undefined memory space */
 	c = desc(7, 0, MEM_SPM, 0, 4, 4, 1, 1, 1);
 	expect_fault(&c, "source memory space 7 is not one DMA can address "

@@ -493,7 +493,7 @@ START_TEST(hazard_rsig_orders_only_when_delivered)
 {
 	/*
 	 * Core 0 stores to DRAM, fences, and sends rsig 3 to core 1 over a
-	 * slow NoC (1 + 2 * (2 + 60) = 125 cycles).  Core 1 signals
+	 * slow NoC (two hops: 1 + 3 * 4 + 2 * 60 + 1 = 134 cycles, docs/noc.md).  Core 1 signals
 	 * semaphore 3 itself while the rsig is still in flight, so its wait
 	 * passes on its own signal: its load is not ordered after core 0's
 	 * store, and the checker must not borrow the in-flight signal's
@@ -502,13 +502,14 @@ START_TEST(hazard_rsig_orders_only_when_delivered)
 	static const char *const slow[] = { "chip.cores=2", "noc.cols=3", "noc.rows=1",
 					    "noc.core_nodes=[0,2]", "noc.dram_nodes=[1]",
 					    "noc.link_latency=60" };
-	/* Core 1 spins ~80 cycles: past core 0's send, before delivery. */
+	/* Core 1 spins ~250 cycles: past core 0's send (its store crosses
+	 * the slow network twice), before delivery. */
 #define RSIG_RACE(cnt)                                                     \
 	"\tcsrr s0, coreid\n\tbnez s0, c1\n"                                \
 	DMA(0, spm, 0, dram, 0x1000, 64)                                    \
 	"\tfence dma0\n\tcsrr a0, cycle\n\tli t1, 1\n\trsig t1, 3\n"          \
 	"\tj done\n"                                                        \
-	"c1:\tli t1, 40\nspin:\tdbnz t1, spin\n"                             \
+	"c1:\tli t1, 120\nspin:\tdbnz t1, spin\n"                            \
 	"\tsig ctl, 3\n\twait ctl, 3, " #cnt "\n\tcsrr a1, cycle\n"            \
 	DMA(0, dram, 0x1000, spm, 0, 64)                                    \
 	"done:\n" END
@@ -517,7 +518,7 @@ START_TEST(hazard_rsig_orders_only_when_delivered)
 	hz_run(&s, RSIG_RACE(1), slow, 6);
 	/* The premise: core 1 waited after the send, before the delivery. */
 	ck_assert_uint_gt(chip_reg(s.c, 1, 11), chip_reg(s.c, 0, 10) + 1);
-	ck_assert_uint_lt(chip_reg(s.c, 1, 11), chip_reg(s.c, 0, 10) + 1 + 125);
+	ck_assert_uint_lt(chip_reg(s.c, 1, 11), chip_reg(s.c, 0, 10) + 1 + 134);
 	hz_free(&s);
 	expect_one(RSIG_RACE(1), slow, 6,
 		   "read-after-write on dram [0x1000, 0x1040)",

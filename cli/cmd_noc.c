@@ -1,0 +1,315 @@
+/*
+ * cmd_noc.c - `npusim noc`: synthetic traffic on a config's network alone.
+ *
+ *   npusim noc [-c FILE] [-s key=value ...] [--pattern P] [--rate R]
+ *              [--packet-flits P] [--cycles N] [--warmup N] [--drain N]
+ *              [--hotspot NODE] [--seed S] [--sweep [--csv FILE]]
+ *
+ * One point: average and p99 packet latency, accepted throughput, hops.
+ * --sweep walks the offered load in steps of --rate until the network
+ * saturates and writes latency against offered and accepted load as CSV.
+ * The generator is noc_bench_run (sim/noc/noc_bench.c); docs/noc.md has
+ * the model, the zero-load formula and measured curves.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../arch/arch.h"
+#include "../sim/noc/noc.h"
+#include "../util/diag.h"
+#include "../util/fsout.h"
+#include "cli.h"
+
+/* BookSim's latency_thres default: a point whose average latency passes
+ * it counts as saturated. */
+#define NOC_LAT_THRES 500.0
+
+static void noc_usage(FILE *fp)
+{
+	fputs("usage: npusim noc [-c FILE] [-s key=value ...] [--pattern P] [--rate R]\n"
+	      "                  [--packet-flits N] [--cycles N] [--warmup N] [--drain N]\n"
+	      "                  [--hotspot NODE] [--seed S] [--sweep [--csv FILE]]\n"
+	      "\n"
+	      "Synthetic traffic on the network-on-chip of a chip config (noc.*\n"
+	      "keys), open loop as BookSim: every node creates packets as a\n"
+	      "Bernoulli process into an unbounded source queue.  Packets created\n"
+	      "in the measurement window are timed from creation to the arrival of\n"
+	      "their tail; prints average and p99 latency, the zero-load latency\n"
+	      "of the same packets by formula, accepted throughput and hops.\n"
+	      "\n"
+	      "options:\n"
+	      "  -c, --config FILE    libconfig file (default: built-in defaults)\n"
+	      "  -s, --set KEY=VALUE  override one key (repeatable), e.g.\n"
+	      "                       -s noc.cols=8 -s noc.rows=8 -s noc.vcs=4\n"
+	      "      --pattern P      uniform, transpose, bitcomp, bitrev, shuffle,\n"
+	      "                       tornado, neighbor, hotspot (default uniform)\n"
+	      "      --rate R         offered load, flits per node per cycle\n"
+	      "                       (default 0.1); with --sweep, the step\n"
+	      "      --packet-flits N flits per packet (default 1)\n"
+	      "      --cycles N       measurement window (default 10000)\n"
+	      "      --warmup N       cycles before it (default 1000)\n"
+	      "      --drain N        cycles the measured packets may take to\n"
+	      "                       arrive after the window (default: --cycles)\n"
+	      "      --hotspot NODE   destination of the hotspot pattern (default 0)\n"
+	      "      --seed S         random seed (default 1)\n"
+	      "      --sweep          offered load R, 2R, ... up to saturation (not\n"
+	      "                       drained, or average latency > 500 cycles) or 1\n"
+	      "      --csv FILE       the sweep's CSV (default: stdout)\n"
+	      "  -h, --help           this help\n"
+	      "\n"
+	      "Model, formula and measured curves: docs/noc.md.\n"
+	      "exit status: 0 ok, 2 usage or configuration error, 3 the network\n"
+	      "deadlocked\n", fp);
+}
+
+static int parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi,
+		     uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || v < lo || v > hi) {
+		fprintf(stderr, "npusim noc: %s '%s' is not a whole number in "
+				"%llu..%llu\n", opt, s, (unsigned long long)lo,
+			(unsigned long long)hi);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static void print_network(const struct arch *a, const char *path,
+			  const struct noc_params *p)
+{
+	printf("config:    %s\n", path ? path : "<defaults>");
+	printf("network:   %dx%d %s, %s routing, %d VC%s x %d flits, %d B flits,"
+	       " wait_for_tail_credit %s\n", p->cols, p->rows,
+	       p->torus ? "torus" : "mesh", arch_enum_name(a, P_NOC_ROUTING),
+	       p->vcs, p->vcs == 1 ? "" : "s", p->buf_depth, p->flit_bytes,
+	       p->wait_tail ? "on" : "off");
+	printf("router:    RC %d, VA %d, SA %d, ST %d%s; link %d, credit %d;"
+	       " %s allocation\n", p->t_rc, p->t_va, p->t_sa, p->t_st,
+	       p->speculative ? " (speculative)" : "", p->t_link, p->t_credit,
+	       p->age ? "age-based" : "round-robin");
+}
+
+static void print_point(const struct noc_params *p,
+			const struct noc_bench_cfg *c,
+			const struct noc_bench_res *r)
+{
+	printf("traffic:   %s, %u-flit packets, offered %.4f flits/node/cycle,"
+	       " warmup %llu, window %llu cycles, seed %llu\n",
+	       noc_pattern_names[c->pattern], c->packet_flits, c->rate,
+	       (unsigned long long)c->warmup, (unsigned long long)c->cycles,
+	       (unsigned long long)c->seed);
+	if (r->measured)
+		printf("latency:   avg %.2f, p99 %llu, min %llu, max %llu cycles"
+		       " (zero-load formula %.2f)\n", r->lat_avg,
+		       (unsigned long long)r->lat_p99,
+		       (unsigned long long)r->lat_min,
+		       (unsigned long long)r->lat_max, r->zero_load_avg);
+	else
+		printf("latency:   no packet created in the window\n");
+	printf("accepted:  %.4f flits/node/cycle (created %.4f)\n",
+	       r->accepted, r->offered);
+	printf("hops:      %.3f average\n", r->hops_avg);
+	printf("packets:   %llu measured, %llu delivered%s\n",
+	       (unsigned long long)r->measured,
+	       (unsigned long long)r->delivered,
+	       r->saturated ? " (saturated: not drained)" : "");
+	printf("network:   %llu credit-stall flit-cycles; %llu network cycles"
+	       " and %llu router visits simulated of %llu cycles\n",
+	       (unsigned long long)r->stall_credit,
+	       (unsigned long long)r->st.ticks,
+	       (unsigned long long)r->st.router_visits,
+	       (unsigned long long)r->end);
+	(void)p;
+}
+
+/* Sweep the offered load: step, 2 step, ... <= 1 flit/node/cycle,
+ * stopping after the first saturated point; one CSV row per point. */
+static int sweep(const struct noc_params *p, struct noc_bench_cfg *c,
+		 const char *csv, struct diag *d)
+{
+	struct fsout o;
+	struct noc_bench_res r;
+	double step = c->rate;
+	int k, rc;
+
+	if ((rc = fsout_open(&o, csv ? csv : "-", d)))
+		return rc;
+	fprintf(o.fp, "pattern,packet_flits,offered,accepted,latency_avg,"
+		      "latency_p99,zero_load,hops_avg,saturated\n");
+	for (k = 1; step * k <= 1.0 + 1e-9; k++) {
+		int sat;
+
+		c->rate = step * k;
+		if ((rc = noc_bench_run(p, c, &r, d))) {
+			fsout_abort(&o);
+			return rc;
+		}
+		sat = r.saturated || r.lat_avg > NOC_LAT_THRES;
+		fprintf(o.fp, "%s,%u,%.4f,%.4f,%.2f,%llu,%.2f,%.3f,%d\n",
+			noc_pattern_names[c->pattern], c->packet_flits,
+			r.offered, r.accepted, r.lat_avg,
+			(unsigned long long)r.lat_p99, r.zero_load_avg,
+			r.hops_avg, sat);
+		if (sat)
+			break;
+	}
+	return fsout_commit(&o, d);
+}
+
+int cmd_noc(int argc, char **argv)
+{
+	const char *path = NULL, *csv = NULL, **sets;
+	struct noc_bench_cfg cfg;
+	struct noc_bench_res res;
+	struct noc_params p;
+	int n_sets = 0, i, rc, do_sweep = 0, drain_set = 0;
+	uint64_t v;
+	struct arch a;
+	struct diag d;
+
+	if (cli_want_help(argc, argv)) {
+		noc_usage(stdout);
+		return NPU_EXIT_OK;
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.pattern = NOC_PAT_UNIFORM;
+	cfg.rate = 0.1;
+	cfg.packet_flits = 1;
+	cfg.warmup = 1000;
+	cfg.cycles = 10000;
+	cfg.seed = 1;
+	sets = calloc((size_t)argc, sizeof(*sets));
+	if (!sets) {
+		fputs("npusim noc: out of memory\n", stderr);
+		return NPU_EXIT_USAGE;
+	}
+	for (i = 1; i < argc; i++) {
+		const char *val;
+		int missing = 0;
+
+		if ((val = cli_opt_value(argc, argv, &i, 'c', "--config", &missing))) {
+			path = val;
+		} else if ((val = cli_opt_value(argc, argv, &i, 's', "--set",
+						&missing))) {
+			sets[n_sets++] = val;
+		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--pattern",
+						&missing))) {
+			int k;
+
+			for (k = 0; k < NOC_N_PAT; k++)
+				if (strcmp(val, noc_pattern_names[k]) == 0)
+					break;
+			if (k == NOC_N_PAT) {
+				fprintf(stderr, "npusim noc: --pattern '%s': use uniform, "
+						"transpose, bitcomp, bitrev, shuffle, "
+						"tornado, neighbor or hotspot\n", val);
+				goto usage;
+			}
+			cfg.pattern = (enum noc_pattern)k;
+		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--rate",
+						&missing))) {
+			char *end;
+
+			errno = 0;
+			cfg.rate = strtod(val, &end);
+			if (errno || end == val || *end || !(cfg.rate > 0) ||
+			    cfg.rate > 1.0) {
+				fprintf(stderr, "npusim noc: --rate '%s' is not a load "
+						"in (0, 1] flits per node per cycle\n", val);
+				goto usage;
+			}
+		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--packet-flits",
+						&missing))) {
+			if (parse_u64("--packet-flits", val, 1, 65536, &v))
+				goto usage;
+			cfg.packet_flits = (uint32_t)v;
+		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--cycles",
+						&missing))) {
+			if (parse_u64("--cycles", val, 1, 1000000000, &v))
+				goto usage;
+			cfg.cycles = v;
+		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--warmup",
+						&missing))) {
+			if (parse_u64("--warmup", val, 0, 1000000000, &v))
+				goto usage;
+			cfg.warmup = v;
+		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--drain",
+						&missing))) {
+			if (parse_u64("--drain", val, 0, 1000000000, &v))
+				goto usage;
+			cfg.drain_limit = v;
+			drain_set = 1;
+		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--hotspot",
+						&missing))) {
+			if (parse_u64("--hotspot", val, 0, 65535, &v))
+				goto usage;
+			cfg.hotspot = (int)v;
+		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--seed",
+						&missing))) {
+			if (parse_u64("--seed", val, 0, UINT64_MAX, &v))
+				goto usage;
+			cfg.seed = v;
+		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--csv",
+						&missing))) {
+			csv = val;
+		} else if (strcmp(argv[i], "--sweep") == 0) {
+			do_sweep = 1;
+		} else if (missing) {
+			fprintf(stderr, "npusim noc: %s needs a value "
+					"(see 'npusim noc --help')\n", argv[i]);
+			goto usage;
+		} else {
+			fprintf(stderr, "npusim noc: unknown argument '%s' "
+					"(see 'npusim noc --help')\n", argv[i]);
+			goto usage;
+		}
+	}
+	if (csv && !do_sweep) {
+		fputs("npusim noc: --csv goes with --sweep\n", stderr);
+		goto usage;
+	}
+	if (!drain_set)
+		cfg.drain_limit = cfg.cycles;
+
+	diag_init(&d, stderr);
+	rc = arch_load(&a, path, sets, n_sets, &d);
+	free(sets);
+	if (rc) {
+		if (d.n_errors)
+			fprintf(stderr, "%s: %d error%s\n",
+				path ? path : "<defaults>", d.n_errors,
+				d.n_errors == 1 ? "" : "s");
+		else
+			fprintf(stderr, "npusim noc: %s\n", npu_strerror(rc));
+		return npu_exit_status(rc);
+	}
+	noc_params_from_arch(&a, &p);
+	if (do_sweep) {
+		rc = sweep(&p, &cfg, csv, &d);
+	} else {
+		rc = noc_bench_run(&p, &cfg, &res, &d);
+		if (!rc) {
+			print_network(&a, path, &p);
+			print_point(&p, &cfg, &res);
+		}
+	}
+	arch_free(&a);
+	if (rc) {
+		if (!d.n_errors)
+			fprintf(stderr, "npusim noc: %s\n", npu_strerror(rc));
+		return npu_exit_status(rc);
+	}
+	/* An unwritable stdout is reported by main() (exit 1). */
+	return NPU_EXIT_OK;
+usage:
+	free(sets);
+	return NPU_EXIT_USAGE;
+}

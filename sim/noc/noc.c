@@ -1,0 +1,1278 @@
+/*
+ * noc.c - flit-level network-on-chip: routers with virtual channels,
+ * credit-based flow control, dimension-order routing (dateline VCs on a
+ * torus), a pipeline of named stages (RC, VA, SA, ST) and per-node
+ * network interfaces.  The header gives the timing contract and the
+ * zero-load formula; docs/noc.md the model and how it maps to BookSim.
+ *
+ * One tick = one network cycle, an event at EV_PRI_ARB (every request of
+ * the cycle has been made).  A tick:
+ *   1. delivers what the calendar holds for this cycle: flits arriving in
+ *      input buffers, credits arriving at upstream output VCs;
+ *   2. lets every NI with a packet waiting inject at most one flit;
+ *   3. steps every router that holds flits: VA for heads whose RC is done,
+ *      then switch allocation (separable, input first, one iteration), and
+ *      the winners leave: onto the calendar for their next buffer, or out
+ *      of the ejection port;
+ *   4. schedules the next tick: the next cycle while any flit is buffered
+ *      or waiting in an NI, else the cycle of the next calendar arrival,
+ *      else none (the network is empty and costs nothing).
+ * Anything a tick produces lands at least one cycle later (link latency,
+ * credit delay and the NI channels are >= 1), so routers never see each
+ * other's same-cycle decisions and their visiting order cannot change the
+ * result.
+ *
+ * Invariants:
+ *  - an input VC never holds more than buf_depth flits (credits), checked;
+ *  - flits of one packet stay in order on one VC per link, and a VC is
+ *    owned by one packet at a time from VA to the tail's SA (or to the
+ *    tail's credit with wait_for_tail_credit);
+ *  - on a torus a packet uses the upper half of the VCs from the link that
+ *    wraps around until it leaves that dimension (dateline), so channel
+ *    dependencies are acyclic and dimension-order routing cannot deadlock;
+ *  - every packet sent is delivered exactly once (deliver event), and the
+ *    flits injected equal the flits ejected once the network is empty.
+ *
+ * Cost: per active cycle, one visit per router holding flits (its VCs),
+ * plus a scan of two bitmaps (one bit per node); nothing when idle.
+ */
+#include "noc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../engine/unit.h"
+
+const char *const noc_class_names[NOC_N_CLS] = {
+#define NOC_CLS_NAME(n, json, doc) json,
+	NOC_CLASSES(NOC_CLS_NAME)
+#undef NOC_CLS_NAME
+};
+
+const char *const noc_port_names[NOC_N_PORTS] = {
+	"local", "east", "west", "south", "north"
+};
+
+/* Latencies kept exactly up to this many cycles (p99); longer ones count
+ * in the last slot. */
+#define NOC_HIST_EXACT 65536
+
+enum { NOC_EV_TICK = 1, NOC_EV_DELIVER = 2, NOC_EV_SPACE = 3 };
+enum { IVC_IDLE, IVC_VA, IVC_ACTIVE };
+enum { CAL_FLIT, CAL_CREDIT, CAL_NI_CREDIT };
+
+/* One flit in a buffer: its packet and position.  Flits carry no data:
+ * the functional bytes move at delivery (port.h). */
+struct flit {
+	uint32_t pkt;            /* packet slot */
+	uint32_t idx;            /* 0 = head; flits - 1 = tail */
+	cycle_t arrive;          /* cycle it entered this buffer */
+};
+
+/* An input virtual channel: a ring of flits and the state of the packet
+ * at its front. */
+struct ivc {
+	struct flit *buf;        /* buf_depth slots */
+	uint16_t head, n;        /* ring front, flits held */
+	uint8_t state;           /* IVC_IDLE / IVC_VA / IVC_ACTIVE */
+	uint8_t out_port;        /* route of the front packet (from RC) */
+	uint16_t out_vc;         /* its output VC once VA granted it */
+	cycle_t ready;           /* earliest cycle of the next stage */
+};
+
+/* An output virtual channel: credits for the downstream buffer and the
+ * input VC whose packet owns it. */
+struct ovc {
+	int credits;             /* free downstream slots */
+	int owner;               /* input VC index (port * vcs + vc), -1 free */
+	uint8_t tail_wait;       /* tail sent; released by its credit */
+};
+
+struct router {
+	int x, y;                /* coordinates */
+	int nbr[NOC_N_PORTS];    /* neighbour router per port, -1 none */
+	uint8_t wrap[NOC_N_PORTS]; /* the link wraps around (torus dateline) */
+	struct ivc *in;          /* NOC_N_PORTS * vcs */
+	struct ovc *out;         /* NOC_N_PORTS * vcs */
+	int n_buf;               /* flits held in all input VCs */
+	uint16_t rr_in[NOC_N_PORTS];  /* SA: next VC to favour per input */
+	uint16_t rr_out[NOC_N_PORTS]; /* SA: next input per output */
+	uint16_t rr_va[NOC_N_PORTS];  /* VA: next input VC per output */
+	uint64_t flits;          /* flits that crossed the switch */
+	uint64_t stall_credit;   /* flit-cycles ready but without credit */
+	uint64_t occ_sum;        /* flit-cycles held in buffers */
+	uint64_t link_flits[NOC_N_PORTS]; /* flits sent per output port */
+};
+
+/* A network interface: the source queue and the injection channel. */
+struct ni {
+	uint32_t *q;             /* ring of waiting packet slots */
+	uint32_t qh, qn, qcap;   /* front, count, capacity */
+	int busy;                /* a packet is being injected */
+	uint32_t cur;            /* its slot */
+	uint32_t cur_idx;        /* next flit of it */
+	int cur_vc;              /* the local input VC it uses */
+	int *credits;            /* per local input VC of the router */
+	uint8_t *owned;          /* per local input VC: a packet holds it */
+	int rr;                  /* next VC to try first */
+	cycle_t last_inj;        /* cycle + 1 of the last flit injected */
+	uint32_t n_resp;         /* queued responses (outside inject_queue) */
+	struct waiter *w;        /* senders refused, waiting for room */
+	uint32_t n_w, cap_w;
+	int space_ev;            /* a NOC_EV_SPACE is scheduled */
+};
+
+struct waiter {
+	noc_space_fn fn;
+	void *ctx;
+};
+
+struct pkt {
+	int src, dst;            /* nodes */
+	uint32_t flits;          /* length */
+	uint32_t hops;           /* router-to-router hops so far */
+	uint8_t cls;             /* enum noc_class */
+	cycle_t created;         /* cycle of noc_send */
+	uint64_t serial;         /* send order: age tie-break */
+	noc_deliver_fn deliver;  /* at the tail's arrival */
+	void *ctx;               /* its context */
+	uint64_t tag;            /* passed back */
+	uint32_t next_free;      /* free list link */
+	int where;               /* router of its head, for reports */
+	uint8_t response;        /* outside the inject_queue limit */
+};
+
+/* A calendar entry: something arriving at a fixed future cycle. */
+struct cal_item {
+	uint8_t kind;            /* CAL_FLIT / CAL_CREDIT / CAL_NI_CREDIT */
+	uint8_t port;            /* input port (flit) or output port (credit) */
+	uint8_t tail;            /* credit of a tail flit */
+	uint16_t vc;             /* virtual channel */
+	int node;                /* router or NI */
+	struct flit f;           /* CAL_FLIT: the flit */
+};
+
+struct cal_slot {
+	struct cal_item *v;
+	uint32_t n, cap;
+};
+
+struct cls_stat {
+	uint64_t packets, flits, lat_sum, hops_sum, lat_max;
+	uint32_t *hist;          /* NOC_HIST_EXACT counts, lazily allocated */
+};
+
+struct noc {
+	struct unit u;           /* must be first */
+	struct noc_params p;     /* parameters */
+	int n_nodes;             /* cols * rows */
+	int pv;                  /* NOC_N_PORTS * vcs */
+	int t_va_eff;            /* VA grant -> SA eligibility */
+	struct router *r;        /* routers, by node */
+	struct ni *ni;           /* NIs, by node */
+	uint64_t *act;           /* routers holding flits (bitmap) */
+	uint64_t *nipend;        /* NIs with a flit to inject (bitmap) */
+	int n_words;             /* words per bitmap */
+	struct cal_slot *cal;    /* calendar ring */
+	uint32_t cal_w;          /* slots (power of two) */
+	uint64_t cal_n;          /* items in it */
+	struct pkt *pk;          /* packet slots */
+	uint32_t pk_cap;         /* slots allocated */
+	uint32_t pk_free;        /* free list head (UINT32_MAX: none) */
+	uint64_t serial;         /* packets sent */
+	cycle_t tick_at;         /* the scheduled tick, CYCLE_MAX none */
+	uint32_t tick_gen;       /* bumped to cancel it */
+	int oom;                 /* an allocation failed inside a tick */
+	struct noc_stats st;     /* totals */
+	struct cls_stat cls[NOC_N_CLS];
+	cycle_t win_lo, win_hi;  /* flits ejected in [lo, hi) count in win */
+	uint64_t win_flits;      /* (noc_bench's accepted throughput) */
+};
+
+/* ---- parameters and geometry --------------------------------------------*/
+
+void noc_params_from_arch(const struct arch *a, struct noc_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->cols = (int)ARCH_I(a, NOC_COLS);
+	p->rows = (int)ARCH_I(a, NOC_ROWS);
+	p->torus = ARCH_E(a, NOC_TOPOLOGY) == ARCH_NOC_TOPOLOGY_TORUS;
+	p->yx = ARCH_E(a, NOC_ROUTING) == ARCH_NOC_ROUTING_YX;
+	p->vcs = (int)ARCH_I(a, NOC_VCS);
+	p->buf_depth = (int)ARCH_I(a, NOC_BUF_DEPTH);
+	p->flit_bytes = (int)ARCH_I(a, NOC_LINK_BYTES);
+	p->t_rc = (int)ARCH_I(a, NOC_RC_DELAY);
+	p->t_va = (int)ARCH_I(a, NOC_VA_DELAY);
+	p->t_sa = (int)ARCH_I(a, NOC_SA_DELAY);
+	p->t_st = (int)ARCH_I(a, NOC_ST_DELAY);
+	p->t_link = (int)ARCH_I(a, NOC_LINK_LAT);
+	p->t_credit = (int)ARCH_I(a, NOC_CREDIT_DELAY);
+	p->speculative = ARCH_B(a, NOC_SPECULATIVE);
+	p->wait_tail = ARCH_B(a, NOC_WAIT_TAIL);
+	p->age = ARCH_E(a, NOC_PRIORITY) == ARCH_NOC_PRIORITY_AGE;
+	p->inject_queue = (int)ARCH_I(a, NOC_INJECT_QUEUE);
+}
+
+/* VA grant -> first cycle SA may be won: t_va, or with speculation the
+ * part of VA that SA does not hide. */
+static int va_eff(const struct noc_params *p)
+{
+	int m = p->t_va > p->t_sa ? p->t_va : p->t_sa;
+
+	return p->speculative ? m - p->t_sa : p->t_va;
+}
+
+/* Signed shortest step count from a to b on a ring of k (torus) or a
+ * line (mesh); ties on an even ring go the positive way. */
+static int dim_delta(int a, int b, int k, int torus)
+{
+	int d = b - a;
+
+	if (!torus)
+		return d;
+	d = ((d % k) + k) % k;
+	return d <= k / 2 ? d : d - k;
+}
+
+int noc_hops(const struct noc_params *p, int src, int dst)
+{
+	int dx = dim_delta(src % p->cols, dst % p->cols, p->cols, p->torus);
+	int dy = dim_delta(src / p->cols, dst / p->cols, p->rows, p->torus);
+
+	return abs(dx) + abs(dy);
+}
+
+cycle_t noc_zero_load(const struct noc_params *p, int hops, uint32_t flits)
+{
+	cycle_t router = (cycle_t)(p->t_rc + va_eff(p) + p->t_sa + p->t_st);
+
+	/* injection channel + routers + links + ejection channel + the
+	 * flits behind the head, one per cycle */
+	return 1 + (cycle_t)(hops + 1) * router + (cycle_t)hops * (cycle_t)p->t_link
+	       + 1 + (flits ? flits - 1 : 0);
+}
+
+uint32_t noc_flits_for(const struct noc_params *p, uint64_t bytes)
+{
+	return 1 + (uint32_t)((bytes + (uint64_t)p->flit_bytes - 1) /
+			      (uint64_t)p->flit_bytes);
+}
+
+/* Output port of the dimension-order route at router (x, y). */
+static int route(const struct noc *n, int node, int dst)
+{
+	const struct noc_params *p = &n->p;
+	int dx = dim_delta(node % p->cols, dst % p->cols, p->cols, p->torus);
+	int dy = dim_delta(node / p->cols, dst / p->cols, p->rows, p->torus);
+
+	if (p->yx && dy)
+		return dy > 0 ? NOC_SOUTH : NOC_NORTH;
+	if (dx)
+		return dx > 0 ? NOC_EAST : NOC_WEST;
+	if (dy)
+		return dy > 0 ? NOC_SOUTH : NOC_NORTH;
+	return NOC_LOCAL;
+}
+
+static int opposite(int port)
+{
+	static const int opp[NOC_N_PORTS] = {
+		NOC_LOCAL, NOC_WEST, NOC_EAST, NOC_NORTH, NOC_SOUTH
+	};
+
+	return opp[port];
+}
+
+/* ---- bitmaps and the calendar ---------------------------------------------*/
+
+static void bit_set(uint64_t *b, int i) { b[i >> 6] |= 1ULL << (i & 63); }
+static void bit_clr(uint64_t *b, int i) { b[i >> 6] &= ~(1ULL << (i & 63)); }
+
+static void cal_push(struct noc *n, cycle_t when, const struct cal_item *it)
+{
+	struct cal_slot *s = &n->cal[when & (n->cal_w - 1)];
+
+	if (s->n == s->cap) {
+		uint32_t cap = s->cap ? s->cap * 2 : 16;
+		struct cal_item *v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v) {
+			n->oom = 1;
+			return;
+		}
+		s->v = v;
+		s->cap = cap;
+	}
+	s->v[s->n++] = *it;
+	n->cal_n++;
+}
+
+/* ---- ticks ------------------------------------------------------------------*/
+
+/* Make sure a tick happens at 'when' (an earlier one re-decides anyway). */
+static int want_tick(struct noc *n, cycle_t when)
+{
+	if (n->tick_at <= when)
+		return 0;
+	n->tick_gen++; /* cancel a later one */
+	n->tick_at = when;
+	return eng_schedule_gen(n->u.eng, when, EV_PRI_ARB, &n->u, NOC_EV_TICK,
+				0, &n->tick_gen);
+}
+
+/* ---- packets ----------------------------------------------------------------*/
+
+static int pkt_alloc(struct noc *n, uint32_t *out)
+{
+	uint32_t i;
+
+	if (n->pk_free == UINT32_MAX) {
+		uint32_t cap = n->pk_cap ? n->pk_cap * 2 : 64;
+		struct pkt *v = realloc(n->pk, cap * sizeof(*v));
+
+		if (!v)
+			return NPU_ENOMEM;
+		n->pk = v;
+		for (i = cap; i-- > n->pk_cap;) {
+			v[i].next_free = n->pk_free;
+			n->pk_free = i;
+		}
+		n->pk_cap = cap;
+	}
+	*out = n->pk_free;
+	n->pk_free = n->pk[*out].next_free;
+	return 0;
+}
+
+/* ---- network interfaces -----------------------------------------------------*/
+
+/*
+ * Inject at most one flit of node i's NI in cycle c: continue the packet
+ * being injected, or start the next queued one on a free local input VC
+ * with a credit.  The flit enters the router's buffer at c + 1.  Returns
+ * 1 if a flit went.
+ */
+static int ni_inject(struct noc *n, int i, cycle_t c)
+{
+	struct ni *q = &n->ni[i];
+	struct cal_item it;
+	struct pkt *pk;
+	int v = 0, k;
+
+	if (q->last_inj == c + 1)
+		return 0;            /* one flit per cycle */
+	if (!q->busy) {
+		if (!q->qn)
+			return 0;
+		for (k = 0; k < n->p.vcs; k++) {
+			v = (q->rr + k) % n->p.vcs;
+			if (!q->owned[v] && q->credits[v] > 0)
+				break;
+		}
+		if (k == n->p.vcs)
+			return 0;    /* every VC taken or full */
+		q->busy = 1;
+		q->cur = q->q[q->qh];
+		q->qh = (q->qh + 1) % q->qcap;
+		q->qn--;
+		if (n->pk[q->cur].response)
+			q->n_resp--;
+		/* room again: refused senders retry from the next WAKE */
+		if (q->n_w && !q->space_ev) {
+			q->space_ev = 1;
+			if (eng_schedule(n->u.eng, c + 1, EV_PRI_WAKE, &n->u,
+					 NOC_EV_SPACE, (uint64_t)i))
+				n->oom = 1;
+		}
+		q->cur_idx = 0;
+		q->cur_vc = v;
+		q->owned[v] = 1;
+		q->rr = (v + 1) % n->p.vcs;
+	}
+	v = q->cur_vc;
+	if (q->credits[v] <= 0)
+		return 0;
+	pk = &n->pk[q->cur];
+	memset(&it, 0, sizeof(it));
+	it.kind = CAL_FLIT;
+	it.node = i;
+	it.port = NOC_LOCAL;
+	it.vc = (uint16_t)v;
+	it.f.pkt = q->cur;
+	it.f.idx = q->cur_idx;
+	it.f.arrive = c + 1;
+	q->credits[v]--;
+	cal_push(n, c + 1, &it);
+	n->st.flits_injected++;
+	n->u.ctr[CTR_NOC_FLITS_INJECTED]++;
+	q->last_inj = c + 1;
+	if (++q->cur_idx == pk->flits) {
+		q->busy = 0;
+		if (!n->p.wait_tail)
+			q->owned[v] = 0; /* else at the tail's credit */
+	}
+	return 1;
+}
+
+static int ni_pending(const struct ni *q)
+{
+	return q->busy || q->qn;
+}
+
+int noc_send(noc *n, const struct noc_msg *m)
+{
+	struct ni *q = &n->ni[m->src];
+	cycle_t now = eng_now(n->u.eng);
+	struct pkt *pk;
+	uint32_t slot;
+	int rc;
+
+	if (m->src < 0 || m->src >= n->n_nodes || m->dst < 0 ||
+	    m->dst >= n->n_nodes || !m->flits)
+		return NPU_EINTERNAL;
+	if (!m->response && !m->force && noc_room(n, m->src) <= 0)
+		return NOC_FULL;
+	if (q->qn == q->qcap) {
+		uint32_t cap = q->qcap ? q->qcap * 2 : 8, k;
+		uint32_t *v = malloc(cap * sizeof(*v));
+
+		if (!v)
+			return NPU_ENOMEM;
+		for (k = 0; k < q->qn; k++)
+			v[k] = q->q[(q->qh + k) % q->qcap];
+		free(q->q);
+		q->q = v;
+		q->qh = 0;
+		q->qcap = cap;
+	}
+	if ((rc = pkt_alloc(n, &slot)))
+		return rc;
+	pk = &n->pk[slot];
+	pk->src = m->src;
+	pk->dst = m->dst;
+	pk->flits = m->flits;
+	pk->hops = 0;
+	pk->cls = (uint8_t)m->cls;
+	pk->created = now;
+	pk->serial = n->serial++;
+	pk->deliver = m->deliver;
+	pk->ctx = m->ctx;
+	pk->tag = m->tag;
+	pk->where = m->src;
+	pk->response = (uint8_t)(m->response != 0);
+	q->n_resp += pk->response;
+	q->q[(q->qh + q->qn) % q->qcap] = slot;
+	q->qn++;
+	n->st.packets_sent++;
+	n->st.in_flight++;
+	/* The head goes in this very cycle when the NI is free, whatever the
+	 * caller's phase: the zero-load latency does not depend on it. */
+	(void)ni_inject(n, m->src, now);
+	if (n->oom)
+		return NPU_ENOMEM;
+	if (ni_pending(q))
+		bit_set(n->nipend, m->src);
+	return want_tick(n, now + 1);
+}
+
+/* ---- routers ----------------------------------------------------------------*/
+
+/* The front flit of an input VC became a head at cycle 'from': route it
+ * and start its RC. */
+static void ivc_new_head(struct noc *n, int node, struct ivc *iv, cycle_t from)
+{
+	const struct flit *f = &iv->buf[iv->head];
+	cycle_t start = f->arrive > from ? f->arrive : from;
+
+	iv->out_port = (uint8_t)route(n, node, n->pk[f->pkt].dst);
+	iv->state = IVC_VA;
+	iv->ready = start + (cycle_t)n->p.t_rc;
+}
+
+static void deliver_arrivals(struct noc *n, cycle_t c)
+{
+	struct cal_slot *s = &n->cal[c & (n->cal_w - 1)];
+	uint32_t i;
+
+	for (i = 0; i < s->n; i++) {
+		const struct cal_item *it = &s->v[i];
+
+		if (it->kind == CAL_FLIT) {
+			struct router *r = &n->r[it->node];
+			struct ivc *iv = &r->in[it->port * n->p.vcs + it->vc];
+
+			if (iv->n >= n->p.buf_depth) {
+				n->oom = -1; /* credit protocol broken: a bug */
+				continue;
+			}
+			iv->buf[(iv->head + iv->n) % n->p.buf_depth] = it->f;
+			iv->n++;
+			r->n_buf++;
+			bit_set(n->act, it->node);
+			if (iv->n == 1 && iv->state == IVC_IDLE)
+				ivc_new_head(n, it->node, iv, c);
+			if (it->f.idx == 0)
+				n->pk[it->f.pkt].where = it->node;
+		} else if (it->kind == CAL_CREDIT) {
+			struct ovc *o = &n->r[it->node].out[it->port * n->p.vcs +
+							    it->vc];
+
+			o->credits++;
+			if (it->tail && o->tail_wait) {
+				o->tail_wait = 0;
+				o->owner = -1;
+			}
+		} else {
+			struct ni *q = &n->ni[it->node];
+
+			q->credits[it->vc]++;
+			if (it->tail && n->p.wait_tail)
+				q->owned[it->vc] = 0;
+		}
+	}
+	n->cal_n -= s->n;
+	s->n = 0;
+}
+
+/* Dateline class of the VCs a packet may take out of port o, arriving on
+ * input VC (ip, iv): 0 = lower half, 1 = upper half (torus only). */
+static int vc_class(const struct noc *n, const struct router *r, int ip,
+		    int iv, int o)
+{
+	if (r->wrap[o])
+		return 1;
+	return ip == opposite(o) && iv >= n->p.vcs / 2;
+}
+
+/* Round robin: 1 if index a comes before b counting from pointer rr. */
+static int rr_before(int a, int b, int rr, int span)
+{
+	return (a - rr + span) % span < (b - rr + span) % span;
+}
+
+/* The packet at the front of input VC k of router r. */
+static const struct pkt *front_pkt(const struct noc *n, const struct router *r,
+				   int k)
+{
+	const struct ivc *iv = &r->in[k];
+
+	return &n->pk[iv->buf[iv->head].pkt];
+}
+
+/* Age order: older creation first, then send order. */
+static int older(const struct pkt *a, const struct pkt *b)
+{
+	if (a->created != b->created)
+		return a->created < b->created;
+	return a->serial < b->serial;
+}
+
+/*
+ * VC allocation: every head whose RC is done asks for an output VC of its
+ * route's port, in its dateline class.  Requests for one port are served
+ * oldest first (age) or round robin from the port's pointer; each winner
+ * takes the lowest free VC of its class.  Returns the number of grants and
+ * sets *waiting when a head still waits for its RC.
+ */
+static int router_va(struct noc *n, struct router *r, cycle_t c,
+		     int *waiting)
+{
+	int V = n->p.vcs, PV = n->pv, k, grants = 0;
+	int req[NOC_N_PORTS * NOC_N_PORTS * NOC_MAX_VCS], nreq[NOC_N_PORTS];
+
+	memset(nreq, 0, sizeof(nreq));
+	for (k = 0; k < PV; k++) {
+		struct ivc *iv = &r->in[k];
+
+		if (iv->state != IVC_VA)
+			continue;
+		if (iv->ready > c) {
+			*waiting = 1;
+			continue;
+		}
+		req[iv->out_port * PV + nreq[iv->out_port]++] = k;
+	}
+	for (k = 0; k < NOC_N_PORTS; k++) {
+		int *rq = &req[k * PV], m = nreq[k], i, j;
+
+		if (!m)
+			continue;
+		/* order the requests (insertion sort: at most PV) */
+		for (i = 1; i < m; i++) {
+			int x = rq[i];
+
+			for (j = i; j > 0; j--) {
+				int better;
+
+				if (n->p.age)
+					better = older(front_pkt(n, r, x),
+						       front_pkt(n, r, rq[j - 1]));
+				else
+					better = rr_before(x, rq[j - 1],
+							   r->rr_va[k], PV);
+				if (!better)
+					break;
+				rq[j] = rq[j - 1];
+			}
+			rq[j] = x;
+		}
+		for (i = 0; i < m; i++) {
+			int in = rq[i], lo = 0, hi = V, v;
+			struct ivc *iv = &r->in[in];
+
+			if (n->p.torus && k != NOC_LOCAL) {
+				int cl = vc_class(n, r, in / V, in % V, k);
+
+				lo = cl ? V / 2 : 0;
+				hi = cl ? V : V / 2;
+			}
+			for (v = lo; v < hi; v++)
+				if (r->out[k * V + v].owner < 0)
+					break;
+			if (v == hi)
+				continue;    /* no free VC: retry next cycle */
+			r->out[k * V + v].owner = in;
+			iv->out_vc = (uint16_t)v;
+			iv->state = IVC_ACTIVE;
+			iv->ready = c + (cycle_t)n->t_va_eff;
+			if (iv->ready > c)
+				*waiting = 1;
+			r->rr_va[k] = (uint16_t)((in + 1) % PV);
+			grants++;
+		}
+	}
+	return grants;
+}
+
+/* A flit won the switch: it leaves input VC 'in' for its output. */
+static void sa_grant(struct noc *n, int node, struct router *r, int in,
+		     cycle_t c)
+{
+	int V = n->p.vcs, ip = in / V, vc = in % V;
+	struct ivc *iv = &r->in[in];
+	struct flit f = iv->buf[iv->head];
+	int o = iv->out_port, ov = iv->out_vc;
+	struct pkt *pk = &n->pk[f.pkt];
+	int tail = f.idx + 1 == pk->flits;
+	struct cal_item it;
+
+	iv->head = (uint16_t)((iv->head + 1) % n->p.buf_depth);
+	iv->n--;
+	r->n_buf--;
+	r->flits++;
+	r->link_flits[o]++;
+	/* the freed slot's credit goes upstream */
+	memset(&it, 0, sizeof(it));
+	it.tail = (uint8_t)tail;
+	it.vc = (uint16_t)vc;
+	if (ip == NOC_LOCAL) {
+		it.kind = CAL_NI_CREDIT;
+		it.node = node;
+	} else {
+		it.kind = CAL_CREDIT;
+		it.node = r->nbr[ip];
+		it.port = (uint8_t)opposite(ip);
+	}
+	cal_push(n, c + (cycle_t)n->p.t_credit, &it);
+	if (o == NOC_LOCAL) {
+		/* ejection: the NI sinks every flit; the tail completes */
+		cycle_t at = c + (cycle_t)(n->p.t_sa + n->p.t_st + 1);
+
+		n->st.flits++;
+		n->u.ctr[CTR_NOC_FLITS]++;
+		if (at >= n->win_lo && at < n->win_hi)
+			n->win_flits++;
+		if (tail && eng_schedule(n->u.eng, at, EV_PRI_COMPLETE, &n->u,
+					 NOC_EV_DELIVER, f.pkt))
+			n->oom = 1;
+	} else {
+		memset(&it, 0, sizeof(it));
+		it.kind = CAL_FLIT;
+		it.node = r->nbr[o];
+		it.port = (uint8_t)opposite(o);
+		it.vc = (uint16_t)ov;
+		it.f = f;
+		it.f.arrive = c + (cycle_t)(n->p.t_sa + n->p.t_st + n->p.t_link);
+		r->out[o * V + ov].credits--;
+		cal_push(n, it.f.arrive, &it);
+		n->st.hops++;
+		n->u.ctr[CTR_NOC_HOPS]++;
+		if (f.idx == 0)
+			pk->hops++;
+	}
+	if (tail) {
+		struct ovc *oc = &r->out[o * V + ov];
+
+		if (o != NOC_LOCAL && n->p.wait_tail)
+			oc->tail_wait = 1;
+		else
+			oc->owner = -1;
+		iv->state = IVC_IDLE;
+		if (iv->n)
+			ivc_new_head(n, node, iv, c + 1);
+	}
+}
+
+/*
+ * Switch allocation, separable and input first: each input port picks one
+ * of its VCs that has a flit, an output VC and a credit; each output port
+ * then picks one of the inputs that chose it.  Round robin (or oldest
+ * packet first) at both stages.  A VC ready but without a credit counts a
+ * credit-stall cycle.  Returns the number of flits that moved.
+ */
+static int router_sa(struct noc *n, int node, struct router *r, cycle_t c,
+		     int *waiting)
+{
+	int V = n->p.vcs, p, v, o, moved = 0;
+	int pick[NOC_N_PORTS];   /* input VC chosen per input port, -1 */
+	int win[NOC_N_PORTS];    /* input port granted per output, -1 */
+
+	for (p = 0; p < NOC_N_PORTS; p++) {
+		pick[p] = -1;
+		if (r->nbr[p] < 0 && p != NOC_LOCAL)
+			continue;
+		for (v = 0; v < V; v++) {
+			int vv = n->p.age ? v : (r->rr_in[p] + v) % V;
+			int k = p * V + vv;
+			struct ivc *iv = &r->in[k];
+
+			if (iv->state != IVC_ACTIVE || !iv->n)
+				continue;
+			if (iv->ready > c) {
+				*waiting = 1;
+				continue;
+			}
+			if (iv->out_port != NOC_LOCAL &&
+			    r->out[iv->out_port * V + iv->out_vc].credits <= 0) {
+				r->stall_credit++;
+				n->u.ctr[CTR_NOC_STALL_CREDIT]++;
+				continue;
+			}
+			if (pick[p] < 0 ||
+			    (n->p.age && older(front_pkt(n, r, k),
+					       front_pkt(n, r, pick[p]))))
+				pick[p] = k;
+			if (!n->p.age)
+				break;
+		}
+	}
+	for (o = 0; o < NOC_N_PORTS; o++)
+		win[o] = -1;
+	for (o = 0; o < NOC_N_PORTS; o++) {
+		for (p = 0; p < NOC_N_PORTS; p++) {
+			int ip = n->p.age ? p : (r->rr_out[o] + p) % NOC_N_PORTS;
+
+			if (pick[ip] < 0 || r->in[pick[ip]].out_port != o)
+				continue;
+			if (win[o] < 0 ||
+			    (n->p.age && older(front_pkt(n, r, pick[ip]),
+					       front_pkt(n, r, pick[win[o]]))))
+				win[o] = ip;
+			if (!n->p.age)
+				break;
+		}
+	}
+	for (o = 0; o < NOC_N_PORTS; o++) {
+		int ip = win[o];
+
+		if (ip < 0)
+			continue;
+		r->rr_in[ip] = (uint16_t)((pick[ip] % V + 1) % V);
+		r->rr_out[o] = (uint16_t)((ip + 1) % NOC_N_PORTS);
+		sa_grant(n, node, r, pick[ip], c);
+		moved++;
+	}
+	return moved;
+}
+
+/* One cycle of router 'node': VA then SA.  Returns progress (grants);
+ * *waiting is set when a stage waits on time alone. */
+static int router_step(struct noc *n, int node, cycle_t c, int *waiting)
+{
+	struct router *r = &n->r[node];
+	int g;
+
+	r->occ_sum += (uint64_t)r->n_buf;
+	g = router_va(n, r, c, waiting);
+	g += router_sa(n, node, r, c, waiting);
+	if (!r->n_buf)
+		bit_clr(n->act, node);
+	return g;
+}
+
+static int noc_tick(struct noc *n, cycle_t c)
+{
+	int w, progress = 0, waiting = 0, busy = 0;
+	cycle_t next = CYCLE_MAX;
+
+	n->tick_at = CYCLE_MAX;
+	n->st.ticks++;
+	if (n->cal_n && n->cal[c & (n->cal_w - 1)].n) {
+		deliver_arrivals(n, c);
+		progress = 1;
+	}
+	for (w = 0; w < n->n_words; w++) {
+		uint64_t m = n->nipend[w];
+
+		while (m) {
+			int i = w * 64 + __builtin_ctzll(m);
+
+			m &= m - 1;
+			progress |= ni_inject(n, i, c);
+			if (!ni_pending(&n->ni[i]))
+				bit_clr(n->nipend, i);
+			else
+				busy = 1;
+		}
+	}
+	for (w = 0; w < n->n_words; w++) {
+		uint64_t m = n->act[w];
+
+		while (m) {
+			int i = w * 64 + __builtin_ctzll(m);
+
+			m &= m - 1;
+			n->st.router_visits++;
+			progress |= router_step(n, i, c, &waiting) > 0;
+			if (n->r[i].n_buf)
+				busy = 1;
+		}
+	}
+	if (n->oom)
+		return n->oom < 0 ? NPU_EINTERNAL : NPU_ENOMEM;
+	/*
+	 * Next tick: the next cycle while flits wait in buffers or NIs -
+	 * unless nothing moved, nothing is on its way and nothing waits on
+	 * time, which no later cycle can change: the network is stuck (a
+	 * deadlock the engine then reports with the packets still inside).
+	 * Otherwise the cycle of the next calendar arrival, if any.
+	 */
+	if (busy && (progress || waiting || n->cal_n))
+		next = c + 1;
+	else if (n->cal_n) {
+		cycle_t t;
+
+		for (t = c + 1; t < c + n->cal_w; t++)
+			if (n->cal[t & (n->cal_w - 1)].n) {
+				next = t;
+				break;
+			}
+	}
+	return next == CYCLE_MAX ? 0 : want_tick(n, next);
+}
+
+/* The tail reached its NI: account and call the sender's callback. */
+static int noc_deliver(struct noc *n, uint32_t slot, cycle_t now)
+{
+	struct pkt *pk = &n->pk[slot];
+	struct cls_stat *cs = &n->cls[pk->cls];
+	uint64_t lat = now - pk->created;
+	noc_deliver_fn fn = pk->deliver;
+	void *ctx = pk->ctx;
+	uint64_t tag = pk->tag;
+
+	n->st.packets++;
+	n->st.latency_sum += lat;
+	n->st.in_flight--;
+	n->u.ctr[CTR_NOC_PACKETS]++;
+	n->u.ctr[CTR_NOC_LATENCY_SUM] += lat;
+	if (!cs->hist && !(cs->hist = calloc(NOC_HIST_EXACT, sizeof(uint32_t))))
+		return NPU_ENOMEM;
+	cs->packets++;
+	cs->flits += pk->flits;
+	cs->lat_sum += lat;
+	cs->hops_sum += pk->hops;
+	if (lat > cs->lat_max)
+		cs->lat_max = lat;
+	cs->hist[lat < NOC_HIST_EXACT ? lat : NOC_HIST_EXACT - 1]++;
+	pk->next_free = n->pk_free;
+	n->pk_free = slot;
+	return fn ? fn(ctx, tag, now) : 0;
+}
+
+/* Room in node's source queue: call every refused sender, in the order
+ * they were refused (each is one-shot; a sender refused again re-asks). */
+static int noc_space(struct noc *n, int node, cycle_t now)
+{
+	struct ni *q = &n->ni[node];
+	uint32_t k, cnt = q->n_w;
+	struct waiter *w;
+	int rc = 0;
+
+	q->space_ev = 0;
+	if (!cnt)
+		return 0;
+	w = malloc(cnt * sizeof(*w));
+	if (!w)
+		return NPU_ENOMEM;
+	memcpy(w, q->w, cnt * sizeof(*w));
+	q->n_w = 0;
+	for (k = 0; k < cnt && !rc; k++)
+		rc = w[k].fn(w[k].ctx, now);
+	free(w);
+	return rc;
+}
+
+static int noc_on_event(struct unit *u, const struct ev *ev)
+{
+	struct noc *n = (struct noc *)u;
+
+	if (ev->kind == NOC_EV_TICK)
+		return noc_tick(n, ev->when);
+	if (ev->kind == NOC_EV_SPACE)
+		return noc_space(n, (int)ev->arg, ev->when);
+	return noc_deliver(n, (uint32_t)ev->arg, ev->when);
+}
+
+int noc_room(const noc *n, int node)
+{
+	const struct ni *q = &n->ni[node];
+
+	if (!n->p.inject_queue)
+		return INT32_MAX;
+	return n->p.inject_queue - (int)(q->qn - q->n_resp);
+}
+
+int noc_want_space(noc *n, int node, noc_space_fn fn, void *ctx)
+{
+	struct ni *q = &n->ni[node];
+
+	if (q->n_w == q->cap_w) {
+		uint32_t cap = q->cap_w ? q->cap_w * 2 : 4;
+		struct waiter *v = realloc(q->w, cap * sizeof(*v));
+
+		if (!v)
+			return NPU_ENOMEM;
+		q->w = v;
+		q->cap_w = cap;
+	}
+	q->w[q->n_w].fn = fn;
+	q->w[q->n_w].ctx = ctx;
+	q->n_w++;
+	/* the queue may have drained since the refusal */
+	if (noc_room(n, node) > 0 && !q->space_ev) {
+		q->space_ev = 1;
+		return eng_schedule(n->u.eng, eng_now(n->u.eng) + 1, EV_PRI_WAKE,
+				    &n->u, NOC_EV_SPACE, (uint64_t)node);
+	}
+	return 0;
+}
+
+int noc_link_exists(const noc *n, int link)
+{
+	int r = link / NOC_N_PORTS, p = link % NOC_N_PORTS;
+
+	return r >= 0 && r < n->n_nodes && (p == NOC_LOCAL || n->r[r].nbr[p] >= 0);
+}
+
+uint64_t noc_link_flits(const noc *n, int link)
+{
+	return n->r[link / NOC_N_PORTS].link_flits[link % NOC_N_PORTS];
+}
+
+/* ---- reports ----------------------------------------------------------------*/
+
+/* Deadlock report: the packets still in the network (at most four named). */
+static int noc_blocked(const struct unit *u, char *buf, size_t len)
+{
+	const struct noc *n = (const struct noc *)u;
+	size_t at;
+	int shown = 0, node;
+	uint32_t k;
+
+	if (!n->st.in_flight)
+		return 0;
+	at = (size_t)snprintf(buf, len, "%llu packet%s still in the network",
+			      (unsigned long long)n->st.in_flight,
+			      n->st.in_flight == 1 ? "" : "s");
+	for (node = 0; node < n->n_nodes && shown < 4; node++) {
+		const struct router *r = &n->r[node];
+
+		for (k = 0; k < (uint32_t)n->pv && shown < 4; k++) {
+			const struct ivc *iv = &r->in[k];
+			const struct pkt *pk;
+
+			if (!iv->n || iv->buf[iv->head].idx)
+				continue;
+			pk = &n->pk[iv->buf[iv->head].pkt];
+			if (at < len)
+				at += (size_t)snprintf(buf + at, len - at,
+					"%s %s %d->%d (%u flits) at router %d %s vc %u",
+					shown ? ";" : ":", noc_class_names[pk->cls],
+					pk->src, pk->dst, pk->flits, node,
+					noc_port_names[k / n->p.vcs],
+					k % n->p.vcs);
+			shown++;
+		}
+	}
+	return 1;
+}
+
+uint64_t noc_class_quantile(const noc *n, enum noc_class c, double q)
+{
+	const struct cls_stat *cs = &n->cls[c];
+	uint64_t want, seen = 0;
+	uint32_t i;
+
+	if (!cs->packets || !cs->hist)
+		return 0;
+	/* the smallest latency with at least q of the packets at or below */
+	want = (uint64_t)((double)cs->packets * q);
+	if ((double)want < (double)cs->packets * q)
+		want++;
+	if (!want)
+		want = 1;
+	for (i = 0; i < NOC_HIST_EXACT; i++) {
+		seen += cs->hist[i];
+		if (seen >= want)
+			return i;
+	}
+	return NOC_HIST_EXACT - 1;
+}
+
+/*
+ * Counters beyond the fixed group: per packet class that carried traffic
+ * (packets, latency average / p99 / max, a log2 latency histogram, hops),
+ * per router (flits, credit stalls, average buffer occupancy) and per
+ * link (flits, utilisation = flits per cycle of the run so far).
+ */
+static void noc_dump(const struct unit *u, struct ctr_sink *s)
+{
+	const struct noc *n = (const struct noc *)u;
+	double cyc = (double)(eng_now(u->eng) ? eng_now(u->eng) : 1);
+	char name[64];
+	int c, i, p, b;
+
+	for (c = 0; c < NOC_N_CLS; c++) {
+		const struct cls_stat *cs = &n->cls[c];
+		const char *cn = noc_class_names[c];
+		uint64_t lo = 0;
+
+		if (!cs->packets)
+			continue;
+		snprintf(name, sizeof(name), "%s.packets", cn);
+		ctr_emit_u64(s, u->name, name, cs->packets);
+		snprintf(name, sizeof(name), "%s.flits", cn);
+		ctr_emit_u64(s, u->name, name, cs->flits);
+		snprintf(name, sizeof(name), "%s.latency_avg_cycles", cn);
+		ctr_emit_f64(s, u->name, name,
+			     (double)cs->lat_sum / (double)cs->packets);
+		snprintf(name, sizeof(name), "%s.latency_p99_cycles", cn);
+		ctr_emit_u64(s, u->name, name,
+			     noc_class_quantile(n, (enum noc_class)c, 0.99));
+		snprintf(name, sizeof(name), "%s.latency_max_cycles", cn);
+		ctr_emit_u64(s, u->name, name, cs->lat_max);
+		snprintf(name, sizeof(name), "%s.hops_avg", cn);
+		ctr_emit_f64(s, u->name, name,
+			     (double)cs->hops_sum / (double)cs->packets);
+		/* histogram: [0,8), [8,16), ... [8192, inf) */
+		for (b = 3; b <= 13; b++) {
+			uint64_t hi = b == 13 ? NOC_HIST_EXACT : 1ULL << (b + 1);
+			uint64_t cnt = 0, l;
+
+			if (b == 3)
+				hi = 8;
+			for (l = lo; l < hi; l++)
+				cnt += cs->hist[l];
+			if (b == 13)
+				snprintf(name, sizeof(name),
+					 "%s.latency_hist_%llu_up", cn,
+					 (unsigned long long)lo);
+			else
+				snprintf(name, sizeof(name),
+					 "%s.latency_hist_%llu_%llu", cn,
+					 (unsigned long long)lo,
+					 (unsigned long long)hi - 1);
+			ctr_emit_u64(s, u->name, name, cnt);
+			lo = hi;
+		}
+	}
+	for (i = 0; i < n->n_nodes; i++) {
+		const struct router *r = &n->r[i];
+
+		snprintf(name, sizeof(name), "router%d.flits", i);
+		ctr_emit_u64(s, u->name, name, r->flits);
+		snprintf(name, sizeof(name), "router%d.stall_credit_cycles", i);
+		ctr_emit_u64(s, u->name, name, r->stall_credit);
+		snprintf(name, sizeof(name), "router%d.buffer_occupancy_avg", i);
+		ctr_emit_f64(s, u->name, name, (double)r->occ_sum / cyc);
+		for (p = 0; p < NOC_N_PORTS; p++) {
+			if (p != NOC_LOCAL && r->nbr[p] < 0)
+				continue;
+			snprintf(name, sizeof(name), "router%d.%s.flits", i,
+				 noc_port_names[p]);
+			ctr_emit_u64(s, u->name, name, r->link_flits[p]);
+			snprintf(name, sizeof(name), "router%d.%s.utilisation",
+				 i, noc_port_names[p]);
+			ctr_emit_f64(s, u->name, name,
+				     (double)r->link_flits[p] / cyc);
+		}
+	}
+}
+
+static void noc_destroy(struct unit *u)
+{
+	struct noc *n = (struct noc *)u;
+	int i;
+	uint32_t w;
+
+	if (n->r)
+		for (i = 0; i < n->n_nodes; i++) {
+			int k;
+
+			if (n->r[i].in)
+				for (k = 0; k < n->pv; k++)
+					free(n->r[i].in[k].buf);
+			free(n->r[i].in);
+			free(n->r[i].out);
+		}
+	if (n->ni)
+		for (i = 0; i < n->n_nodes; i++) {
+			free(n->ni[i].q);
+			free(n->ni[i].w);
+			free(n->ni[i].credits);
+			free(n->ni[i].owned);
+		}
+	if (n->cal)
+		for (w = 0; w < n->cal_w; w++)
+			free(n->cal[w].v);
+	for (i = 0; i < NOC_N_CLS; i++)
+		free(n->cls[i].hist);
+	free(n->cal);
+	free(n->r);
+	free(n->ni);
+	free(n->act);
+	free(n->nipend);
+	free(n->pk);
+	free(n);
+}
+
+static const struct unit_ops noc_ops = {
+	.kind = UNIT_NOC,
+	.on_event = noc_on_event,
+	.blocked = noc_blocked,
+	.dump = noc_dump,
+	.destroy = noc_destroy,
+};
+
+/* ---- construction -----------------------------------------------------------*/
+
+static int router_init(struct noc *n, int i)
+{
+	struct router *r = &n->r[i];
+	const struct noc_params *p = &n->p;
+	int k, x = i % p->cols, y = i / p->cols;
+
+	r->x = x;
+	r->y = y;
+	r->nbr[NOC_LOCAL] = -1;
+	/* east/west along x, south/north along y; a torus closes each ring
+	 * of 3 or more (the config refuses rings of 2) */
+	r->nbr[NOC_EAST] = x + 1 < p->cols ? i + 1 : -1;
+	r->nbr[NOC_WEST] = x > 0 ? i - 1 : -1;
+	r->nbr[NOC_SOUTH] = y + 1 < p->rows ? i + p->cols : -1;
+	r->nbr[NOC_NORTH] = y > 0 ? i - p->cols : -1;
+	if (p->torus) {
+		if (p->cols >= 3 && x == p->cols - 1) {
+			r->nbr[NOC_EAST] = i - x;
+			r->wrap[NOC_EAST] = 1;
+		}
+		if (p->cols >= 3 && x == 0) {
+			r->nbr[NOC_WEST] = i + p->cols - 1;
+			r->wrap[NOC_WEST] = 1;
+		}
+		if (p->rows >= 3 && y == p->rows - 1) {
+			r->nbr[NOC_SOUTH] = x;
+			r->wrap[NOC_SOUTH] = 1;
+		}
+		if (p->rows >= 3 && y == 0) {
+			r->nbr[NOC_NORTH] = (p->rows - 1) * p->cols + x;
+			r->wrap[NOC_NORTH] = 1;
+		}
+	}
+	r->in = calloc((size_t)n->pv, sizeof(*r->in));
+	r->out = calloc((size_t)n->pv, sizeof(*r->out));
+	if (!r->in || !r->out)
+		return NPU_ENOMEM;
+	for (k = 0; k < n->pv; k++) {
+		r->in[k].buf = calloc((size_t)p->buf_depth, sizeof(struct flit));
+		if (!r->in[k].buf)
+			return NPU_ENOMEM;
+		r->out[k].owner = -1;
+		/* ejection never runs out of credits: the NI sinks */
+		r->out[k].credits = k / p->vcs == NOC_LOCAL ? 1 << 30
+							   : p->buf_depth;
+	}
+	return 0;
+}
+
+noc *noc_new(eng *e, const struct noc_params *p, const char *name)
+{
+	struct noc *n = calloc(1, sizeof(*n));
+	int i, k, maxd;
+
+	if (!n)
+		return NULL;
+	unit_init(&n->u, &noc_ops, e, -1, "%s", name);
+	n->p = *p;
+	n->n_nodes = p->cols * p->rows;
+	n->pv = NOC_N_PORTS * p->vcs;
+	n->t_va_eff = va_eff(p);
+	n->tick_at = CYCLE_MAX;
+	n->pk_free = UINT32_MAX;
+	n->n_words = (n->n_nodes + 63) / 64;
+	/* the farthest calendar entry: a flit's SA -> next buffer, a credit,
+	 * or the 1-cycle NI channels */
+	maxd = p->t_sa + p->t_st + p->t_link;
+	if (p->t_credit > maxd)
+		maxd = p->t_credit;
+	for (n->cal_w = 2; n->cal_w <= (uint32_t)maxd + 1; n->cal_w *= 2)
+		;
+	n->r = calloc((size_t)n->n_nodes, sizeof(*n->r));
+	n->ni = calloc((size_t)n->n_nodes, sizeof(*n->ni));
+	n->act = calloc((size_t)n->n_words, sizeof(uint64_t));
+	n->nipend = calloc((size_t)n->n_words, sizeof(uint64_t));
+	n->cal = calloc(n->cal_w, sizeof(*n->cal));
+	if (!n->r || !n->ni || !n->act || !n->nipend || !n->cal)
+		goto fail;
+	for (i = 0; i < n->n_nodes; i++) {
+		struct ni *q = &n->ni[i];
+
+		if (router_init(n, i))
+			goto fail;
+		q->credits = calloc((size_t)p->vcs, sizeof(int));
+		q->owned = calloc((size_t)p->vcs, 1);
+		if (!q->credits || !q->owned)
+			goto fail;
+		for (k = 0; k < p->vcs; k++)
+			q->credits[k] = p->buf_depth;
+	}
+	if (eng_add_unit(e, &n->u))
+		goto fail;
+	return n;
+fail:
+	noc_destroy(&n->u);
+	return NULL;
+}
+
+struct unit *noc_unit(noc *n) { return &n->u; }
+const struct noc_params *noc_params(const noc *n) { return &n->p; }
+int noc_nodes(const noc *n) { return n->n_nodes; }
+
+void noc_get_stats(const noc *n, struct noc_stats *s)
+{
+	*s = n->st;
+}
+
+void noc_set_window(noc *n, cycle_t lo, cycle_t hi)
+{
+	n->win_lo = lo;
+	n->win_hi = hi;
+	n->win_flits = 0;
+}
+
+uint64_t noc_window_flits(const noc *n)
+{
+	return n->win_flits;
+}
