@@ -384,6 +384,8 @@ static int chip_decode(const struct prog_image *p, struct ctl_prog *out)
 	out->words = p->code;
 	out->n = p->n_code;
 	out->sym = &p->sym;
+	out->regions = p->regions;
+	out->n_regions = p->n_regions;
 	return 0;
 }
 

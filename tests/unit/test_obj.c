@@ -218,7 +218,7 @@ START_TEST(obj_header_fields)
 
 	expect_bad(b, n, 0, 0x7e, 1, "bad magic");
 	expect_bad(b, n, 1, 'X', 1, "bad magic");
-	expect_bad(b, n, 4, 2, 2, "unsupported version 2");
+	expect_bad(b, n, 4, 3, 2, "unsupported version 3");
 	expect_bad(b, n, 4, 0, 2, "unsupported version 0");
 	expect_bad(b, n, 6, 64, 2, "header size 64");
 	expect_bad(b, n, 8, 1, 4, "unknown flags 0x1");
