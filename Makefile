@@ -55,7 +55,8 @@ CORE_SRCS  := sim/core/matrix.c sim/core/matrix_pe.c sim/core/vecmath.c \
               sim/core/hazard.c
 SIM_SRCS   := $(ENGINE_SRCS) $(MEM_SRCS) $(CORE_SRCS) sim/chip.c
 RUN_SRCS   := run/run.c run/progress.c
-TRC_SRCS   := traces/ctrout.c traces/trace.c traces/ctrread.c traces/roofline.c
+TRC_SRCS   := traces/ctrout.c traces/trace.c traces/ctrread.c traces/roofline.c \
+              traces/energy.c
 # Doc writers that join several tables (the ISA and the assembler's
 # directives); mkdoc and the staleness tests call them.
 DOC_SRCS   := docs/isa_doc.c

@@ -137,6 +137,9 @@ int arch_find_key(const char *key);
 
 /* Write the resolved config (loadable) with derived peaks as comments. */
 int arch_dump(const struct arch *a, FILE *fp) NPU_WUR;
+/* FNV-1a 64 of the resolved settings (not of a file): equal for configs
+ * that resolve alike; recorded in counter files. */
+uint64_t arch_hash(const struct arch *a);
 /* Write docs/config.md from the table. */
 void arch_write_doc(FILE *fp);
 

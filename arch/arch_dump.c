@@ -385,6 +385,53 @@ static void put_comment_text(FILE *fp, const char *s)
 		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, fp);
 }
 
+/* FNV-1a (64-bit) of n bytes, continuing from h. */
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	while (n--)
+		h = (h ^ *b++) * 0x100000001b3ull;
+	return h;
+}
+
+/*
+ * A fingerprint of the resolved settings: every key with its value, in
+ * table order, so two configs that resolve alike (whatever their files,
+ * comments or order) hash alike.  Floats go in as their bits.
+ */
+uint64_t arch_hash(const struct arch *a)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	int i;
+
+	for (i = 0; i < P_N; i++) {
+		const struct param_info *p = &param_info[i];
+		const union param_val *v = &a->v[i];
+
+		h = fnv(h, p->key, strlen(p->key) + 1);
+		switch (p->type) {
+		case PT_INT:
+		case PT_BOOL:
+		case PT_ENUM:
+			h = fnv(h, &v->i, sizeof(v->i));
+			break;
+		case PT_FLT:
+			h = fnv(h, &v->f, sizeof(v->f));
+			break;
+		case PT_STR:
+			h = fnv(h, v->s ? v->s : "", v->s ? strlen(v->s) + 1 : 1);
+			break;
+		case PT_LIST:
+			h = fnv(h, &v->l.n, sizeof(v->l.n));
+			if (v->l.n)
+				h = fnv(h, v->l.v, (size_t)v->l.n * sizeof(*v->l.v));
+			break;
+		}
+	}
+	return h;
+}
+
 /*
  * Returns NPU_EIO if any write failed (the stream's error flag); the CLI
  * (cmd_config.c) writes through fsout, so a failed dump leaves no

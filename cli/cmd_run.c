@@ -90,6 +90,12 @@ struct run_opts {
 	int trace_insn;                    /* --trace-insn: to stderr */
 	int quiet;                         /* -q: errors only */
 	int stat;          /* `npusim stat`: print the full summary */
+	/* stat only: what to show (ctrout_select) and how */
+	char *events;                      /* -e lists joined by ',' (owned) */
+	const char *x_sep;                 /* -x SEP: machine-readable */
+	const char *region;                /* --region NAME: that region only */
+	int total;                         /* --total: sum over cores */
+	int detail;                        /* --detail: per-bank/requester too */
 	char model_override[64];           /* "core.matrix.model=..." built from
 					      --matrix-model (an -s in disguise) */
 };
@@ -130,6 +136,15 @@ static void run_usage(FILE *fp, const char *cmd)
 		"  --trace-insn        print every control-unit instruction to stderr\n"
 		"  --matrix-model=M    fast (default) or pe (per-PE reference model, slow)\n"
 		"  -q                  print nothing but errors\n\n"
+		"stat only:\n"
+		"  -e PATTERN[,..]     show the counters matching these globs (repeatable;\n"
+		"                      a pattern without '.' also matches the last part:\n"
+		"                      -e macs, -e 'core0.dma*.bytes_*')\n"
+		"  --total             sum each core's counters over the cores\n"
+		"  --per-core          one set per core (the default)\n"
+		"  --detail            per-bank and per-requester counters too\n"
+		"  --region NAME       the counters of one program region\n"
+		"  -x SEP              value SEP unit SEP name SEP ratio lines (perf stat -x)\n\n"
 		"exit status: 0 ok, 1 program/assembly/tensor error, 2 usage or config error,\n"
 		"             3 simulated fault, deadlock or cycle limit\n", cmd);
 }
@@ -315,7 +330,22 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 			snprintf(o->model_override, sizeof(o->model_override),
 				 "core.matrix.model=%s", v);
 			o->overrides[o->n_overrides++] = o->model_override;
-		} else if (missing) {
+		} else if (o->stat && (v = cli_opt_value(argc, argv, &i, 'e', "--event", &missing))) {
+			/* Repeatable and comma-separated, as perf's -e. */
+			size_t l = o->events ? strlen(o->events) : 0;
+			char *e = realloc(o->events, l + strlen(v) + 2);
+
+			if (!e) {
+				fprintf(stderr, "npusim %s: out of memory\n", argv[0]);
+				return -1;
+			}
+			snprintf(e + l, strlen(v) + 2, "%s%s", l ? "," : "", v);
+			o->events = e;
+		} else if (o->stat && (v = cli_opt_value(argc, argv, &i, 'x', "--field-separator", &missing)))
+			o->x_sep = v;
+		else if (o->stat && (v = cli_opt_value(argc, argv, &i, 0, "--region", &missing)))
+			o->region = v;
+		else if (missing) {
 			fprintf(stderr, "npusim %s: option '%s' needs a value (see npusim %s --help)\n",
 				argv[0], a, argv[0]);
 			return -1;
@@ -325,6 +355,12 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 			o->trace_insn = 1;
 		else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)
 			o->quiet = 1;
+		else if (o->stat && strcmp(a, "--total") == 0)
+			o->total = 1;
+		else if (o->stat && strcmp(a, "--per-core") == 0)
+			o->total = 0;
+		else if (o->stat && strcmp(a, "--detail") == 0)
+			o->detail = 1;
 		else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "npusim %s: unknown option '%s' (see npusim %s --help)\n",
 				argv[0], a, argv[0]);
@@ -566,6 +602,119 @@ static void keep_trace(struct trc **trace, const char *path, struct diag *d)
 	*trace = NULL;
 }
 
+/*
+ * `npusim stat`'s output: the run's counters (or --region's), selected
+ * and aggregated (-e, --total, --detail; ctrout_select), as the text
+ * summary or as -x lines.  Regions are listed by name under the run's
+ * summary; --region NAME prints one.
+ */
+static int print_stat(const struct run_opts *o, const struct ctr_sink *all,
+		      const struct ctrout_meta *run_m, struct diag *d)
+{
+	const char *pats[MAX_ARGS];
+	struct ctrout_meta m = *run_m;
+	const struct ctr_sink *src = all;
+	struct ctr_sink sel, agg;
+	size_t n_pats = 0, i;
+	char *ev = NULL, *tok, *save = NULL;
+	int rc;
+
+	if (o->region) {
+		for (i = 0; i < run_m->n_regions; i++)
+			if (strcmp(run_m->regions[i].name, o->region) == 0)
+				break;
+		if (i == run_m->n_regions)
+			return diag_error(d, diag_nowhere(), NPU_EUSAGE,
+					  "--region %s: the program has no region of that name%s",
+					  o->region, run_m->n_regions ? "" : " (it has no regions)");
+		src = run_m->regions[i].s;
+		m.cycles = run_m->regions[i].cycles;
+	}
+	m.regions = NULL;
+	m.n_regions = 0;
+	if (o->events) {
+		if (!(ev = malloc(strlen(o->events) + 1)))
+			return diag_error(d, diag_nowhere(), NPU_ENOMEM, "out of memory");
+		strcpy(ev, o->events);
+		for (tok = strtok_r(ev, ",", &save); tok && n_pats < MAX_ARGS;
+		     tok = strtok_r(NULL, ",", &save))
+			pats[n_pats++] = tok;
+	}
+	ctr_sink_init(&agg);
+	rc = ctrout_select(src, pats, n_pats, o->detail, o->total, &sel);
+	/* Ratios from every counter (a selected counter's denominator may
+	 * not be selected itself), aggregated the same way. */
+	if (!rc)
+		rc = ctrout_select(src, NULL, 0, 1, o->total, &agg);
+	m.ratio_src = &agg;
+	m.energy_src = src;
+	m.no_energy = n_pats > 0;
+	m.cores_summed = o->total ? (int)ARCH_I(m.arch, CHIP_CORES) : 0;
+	if (!rc)
+		rc = o->x_sep ? ctrout_print_x(stdout, o->x_sep, &sel, &m)
+			      : ctrout_print(stdout, CTROUT_TEXT, &sel, &m);
+	if (!rc && !o->region && !o->x_sep && run_m->n_regions) {
+		printf(" Regions (npusim stat --region NAME shows one):\n");
+		for (i = 0; i < run_m->n_regions; i++)
+			printf("   %-24s core %d, %llu entr%s, %llu cycles\n",
+			       run_m->regions[i].name, run_m->regions[i].core,
+			       (unsigned long long)run_m->regions[i].entries,
+			       run_m->regions[i].entries == 1 ? "y" : "ies",
+			       (unsigned long long)run_m->regions[i].cycles);
+		printf("\n");
+	}
+	ctr_sink_free(&sel);
+	ctr_sink_free(&agg);
+	free(ev);
+	if (rc == NPU_ENOMEM)
+		return diag_error(d, diag_nowhere(), rc, "out of memory");
+	return rc;
+}
+
+static void free_opts(struct run_opts *o)
+{
+	free(o->events);
+	free(o);
+}
+
+/*
+ * Every program of the run as "FILE" (the positional one, on the cores
+ * no --program names) or "CORES=FILE", for the counter files.  *buf is
+ * the storage behind the strings; free both.
+ */
+static const char **program_list(const struct run_opts *o, size_t *n,
+				 char **buf)
+{
+	const char **v = malloc((size_t)(o->n_progs + 1) * sizeof(*v));
+	size_t cap = 1, k = 0, used = 0;
+	int i;
+
+	for (i = 0; i < o->n_progs; i++)
+		cap += strlen(o->progs[i].path) + 48;
+	*buf = malloc(cap);
+	if (!v || !*buf) {
+		free(v);
+		free(*buf);
+		*buf = NULL;
+		return NULL;
+	}
+	if (o->program)
+		v[k++] = o->program;
+	for (i = 0; i < o->n_progs; i++) {
+		char *p = *buf + used;
+		const struct core_prog *c = &o->progs[i];
+
+		if (c->lo == c->hi)
+			used += (size_t)snprintf(p, cap - used, "%d=%s", c->lo, c->path) + 1;
+		else
+			used += (size_t)snprintf(p, cap - used, "%d-%d=%s", c->lo, c->hi,
+						 c->path) + 1;
+		v[k++] = p;
+	}
+	*n = k;
+	return v;
+}
+
 static int cmd_run_common(int argc, char **argv, int stat)
 {
 	struct run_opts *o = calloc(1, sizeof(*o));
@@ -573,6 +722,8 @@ static int cmd_run_common(int argc, char **argv, int stat)
 	struct diag d;
 	struct run *r = NULL;
 	struct run_params ro;
+	const char **progs = NULL;
+	char *progs_buf = NULL;
 	struct chip_result res;
 	struct ctr_sink sink;
 	struct trc *trace = NULL;
@@ -591,15 +742,15 @@ static int cmd_run_common(int argc, char **argv, int stat)
 	o->trace_hi = CYCLE_MAX;
 	if (cli_want_help(argc, argv)) {
 		run_usage(stdout, argv[0]);
-		free(o);
+		free_opts(o);
 		return NPU_EXIT_OK;
 	}
 	if (parse_args(argc, argv, o)) {
-		free(o);
+		free_opts(o);
 		return NPU_EXIT_USAGE;
 	}
 	if ((rc = check_outputs(o, &d))) {
-		free(o);
+		free_opts(o);
 		return npu_exit_status(rc);
 	}
 	rc = arch_load(&a, o->config, o->overrides, o->n_overrides, &d);
@@ -670,6 +821,17 @@ static int cmd_run_common(int argc, char **argv, int stat)
 					 o->program ? o->program : o->progs[0].path,
 					 res.cycles, ARCH_F(&a, CHIP_CLOCK_GHZ) };
 
+		m.arch = &a;
+		m.overrides = o->overrides;
+		m.n_overrides = (size_t)o->n_overrides;
+		m.defines = o->defines;
+		m.n_defines = (size_t)o->n_defines;
+		if (!(progs = program_list(o, &m.n_programs, &progs_buf))) {
+			rc = diag_error(&d, diag_nowhere(), NPU_ENOMEM, "out of memory");
+			goto out;
+		}
+		m.programs = progs;
+
 		for (i = 0; i < o->n_counters; i++)
 			if ((rc = ctrout_write(o->counters[i],
 					       (enum ctrout_fmt)ctrout_fmt_of(o->counters[i]),
@@ -685,7 +847,7 @@ static int cmd_run_common(int argc, char **argv, int stat)
 		}
 		if (!o->quiet && !interrupted) {
 			if (stat)
-				rc = ctrout_print(stdout, CTROUT_TEXT, &sink, &m);
+				rc = print_stat(o, &sink, &m, &d);
 			else
 				print_summary(stdout, &sink, res.cycles,
 					      ARCH_F(&a, CHIP_CLOCK_GHZ),
@@ -708,13 +870,15 @@ static int cmd_run_common(int argc, char **argv, int stat)
 		printf("hazards: none\n");
 	}
 out:
+	free(progs);
+	free(progs_buf);
 	if (trace)
 		trc_abort(trace);
 	ctr_sink_free(&sink);
 	run_free(r);
 	if (arch_ok)
 		arch_free(&a);
-	free(o);
+	free_opts(o);
 	return npu_exit_status(rc);
 }
 

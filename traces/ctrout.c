@@ -12,11 +12,14 @@
  */
 #include "ctrout.h"
 
+#include <fnmatch.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../util/fsout.h"
+#include "energy.h"
 #include "trace.h"
 
 /* ---- names and units ---------------------------------------------------------*/
@@ -133,6 +136,18 @@ const char *ctrout_unit(const char *name)
 	return strcmp(leaf_of(name), "cycles") == 0 ? "cycle" : "";
 }
 
+int ctrout_counter_id(const char *name)
+{
+	const char *d1 = strchr(name, '.'), *d2 = d1 ? strchr(d1 + 1, '.') : NULL;
+	const struct ctr_info *ci;
+
+	/* Exactly "<a>.<b>.<leaf>": deeper names are breakdowns. */
+	if (!d2 || strchr(d2 + 1, '.'))
+		return -1;
+	ci = row_of_path(name);
+	return ci ? (int)(ci - ctr_info) : -1;
+}
+
 /*
  * By extension only (".text" is accepted as a synonym of ".txt"); a '.'
  * inside a directory name ("out.d/counters") is not an extension.
@@ -185,45 +200,166 @@ static void json_value(FILE *fp, const struct ctr_entry *e)
 	}
 }
 
+/* "  \"name\": [\"a\", \"b\"]" (or nothing when n == 0). */
+static void json_str_list(FILE *fp, const char *indent, const char *name,
+			  const char *const *v, size_t n, int last)
+{
+	size_t i;
+
+	fprintf(fp, "%s\"%s\": [", indent, name);
+	for (i = 0; i < n; i++) {
+		if (i)
+			fputs(", ", fp);
+		json_str(fp, v[i]);
+	}
+	fprintf(fp, "]%s\n", last ? "" : ",");
+}
+
+static void json_num(FILE *fp, double v)
+{
+	char buf[40];
+
+	trc_json_double(buf, sizeof(buf), v);
+	fputs(buf, fp);
+}
+
+/* The derived peaks of the config (arch_derived), per second. */
+static void json_peaks(FILE *fp, const struct arch *a)
+{
+	const struct arch_derived *d = &a->d;
+	int k;
+
+	fputs("  \"peaks\": {\n    \"macs_per_s_core\": ", fp);
+	json_num(fp, d->macs_per_s_core);
+	fputs(",\n    \"macs_per_s_chip\": ", fp);
+	json_num(fp, d->macs_per_s_chip);
+	/* One MAC per PE per cycle for every input type (docs/config.md). */
+	fputs(",\n    \"macs_per_s_by_type\": {", fp);
+	for (k = 0; k < arch_enum_count(P_MTX_IN_TYPE); k++) {
+		fprintf(fp, "%s\"%s\": ", k ? ", " : "",
+			arch_enum_at(P_MTX_IN_TYPE, k));
+		json_num(fp, d->macs_per_s_chip);
+	}
+	fputs("},\n    \"spm_bytes_per_s\": ", fp);
+	json_num(fp, d->spm_bytes_per_s);
+	fputs(",\n    \"acc_bytes_per_s\": ", fp);
+	json_num(fp, d->acc_bytes_per_s);
+	fputs(",\n    \"dram_bytes_per_s\": ", fp);
+	json_num(fp, d->dram_bytes_per_s);
+	fputs(",\n    \"noc_bisection_bytes_per_s\": ", fp);
+	json_num(fp, d->noc_bisection_bytes_per_s);
+	fputs(",\n    \"vec_ops_per_s\": ", fp);
+	json_num(fp, d->vec_ops_per_s);
+	fputs("\n  },\n", fp);
+}
+
+/* {"total_pj": .., "avg_power_w": .., "by_component": {..}} */
+static void json_energy(FILE *fp, const struct energy *e)
+{
+	int k;
+
+	fputs("{\"total_pj\": ", fp);
+	json_num(fp, e->total_pj);
+	fputs(", \"avg_power_w\": ", fp);
+	json_num(fp, e->avg_power_w);
+	fputs(", \"by_component\": {", fp);
+	for (k = 0; k < ENERGY_N_PARTS; k++) {
+		fprintf(fp, "%s\"%s\": ", k ? ", " : "", energy_part_names[k]);
+		json_num(fp, e->pj[k]);
+	}
+	fputs("}}", fp);
+}
+
+/* "counters": {...} of one sink, at the given indent. */
+static void json_counters(FILE *fp, const char *indent,
+			  const struct ctr_sink *s)
+{
+	size_t i;
+
+	fprintf(fp, "%s\"counters\": {", indent);
+	for (i = 0; i < s->n; i++) {
+		fprintf(fp, "%s\n%s  ", i ? "," : "", indent);
+		json_str(fp, s->v[i].name);
+		fputs(": ", fp);
+		json_value(fp, &s->v[i]);
+	}
+	fprintf(fp, s->n ? "\n%s}" : "}", indent);
+}
+
 /*
- * Layout as in docs/formats.md "JSON": metadata members only when known,
- * "cycles" and "counters" always; one counter per line, in sink order.
+ * Layout as in docs/formats.md "JSON" (schema 2): the run's settings, its
+ * peaks, "cycles" and "counters", energy and regions; one counter per
+ * line, in sink order.  Members whose data the caller did not give are
+ * left out, except schema, cycles and counters.
  */
 static void print_json(FILE *fp, const struct ctr_sink *s,
 		       const struct ctrout_meta *m)
 {
-	char clk[40];
+	struct energy en;
 	size_t i;
 
-	fputs("{\n", fp);
+	fprintf(fp, "{\n  \"schema\": %d,\n", CTROUT_SCHEMA);
 	if (m->version) {
 		fputs("  \"npusim_version\": ", fp);
 		json_str(fp, m->version);
 		fputs(",\n", fp);
 	}
-	if (m->config) {
-		fputs("  \"config\": ", fp);
+	if (m->arch) {
+		fputs("  \"config\": {\"file\": ", fp);
+		if (m->config)
+			json_str(fp, m->config);
+		else
+			fputs("null", fp);
+		fprintf(fp, ", \"hash\": \"0x%016llx\",\n",
+			(unsigned long long)arch_hash(m->arch));
+		json_str_list(fp, "    ", "overrides", m->overrides,
+			      m->n_overrides, 0);
+		json_str_list(fp, "    ", "defines", m->defines, m->n_defines, 1);
+		fputs("  },\n", fp);
+	} else if (m->config) {
+		fputs("  \"config\": {\"file\": ", fp);
 		json_str(fp, m->config);
-		fputs(",\n", fp);
+		fputs("},\n", fp);
 	}
-	if (m->program) {
-		fputs("  \"program\": ", fp);
-		json_str(fp, m->program);
-		fputs(",\n", fp);
-	}
+	if (m->n_programs)
+		json_str_list(fp, "  ", "programs", m->programs, m->n_programs, 0);
+	else if (m->program)
+		json_str_list(fp, "  ", "programs", &m->program, 1, 0);
 	if (m->clock_ghz > 0) {
-		trc_json_double(clk, sizeof(clk), m->clock_ghz);
-		fprintf(fp, "  \"clock_ghz\": %s,\n", clk);
+		fputs("  \"clock_ghz\": ", fp);
+		json_num(fp, m->clock_ghz);
+		fputs(",\n", fp);
 	}
 	fprintf(fp, "  \"cycles\": %llu,\n", (unsigned long long)m->cycles);
-	fputs("  \"counters\": {", fp);
-	for (i = 0; i < s->n; i++) {
-		fputs(i ? ",\n    " : "\n    ", fp);
-		json_str(fp, s->v[i].name);
-		fputs(": ", fp);
-		json_value(fp, &s->v[i]);
+	if (m->arch)
+		json_peaks(fp, m->arch);
+	json_counters(fp, "  ", s);
+	if (m->arch) {
+		energy_of(m->arch, s, m->cycles, &en);
+		fputs(",\n  \"energy\": ", fp);
+		json_energy(fp, &en);
 	}
-	fputs(s->n ? "\n  }\n}\n" : "}\n}\n", fp);
+	if (m->n_regions) {
+		fputs(",\n  \"regions\": [", fp);
+		for (i = 0; i < m->n_regions; i++) {
+			const struct ctrout_region *r = &m->regions[i];
+
+			fprintf(fp, "%s\n    {\"name\": ", i ? "," : "");
+			json_str(fp, r->name);
+			fprintf(fp, ", \"core\": %d, \"entries\": %llu, \"cycles\": %llu,\n",
+				r->core, (unsigned long long)r->entries,
+				(unsigned long long)r->cycles);
+			json_counters(fp, "     ", r->s);
+			if (m->arch) {
+				energy_of(m->arch, r->s, r->cycles, &en);
+				fputs(",\n     \"energy\": ", fp);
+				json_energy(fp, &en);
+			}
+			fputs("}", fp);
+		}
+		fputs("\n  ]", fp);
+	}
+	fputs("\n}\n", fp);
 }
 
 /* ---- CSV ------------------------------------------------------------------------*/
@@ -245,21 +381,117 @@ static void csv_field(FILE *fp, const char *s)
 	fputc('"', fp);
 }
 
-static void print_csv(FILE *fp, const struct ctr_sink *s,
-		      const struct ctrout_meta *m)
+/* The rows of one sink: name,value,unit,region. */
+static void csv_rows(FILE *fp, const struct ctr_sink *s, const char *region)
 {
 	size_t i;
 
-	/* The run's total first, then every counter (docs/formats.md "CSV"). */
-	fputs("name,value,unit\n", fp);
-	fprintf(fp, "cycles,%llu,cycle\n", (unsigned long long)m->cycles);
 	for (i = 0; i < s->n; i++) {
 		csv_field(fp, s->v[i].name);
 		fputc(',', fp);
 		json_value(fp, &s->v[i]);
 		fputc(',', fp);
 		csv_field(fp, ctrout_unit(s->v[i].name));
+		fputc(',', fp);
+		csv_field(fp, region);
 		fputc('\n', fp);
+	}
+}
+
+/* energy.<part>,pJ rows, then energy.total and energy.avg_power. */
+static void csv_energy(FILE *fp, const struct arch *a, const struct ctr_sink *s,
+		       uint64_t cycles, const char *region)
+{
+	struct energy e;
+	char v[40];
+	int k;
+
+	energy_of(a, s, cycles, &e);
+	for (k = 0; k < ENERGY_N_PARTS; k++) {
+		trc_json_double(v, sizeof(v), e.pj[k]);
+		fprintf(fp, "energy.%s,%s,pJ,", energy_part_names[k], v);
+		csv_field(fp, region);
+		fputc('\n', fp);
+	}
+	trc_json_double(v, sizeof(v), e.total_pj);
+	fprintf(fp, "energy.total,%s,pJ,", v);
+	csv_field(fp, region);
+	trc_json_double(v, sizeof(v), e.avg_power_w);
+	fprintf(fp, "\nenergy.avg_power,%s,W,", v);
+	csv_field(fp, region);
+	fputc('\n', fp);
+}
+
+/* "# key: value" lines before the header: pandas skips them with
+ * comment='#'; a human reads the run's settings there. */
+static void csv_meta(FILE *fp, const struct ctrout_meta *m)
+{
+	char v[40];
+	size_t i;
+
+	fprintf(fp, "# npusim counters, schema %d\n", CTROUT_SCHEMA);
+	if (m->version)
+		fprintf(fp, "# npusim_version: %s\n", m->version);
+	fprintf(fp, "# config: %s\n", m->config ? m->config : "(built-in defaults)");
+	if (m->arch)
+		fprintf(fp, "# config_hash: 0x%016llx\n",
+			(unsigned long long)arch_hash(m->arch));
+	for (i = 0; i < m->n_overrides; i++)
+		fprintf(fp, "# override: %s\n", m->overrides[i]);
+	for (i = 0; i < m->n_defines; i++)
+		fprintf(fp, "# define: %s\n", m->defines[i]);
+	for (i = 0; i < m->n_programs; i++)
+		fprintf(fp, "# program: %s\n", m->programs[i]);
+	if (!m->n_programs && m->program)
+		fprintf(fp, "# program: %s\n", m->program);
+	if (m->clock_ghz > 0) {
+		trc_json_double(v, sizeof(v), m->clock_ghz);
+		fprintf(fp, "# clock_ghz: %s\n", v);
+	}
+	if (m->arch) {
+		const struct arch_derived *d = &m->arch->d;
+
+		fprintf(fp, "# peak macs_per_s_core: %.6g\n", d->macs_per_s_core);
+		fprintf(fp, "# peak macs_per_s_chip: %.6g\n", d->macs_per_s_chip);
+		fprintf(fp, "# peak spm_bytes_per_s: %.6g\n", d->spm_bytes_per_s);
+		fprintf(fp, "# peak acc_bytes_per_s: %.6g\n", d->acc_bytes_per_s);
+		fprintf(fp, "# peak dram_bytes_per_s: %.6g\n", d->dram_bytes_per_s);
+		fprintf(fp, "# peak noc_bisection_bytes_per_s: %.6g\n",
+			d->noc_bisection_bytes_per_s);
+		fprintf(fp, "# peak vec_ops_per_s: %.6g\n", d->vec_ops_per_s);
+	}
+}
+
+/*
+ * One flat table (docs/formats.md "CSV"): name,value,unit,region with
+ * region empty for the whole run; the run's rows first (cycles, every
+ * counter, energy), then each region's (cycles, entries, counters,
+ * energy).  Loadable as is: pandas.read_csv(path, comment='#').
+ */
+static void print_csv(FILE *fp, const struct ctr_sink *s,
+		      const struct ctrout_meta *m)
+{
+	size_t i;
+
+	csv_meta(fp, m);
+	fputs("name,value,unit,region\n", fp);
+	fprintf(fp, "cycles,%llu,cycle,\n", (unsigned long long)m->cycles);
+	csv_rows(fp, s, "");
+	if (m->arch)
+		csv_energy(fp, m->arch, s, m->cycles, "");
+	for (i = 0; i < m->n_regions; i++) {
+		const struct ctrout_region *r = &m->regions[i];
+
+		fprintf(fp, "cycles,%llu,cycle,", (unsigned long long)r->cycles);
+		csv_field(fp, r->name);
+		fprintf(fp, "\nentries,%llu,,", (unsigned long long)r->entries);
+		csv_field(fp, r->name);
+		fprintf(fp, "\ncore,%d,,", r->core);
+		csv_field(fp, r->name);
+		fputc('\n', fp);
+		csv_rows(fp, r->s, r->name);
+		if (m->arch)
+			csv_energy(fp, m->arch, r->s, r->cycles, r->name);
 	}
 }
 
@@ -369,6 +601,11 @@ static void derive(char *buf, size_t cap, const struct ctr_sink *s,
 	if (r && r->shape != CTR_SH_NONE) {
 		if (r->den[0] == CTR_RUN) {
 			den = (double)m->cycles;
+			/* A sum over cores is over cores x cycles (chip-level
+			 * units, DRAM and NoC, were never summed). */
+			if (m->cores_summed > 1 && ci->group != CTR_GRP_DRAM &&
+			    ci->group != CTR_GRP_NOC)
+				den *= m->cores_summed;
 			found = 1;
 		} else {
 			for (k = 0; k < 3; k++)
@@ -444,7 +681,9 @@ static void text_line(FILE *fp, int vw, int uw, int nw, const char *value,
 		fprintf(fp, "    %*s  %*s  %s\n", vw, value, uw, "", name);
 }
 
-static void print_text(FILE *fp, const struct ctr_sink *s,
+/* The counters of s, one line each, a blank line between unit
+ * instances; ratios over m's cycles (the run's, or a region's). */
+static void text_block(FILE *fp, const struct ctr_sink *s,
 		       const struct ctrout_meta *m)
 {
 	char value[48], comment[160];
@@ -472,12 +711,6 @@ static void print_text(FILE *fp, const struct ctr_sink *s,
 	}
 	if (vw < 10)
 		vw = 10;
-	fputs("\n Counter summary", fp);
-	if (m->program)
-		fprintf(fp, " for '%s'", m->program);
-	if (m->config)
-		fprintf(fp, " on '%s'", m->config);
-	fputs(":\n\n", fp);
 	fmt_sep_u64(value, sizeof(value), m->cycles);
 	run_time(comment, sizeof(comment), m);
 	text_line(fp, vw, uw, nw, value, "cycle", "cycles", comment);
@@ -500,11 +733,174 @@ static void print_text(FILE *fp, const struct ctr_sink *s,
 			fmt_sep_f64(value, sizeof(value), e->f);
 		else
 			fmt_sep_u64(value, sizeof(value), e->u);
-		derive(comment, sizeof(comment), s, m, e);
+		derive(comment, sizeof(comment), m->ratio_src ? m->ratio_src : s, m, e);
 		text_line(fp, vw, uw, nw, value, ctrout_unit(e->name), e->name,
 			  comment);
 	}
+}
+
+/* The energy breakdown of s over 'cycles', each part's share of the
+ * total after '#'. */
+static void text_energy(FILE *fp, const struct arch *a,
+			const struct ctr_sink *s, uint64_t cycles)
+{
+	struct energy e;
+	char value[48], comment[64];
+	int k;
+
+	energy_of(a, s, cycles, &e);
+	fputs("\n Energy (docs/energy.md):\n\n", fp);
+	for (k = 0; k < ENERGY_N_PARTS; k++) {
+		fmt_sep_f64(value, sizeof(value), e.pj[k]);
+		snprintf(comment, sizeof(comment), "%.2f%% of total",
+			 e.total_pj > 0 ? 100.0 * e.pj[k] / e.total_pj : 0.0);
+		text_line(fp, 18, 2, 20, value, "pJ", energy_part_names[k],
+			  e.pj[k] > 0 ? comment : "");
+	}
+	fmt_sep_f64(value, sizeof(value), e.total_pj);
+	text_line(fp, 18, 2, 20, value, "pJ", "total", "");
+	fmt_sep_f64(value, sizeof(value), e.avg_power_w);
+	text_line(fp, 18, 2, 20, value, "W", "average power", "");
+}
+
+static void print_text(FILE *fp, const struct ctr_sink *s,
+		       const struct ctrout_meta *m)
+{
+	size_t i;
+
+	fputs("\n Counter summary", fp);
+	if (m->program)
+		fprintf(fp, " for '%s'", m->program);
+	if (m->config)
+		fprintf(fp, " on '%s'", m->config);
+	fputs(":\n", fp);
+	if (m->arch)
+		fprintf(fp, " config hash 0x%016llx\n",
+			(unsigned long long)arch_hash(m->arch));
+	for (i = 0; i < m->n_overrides; i++)
+		fprintf(fp, " -s %s\n", m->overrides[i]);
+	for (i = 0; i < m->n_defines; i++)
+		fprintf(fp, " -D %s\n", m->defines[i]);
 	fputc('\n', fp);
+	text_block(fp, s, m);
+	if (m->arch && !m->no_energy)
+		text_energy(fp, m->arch, m->energy_src ? m->energy_src : s,
+			    m->cycles);
+	for (i = 0; i < m->n_regions; i++) {
+		const struct ctrout_region *r = &m->regions[i];
+		struct ctrout_meta rm = *m;
+
+		fprintf(fp, "\n Region '%s' on core %d, entered %llu time%s:\n\n",
+			r->name, r->core, (unsigned long long)r->entries,
+			r->entries == 1 ? "" : "s");
+		rm.cycles = r->cycles;
+		text_block(fp, r->s, &rm);
+		if (m->arch)
+			text_energy(fp, m->arch, r->s, r->cycles);
+	}
+	fputc('\n', fp);
+}
+
+/* ---- selection and -x output ----------------------------------------------------*/
+
+static int n_parts(const char *name)
+{
+	int n = 1;
+
+	for (; *name; name++)
+		n += *name == '.';
+	return n;
+}
+
+static int matches(const char *name, const char *const *pats, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (fnmatch(pats[i], name, 0) == 0)
+			return 1;
+		if (!strchr(pats[i], '.') && fnmatch(pats[i], leaf_of(name), 0) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* "core12.matrix.macs" -> "matrix.macs" (NULL if not core-prefixed). */
+static const char *strip_core(const char *name)
+{
+	const char *p = name + 4;
+
+	if (strncmp(name, "core", 4) != 0 || *p < '0' || *p > '9')
+		return NULL;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	return *p == '.' ? p + 1 : NULL;
+}
+
+int ctrout_select(const struct ctr_sink *in, const char *const *pats,
+		  size_t n_pats, int detail, int total, struct ctr_sink *out)
+{
+	size_t i, j;
+
+	ctr_sink_init(out);
+	for (i = 0; i < in->n; i++) {
+		const struct ctr_entry *e = &in->v[i];
+		const char *agg = total ? strip_core(e->name) : NULL;
+		const char *name = agg ? agg : e->name;
+		struct ctr_entry *o = NULL;
+
+		if (n_pats ? !matches(e->name, pats, n_pats) &&
+			     !(agg && matches(agg, pats, n_pats))
+			   : !detail && n_parts(e->name) > 3)
+			continue;
+		if (agg && e->is_float)
+			continue;
+		for (j = 0; agg && j < out->n; j++)
+			if (strcmp(out->v[j].name, name) == 0) {
+				o = &out->v[j];
+				break;
+			}
+		if (o) {
+			/* "cycles" of a core is when it finished: the latest. */
+			if (strcmp(name, "cycles") == 0)
+				o->u = o->u > e->u ? o->u : e->u;
+			else
+				o->u += e->u;
+			continue;
+		}
+		if (e->is_float)
+			ctr_emit_f64(out, NULL, name, e->f);
+		else
+			ctr_emit_u64(out, NULL, name, e->u);
+	}
+	return out->oom ? NPU_ENOMEM : 0;
+}
+
+int ctrout_print_x(FILE *fp, const char *sep, const struct ctr_sink *s,
+		   const struct ctrout_meta *m)
+{
+	static const struct ctrout_meta none;
+	char comment[160], *c;
+	size_t i;
+
+	if (s->oom)
+		return NPU_ENOMEM;
+	if (!m)
+		m = &none;
+	fprintf(fp, "%llu%scycle%scycles%s\n", (unsigned long long)m->cycles,
+		sep, sep, sep);
+	for (i = 0; i < s->n; i++) {
+		const struct ctr_entry *e = &s->v[i];
+
+		json_value(fp, e);
+		fprintf(fp, "%s%s%s%s%s", sep, ctrout_unit(e->name), sep,
+			e->name, sep);
+		derive(comment, sizeof(comment), m->ratio_src ? m->ratio_src : s, m, e);
+		for (c = comment; *c == ' '; c++)
+			;
+		fprintf(fp, "%s\n", c);
+	}
+	return ferror(fp) ? NPU_EIO : 0;
 }
 
 /* ---- entry points ----------------------------------------------------------------*/
@@ -513,7 +909,7 @@ int ctrout_print(FILE *fp, enum ctrout_fmt f, const struct ctr_sink *s,
 		 const struct ctrout_meta *m)
 {
 	/* No metadata: cycles 0, clock unknown (no times, no GB/s). */
-	static const struct ctrout_meta none = { NULL, NULL, NULL, 0, 0 };
+	static const struct ctrout_meta none;
 
 	if (s->oom)
 		return NPU_ENOMEM;

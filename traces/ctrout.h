@@ -15,16 +15,53 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../arch/arch.h"
 #include "../sim/engine/counters.h"
 #include "../util/diag.h"
 
-/* What the counters describe.  NULL strings are left out of the output. */
+/* Version of the counters file layout ("schema" in JSON; docs/formats.md). */
+#define CTROUT_SCHEMA 2
+
+/* Counters of one named program region (see run_regions). */
+struct ctrout_region {
+	const char *name;          /* region name from the program */
+	int core;                  /* core that ran it */
+	uint64_t entries;          /* times it was entered */
+	uint64_t cycles;           /* sum of (close - open) cycles */
+	const struct ctr_sink *s;  /* counters accumulated inside it */
+};
+
+/* What the counters describe.  NULL strings and arrays are left out. */
 struct ctrout_meta {
 	const char *version;  /* npusim version, e.g. "0.1.0" */
-	const char *config;   /* chip config file */
-	const char *program;  /* program file */
+	const char *config;   /* chip config file; NULL = built-in defaults */
+	const char *program;  /* program file (the first, for the text header) */
 	uint64_t cycles;      /* total simulated cycles */
 	double clock_ghz;     /* core clock; 0 = unknown (no times, no GB/s) */
+	/* The run's settings, so a file can be interpreted later. */
+	const struct arch *arch;             /* resolved config: hash, peaks,
+						energy; NULL = none of them */
+	const char *const *overrides;        /* -s key=value, in order */
+	size_t n_overrides;
+	const char *const *defines;          /* -D NAME[=VALUE], in order */
+	size_t n_defines;
+	const char *const *programs;         /* every program, "CORES=FILE"
+						or FILE for all cores */
+	size_t n_programs;
+	const struct ctrout_region *regions; /* NULL = none */
+	size_t n_regions;
+	/* Where the text and -x ratios find a counter's siblings when the
+	 * printed sink is a selection of a larger one; NULL = the sink. */
+	const struct ctr_sink *ratio_src;
+	/* The sink energy is computed from (a unit's own counters, so not an
+	 * aggregated selection); NULL = the printed sink.  no_energy: leave
+	 * the energy section out of the text. */
+	const struct ctr_sink *energy_src;
+	int no_energy;
+	/* Cores whose counters were summed into each per-core name (stat
+	 * --total); ratios over the run's cycles then divide by cycles x
+	 * cores.  0 or 1 = not summed. */
+	int cores_summed;
 };
 
 enum ctrout_fmt {
@@ -57,5 +94,36 @@ int ctrout_write(const char *path, enum ctrout_fmt f,
  * ("dram1", "scratchpad").  "" when unknown.
  */
 const char *ctrout_unit(const char *name);
+
+/*
+ * The counter id (enum ctr_id) of a unit's own counter, named
+ * "<unit>.<leaf>" with a two-part unit name ("core0.dma1.transfers",
+ * "dram.ch0.read_bytes"); -1 for anything else, including the per-bank and
+ * per-requester breakdowns ("core0.scratchpad.bank3.reads"), which repeat
+ * counts of their unit and must not be added to it.
+ */
+int ctrout_counter_id(const char *name);
+
+/*
+ * What `npusim stat` shows (ctrout_select): counters whose full name
+ * matches one of the glob patterns (fnmatch; a pattern without '.' also
+ * matches the leaf alone, so "macs" finds every core's matrix macs); all
+ * when n_pats is 0.  Breakdowns (per bank, per requester: names of more
+ * than three parts) only with 'detail' or when a pattern names them.
+ * 'total' sums "coreN.<unit>.<leaf>" over the cores into "<unit>.<leaf>"
+ * (per-core float rates are dropped: a sum of averages means nothing;
+ * "coreN.cycles" becomes the latest core's).  out is a new sink.
+ */
+int ctrout_select(const struct ctr_sink *in, const char *const *pats,
+		  size_t n_pats, int detail, int total,
+		  struct ctr_sink *out) NPU_WUR;
+
+/*
+ * perf stat -x style: one line per counter, "value SEP unit SEP name SEP
+ * ratio" (ratio as in the text summary, without padding; empty if none),
+ * the run's cycles first.  No header, no thousands separators.
+ */
+int ctrout_print_x(FILE *fp, const char *sep, const struct ctr_sink *s,
+		   const struct ctrout_meta *m) NPU_WUR;
 
 #endif

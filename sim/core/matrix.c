@@ -1607,6 +1607,13 @@ static void trace_span(struct mtx *m, const struct mtx_insn *in, cycle_t end)
 		       &ui);
 }
 
+/* The macs_<type> counter of each input type (counters.def). */
+static const int macs_ctr[DT_N] = {
+#define MACS_CTR(id, name, bits, fl) [DT_##id] = CTR_MATRIX_MACS_##id,
+	NPU_DTYPES(MACS_CTR)
+#undef MACS_CTR
+};
+
 /*
  * Every access of the instruction completed and its interval ended: count
  * it, emit its span, free it, wake the control unit (sig/fence may now
@@ -1620,6 +1627,7 @@ static int insn_complete(struct mtx *m, struct mtx_insn *in, cycle_t t)
 	if (in->kind == MTX_MUL || in->kind == MTX_MUL_ACC) {
 		m->u.ctr[CTR_MATRIX_FOLDS]++;
 		m->u.ctr[CTR_MATRIX_MACS] += (uint64_t)in->m * in->k * in->n;
+		m->u.ctr[macs_ctr[in->in_type]] += (uint64_t)in->m * in->k * in->n;
 	}
 	if (m->span_fn)
 		m->span_fn(m->span_ctx, &in->cmd, in->real_start, t);

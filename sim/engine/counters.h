@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../../util/dtype.h"
+
 /* Unit kinds that own counters (GROUP of counters.def). */
 enum ctr_group {
 	CTR_GRP_CONTROL,

@@ -20,8 +20,9 @@ actual=$tmp/actual
 fail() { echo "FAIL ($(basename "$case_dir")): $*" >&2; exit 1; }
 record() { echo "$*" >> "$actual"; }
 
-# counter FILE.csv NAME: value of one counter from a --counters CSV.
-counter() { grep "^$2," "$1" | cut -d, -f2; }
+# counter FILE.csv NAME: the whole run's value of one counter from a
+# --counters CSV (its rows come before any region's).
+counter() { grep "^$2," "$1" | head -1 | cut -d, -f2; }
 
 # fold_cycles DF M K N R C: the SCALE-Sim busy cycles of a whole GEMM.
 fold_cycles() {

@@ -506,7 +506,7 @@ START_TEST(arch_dump_roundtrip_overrides)
 	static const char *const ov[] = {
 		"chip.name=quote\" back\\slash\ttab\nnewline", "chip.clock_ghz=0.123456789",
 		"core.matrix.dataflow=os", "core.matrix.weight_double_buffer=true",
-		"dram.tcl=40", "energy.mac_pj=1e-7",
+		"dram.tcl=40", "energy.mac_pj_int8=1e-7",
 		"core.scratchpad.bytes=4G", "core.scratchpad.bank_width=4096",
 		"noc.cols=4", "noc.rows=4", "noc.core_nodes=[5]",
 		"noc.dram_nodes=[15]",

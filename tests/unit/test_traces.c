@@ -11,7 +11,10 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <json-c/json.h>
+
 #include "../../traces/ctrout.h"
+#include "../../traces/energy.h"
 #include "../../traces/trace.h"
 #include "testutil.h"
 
@@ -306,9 +309,10 @@ START_TEST(ctrout_json_exact)
 {
 	static const char want[] =
 		"{\n"
+		"  \"schema\": 2,\n"
 		"  \"npusim_version\": \"0.1.0\",\n"
-		"  \"config\": \"configs/default.cfg\",\n"
-		"  \"program\": \"gemm.s\",\n"
+		"  \"config\": {\"file\": \"configs/default.cfg\"},\n"
+		"  \"programs\": [\"gemm.s\"],\n"
 		"  \"clock_ghz\": 1.5,\n"
 		"  \"cycles\": 1000,\n"
 		"  \"counters\": {\n"
@@ -347,7 +351,7 @@ START_TEST(ctrout_json_minimal)
 
 	ctr_sink_init(&s);
 	out = print_to_string(CTROUT_JSON, &s, &m);
-	ck_assert_str_eq(out, "{\n  \"cycles\": 7,\n  \"counters\": {}\n}\n");
+	ck_assert_str_eq(out, "{\n  \"schema\": 2,\n  \"cycles\": 7,\n  \"counters\": {}\n}\n");
 	ck_assert(json_ok(out));
 	free(out);
 }
@@ -378,13 +382,18 @@ END_TEST
 START_TEST(ctrout_csv_exact)
 {
 	static const char want[] =
-		"name,value,unit\n"
-		"cycles,1000,cycle\n"
-		"core0.scratchpad.reads,300,access\n"
-		"dram0.reads,12,burst\n"
-		"core0.dma0.bytes_dram_to_sram,4096,byte\n"
-		"x.rate,0.25,\n"
-		"\"odd,\"\"name\"\"\",1,\n";
+		"# npusim counters, schema 2\n"
+		"# npusim_version: v\n"
+		"# config: c\n"
+		"# program: p\n"
+		"# clock_ghz: 1\n"
+		"name,value,unit,region\n"
+		"cycles,1000,cycle,\n"
+		"core0.scratchpad.reads,300,access,\n"
+		"dram0.reads,12,burst,\n"
+		"core0.dma0.bytes_dram_to_sram,4096,byte,\n"
+		"x.rate,0.25,,\n"
+		"\"odd,\"\"name\"\"\",1,,\n";
 	struct ctrout_meta m = { "v", "c", "p", 1000, 1.0 };
 	struct ctr_sink s;
 	char *out;
@@ -398,6 +407,220 @@ START_TEST(ctrout_csv_exact)
 	out = print_to_string(CTROUT_CSV, &s, &m);
 	ck_assert_str_eq(out, want);
 	free(out);
+	ctr_sink_free(&s);
+}
+END_TEST
+
+/* A default chip with these overrides (derived peaks computed). */
+static void chip_cfg(struct arch *a, const char *const *ov, int n)
+{
+	struct diag d;
+
+	diag_init(&d, stderr);
+	ck_assert_int_eq(arch_load(a, NULL, ov, n, &d), 0);
+}
+
+/* Counters of a small run: 1000 int8 MACs, 100 fp16 MACs, SRAM and DRAM
+ * traffic, two activations, 10 flit-hops; plus breakdowns that must not
+ * be counted twice. */
+static void energy_sink(struct ctr_sink *s)
+{
+	ctr_sink_init(s);
+	ctr_emit_u64(s, "core0.matrix", "macs", 1100);
+	ctr_emit_u64(s, "core0.matrix", "macs_int8", 1000);
+	ctr_emit_u64(s, "core0.matrix", "macs_fp16", 100);
+	ctr_emit_u64(s, "core0.vector", "ops", 50);
+	ctr_emit_u64(s, "core0.scratchpad", "read_bytes", 400);
+	ctr_emit_u64(s, "core0.scratchpad", "write_bytes", 200);
+	ctr_emit_u64(s, "core0.scratchpad.req.matrix.left", "read_bytes", 400);
+	ctr_emit_u64(s, "core0.accumulator", "write_bytes", 100);
+	ctr_emit_u64(s, "dram.ch0", "read_bytes", 64);
+	ctr_emit_u64(s, "dram.ch0", "write_bytes", 32);
+	ctr_emit_u64(s, "dram.ch0", "activates", 2);
+	ctr_emit_u64(s, "noc.r0", "hops", 10);
+	ctr_emit_f64(s, "dram.ch0", "bandwidth_gbps", 3.5);
+}
+
+/* Every part by hand from the config's per-event energies; doubling one
+ * energy doubles exactly its part; static power x time. */
+START_TEST(energy_by_hand)
+{
+	static const char *const ov[] = {
+		"energy.mac_pj_int8=0.5", "energy.mac_pj_fp16=2", "energy.vector_op_pj=1",
+		"energy.sram_read_pj_per_byte=0.25", "energy.sram_write_pj_per_byte=0.5",
+		"energy.dram_read_pj_per_byte=10", "energy.dram_write_pj_per_byte=20",
+		"energy.dram_activate_pj=100", "energy.noc_pj_per_flit_hop=3",
+		"energy.leak_mw_core=1000", "chip.clock_ghz=2",
+	};
+	const char *ov2[12];
+	struct arch a, b;
+	struct ctr_sink s;
+	struct energy e, f;
+	int k;
+
+	chip_cfg(&a, ov, 11);
+	energy_sink(&s);
+	energy_of(&a, &s, 2000, &e);
+	ck_assert(fabs(e.pj[ENERGY_MAC] - (1000 * 0.5 + 100 * 2)) < 1e-9);
+	ck_assert(fabs(e.pj[ENERGY_VECTOR] - 50) < 1e-9);
+	/* the per-requester breakdown is not added to its scratchpad */
+	ck_assert(fabs(e.pj[ENERGY_SRAM_READ] - 400 * 0.25) < 1e-9);
+	ck_assert(fabs(e.pj[ENERGY_SRAM_WRITE] - 300 * 0.5) < 1e-9);
+	ck_assert(fabs(e.pj[ENERGY_DRAM_READ] - 640) < 1e-9);
+	ck_assert(fabs(e.pj[ENERGY_DRAM_WRITE] - 640) < 1e-9);
+	ck_assert(fabs(e.pj[ENERGY_DRAM_ACTIVATE] - 200) < 1e-9);
+	ck_assert(fabs(e.pj[ENERGY_NOC] - 30) < 1e-9);
+	/* 2000 cycles at 2 GHz = 1000 ns; 1000 mW x 1000 ns = 1e6 pJ */
+	ck_assert(fabs(e.pj[ENERGY_STATIC] - 1e6) < 1e-6);
+	ck_assert(fabs(e.avg_power_w - e.total_pj / 1000.0 / 1000.0) < 1e-12);
+	/* doubling energy.mac_pj_int8 adds exactly 1000 x 0.5 to mac only */
+	for (k = 0; k < 11; k++)
+		ov2[k] = ov[k];
+	ov2[11] = "energy.mac_pj_int8=1";
+	chip_cfg(&b, ov2, 12);
+	energy_of(&b, &s, 2000, &f);
+	ck_assert(fabs(f.pj[ENERGY_MAC] - (e.pj[ENERGY_MAC] + 500)) < 1e-9);
+	for (k = 0; k < ENERGY_N_PARTS; k++)
+		if (k != ENERGY_MAC)
+			ck_assert(f.pj[k] == e.pj[k]);
+	ctr_sink_free(&s);
+	arch_free(&a);
+	arch_free(&b);
+}
+END_TEST
+
+/* Schema 2 JSON with the run's settings, peaks, energy and a region:
+ * parsed back with json-c, every member where docs/formats.md puts it. */
+START_TEST(ctrout_json_schema2)
+{
+	static const char *const ov[] = { "core.matrix.rows=16" };
+	static const char *const defs[] = { "M=64" };
+	static const char *const progs[] = { "gemm.s", "1=other.s" };
+	struct arch a;
+	struct ctr_sink s, rs;
+	struct ctrout_region reg = { "tile", 0, 3, 123, NULL };
+	struct ctrout_meta m = { "0.1.0", "c.cfg", "gemm.s", 2000, 1.0 };
+	struct json_object *j, *x, *y;
+	char *out;
+
+	chip_cfg(&a, ov, 1);
+	energy_sink(&s);
+	ctr_sink_init(&rs);
+	ctr_emit_u64(&rs, "core0.matrix", "macs_int8", 7);
+	reg.s = &rs;
+	m.arch = &a;
+	m.overrides = ov;
+	m.n_overrides = 1;
+	m.defines = defs;
+	m.n_defines = 1;
+	m.programs = progs;
+	m.n_programs = 2;
+	m.regions = &reg;
+	m.n_regions = 1;
+	out = print_to_string(CTROUT_JSON, &s, &m);
+	ck_assert(json_ok(out));
+	j = json_tokener_parse(out);
+	ck_assert_ptr_nonnull(j);
+	ck_assert(json_object_object_get_ex(j, "schema", &x) && json_object_get_int(x) == 2);
+	ck_assert(json_object_object_get_ex(j, "config", &x));
+	ck_assert(json_object_object_get_ex(x, "hash", &y));
+	ck_assert(strncmp(json_object_get_string(y), "0x", 2) == 0);
+	ck_assert(json_object_object_get_ex(x, "overrides", &y) &&
+		  strcmp(json_object_get_string(json_object_array_get_idx(y, 0)),
+			 "core.matrix.rows=16") == 0);
+	ck_assert(json_object_object_get_ex(j, "programs", &x) &&
+		  json_object_array_length(x) == 2);
+	ck_assert(json_object_object_get_ex(j, "peaks", &x));
+	ck_assert(json_object_object_get_ex(x, "macs_per_s_core", &y) &&
+		  json_object_get_double(y) == 16.0 * 32 * 1e9);
+	ck_assert(json_object_object_get_ex(x, "macs_per_s_by_type", &y) &&
+		  json_object_object_get_ex(y, "int8", NULL));
+	ck_assert(json_object_object_get_ex(j, "energy", &x) &&
+		  json_object_object_get_ex(x, "by_component", &y) &&
+		  json_object_object_get_ex(y, "dram_activate", NULL));
+	ck_assert(json_object_object_get_ex(j, "regions", &x) &&
+		  json_object_array_length(x) == 1);
+	x = json_object_array_get_idx(x, 0);
+	ck_assert(json_object_object_get_ex(x, "entries", &y) && json_object_get_int(y) == 3);
+	ck_assert(json_object_object_get_ex(x, "counters", &y) &&
+		  json_object_object_get_ex(y, "core0.matrix.macs_int8", NULL));
+	ck_assert(json_object_object_get_ex(x, "energy", &y));
+	json_object_put(j);
+	free(out);
+	/* the CSV carries the region's rows, tagged with its name */
+	out = print_to_string(CTROUT_CSV, &s, &m);
+	ck_assert_ptr_nonnull(strstr(out, "# config_hash: 0x"));
+	ck_assert_ptr_nonnull(strstr(out, "# override: core.matrix.rows=16\n"));
+	ck_assert_ptr_nonnull(strstr(out, "\ncycles,123,cycle,tile\nentries,3,,tile\n"));
+	ck_assert_ptr_nonnull(strstr(out, "\ncore0.matrix.macs_int8,7,MAC,tile\n"));
+	free(out);
+	ctr_sink_free(&s);
+	ctr_sink_free(&rs);
+	arch_free(&a);
+}
+END_TEST
+
+/* The resolved-config hash: equal for equal settings, whatever the
+ * order of the overrides; different for different settings. */
+START_TEST(arch_hash_settings)
+{
+	static const char *const o1[] = { "core.matrix.rows=16", "chip.cores=1" };
+	static const char *const o2[] = { "chip.cores=1", "core.matrix.rows=16" };
+	static const char *const o3[] = { "core.matrix.rows=8" };
+	struct arch a, b, c;
+
+	chip_cfg(&a, o1, 2);
+	chip_cfg(&b, o2, 2);
+	chip_cfg(&c, o3, 1);
+	ck_assert(arch_hash(&a) == arch_hash(&b));
+	ck_assert(arch_hash(&a) != arch_hash(&c));
+	arch_free(&a);
+	arch_free(&b);
+	arch_free(&c);
+}
+END_TEST
+
+/* stat's selection: globs on the full name or the leaf, breakdowns only
+ * on request, --total sums cores (cycles: the latest), drops per-core
+ * float rates and leaves chip-level units alone. */
+START_TEST(ctrout_select_rules)
+{
+	static const char *const macs[] = { "macs" };
+	static const char *const dma[] = { "core1.dma*.bytes_*" };
+	struct ctr_sink s, o;
+
+	ctr_sink_init(&s);
+	ctr_emit_u64(&s, "core0", "cycles", 90);
+	ctr_emit_u64(&s, "core0.matrix", "macs", 10);
+	ctr_emit_f64(&s, "core0.matrix", "rate", 0.5);
+	ctr_emit_u64(&s, "core0.dma0", "bytes_dram_to_sram", 4);
+	ctr_emit_u64(&s, "core0.scratchpad.bank0", "reads", 3);
+	ctr_emit_u64(&s, "core1", "cycles", 100);
+	ctr_emit_u64(&s, "core1.matrix", "macs", 5);
+	ctr_emit_f64(&s, "core1.matrix", "rate", 0.25);
+	ctr_emit_u64(&s, "core1.dma0", "bytes_dram_to_sram", 6);
+	ctr_emit_u64(&s, "dram.ch0", "reads", 2);
+	ck_assert_int_eq(ctrout_select(&s, NULL, 0, 0, 0, &o), 0);
+	ck_assert_uint_eq(o.n, 9); /* all but the bank breakdown */
+	ck_assert_ptr_null(ctr_find(&o, "core0.scratchpad.bank0.reads"));
+	ctr_sink_free(&o);
+	ck_assert_int_eq(ctrout_select(&s, NULL, 0, 1, 0, &o), 0);
+	ck_assert_uint_eq(o.n, 10);
+	ctr_sink_free(&o);
+	ck_assert_int_eq(ctrout_select(&s, macs, 1, 0, 0, &o), 0);
+	ck_assert_uint_eq(o.n, 2);
+	ck_assert_uint_eq(ctr_find(&o, "core1.matrix.macs")->u, 5);
+	ctr_sink_free(&o);
+	ck_assert_int_eq(ctrout_select(&s, dma, 1, 0, 0, &o), 0);
+	ck_assert_uint_eq(o.n, 1);
+	ctr_sink_free(&o);
+	ck_assert_int_eq(ctrout_select(&s, NULL, 0, 0, 1, &o), 0);
+	ck_assert_uint_eq(ctr_find(&o, "cycles")->u, 100);
+	ck_assert_uint_eq(ctr_find(&o, "matrix.macs")->u, 15);
+	ck_assert_uint_eq(ctr_find(&o, "dma0.bytes_dram_to_sram")->u, 10);
+	ck_assert_ptr_null(ctr_find(&o, "matrix.rate"));
+	ck_assert_uint_eq(ctr_find(&o, "dram.ch0.reads")->u, 2);
+	ctr_sink_free(&o);
 	ctr_sink_free(&s);
 }
 END_TEST
@@ -1252,6 +1475,10 @@ static Suite *suite_traces(void)
 	TEST_ADD(s, ctrout_json_minimal);
 	TEST_ADD(s, ctrout_units);
 	TEST_ADD(s, ctrout_csv_exact);
+	TEST_ADD(s, energy_by_hand);
+	TEST_ADD(s, ctrout_json_schema2);
+	TEST_ADD(s, arch_hash_settings);
+	TEST_ADD(s, ctrout_select_rules);
 	TEST_ADD(s, ctrout_text_exact);
 	TEST_ADD(s, ctrout_text_no_bogus_ratios);
 	TEST_ADD(s, ctrout_derived_table_consistent);

@@ -11,8 +11,10 @@ for df in ws os is; do
 			--counters "$tmp/c_$model.csv" || fail "$df $model: run failed"
 	done
 	cmp -s "$tmp/C_fast.npy" "$tmp/C_pe.npy" || fail "$df: pe and fast outputs differ"
-	cmp -s "$tmp/c_fast.csv" "$tmp/c_pe.csv" || {
-		diff "$tmp/c_fast.csv" "$tmp/c_pe.csv" | head >&2
+	grep -v "^#" "$tmp/c_fast.csv" > "$tmp/f.csv"; grep -v "^#" "$tmp/c_pe.csv" > "$tmp/p.csv"
+	# The files differ in their "# override: core.matrix.model=" line only.
+	cmp -s "$tmp/f.csv" "$tmp/p.csv" || {
+		diff "$tmp/f.csv" "$tmp/p.csv" | head >&2
 		fail "$df: pe and fast counters differ"
 	}
 	"$ref" check "$tmp/A.npy" "$tmp/B.npy" "$tmp/C_pe.npy" >/dev/null ||
