@@ -13,8 +13,9 @@
 # and 16 cores' copies of B (1 MiB) make it slower again.
 . "$(dirname "$0")/../lib.sh"
 
-# sum CSV PATTERN: sum of every counter whose name matches the regex.
-sum() { grep -E "^$2," "$1" | cut -d, -f2 | awk '{ s += $1 } END { print s + 0 }'; }
+# sum CSV PATTERN: sum of every counter whose name matches the regex, over
+# the whole run's rows (a region's rows name their region in column 4).
+sum() { grep -E "^$2,[^,]*,[^,]*,$" "$1" | cut -d, -f2 | awk '{ s += $1 } END { print s + 0 }'; }
 
 # run_mc NAME CORES M K N CONFIG ARGS...: run, check, record.
 run_mc() {
