@@ -455,8 +455,12 @@ int chip_load_program_cores(struct chip *c, const struct prog_image *p,
 	cp->img = p;
 	c->progs[c->n_progs++] = cp;
 	for (i = lo; i <= hi; i++) {
+		/* NPU_ENOMEM: the program's regions could not be set up. */
 		if ((rc = ctl_set_program(c->cores[i].ctl, &cp->prog)))
-			return rc;
+			return rc == NPU_ENOMEM
+				? diag_error(d, diag_nowhere(), rc,
+					     "out of memory loading the program")
+				: rc;
 		c->cores[i].img = p;
 		c->cores[i].loaded = 1;
 		if (c->hz)

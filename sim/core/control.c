@@ -488,8 +488,9 @@ static int ctl_marker(struct ctl *c, const struct isa_insn *in, cycle_t t)
 	struct ctl_rgn *g;
 
 	if (id >= c->n_rmap)
-		return ctl_fault(c, t, "%s: region %" PRIu64 " is not in the program's region table (%zu regions)",
-				 isa_op_info[in->op].name, id, c->n_rmap);
+		return ctl_fault(c, t, "%s: region %" PRIu64 " is not in the program's region table (%zu region%s)",
+				 isa_op_info[in->op].name, id, c->n_rmap,
+				 c->n_rmap == 1 ? "" : "s");
 	g = &c->rgns[c->rmap[id]];
 	if (in->op == ISA_OP_REND) {
 		if (!c->rdepth)

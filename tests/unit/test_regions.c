@@ -467,7 +467,7 @@ START_TEST(regions_fault_bad_id)
 	env_new(&e, NULL, 0);
 	ck_assert_int_eq(run_load_image(e.r, img, RUN_ALL_CORES), 0);
 	ck_assert_int_eq(run_go(e.r, CYCLE_MAX, &res), NPU_EFAULT);
-	ck_assert_msg(strstr(env_log(&e), "core 0 pc 0x0 cycle 0: error: rbeg: region 3 is not in the program's region table (1 regions)"),
+	ck_assert_msg(strstr(env_log(&e), "core 0 pc 0x0 cycle 0: error: rbeg: region 3 is not in the program's region table (1 region)"),
 		      "%s", env_log(&e));
 	env_free(&e);
 	prog_free(img);
