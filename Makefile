@@ -44,7 +44,7 @@ CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 # ---- sources, one explicit list per directory ------------------------------
 UTIL_SRCS  := util/diag.c util/dtype.c util/fsout.c util/strutil.c util/num.c \
               util/npy.c
-ARCH_SRCS  := arch/arch.c arch/arch_dump.c arch/arch_asm.c
+ARCH_SRCS  := arch/arch.c arch/arch_dump.c arch/arch_asm.c arch/dram_map.c
 ISA_SRCS   := isa/isa.c
 PROG_SRCS  := prog/prog.c
 ASM_SRCS   := asm/asm.c asm/asm_src.c asm/asm_lex.c asm/asm_li.c asm/asm_doc.c asm/obj.c
@@ -56,7 +56,7 @@ CORE_SRCS  := sim/core/matrix.c sim/core/matrix_pe.c sim/core/vecmath.c \
 SIM_SRCS   := $(ENGINE_SRCS) $(MEM_SRCS) $(CORE_SRCS) sim/chip.c
 RUN_SRCS   := run/run.c run/progress.c
 TRC_SRCS   := traces/ctrout.c traces/trace.c traces/ctrread.c traces/roofline.c \
-              traces/energy.c
+              traces/energy.c traces/plot.c
 # Doc writers that join several tables (the ISA and the assembler's
 # directives); mkdoc and the staleness tests call them.
 DOC_SRCS   := docs/isa_doc.c

@@ -43,6 +43,7 @@
 #include "../util/dtype.h"
 #include "../util/strutil.h"
 #include "arch_int.h"
+#include "dram_map.h"
 
 /* ---- the key table --------------------------------------------------------*/
 
@@ -270,12 +271,15 @@ int arch_dtype_bits(int in_type_index)
 /* ---- DRAM presets -----------------------------------------------------------*/
 
 /* Preset fields in dram_presets.def column order, and the keys they fill. */
-enum { PF_N = 20 };
+enum { PF_N = 28 };
 static const enum param_id preset_keys[PF_N] = {
-	P_DRAM_TCK, P_DRAM_RANKS, P_DRAM_BANKS, P_DRAM_ROWS, P_DRAM_ROW_BYTES,
-	P_DRAM_BUS_BITS, P_DRAM_BL, P_DRAM_TRCD, P_DRAM_TCL, P_DRAM_TCWL,
-	P_DRAM_TRP, P_DRAM_TRAS, P_DRAM_TWR, P_DRAM_TWTR, P_DRAM_TRTP,
-	P_DRAM_TRRD, P_DRAM_TFAW, P_DRAM_TCCD, P_DRAM_TREFI, P_DRAM_TRFC,
+	P_DRAM_TCK, P_DRAM_BEATS_PER_TCK, P_DRAM_RANKS, P_DRAM_BANK_GROUPS,
+	P_DRAM_BANKS, P_DRAM_ROWS, P_DRAM_ROW_BYTES, P_DRAM_BUS_BITS, P_DRAM_BL,
+	P_DRAM_TRCD, P_DRAM_TCL, P_DRAM_TCWL, P_DRAM_TRP, P_DRAM_TRAS,
+	P_DRAM_TWR, P_DRAM_TRTP, P_DRAM_TWTR, P_DRAM_TWTR_L, P_DRAM_TRRD,
+	P_DRAM_TRRD_L, P_DRAM_TFAW, P_DRAM_TCCD, P_DRAM_TCCD_L,
+	P_DRAM_TCCD_L_WR, P_DRAM_TREFI, P_DRAM_TRFC, P_DRAM_TRFC_PB,
+	P_DRAM_REFPB_BANKS,
 };
 
 /*
@@ -286,12 +290,16 @@ static const enum param_id preset_keys[PF_N] = {
  */
 static const struct {
 	double f[PF_N];     /* values in preset_keys order */
+	const char *mapping;/* dram.mapping when the key is empty */
 } presets[ARCH_N_DRAM_PRESET] = {
-#define PRESET(ID, tck, ranks, banks, rows, rowb, bus, bl, trcd, tcl, tcwl, \
-	       trp, tras, twr, twtr, trtp, trrd, tfaw, tccd, trefi, trfc)     \
-	[ARCH_DRAM_PRESET_##ID] = { { tck, ranks, banks, rows, rowb, bus, bl, \
-				      trcd, tcl, tcwl, trp, tras, twr, twtr,  \
-				      trtp, trrd, tfaw, tccd, trefi, trfc } },
+#define PRESET(ID, tck, beats, ranks, groups, banks, rows, rowb, bus, bl,   \
+	       trcd, tcl, tcwl, trp, tras, twr, trtp, wtrs, wtrl, rrds, rrdl, \
+	       tfaw, ccds, ccdl, ccdlw, trefi, trfc, trfcpb, pbb, map)        \
+	[ARCH_DRAM_PRESET_##ID] = { { tck, beats, ranks, groups, banks, rows, \
+				      rowb, bus, bl, trcd, tcl, tcwl, trp,    \
+				      tras, twr, trtp, wtrs, wtrl, rrds,      \
+				      rrdl, tfaw, ccds, ccdl, ccdlw, trefi,   \
+				      trfc, trfcpb, pbb }, map },
 #include "dram_presets.def"
 #undef PRESET
 };
@@ -304,26 +312,11 @@ enum {
 _Static_assert((int)N_PRESET_ROWS == (int)ARCH_N_DRAM_PRESET,
 	       "dram_presets.def needs one row per dram.preset value");
 
-/*
- * Data beats per pin per tCK of each preset's device family (the preset
- * table has no column for it; its format is fixed).  DDR4 and HBM move data
- * on both edges of the clock whose period is tck_ns: 2.  LPDDR5 runs its
- * data clock WCK at 4x CK in the 6400 MT/s grade and moves data on both WCK
- * edges: 8 beats per CK (JEDEC JESD209-5; 6400 MT/s / 800 MHz CK = 8).
- * A preset without an entry here gets 0, read as the DDR value 2.
- */
-static const int preset_beats[ARCH_N_DRAM_PRESET] = {
-	[ARCH_DRAM_PRESET_DDR4_3200] = 2, [ARCH_DRAM_PRESET_LPDDR5_6400] = 8,
-	[ARCH_DRAM_PRESET_HBM2E] = 2,     [ARCH_DRAM_PRESET_HBM3] = 2,
-};
-
 /* 1 for the keys a DRAM preset fills (the "0 = from preset" keys). */
 int arch_is_preset_key(enum param_id id)
 {
 	int k;
 
-	if (id == P_DRAM_BEATS_PER_TCK)
-		return 1;
 	for (k = 0; k < PF_N; k++)
 		if (preset_keys[k] == id)
 			return 1;
@@ -336,16 +329,20 @@ double arch_preset_value(int preset_index, enum param_id id)
 {
 	int ok = preset_index >= 0 && preset_index < ARCH_N_DRAM_PRESET, k;
 
-	if (id == P_DRAM_BEATS_PER_TCK)
-		/* no entry: a new DDR-type preset, data on both tCK edges */
-		return ok && preset_beats[preset_index] ? preset_beats[preset_index]
-							: 2;
 	if (!ok)
 		return 0;
 	for (k = 0; k < PF_N; k++)
 		if (preset_keys[k] == id)
 			return presets[preset_index].f[k];
 	return 0;
+}
+
+/* dram.mapping of a preset (its default address layout). */
+const char *arch_preset_mapping(int preset_index)
+{
+	if (preset_index < 0 || preset_index >= ARCH_N_DRAM_PRESET)
+		return "";
+	return presets[preset_index].mapping;
 }
 
 /* ---- values -----------------------------------------------------------------*/
@@ -1679,9 +1676,19 @@ bad:
  * Consequence: a key cannot be set to 0 to mean "zero" (no DRAM timing
  * is 0 in any preset anyway).  Float keys (dram.tck_ns) likewise.
  */
-static void resolve_presets(struct arch *a)
+static int resolve_presets(struct arch *a)
 {
 	int i, pi = (int)a->v[P_DRAM_PRESET].i;
+
+	/* the one string a preset fills: empty = the preset's layout */
+	if (!a->v[P_DRAM_MAPPING].s || !a->v[P_DRAM_MAPPING].s[0]) {
+		char *m = str_dup(arch_preset_mapping(pi));
+
+		if (!m)
+			return NPU_ENOMEM;
+		free(a->v[P_DRAM_MAPPING].s);
+		a->v[P_DRAM_MAPPING].s = m;
+	}
 
 	for (i = 0; i < P_N; i++) {
 		if (!arch_is_preset_key(i))
@@ -1693,6 +1700,7 @@ static void resolve_presets(struct arch *a)
 			a->v[i].i = (int64_t)arch_preset_value(pi, i);
 		}
 	}
+	return 0;
 }
 
 static void xerr(struct ld *L, int i1, int i2, int i3, const char *fmt, ...)
@@ -1897,6 +1905,74 @@ static void check_sram(struct ld *L, const char *name, enum param_id bytes_id,
 		     (long long)((bytes / row + 1) * row));
 }
 
+/*
+ * The DRAM rules of bank groups, the address mapping, the write buffer and
+ * per-bank refresh (timed mode only; docs/dram.md).
+ */
+static void check_dram_rules(struct ld *L)
+{
+	const struct arch *a = L->a;
+	int64_t banks = ARCH_I(a, DRAM_BANKS), groups = ARCH_I(a, DRAM_BANK_GROUPS);
+	int64_t bus = ARCH_I(a, DRAM_BUS_BITS), bl = ARCH_I(a, DRAM_BL);
+	int64_t pbb = ARCH_I(a, DRAM_REFPB_BANKS);
+	uint64_t count[DRAM_F_N], radix[DRAM_MAP_MAX_PARTS];
+	struct dram_map m;
+	char err[160];
+
+	if (banks % groups) {
+		xerr(L, P_DRAM_BANK_GROUPS, P_DRAM_BANKS, -1,
+		     "dram.bank_groups = %lld does not divide dram.banks = %lld "
+		     "(banks counts every group's banks)", (long long)groups,
+		     (long long)banks);
+		return;
+	}
+	if (dram_map_parse(ARCH_S(a, DRAM_MAPPING), &m, err, sizeof(err))) {
+		xerr(L, P_DRAM_MAPPING, -1, -1, "dram.mapping = \"%s\": %s",
+		     ARCH_S(a, DRAM_MAPPING), err);
+	} else if (bus >= 8 && bl >= 1) {
+		count[DRAM_F_RO] = (uint64_t)ARCH_I(a, DRAM_ROWS);
+		count[DRAM_F_RA] = (uint64_t)ARCH_I(a, DRAM_RANKS);
+		count[DRAM_F_BG] = (uint64_t)groups;
+		count[DRAM_F_BA] = (uint64_t)(banks / groups);
+		count[DRAM_F_CH] = (uint64_t)ARCH_I(a, DRAM_CHANNELS);
+		count[DRAM_F_CO] = (uint64_t)(ARCH_I(a, DRAM_ROW_BYTES) /
+					      (bus / 8 * bl));
+		if (count[DRAM_F_CO] < 1)
+			count[DRAM_F_CO] = 1;
+		if (dram_map_radices(&m, count, radix, err, sizeof(err)))
+			xerr(L, P_DRAM_MAPPING, P_DRAM_PRESET, -1,
+			     "dram.mapping = \"%s\": %s",
+			     ARCH_S(a, DRAM_MAPPING), err);
+	}
+	if (ARCH_I(a, DRAM_WLOW) >= ARCH_I(a, DRAM_WHIGH))
+		xerr(L, P_DRAM_WLOW, P_DRAM_WHIGH, -1,
+		     "dram.write_low_pct = %lld is not below "
+		     "dram.write_high_pct = %lld; a drain would never end",
+		     (long long)ARCH_I(a, DRAM_WLOW),
+		     (long long)ARCH_I(a, DRAM_WHIGH));
+	if (ARCH_E(a, DRAM_REFRESH) != ARCH_DRAM_REFRESH_PER_BANK)
+		return;
+	if (ARCH_I(a, DRAM_TRFC_PB) == 0 || pbb == 0)
+		xerr(L, P_DRAM_REFRESH, P_DRAM_TRFC_PB, P_DRAM_PRESET,
+		     "dram.refresh = \"per_bank\" needs dram.trfc_pb and "
+		     "dram.refpb_banks; preset %s has no per-bank refresh "
+		     "(set both, or use all_bank)",
+		     arch_enum_name(a, P_DRAM_PRESET));
+	else if (banks % pbb)
+		xerr(L, P_DRAM_REFPB_BANKS, P_DRAM_BANKS, -1,
+		     "dram.refpb_banks = %lld does not divide dram.banks = %lld",
+		     (long long)pbb, (long long)banks);
+	else if (ARCH_I(a, DRAM_TRFC_PB) * banks >=
+		 ARCH_I(a, DRAM_TREFI) * pbb)
+		/* each bank set is refreshed every tREFI x pbb / banks */
+		xerr(L, P_DRAM_TRFC_PB, P_DRAM_TREFI, P_DRAM_REFPB_BANKS,
+		     "dram.trfc_pb = %lld is not shorter than the per-bank "
+		     "refresh interval dram.trefi x refpb_banks / banks = "
+		     "%lld x %lld / %lld", (long long)ARCH_I(a, DRAM_TRFC_PB),
+		     (long long)ARCH_I(a, DRAM_TREFI), (long long)pbb,
+		     (long long)banks);
+}
+
 static void check_rules(struct ld *L)
 {
 	struct arch *a = L->a;
@@ -2010,6 +2086,7 @@ static void check_rules(struct ld *L)
 			     "%lld; the device would do nothing but refresh",
 			     (long long)ARCH_I(a, DRAM_TRFC),
 			     (long long)ARCH_I(a, DRAM_TREFI));
+		check_dram_rules(L);
 	}
 }
 
@@ -2115,7 +2192,8 @@ int arch_load(struct arch *a, const char *path, const char *const *overrides,
 	}
 	/* rules only make sense for a file that parsed */
 	if (parsed) {
-		resolve_presets(a);
+		if (resolve_presets(a))
+			L.nomem = 1;
 		(void)resolve_placement(&L); /* reports its own errors */
 		check_rules(&L);
 	}

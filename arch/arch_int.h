@@ -25,6 +25,8 @@ int arch_find_group(const char *path);
 
 /* Value the named preset gives a preset-backed key (0 for other keys). */
 double arch_preset_value(int preset_index, enum param_id id);
+/* dram.mapping a preset gives an empty dram.mapping. */
+const char *arch_preset_mapping(int preset_index);
 
 /*
  * Shortest decimal text that reads back (strtod) to exactly v and that

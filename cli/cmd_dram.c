@@ -1,34 +1,49 @@
 /*
  * cmd_dram.c - `npusim dram`: synthetic traffic against a config's DRAM.
  *
- *   npusim dram [-c FILE] [-s key=value ...] [--pattern stream|random|mixed]
- *               [--reads PCT] [--requests N] [--bytes B] [--seed S]
+ *   npusim dram [-c FILE] [-s key=value ...] [--pattern P] [--reads PCT]
+ *               [--requests N] [--bytes B] [--seed S] [--rate R]
+ *               [--outstanding N] [--sweep [--step PCT] [--csv F] [--svg F]]
  *
- * Drives the DRAM alone (no cores) open loop, as many requests in flight as
- * the channel queues take, and prints achieved bandwidth (GB/s and % of
- * peak), read latency (average, p99, max; core cycles and ns) and the row
- * buffer statistics.  Deterministic: the same arguments print the same
- * numbers.  The traffic generator is dram_bench_run (sim/core).
+ * Drives the DRAM alone (no cores): open loop (as many requests in flight
+ * as the channel queues take), at an offered rate, or with a limit on
+ * requests in flight, and prints achieved bandwidth (GB/s and % of peak),
+ * read latency (average, p99, max; core cycles and ns; by row-buffer
+ * outcome), source queueing at a rate, and the row buffer statistics.
+ * --sweep measures latency against offered load up to saturation, as CSV
+ * (and an SVG plot).  Deterministic: the same arguments print the same
+ * numbers.  The traffic generator is dram_bench_run (sim/mem).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../arch/arch.h"
 #include "../sim/mem/dram.h"
+#include "../traces/plot.h"
 #include "../util/diag.h"
+#include "../util/fsout.h"
 #include "cli.h"
+
+/* Most points of one sweep curve (step 1 % up to 100 %). */
+#define SWEEP_MAX 100
+/* Most patterns in one sweep (--pattern a,b,c). */
+#define SWEEP_PATS DRAM_PAT_N
 
 static void dram_usage(FILE *fp)
 {
 	fputs("usage: npusim dram [-c FILE] [-s key=value ...] [--pattern P]\n"
 	      "                   [--reads PCT] [--requests N] [--bytes B] [--seed S]\n"
+	      "                   [--rate R] [--outstanding N]\n"
+	      "                   [--sweep [--step PCT] [--csv FILE] [--svg FILE]]\n"
 	      "\n"
 	      "Synthetic traffic against the DRAM of a chip config: achieved\n"
 	      "bandwidth (GB/s, % of peak), read latency (average, p99, max in\n"
-	      "core cycles and ns) and row-buffer hit rate.  Requests are issued\n"
-	      "open loop: as many as the channel queues (dram.queue_depth) accept.\n"
+	      "core cycles and ns; by row hit, miss, conflict) and row-buffer hit\n"
+	      "rate.  Without --rate requests are issued open loop: as many as the\n"
+	      "channel queues (dram.queue_depth, dram.write_queue_depth) accept.\n"
 	      "\n"
 	      "options:\n"
 	      "  -c, --config FILE    libconfig file (default: built-in defaults)\n"
@@ -36,11 +51,25 @@ static void dram_usage(FILE *fp)
 	      "                       -s dram.preset=hbm3 -s dram.channels=4\n"
 	      "      --pattern P      stream (consecutive addresses), random\n"
 	      "                       (uniform), mixed (each request stream or\n"
-	      "                       random with probability 1/2); default stream\n"
-	      "      --reads PCT      percent of reads (default 100; mixed: 70)\n"
+	      "                       random with probability 1/2), copy (read one\n"
+	      "                       stream, write another in other rows of the\n"
+	      "                       same banks), pointer-chase (random reads, one\n"
+	      "                       at a time: unloaded latency); default stream.\n"
+	      "                       --sweep takes a list: stream,random,copy\n"
+	      "      --reads PCT      percent of reads (default 100; mixed: 70;\n"
+	      "                       copy is 50, pointer-chase 100)\n"
 	      "      --requests N     requests to issue (default 100000)\n"
 	      "      --bytes B        bytes per request (default: one DRAM burst)\n"
 	      "      --seed S         random seed (default 1)\n"
+	      "      --rate R         offered load: a fraction of peak (0.2), a\n"
+	      "                       percentage (20%) or GB/s (5GB/s); request i is\n"
+	      "                       made at i x bytes / R and waits at the source\n"
+	      "                       while the DRAM refuses it (reported apart)\n"
+	      "      --outstanding N  at most N requests in flight\n"
+	      "      --sweep          latency against offered load, --step PCT of\n"
+	      "                       peak apart (default 5) up to saturation, as\n"
+	      "                       CSV on stdout or into --csv FILE; --svg FILE\n"
+	      "                       plots the average read latency\n"
 	      "  -h, --help           this help\n"
 	      "\n"
 	      "Model and measured numbers per preset: docs/dram.md.\n"
@@ -68,6 +97,35 @@ static int parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi,
 	return 0;
 }
 
+/*
+ * --rate R: "0.2" (fraction of peak), "20%" (percent of peak) or "5GB/s"
+ * (absolute, GB = 1e9 bytes).  0 ok with *gbps set, -1 with a message.
+ */
+static int parse_rate(const char *s, double peak_gbps, double *gbps)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !(v > 0) || v > 1e6)
+		goto bad;
+	if (*end == '%' && end[1] == '\0')
+		*gbps = v / 100 * peak_gbps;
+	else if (strcasecmp(end, "GB/s") == 0 || strcasecmp(end, "gbps") == 0)
+		*gbps = v;
+	else if (*end == '\0')
+		*gbps = v * peak_gbps;
+	else
+		goto bad;
+	return 0;
+bad:
+	fprintf(stderr, "npusim dram: --rate '%s': give a fraction of peak "
+			"(0.2), a percentage (20%%) or GB/s (5GB/s), above 0\n",
+		s);
+	return -1;
+}
+
 /* The report, one labelled line per quantity (docs/dram.md "Measured"
  * shows it).  Latencies are per read burst, arrival to last data beat;
  * ns = cycles / clock_ghz.  Bytes per request are recovered from the total
@@ -77,9 +135,10 @@ static void print_result(const struct arch *a, const char *path,
 			 const struct dram_bench_cfg *cfg,
 			 const struct dram_bench_res *r)
 {
-	static const char *const pat[] = { "stream", "random", "mixed" };
+	static const char *const state[3] = { "hit", "miss", "conflict" };
 	double ghz = ARCH_F(a, CHIP_CLOCK_GHZ);
 	const struct dram_stats *st = &r->st;
+	int k, any = 0;
 
 	printf("config:       %s\n", path ? path : "<defaults>");
 	if (ARCH_E(a, DRAM_MODE) == ARCH_DRAM_MODE_IDEAL)
@@ -89,17 +148,30 @@ static void print_result(const struct arch *a, const char *path,
 		       ARCH_I(a, DRAM_CHANNELS) == 1 ? "" : "s");
 	else
 		printf("dram:         %s x %lld channel%s, tCK %.4g ns, %s, %s, "
-		       "queue %lld\n",
+		       "queues %lld/%lld, %s refresh\n",
 		       arch_enum_name(a, P_DRAM_PRESET),
 		       (long long)ARCH_I(a, DRAM_CHANNELS),
 		       ARCH_I(a, DRAM_CHANNELS) == 1 ? "" : "s",
 		       ARCH_F(a, DRAM_TCK), arch_enum_name(a, P_DRAM_SCHED),
-		       arch_enum_name(a, P_DRAM_MAPPING),
-		       (long long)ARCH_I(a, DRAM_QUEUE));
-	printf("traffic:      %s, %llu requests x %llu B, %d%% reads, seed %llu\n",
-	       pat[cfg->pattern], (unsigned long long)cfg->requests,
+		       ARCH_S(a, DRAM_MAPPING),
+		       (long long)ARCH_I(a, DRAM_QUEUE),
+		       (long long)ARCH_I(a, DRAM_WQUEUE),
+		       arch_enum_name(a, P_DRAM_REFRESH));
+	printf("traffic:      %s, %llu requests x %llu B, %d%% reads, seed %llu",
+	       dram_pattern_names[cfg->pattern],
+	       (unsigned long long)cfg->requests,
 	       (unsigned long long)(r->bytes / (cfg->requests ? cfg->requests : 1)),
-	       cfg->read_pct, (unsigned long long)cfg->seed);
+	       cfg->pattern == DRAM_PAT_COPY ? 50 :
+	       cfg->pattern == DRAM_PAT_CHASE ? 100 : cfg->read_pct,
+	       (unsigned long long)cfg->seed);
+	if (cfg->pattern == DRAM_PAT_CHASE)
+		printf(", 1 outstanding");
+	else if (cfg->outstanding)
+		printf(", %u outstanding", cfg->outstanding);
+	printf("\n");
+	if (r->offered_gbps > 0)
+		printf("offered:      %.2f GB/s = %.1f%% of peak\n",
+		       r->offered_gbps, 100 * r->offered_gbps / r->peak_gbps);
 	printf("bandwidth:    %.2f GB/s = %.1f%% of peak %.2f GB/s\n",
 	       r->gbps, r->pct_peak, r->peak_gbps);
 	if (st->lat_n)
@@ -110,6 +182,21 @@ static void print_result(const struct arch *a, const char *path,
 		       (unsigned long long)st->lat_max);
 	else
 		printf("read latency: no reads\n");
+	for (k = 0; k < 3; k++)
+		if (st->lat_state_n[k]) {
+			double c = (double)st->lat_state_sum[k] /
+				   (double)st->lat_state_n[k];
+
+			printf("%s%s %.1f cycles (%.1f ns, %llu)",
+			       any ? ", " : "  by row:     ", state[k], c,
+			       c / ghz, (unsigned long long)st->lat_state_n[k]);
+			any = 1;
+		}
+	if (any)
+		printf("\n");
+	if (r->offered_gbps > 0)
+		printf("source queue: avg wait %.1f ns; read made to done avg "
+		       "%.1f ns\n", r->wait_avg_ns, r->total_avg_ns);
 	printf("row buffer:   %.1f%% hits (%llu hits, %llu misses, %llu "
 	       "conflicts)\n", 100 * r->row_hit_rate,
 	       (unsigned long long)st->row_hits,
@@ -126,12 +213,143 @@ static void print_result(const struct arch *a, const char *path,
 	       (double)r->cycles / ghz / 1e3);
 }
 
+/* One sweep: a curve per pattern, then CSV (and SVG) out.  The curves
+ * are written only when every run succeeded. */
+struct sweep {
+	int n_pat;
+	enum dram_pattern pat[SWEEP_PATS];
+	int n[SWEEP_PATS];
+	struct dram_bench_res r[SWEEP_PATS][SWEEP_MAX];
+};
+
+/* The CSV of a sweep: one row per (pattern, load) point. */
+static void sweep_csv(FILE *fp, const struct arch *a, const struct sweep *w)
+{
+	int p, k;
+
+	fprintf(fp, "preset,pattern,offered_pct,offered_gbps,achieved_gbps,"
+		"achieved_pct,read_latency_ns,read_p99_ns,source_wait_ns,"
+		"read_total_ns,row_hit_rate\n");
+	for (p = 0; p < w->n_pat; p++)
+		for (k = 0; k < w->n[p]; k++) {
+			const struct dram_bench_res *r = &w->r[p][k];
+
+			fprintf(fp, "%s,%s,%.1f,%.3f,%.3f,%.1f,%.1f,%.1f,%.1f,"
+				"%.1f,%.3f\n",
+				ARCH_E(a, DRAM_MODE) == ARCH_DRAM_MODE_IDEAL ?
+				"ideal" : arch_enum_name(a, P_DRAM_PRESET),
+				dram_pattern_names[w->pat[p]],
+				100 * r->offered_gbps / r->peak_gbps,
+				r->offered_gbps, r->gbps, r->pct_peak,
+				r->lat_avg_ns, r->lat_p99_ns, r->wait_avg_ns,
+				r->total_avg_ns, r->row_hit_rate);
+		}
+}
+
+/*
+ * The SVG of a sweep: average read latency (request made to data, source
+ * queueing included) against offered load in % of peak.  The y axis ends
+ * at 1.5 x the largest latency within 5x of its curve's light-load
+ * latency, so the knees show and the blow-up past them runs off the top.
+ */
+static int sweep_svg(FILE *fp, const struct arch *a, const struct sweep *w)
+{
+	static double x[SWEEP_PATS][SWEEP_MAX], y[SWEEP_PATS][SWEEP_MAX];
+	struct plot_series s[SWEEP_PATS];
+	struct plot pl;
+	char title[128];
+	double ymax = 0;
+	int p, k;
+
+	for (p = 0; p < w->n_pat; p++) {
+		for (k = 0; k < w->n[p]; k++) {
+			const struct dram_bench_res *r = &w->r[p][k];
+
+			x[p][k] = 100 * r->offered_gbps / r->peak_gbps;
+			y[p][k] = r->total_avg_ns;
+			/* the knee: points up to 5x the curve's light-load
+			 * latency set the scale, the blow-up past it does not */
+			if (y[p][k] <= 5 * w->r[p][0].total_avg_ns &&
+			    y[p][k] > ymax)
+				ymax = y[p][k];
+		}
+		s[p].name = dram_pattern_names[w->pat[p]];
+		s[p].n = w->n[p];
+		s[p].x = x[p];
+		s[p].y = y[p];
+	}
+	snprintf(title, sizeof(title), "%s: read latency against offered load",
+		 ARCH_E(a, DRAM_MODE) == ARCH_DRAM_MODE_IDEAL ? "ideal" :
+		 arch_enum_name(a, P_DRAM_PRESET));
+	memset(&pl, 0, sizeof(pl));
+	pl.title = title;
+	pl.xlabel = "offered load, % of peak";
+	pl.ylabel = "average read latency, ns";
+	pl.xmax = 100;
+	pl.ymax = 1.5 * ymax;
+	pl.n_series = w->n_pat;
+	pl.s = s;
+	return plot_svg(fp, &pl);
+}
+
+/* Write one output through fsout (atomic; "-" = stdout). */
+static int write_out(const char *path, const struct arch *a,
+		     const struct sweep *w, int svg, struct diag *d)
+{
+	struct fsout o;
+	int rc = fsout_open(&o, path, d);
+
+	if (rc)
+		return rc;
+	if (svg) {
+		if (sweep_svg(o.fp, a, w)) {
+			fsout_abort(&o);
+			return diag_error(d, diag_nowhere(), NPU_EIO,
+					  "%s: write failed", path);
+		}
+	} else {
+		sweep_csv(o.fp, a, w);
+	}
+	return fsout_commit(&o, d);
+}
+
+/* --pattern: one name, or for --sweep a comma-separated list. */
+static int parse_patterns(const char *val, struct sweep *w)
+{
+	char buf[256], *tok, *save = NULL;
+	int k;
+
+	if (strlen(val) >= sizeof(buf))
+		goto bad;
+	strcpy(buf, val);
+	w->n_pat = 0;
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		for (k = 0; k < DRAM_PAT_N; k++)
+			if (strcmp(tok, dram_pattern_names[k]) == 0)
+				break;
+		if (k == DRAM_PAT_N || w->n_pat == SWEEP_PATS)
+			goto bad;
+		w->pat[w->n_pat++] = (enum dram_pattern)k;
+	}
+	if (w->n_pat == 0)
+		goto bad;
+	return 0;
+bad:
+	fprintf(stderr, "npusim dram: --pattern '%s': use stream, random, "
+			"mixed, copy or pointer-chase (a comma list with "
+			"--sweep)\n", val);
+	return -1;
+}
+
 int cmd_dram(int argc, char **argv)
 {
-	const char *path = NULL, **sets;
+	const char *path = NULL, **sets, *rate = NULL, *csv = NULL, *svg = NULL;
 	struct dram_bench_cfg cfg;
 	struct dram_bench_res res;
-	int n_sets = 0, i, rc, reads_set = 0;
+	struct sweep *w = NULL;
+	int n_sets = 0, i, p, rc, reads_set = 0, sweep = 0;
+	double step = 5;
 	uint64_t v;
 	struct arch a;
 	struct diag d;
@@ -149,10 +367,15 @@ int cmd_dram(int argc, char **argv)
 	cfg.seed = 1;
 	/* At most argc - 1 overrides. */
 	sets = calloc((size_t)argc, sizeof(*sets));
-	if (!sets) {
+	w = calloc(1, sizeof(*w));
+	if (!sets || !w) {
 		fputs("npusim dram: out of memory\n", stderr);
+		free(sets);
+		free(w);
 		return NPU_EXIT_USAGE;
 	}
+	w->n_pat = 1;
+	w->pat[0] = DRAM_PAT_STREAM;
 	for (i = 1; i < argc; i++) {
 		const char *val;
 		int missing = 0;
@@ -164,17 +387,8 @@ int cmd_dram(int argc, char **argv)
 			sets[n_sets++] = val;
 		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--pattern",
 					    &missing))) {
-			if (strcmp(val, "stream") == 0)
-				cfg.pattern = DRAM_PAT_STREAM;
-			else if (strcmp(val, "random") == 0)
-				cfg.pattern = DRAM_PAT_RANDOM;
-			else if (strcmp(val, "mixed") == 0)
-				cfg.pattern = DRAM_PAT_MIXED;
-			else {
-				fprintf(stderr, "npusim dram: --pattern '%s': "
-						"use stream, random or mixed\n", val);
+			if (parse_patterns(val, w))
 				goto usage;
-			}
 		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--reads",
 					    &missing))) {
 			if (parse_u64("--reads", val, 0, 100, &v))
@@ -200,6 +414,27 @@ int cmd_dram(int argc, char **argv)
 			if (parse_u64("--seed", val, 0, UINT64_MAX, &v))
 				goto usage;
 			cfg.seed = v;
+		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--rate",
+					    &missing))) {
+			rate = val;     /* parsed once the peak is known */
+		} else if ((val = cli_opt_value(argc, argv, &i, 0,
+					    "--outstanding", &missing))) {
+			if (parse_u64("--outstanding", val, 1, 1u << 30, &v))
+				goto usage;
+			cfg.outstanding = (uint32_t)v;
+		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--step",
+					    &missing))) {
+			if (parse_u64("--step", val, 1, 100, &v))
+				goto usage;
+			step = (double)v;
+		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--csv",
+					    &missing))) {
+			csv = val;
+		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--svg",
+					    &missing))) {
+			svg = val;
+		} else if (strcmp(argv[i], "--sweep") == 0) {
+			sweep = 1;
 		} else if (missing) {
 			fprintf(stderr, "npusim dram: %s needs a value "
 					"(see 'npusim dram --help')\n", argv[i]);
@@ -210,6 +445,17 @@ int cmd_dram(int argc, char **argv)
 			goto usage;
 		}
 	}
+	if (!sweep && (w->n_pat > 1 || csv || svg)) {
+		fputs("npusim dram: a pattern list, --csv and --svg go with "
+		      "--sweep\n", stderr);
+		goto usage;
+	}
+	if (sweep && rate) {
+		fputs("npusim dram: --sweep sets the rate itself; drop --rate\n",
+		      stderr);
+		goto usage;
+	}
+	cfg.pattern = w->pat[0];
 	/* mixed defaults to 70 % reads, but only if --reads was not given;
 	 * applied after parsing so that the option order does not matter. */
 	if (!reads_set && cfg.pattern == DRAM_PAT_MIXED)
@@ -218,6 +464,7 @@ int cmd_dram(int argc, char **argv)
 	diag_init(&d, stderr);
 	rc = arch_load(&a, path, sets, n_sets, &d);
 	free(sets);
+	sets = NULL;
 	if (rc) {
 		if (d.n_errors)
 			fprintf(stderr, "%s: %d error%s\n",
@@ -225,20 +472,50 @@ int cmd_dram(int argc, char **argv)
 				d.n_errors == 1 ? "" : "s");
 		else
 			fprintf(stderr, "npusim dram: %s\n", npu_strerror(rc));
+		free(w);
 		return npu_exit_status(rc);
 	}
-	rc = dram_bench_run(&a, &cfg, &res, &d);
+	if (rate && parse_rate(rate, a.d.dram_bytes_per_s / 1e9,
+			       &cfg.rate_gbps)) {
+		arch_free(&a);
+		free(w);
+		return NPU_EXIT_USAGE;
+	}
+	if (sweep) {
+		for (p = 0, rc = 0; p < w->n_pat && !rc; p++) {
+			struct dram_bench_cfg c = cfg;
+
+			c.pattern = w->pat[p];
+			if (!reads_set)
+				c.read_pct = c.pattern == DRAM_PAT_MIXED ? 70
+									 : 100;
+			rc = dram_bench_sweep(&a, &c, step, w->r[p], SWEEP_MAX,
+					      &w->n[p], &d);
+		}
+		/* the plot first: a path that cannot be written fails the
+		 * run before any CSV reaches stdout */
+		if (!rc && svg)
+			rc = write_out(svg, &a, w, 1, &d);
+		if (!rc)
+			rc = write_out(csv ? csv : "-", &a, w, 0, &d);
+	} else {
+		rc = dram_bench_run(&a, &cfg, &res, &d);
+		if (!rc)
+			print_result(&a, path, &cfg, &res);
+	}
 	if (rc) {
 		if (!d.n_errors)
 			fprintf(stderr, "npusim dram: %s\n", npu_strerror(rc));
 		arch_free(&a);
+		free(w);
 		return npu_exit_status(rc);
 	}
-	print_result(&a, path, &cfg, &res);
 	arch_free(&a);
+	free(w);
 	/* An unwritable stdout is reported by main() (exit 1). */
 	return NPU_EXIT_OK;
 usage:
 	free(sets);
+	free(w);
 	return NPU_EXIT_USAGE;
 }

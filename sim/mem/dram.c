@@ -1,6 +1,8 @@
 /*
- * dram.c - DRAM channels: banks, rows, JEDEC-style timing, FR-FCFS or FCFS
- * scheduling, all-bank refresh; or an ideal latency + bandwidth pipe.
+ * dram.c - DRAM channels: ranks, bank groups, banks and rows with JEDEC
+ * timing, a read queue and a write buffer drained by watermarks, FR-FCFS
+ * (with a row-hit cap) or FCFS scheduling, staggered all-bank or per-bank
+ * refresh; or an ideal latency + bandwidth pipe.
  *
  * Time.  Each channel schedules commands in DRAM cycles (tCK, int64
  * "dcycles"); requests arrive and complete in core cycles.  Conversions use
@@ -15,15 +17,22 @@
  * generation word when an arrival makes an earlier one).  In a wake at core
  * cycle c it issues, in time order, every command whose dcycle maps to
  * <= c.  An idle channel has no event pending, not even for refresh:
- * refreshes due while the queue was empty are applied arithmetically when
- * the next request arrives (refresh_catch_up), which costs O(1) however long
- * the idle stretch was.
+ * refreshes due while both queues were empty are applied arithmetically
+ * when the next request arrives (refresh_catch_up), which costs O(banks)
+ * however long the idle stretch was.
+ *
+ * Queues.  Reads wait in a read queue of dram.queue_depth entries, writes
+ * in a write buffer of dram.write_queue_depth.  The scheduler serves one
+ * class at a time (sel_class): reads while any wait, unless the write
+ * buffer has reached its high watermark, which starts a drain that lasts
+ * until the buffer is down to the low watermark (or empty); writes also go
+ * whenever no read waits.
  *
  * Invariants.
  *  - Commands of a channel issue in non-decreasing dcycle order, at most one
  *    per dcycle (cmd_free).
- *  - A queued burst is schedulable if it is among the oldest queue_depth of
- *    its channel; older bursts always sit nearer the ring's head.
+ *  - A queued burst is schedulable if it is among the oldest depth entries
+ *    of its queue; older bursts always sit nearer the ring's head.
  *  - Each burst is classified once, at its column command: row hit (no
  *    ACT issued for it), miss (ACT only) or conflict (PRE then ACT).
  *  - Completion events carry the request index; a request's done() runs
@@ -48,6 +57,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "../../arch/dram_map.h"
 #include "../engine/unit.h"
 
 /* Event kinds of a channel unit. */
@@ -60,35 +70,22 @@ enum {
 /* Scheduler policies of dram.scheduler; docs/dram.md "Scheduler". */
 enum { SCHED_FRFCFS = 0, SCHED_FCFS = 1 };
 
-/* Address fields, named as in dram.mapping: channel, rank, bank, row,
- * column (in bursts, not bytes: the byte offset inside a burst is below
- * every field). */
-enum { F_CH, F_RA, F_BA, F_RO, F_CO, F_N };
-
-/*
- * dram.mapping, least significant field first (the name reads most
- * significant first).  Index = the key's value (ARCH_DRAM_MAPPING_*).
- */
-static const int mapping_fields[ARCH_N_DRAM_MAPPING][F_N] = {
-	[ARCH_DRAM_MAPPING_RO_BA_RA_CO_CH] = { F_CH, F_CO, F_RA, F_BA, F_RO },
-	[ARCH_DRAM_MAPPING_RO_CO_BA_RA_CH] = { F_CH, F_RA, F_BA, F_CO, F_RO },
-	[ARCH_DRAM_MAPPING_CH_RO_BA_RA_CO] = { F_CO, F_RA, F_BA, F_RO, F_CH },
-};
+/* Request classes: the queue a burst waits in. */
+enum { CL_READ = 0, CL_WRITE = 1 };
 
 /*
  * Gap between data bursts of different ranks on one bus (tRTRS): rank
  * switch of the strobes and on-die termination.  2 tCK is the usual
- * controller setting for DDR4 (JESD79-4 leaves it to the controller); not a
- * config key because every preset here has one rank.
+ * controller setting for DDR4 (JESD79-4 leaves it to the controller).
  */
 #define T_RTRS 2
 /* Extra bus turnaround from read data to write data (JESD79-4 tRTW =
  * RL + BL/2 - WL + 2 tCK: the 2 is preamble and turnaround). */
 #define T_RTW_GAP 2
 
-/* "Never happened" time for last-ACT history: far below any constraint,
+/* "Never happened" time for command history: far below any constraint,
  * yet T_NEVER + tFAW cannot overflow (INT64_MIN / 4 leaves 3/4 of the
- * range), so act_floor needs no special case for a fresh rank. */
+ * range), so the floors need no special case for a fresh rank. */
 #define T_NEVER (INT64_MIN / 4)
 
 /* Read-latency histogram: exact below HIST_LIN cycles, then 64 bins per
@@ -102,11 +99,14 @@ static const int mapping_fields[ARCH_N_DRAM_MAPPING][F_N] = {
 /* Timing in dcycles (resolved preset or explicit keys). */
 struct dram_timing {
 	/* JEDEC names without the t: tRCD, tCL (RL), tCWL (WL), tRP, tRAS,
-	 * tWR, tWTR, tRTP, tRRD, tFAW, tCCD; the table of docs/dram.md
-	 * "Timing rules" says which command pair each one separates. */
-	int64_t rcd, cl, cwl, rp, ras, wr, wtr, rtp, rrd, faw, ccd;
-	/* Refresh interval and refresh cycle time (all-bank REF). */
-	int64_t refi, rfc;
+	 * tWR, tRTP, tFAW; the table of docs/dram.md "Timing rules" says
+	 * which command pair each one separates. */
+	int64_t rcd, cl, cwl, rp, ras, wr, rtp, faw;
+	/* Bank-group pairs: _s between groups, _l inside one group;
+	 * ccd_l_wr is WRITE -> WRITE in one group (DDR5 tCCD_L_WR). */
+	int64_t wtr_s, wtr_l, rrd_s, rrd_l, ccd_s, ccd_l, ccd_l_wr;
+	/* Refresh interval and cycle times (all-bank, per-bank). */
+	int64_t refi, rfc, rfc_pb;
 	int64_t burst;      /* data-bus cycles of one burst: BL / beats */
 };
 
@@ -116,29 +116,94 @@ struct bank {
 	int64_t act_ok;     /* earliest ACT (tRP after PRE, tRFC after REF) */
 	int64_t pre_ok;     /* earliest PRE (tRAS, tRTP, tWR) */
 	int64_t col_ok;     /* earliest RD/WR (tRCD after ACT) */
-	uint32_t hit_mark;  /* == chan.mark: a schedulable burst hits the row */
+	uint32_t hits;      /* column commands to the open row (row_hit_cap) */
 };
 
-/* One rank: ACT pacing, write-to-read turnaround and refresh. */
+/* One bank group of one rank: the same-group (_L) constraints. */
+struct bgroup {
+	int64_t last_act;   /* latest ACT (tRRD_L) */
+	int64_t last_col;   /* latest RD/WR (tCCD_L) */
+	int64_t last_wr;    /* latest WR (tCCD_L_WR) */
+	int64_t wr_end;     /* end of the latest write data (tWTR_L) */
+};
+
+/* One rank: ACT pacing, the other-group (_S) constraints and refresh. */
 struct rank {
-	int64_t last_act;   /* dcycle of the latest ACT (tRRD) */
+	int64_t last_act;   /* dcycle of the latest ACT (tRRD_S) */
 	int64_t faw[4];     /* the last four ACTs, ring (tFAW) */
 	int faw_i;          /* next slot of faw[] = the oldest ACT */
-	int64_t rd_ok;      /* earliest RD after a WR (tWTR) */
-	int64_t ref_due;    /* dcycle the next all-bank refresh is due */
+	int64_t last_col;   /* latest RD/WR (tCCD_S) */
+	int64_t wr_end;     /* end of the latest write data (tWTR_S) */
+	int64_t ref_base;   /* stagger: refresh j is due at ref_base + ... */
+	uint64_t ref_seq;   /* index j of the next refresh */
+	int64_t ref_due;    /* dcycle the next refresh is due (ref_at(seq)) */
+	uint8_t *ref_done;  /* per-bank refresh: bank sets refreshed in the
+			     * current round (each once per tREFI) */
+	int ref_left;       /* sets not yet refreshed in this round */
 };
 
-/* One queued burst. */
+/* No slot: the end of a list. */
+#define NIL UINT32_MAX
+
+/* One queued burst, in a slot of its class's pool. */
 struct burst {
-	uint32_t req;       /* index into dram.reqs */
-	uint32_t bytes;     /* requested bytes inside this burst */
-	int rank, bank;     /* location */
+	uint64_t seq;       /* arrival order in its queue: the age tie-break */
 	int64_t row;        /* row it needs open (dram_locate) */
 	int64_t arrive_d;   /* arrival, dcycles */
 	cycle_t arrive_c;   /* arrival, core cycles (latency) */
+	uint32_t req;       /* index into dram.reqs */
+	uint32_t bytes;     /* requested bytes inside this burst */
+	uint32_t next;      /* next younger burst of its bank list, of the
+			     * overflow FIFO, or next free slot */
+	uint16_t rank;      /* location */
+	uint16_t bank;      /* bank within the rank (group x per_group + ba) */
+	uint16_t bi;        /* rank x banks + bank: index into chan.banks */
+	uint16_t rg;        /* rank x groups + group: index of its bgroup */
 	uint8_t write;      /* 1 = WR */
 	uint8_t did_act;    /* an ACT was issued for this burst */
 	uint8_t did_pre;    /* a PRE was issued for this burst */
+};
+
+/*
+ * The one command a bank's bursts of one class want next (bank_eval), with
+ * the part of its earliest dcycle that depends only on the bank and its
+ * list: it stays valid until a command to the bank, a refresh of it, or a
+ * change of its list (bank_dirty), so a decision re-reads it instead of
+ * walking the list; the rank/group floor and cmd_free are added per
+ * decision.
+ */
+struct bcand {
+	int64_t t;          /* bank and arrival constraints */
+	uint32_t s;         /* slot of the burst */
+	uint8_t kind;       /* CMD_ACT, CMD_PRE, CMD_COL */
+	uint8_t fk;         /* floor index: RD, WR, ACT, or 3 = none (PRE) */
+	uint8_t valid;      /* 0 = recompute */
+};
+
+/*
+ * The bursts of one class (reads, or the write buffer).  The depth oldest
+ * are schedulable and sit in per-bank lists in age order, so a decision
+ * looks at each bank with work once (its oldest burst, its oldest row hit,
+ * its oldest conflict) instead of at every burst.  Bursts beyond depth
+ * (only a request larger than the queue makes them: admission refuses
+ * anything else while the queue is that full) wait in an overflow FIFO and
+ * join their bank lists in arrival order as schedulable ones leave, so
+ * every list stays in age order.
+ */
+struct queue {
+	struct burst *slot; /* pool of cap slots */
+	uint32_t cap;       /* slots */
+	uint32_t free;      /* free-slot list */
+	uint32_t n;         /* bursts queued (lists + overflow) */
+	uint32_t n_sched;   /* bursts in the bank lists (<= depth) */
+	uint32_t depth;     /* schedulable entries (queue_depth) */
+	uint64_t seq;       /* seq of the next arrival */
+	uint32_t ovf_head, ovf_tail; /* overflow FIFO */
+	uint32_t *head, *tail;       /* per bank (chan.banks index) list */
+	uint32_t *act;      /* banks with a non-empty list, any order */
+	uint32_t *act_pos;  /* position of each bank in act[] */
+	uint32_t n_act;     /* entries of act[] */
+	struct bcand *cand; /* per bank: its candidate, cached (bank_eval) */
 };
 
 /* One dram_request in flight. */
@@ -146,7 +211,7 @@ struct dreq {
 	dram_done_fn done;  /* callback, NULL = slot free */
 	void *ctx;          /* its context */
 	uint64_t tag;       /* its tag */
-	uint32_t remaining; /* bursts not yet completed */
+	uint32_t remaining; /* bursts whose data has not moved yet */
 	uint32_t next_free; /* free-list link, UINT32_MAX = end */
 };
 
@@ -162,56 +227,71 @@ enum { CMD_NONE, CMD_ACT, CMD_PRE, CMD_COL };
 /* The chosen next command. */
 struct cand {
 	int kind;           /* CMD_* or CMD_NONE */
-	uint32_t k;         /* queue position of its burst */
+	int cls;            /* CL_READ / CL_WRITE: the queue of its burst */
+	uint32_t s;         /* slot of its burst */
+	uint32_t bi;        /* its bank (chan.banks index) */
+	uint64_t seq;       /* its burst's age (tie-break) */
 	int64_t t;          /* dcycle it can issue */
 	int refresh_rank;   /* >= 0: refresh this rank instead */
 };
+
+/* Read latency by row-buffer outcome (dram_stats.lat_by_state). */
+enum { LS_HIT, LS_MISS, LS_CONFLICT, LS_N };
 
 /* One channel: the unit the engine sees. */
 struct chan {
 	struct unit u;      /* must be first */
 	dram *d;            /* owner */
 	int id;             /* channel index */
-	struct burst *q;    /* ring of queued bursts, oldest at head */
-	uint32_t head;      /* ring index of the oldest */
-	uint32_t n;         /* queued bursts (may exceed queue_depth) */
-	uint32_t cap;       /* ring capacity (power of two) */
+	struct queue qs[2]; /* read queue, write buffer (CL_*) */
+	int draining;       /* a write drain is under way (sel_class) */
 	uint32_t n_inflight;/* bursts issued, completion pending */
 	struct bank *banks; /* ranks x banks */
+	struct bgroup *grp; /* ranks x groups */
 	struct rank *ranks; /* ranks */
 	int64_t cmd_free;   /* earliest dcycle for the next command */
-	int64_t last_col;   /* dcycle of the last RD/WR (tCCD) */
 	int64_t bus_free;   /* dcycle the data bus is free again */
 	int last_bus_rank;  /* rank of the last data burst, -1 none */
 	int last_bus_write; /* 1 if the last data burst was a write */
 	uint32_t gen;       /* wake generation (lazy cancel) */
 	cycle_t wake_at;    /* core cycle of the pending wake, CYCLE_MAX none */
-	uint32_t mark;      /* hit_mark stamp of the current decision */
 	int cache_ok;       /* 'cached' is still the right next command */
 	struct cand cached; /* decision the pending wake was scheduled for */
 	cycle_t busy_since; /* core cycle the channel became busy */
 	double pipe_free_ns;/* ideal mode: when the pipe is free, ns */
 	uint64_t lat_max;   /* largest read latency */
+	uint64_t ls_sum[LS_N], ls_n[LS_N]; /* read latency by row outcome */
 	cycle_t first_arrive, last_done; /* activity span, core cycles */
 	uint64_t *hist;     /* read-latency histogram, HIST_N bins */
-	int64_t *floor;     /* pick() scratch: 3 per rank (RD, WR, ACT) */
-	uint32_t *pre;      /* pick() scratch: deferred PRE candidates */
+	int64_t *floor;     /* pick() scratch: 4 per rank x group (RD, WR, ACT,
+			     * and INT64_MIN for a PRE, which has none) */
 };
 
 struct dram {
 	eng *e;             /* engine */
 	int ideal;          /* dram.mode == ideal */
 	int sched;          /* SCHED_* */
-	int mapping;        /* index into mapping_fields */
 	int n_ch;           /* channels */
-	struct chan *ch;    /* channels (ch[0].u owns the whole struct) */
-	int ranks, banks;   /* per channel */
+	struct chan *ch;    /* channels */
+	int ranks, banks;   /* per channel, per rank */
+	int groups;         /* bank groups per rank */
+	int per_group;      /* banks per group */
+	uint16_t *bank_rg;  /* chan.banks index -> its bgroup index */
 	uint64_t rows;      /* per bank */
 	uint64_t cols;      /* bursts per row */
-	uint64_t count[F_N];/* radix of each address field */
-	uint64_t top_span;  /* bursts per value of the most significant field */
+	/* address decoder (dram.mapping), parts most significant first */
+	int n_parts;
+	uint8_t part_field[DRAM_MAP_MAX_PARTS];  /* enum dram_field */
+	int8_t part_shift[DRAM_MAP_MAX_PARTS];   /* log2(radix), -1 if not */
+	uint64_t part_radix[DRAM_MAP_MAX_PARTS]; /* values of the part */
+	uint64_t part_weight[DRAM_MAP_MAX_PARTS];/* its digit's weight in the field */
+	int ch_top;         /* the whole channel field is most significant */
+	uint64_t top_span;  /* ch_top: bursts of one channel's share */
 	uint32_t burst_bytes;/* bytes per burst (interleave granule) */
-	uint32_t queue_depth;/* schedulable bursts per channel */
+	uint32_t whigh, wlow;/* write buffer watermarks, entries */
+	uint32_t hit_cap;   /* dram.row_hit_cap, 0 = none */
+	int per_bank_ref;   /* dram.refresh == per_bank */
+	int ref_units;      /* bank sets refreshed in turn (1 = all-bank) */
 	struct dram_timing t; /* timing, dcycles */
 	uint64_t cf, tf;    /* core period and tCK, reduced integers */
 	double clock_ghz;   /* core clock, GHz */
@@ -230,6 +310,8 @@ struct dram {
 	int space_pending;  /* an EV_SPACE is scheduled */
 	uint32_t *need;     /* scratch: bursts per channel of one request */
 	int *node;          /* NoC node of each channel (noc.dram_nodes) */
+	dram_cmd_fn log;    /* command hook (tests, debugging), NULL = off */
+	void *log_ctx;      /* its context */
 };
 
 /* ---- small helpers ---------------------------------------------------------*/
@@ -330,38 +412,69 @@ static uint64_t hist_low(unsigned i)
 
 /* ---- address mapping ------------------------------------------------------*/
 
+/*
+ * Mixed radix, least significant part first, so channel, rank and bank
+ * counts need not be powers of two (a power-of-two part is a shift and a
+ * mask).  Each part's digit adds digit x weight to its field, the weight
+ * being the product of the radices of the field's parts to its right.  The
+ * most significant part takes what is left modulo its radix; if it is the
+ * whole channel field, each channel instead owns a contiguous share of
+ * dram.bytes: channel = q / top_span (dram_map.h).
+ */
 void dram_locate(const dram *d, uint64_t addr, struct dram_loc *loc)
 {
-	uint64_t q = addr / d->burst_bytes, v[F_N];
-	const int *f = mapping_fields[d->mapping];
-	int i;
+	uint64_t q = addr / d->burst_bytes, v[DRAM_F_N] = { 0 };
+	int i, lo = 0;
 
-	/*
-	 * Mixed radix, least significant field first, so channel, rank and
-	 * bank counts need not be powers of two.  The most significant field
-	 * takes what is left: for the channel that is q / (bursts of one
-	 * channel's share of dram.bytes), for the row the remainder.
-	 */
-	if (f[F_N - 1] == F_CH) {
-		v[F_CH] = q / d->top_span;
+	if (d->ch_top) {
+		v[DRAM_F_CH] = q / d->top_span;
 		q %= d->top_span;
+		lo = 1;
 	}
-	for (i = 0; i < F_N - 1; i++) {
-		v[f[i]] = q % d->count[f[i]];
-		q /= d->count[f[i]];
+	for (i = d->n_parts - 1; i >= lo; i--) {
+		uint64_t digit;
+
+		if (d->part_shift[i] >= 0) {
+			digit = q & (d->part_radix[i] - 1);
+			q >>= d->part_shift[i];
+		} else {
+			digit = q % d->part_radix[i];
+			q /= d->part_radix[i];
+		}
+		v[d->part_field[i]] += digit * d->part_weight[i];
 	}
-	if (f[F_N - 1] != F_CH)
-		v[f[F_N - 1]] = q % d->count[f[F_N - 1]];
 	/* Channel-major with dram.bytes not a multiple of the channel count:
 	 * top_span rounds up, so the channel can only overshoot on addresses
 	 * beyond dram.bytes; clamp instead of indexing past ch[]. */
-	if (v[F_CH] >= (uint64_t)d->n_ch)
-		v[F_CH] = (uint64_t)d->n_ch - 1;
-	loc->channel = (int)v[F_CH];
-	loc->rank = (int)v[F_RA];
-	loc->bank = (int)v[F_BA];
-	loc->row = v[F_RO];
-	loc->col = v[F_CO];
+	if (v[DRAM_F_CH] >= (uint64_t)d->n_ch)
+		v[DRAM_F_CH] = (uint64_t)d->n_ch - 1;
+	loc->channel = (int)v[DRAM_F_CH];
+	loc->rank = (int)v[DRAM_F_RA];
+	loc->group = (int)v[DRAM_F_BG];
+	loc->bank = (int)(v[DRAM_F_BG] * (uint64_t)d->per_group + v[DRAM_F_BA]);
+	loc->row = v[DRAM_F_RO];
+	loc->col = v[DRAM_F_CO];
+}
+
+/* The inverse of dram_locate: the byte address of the first byte of the
+ * burst at loc (its bank field is the flat bank number). */
+uint64_t dram_address(const dram *d, const struct dram_loc *loc)
+{
+	uint64_t v[DRAM_F_N], q = 0;
+	int i, lo = d->ch_top ? 1 : 0;
+
+	v[DRAM_F_CH] = (uint64_t)loc->channel;
+	v[DRAM_F_RA] = (uint64_t)loc->rank;
+	v[DRAM_F_BG] = (uint64_t)loc->bank / (uint64_t)d->per_group;
+	v[DRAM_F_BA] = (uint64_t)loc->bank % (uint64_t)d->per_group;
+	v[DRAM_F_RO] = loc->row;
+	v[DRAM_F_CO] = loc->col;
+	for (i = lo; i < d->n_parts; i++)
+		q = q * d->part_radix[i] +
+		    v[d->part_field[i]] / d->part_weight[i] % d->part_radix[i];
+	if (d->ch_top)
+		q += v[DRAM_F_CH] * d->top_span;
+	return q * d->burst_bytes;
 }
 
 int dram_channels(const dram *d) { return d->n_ch; }
@@ -371,7 +484,8 @@ uint64_t dram_size(const dram *d) { return d->size; }
 struct unit *dram_channel_unit(dram *d, int ch) { return &d->ch[ch].u; }
 uint32_t dram_channel_queued(const dram *d, int ch)
 {
-	return d->ch[ch].n + d->ch[ch].n_inflight;
+	/* read queue + write buffer + bursts on their way back */
+	return d->ch[ch].qs[0].n + d->ch[ch].qs[1].n + d->ch[ch].n_inflight;
 }
 
 /* Peak of the whole DRAM: channels work in parallel on their own buses. */
@@ -380,54 +494,139 @@ double dram_peak_bytes_per_s(const dram *d)
 	return d->peak_ch * d->n_ch;
 }
 
-/* ---- channel queue (ring) ---------------------------------------------------*/
+/* ---- channel queues ---------------------------------------------------------*/
 
-/*
- * The queue is a ring in arrival order.  Position k counts from the oldest;
- * the scheduler only looks at k < queue_depth, the rest (bursts of a
- * request larger than the queue) wait their turn.  Capacity is a power of
- * two so that positions wrap with a mask.
- */
-static struct burst *q_at(struct chan *c, uint32_t k)
+/* Put slot x at the tail of its bank's list (the youngest there). */
+static void bank_append(struct queue *q, uint32_t x)
 {
-	return &c->q[(c->head + k) & (c->cap - 1)];
+	uint32_t bi = q->slot[x].bi;
+
+	q->cand[bi].valid = 0;
+	q->slot[x].next = NIL;
+	if (q->head[bi] == NIL) {
+		q->head[bi] = x;
+		q->act_pos[bi] = q->n_act;
+		q->act[q->n_act++] = bi;
+	} else {
+		q->slot[q->tail[bi]].next = x;
+	}
+	q->tail[bi] = x;
+	q->n_sched++;
 }
 
-/* Append the newest burst; the ring doubles when full (rare: only requests
+/* Append the newest burst: schedulable if the queue has room, else into
+ * the overflow FIFO.  The pool doubles when full (rare: only requests
  * larger than the queue overflow its initial capacity). */
-static int q_push(struct chan *c, const struct burst *b)
+static int q_push(struct queue *q, const struct burst *b, uint32_t *out,
+		  int *sched)
 {
-	if (c->n == c->cap) {
-		uint32_t cap = c->cap * 2, k;
-		struct burst *nq = malloc(cap * sizeof(*nq));
+	uint32_t x;
 
-		if (!nq)
+	if (q->free == NIL) {
+		uint32_t cap = q->cap * 2, k;
+		struct burst *v = realloc(q->slot, cap * sizeof(*v));
+
+		if (!v)
 			return NPU_ENOMEM;
-		for (k = 0; k < c->n; k++)
-			nq[k] = *q_at(c, k);
-		free(c->q);
-		c->q = nq;
-		c->cap = cap;
-		c->head = 0;
+		for (k = q->cap; k < cap; k++)
+			v[k].next = k + 1 < cap ? k + 1 : NIL;
+		q->slot = v;
+		q->free = q->cap;
+		q->cap = cap;
 	}
-	*q_at(c, c->n) = *b;
-	c->n++;
+	x = q->free;
+	q->free = q->slot[x].next;
+	q->slot[x] = *b;
+	q->slot[x].seq = q->seq++;
+	q->n++;
+	*out = x;
+	*sched = q->n_sched < q->depth && q->ovf_head == NIL;
+	if (*sched) {
+		bank_append(q, x);
+	} else {
+		q->slot[x].next = NIL;
+		if (q->ovf_head == NIL)
+			q->ovf_head = x;
+		else
+			q->slot[q->ovf_tail].next = x;
+		q->ovf_tail = x;
+	}
 	return 0;
 }
 
 /*
- * Remove the k-th oldest burst.  Scheduled bursts are among the oldest
- * queue_depth, so shifting the older ones up by one costs at most
- * queue_depth moves and keeps age order.
+ * Remove slot x (a schedulable burst) from its bank list: the lists are
+ * short and x is usually their head.  The oldest overflow burst then
+ * becomes schedulable.
  */
-static void q_remove(struct chan *c, uint32_t k)
+static void q_remove(struct queue *q, uint32_t x)
 {
-	while (k > 0) {
-		*q_at(c, k) = *q_at(c, k - 1);
-		k--;
+	uint32_t bi = q->slot[x].bi, p = NIL, y = q->head[bi];
+
+	q->cand[bi].valid = 0;
+	while (y != x) {
+		p = y;
+		y = q->slot[y].next;
 	}
-	c->head = (c->head + 1) & (c->cap - 1);
-	c->n--;
+	if (p == NIL)
+		q->head[bi] = q->slot[x].next;
+	else
+		q->slot[p].next = q->slot[x].next;
+	if (q->tail[bi] == x)
+		q->tail[bi] = p;
+	if (q->head[bi] == NIL) {
+		/* swap-remove from the active banks */
+		uint32_t last = q->act[--q->n_act];
+
+		q->act[q->act_pos[bi]] = last;
+		q->act_pos[last] = q->act_pos[bi];
+	}
+	q->slot[x].next = q->free;
+	q->free = x;
+	q->n--;
+	q->n_sched--;
+	if (q->ovf_head != NIL) {
+		uint32_t o = q->ovf_head;
+
+		q->ovf_head = q->slot[o].next;
+		bank_append(q, o);
+	}
+}
+
+/* A command to bank bi, or a refresh of it: both classes' cached
+ * candidates of the bank are stale. */
+static void bank_dirty(struct chan *c, uint32_t bi)
+{
+	c->qs[CL_READ].cand[bi].valid = 0;
+	c->qs[CL_WRITE].cand[bi].valid = 0;
+}
+
+/* Bursts queued in both queues. */
+static uint32_t chan_queued(const struct chan *c)
+{
+	return c->qs[CL_READ].n + c->qs[CL_WRITE].n;
+}
+
+/*
+ * The class the scheduler serves next, and the drain state that goes with
+ * it (pure: pick() stores *draining, arrivals only compare).  A drain
+ * starts when the write buffer reaches the high watermark and ends at the
+ * low one if a read waits (else it goes on: nothing else to do), or when
+ * the buffer is empty.  Outside a drain reads go first and writes go when
+ * no read waits (docs/dram.md "Write buffer").
+ */
+static int sel_class(const struct chan *c, int *draining)
+{
+	const dram *d = c->d;
+	uint32_t nr = c->qs[CL_READ].n, nw = c->qs[CL_WRITE].n;
+	int dr = c->draining;
+
+	if (dr && (nw == 0 || (nw <= d->wlow && nr > 0)))
+		dr = 0;
+	else if (!dr && nw >= d->whigh)
+		dr = 1;
+	*draining = dr;
+	return dr || nr == 0 ? CL_WRITE : CL_READ;
 }
 
 /* ---- events ----------------------------------------------------------------*/
@@ -479,7 +678,7 @@ static int space_freed(struct chan *c)
 static void busy_update(struct chan *c, int was_idle)
 {
 	cycle_t now = eng_now(c->d->e);
-	int idle = c->n == 0 && c->n_inflight == 0;
+	int idle = chan_queued(c) == 0 && c->n_inflight == 0;
 
 	if (was_idle && !idle)
 		c->busy_since = now;
@@ -490,22 +689,91 @@ static void busy_update(struct chan *c, int was_idle)
 /* ---- refresh ----------------------------------------------------------------*/
 
 /*
- * All-bank refresh of rank r, due at T: precharge every open bank as soon
- * as tRAS/tRTP/tWR allow, REF once every bank has had tRP, then the rank
- * is busy for tRFC.  The PREs and the REF are not put on the command bus
- * (a refresh costs tRFC, the PREs a few cycles at most).
+ * Refresh j of a rank is due at ref_base + floor((j + 1) x tREFI / units):
+ * all-bank refresh (units = 1) every tREFI, per-bank refresh (units = bank
+ * sets) every tREFI / units, so each bank once per tREFI either way, on a
+ * fixed grid (a late REF does not shift the next one).  ref_base staggers
+ * the ranks by tREFI / ranks.
+ */
+static int64_t ref_at(const dram *d, const struct rank *rk, uint64_t j)
+{
+	return rk->ref_base +
+	       (int64_t)((j + 1) * (uint64_t)d->t.refi / (uint64_t)d->ref_units);
+}
+
+/* 1 if a burst of either class waits for bank bi. */
+static int bank_wanted(const struct chan *c, uint32_t bi)
+{
+	return c->qs[CL_READ].head[bi] != NIL ||
+	       c->qs[CL_WRITE].head[bi] != NIL;
+}
+
+/*
+ * The bank set the next refresh of rank r takes.  All-bank: set 0 (every
+ * bank).  Per-bank: set u holds the banks with bank % units == u (for DDR5
+ * with one set per bank index that is REFsb's "the same bank in every
+ * group", for LPDDR5's two banks per REFpb banks b and b + banks/2).  The
+ * standards let the controller choose the order as long as every set is
+ * refreshed once per round of tREFI (JESD209-5 REFpb, JESD235 REFSB), so,
+ * as a controller would, the model takes the first set of the round that
+ * no queued burst wants, else the first set left: a stream's banks are
+ * refreshed when it has moved on.  With nothing queued that is index
+ * order (refresh_catch_up relies on it).
+ */
+static int ref_unit(const struct chan *c, int r)
+{
+	const dram *d = c->d;
+	const struct rank *rk = &c->ranks[r];
+	int u, k, first = -1;
+
+	if (!d->per_bank_ref)
+		return 0;
+	for (u = 0; u < d->ref_units; u++) {
+		int wanted = 0;
+
+		if (rk->ref_done[u])
+			continue;
+		if (first < 0)
+			first = u;
+		for (k = u; k < d->banks && !wanted; k += d->ref_units)
+			wanted = bank_wanted(c, (uint32_t)(r * d->banks + k));
+		if (!wanted)
+			return u;
+	}
+	return first;
+}
+
+/* Set u of rank r has had its refresh of this round. */
+static void ref_mark(const dram *d, struct rank *rk, int u)
+{
+	if (!d->per_bank_ref)
+		return;
+	rk->ref_done[u] = 1;
+	if (--rk->ref_left == 0) {
+		memset(rk->ref_done, 0, (size_t)d->ref_units);
+		rk->ref_left = d->ref_units;
+	}
+}
+
+/*
+ * Refresh the next bank set of rank r (ref_unit), due at T.  Each open
+ * bank of the set is precharged as soon as tRAS/tRTP/tWR allow, the REF
+ * follows once every bank has had tRP, then the set is busy tRFC (tRFCpb).
+ * The PREs and the REF are not put on the command bus (a refresh costs
+ * tRFC, the PREs a few cycles at most).
  */
 static void refresh_rank(struct chan *c, int r, int64_t T)
 {
 	dram *d = c->d;
+	struct rank *rk = &c->ranks[r];
 	struct bank *b = &c->banks[(size_t)r * d->banks];
-	int64_t ref = T;
-	int k;
+	int first = ref_unit(c, r), k;
+	int64_t ref = T, rfc = d->per_bank_ref ? d->t.rfc_pb : d->t.rfc;
 
 	/* REF = the latest of: T, every open bank's PRE (>= its pre_ok) + tRP,
 	 * every closed bank's act_ok (a PRE's tRP or an earlier REF's tRFC
 	 * still running). */
-	for (k = 0; k < d->banks; k++) {
+	for (k = first; k < d->banks; k += d->ref_units) {
 		if (b[k].row >= 0) {
 			ref = max64(ref, max64(T, b[k].pre_ok) + d->t.rp);
 			c->u.ctr[CTR_DRAM_PRECHARGES]++;
@@ -513,51 +781,116 @@ static void refresh_rank(struct chan *c, int r, int64_t T)
 			ref = max64(ref, b[k].act_ok);
 		}
 	}
-	for (k = 0; k < d->banks; k++) {
+	for (k = first; k < d->banks; k += d->ref_units) {
 		b[k].row = -1;
-		b[k].act_ok = ref + d->t.rfc;
+		b[k].hits = 0;
+		b[k].act_ok = ref + rfc;
+		bank_dirty(c, (uint32_t)(r * d->banks + k));
 	}
-	/* Fixed grid: the next REF is due tREFI after this one was due, not
-	 * after it happened, so a late REF does not drift the schedule. */
-	c->ranks[r].ref_due += d->t.refi;
+	ref_mark(d, rk, first);
+	rk->ref_seq++;
+	rk->ref_due = ref_at(d, rk, rk->ref_seq);
 	c->u.ctr[CTR_DRAM_REFRESHES]++;
 }
 
+/* Every bank of set u of rank r is busy until 'until' (refresh_catch_up). */
+static void ref_set_busy(struct chan *c, int r, int u, int64_t until)
+{
+	dram *d = c->d;
+	int k;
+
+	for (k = u; k < d->banks; k += d->ref_units) {
+		c->banks[(size_t)r * d->banks + k].act_ok = until;
+		bank_dirty(c, (uint32_t)(r * d->banks + k));
+	}
+}
+
 /*
- * The queue was empty until now (dcycle x): apply every refresh that fell
- * due meanwhile.  The first may have to close open rows; after it all banks
- * are closed, so the rest happen exactly on their due dcycles and only the
- * last one still constrains the future: O(1) however long the idle time.
+ * Both queues were empty until now (dcycle x): apply every refresh that
+ * fell due meanwhile.  The first ones may have to close open rows or wait
+ * for a running refresh; once every bank of the rank is closed and free,
+ * the rest happen exactly on their due dcycles, in index order of the sets
+ * (nothing is queued: ref_unit): first the sets the current round still
+ * owes, then whole rounds.  Only each set's last refresh still constrains
+ * the future, so this is O(banks) however long the idle time
+ * (dram.trfc_pb < the per-bank interval is a config rule, so a set is free
+ * again before its next turn).
  */
 static void refresh_catch_up(struct chan *c, int64_t x)
 {
 	dram *d = c->d;
+	uint64_t units = (uint64_t)d->ref_units;
+	int64_t rfc = d->per_bank_ref ? d->t.rfc_pb : d->t.rfc;
 	int r, k;
 
 	for (r = 0; r < d->ranks; r++) {
 		struct rank *rk = &c->ranks[r];
 		struct bank *b = &c->banks[(size_t)r * d->banks];
 
-		/* Usually two iterations: one "busy" REF, then the grid. */
 		while (rk->ref_due <= x) {
-			int64_t n, last;
+			uint64_t n_due, last, u, seq = rk->ref_seq, owed, idx;
 			int busy = 0;
 
 			for (k = 0; k < d->banks; k++)
 				busy |= b[k].row >= 0 ||
 					b[k].act_ok > rk->ref_due;
 			if (busy) {
-				/* rows to close or an earlier REF running */
+				/* rows to close or a refresh still running */
 				refresh_rank(c, r, rk->ref_due);
 				continue;
 			}
-			/* on the grid: REF k at ref_due + k*tREFI exactly */
-			n = (x - rk->ref_due) / d->t.refi + 1;
-			last = rk->ref_due + (n - 1) * d->t.refi;
-			for (k = 0; k < d->banks; k++)
-				b[k].act_ok = last + d->t.rfc;
-			rk->ref_due += n * d->t.refi;
-			c->u.ctr[CTR_DRAM_REFRESHES] += (uint64_t)n;
+			/* refreshes j with ref_at(j) <= x: (j + 1) tREFI <
+			 * (x - base + 1) units */
+			n_due = ((uint64_t)(x - rk->ref_base + 1) * units - 1) /
+				(uint64_t)d->t.refi;
+			last = n_due - 1;
+			owed = d->per_bank_ref ? (uint64_t)rk->ref_left : 1;
+			/* the sets the round owes: refreshes seq, seq + 1, ... */
+			for (u = 0, idx = 0; u < units; u++) {
+				if (d->per_bank_ref && rk->ref_done[u])
+					continue;
+				if (seq + idx <= last)
+					ref_set_busy(c, r, (int)u,
+						     ref_at(d, rk, seq + idx) + rfc);
+				idx++;
+			}
+			/* then whole rounds in index order: refresh m of them
+			 * (0-based) takes set m % units */
+			if (last >= seq + owed) {
+				uint64_t n_new = last - (seq + owed) + 1;
+
+				for (u = 0; u < units && u < n_new; u++) {
+					uint64_t m = n_new - 1 -
+						     (n_new - 1 - u) % units;
+
+					ref_set_busy(c, r, (int)u,
+						     ref_at(d, rk, seq + owed + m) +
+						     rfc);
+				}
+				if (d->per_bank_ref) {
+					memset(rk->ref_done, 0, units);
+					for (u = 0; u < n_new % units; u++)
+						rk->ref_done[u] = 1;
+					rk->ref_left = (int)(units -
+							     n_new % units);
+				}
+			} else if (d->per_bank_ref) {
+				/* part of what the round owes */
+				for (u = 0, idx = 0; u < units &&
+				     seq + idx <= last; u++)
+					if (!rk->ref_done[u]) {
+						rk->ref_done[u] = 1;
+						rk->ref_left--;
+						idx++;
+					}
+				if (rk->ref_left == 0) {
+					memset(rk->ref_done, 0, units);
+					rk->ref_left = (int)units;
+				}
+			}
+			c->u.ctr[CTR_DRAM_REFRESHES] += n_due - seq;
+			rk->ref_seq = n_due;
+			rk->ref_due = ref_at(d, rk, n_due);
 		}
 	}
 }
@@ -565,65 +898,65 @@ static void refresh_catch_up(struct chan *c, int64_t x)
 /* ---- scheduler ----------------------------------------------------------------*/
 
 /*
- * The part of a column command's earliest dcycle that is the same for
- * every burst of one rank and direction: tCCD after the previous column
- * command, tWTR after this rank's last write data for a READ, and late
- * enough that its data lands on a free bus, with a 2-tCK turnaround for
- * READ->WRITE and tRTRS when the rank changes.  Data of a READ starts tCL
- * after it, of a WRITE tCWL after it, hence "bus_free + gap - lat".
+ * The part of the earliest dcycle of a command that is the same for every
+ * burst of one bank group rg (rank x groups + group) and direction, in
+ * f[RD/WR/ACT]:
+ *  - a column command waits tCCD_S after the rank's last one and tCCD_L
+ *    after its group's last one (WRITE after WRITE in the group: tCCD_L_WR);
+ *    a READ also waits tWTR_S after the rank's last write data and tWTR_L
+ *    after its group's; and its data must land on a free bus, 2 tCK later
+ *    for READ->WRITE and tRTRS later on a rank switch: data of a READ starts
+ *    tCL after it, of a WRITE tCWL after it, hence "bus_free + gap - lat";
+ *  - an ACT waits tRRD_S after the rank's last ACT, tRRD_L after its
+ *    group's, and tFAW after the rank's fourth-last.
  */
-static int64_t col_floor(const struct chan *c, int rank, int write)
+static void floor_rg(const struct chan *c, int rg, int64_t *f)
 {
 	const dram *d = c->d;
-	int64_t lat = write ? d->t.cwl : d->t.cl, gap = 0, t;
+	int r = rg / d->groups;
+	const struct rank *rk = &c->ranks[r];
+	const struct bgroup *gp = &c->grp[rg];
+	int64_t rd, wr, gap_r = 0, gap_w = 0;
 
-	t = c->last_col + d->t.ccd;
-	/* Only READs wait for tWTR; a WRITE after a WRITE is bus-limited. */
-	if (!write)
-		t = max64(t, c->ranks[rank].rd_ok);
 	if (c->last_bus_rank >= 0) {
-		if (c->last_bus_rank != rank)
-			gap += T_RTRS;
-		if (!c->last_bus_write && write)
-			gap += T_RTW_GAP;
+		if (c->last_bus_rank != r)
+			gap_r = gap_w = T_RTRS;
+		if (!c->last_bus_write)
+			gap_w += T_RTW_GAP;
 	}
-	return max64(t, c->bus_free + gap - lat);
+	rd = max64(rk->last_col + d->t.ccd_s, c->bus_free + gap_r - d->t.cl);
+	rd = max64(rd, rk->wr_end + d->t.wtr_s);
+	wr = max64(rk->last_col + d->t.ccd_s, c->bus_free + gap_w - d->t.cwl);
+	f[CL_READ] = max64(rd, max64(gp->last_col + d->t.ccd_l,
+				     gp->wr_end + d->t.wtr_l));
+	f[CL_WRITE] = max64(wr, max64(gp->last_col + d->t.ccd_l,
+				      gp->last_wr + d->t.ccd_l_wr));
+	f[2] = max64(max64(rk->last_act + d->t.rrd_s,
+			   rk->faw[rk->faw_i] + d->t.faw),
+		     gp->last_act + d->t.rrd_l);
 }
 
-/* Earliest dcycle a column command of burst e can issue: also tRCD after
- * its bank's ACT (col_ok). */
-static int64_t col_ready(const struct chan *c, const struct burst *e,
-			 const struct bank *b)
+/* floor_rg of every rank and group, once per decision; slot 3 of each is
+ * the "no floor" of a PRE. */
+static void floors(const struct chan *c, int64_t *fl)
 {
-	return max64(b->col_ok, col_floor(c, e->rank, e->write));
+	const dram *d = c->d;
+	int rg;
+
+	for (rg = 0; rg < d->ranks * d->groups; rg++)
+	{
+		floor_rg(c, rg, &fl[4 * rg]);
+		fl[4 * rg + 3] = INT64_MIN;
+	}
 }
 
 /*
- * The rank part of an ACT's earliest dcycle: tRRD after the rank's last
- * ACT and tFAW after the fourth-last one (faw[] is a ring of the last four,
- * faw_i points at the oldest).
+ * Is (kind, t, seq) a better next command than *best?  Earlier first; at
+ * the same dcycle FR-FCFS puts column commands before ACT/PRE; then the
+ * older burst.  A total order, so the order in which banks are looked at
+ * never changes a decision.
  */
-static int64_t act_floor(const struct chan *c, int rank)
-{
-	const struct rank *rk = &c->ranks[rank];
-
-	return max64(rk->last_act + c->d->t.rrd, rk->faw[rk->faw_i] + c->d->t.faw);
-}
-
-/* Earliest dcycle an ACT for burst e can issue: also the bank must be
- * precharged for tRP (or refreshed for tRFC: act_ok holds both). */
-static int64_t act_ready(const struct chan *c, const struct burst *e,
-			 const struct bank *b)
-{
-	return max64(b->act_ok, act_floor(c, e->rank));
-}
-
-/*
- * Is (kind, t, k) a better next command than *best?  Earlier first; at the
- * same dcycle FR-FCFS puts column commands before ACT/PRE; then the older
- * burst (smaller queue position).
- */
-static int better(const struct cand *best, int kind, int64_t t, uint32_t k,
+static int better(const struct cand *best, int kind, int64_t t, uint64_t seq,
 		  int frfcfs)
 {
 	/* Time first: the channel never idles waiting for a preferred
@@ -632,90 +965,140 @@ static int better(const struct cand *best, int kind, int64_t t, uint32_t k,
 		return best->kind == CMD_NONE || t < best->t;
 	if (frfcfs && (kind == CMD_COL) != (best->kind == CMD_COL))
 		return kind == CMD_COL;
-	return k < best->k;
+	return seq < best->seq;
+}
+
+/* Take the command 'kind' of burst x (slot of queue q) at t if better. */
+static inline void offer(struct cand *best, const struct queue *q, int kind,
+		  int64_t t, uint32_t x, int frfcfs)
+{
+	const struct burst *e = &q->slot[x];
+
+	if (better(best, kind, t, e->seq, frfcfs)) {
+		best->kind = kind;
+		best->s = x;
+		best->bi = e->bi;
+		best->seq = e->seq;
+		best->t = t;
+	}
 }
 
 /*
- * Pick the next command: the one that can issue earliest; among those at
- * the same dcycle, FR-FCFS prefers column commands (row hits) to ACT/PRE,
- * then age.  FR-FCFS never precharges a bank whose open row a queued burst
- * still hits (the hits go first).  FCFS considers the oldest burst only.
- * A rank whose refresh is due no later than the best request command is
- * refreshed first.
+ * The best command of bank bi's bursts in q (FR-FCFS), into q->cand[bi].
+ * A closed bank: ACT for its oldest burst.  An open one: the oldest row
+ * hit reads or writes, and the oldest burst that wants another row may
+ * precharge only if no queued burst hits the row or the bank has served
+ * row_hit_cap column commands in it; from then on its hits also wait while
+ * a conflict does (fairness).  So a bank has one candidate.  The oldest
+ * burst of each kind dominates the younger ones (an earlier arrival, the
+ * same bank and floors), so no other burst can win.  Nothing issues before
+ * its burst arrived.
  */
-static void pick(struct chan *c, struct cand *best)
+static const struct bcand *bank_eval(const struct chan *c, struct queue *q,
+				     uint32_t bi)
 {
-	dram *d = c->d;
-	uint32_t n = c->n < d->queue_depth ? c->n : d->queue_depth, k, np = 0;
-	int frfcfs = d->sched == SCHED_FRFCFS, r;
-	int64_t *fl = c->floor;
+	const dram *d = c->d;
+	const struct bank *b = &c->banks[bi];
+	struct bcand *bc = &q->cand[bi];
+	uint32_t x = q->head[bi], hit = NIL, conf = NIL;
+	int capped = d->hit_cap && b->hits >= d->hit_cap;
 
-	best->kind = CMD_NONE;
-	best->k = 0;
-	best->refresh_rank = -1;
-	best->t = INT64_MAX;
-	/* FCFS: nothing may overtake the oldest burst, not even its ACT */
-	if (!frfcfs && n > 1)
-		n = 1;
-	/* what depends only on the rank and direction, once per decision */
-	for (r = 0; r < d->ranks; r++) {
-		fl[3 * r] = col_floor(c, r, 0);
-		fl[3 * r + 1] = col_floor(c, r, 1);
-		fl[3 * r + 2] = act_floor(c, r);
+	if (bc->valid)
+		return bc;
+	bc->valid = 1;
+	if (b->row < 0) {
+		bc->kind = CMD_ACT;
+		bc->fk = 2;
+		bc->s = x;
+		bc->t = max64(b->act_ok, q->slot[x].arrive_d);
+		return bc;
 	}
-	/* A new stamp instead of clearing every bank's hit_mark: O(1). */
-	c->mark++;
-	for (k = 0; k < n; k++) {
-		const struct burst *e = q_at(c, k);
-		struct bank *b = &c->banks[(size_t)e->rank * d->banks + e->bank];
-		int kind;
-		int64_t t;
+	/* the oldest hit; the oldest conflict only where it can matter */
+	for (; x != NIL; x = q->slot[x].next) {
+		if (q->slot[x].row == b->row) {
+			if (hit == NIL)
+				hit = x;
+		} else if (conf == NIL) {
+			conf = x;
+		}
+		/* without a hit, scan on: a later one holds the PRE back */
+		if (hit != NIL && (conf != NIL || !capped))
+			break;
+	}
+	if (hit != NIL && !(capped && conf != NIL)) {
+		bc->kind = CMD_COL;
+		bc->fk = q->slot[hit].write;
+		bc->s = hit;
+		bc->t = max64(b->col_ok, q->slot[hit].arrive_d);
+	} else {
+		bc->kind = CMD_PRE;
+		bc->fk = 3;
+		bc->s = conf;
+		bc->t = max64(b->pre_ok, q->slot[conf].arrive_d);
+	}
+	return bc;
+}
 
-		if (b->row == e->row) {
-			kind = CMD_COL;         /* row hit */
-			t = max64(b->col_ok, fl[3 * e->rank + e->write]);
-			b->hit_mark = c->mark;
-		} else if (b->row < 0) {
-			kind = CMD_ACT;         /* bank closed */
-			t = max64(b->act_ok, fl[3 * e->rank + 2]);
-		} else {
-			/* another row open: decided once all hits are marked */
-			c->pre[np++] = k;
-			continue;
-		}
-		/* nothing before the burst arrived, one command per tCK */
-		t = max64(t, max64(e->arrive_d, c->cmd_free));
-		if (better(best, kind, t, k, frfcfs)) {
-			best->kind = kind;
-			best->k = k;
-			best->t = t;
-		}
-	}
-	for (k = 0; k < np; k++) {
-		const struct burst *e = q_at(c, c->pre[k]);
-		const struct bank *b = &c->banks[(size_t)e->rank * d->banks +
-						 e->bank];
-		int64_t t;
+/* Offer bank bi's candidate with the floors fl of its group (fl[3] is
+ * never read: a PRE has no rank or group floor) and one command per tCK. */
+static void bank_offer(const struct chan *c, struct queue *q, uint32_t bi,
+		       const int64_t *fl, struct cand *best)
+{
+	const struct bcand *bc = bank_eval(c, q, bi);
+	int64_t t = max64(bc->t, c->cmd_free);
 
-		/* FR-FCFS keeps a row open while a queued burst still hits it
-		 * (with no starvation cap: docs/dram.md "What is simplified") */
-		if (frfcfs && b->hit_mark == c->mark)
-			continue;
-		t = max64(b->pre_ok, max64(e->arrive_d, c->cmd_free));
-		if (better(best, CMD_PRE, t, c->pre[k], frfcfs)) {
-			best->kind = CMD_PRE;
-			best->k = c->pre[k];
-			best->t = t;
+	if (bc->fk < 3)
+		t = max64(t, fl[bc->fk]);
+	offer(best, q, bc->kind, t, bc->s, 1);
+}
+
+
+/*
+ * FCFS: only the oldest burst of the class may act, and only its own next
+ * command (no bank-level parallelism).
+ */
+static void fcfs_cand(const struct chan *c, const struct queue *q,
+		      const int64_t *fl, struct cand *best)
+{
+	const struct burst *e = NULL;
+	const struct bank *b;
+	uint32_t k, x = NIL;
+	int64_t t;
+
+	for (k = 0; k < q->n_act; k++) {
+		uint32_t h = q->head[q->act[k]];
+
+		if (!e || q->slot[h].seq < e->seq) {
+			e = &q->slot[h];
+			x = h;
 		}
 	}
-	if (best->kind == CMD_NONE)
-		return;
-	/*
-	 * Refresh has priority once due: JEDEC lets a controller postpone up
-	 * to 8 REFs, but a model that never postpones is simpler to reason
-	 * about and costs the same tRFC per tREFI on average.
-	 */
-	for (r = 0; r < d->ranks; r++) {
+	b = &c->banks[e->bi];
+	if (b->row == e->row) {
+		t = max64(b->col_ok, fl[4 * e->rg + e->write]);
+		offer(best, q, CMD_COL, max64(t, max64(e->arrive_d, c->cmd_free)),
+		      x, 0);
+	} else if (b->row < 0) {
+		t = max64(b->act_ok, fl[4 * e->rg + 2]);
+		offer(best, q, CMD_ACT, max64(t, max64(e->arrive_d, c->cmd_free)),
+		      x, 0);
+	} else {
+		offer(best, q, CMD_PRE,
+		      max64(b->pre_ok, max64(e->arrive_d, c->cmd_free)), x, 0);
+	}
+}
+
+/*
+ * Refresh has priority once due: a rank whose refresh is due no later than
+ * the best request command is refreshed first.  JEDEC lets a controller
+ * postpone up to 8 REFs, but a model that never postpones is simpler to
+ * reason about and costs the same tRFC per tREFI on average.
+ */
+static void refresh_check(const struct chan *c, struct cand *best)
+{
+	int r;
+
+	for (r = 0; r < c->d->ranks; r++) {
 		int64_t t = max64(c->ranks[r].ref_due, c->cmd_free);
 
 		if (t <= best->t && (best->refresh_rank < 0 || t < best->t)) {
@@ -723,6 +1106,62 @@ static void pick(struct chan *c, struct cand *best)
 			best->t = t;
 		}
 	}
+}
+
+/*
+ * Pick the next command among the bursts of the class sel_class chooses:
+ * the one that can issue earliest; among those at the same dcycle, FR-FCFS
+ * prefers column commands (row hits) to ACT/PRE, then age (bank_cand has
+ * the rules per bank).  FCFS considers the oldest burst only.
+ */
+static void pick(struct chan *c, struct cand *best)
+{
+	dram *d = c->d;
+	int cls = sel_class(c, &c->draining);
+	struct queue *q = &c->qs[cls];
+	int64_t *fl = c->floor;
+	uint32_t k;
+
+	best->kind = CMD_NONE;
+	best->cls = cls;
+	best->s = NIL;
+	best->bi = 0;
+	best->seq = 0;
+	best->refresh_rank = -1;
+	best->t = INT64_MAX;
+	/* what depends only on rank, group and direction, once per decision */
+	floors(c, fl);
+	if (d->sched == SCHED_FCFS) {
+		fcfs_cand(c, q, fl, best);
+	} else {
+		for (k = 0; k < q->n_act; k++) {
+			uint32_t bi = q->act[k];
+
+			const struct bcand *bc = &q->cand[bi];
+			int64_t t;
+
+			if (!bc->valid)
+				bc = bank_eval(c, q, bi);
+			/* max(bank part, cmd_free, its group's floor): most
+			 * banks lose on t alone, so this is the whole cost */
+			t = max64(max64(bc->t, c->cmd_free),
+				  fl[4 * d->bank_rg[bi] + bc->fk]);
+			if (t <= best->t)
+				offer(best, q, bc->kind, t, bc->s, 1);
+		}
+	}
+	if (best->kind != CMD_NONE)
+		refresh_check(c, best);
+}
+
+/* Report a command to the debug hook (dram_set_cmd_log; off: one test). */
+static void cmd_log(const struct chan *c, int cmd, const struct burst *e,
+		    int64_t t)
+{
+	const dram *d = c->d;
+
+	if (d->log)
+		d->log(d->log_ctx, c->id, cmd, e->rank, e->bank, e->write, t);
 }
 
 /* Record one read latency sample, in core cycles from the burst's arrival
@@ -736,30 +1175,39 @@ static void lat_sample(struct chan *c, uint64_t lat)
 }
 
 /*
- * Issue the column command of queued burst k at dcycle t: the burst's data
- * occupies the bus [t + lat, t + lat + burst), its completion is scheduled
- * at the core cycle that covers the last beat, and its queue slot frees
- * now (the controller no longer needs the entry once the command is out).
+ * Issue the column command of burst x of queue cls at dcycle t: the
+ * burst's data occupies the bus [t + lat, t + lat + burst), its completion
+ * is scheduled at the core cycle that covers the last beat, and its queue
+ * slot frees now (the controller no longer needs the entry once the
+ * command is out).
  */
-static int issue_col(struct chan *c, uint32_t k, int64_t t)
+static int issue_col(struct chan *c, int cls, uint32_t x, int64_t t)
 {
 	dram *d = c->d;
-	struct burst e = *q_at(c, k);
-	struct bank *b = &c->banks[(size_t)e.rank * d->banks + e.bank];
+	struct queue *q = &c->qs[cls];
+	struct burst e = q->slot[x];
+	struct bank *b = &c->banks[e.bi];
+	struct rank *rk = &c->ranks[e.rank];
+	struct bgroup *gp = &c->grp[e.rg];
 	int64_t end = t + (e.write ? d->t.cwl : d->t.cl) + d->t.burst;
 	cycle_t done = d_to_core(d, end);
+	int ls;
 
 	/* Channel state for the next column command: bus occupancy and
-	 * direction (turnarounds), tCCD, and one command per tCK. */
+	 * direction (turnarounds), tCCD_S/_L, and one command per tCK. */
 	c->bus_free = end;
 	c->last_bus_rank = e.rank;
 	c->last_bus_write = e.write;
-	c->last_col = t;
+	rk->last_col = t;
+	gp->last_col = t;
 	c->cmd_free = t + 1;
+	b->hits++;
+	bank_dirty(c, e.bi);
 	if (e.write) {
 		/* tWTR and tWR count from the end of the write data */
-		c->ranks[e.rank].rd_ok = max64(c->ranks[e.rank].rd_ok,
-					       end + d->t.wtr);
+		rk->wr_end = end;
+		gp->wr_end = end;
+		gp->last_wr = t;
 		b->pre_ok = max64(b->pre_ok, end + d->t.wr);
 		c->u.ctr[CTR_DRAM_WRITES]++;
 		c->u.ctr[CTR_DRAM_WRITE_BYTES] += e.bytes;
@@ -771,16 +1219,27 @@ static int issue_col(struct chan *c, uint32_t k, int64_t t)
 		lat_sample(c, done - e.arrive_c);
 	}
 	/* Classified by what this burst itself needed (docs/dram.md). */
-	if (e.did_pre)
+	if (e.did_pre) {
 		c->u.ctr[CTR_DRAM_ROW_CONFLICTS]++;
-	else if (e.did_act)
+		ls = LS_CONFLICT;
+	} else if (e.did_act) {
 		c->u.ctr[CTR_DRAM_ROW_MISSES]++;
-	else
+		ls = LS_MISS;
+	} else {
 		c->u.ctr[CTR_DRAM_ROW_HITS]++;
-	q_remove(c, k);
+		ls = LS_HIT;
+	}
+	if (!e.write) {
+		c->ls_sum[ls] += done - e.arrive_c;
+		c->ls_n[ls]++;
+	}
+	cmd_log(c, DRAM_CMD_COL, &e, t);
+	q_remove(q, x);
 	c->n_inflight++;
 	if (done > c->last_done)
 		c->last_done = done;
+	/* a write completes when its data is written, like a read when its
+	 * data is back (not posted: docs/dram.md "Write buffer") */
 	if (eng_schedule(d->e, done, EV_PRI_COMPLETE, &c->u, EV_DONE, e.req))
 		return NPU_ENOMEM;
 	return space_freed(c);
@@ -790,16 +1249,20 @@ static int issue_col(struct chan *c, uint32_t k, int64_t t)
 static void issue_act(struct chan *c, struct burst *e, int64_t t)
 {
 	dram *d = c->d;
-	struct bank *b = &c->banks[(size_t)e->rank * d->banks + e->bank];
+	struct bank *b = &c->banks[e->bi];
 	struct rank *rk = &c->ranks[e->rank];
 
 	b->row = e->row;
+	b->hits = 0;
 	b->col_ok = t + d->t.rcd;
+	bank_dirty(c, e->bi);
 	b->pre_ok = max64(b->pre_ok, t + d->t.ras);
 	rk->last_act = t;
+	c->grp[e->rg].last_act = t;
 	rk->faw[rk->faw_i] = t;         /* overwrite the oldest of four */
 	rk->faw_i = (rk->faw_i + 1) & 3;
 	c->cmd_free = t + 1;
+	cmd_log(c, DRAM_CMD_ACT, e, t);
 	e->did_act = 1;
 	c->u.ctr[CTR_DRAM_ACTIVATES]++;
 }
@@ -808,21 +1271,23 @@ static void issue_act(struct chan *c, struct burst *e, int64_t t)
 static void issue_pre(struct chan *c, struct burst *e, int64_t t)
 {
 	dram *d = c->d;
-	struct bank *b = &c->banks[(size_t)e->rank * d->banks + e->bank];
+	struct bank *b = &c->banks[e->bi];
 
 	b->row = -1;
 	b->act_ok = max64(b->act_ok, t + d->t.rp);
 	c->cmd_free = t + 1;
 	e->did_pre = 1;
+	bank_dirty(c, e->bi);
+	cmd_log(c, DRAM_CMD_PRE, e, t);
 	c->u.ctr[CTR_DRAM_PRECHARGES]++;
 }
 
 /*
  * The wake: issue every command that can issue by the end of this core
  * cycle, in dcycle order, then sleep until the next one (or until the next
- * arrival if the queue is empty).  Only commands and arrivals change what
- * pick() returns (completions do not), so when no request arrived since
- * the decision the wake was scheduled for, that decision is reused.
+ * arrival if both queues are empty).  Only commands and arrivals change
+ * what pick() returns (completions do not), so when no arrival touched the
+ * decision the wake was scheduled for, that decision is reused.
  */
 static int chan_run(struct chan *c)
 {
@@ -834,7 +1299,7 @@ static int chan_run(struct chan *c)
 	/* This is the pending wake: none is live while the loop runs, so
 	 * any chan_wake below schedules a fresh one. */
 	c->wake_at = CYCLE_MAX;
-	while (c->n > 0) {
+	while (chan_queued(c) > 0) {
 		if (c->cache_ok)
 			best = c->cached;
 		else
@@ -857,15 +1322,15 @@ static int chan_run(struct chan *c)
 		}
 		switch (best.kind) {
 		case CMD_COL:
-			rc = issue_col(c, best.k, best.t);
+			rc = issue_col(c, best.cls, best.s, best.t);
 			if (rc)
 				return rc;
 			break;
 		case CMD_ACT:
-			issue_act(c, q_at(c, best.k), best.t);
+			issue_act(c, &c->qs[best.cls].slot[best.s], best.t);
 			break;
 		default:
-			issue_pre(c, q_at(c, best.k), best.t);
+			issue_pre(c, &c->qs[best.cls].slot[best.s], best.t);
 			break;
 		}
 	}
@@ -873,25 +1338,56 @@ static int chan_run(struct chan *c)
 }
 
 /*
- * A burst arrived.  Until now the pending wake (if any) was the earliest
- * moment a command could issue; the new burst can only add a command (or
- * hold back a PRE that its hit now defers), so waking when its own next
- * command could issue at the earliest keeps the wake a lower bound without
- * scanning the queue.
+ * A burst arrived (slot x, already queued; cls_before is what sel_class
+ * said before).  If it changed the class served, any burst of the new
+ * class may be ready: run the scheduler now.  If it joined the other class
+ * or the overflow, the pending decision stands.  Otherwise only its bank's
+ * candidate can have changed: if the pending decision is about another
+ * bank, the bank's new candidate either beats it (and becomes the decision)
+ * or not, exactly as a full pick() would find; else the decision is void
+ * and the wake is moved to a lower bound of the burst's own command.
  */
-static int arrival_wake(struct chan *c, const struct burst *e)
+static int arrival_wake(struct chan *c, int cls, uint32_t x, int sched,
+			int cls_before)
 {
 	dram *d = c->d;
-	const struct bank *b = &c->banks[(size_t)e->rank * d->banks + e->bank];
-	int64_t t;
+	struct queue *q = &c->qs[cls];
+	const struct burst *e = &q->slot[x];
+	const struct bank *b = &c->banks[e->bi];
+	int64_t t, fl[3];
 
+	/* the drain state follows every arrival and every decision; a class
+	 * the controller switches to because of this arrival cannot act
+	 * before the arrival itself */
+	if (sel_class(c, &c->draining) != cls_before) {
+		c->cache_ok = 0;
+		c->cmd_free = max64(c->cmd_free, e->arrive_d);
+		return chan_wake(c, eng_now(d->e));
+	}
+	if ((cls != cls_before || !sched) && c->wake_at != CYCLE_MAX)
+		return 0;       /* not considered by the next decision */
+	floor_rg(c, e->rg, fl);
+	if (c->cache_ok && c->cached.refresh_rank < 0 &&
+	    c->cached.bi != e->bi && d->sched == SCHED_FRFCFS) {
+		struct cand nb = c->cached;
+
+		nb.kind = CMD_NONE;
+		bank_offer(c, q, e->bi, fl, &nb);
+		if (nb.kind == CMD_NONE ||
+		    !better(&c->cached, nb.kind, nb.t, nb.seq, 1))
+			return 0;
+		refresh_check(c, &nb);
+		c->cached = nb;
+		return chan_wake(c, d_to_core(d, nb.t));
+	}
 	/* The arrival may change pick()'s answer: the cached decision of the
-	 * pending wake is void. */
+	 * pending wake is void; wake no later than the burst's own command
+	 * could issue (its bank's constraint and its rank and group floor). */
 	c->cache_ok = 0;
 	if (b->row == e->row)
-		t = col_ready(c, e, b);
+		t = max64(b->col_ok, fl[e->write]);
 	else if (b->row < 0)
-		t = act_ready(c, e, b);
+		t = max64(b->act_ok, fl[2]);
 	else
 		t = b->pre_ok;
 	t = max64(t, max64(e->arrive_d, c->cmd_free));
@@ -970,6 +1466,49 @@ static int ideal_burst(struct chan *c, uint32_t req, uint32_t bytes,
 	return eng_schedule(d->e, done, EV_PRI_COMPLETE, &c->u, EV_DONE, req);
 }
 
+/* Queue one burst of request ri at loc in its channel and wake it. */
+static int queue_burst(dram *d, uint32_t ri, const struct dram_loc *loc,
+		       uint32_t part, int write)
+{
+	cycle_t now = eng_now(d->e);
+	struct chan *c = &d->ch[loc->channel];
+	int was_idle = chan_queued(c) == 0 && c->n_inflight == 0, rc, sched;
+	int cls_before;
+	uint32_t x;
+	struct burst b;
+
+	if (c->first_arrive == CYCLE_MAX)
+		c->first_arrive = now;
+	if (d->ideal) {
+		rc = ideal_burst(c, ri, part, write);
+		if (rc)
+			return rc;
+		busy_update(c, was_idle);
+		return 0;
+	}
+	memset(&b, 0, sizeof(b));
+	b.req = ri;
+	b.bytes = part;
+	b.rank = (uint16_t)loc->rank;
+	b.bank = (uint16_t)loc->bank;
+	b.bi = (uint16_t)(loc->rank * d->banks + loc->bank);
+	b.rg = (uint16_t)(loc->rank * d->groups + loc->group);
+	b.row = (int64_t)loc->row;
+	b.arrive_c = now;
+	b.arrive_d = core_to_d(d, now);
+	b.write = (uint8_t)(write != 0);
+	/* empty queues mean no wake was pending: settle the refreshes that
+	 * fell due while the channel slept */
+	if (chan_queued(c) == 0)
+		refresh_catch_up(c, b.arrive_d);
+	cls_before = sel_class(c, &c->draining);
+	rc = q_push(&c->qs[b.write], &b, &x, &sched);
+	if (rc)
+		return rc;
+	busy_update(c, was_idle);
+	return arrival_wake(c, b.write, x, sched, cls_before);
+}
+
 /*
  * Split into bursts, admit all or nothing, queue each burst in its channel
  * and make sure each touched channel wakes no later than its new burst's
@@ -978,9 +1517,9 @@ static int ideal_burst(struct chan *c, uint32_t req, uint32_t bytes,
 int dram_request(dram *d, uint64_t addr, uint32_t bytes, int write,
 		 dram_done_fn done, void *ctx, uint64_t tag)
 {
-	cycle_t now = eng_now(d->e);
 	uint64_t q, q0, q1, end = addr + bytes;
 	struct dram_loc loc;
+	int cls = write ? CL_WRITE : CL_READ;
 	uint32_t ri;
 	int i, rc;
 
@@ -993,19 +1532,38 @@ int dram_request(dram *d, uint64_t addr, uint32_t bytes, int write,
 		return NPU_EFAULT;
 	q0 = addr / d->burst_bytes;
 	q1 = (end - 1) / d->burst_bytes;
+	if (q0 == q1) {
+		/* one burst (the common case): decode once */
+		struct queue *qq;
+
+		dram_locate(d, addr, &loc);
+		qq = &d->ch[loc.channel].qs[cls];
+		if (!d->ideal && qq->n >= qq->depth) {
+			d->ch[loc.channel].u.ctr[CTR_DRAM_REJECTED]++;
+			return DRAM_FULL;
+		}
+		rc = req_alloc(d, &ri);
+		if (rc)
+			return rc;
+		d->reqs[ri].done = done;
+		d->reqs[ri].ctx = ctx;
+		d->reqs[ri].tag = tag;
+		d->reqs[ri].remaining = 1;
+		return queue_burst(d, ri, &loc, bytes, write);
+	}
 	if (!d->ideal) {
-		/* admission: all bursts fit, or the channel queue is empty */
+		/* admission: all bursts fit, or the class's queue is empty */
 		memset(d->need, 0, (size_t)d->n_ch * sizeof(*d->need));
 		for (q = q0; q <= q1; q++) {
 			dram_locate(d, q * d->burst_bytes, &loc);
 			d->need[loc.channel]++;
 		}
 		for (i = 0; i < d->n_ch; i++) {
-			struct chan *c = &d->ch[i];
+			struct queue *qq = &d->ch[i].qs[cls];
 
-			if (d->need[i] && c->n > 0 &&
-			    c->n + d->need[i] > d->queue_depth) {
-				c->u.ctr[CTR_DRAM_REJECTED]++;
+			if (d->need[i] && qq->n > 0 &&
+			    qq->n + d->need[i] > qq->depth) {
+				d->ch[i].u.ctr[CTR_DRAM_REJECTED]++;
 				return DRAM_FULL;
 			}
 		}
@@ -1021,46 +1579,13 @@ int dram_request(dram *d, uint64_t addr, uint32_t bytes, int write,
 	d->reqs[ri].remaining = (uint32_t)(q1 - q0 + 1);
 	for (q = q0; q <= q1; q++) {
 		uint64_t lo = q * d->burst_bytes, hi = lo + d->burst_bytes;
-		uint32_t part;
-		struct chan *c;
-		int was_idle;
-		struct burst b;
 
 		if (lo < addr)
 			lo = addr;
 		if (hi > end)
 			hi = end;
-		part = (uint32_t)(hi - lo);
 		dram_locate(d, q * d->burst_bytes, &loc);
-		c = &d->ch[loc.channel];
-		was_idle = c->n == 0 && c->n_inflight == 0;
-		if (c->first_arrive == CYCLE_MAX)
-			c->first_arrive = now;
-		if (d->ideal) {
-			rc = ideal_burst(c, ri, part, write);
-			if (rc)
-				return rc;
-			busy_update(c, was_idle);
-			continue;
-		}
-		memset(&b, 0, sizeof(b));
-		b.req = ri;
-		b.bytes = part;
-		b.rank = loc.rank;
-		b.bank = loc.bank;
-		b.row = (int64_t)loc.row;
-		b.arrive_c = now;
-		b.arrive_d = core_to_d(d, now);
-		b.write = (uint8_t)(write != 0);
-		/* an empty queue means no wake was pending: settle the
-		 * refreshes that fell due while the channel slept */
-		if (c->n == 0)
-			refresh_catch_up(c, b.arrive_d);
-		rc = q_push(c, &b);
-		if (rc)
-			return rc;
-		busy_update(c, was_idle);
-		rc = arrival_wake(c, &b);
+		rc = queue_burst(d, ri, &loc, (uint32_t)(hi - lo), write);
 		if (rc)
 			return rc;
 	}
@@ -1157,10 +1682,11 @@ static int chan_blocked(const struct unit *u, char *buf, size_t n)
 {
 	const struct chan *c = (const struct chan *)u;
 
-	if (c->n == 0 && c->n_inflight == 0)
+	if (chan_queued(c) == 0 && c->n_inflight == 0)
 		return 0;
-	snprintf(buf, n, "%u bursts queued, %u in flight, no wake pending",
-		 c->n, c->n_inflight);
+	snprintf(buf, n, "%u reads and %u writes queued, %u in flight, no "
+		 "wake pending", c->qs[CL_READ].n, c->qs[CL_WRITE].n,
+		 c->n_inflight);
 	return 1;
 }
 
@@ -1214,17 +1740,28 @@ static void chan_dump(const struct unit *u, struct ctr_sink *s)
 
 void dram_free(dram *d)
 {
-	int i;
+	int i, k;
 
 	if (!d)
 		return;
 	for (i = 0; d->ch && i < d->n_ch; i++) {
-		free(d->ch[i].q);
+		for (k = 0; k < 2; k++) {
+			struct queue *q = &d->ch[i].qs[k];
+
+			free(q->slot);
+			free(q->head);
+			free(q->tail);
+			free(q->act);
+			free(q->act_pos);
+			free(q->cand);
+		}
 		free(d->ch[i].banks);
+		free(d->ch[i].grp);
+		for (k = 0; d->ch[i].ranks && k < d->ranks; k++)
+			free(d->ch[i].ranks[k].ref_done);
 		free(d->ch[i].ranks);
 		free(d->ch[i].hist);
 		free(d->ch[i].floor);
-		free(d->ch[i].pre);
 	}
 	free(d->ch);
 	if (d->data_mapped)
@@ -1235,6 +1772,7 @@ void dram_free(dram *d)
 	free(d->w);
 	free(d->need);
 	free(d->node);
+	free(d->bank_rg);
 	free(d);
 }
 
@@ -1258,16 +1796,61 @@ static int64_t key_i(const struct arch *a, enum param_id id)
 }
 
 /*
+ * The decoder of dram.mapping: parts, radices, and each part's weight in
+ * its field (parts further right hold a field's lower digits).  arch_load
+ * has checked the string against this geometry, so an error here is a
+ * config the loader let through.
+ */
+static int setup_mapping(dram *d, const struct arch *a)
+{
+	uint64_t count[DRAM_F_N], radix[DRAM_MAP_MAX_PARTS], w[DRAM_F_N];
+	struct dram_map m;
+	char err[160];
+	int i, n_ch_parts = 0;
+
+	count[DRAM_F_RO] = d->rows;
+	count[DRAM_F_RA] = (uint64_t)d->ranks;
+	count[DRAM_F_BG] = (uint64_t)d->groups;
+	count[DRAM_F_BA] = (uint64_t)d->per_group;
+	count[DRAM_F_CH] = (uint64_t)d->n_ch;
+	count[DRAM_F_CO] = d->cols;
+	if (dram_map_parse(ARCH_S(a, DRAM_MAPPING), &m, err, sizeof(err)) ||
+	    dram_map_radices(&m, count, radix, err, sizeof(err)))
+		return NPU_ECONFIG;
+	d->n_parts = m.n;
+	for (i = 0; i < DRAM_F_N; i++)
+		w[i] = 1;
+	for (i = m.n - 1; i >= 0; i--) {
+		int sh = 0;
+
+		d->part_field[i] = m.p[i].field;
+		d->part_radix[i] = radix[i];
+		d->part_weight[i] = w[m.p[i].field];
+		w[m.p[i].field] *= radix[i];
+		while (sh < 63 && ((uint64_t)1 << sh) < radix[i])
+			sh++;
+		d->part_shift[i] = (int8_t)(((uint64_t)1 << sh) == radix[i] ?
+					    sh : -1);
+		n_ch_parts += m.p[i].field == DRAM_F_CH;
+	}
+	/* channel-major: each channel owns a contiguous share of dram.bytes */
+	d->ch_top = m.p[0].field == DRAM_F_CH && n_ch_parts == 1;
+	return 0;
+}
+
+/*
  * Geometry, clock ratio and timing from the resolved config.  arch_load
  * has already filled every "0 = from preset" key and checked the cross-key
- * rules (row_bytes a multiple of a burst, dram.bytes within the devices),
- * so only values that would break the arithmetic are re-checked here.
+ * rules (row_bytes a multiple of a burst, dram.bytes within the devices,
+ * the mapping), so only values that would break the arithmetic are
+ * re-checked here.
  */
 static int setup_geometry(dram *d, const struct arch *a)
 {
 	int64_t bus = key_i(a, P_DRAM_BUS_BITS), bl = key_i(a, P_DRAM_BL);
 	int64_t beats = key_i(a, P_DRAM_BEATS_PER_TCK);
 	int64_t row_bytes = key_i(a, P_DRAM_ROW_BYTES);
+	int64_t wq = ARCH_I(a, DRAM_WQUEUE);
 	double tck = a->v[P_DRAM_TCK].f;
 	uint64_t cf, tf, g, bursts;
 
@@ -1276,20 +1859,18 @@ static int setup_geometry(dram *d, const struct arch *a)
 	d->n_ch = (int)ARCH_I(a, DRAM_CHANNELS);
 	d->ranks = (int)key_i(a, P_DRAM_RANKS);
 	d->banks = (int)key_i(a, P_DRAM_BANKS);
+	d->groups = (int)key_i(a, P_DRAM_BANK_GROUPS);
 	d->rows = (uint64_t)key_i(a, P_DRAM_ROWS);
-	if (d->n_ch < 1 || d->ranks < 1 || d->banks < 1 || d->rows < 1)
+	if (d->n_ch < 1 || d->ranks < 1 || d->banks < 1 || d->rows < 1 ||
+	    d->groups < 1 || d->banks % d->groups)
 		return NPU_ECONFIG;
+	d->per_group = d->banks / d->groups;
 	/* Bytes per burst: bus width in bytes x burst length in beats, e.g.
 	 * DDR4 x64 BL8 = 64 B, LPDDR5 x16 BL16 = 32 B, HBM3 x32 BL8 = 32 B. */
 	d->burst_bytes = (uint32_t)(bus / 8 * bl);
 	d->cols = (uint64_t)row_bytes / d->burst_bytes;
 	if (d->cols < 1)
 		d->cols = 1;
-	d->count[F_CH] = (uint64_t)d->n_ch;
-	d->count[F_RA] = (uint64_t)d->ranks;
-	d->count[F_BA] = (uint64_t)d->banks;
-	d->count[F_RO] = d->rows;
-	d->count[F_CO] = d->cols;
 	/* channel-major mapping: each channel owns a contiguous share */
 	bursts = (d->size + d->burst_bytes - 1) / d->burst_bytes;
 	d->top_span = (bursts + (uint64_t)d->n_ch - 1) / (uint64_t)d->n_ch;
@@ -1318,56 +1899,119 @@ static int setup_geometry(dram *d, const struct arch *a)
 	d->t.rp = key_i(a, P_DRAM_TRP);
 	d->t.ras = key_i(a, P_DRAM_TRAS);
 	d->t.wr = key_i(a, P_DRAM_TWR);
-	d->t.wtr = key_i(a, P_DRAM_TWTR);
 	d->t.rtp = key_i(a, P_DRAM_TRTP);
-	d->t.rrd = key_i(a, P_DRAM_TRRD);
 	d->t.faw = key_i(a, P_DRAM_TFAW);
-	d->t.ccd = key_i(a, P_DRAM_TCCD);
+	d->t.wtr_s = key_i(a, P_DRAM_TWTR);
+	d->t.wtr_l = key_i(a, P_DRAM_TWTR_L);
+	d->t.rrd_s = key_i(a, P_DRAM_TRRD);
+	d->t.rrd_l = key_i(a, P_DRAM_TRRD_L);
+	d->t.ccd_s = key_i(a, P_DRAM_TCCD);
+	d->t.ccd_l = key_i(a, P_DRAM_TCCD_L);
+	d->t.ccd_l_wr = key_i(a, P_DRAM_TCCD_L_WR);
 	d->t.refi = key_i(a, P_DRAM_TREFI);
 	d->t.rfc = key_i(a, P_DRAM_TRFC);
+	d->t.rfc_pb = key_i(a, P_DRAM_TRFC_PB);
 	/* a burst holds the bus BL / beats cycles (BL/2 for DDR) */
 	d->t.burst = (bl + beats - 1) / beats;
 	if (d->t.refi < 1)
 		return NPU_ECONFIG;
+	d->per_bank_ref = ARCH_E(a, DRAM_REFRESH) == ARCH_DRAM_REFRESH_PER_BANK;
+	d->ref_units = 1;
+	if (d->per_bank_ref) {
+		int64_t pbb = key_i(a, P_DRAM_REFPB_BANKS);
+
+		if (pbb < 1 || d->banks % pbb)
+			return NPU_ECONFIG;
+		d->ref_units = (int)(d->banks / pbb);
+	}
+	/* watermarks in entries; low < high so that a drain always ends */
+	d->whigh = (uint32_t)(wq * ARCH_I(a, DRAM_WHIGH) / 100);
+	if (d->whigh < 1)
+		d->whigh = 1;
+	d->wlow = (uint32_t)(wq * ARCH_I(a, DRAM_WLOW) / 100);
+	if (d->wlow >= d->whigh)
+		d->wlow = d->whigh - 1;
+	d->hit_cap = (uint32_t)ARCH_I(a, DRAM_HIT_CAP);
+	return setup_mapping(d, a);
+}
+
+/* An empty queue of 'depth' schedulable entries over n_banks banks; the
+ * pool starts at max(depth, 64) slots and grows only for requests larger
+ * than the queue (q_push). */
+static int queue_init(struct queue *q, uint32_t depth, uint32_t n_banks)
+{
+	uint32_t k;
+
+	q->depth = depth;
+	q->cap = depth > 64 ? depth : 64;
+	q->slot = malloc(q->cap * sizeof(*q->slot));
+	q->head = malloc(n_banks * sizeof(*q->head));
+	q->tail = malloc(n_banks * sizeof(*q->tail));
+	q->act = malloc(n_banks * sizeof(*q->act));
+	q->act_pos = malloc(n_banks * sizeof(*q->act_pos));
+	q->cand = calloc(n_banks, sizeof(*q->cand));
+	if (!q->slot || !q->head || !q->tail || !q->act || !q->act_pos ||
+	    !q->cand)
+		return NPU_ENOMEM;
+	for (k = 0; k < q->cap; k++)
+		q->slot[k].next = k + 1 < q->cap ? k + 1 : NIL;
+	for (k = 0; k < n_banks; k++)
+		q->head[k] = q->tail[k] = NIL;
+	q->free = 0;
+	q->ovf_head = q->ovf_tail = NIL;
 	return 0;
 }
 
 /* One channel in its power-up state: every bank precharged, no history. */
-static int setup_channel(dram *d, int i)
+static int setup_channel(dram *d, const struct arch *a, int i)
 {
 	struct chan *c = &d->ch[i];
+	uint32_t rd = (uint32_t)ARCH_I(a, DRAM_QUEUE);
+	uint32_t wd = (uint32_t)ARCH_I(a, DRAM_WQUEUE);
+	size_t n_grp = (size_t)d->ranks * (size_t)d->groups;
 	int r, k;
 
 	c->d = d;
 	c->id = i;
-	/* Power of two >= queue_depth (and >= 64): the ring only grows for
-	 * requests larger than the queue (q_push). */
-	c->cap = 64;
-	while (c->cap < d->queue_depth)
-		c->cap *= 2;
-	c->q = malloc(c->cap * sizeof(*c->q));
+	if (queue_init(&c->qs[CL_READ], rd, (uint32_t)(d->ranks * d->banks)) ||
+	    queue_init(&c->qs[CL_WRITE], wd, (uint32_t)(d->ranks * d->banks)))
+		return NPU_ENOMEM;
 	c->banks = calloc((size_t)d->ranks * (size_t)d->banks,
 			  sizeof(*c->banks));
+	c->grp = calloc(n_grp, sizeof(*c->grp));
 	c->ranks = calloc((size_t)d->ranks, sizeof(*c->ranks));
 	c->hist = calloc(HIST_N, sizeof(*c->hist));
-	c->floor = calloc((size_t)d->ranks * 3, sizeof(*c->floor));
-	/* pick() defers at most the queue_depth schedulable bursts. */
-	c->pre = calloc(d->queue_depth, sizeof(*c->pre));
-	if (!c->q || !c->banks || !c->ranks || !c->hist || !c->floor ||
-	    !c->pre)
+	c->floor = calloc(n_grp * 4, sizeof(*c->floor));
+	if (!c->banks || !c->grp || !c->ranks || !c->hist || !c->floor)
 		return NPU_ENOMEM;
 	for (k = 0; k < d->ranks * d->banks; k++)
 		c->banks[k].row = -1;
+	for (k = 0; k < (int)n_grp; k++) {
+		c->grp[k].last_act = T_NEVER;
+		c->grp[k].last_col = T_NEVER;
+		c->grp[k].last_wr = T_NEVER;
+		c->grp[k].wr_end = T_NEVER;
+	}
 	for (r = 0; r < d->ranks; r++) {
-		c->ranks[r].last_act = T_NEVER;
+		struct rank *rk = &c->ranks[r];
+
+		rk->last_act = T_NEVER;
 		for (k = 0; k < 4; k++)
-			c->ranks[r].faw[k] = T_NEVER;
-		c->ranks[r].rd_ok = 0;
-		/* the first refresh is due one tREFI after power-up */
-		c->ranks[r].ref_due = d->t.refi;
+			rk->faw[k] = T_NEVER;
+		rk->last_col = T_NEVER;
+		rk->wr_end = T_NEVER;
+		/* staggered: rank r's refreshes are tREFI x r / ranks later
+		 * than rank 0's, whose first is due one interval after
+		 * power-up */
+		rk->ref_base = d->t.refi * r / d->ranks;
+		rk->ref_seq = 0;
+		rk->ref_due = ref_at(d, rk, 0);
+		rk->ref_left = d->ref_units;
+		rk->ref_done = calloc((size_t)d->ref_units, 1);
+		if (!rk->ref_done)
+			return NPU_ENOMEM;
 	}
 	c->last_bus_rank = -1;
-	c->last_col = T_NEVER;
 	c->wake_at = CYCLE_MAX;
 	c->first_arrive = CYCLE_MAX;
 	return 0;
@@ -1402,10 +2046,8 @@ static uint8_t *dram_store(dram *d)
 }
 
 /*
- * All channels live in one array owned by the dram; the engine owns the
- * channel units and destroys channel 0 last (reverse registration order),
- * which frees everything.  If registration fails half-way, channel 0 is
- * already the engine's and will free the model; otherwise we free it here.
+ * All channels live in one array owned by the dram, which its creator
+ * frees with dram_free; the engine only dispatches events to them.
  */
 dram *dram_new(eng *e, const struct arch *a)
 {
@@ -1419,12 +2061,7 @@ dram *dram_new(eng *e, const struct arch *a)
 	d->ideal = ARCH_E(a, DRAM_MODE) == ARCH_DRAM_MODE_IDEAL;
 	d->sched = ARCH_E(a, DRAM_SCHED) == ARCH_DRAM_SCHED_FCFS ? SCHED_FCFS
 								 : SCHED_FRFCFS;
-	d->mapping = ARCH_E(a, DRAM_MAPPING);
-	/* Defensive: the loader only yields the key's values. */
-	if (d->mapping < 0 || d->mapping >= ARCH_N_DRAM_MAPPING)
-		d->mapping = ARCH_DRAM_MAPPING_RO_BA_RA_CO_CH;
 	d->size = (uint64_t)ARCH_I(a, DRAM_BYTES);
-	d->queue_depth = (uint32_t)ARCH_I(a, DRAM_QUEUE);
 	d->free_req = UINT32_MAX;
 	rc = setup_geometry(d, a);
 	if (rc)
@@ -1451,14 +2088,19 @@ dram *dram_new(eng *e, const struct arch *a)
 	d->ch = calloc((size_t)d->n_ch, sizeof(*d->ch));
 	d->need = calloc((size_t)d->n_ch, sizeof(*d->need));
 	d->node = calloc((size_t)d->n_ch, sizeof(*d->node));
-	if (!d->ch || !d->need || !d->node)
+	d->bank_rg = calloc((size_t)d->ranks * (size_t)d->banks,
+			    sizeof(*d->bank_rg));
+	if (!d->ch || !d->need || !d->node || !d->bank_rg)
 		goto fail;
+	for (i = 0; i < d->ranks * d->banks; i++)
+		d->bank_rg[i] = (uint16_t)(i / d->banks * d->groups +
+					   i % d->banks / d->per_group);
 	/* Placement was resolved and validated by the loader (one node per
 	 * channel, or all channels on the nodes listed). */
 	for (i = 0; i < d->n_ch; i++)
 		d->node[i] = a->d.dram_node ? a->d.dram_node[i] : -1;
 	for (i = 0; i < d->n_ch; i++) {
-		rc = setup_channel(d, i);
+		rc = setup_channel(d, a, i);
 		if (rc)
 			goto fail;
 		unit_init(&d->ch[i].u, &chan_ops, e, -1, "dram.ch%d", i);
@@ -1474,9 +2116,10 @@ fail:
 	if (dg)
 		(void)diag_error(dg, diag_nowhere(), rc,
 				 rc == NPU_ECONFIG ?
-				 "dram: unusable geometry or timing (bus_bits, "
-				 "burst_length, tck_ns, ranks, banks, rows or "
-				 "trefi is 0)" :
+				 "dram: unusable geometry, timing or mapping "
+				 "(bus_bits, burst_length, tck_ns, ranks, banks, "
+				 "bank_groups, rows, trefi, refpb_banks or "
+				 "mapping)" :
 				 "dram: out of memory for the DRAM model "
 				 "(dram.bytes = %llu)",
 				 (unsigned long long)(d ? d->size : 0));
@@ -1491,7 +2134,7 @@ fail:
 void dram_get_stats(const dram *d, int ch, struct dram_stats *st)
 {
 	uint64_t *h = NULL;
-	int i, lo = ch < 0 ? 0 : ch, hi = ch < 0 ? d->n_ch : ch + 1;
+	int i, lo = ch < 0 ? 0 : ch, hi = ch < 0 ? d->n_ch : ch + 1, k;
 	unsigned b;
 
 	memset(st, 0, sizeof(*st));
@@ -1516,6 +2159,10 @@ void dram_get_stats(const dram *d, int ch, struct dram_stats *st)
 		st->rejected += v[CTR_DRAM_REJECTED];
 		st->lat_avg += (double)v[CTR_DRAM_READ_LATENCY_SUM];
 		st->lat_n += v[CTR_DRAM_READS];
+		for (k = 0; k < LS_N; k++) {
+			st->lat_state_sum[k] += c->ls_sum[k];
+			st->lat_state_n[k] += c->ls_n[k];
+		}
 		if (c->lat_max > st->lat_max)
 			st->lat_max = c->lat_max;
 		if (c->first_arrive < st->first_arrive)
@@ -1532,6 +2179,12 @@ void dram_get_stats(const dram *d, int ch, struct dram_stats *st)
 }
 
 int dram_channel_node(const dram *d, int ch) { return d->node[ch]; }
+
+void dram_set_cmd_log(dram *d, dram_cmd_fn fn, void *ctx)
+{
+	d->log = fn;
+	d->log_ctx = ctx;
+}
 
 /* ---- the memory protocol (port.h) ------------------------------------------*/
 

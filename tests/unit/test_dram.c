@@ -25,8 +25,15 @@ struct treq {
 	uint64_t addr;
 	uint32_t bytes;
 	int write;
-	cycle_t done;       /* completion cycle (0 = not yet) */
+	cycle_t done;       /* completion cycle */
+	int fin;            /* completed */
 	int order;          /* completion rank, 0-based */
+};
+
+/* One DRAM command seen through dram_set_cmd_log. */
+struct tcmd {
+	int cmd, rank, bank, write;
+	int64_t t;          /* DRAM cycle */
 };
 
 struct drv {
@@ -38,14 +45,47 @@ struct drv {
 	int n_full;         /* DRAM_FULL answers seen */
 	int next;           /* next request to (re)issue, in order */
 	int waiting;        /* blocked on DRAM_FULL */
+	struct tcmd log[512]; /* commands, in issue order */
+	int n_log;
 };
+
+static void drv_log(void *ctx, int ch, int cmd, int rank, int bank, int write,
+		    int64_t t)
+{
+	struct drv *v = ctx;
+
+	(void)ch;
+	if (v->n_log < 512) {
+		struct tcmd *c = &v->log[v->n_log++];
+
+		c->cmd = cmd;
+		c->rank = rank;
+		c->bank = bank;
+		c->write = write;
+		c->t = t;
+	}
+}
+
+/* DRAM cycle of the k-th column command (0-based) at or after dcycle t0
+ * whose direction is 'write' (-1: either); -1 if none. */
+static int64_t col_at(const struct drv *v, int k, int64_t t0, int write)
+{
+	int i;
+
+	for (i = 0; i < v->n_log; i++)
+		if (v->log[i].cmd == DRAM_CMD_COL && v->log[i].t >= t0 &&
+		    (write < 0 || v->log[i].write == write) && k-- == 0)
+			return v->log[i].t;
+	return -1;
+}
 
 static int drv_done(void *ctx, uint64_t tag, cycle_t when)
 {
 	struct drv *v = ctx;
 
-	ck_assert_int_eq(v->r[tag].done, 0);
+	ck_assert_int_eq(v->r[tag].fin, 0);
 	v->r[tag].done = when;
+	v->r[tag].fin = 1;
 	v->r[tag].order = v->n_done++;
 	return 0;
 }
@@ -99,21 +139,40 @@ static void load(struct arch *a, const char *const *sets, int n)
 	ck_assert_int_eq(arch_load(a, NULL, sets, n, &d), 0);
 }
 
-/* DDR4-3200 at 1.6 GHz: 1 core cycle = 1 tCK. */
+/* DDR4-3200 at 1.6 GHz: 1 core cycle = 1 tCK; one rank, so that refresh
+ * and rank switches stay out of the single-command tests. */
 static const char *const ddr4_1to1[] = {
-	"dram.preset=ddr4_3200", "chip.clock_ghz=1.6",
+	"dram.preset=ddr4_3200", "chip.clock_ghz=1.6", "dram.ranks=1",
 };
+#define N_DDR4 3
 
-/* Address of (bank, row, col) under ro_ba_ra_co_ch, 1 channel, 1 rank. */
+/* Address of (rank, bank, row, col) under the config's mapping, through
+ * a throwaway DRAM (dram_address is the inverse of dram_locate). */
+static uint64_t addr_rk(const struct arch *a, int rank, int bank,
+			uint64_t row, uint64_t col)
+{
+	eng *e = eng_new();
+	dram *d = dram_new(e, a);
+	struct dram_loc l;
+	uint64_t addr;
+
+	ck_assert_ptr_nonnull(d);
+	memset(&l, 0, sizeof(l));
+	l.rank = rank;
+	l.bank = bank;
+	l.row = row;
+	l.col = col;
+	addr = dram_address(d, &l);
+	eng_free(e);
+	dram_free(d);
+	return addr;
+}
+
+/* Address of (bank, row, col) in rank 0, channel 0. */
 static uint64_t addr_of(const struct arch *a, int bank, uint64_t row,
 			uint64_t col)
 {
-	uint64_t bb = (uint64_t)ARCH_I(a, DRAM_BUS_BITS) / 8 *
-		      (uint64_t)ARCH_I(a, DRAM_BL);
-	uint64_t cols = (uint64_t)ARCH_I(a, DRAM_ROW_BYTES) / bb;
-
-	return ((row * (uint64_t)ARCH_I(a, DRAM_BANKS) + (uint64_t)bank) *
-		cols + col) * bb;
+	return addr_rk(a, 0, bank, row, col);
 }
 
 /* Run the scripted requests (one issue event per distinct cycle). */
@@ -147,6 +206,7 @@ static dram *run_script(eng *e, const struct arch *a, struct drv *v,
 	unit_init(&v->u, &drv_ops, e, -1, "drv");
 	v->d = tdram_new(e, a);
 	ck_assert_ptr_nonnull(v->d);
+	dram_set_cmd_log(v->d, drv_log, v);
 	v->r = r;
 	v->n = n;
 	for (i = 0; i < n; i++)
@@ -154,7 +214,7 @@ static dram *run_script(eng *e, const struct arch *a, struct drv *v,
 					      0, 0), 0);
 	ck_assert_int_eq(eng_run(e, CYCLE_MAX - 1, st), 0);
 	for (i = 0; i < n; i++)
-		ck_assert_msg(r[i].done != 0, "request %d never completed", i);
+		ck_assert_msg(r[i].fin, "request %d never completed", i);
 	return v->d;
 }
 
@@ -172,7 +232,7 @@ START_TEST(dram_latency_closed_bank)
 	struct treq r[1];
 	eng *e = eng_new();
 
-	load(&a, ddr4_1to1, 2);
+	load(&a, ddr4_1to1, N_DDR4);
 	memset(r, 0, sizeof(r));
 	r[0].addr = addr_of(&a, 3, 7, 5);
 	r[0].bytes = 64;
@@ -234,7 +294,7 @@ START_TEST(dram_latency_row_hit)
 	struct treq r[2];
 	eng *e = eng_new();
 
-	load(&a, ddr4_1to1, 2);
+	load(&a, ddr4_1to1, N_DDR4);
 	memset(r, 0, sizeof(r));
 	r[0].addr = addr_of(&a, 2, 9, 0);
 	r[0].bytes = 64;
@@ -259,7 +319,7 @@ START_TEST(dram_latency_row_conflict_respects_tras)
 	eng *e = eng_new();
 	struct unit *u;
 
-	load(&a, ddr4_1to1, 2);
+	load(&a, ddr4_1to1, N_DDR4);
 	memset(r, 0, sizeof(r));
 	r[0].addr = addr_of(&a, 1, 4, 0);       /* ACT at 0 */
 	r[0].bytes = 64;
@@ -286,38 +346,157 @@ START_TEST(dram_latency_row_conflict_respects_tras)
 }
 END_TEST
 
-START_TEST(dram_turnaround_write_read)
+/*
+ * One write at cycle 200 into the open row of bank 0, then a read arriving
+ * after the WRITE issued: to the same bank group (bank 0) it waits tWTR_L
+ * after the end of the write data, to another group (bank 4) tWTR_S.
+ * Returns the read's completion.
+ */
+static cycle_t write_then_read(int read_bank)
 {
 	struct arch a;
 	struct drv v;
 	struct eng_stats st;
 	struct treq r[4];
 	eng *e = eng_new();
+	cycle_t t;
 
-	load(&a, ddr4_1to1, 2);
+	load(&a, ddr4_1to1, N_DDR4);
 	memset(r, 0, sizeof(r));
-	/* write then read, same open row: tWTR from the end of write data */
+	r[0].addr = addr_of(&a, 0, 0, 0);       /* opens bank 0 row 0 */
+	r[0].bytes = 64;
+	r[1].addr = addr_of(&a, 4, 0, 0);       /* opens bank 4 row 0 */
+	r[1].bytes = 64;
+	r[2].at = 200;                          /* WR at 200: no read waits */
+	r[2].addr = addr_of(&a, 0, 0, 1);
+	r[2].bytes = 64;
+	r[2].write = 1;
+	r[3].at = 201;
+	r[3].addr = addr_of(&a, read_bank, 0, 2);
+	r[3].bytes = 64;
+	run_script(e, &a, &v, r, 4, &st);
+	/* the WRITE issues at once (no read waits), done at its data end */
+	ck_assert_uint_eq(r[2].done, 200 + P(&a, TCWL) + BURST(&a));
+	ck_assert_int_eq(col_at(&v, 0, 200, 1), 200);
+	t = r[3].done;
+	teng_free(e);
+	arch_free(&a);
+	return t;
+}
+
+START_TEST(dram_turnaround_write_read)
+{
+	struct arch a;
+	struct drv v;
+	struct eng_stats st;
+	struct treq r[2];
+	eng *e = eng_new();
+	int64_t wend = 200 + 16 + 4;            /* end of the write data */
+
+	/* WRITE -> READ: tWTR from the end of write data, _L in one group */
+	ck_assert_uint_eq(write_then_read(0), wend + 12 + 22 + 4);
+	ck_assert_uint_eq(write_then_read(4), wend + 4 + 22 + 4);
+
+	/* READ -> WRITE: the write (arriving while the read waits) goes after
+	 * it, its data 2 tCK after the read data: WR >= RD + RL + BL/2 + 2 -
+	 * WL (JESD79-4 tRTW) */
+	load(&a, ddr4_1to1, N_DDR4);
+	memset(r, 0, sizeof(r));
 	r[0].addr = addr_of(&a, 0, 0, 0);
 	r[0].bytes = 64;
-	r[0].write = 1;
 	r[1].at = 1;
 	r[1].addr = addr_of(&a, 0, 0, 1);
 	r[1].bytes = 64;
-	/* read then write on another bank, later: RL + BL/2 + 2 - WL */
-	r[2].at = 1000;
-	r[2].addr = addr_of(&a, 5, 0, 0);
-	r[2].bytes = 64;
-	r[3].at = 1001;
-	r[3].addr = addr_of(&a, 5, 0, 1);
-	r[3].bytes = 64;
-	r[3].write = 1;
+	r[1].write = 1;
+	run_script(e, &a, &v, r, 2, &st);
+	ck_assert_uint_eq(r[0].done, P(&a, TRCD) + P(&a, TCL) + BURST(&a));
+	ck_assert_uint_eq(r[1].done, P(&a, TRCD) + P(&a, TCL) + BURST(&a) + 2 +
+				     BURST(&a));
+	ck_assert_int_eq(col_at(&v, 0, 0, 0), P(&a, TRCD));
+	/* WRITE data starts 2 tCK after the read data ends */
+	ck_assert_int_eq(col_at(&v, 0, 0, 1) + P(&a, TCWL),
+			 P(&a, TRCD) + P(&a, TCL) + BURST(&a) + 2);
+	teng_free(e);
+	arch_free(&a);
+}
+END_TEST
+
+/* ---- bank groups -----------------------------------------------------------------*/
+
+/*
+ * Open the rows of banks b0 and b1 at cycle 0, then at cycle 300 ask both
+ * for one more burst of the same direction (b0 first).  Returns the
+ * spacing of their two column commands (the command log).
+ */
+static int64_t two_cols(const char *const *sets, int n, int b0, int b1,
+			int write)
+{
+	struct arch a;
+	struct drv v;
+	struct eng_stats st;
+	struct treq r[4];
+	eng *e = eng_new();
+	int64_t gap;
+
+	load(&a, sets, n);
+	memset(r, 0, sizeof(r));
+	r[0].addr = addr_of(&a, b0, 0, 0);
+	r[1].addr = addr_of(&a, b1, 0, 0);
+	r[2].at = r[3].at = 300;
+	r[2].addr = addr_of(&a, b0, 0, 1);
+	r[3].addr = addr_of(&a, b1, 0, 1);
+	r[2].write = r[3].write = write;
+	r[0].bytes = r[1].bytes = r[2].bytes = r[3].bytes =
+		(uint32_t)(P(&a, BUS_BITS) / 8 * P(&a, BL));
 	run_script(e, &a, &v, r, 4, &st);
-	ck_assert_uint_eq(r[0].done, P(&a, TRCD) + P(&a, TCWL) + BURST(&a));
-	ck_assert_uint_eq(r[1].done, P(&a, TRCD) + P(&a, TCWL) + BURST(&a) +
-				     P(&a, TWTR) + P(&a, TCL) + BURST(&a));
-	/* READ at 1000 + tRCD; WRITE data starts 2 cycles after read data */
-	ck_assert_uint_eq(r[3].done, 1000 + P(&a, TRCD) + P(&a, TCL) +
-				     BURST(&a) + 2 + BURST(&a));
+	/* the two column commands at or after cycle 300 (1:1 clocks) */
+	gap = col_at(&v, 1, 300, write) - col_at(&v, 0, 300, write);
+	ck_assert_int_ge(col_at(&v, 0, 300, write), 300);
+	teng_free(e);
+	arch_free(&a);
+	return gap;
+}
+
+START_TEST(dram_bank_group_ccd)
+{
+	/* DDR5-4800 with one core cycle per tCK (2.4 GHz) */
+	static const char *const ddr5[] = { "dram.preset=ddr5_4800",
+					    "chip.clock_ghz=2.4" };
+
+	/* DDR4-3200: banks 0 and 1 share group 0, bank 4 is in group 1 */
+	ck_assert_int_eq(two_cols(ddr4_1to1, N_DDR4, 0, 1, 0), 8);  /* tCCD_L */
+	ck_assert_int_eq(two_cols(ddr4_1to1, N_DDR4, 0, 4, 0), 4);  /* tCCD_S */
+	ck_assert_int_eq(two_cols(ddr4_1to1, N_DDR4, 0, 1, 1), 8);
+	ck_assert_int_eq(two_cols(ddr4_1to1, N_DDR4, 0, 4, 1), 4);
+	/* DDR5: 8 groups of 4 banks; tCCD_L 12, tCCD_S 8 = the burst (BL16
+	 * on 2 beats per tCK), WRITE -> WRITE in one group tCCD_L_WR 48 */
+	ck_assert_int_eq(two_cols(ddr5, 2, 0, 1, 0), 12);
+	ck_assert_int_eq(two_cols(ddr5, 2, 0, 4, 0), 8);
+	ck_assert_int_eq(two_cols(ddr5, 2, 0, 1, 1), 48);
+	ck_assert_int_eq(two_cols(ddr5, 2, 0, 4, 1), 8);
+}
+END_TEST
+
+/* ACT -> ACT: tRRD_L inside a group, tRRD_S across groups. */
+START_TEST(dram_bank_group_rrd)
+{
+	struct arch a;
+	struct drv v;
+	struct eng_stats st;
+	struct treq r[3];
+	eng *e = eng_new();
+
+	load(&a, ddr4_1to1, N_DDR4);
+	memset(r, 0, sizeof(r));
+	r[0].addr = addr_of(&a, 0, 0, 0);       /* ACT at 0 */
+	r[1].addr = addr_of(&a, 4, 0, 0);       /* other group: ACT at 4 */
+	r[2].addr = addr_of(&a, 1, 0, 0);       /* group 0: ACT at 8 */
+	r[0].bytes = r[1].bytes = r[2].bytes = 64;
+	run_script(e, &a, &v, r, 3, &st);
+	ck_assert_uint_eq(r[1].done, P(&a, TRRD) + 22 + 22 + 4);
+	ck_assert_uint_eq(r[2].done, P(&a, TRRD_L) + 22 + 22 + 4);
+	ck_assert_int_eq(P(&a, TRRD), 4);
+	ck_assert_int_eq(P(&a, TRRD_L), 8);
 	teng_free(e);
 	arch_free(&a);
 }
@@ -328,7 +507,11 @@ END_TEST
 /* Five reads to five closed banks at cycle 0; returns the 5th completion. */
 static cycle_t five_acts(const char *tfaw)
 {
-	const char *sets[3] = { ddr4_1to1[0], ddr4_1to1[1], tfaw };
+	const char *sets[4] = { ddr4_1to1[0], ddr4_1to1[1], ddr4_1to1[2],
+				tfaw };
+	/* banks 0, 4, 8, 12 are in groups 0..3 (tRRD_S apart); bank 1 is in
+	 * group 0 again (tRRD_L after bank 0) */
+	static const int bank[5] = { 0, 4, 8, 12, 1 };
 	struct arch a;
 	struct drv v;
 	struct eng_stats st;
@@ -337,10 +520,10 @@ static cycle_t five_acts(const char *tfaw)
 	cycle_t t;
 	int i;
 
-	load(&a, sets, 3);
+	load(&a, sets, 4);
 	memset(r, 0, sizeof(r));
 	for (i = 0; i < 5; i++) {
-		r[i].addr = addr_of(&a, i, 0, 0);
+		r[i].addr = addr_of(&a, bank[i], 0, 0);
 		r[i].bytes = 64;
 	}
 	run_script(e, &a, &v, r, 5, &st);
@@ -381,7 +564,7 @@ START_TEST(dram_refresh_at_trefi_blocks_trfc)
 	int64_t refi, rfc;
 	struct unit *u;
 
-	load(&a, ddr4_1to1, 2);
+	load(&a, ddr4_1to1, N_DDR4);
 	refi = P(&a, TREFI);
 	rfc = P(&a, TRFC);
 	memset(r, 0, sizeof(r));
@@ -412,7 +595,7 @@ START_TEST(dram_refresh_catches_up_lazily)
 	eng *e = eng_new();
 	int64_t refi, rfc;
 
-	load(&a, ddr4_1to1, 2);
+	load(&a, ddr4_1to1, N_DDR4);
 	refi = P(&a, TREFI);
 	rfc = P(&a, TRFC);
 	memset(r, 0, sizeof(r));
@@ -436,14 +619,14 @@ END_TEST
 START_TEST(dram_refresh_while_busy)
 {
 	static const char *const sets[] = { "dram.preset=ddr4_3200",
-					    "chip.clock_ghz=1.6" };
+					    "chip.clock_ghz=1.6", "dram.ranks=1" };
 	struct dram_bench_cfg c = { DRAM_PAT_STREAM, 100, 40000, 0, 1 };
 	struct dram_bench_res r;
 	struct arch a;
 	struct diag d;
 	uint64_t expect;
 
-	load(&a, sets, 2);
+	load(&a, sets, 3);
 	diag_init(&d, stderr);
 	ck_assert_int_eq(dram_bench_run(&a, &c, &r, &d), 0);
 	/* one refresh per tREFI of busy time (the channel never idles) */
@@ -464,14 +647,15 @@ END_TEST
 static void hit_vs_miss(const char *sched, cycle_t *old_conflict,
 			cycle_t *young_hit, int *hit_first)
 {
-	const char *sets[3] = { ddr4_1to1[0], ddr4_1to1[1], sched };
+	const char *sets[4] = { ddr4_1to1[0], ddr4_1to1[1], ddr4_1to1[2],
+				sched };
 	struct arch a;
 	struct drv v;
 	struct eng_stats st;
 	struct treq r[3];
 	eng *e = eng_new();
 
-	load(&a, sets, 3);
+	load(&a, sets, 4);
 	memset(r, 0, sizeof(r));
 	r[0].addr = addr_of(&a, 0, 0, 0);
 	r[0].bytes = 64;
@@ -521,14 +705,15 @@ START_TEST(dram_frfcfs_keeps_row_open_for_queued_hits)
 	/* with tRTP = 1 the older conflict's PRE could issue right after the
 	 * first hit, before the second (tCCD later): FR-FCFS holds it back */
 	static const char *const sets[] = { "dram.preset=ddr4_3200",
-					    "chip.clock_ghz=1.6", "dram.trtp=1" };
+					    "chip.clock_ghz=1.6", "dram.trtp=1",
+					    "dram.ranks=1" };
 	struct arch a;
 	struct drv v;
 	struct eng_stats st;
 	struct treq r[4];
 	eng *e = eng_new();
 
-	load(&a, sets, 3);
+	load(&a, sets, 4);
 	memset(r, 0, sizeof(r));
 	r[0].addr = addr_of(&a, 0, 0, 0);
 	r[0].bytes = 64;
@@ -543,9 +728,10 @@ START_TEST(dram_frfcfs_keeps_row_open_for_queued_hits)
 	r[3].bytes = 64;
 	run_script(e, &a, &v, r, 4, &st);
 	ck_assert_uint_eq(r[1].done, 100 + 22 + 4);
-	ck_assert_uint_eq(r[3].done, 104 + 22 + 4);
+	/* the second hit is in the same bank group: tCCD_L = 8 later */
+	ck_assert_uint_eq(r[3].done, 108 + 22 + 4);
 	/* PRE 1 cycle after the last hit's READ, then ACT, READ */
-	ck_assert_uint_eq(r[2].done, 105 + 22 + 22 + 22 + 4);
+	ck_assert_uint_eq(r[2].done, 109 + 22 + 22 + 22 + 4);
 	ck_assert_uint_eq(dram_channel_unit(v.d, 0)->ctr[CTR_DRAM_ROW_HITS], 2);
 	teng_free(e);
 	arch_free(&a);
@@ -562,7 +748,7 @@ START_TEST(dram_frfcfs_column_first_on_ties)
 	struct treq r[3];
 	eng *e = eng_new();
 
-	load(&a, ddr4_1to1, 2);
+	load(&a, ddr4_1to1, N_DDR4);
 	memset(r, 0, sizeof(r));
 	r[0].addr = addr_of(&a, 0, 0, 0);
 	r[0].bytes = 64;
@@ -586,7 +772,7 @@ START_TEST(dram_backpressure_full_and_retry)
 {
 	static const char *const sets[] = { "dram.preset=ddr4_3200",
 					    "chip.clock_ghz=1.6",
-					    "dram.queue_depth=2" };
+					    "dram.queue_depth=2", "dram.ranks=1" };
 	struct arch a;
 	struct drv v;
 	struct eng_stats st;
@@ -594,7 +780,7 @@ START_TEST(dram_backpressure_full_and_retry)
 	eng *e = eng_new();
 	int i;
 
-	load(&a, sets, 3);
+	load(&a, sets, 4);
 	memset(r, 0, sizeof(r));
 	for (i = 0; i < 10; i++) {
 		r[i].addr = addr_of(&a, i % 16, (uint64_t)i, 0);
@@ -623,7 +809,7 @@ START_TEST(dram_request_rejects_bad_ranges)
 	eng *e = eng_new();
 	dram *d;
 
-	load(&a, ddr4_1to1, 2);
+	load(&a, ddr4_1to1, N_DDR4);
 	d = tdram_new(e, &a);
 	ck_assert_ptr_nonnull(d);
 	ck_assert_uint_eq(dram_size(d), (uint64_t)ARCH_I(&a, DRAM_BYTES));
@@ -708,6 +894,390 @@ START_TEST(dram_mapping_fields)
 }
 END_TEST
 
+/*
+ * Mapping strings: decode, then encode back, for random addresses and
+ * several layouts (split fields, three channels, channel-major), plus the
+ * documented decodes of the default and split layouts.
+ */
+START_TEST(dram_mapping_strings_round_trip)
+{
+	static const char *maps[] = {
+		"ro-ba-ra-co-bg-ch", "ro-bg-ba-ra-co-ch", "ch-ro-ba-bg-ra-co",
+		"ro-ba-ra-bg-co-ch-co:2", "ro:8-co-ro-ba-bg-ra-ch",
+		"ro_co_ba_ra_ch",
+	};
+	int m;
+
+	for (m = 0; m < (int)(sizeof(maps) / sizeof(maps[0])); m++) {
+		char map[64];
+		const char *sets[6] = { "dram.preset=ddr4_3200", "dram.channels=3",
+					"dram.ranks=2", "noc.cols=4",
+					"dram.bytes=402653184", map };
+		struct arch a;
+		eng *e = eng_new();
+		dram *d;
+		uint64_t s = 99, i;
+
+		snprintf(map, sizeof(map), "dram.mapping=%s", maps[m]);
+		load(&a, sets, 6);
+		d = tdram_new(e, &a);
+		ck_assert_ptr_nonnull(d);
+		for (i = 0; i < 3000; i++) {
+			uint64_t addr;
+			struct dram_loc l, l2;
+
+			s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+			addr = (s >> 11) % dram_size(d) / 64 * 64;
+			dram_locate(d, addr, &l);
+			ck_assert_int_lt(l.channel, 3);
+			ck_assert_int_lt(l.rank, 2);
+			ck_assert_int_lt(l.bank, 16);
+			ck_assert_int_eq(l.group, l.bank / 4);
+			ck_assert_uint_lt(l.col, 128);
+			ck_assert_msg(dram_address(d, &l) == addr, "%s: %llx",
+				      maps[m], (unsigned long long)addr);
+			dram_locate(d, dram_address(d, &l), &l2);
+			ck_assert_int_eq(memcmp(&l, &l2, sizeof(l)), 0);
+		}
+		teng_free(e);
+		arch_free(&a);
+	}
+}
+END_TEST
+
+START_TEST(dram_mapping_documented_decodes)
+{
+	/* DDR4 default "ro-ba-ra-co-bg-ch", one channel, two ranks: bursts
+	 * 0..3 go to groups 0..3 (bank 0, 4, 8, 12), burst 4 to column 1 of
+	 * group 0; a row of 8 KB x 4 groups = 32 KB per rank, then rank 1 */
+	static const char *const ddr4[] = { "dram.preset=ddr4_3200" };
+	/* split column: 4 bursts (co:2) per channel before the next one */
+	static const char *const split[] = {
+		"dram.preset=hbm3", "dram.channels=2", "noc.cols=3",
+		"dram.mapping=ro-ba-ra-bg-co-ch-co:2" };
+	struct arch a;
+	struct dram_loc l;
+	eng *e = eng_new();
+	dram *d;
+	int k;
+
+	load(&a, ddr4, 1);
+	ck_assert_str_eq(ARCH_S(&a, DRAM_MAPPING), "ro-ba-ra-co-bg-ch");
+	d = tdram_new(e, &a);
+	for (k = 0; k < 4; k++) {
+		dram_locate(d, (uint64_t)k * 64, &l);
+		ck_assert_int_eq(l.group, k);
+		ck_assert_int_eq(l.bank, 4 * k);
+		ck_assert_uint_eq(l.col, 0);
+	}
+	dram_locate(d, 4 * 64, &l);
+	ck_assert_int_eq(l.bank, 0);
+	ck_assert_uint_eq(l.col, 1);
+	dram_locate(d, 32768, &l);
+	ck_assert_int_eq(l.rank, 1);
+	ck_assert_int_eq(l.bank, 0);
+	dram_locate(d, 65536, &l);
+	ck_assert_int_eq(l.rank, 0);
+	ck_assert_int_eq(l.bank, 1);      /* ba 1 of group 0 */
+	arch_free(&a);
+	load(&a, split, 4);
+	d = tdram_new(e, &a);
+	for (k = 0; k < 16; k++) {
+		dram_locate(d, (uint64_t)k * 32, &l);
+		ck_assert_int_eq(l.channel, k / 4 % 2);
+		ck_assert_uint_eq(l.col, (uint64_t)(k % 4 + k / 8 * 4));
+	}
+	teng_free(e);
+	arch_free(&a);
+}
+END_TEST
+
+/* Bad strings are config errors with the key's place, not crashes. */
+START_TEST(dram_mapping_strings_rejected)
+{
+	static const char *bad[] = {
+		"ro-ba-ra-co-ch",               /* no bg */
+		"ro-ba-ra-co-bg-ch-xx",         /* unknown field */
+		"ro-ba-ra-co-bg-ch-co",         /* co twice without a width */
+		"ro-ba-ra-co-bg:3-ch",          /* 8 does not divide 4 groups */
+		"ro-ba-ra-co:0-bg-ch",          /* width 0 */
+		"ro--ba-ra-co-bg-ch",           /* empty part */
+		"",                             /* empty = preset: fine */
+	};
+	int k;
+
+	for (k = 0; k < (int)(sizeof(bad) / sizeof(bad[0])); k++) {
+		char set[80];
+		const char *sets[2] = { "dram.preset=ddr4_3200", set };
+		struct arch a;
+		struct diag d;
+		int rc;
+
+		snprintf(set, sizeof(set), "dram.mapping=%s", bad[k]);
+		diag_init(&d, NULL);
+		rc = arch_load(&a, NULL, sets, 2, &d);
+		if (bad[k][0]) {
+			ck_assert_msg(rc == NPU_ECONFIG, "'%s' accepted", bad[k]);
+		} else {
+			ck_assert_int_eq(rc, 0);
+			arch_free(&a);
+		}
+	}
+}
+END_TEST
+
+/* ---- write buffer -------------------------------------------------------------------*/
+
+/*
+ * n_wr writes (bank 5, one row) then 16 reads (bank 0, one row), all in
+ * cycle 0, with an 8-entry write buffer: high watermark 75 % = 6, low
+ * 25 % = 2.  Returns how many WRITE commands issued before the first READ
+ * and checks that the rest issued after the last READ.
+ */
+static int writes_before_reads(int n_wr)
+{
+	static const char *const sets[] = {
+		"dram.preset=ddr4_3200", "chip.clock_ghz=1.6", "dram.ranks=1",
+		"dram.write_queue_depth=8", "dram.write_high_pct=75",
+		"dram.write_low_pct=25" };
+	struct arch a;
+	struct drv v;
+	struct eng_stats st;
+	struct treq r[24];
+	eng *e = eng_new();
+	int i, before = 0, first_rd = 1 << 30, last_rd = -1;
+
+	load(&a, sets, 6);
+	memset(r, 0, sizeof(r));
+	for (i = 0; i < n_wr; i++) {
+		r[i].addr = addr_of(&a, 5, 3, (uint64_t)i);
+		r[i].bytes = 64;
+		r[i].write = 1;
+	}
+	for (i = n_wr; i < n_wr + 16; i++) {
+		r[i].addr = addr_of(&a, 0, 0, (uint64_t)i);
+		r[i].bytes = 64;
+	}
+	run_script(e, &a, &v, r, n_wr + 16, &st);
+	/* the column commands in issue order: writes, reads, writes */
+	for (i = 0; i < v.n_log; i++) {
+		if (v.log[i].cmd != DRAM_CMD_COL)
+			continue;
+		if (!v.log[i].write) {
+			if (first_rd > i)
+				first_rd = i;
+			last_rd = i;
+		} else if (first_rd > i) {
+			before++;
+		} else {
+			ck_assert_int_gt(i, last_rd);
+		}
+	}
+	ck_assert_int_ge(last_rd, 0);
+	teng_free(e);
+	arch_free(&a);
+	return before;
+}
+
+START_TEST(dram_write_drain_watermarks)
+{
+	/* below the high mark: reads first, writes when none waits */
+	ck_assert_int_eq(writes_before_reads(5), 0);
+	/* at the high mark: a drain down to the low mark (6 -> 2), then the
+	 * reads, then the last two writes */
+	ck_assert_int_eq(writes_before_reads(6), 4);
+	ck_assert_int_eq(writes_before_reads(8), 6);
+}
+END_TEST
+
+/* A lone write is written at once (no read waits): ACT at 0, WRITE tRCD
+ * later, done at the end of its data. */
+START_TEST(dram_write_alone_not_delayed)
+{
+	struct arch a;
+	struct drv v;
+	struct eng_stats st;
+	struct treq r[1];
+	eng *e = eng_new();
+
+	load(&a, ddr4_1to1, N_DDR4);
+	memset(r, 0, sizeof(r));
+	r[0].addr = addr_of(&a, 2, 0, 0);
+	r[0].bytes = 64;
+	r[0].write = 1;
+	run_script(e, &a, &v, r, 1, &st);
+	ck_assert_uint_eq(r[0].done, P(&a, TRCD) + P(&a, TCWL) + BURST(&a));
+	ck_assert_int_eq(v.log[0].cmd, DRAM_CMD_ACT);
+	ck_assert_int_eq(v.log[0].t, 0);
+	ck_assert_int_eq(col_at(&v, 0, 0, 1), P(&a, TRCD));
+	teng_free(e);
+	arch_free(&a);
+}
+END_TEST
+
+/*
+ * Row-hit cap: row 0 of bank 0 is open (one read), then an older burst
+ * for row 1 and 20 younger hits to row 0 arrive together.  Without a cap
+ * all hits go first; with cap 4 the bank serves 3 more hits (4 column
+ * commands in the row), then the conflict.
+ */
+static int conflict_order(const char *cap)
+{
+	const char *sets[4] = { ddr4_1to1[0], ddr4_1to1[1], ddr4_1to1[2], cap };
+	struct arch a;
+	struct drv v;
+	struct eng_stats st;
+	struct treq r[22];
+	eng *e = eng_new();
+	int i, o;
+
+	load(&a, sets, 4);
+	memset(r, 0, sizeof(r));
+	r[0].addr = addr_of(&a, 0, 0, 0);
+	r[1].at = 100;
+	r[1].addr = addr_of(&a, 0, 1, 0);
+	for (i = 2; i < 22; i++) {
+		r[i].at = 100;
+		r[i].addr = addr_of(&a, 0, 0, (uint64_t)i);
+	}
+	for (i = 0; i < 22; i++)
+		r[i].bytes = 64;
+	run_script(e, &a, &v, r, 22, &st);
+	o = r[1].order;
+	teng_free(e);
+	arch_free(&a);
+	return o;
+}
+
+START_TEST(dram_row_hit_cap)
+{
+	ck_assert_int_eq(conflict_order("dram.row_hit_cap=0"), 21);
+	ck_assert_int_eq(conflict_order("dram.row_hit_cap=4"), 4);
+	ck_assert_int_eq(conflict_order("dram.row_hit_cap=16"), 16);
+}
+END_TEST
+
+/* ---- refresh: ranks and banks ----------------------------------------------------*/
+
+/*
+ * A read arriving at t to (rank, bank) after a silent start; returns its
+ * latency and the refresh count.
+ */
+static cycle_t read_at(const char *const *sets, int n, cycle_t t, int rank,
+		       int bank, uint64_t *refs)
+{
+	struct arch a;
+	struct drv v;
+	struct eng_stats st;
+	struct treq r[1];
+	eng *e = eng_new();
+	cycle_t lat;
+
+	load(&a, sets, n);
+	memset(r, 0, sizeof(r));
+	r[0].at = t;
+	r[0].addr = addr_rk(&a, rank, bank, 0, 0);
+	r[0].bytes = (uint32_t)(P(&a, BUS_BITS) / 8 * P(&a, BL));
+	run_script(e, &a, &v, r, 1, &st);
+	lat = r[0].done - t;
+	*refs = dram_channel_unit(v.d, 0)->ctr[CTR_DRAM_REFRESHES];
+	ck_assert_uint_le(st.n_events, 6);      /* idle time costs nothing */
+	teng_free(e);
+	arch_free(&a);
+	return lat;
+}
+
+START_TEST(dram_refresh_staggered_ranks)
+{
+	static const char *const sets[] = { "dram.preset=ddr4_3200",
+					    "chip.clock_ghz=1.6" };
+	int64_t refi = 12480, rfc = 560, miss = 22 + 22 + 4;
+	uint64_t refs;
+
+	/* rank 0 refreshes at k tREFI, rank 1 half a tREFI later */
+	ck_assert_uint_eq(read_at(sets, 2, (cycle_t)(1000 * refi), 0, 0,
+				  &refs), rfc + miss);
+	ck_assert_uint_eq(read_at(sets, 2, (cycle_t)(1000 * refi), 1, 0,
+				  &refs), miss);
+	ck_assert_uint_eq(read_at(sets, 2, (cycle_t)(1000 * refi + refi / 2),
+				  1, 0, &refs), rfc + miss);
+	/* counts over the idle run: 1000 of rank 0, 1000 of rank 1 */
+	ck_assert_uint_eq(refs, 2000);
+}
+END_TEST
+
+START_TEST(dram_refresh_per_bank)
+{
+	/* LPDDR5 at 0.8 GHz: one core cycle = one CK of 1.25 ns; REFpb
+	 * refreshes banks {u, u + 8}, one pair every tREFI / 8 = 390.6 CK,
+	 * each busy tRFCpb = 112 CK */
+	static const char *const sets[] = { "dram.preset=lpddr5_6400",
+					    "chip.clock_ghz=0.8",
+					    "dram.refresh=per_bank" };
+	int64_t pb = 112, miss = 15 + 17 + 2;
+	uint64_t refs;
+
+	/* pair 0 is due at floor(3125 / 8) = 390: bank 0 waits, bank 1 and
+	 * bank 9 do not (bank 8 does) */
+	ck_assert_uint_eq(read_at(sets, 3, 390, 0, 0, &refs), pb + miss);
+	ck_assert_uint_eq(refs, 1);
+	ck_assert_uint_eq(read_at(sets, 3, 390, 0, 8, &refs), pb + miss);
+	ck_assert_uint_eq(read_at(sets, 3, 390, 0, 1, &refs), miss);
+	ck_assert_uint_eq(read_at(sets, 3, 390, 0, 9, &refs), miss);
+	/* pair 1 at floor(2 x 3125 / 8) = 781 */
+	ck_assert_uint_eq(read_at(sets, 3, 781, 0, 9, &refs), pb + miss);
+	/* a long idle run: 8 REFpb per tREFI (1000 x 3125 CK + 1 = 8000) */
+	(void)read_at(sets, 3, 1000 * 3125, 0, 3, &refs);
+	ck_assert_uint_eq(refs, 8000);
+	/* all-bank on the same device: 1000 */
+	(void)read_at(sets, 2, 1000 * 3125, 0, 3, &refs);
+	ck_assert_uint_eq(refs, 1000);
+}
+END_TEST
+
+/* The controller refreshes a bank set no queued burst wants first: with a
+ * read to bank 0 waiting at 390, the due REFpb takes pair 1 (banks 1, 9),
+ * and pair 0 waits for its turn later in the round. */
+START_TEST(dram_refresh_per_bank_spares_busy_banks)
+{
+	static const char *const sets[] = { "dram.preset=lpddr5_6400",
+					    "chip.clock_ghz=0.8",
+					    "dram.refresh=per_bank" };
+	int64_t pb = 112, miss = 15 + 17 + 2;
+	struct arch a;
+	struct drv v;
+	struct eng_stats st;
+	struct treq r[2];
+	eng *e = eng_new();
+
+	load(&a, sets, 3);
+	memset(r, 0, sizeof(r));
+	r[0].at = 389;
+	r[0].addr = addr_of(&a, 0, 0, 0);
+	r[1].at = 391;
+	r[1].addr = addr_of(&a, 1, 0, 0);
+	r[0].bytes = r[1].bytes = 32;
+	run_script(e, &a, &v, r, 2, &st);
+	ck_assert_uint_eq(r[0].done, 389 + miss);
+	ck_assert_uint_eq(r[1].done, 390 + pb + miss);
+	teng_free(e);
+	arch_free(&a);
+}
+END_TEST
+
+/* per_bank needs a device with per-bank refresh */
+START_TEST(dram_refresh_per_bank_needs_device)
+{
+	static const char *const sets[] = { "dram.preset=ddr4_3200",
+					    "dram.refresh=per_bank" };
+	struct arch a;
+	struct diag d;
+
+	diag_init(&d, NULL);
+	ck_assert_int_eq(arch_load(&a, NULL, sets, 2, &d), NPU_ECONFIG);
+}
+END_TEST
+
 /* ---- ideal mode ----------------------------------------------------------------------*/
 
 START_TEST(dram_ideal_latency_and_bandwidth_exact)
@@ -756,11 +1326,11 @@ END_TEST
 
 START_TEST(dram_stream_reaches_85pct_of_peak)
 {
-	static const char *presets[] = { "ddr4_3200", "lpddr5_6400", "hbm2e",
-					 "hbm3" };
+	static const char *presets[] = { "ddr4_3200", "ddr5_4800",
+					 "lpddr5_6400", "hbm2", "hbm2e", "hbm3" };
 	int p;
 
-	for (p = 0; p < 4; p++) {
+	for (p = 0; p < 6; p++) {
 		char set[64];
 		const char *sets[1] = { set };
 		struct dram_bench_cfg c = { DRAM_PAT_STREAM, 100, 60000, 0, 1 };
@@ -781,15 +1351,85 @@ START_TEST(dram_stream_reaches_85pct_of_peak)
 					(double)ARCH_I(&a, DRAM_BUS_BITS) / 8 *
 					(double)ARCH_I(&a, DRAM_BEATS_PER_TCK) /
 					ARCH_F(&a, DRAM_TCK), 1e-9);
-		/* random reads pay ACT/PRE, tRRD and tFAW */
+		/* random reads pay ACT/PRE, tRRD and tFAW: at most four
+		 * bursts per tFAW per rank */
 		ck_assert_int_eq(dram_bench_run(&a, &rc, &rr, &d), 0);
-		ck_assert_msg(rr.pct_peak < rs.pct_peak * 0.8,
+		ck_assert_msg(rr.pct_peak < rs.pct_peak,
 			      "%s random %.1f%% vs stream %.1f%%", presets[p],
 			      rr.pct_peak, rs.pct_peak);
+		ck_assert_msg(rr.gbps <= (double)ARCH_I(&a, DRAM_RANKS) * 4 *
+					 (double)(ARCH_I(&a, DRAM_BUS_BITS) / 8 *
+						  ARCH_I(&a, DRAM_BL)) /
+					 ((double)ARCH_I(&a, DRAM_TFAW) *
+					  ARCH_F(&a, DRAM_TCK)),
+			      "%s random %.2f GB/s above the tFAW bound",
+			      presets[p], rr.gbps);
 		ck_assert(rs.row_hit_rate > 0.9);
 		ck_assert(rr.row_hit_rate < 0.05);
 		arch_free(&a);
 	}
+}
+END_TEST
+
+/*
+ * Read latency against offered load, every preset and pattern: the
+ * latency a requestor sees (request made to last data beat, source
+ * queueing included) rises with the load up to saturation.  Refresh makes
+ * short runs noisy (a read that meets a refresh waits up to tRFC, and which
+ * reads do depends on how the arrival grid and a stream's walk over the
+ * ranks fall on the tREFI grid), so every point runs 30 000 requests, many
+ * refresh intervals, and may still sit up to 2 % below the previous one;
+ * the curve must end well above where it started.  The copy pattern is the case of the issue
+ * (reads starved behind row-hit writes at light load): its latency at 20 %
+ * must be below its saturated latency.
+ */
+START_TEST(dram_latency_rises_with_load)
+{
+	static const char *presets[] = { "ddr4_3200", "ddr5_4800",
+					 "lpddr5_6400", "hbm2", "hbm2e", "hbm3" };
+	static const enum dram_pattern pats[] = {
+		DRAM_PAT_STREAM, DRAM_PAT_RANDOM, DRAM_PAT_COPY, DRAM_PAT_MIXED };
+	static struct dram_bench_res res[12];
+	int p, q, k, n;
+
+	for (p = 0; p < 6; p++)
+		for (q = 0; q < 4; q++) {
+			char set[64];
+			const char *sets[1] = { set };
+			struct dram_bench_cfg c = { pats[q], 100, 30000, 0, 1,
+						    0, 0 };
+			struct arch a;
+			struct diag d;
+
+			if (pats[q] == DRAM_PAT_MIXED)
+				c.read_pct = 70;
+			snprintf(set, sizeof(set), "dram.preset=%s",
+				 presets[p]);
+			load(&a, sets, 1);
+			diag_init(&d, stderr);
+			ck_assert_int_eq(dram_bench_sweep(&a, &c, 10, res, 12,
+							  &n, &d), 0);
+			ck_assert_int_ge(n, 2);
+			for (k = 1; k < n; k++)
+				ck_assert_msg(res[k].total_avg_ns >=
+					      0.98 * res[k - 1].total_avg_ns,
+					      "%s %s: %.1f ns at %.0f%%, %.1f "
+					      "ns at %.0f%%", presets[p],
+					      dram_pattern_names[pats[q]],
+					      res[k - 1].total_avg_ns,
+					      100 * res[k - 1].offered_gbps /
+					      res[k - 1].peak_gbps,
+					      res[k].total_avg_ns,
+					      100 * res[k].offered_gbps /
+					      res[k].peak_gbps);
+			ck_assert_msg(res[n - 1].total_avg_ns >
+				      1.2 * res[0].total_avg_ns, "%s %s flat",
+				      presets[p], dram_pattern_names[pats[q]]);
+			if (pats[q] == DRAM_PAT_COPY && n > 2)
+				ck_assert(res[1].total_avg_ns <
+					  res[n - 1].total_avg_ns);
+			arch_free(&a);
+		}
 }
 END_TEST
 
@@ -833,7 +1473,7 @@ START_TEST(dram_latency_stats_and_dump)
 	eng *e = eng_new();
 	int i;
 
-	load(&a, ddr4_1to1, 2);
+	load(&a, ddr4_1to1, N_DDR4);
 	memset(r, 0, sizeof(r));
 	/* one miss (48 cycles) then 99 isolated row hits (26 cycles) */
 	for (i = 0; i < 100; i++) {
@@ -884,6 +1524,8 @@ static Suite *suite_dram(void)
 	TEST_ADD(s, dram_latency_row_hit);
 	TEST_ADD(s, dram_latency_row_conflict_respects_tras);
 	TEST_ADD(s, dram_turnaround_write_read);
+	TEST_ADD(s, dram_bank_group_ccd);
+	TEST_ADD(s, dram_bank_group_rrd);
 	TEST_ADD(s, dram_tfaw_limits_four_activates);
 	TEST_ADD(s, dram_refresh_at_trefi_blocks_trfc);
 	TEST_ADD(s, dram_refresh_catches_up_lazily);
@@ -895,8 +1537,19 @@ static Suite *suite_dram(void)
 	TEST_ADD(s, dram_backpressure_full_and_retry);
 	TEST_ADD(s, dram_request_rejects_bad_ranges);
 	TEST_ADD(s, dram_mapping_fields);
+	TEST_ADD(s, dram_mapping_strings_round_trip);
+	TEST_ADD(s, dram_mapping_documented_decodes);
+	TEST_ADD(s, dram_mapping_strings_rejected);
+	TEST_ADD(s, dram_write_drain_watermarks);
+	TEST_ADD(s, dram_write_alone_not_delayed);
+	TEST_ADD(s, dram_row_hit_cap);
+	TEST_ADD(s, dram_refresh_staggered_ranks);
+	TEST_ADD(s, dram_refresh_per_bank);
+	TEST_ADD(s, dram_refresh_per_bank_spares_busy_banks);
+	TEST_ADD(s, dram_refresh_per_bank_needs_device);
 	TEST_ADD(s, dram_ideal_latency_and_bandwidth_exact);
 	TEST_ADD(s, dram_stream_reaches_85pct_of_peak);
+	TEST_ADD(s, dram_latency_rises_with_load);
 	TEST_ADD(s, dram_bench_deterministic);
 	TEST_ADD(s, dram_latency_stats_and_dump);
 	return s;

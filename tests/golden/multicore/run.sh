@@ -9,7 +9,7 @@
 # default.cfg and 1, 4 and 16 cores of datacenter.cfg.  Both are bound by
 # DRAM bandwidth: on default.cfg's one LPDDR5 channel more cores only add
 # traffic (every core loads all of B), so the run does not get faster;
-# datacenter.cfg's 16 HBM3 channels take 4 cores at twice the speed of 1,
+# datacenter.cfg's 16 HBM3 channels take 4 cores at 1.6x the speed of 1,
 # and 16 cores' copies of B (1 MiB) make it slower again.
 . "$(dirname "$0")/../lib.sh"
 
