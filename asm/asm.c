@@ -699,6 +699,61 @@ static int parse_mask(struct asm_ctx *A, const struct where *w, int *i,
 }
 
 /*
+ * A region operand: a single identifier or string names the region (its
+ * id is its position among the names in order of first use, fixed in
+ * pass 1 so that the disassembly of a program assembles back to the same
+ * ids); anything else is an integer expression giving the id, which pass
+ * 2 range-checks and build_regions covers with a generated name.
+ */
+static int parse_region(struct asm_ctx *A, const struct where *w, int *i,
+			struct opnd *o)
+{
+	const struct tok *v = A->tk.v;
+	int named = (v[*i].k == T_IDENT || v[*i].k == T_STR) &&
+		    (v[*i + 1].k == T_EOL || is_op(&v[*i + 1], ','));
+	const char *name;
+	size_t k;
+
+	if (!named) {
+		o->kind = OPD_EXPR;
+		o->e = asm_parse_expr(A, w, i);
+		return o->e ? 0 : EV_ERR;
+	}
+	name = v[*i].k == T_STR ? v[*i].str
+			       : arena_strndup(&A->ar, v[*i].s, (size_t)v[*i].len);
+	if (!name)
+		return asm_oom(A);
+	if (!prog_region_name_ok(name))
+		return asm_error(A, w, v[*i].col,
+				 "a region name is 1 to %d printable characters "
+				 "(no control characters)", PROG_MAX_REGION_NAME);
+	/* Linear: a program names a handful of regions. */
+	for (k = 0; k < A->n_regions; k++)
+		if (!strcmp(A->regions[k], name))
+			break;
+	if (k == A->n_regions) {
+		if (A->n_regions >= PROG_MAX_REGIONS)
+			return asm_error(A, w, v[*i].col,
+					 "more than %d regions in one program",
+					 PROG_MAX_REGIONS);
+		if (A->n_regions == A->cap_regions) {
+			size_t cap = A->cap_regions ? 2 * A->cap_regions : 16;
+			const char **nv = realloc(A->regions, cap * sizeof(*nv));
+
+			if (!nv)
+				return asm_oom(A);
+			A->regions = nv;
+			A->cap_regions = cap;
+		}
+		A->regions[A->n_regions++] = name;
+	}
+	o->kind = OPD_VAL;
+	o->val = (int64_t)k;
+	(*i)++;
+	return 0;
+}
+
+/*
  * Parse the operands of mnemonic mn (token index *i) against syntax; fmt is
  * the format of a real instruction or -1 for a pseudo-instruction.  ops gets
  * one entry per syntax word, in order.
@@ -843,6 +898,10 @@ static int parse_operands(struct asm_ctx *A, const struct where *w, int *i,
 			break;
 		case ISA_FK_MASK:
 			if (parse_mask(A, w, i, o))
+				return EV_ERR;
+			break;
+		case ISA_FK_REGION:
+			if (parse_region(A, w, i, o))
 				return EV_ERR;
 			break;
 		}
@@ -1835,6 +1894,10 @@ static void encode_insn(struct asm_ctx *A, const struct stmt *s)
 			(void)asm_error(A, s->w, o->col, "%s", err);
 			return;
 		}
+		/* A region id given as a number: the table must reach it. */
+		if (isa_field_info[f].kind == ISA_FK_REGION &&
+		    o->kind == OPD_EXPR && v > A->max_region)
+			A->max_region = v;
 	}
 	put_word(A, s->addr, word, s);
 }
@@ -2273,6 +2336,35 @@ static int build_syms(struct asm_ctx *A)
 	return 0;
 }
 
+/*
+ * The object's region table: the names in order of first use, then, up
+ * to the largest id an operand gave as a number, "region<N>" for every
+ * id no name took (a disassembly without names assembles back this way).
+ */
+static int build_regions(struct asm_ctx *A)
+{
+	struct obj_prog *p = A->prog;
+	size_t k, n = A->n_regions;
+
+	if (A->max_region >= 0 && (size_t)A->max_region >= n)
+		n = (size_t)A->max_region + 1;
+	if (!n)
+		return 0;
+	p->regions = calloc(n, sizeof(*p->regions));
+	if (!p->regions)
+		return asm_oom(A);
+	for (k = 0; k < n; k++) {
+		char gen[32];
+
+		snprintf(gen, sizeof(gen), "region%zu", k);
+		if (!(p->regions[k] = str_dup(k < A->n_regions ? A->regions[k]
+							       : gen)))
+			return asm_oom(A);
+		p->n_regions = k + 1;
+	}
+	return 0;
+}
+
 /* Allocate the output after pass 1 (sizes are final). */
 static int alloc_prog(struct asm_ctx *A)
 {
@@ -2345,6 +2437,7 @@ static void asm_cleanup(struct asm_ctx *A)
 		free(f);
 	}
 	free(A->symtab);
+	free(A->regions);
 	free(A->conds);
 	free(A->tk.v);
 	arena_free(&A->ar);
@@ -2370,6 +2463,7 @@ static int assemble(struct asm_ctx *A, const char *name, char *text, size_t len,
 
 	A->stmt_tail = &A->stmts;
 	A->chunk_tail = &A->chunks;
+	A->max_region = -1;
 	A->pass = 1;
 	if (define_builtins(A))
 		return NPU_ENOMEM;
@@ -2397,7 +2491,7 @@ static int assemble(struct asm_ctx *A, const char *name, char *text, size_t len,
 		return NPU_ENOMEM;
 	if (A->n_err)
 		return NPU_EASM;
-	if (build_lines(A) || build_syms(A))
+	if (build_lines(A) || build_syms(A) || build_regions(A))
 		return NPU_ENOMEM;
 	obj_canonicalize(A->prog);
 	*out = A->prog;

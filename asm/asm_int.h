@@ -282,6 +282,11 @@ struct asm_ctx {
 	size_t n_errs, cap_errs;     /* records stored / allocated */
 	struct obj_prog *prog;       /* pass 2 output */
 	size_t n_tensors;            /* .tensor statements seen */
+	const char **regions;        /* region names (arena), index = id,
+					in order of first use (pass 1) */
+	size_t n_regions, cap_regions; /* names stored / allocated */
+	int64_t max_region;          /* largest id given as a number
+					(pass 2), -1 none */
 };
 
 /*

@@ -2,11 +2,11 @@
  * obj.c - the .npo object file: serialise, load (checking everything), and
  * the objdump listing.
  *
- * Layout (version 1, all integers little-endian; docs/formats.md):
+ * Layout (versions 1 and 2, all integers little-endian; docs/formats.md):
  *
  *   offset 0   header (32 bytes)
  *              u8  magic[4]   7f 'N' 'P' 'O'
- *              u16 version    1
+ *              u16 version    1, or 2 when the file has a REGIONS section
  *              u16 hdr_size   32
  *              u32 flags      0
  *              u32 n_sects    entries in the section table
@@ -19,7 +19,13 @@
  * Section types: CODE (u32 words), DATA (bytes for mem at addr), STRTAB
  * (NUL-terminated names, starting with an empty string), SYMTAB (16-byte
  * entries), TENSORS (80-byte entries), FILES (u32 name offsets), LINES
- * (u32 file, u32 line per code word).
+ * (u32 file, u32 line per code word), REGIONS (u32 name offsets, index =
+ * the region id of rbeg/rend; version 2 only).
+ *
+ * Versions: the writer stamps the lowest version that holds the program,
+ * so a program without regions is a version-1 file that older npusims
+ * still read; a version-1 file with a REGIONS section is refused, and a
+ * version-2 file is refused by older readers with "unsupported version".
  *
  * The loader never trusts a number before checking it against what it
  * bounds, computes every end offset without overflow, and reports the
@@ -42,7 +48,8 @@
  * dims of u64: 80.  2^20 sections and 255-byte names bound what a
  * hostile header can make the loader allocate or scan.
  */
-#define OBJ_VERSION 1
+#define OBJ_VERSION 1         /* programs without regions */
+#define OBJ_VERSION_REGIONS 2 /* adds the REGIONS section */
 #define OBJ_HDR_SIZE 32
 #define OBJ_SECT_SIZE 32
 #define OBJ_SYM_SIZE 16
@@ -62,6 +69,7 @@ enum obj_sect_type {
 	OBJ_ST_TENSORS = 5,
 	OBJ_ST_FILES = 6,
 	OBJ_ST_LINES = 7,
+	OBJ_ST_REGIONS = 8,
 };
 
 /* For messages; indexed by type, which load_table checks first. */
@@ -69,7 +77,7 @@ static const char *const sect_type_names[] = {
 	[OBJ_ST_CODE] = "code",     [OBJ_ST_DATA] = "data",
 	[OBJ_ST_STRTAB] = "strtab", [OBJ_ST_SYMTAB] = "symtab",
 	[OBJ_ST_TENSORS] = "tensors", [OBJ_ST_FILES] = "files",
-	[OBJ_ST_LINES] = "lines",
+	[OBJ_ST_LINES] = "lines", [OBJ_ST_REGIONS] = "regions",
 };
 
 static const char *const sym_kind_names[OBJ_N_SYM_KINDS] = {
@@ -113,6 +121,9 @@ void obj_free(struct obj_prog *p)
 		free(p->tensors[k].name);
 	for (k = 0; k < p->n_files; k++)
 		free(p->files[k]);
+	for (k = 0; k < p->n_regions; k++)
+		free(p->regions[k]);
+	free(p->regions);
 	free(p->code);
 	free(p->sects);
 	free(p->syms);
@@ -212,6 +223,13 @@ const char *obj_symbolize(void *ctx, uint64_t addr)
 	    (uint64_t)p->syms[lo].value == addr)
 		return p->syms[lo].name;
 	return NULL;
+}
+
+const char *obj_region_name(void *ctx, uint64_t id)
+{
+	const struct obj_prog *p = ctx;
+
+	return id < p->n_regions ? p->regions[id] : NULL;
 }
 
 /*
@@ -328,7 +346,7 @@ static uint32_t strtab_add(struct bbuf *st, const char *s)
 int obj_serialize(const struct obj_prog *p, uint8_t **buf, size_t *n)
 {
 	struct bbuf out = { 0 }, st = { 0 }, syms = { 0 }, tens = { 0 },
-		    files = { 0 };
+		    files = { 0 }, rgns = { 0 };
 	/*
 	 * Plan: si = next section-table index; table = offset of the
 	 * table (right after the header).  Every section's contents start
@@ -372,6 +390,8 @@ int obj_serialize(const struct obj_prog *p, uint8_t **buf, size_t *n)
 	}
 	for (k = 0; k < p->n_files; k++)
 		bb_le(&files, strtab_add(&st, p->files[k]), 4);
+	for (k = 0; k < p->n_regions; k++)
+		bb_le(&rgns, strtab_add(&st, p->regions[k]), 4);
 
 	/*
 	 * Which sections exist, in file order.
@@ -380,7 +400,8 @@ int obj_serialize(const struct obj_prog *p, uint8_t **buf, size_t *n)
 	 * string table always starts with its empty name.
 	 */
 	n_sects = (p->n_code > 0) + p->n_sects + (st.n > 1) + (syms.n > 0) +
-		  (tens.n > 0) + (p->lines && p->n_code ? 2 : 0);
+		  (tens.n > 0) + (p->lines && p->n_code ? 2 : 0) +
+		  (rgns.n > 0);
 	bb_reserve(&out, OBJ_HDR_SIZE + n_sects * OBJ_SECT_SIZE);
 	if (out.oom)
 		goto oom;
@@ -440,11 +461,13 @@ int obj_serialize(const struct obj_prog *p, uint8_t **buf, size_t *n)
 		ADD_SECT(OBJ_ST_LINES, 0, 0, lines.b, lines.n);
 		free(lines.b);
 	}
+	if (rgns.n)
+		ADD_SECT(OBJ_ST_REGIONS, 0, 0, rgns.b, rgns.n);
 #undef ADD_SECT
-	if (st.oom || syms.oom || tens.oom || files.oom)
+	if (st.oom || syms.oom || tens.oom || files.oom || rgns.oom)
 		goto oom;
 	memcpy(out.b, obj_magic, 4);
-	put_le_at(out.b + 4, OBJ_VERSION, 2);
+	put_le_at(out.b + 4, rgns.n ? OBJ_VERSION_REGIONS : OBJ_VERSION, 2);
 	put_le_at(out.b + 6, OBJ_HDR_SIZE, 2);
 	put_le_at(out.b + 8, 0, 4);
 	put_le_at(out.b + 12, n_sects, 4);
@@ -463,6 +486,7 @@ done:
 	free(syms.b);
 	free(tens.b);
 	free(files.b);
+	free(rgns.b);
 	return r;
 }
 
@@ -510,6 +534,7 @@ struct ld {
 	struct diag *d;      /* where the error goes */
 	const uint8_t *str;  /* string table (or NULL) */
 	uint64_t str_n;      /* size of the string table */
+	unsigned version;    /* header version (1 or 2) */
 };
 
 /*
@@ -547,8 +572,13 @@ static int bad(struct ld *L, uint64_t off, const char *fmt, ...)
 			  ")", msg, off);
 }
 
-/* A name at strtab offset off: non-empty, terminated, printable. */
-static int get_name(struct ld *L, uint64_t where, uint64_t off, char **out)
+/*
+ * A name at strtab offset off: non-empty, terminated, printable.  Region
+ * names (space = 1) may hold spaces: they are labels in counter files,
+ * never parsed back from a listing without quotes.
+ */
+static int get_name_sp(struct ld *L, uint64_t where, uint64_t off, char **out,
+		       int space)
 {
 	uint64_t k;
 
@@ -564,7 +594,7 @@ static int get_name(struct ld *L, uint64_t where, uint64_t off, char **out)
 	 * messages, so spaces and control characters are refused.
 	 */
 	for (k = off; k < L->str_n && L->str[k]; k++)
-		if (L->str[k] <= ' ' || L->str[k] >= 0x7f)
+		if (L->str[k] < (space ? ' ' : ' ' + 1) || L->str[k] >= 0x7f)
 			return bad(L, where, "name at string offset %" PRIu64
 					     " has a non-printable byte", off);
 	if (k - off > OBJ_MAX_NAME)
@@ -573,6 +603,11 @@ static int get_name(struct ld *L, uint64_t where, uint64_t off, char **out)
 	/* The table ends in NUL (checked), so the name is terminated. */
 	*out = str_dup((const char *)L->str + off);
 	return *out ? 0 : NPU_ENOMEM;
+}
+
+static int get_name(struct ld *L, uint64_t where, uint64_t off, char **out)
+{
+	return get_name_sp(L, where, off, out, 0);
 }
 
 struct sect_ent {
@@ -614,10 +649,11 @@ static int load_table(struct ld *L, struct sect_ent **ents_out,
 	if (memcmp(L->b, obj_magic, 4))
 		return bad(L, 0, "not an npusim object (bad magic; expected "
 				 "7f 4e 50 4f)");
-	if (le(L->b + 4, 2) != OBJ_VERSION)
+	L->version = (unsigned)le(L->b + 4, 2);
+	if (L->version != OBJ_VERSION && L->version != OBJ_VERSION_REGIONS)
 		return bad(L, 4, "unsupported version %u (this npusim reads "
-				 "version %d)", (unsigned)le(L->b + 4, 2),
-			   OBJ_VERSION);
+				 "versions %d and %d)", L->version,
+			   OBJ_VERSION, OBJ_VERSION_REGIONS);
 	if (le(L->b + 6, 2) != OBJ_HDR_SIZE)
 		return bad(L, 6, "header size %u, expected %d",
 			   (unsigned)le(L->b + 6, 2), OBJ_HDR_SIZE);
@@ -665,7 +701,7 @@ static int load_table(struct ld *L, struct sect_ent **ents_out,
 		 * Type first: later checks and messages index
 		 * sect_type_names by it.
 		 */
-		if (s->type < OBJ_ST_CODE || s->type > OBJ_ST_LINES) {
+		if (s->type < OBJ_ST_CODE || s->type > OBJ_ST_REGIONS) {
 			r = bad(L, s->at, "section %" PRIu64 " has unknown type "
 					  "%u", k, s->type);
 			goto out;
@@ -769,7 +805,7 @@ static const struct sect_ent *find_unique(struct ld *L,
 static int load_parts(struct ld *L, const struct sect_ent *ents, uint32_t n,
 		      struct obj_prog *p)
 {
-	const struct sect_ent *code, *str, *sym, *ten, *fil, *lin;
+	const struct sect_ent *code, *str, *sym, *ten, *fil, *lin, *rgn;
 	uint64_t k, cnt;
 	int r = 0;
 	size_t nd = 0;
@@ -785,6 +821,8 @@ static int load_parts(struct ld *L, const struct sect_ent *ents, uint32_t n,
 	fil = find_unique(L, ents, n, OBJ_ST_FILES, &r);
 	if (r) return r;
 	lin = find_unique(L, ents, n, OBJ_ST_LINES, &r);
+	if (r) return r;
+	rgn = find_unique(L, ents, n, OBJ_ST_REGIONS, &r);
 	if (r) return r;
 
 	/*
@@ -983,6 +1021,32 @@ static int load_parts(struct ld *L, const struct sect_ent *ents, uint32_t n,
 				return bad(L, lin->off + 8 * k, "line entry %" PRIu64
 						" names file %u of %zu", k,
 					   p->lines[k].file, p->n_files);
+		}
+	}
+	/*
+	 * REGIONS: one u32 name offset per region, index = the id rbeg and
+	 * rend carry.  Version 2 introduced it: a version-1 file with one
+	 * was not written by any npusim.
+	 */
+	if (rgn) {
+		if (L->version < OBJ_VERSION_REGIONS)
+			return bad(L, rgn->at, "regions section in a version %u "
+					       "file (regions need version %d)",
+				   L->version, OBJ_VERSION_REGIONS);
+		if (rgn->size % 4 || rgn->size / 4 > PROG_MAX_REGIONS)
+			return bad(L, rgn->at + 24, "regions section size %" PRIu64
+						    " is not 4 x (0..%d regions)",
+				   rgn->size, PROG_MAX_REGIONS);
+		cnt = rgn->size / 4;
+		p->regions = calloc((size_t)cnt + 1, sizeof(*p->regions));
+		if (!p->regions)
+			return NPU_ENOMEM;
+		for (k = 0; k < cnt; k++) {
+			if ((r = get_name_sp(L, rgn->off + 4 * k,
+					     le(L->b + rgn->off + 4 * k, 4),
+					     &p->regions[k], 1)))
+				return r;
+			p->n_regions++;
 		}
 	}
 	return 0;
@@ -1232,11 +1296,22 @@ void obj_print(FILE *fp, const struct obj_prog *p, const char *title,
 {
 	size_t k;
 
+	struct isa_names nm = { obj_symbolize, (void *)p, obj_region_name,
+				(void *)p };
+
+	/* (nm drops const for the isa_symbolize_fn signature; both
+	 * callbacks only read.) */
 	fprintf(fp, "%s: npusim object: %zu instruction%s, %zu data section%s, "
-		    "%zu symbol%s, %zu tensor%s\n", title, p->n_code,
+		    "%zu symbol%s, %zu tensor%s", title, p->n_code,
 		p->n_code == 1 ? "" : "s", p->n_sects, p->n_sects == 1 ? "" : "s",
 		p->n_syms, p->n_syms == 1 ? "" : "s", p->n_tensors,
 		p->n_tensors == 1 ? "" : "s");
+	/* Only programs with regions say so: older listings stay as they
+	 * were. */
+	if (p->n_regions)
+		fprintf(fp, ", %zu region%s", p->n_regions,
+			p->n_regions == 1 ? "" : "s");
+	fputc('\n', fp);
 	if (flags & OBJ_PRINT_HEADERS) {
 		fprintf(fp, "\nSections:\n  %-5s %-5s %-18s %s\n", "kind", "mem",
 			"address", "size");
@@ -1275,6 +1350,11 @@ void obj_print(FILE *fp, const struct obj_prog *p, const char *title,
 					t->shape[d]);
 			fprintf(fp, "]\n");
 		}
+	}
+	if ((flags & OBJ_PRINT_REGIONS) && p->n_regions) {
+		fprintf(fp, "\nRegions:\n  %-5s %s\n", "id", "name");
+		for (k = 0; k < p->n_regions; k++)
+			fprintf(fp, "  %-5zu %s\n", k, p->regions[k]);
 	}
 	if (flags & OBJ_PRINT_DATA)
 		for (k = 0; k < p->n_sects; k++)
@@ -1318,8 +1398,8 @@ void obj_print(FILE *fp, const struct obj_prog *p, const char *title,
 				last_file = file;
 				last_line = line;
 			}
-			(void)isa_disasm(p->code[k], pc, text, sizeof(text),
-					 obj_symbolize, (void *)p);
+			(void)isa_disasm_names(p->code[k], pc, text,
+					       sizeof(text), &nm);
 			fprintf(fp, "  %6" PRIx64 ":  %08x  %s\n", pc, p->code[k],
 				text);
 		}
@@ -1359,6 +1439,14 @@ int obj_image(const struct obj_prog *p, const char *name,
 
 		if ((rc = prog_add_tensor(img, t->name, (int)t->mem, t->dtype,
 					  t->rank, t->addr, t->shape)))
+			goto fail;
+	}
+	/* The loader and the assembler admit only names prog_add_region
+	 * takes, so NPU_ERANGE cannot happen here. */
+	for (i = 0; i < p->n_regions; i++) {
+		size_t id;
+
+		if ((rc = prog_add_region(img, p->regions[i], &id)))
 			goto fail;
 	}
 	img->sym.label = obj_symbolize;

@@ -4,8 +4,9 @@
  * struct obj_prog is what `npusim run` loads: the code (32-bit words loaded
  * at pc 0), initialised data sections (each in one memory space at one
  * address), the symbol table, the tensor table that names tensors for
- * --input/--output, and a line table (source file and line of each code
- * word) for fault messages and traces.
+ * --input/--output, the region table (names of the program regions whose
+ * index rbeg/rend carry), and a line table (source file and line of each
+ * code word) for fault messages and traces.
  *
  * The file format (little-endian, versioned) is documented in
  * docs/formats.md, section "Object file (.npo)".  obj_load checks every
@@ -119,6 +120,9 @@ struct obj_prog {
 	struct obj_line *lines;      /* n_code entries, or NULL */
 	char **files;                /* source file names for lines */
 	size_t n_files;              /* entries in files */
+	char **regions;              /* region names, index = rbeg/rend id
+					(prog_region_name_ok names) */
+	size_t n_regions;            /* entries in regions */
 };
 
 /*
@@ -165,6 +169,9 @@ const struct obj_sym *obj_find_sym(const struct obj_prog *p, const char *name);
  * (Binary search: relies on the canonical symbol order.)
  */
 const char *obj_symbolize(void *ctx, uint64_t addr);
+/* isa_names.region for the disassembler: the name of region id, or
+ * NULL.  ctx is the prog. */
+const char *obj_region_name(void *ctx, uint64_t id);
 /* Source file and line of the word at pc; 0, or -1 if unknown. */
 int obj_src_line(const struct obj_prog *p, uint64_t pc, const char **file,
 		 int *line);
@@ -187,8 +194,10 @@ enum obj_print_flag {
 	OBJ_PRINT_CODE = 1 << 3,     /* disassembly */
 	OBJ_PRINT_DATA = 1 << 4,     /* hex dump of data sections */
 	OBJ_PRINT_LINES = 1 << 5,    /* source file:line before each word */
+	OBJ_PRINT_REGIONS = 1 << 6,  /* region table */
 	OBJ_PRINT_DEFAULT = OBJ_PRINT_HEADERS | OBJ_PRINT_SYMS |
-			    OBJ_PRINT_TENSORS | OBJ_PRINT_CODE
+			    OBJ_PRINT_TENSORS | OBJ_PRINT_REGIONS |
+			    OBJ_PRINT_CODE
 };
 /* The objdump listing of p (title names the input). */
 void obj_print(FILE *fp, const struct obj_prog *p, const char *title,

@@ -55,7 +55,8 @@ int cmd_objdump(int argc, char **argv)
 			/* Disassembly only: drop the tables, keep the code
 			 * (and -s / -l if also given). */
 			flags &= ~(unsigned)(OBJ_PRINT_HEADERS | OBJ_PRINT_SYMS |
-					     OBJ_PRINT_TENSORS);
+					     OBJ_PRINT_TENSORS |
+					     OBJ_PRINT_REGIONS);
 		} else if (a[0] == '-' && (a[1] == 'D' || a[1] == 'I')) {
 			const char *v = a[2] ? a + 2
 					      : (i + 1 < argc ? argv[++i] : NULL);

@@ -180,6 +180,7 @@ static const char *const kind_desc[] = {
 	[ISA_FK_DFIELD] = "dset field name",
 	[ISA_FK_UNIT] = "unit name",
 	[ISA_FK_MASK] = "unit names joined by `|`, or `all`",
+	[ISA_FK_REGION] = "region name (identifier or string), or an index",
 };
 
 /*

@@ -544,8 +544,10 @@ const char *isa_unit_id_name(unsigned u, char *buf, size_t n)
  * the name tables are indexed by it without a bound check.
  */
 static void print_field(struct sbuf *s, enum isa_field f, int64_t v,
-			uint64_t pc, isa_symbolize_fn symbolize, void *ctx)
+			uint64_t pc, const struct isa_names *nm)
 {
+	isa_symbolize_fn symbolize = nm ? nm->label : NULL;
+	void *ctx = nm ? nm->label_ctx : NULL;
 	char tmp[16];
 
 	switch (isa_field_info[f].kind) {
@@ -616,7 +618,42 @@ static void print_field(struct sbuf *s, enum isa_field f, int64_t v,
 		}
 		break;
 	}
+	case ISA_FK_REGION: {
+		const char *name = nm && nm->region
+			? nm->region(nm->region_ctx, (uint64_t)v) : NULL;
+		const char *p;
+
+		if (!name) {
+			sb_printf(s, "%" PRId64, v);
+			break;
+		}
+		if (isa_is_ident(name)) {
+			sb_printf(s, "%s", name);
+			break;
+		}
+		/* A string literal, escaped as the assembler's lexer reads
+		 * it back (names are printable: only " and \ need it). */
+		sb_printf(s, "\"");
+		for (p = name; *p; p++)
+			sb_printf(s, "%s%c", *p == '"' || *p == '\\' ? "\\" : "",
+				  *p);
+		sb_printf(s, "\"");
+		break;
 	}
+	}
+}
+
+int isa_is_ident(const char *s)
+{
+	const char *p;
+
+	if (!s || !*s || (*s >= '0' && *s <= '9'))
+		return 0;
+	for (p = s; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '_' || *p == '.'))
+			return 0;
+	return 1;
 }
 
 /*
@@ -626,6 +663,14 @@ static void print_field(struct sbuf *s, enum isa_field f, int64_t v,
  */
 void isa_format_insn(const struct isa_insn *in, uint64_t pc, char *buf,
 		     size_t n, isa_symbolize_fn symbolize, void *ctx)
+{
+	struct isa_names nm = { symbolize, ctx, NULL, NULL };
+
+	isa_format_insn_names(in, pc, buf, n, &nm);
+}
+
+void isa_format_insn_names(const struct isa_insn *in, uint64_t pc,
+			   char *buf, size_t n, const struct isa_names *nm)
 {
 	struct sbuf s = { buf, n, 0 };
 	const struct isa_op_info *oi;
@@ -664,7 +709,7 @@ void isa_format_insn(const struct isa_insn *in, uint64_t pc, char *buf,
 		if (f != ISA_FIELD_NONE)
 			print_field(&s, f,
 				    isa_insn_get(in, isa_field_info[f].member),
-				    pc, symbolize, ctx);
+				    pc, nm);
 		p += len;
 	}
 }
@@ -672,6 +717,14 @@ void isa_format_insn(const struct isa_insn *in, uint64_t pc, char *buf,
 /* Decode and print; an illegal word prints as data. */
 int isa_disasm(uint32_t word, uint64_t pc, char *buf, size_t n,
 	       isa_symbolize_fn symbolize, void *ctx)
+{
+	struct isa_names nm = { symbolize, ctx, NULL, NULL };
+
+	return isa_disasm_names(word, pc, buf, n, &nm);
+}
+
+int isa_disasm_names(uint32_t word, uint64_t pc, char *buf, size_t n,
+		     const struct isa_names *nm)
 {
 	struct isa_insn in;
 
@@ -681,7 +734,7 @@ int isa_disasm(uint32_t word, uint64_t pc, char *buf, size_t n,
 		snprintf(buf, n, ".word   0x%08x", word);
 		return NPU_EOBJ;
 	}
-	isa_format_insn(&in, pc, buf, n, symbolize, ctx);
+	isa_format_insn_names(&in, pc, buf, n, nm);
 	return 0;
 }
 

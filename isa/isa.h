@@ -205,6 +205,7 @@ enum isa_field_kind {
 	ISA_FK_DFIELD, /* dset field name */
 	ISA_FK_UNIT,   /* unit name: ctl, mtx, vec, dma<k> (or id) */
 	ISA_FK_MASK,   /* unit names joined with |, all, or an expression */
+	ISA_FK_REGION, /* region name (identifier or string) or an index */
 };
 
 /* Bit fields (formats.def FIELD rows); NONE pads a format's field list. */
@@ -350,7 +351,8 @@ extern const size_t isa_n_consts;
  *                      B/B1/J: byte offset of the target (target = pc + imm);
  *                      U: the signed 19-bit immediate (lui writes imm << 13);
  *                      CSR: enum isa_csr; WAIT: count; FENCE: 24-bit mask;
- *                      ENG: DMA engine index
+ *                      ENG: DMA engine index; RGN: region index in the
+ *                      program's region table
  */
 struct isa_insn {
 	enum isa_op op;            /* which instruction */
@@ -419,6 +421,28 @@ int isa_disasm(uint32_t word, uint64_t pc, char *buf, size_t n,
 /* The same for an already decoded instruction (the tracer's entry point). */
 void isa_format_insn(const struct isa_insn *in, uint64_t pc, char *buf,
 		     size_t n, isa_symbolize_fn symbolize, void *ctx);
+
+/*
+ * Names the disassembler prints instead of numbers; any member may be
+ * NULL.  region(ctx, id) gives the name of region id in the program's
+ * region table (rbeg/rend), printed bare when it is an identifier and
+ * as a quoted string otherwise, so that it assembles back; without a
+ * name the index is printed.
+ */
+struct isa_names {
+	isa_symbolize_fn label;    /* code address -> label */
+	void *label_ctx;           /* its context */
+	isa_symbolize_fn region;   /* region index -> region name */
+	void *region_ctx;          /* its context */
+};
+/* isa_disasm / isa_format_insn with region names (nm may be NULL). */
+int isa_disasm_names(uint32_t word, uint64_t pc, char *buf, size_t n,
+		     const struct isa_names *nm);
+void isa_format_insn_names(const struct isa_insn *in, uint64_t pc,
+			   char *buf, size_t n, const struct isa_names *nm);
+/* 1 if s is spelled like an assembler identifier ([A-Za-z_.][A-Za-z0-9_.]*),
+ * so that a region name can be printed without quotes. */
+int isa_is_ident(const char *s);
 
 /* Lookups by name; each returns the id, or -1 when unknown. */
 int isa_op_by_name(const char *mnemonic);

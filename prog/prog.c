@@ -41,6 +41,9 @@ void prog_free(struct prog_image *p)
 		free(p->sects[i].bytes);
 	for (i = 0; i < p->n_tensors; i++)
 		free(p->tensors[i].name);
+	for (i = 0; i < p->n_regions; i++)
+		free(p->regions[i]);
+	free(p->regions);
 	free(p->sects);
 	free(p->tensors);
 	free(p->code);
@@ -116,6 +119,38 @@ int prog_add_tensor(struct prog_image *p, const char *name, int mem,
 	memcpy(t->shape, shape, (size_t)rank * sizeof(*shape));
 	p->n_tensors++;
 	return 0;
+}
+
+int prog_region_name_ok(const char *name)
+{
+	size_t n;
+
+	for (n = 0; name[n]; n++)
+		if ((unsigned char)name[n] < 0x20 || (unsigned char)name[n] > 0x7e)
+			return 0;
+	return n >= 1 && n <= PROG_MAX_REGION_NAME;
+}
+
+int prog_add_region(struct prog_image *p, const char *name, size_t *id)
+{
+	char **v, *d;
+
+	if (p->n_regions >= PROG_MAX_REGIONS || !prog_region_name_ok(name))
+		return NPU_ERANGE;
+	v = realloc(p->regions, (p->n_regions + 1) * sizeof(*v));
+	if (!v)
+		return NPU_ENOMEM;
+	p->regions = v;
+	if (!(d = dup_str(name)))
+		return NPU_ENOMEM;
+	v[p->n_regions] = d;
+	*id = p->n_regions++;
+	return 0;
+}
+
+const char *prog_region_name(const struct prog_image *p, uint64_t id)
+{
+	return id < p->n_regions ? p->regions[id] : NULL;
 }
 
 /* Linear: tensor tables are a handful of entries, looked up per binding. */

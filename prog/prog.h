@@ -2,7 +2,8 @@
  * prog.h - program images: what the simulator runs.
  *
  * An image is code words, initialised data sections, a tensor table (names
- * the run library binds inputs and outputs to) and a symbolizer for labels
+ * the run library binds inputs and outputs to), a region table (the names
+ * of the program regions that rbeg/rend number) and a symbolizer for labels
  * and source lines.  The assembler produces images (asm/obj.c obj_image),
  * and so can any code generator (the model compiler) without going through
  * an object file; the simulator depends on this header only, never on the
@@ -66,8 +67,16 @@ struct prog_image {
 	size_t n_sects;                  /* entries */
 	struct prog_tensor *tensors;     /* tensor table, in definition order */
 	size_t n_tensors;                /* entries */
+	char **regions;                  /* region names, index = the id
+					    rbeg/rend carry (owned) */
+	size_t n_regions;                /* entries */
 	struct prog_symbolizer sym;      /* labels and lines (not owned) */
 };
+
+/* Most regions a program may name: the 14-bit id of rbeg/rend. */
+#define PROG_MAX_REGIONS 16384
+/* Longest region name in bytes (the object format's name limit). */
+#define PROG_MAX_REGION_NAME 255
 
 /* An empty image named name (NULL when out of memory). */
 struct prog_image *prog_new(const char *name);
@@ -84,6 +93,19 @@ int prog_add_section(struct prog_image *p, int mem, uint64_t addr,
 int prog_add_tensor(struct prog_image *p, const char *name, int mem,
 		    enum npu_dtype dtype, int rank, uint64_t addr,
 		    const uint64_t *shape) NPU_WUR;
+
+/*
+ * Append a region named name (copied) as id n_regions; *id gets the id.
+ * 0, NPU_ENOMEM, or NPU_ERANGE when the table is full (PROG_MAX_REGIONS)
+ * or the name is not 1..PROG_MAX_REGION_NAME printable ASCII bytes.  Names
+ * need not be unique here; producers keep them so (the assembler does).
+ */
+int prog_add_region(struct prog_image *p, const char *name,
+		    size_t *id) NPU_WUR;
+/* Name of region id, or NULL when the table has no such entry. */
+const char *prog_region_name(const struct prog_image *p, uint64_t id);
+/* 1 if name is a valid region name (1..255 bytes of 0x20..0x7e). */
+int prog_region_name_ok(const char *name);
 
 const struct prog_tensor *prog_find_tensor(const struct prog_image *p,
 					   const char *name);

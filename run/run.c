@@ -525,3 +525,64 @@ int run_counters(struct run *r, struct ctr_sink *s)
 	chip_dump(r->chip, s);
 	return s->oom ? NPU_ENOMEM : 0;
 }
+
+int run_regions(struct run *r, struct run_region **v, size_t *n)
+{
+	int nc = chip_n_cores(r->chip), i, k;
+	size_t total = 0, j = 0;
+	struct run_region *out;
+	uint64_t *buf = NULL;
+
+	*v = NULL;
+	*n = 0;
+	for (i = 0; i < nc; i++)
+		total += (size_t)ctl_n_regions(r->ctls[i]);
+	if (!total)
+		return 0;
+	if (!(out = calloc(total, sizeof(*out))))
+		return NPU_ENOMEM;
+	for (i = 0; i < nc; i++) {
+		const struct ctr_scope *sc = ctl_region_scope(r->ctls[i]);
+		uint64_t *nb;
+
+		if (!ctl_n_regions(r->ctls[i]))
+			continue;
+		if (!(nb = realloc(buf, (sc->n + 1) * sizeof(*buf))))
+			goto oom;
+		buf = nb;
+		for (k = 0; k < ctl_n_regions(r->ctls[i]); k++) {
+			struct run_region *g = &out[j++];
+			struct ctl_region_info ri;
+
+			ctl_region(r->ctls[i], k, &ri, buf);
+			g->name = ri.name;
+			g->core = i;
+			g->entries = ri.entries;
+			g->cycles = ri.cycles;
+			ctr_sink_init(&g->s);
+			ctr_scope_emit(sc, buf, &g->s);
+			if (g->s.oom)
+				goto oom;
+		}
+	}
+	free(buf);
+	*v = out;
+	*n = total;
+	return 0;
+oom:
+	free(buf);
+	/* Entries past j are still zeroed: freeing them is a no-op. */
+	run_regions_free(out, total);
+	return NPU_ENOMEM;
+}
+
+void run_regions_free(struct run_region *v, size_t n)
+{
+	size_t k;
+
+	if (!v)
+		return;
+	for (k = 0; k < n; k++)
+		ctr_sink_free(&v[k].s);
+	free(v);
+}

@@ -146,6 +146,32 @@ void run_status(struct run *r, struct run_status *st);
  * caller); 0 or NPU_ENOMEM. */
 int run_counters(struct run *r, struct ctr_sink *s) NPU_WUR;
 
+/*
+ * Program regions (rbeg/rend) after a run: one entry per core and region
+ * name, cores in order, a core's regions in order of first appearance in
+ * the region tables of the programs it ran (regions never entered are
+ * listed with 0 entries).  s holds the counters accumulated inside the
+ * region, named as in run_counters (core<N>.<unit>.<counter>, dram.ch<K>.
+ * ...): the fixed counters of the core's units and of the chip-level
+ * units, not the units' dump extras.  A region still open (a paused or
+ * failed run) counts as if it closed at the current cycle.
+ *
+ * *v is NULL and *n 0 when no program named a region; else free it with
+ * run_regions_free.  0 or NPU_ENOMEM.  The names belong to the programs
+ * (valid until run_free).  traces/ctrout.h's struct ctrout_region is
+ * filled from these by the caller: the run library does not depend on
+ * the output side.
+ */
+struct run_region {
+	const char *name;          /* region name from the program */
+	int core;                  /* core that ran it */
+	uint64_t entries;          /* times it was entered */
+	uint64_t cycles;           /* sum of (close - open) cycles */
+	struct ctr_sink s;         /* counters accumulated inside it */
+};
+int run_regions(struct run *r, struct run_region **v, size_t *n) NPU_WUR;
+void run_regions_free(struct run_region *v, size_t n);
+
 /* The chip (memories, registers) for what the API does not cover. */
 struct chip *run_chip(struct run *r);
 

@@ -419,6 +419,8 @@ static int chip_decode(const struct prog_image *p, struct ctl_prog *out)
 	out->words = p->code;
 	out->n = p->n_code;
 	out->sym = &p->sym;
+	out->regions = p->regions;
+	out->n_regions = p->n_regions;
 	return 0;
 }
 
@@ -488,8 +490,12 @@ int chip_load_program_cores(struct chip *c, const struct prog_image *p,
 	cp->img = p;
 	c->progs[c->n_progs++] = cp;
 	for (i = lo; i <= hi; i++) {
+		/* NPU_ENOMEM: the program's regions could not be set up. */
 		if ((rc = ctl_set_program(c->cores[i].ctl, &cp->prog)))
-			return rc;
+			return rc == NPU_ENOMEM
+				? diag_error(d, diag_nowhere(), rc,
+					     "out of memory loading the program")
+				: rc;
 		c->cores[i].img = p;
 		c->cores[i].loaded = 1;
 		if (c->hz)

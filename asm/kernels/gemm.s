@@ -27,6 +27,13 @@
 # of scratchpad and M*N*4 bytes of accumulator.  With ideal memory the
 # matrix engine's busy cycles are the fold counts above times the fold
 # lengths of docs/timing.md (ws 2R+C+M-2, is 2R+C+N-2, os K+R+C-2).
+#
+# Regions (rbeg/rend, zero cost): "gemm" is the whole kernel; inside it
+# "load", "compute" and "store" are the control unit's dispatch phases.
+# The units run decoupled, so a phase's counters are what was counted
+# while the control unit was in it (the input DMA still runs during
+# "compute", the last folds during "store"); "gemm" ends after the final
+# fence and holds all of the kernel's work.
 
 .ifndef M
 .equ M, 64
@@ -147,6 +154,8 @@
 .endm
 
 .text
+	rbeg	gemm
+	rbeg	load
 	# ---- inputs: DRAM -> scratchpad (transposed where the dataflow wants) ----
 .if DF == ws
 	copy1d	A_DRAM, SPM_A, dram, spm, EB, M*K
@@ -160,8 +169,10 @@
 .endif
 	sig	dma0, 0			# sem0 += 1 once both copies landed
 	wait	mtx, 0, 1		# the matrix engine waits for them
+	rend	load
 
 	# ---- matrix configuration ----
+	rbeg	compute
 	li	t0, DF
 	mset	df, t0
 	li	t0, IT
@@ -329,8 +340,10 @@ ntile:
 	mout	t0, t1
 .endif
 	sig	mtx, 1			# sem1 += 1 when the matrix engine is done
+	rend	compute
 
 	# ---- output -> DRAM ----
+	rbeg	store
 	wait	dma0, 1, 1
 .if OUT == int8
 .if DF == is
@@ -344,4 +357,6 @@ ntile:
 	copy1d	ACC_C, C_DRAM, acc, dram, 4, M*N
 .endif
 	fence	all
+	rend	store
+	rend	gemm
 	halt

@@ -159,6 +159,7 @@ knext\@:
 .endm
 
 .text
+	rbeg	gemm_db			# the whole kernel (zero-cost marker)
 	# Constant matrix configuration: WS, int8 x int8 -> int32, all fold
 	# tiles ROWS x COLS (K and N are multiples), TM rows streamed.
 	li	t0, ws
@@ -207,4 +208,5 @@ loop:
 	li	t1, M / TM
 	blt	s0, t1, loop
 	fence	all
+	rend	gemm_db
 	halt

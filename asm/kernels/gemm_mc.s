@@ -82,6 +82,7 @@
 .endm
 
 .text
+	rbeg	gemm_mc			# this core's part, barrier included
 	csrr	s0, coreid
 	csrr	s1, ncores
 	li	t0, M			# R = ceil(M / ncores)
@@ -180,4 +181,5 @@ knext:
 sync:
 	fence	all			# my stores have landed ...
 	barrier				# ... and everyone else's
+	rend	gemm_mc
 	halt

@@ -46,6 +46,12 @@
  *    most one WAKE per cycle is scheduled by the unit itself (wake_at).
  *  - Unit ids (ISA names.def): 0 = ctl, 1 = mtx, 2 = vec, 3 + k = dma<k>;
  *    queue xq[i] belongs to unit id i + 1 (ctl has no queue).
+ *  - Markers (unit mark: rbeg/rend) take no issue slot and retire
+ *    nothing: the next instruction issues at the cycle it would have
+ *    without them.  They act when the engine's clock reaches the local
+ *    one (like a world instruction), so that a region boundary sees
+ *    every counter bumped before it in the event order and none after
+ *    (docs/timing.md, "Regions").
  */
 #include "control.h"
 
@@ -115,6 +121,23 @@ struct xq {
 	char name[8];        /* "mtx", "dma0", ...: stall and deadlock text */
 };
 
+/* One program region of this core: what its entries added up to. */
+struct ctl_rgn {
+	const char *name;    /* the image's string (images outlive the chip) */
+	uint64_t entries;    /* closed entries */
+	cycle_t cycles;      /* sum of (close - open) */
+	uint64_t *ctr;       /* rscope.n accumulated counters */
+	int open;            /* on the stack now (no recursion) */
+};
+
+/* An open region: when it opened and the counters then. */
+struct ctl_rframe {
+	int r;               /* index into rgns */
+	cycle_t start;       /* open cycle */
+	uint64_t *snap;      /* rscope.n counters at the open (allocated
+				once per depth and reused) */
+};
+
 struct ctl {
 	struct unit u;                 /* must be first */
 	const struct arch *a;          /* chip description */
@@ -162,6 +185,17 @@ struct ctl {
 					  issued queued, -1 none (its slice
 					  starts a flow) */
 	cycle_t max_cycles;            /* watchdog: nothing issues later */
+	/* Program regions (rbeg/rend); nothing here is touched by a
+	 * program without them. */
+	struct ctr_scope rscope;       /* counters a boundary snapshots */
+	int rscope_ok;                 /* rscope was built */
+	struct ctl_rgn *rgns;          /* regions by name, first-seen order */
+	int n_rgns;                    /* entries */
+	int *rmap;                     /* program region id -> rgns index */
+	size_t n_rmap;                 /* entries (= prog.n_regions) */
+	struct ctl_rframe rstack[CTL_MAX_REGION_DEPTH]; /* open regions */
+	int rdepth;                    /* frames in use */
+	int rtrack;                    /* trace track "regions" + 1; 0 none */
 	/* Latencies in cycles, from core.control.*: results of alu, mul,
 	 * div and load instructions; lat_br delays the issue after a taken
 	 * branch; lat_disp is enqueue -> visible to the unit (dispatch). */
@@ -382,6 +416,8 @@ static int ctl_stall_over(const struct ctl *c)
 	}
 }
 
+static void ctl_region_pop(struct ctl *c, cycle_t end);
+
 /* After halt: finished when every queue is empty and every unit idle. */
 static void ctl_check_done(struct ctl *c)
 {
@@ -396,7 +432,140 @@ static void ctl_check_done(struct ctl *c)
 	/* The halt itself occupies its issue cycle: a core whose units were
 	 * already idle finishes at halt issue + 1 (docs/timing.md, "halt"). */
 	c->finish = eng_now(c->u.eng) > c->halt_end ? eng_now(c->u.eng) : c->halt_end;
+	/* Regions still open close where the core finished. */
+	while (c->rdepth)
+		ctl_region_pop(c, c->finish);
 	c->sync.ops->core_finished(c->sync.ctx, c->core);
+}
+
+/* ---- program regions ------------------------------------------------------*/
+
+/* A closed entry as a slice on the core's "regions" track (a second track
+ * of kind control, index 1, so it sorts under the control unit's). */
+static void ctl_region_span(struct ctl *c, const struct ctl_rgn *g,
+			    cycle_t start, cycle_t end)
+{
+	struct trc *t = eng_trace(c->u.eng);
+	char args[48];
+
+	if (!t)
+		return;
+	if (!c->rtrack) {
+		int id = trc_track(t, c->core, TRC_KIND_CONTROL, 1, "regions");
+
+		if (id < 0)
+			return;
+		c->rtrack = id + 1;
+	}
+	if (!trc_want(t, c->rtrack - 1, start, end))
+		return;
+	snprintf(args, sizeof(args), "\"entry\":%" PRIu64, g->entries);
+	trc_span(t, c->rtrack - 1, start, end, g->name, args);
+}
+
+/* Close the innermost open region at cycle 'end': its counters since the
+ * open, its cycles and one entry are added to the region. */
+static void ctl_region_pop(struct ctl *c, cycle_t end)
+{
+	struct ctl_rframe *f = &c->rstack[--c->rdepth];
+	struct ctl_rgn *g = &c->rgns[f->r];
+
+	ctr_scope_add_since(&c->rscope, g->ctr, f->snap);
+	g->cycles += end - f->start;
+	g->entries++;
+	g->open = 0;
+	ctl_region_span(c, g, f->start, end);
+}
+
+/*
+ * rbeg/rend at cycle t (= now): id is the program's region index.  The
+ * checks name the region and the pc; a fault ends the run.
+ */
+static int ctl_marker(struct ctl *c, const struct isa_insn *in, cycle_t t)
+{
+	uint64_t id = (uint64_t)in->imm;
+	struct ctl_rframe *f;
+	struct ctl_rgn *g;
+
+	if (id >= c->n_rmap)
+		return ctl_fault(c, t, "%s: region %" PRIu64 " is not in the program's region table (%zu region%s)",
+				 isa_op_info[in->op].name, id, c->n_rmap,
+				 c->n_rmap == 1 ? "" : "s");
+	g = &c->rgns[c->rmap[id]];
+	if (in->op == ISA_OP_REND) {
+		if (!c->rdepth)
+			return ctl_fault(c, t, "rend %s: no region is open", g->name);
+		if (c->rstack[c->rdepth - 1].r != c->rmap[id])
+			return ctl_fault(c, t, "rend %s: the innermost open region is %s (regions close in the reverse order they opened)",
+					 g->name, c->rgns[c->rstack[c->rdepth - 1].r].name);
+		ctl_region_pop(c, t);
+		return 0;
+	}
+	if (g->open)
+		return ctl_fault(c, t, "rbeg %s: the region is already open (regions nest but do not recurse)",
+				 g->name);
+	if (c->rdepth == CTL_MAX_REGION_DEPTH)
+		return ctl_fault(c, t, "rbeg %s: regions nest at most %d deep on a core",
+				 g->name, CTL_MAX_REGION_DEPTH);
+	f = &c->rstack[c->rdepth];
+	if (!f->snap && !(f->snap = calloc(c->rscope.n + 1, sizeof(*f->snap))))
+		return NPU_ENOMEM;
+	ctr_scope_snap(&c->rscope, f->snap);
+	f->r = c->rmap[id];
+	f->start = t;
+	g->open = 1;
+	c->rdepth++;
+	return 0;
+}
+
+/*
+ * Map the new program's region table onto the core's regions by name,
+ * creating those not seen before (so every region of the program is
+ * reported, entered or not, and a name keeps its counters across
+ * programs).  The scope is built at the first program with regions: every
+ * unit exists by then.  Quadratic in the names, once per program load.
+ */
+static int ctl_regions_install(struct ctl *c)
+{
+	size_t k;
+	int j;
+
+	c->rdepth = 0; /* between programs: nothing is open */
+	free(c->rmap);
+	c->rmap = NULL;
+	c->n_rmap = 0;
+	if (!c->prog.n_regions)
+		return 0;
+	if (!c->rscope_ok) {
+		if (ctr_scope_core(&c->rscope, c->u.eng, c->core))
+			return NPU_ENOMEM;
+		c->rscope_ok = 1;
+	}
+	if (!(c->rmap = calloc(c->prog.n_regions, sizeof(*c->rmap))))
+		return NPU_ENOMEM;
+	for (k = 0; k < c->prog.n_regions; k++) {
+		const char *name = c->prog.regions[k];
+
+		for (j = 0; j < c->n_rgns; j++)
+			if (!strcmp(c->rgns[j].name, name))
+				break;
+		if (j == c->n_rgns) {
+			struct ctl_rgn *v = realloc(c->rgns, (size_t)(j + 1) *
+							      sizeof(*v));
+
+			if (!v)
+				return NPU_ENOMEM;
+			c->rgns = v;
+			memset(&v[j], 0, sizeof(v[j]));
+			v[j].name = name;
+			if (!(v[j].ctr = calloc(c->rscope.n + 1, sizeof(*v[j].ctr))))
+				return NPU_ENOMEM;
+			c->n_rgns++;
+		}
+		c->rmap[k] = j;
+		c->n_rmap = k + 1;
+	}
+	return 0;
 }
 
 /* ---- dispatch -------------------------------------------------------------*/
@@ -1091,6 +1260,7 @@ static int exec_DSET(struct ctl *c, struct ctl_exec *x)
 #define CTL_ROW_UNIT_MTX(...)
 #define CTL_ROW_UNIT_VEC(...)
 #define CTL_ROW_UNIT_DMA(...)
+#define CTL_ROW_UNIT_MARK(...)
 static const ctl_exec_fn ctl_exec_fns[ISA_N_OPS] = {
 #define OP(id, mn, opc, fmt, unit, flags, lat, vk, sem, doc) \
 	CTL_ROW_##unit([ISA_OP_##id] = exec_##id,)
@@ -1112,6 +1282,7 @@ static const ctl_exec_fn ctl_exec_fns[ISA_N_OPS] = {
 #undef CTL_ROW_UNIT_MTX
 #undef CTL_ROW_UNIT_VEC
 #undef CTL_ROW_UNIT_DMA
+#undef CTL_ROW_UNIT_MARK
 
 int ctl_executes(enum isa_op op)
 {
@@ -1121,15 +1292,31 @@ int ctl_executes(enum isa_op op)
 /* --trace-insn: one line per issued instruction, "core N cycle pc text",
  * through the same disassembler as objdump, with labels when the program
  * object is known.  Cycle is the issue cycle on the local clock. */
+/* isa_names.region over the program's region table (ctx: the ctl_prog). */
+static const char *ctl_region_name(void *ctx, uint64_t id)
+{
+	const struct ctl_prog *p = ctx;
+
+	return id < p->n_regions ? p->regions[id] : NULL;
+}
+
+/* Labels and region names of the program, for the disassembler. */
+static struct isa_names ctl_names(const struct ctl *c)
+{
+	const struct prog_symbolizer *s = c->prog.sym;
+	struct isa_names nm = { s ? s->label : NULL, s ? s->ctx : NULL,
+				ctl_region_name, (void *)&c->prog };
+
+	return nm;
+}
+
 static void ctl_print_insn(const struct ctl *c, const struct isa_insn *in,
 			   cycle_t t)
 {
+	struct isa_names nm = ctl_names(c);
 	char buf[96];
 
-	const struct prog_symbolizer *s = c->prog.sym;
-
-	isa_format_insn(in, c->pc, buf, sizeof(buf), s ? s->label : NULL,
-			s ? s->ctx : NULL);
+	isa_format_insn_names(in, c->pc, buf, sizeof(buf), &nm);
 	fprintf(stderr, "core%d %10" PRIu64 "  %06" PRIx64 "  %s\n", c->core,
 		(uint64_t)t, c->pc, buf);
 }
@@ -1150,10 +1337,11 @@ static void ctl_trace_insn(struct ctl *c, uint64_t pc, cycle_t t,
 	struct unit_insn ui = { pc, s, seq >= 0 ? (uint64_t)seq : 0,
 				seq >= 0 ? UNIT_FLOW_OUT : UNIT_FLOW_NONE, t };
 
+	struct isa_names nm = ctl_names(c);
+
 	if (!unit_traced(&c->u, t, t + 1))
 		return;
-	isa_format_insn(in, pc, text, sizeof(text), s ? s->label : NULL,
-			s ? s->ctx : NULL);
+	isa_format_insn_names(in, pc, text, sizeof(text), &nm);
 	trc_json_member(args, sizeof(args), "insn", text);
 	unit_span_insn(&c->u, t, t + 1, isa_op_info[in->op].name, args, &ui);
 }
@@ -1359,6 +1547,20 @@ static int ctl_run(struct ctl *c)
 					 c->prog.words[idx]);
 		in = &c->prog.insns[idx];
 		oi = &isa_op_info[in->op];
+		/* A marker reads no register and takes no issue slot: it acts
+		 * at t, once the engine is there (its snapshot is of cycle
+		 * t), and the next instruction still issues at t. */
+		if (oi->unit == ISA_UNIT_MARK) {
+			if (t > now)
+				return ctl_step_at(c, t);
+			if (c->trace_insns)
+				ctl_print_insn(c, in, t);
+			c->t_cur = t;
+			if ((rc = ctl_marker(c, in, t)))
+				return rc;
+			c->pc += 4;
+			continue;
+		}
 		ti = ctl_operands_ready(c, in, t);
 		/*
 		 * Meet the world on time; and past the watchdog's limit run
@@ -1665,6 +1867,14 @@ static void ctl_destroy(struct unit *u)
 	struct ctl *c = to_ctl(u);
 	int i;
 
+	for (i = 0; i < c->n_rgns; i++)
+		free(c->rgns[i].ctr);
+	for (i = 0; i < CTL_MAX_REGION_DEPTH; i++)
+		free(c->rstack[i].snap);
+	free(c->rgns);
+	free(c->rmap);
+	ctr_scope_free(&c->rscope);
+
 	for (i = 0; i < c->n_xq; i++)
 		free(c->xq[i].q);
 	free(c->xq);
@@ -1802,7 +2012,7 @@ int ctl_set_program(struct unit *ctl, const struct ctl_prog *prog)
 		return NPU_EINTERNAL;
 	c->prog = *prog;
 	ctl_reset_state(c);
-	return 0;
+	return ctl_regions_install(c);
 }
 
 /* The program's first instruction issues at cycle t (0 for the first
@@ -1862,4 +2072,31 @@ int ctl_queue_len(const struct unit *u, int id)
 	const struct ctl *c = to_cctl(u);
 
 	return id >= 1 && id <= c->n_xq ? c->xq[id - 1].n : 0;
+}
+
+int ctl_n_regions(const struct unit *ctl) { return to_cctl(ctl)->n_rgns; }
+
+const struct ctr_scope *ctl_region_scope(const struct unit *ctl)
+{
+	return &to_cctl(ctl)->rscope;
+}
+
+void ctl_region(const struct unit *ctl, int k, struct ctl_region_info *ri,
+		uint64_t *ctr)
+{
+	const struct ctl *c = to_cctl(ctl);
+	const struct ctl_rgn *g = &c->rgns[k];
+	int d;
+
+	ri->name = g->name;
+	ri->entries = g->entries;
+	ri->cycles = g->cycles;
+	memcpy(ctr, g->ctr, c->rscope.n * sizeof(*ctr));
+	/* Open (a paused or failed run): as if it closed now. */
+	for (d = 0; d < c->rdepth; d++)
+		if (c->rstack[d].r == k) {
+			ri->entries++;
+			ri->cycles += eng_now(c->u.eng) - c->rstack[d].start;
+			ctr_scope_add_since(&c->rscope, ctr, c->rstack[d].snap);
+		}
 }

@@ -36,7 +36,13 @@ struct ctl_prog {
 	size_t n;                     /* number of instructions */
 	const struct prog_symbolizer *sym; /* labels for --trace-insn, or
 					      NULL */
+	char *const *regions;         /* region names, index = rbeg/rend id
+					 (the image's table; not owned) */
+	size_t n_regions;             /* entries */
 };
+
+/* Deepest nesting of program regions on one core (rbeg faults beyond). */
+#define CTL_MAX_REGION_DEPTH 16
 
 /*
  * The chip-wide services a control unit calls: the one small interface
@@ -108,6 +114,24 @@ int ctl_queue_len(const struct unit *ctl, int id);
  * dispatch table (the rows of units ctl and cfg in isa/opcodes.def).
  */
 int ctl_executes(enum isa_op op);
+
+/*
+ * Program regions of a core (rbeg/rend), accumulated over every program
+ * the core ran, one per distinct name in order of first appearance in
+ * the programs' region tables.  ctl_region reads region k: name (the
+ * image's string), entries, cycles and counters (ctl_region_scope(ctl)->n
+ * values into ctr, in the scope's slot order).  A region still open (a
+ * paused or failed run) counts as if it closed now, without changing it.
+ */
+struct ctl_region_info {
+	const char *name;        /* region name (not owned) */
+	uint64_t entries;        /* times it was entered */
+	uint64_t cycles;         /* sum of (close - open) */
+};
+int ctl_n_regions(const struct unit *ctl);
+const struct ctr_scope *ctl_region_scope(const struct unit *ctl);
+void ctl_region(const struct unit *ctl, int k, struct ctl_region_info *ri,
+		uint64_t *ctr);
 
 /* The chip's side of struct ctl_sync_ops (called by sim/chip.c). */
 int ctl_remote_signal(struct unit *ctl, int sem, cycle_t when) NPU_WUR;

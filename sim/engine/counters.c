@@ -29,6 +29,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../util/diag.h"
+#include "engine.h"
+#include "unit.h"
+
 /* One row per CTR() line of counters.def, at index CTR_<GROUP>_<NAME>. */
 const struct ctr_info ctr_info[CTR_N] = {
 #define CTR(g, n, json, unit, desc) [CTR_##g##_##n] = { CTR_GRP_##g, json, unit, desc },
@@ -143,6 +147,109 @@ const struct ctr_entry *ctr_find(const struct ctr_sink *s, const char *name)
 		if (strcmp(s->v[i].name, name) == 0)
 			return &s->v[i];
 	return NULL;
+}
+
+/* ---- counter scopes (program regions) -------------------------------------*/
+
+/*
+ * Dump order of two units: a core's own before the chip's, then by kind
+ * (enum unit_kind is control, matrix, vector, dma, sram, dram, noc: the
+ * order of chip_dump), then by instance.  Registration order breaks the
+ * remaining ties, so the order is total and deterministic.
+ */
+struct scope_ent {
+	struct unit *u;   /* the unit */
+	size_t reg;       /* its registration index */
+};
+
+static int scope_cmp(const void *pa, const void *pb)
+{
+	const struct scope_ent *a = pa, *b = pb;
+	int ca = a->u->core < 0, cb = b->u->core < 0;
+
+	if (ca != cb)
+		return ca - cb;
+	if (a->u->ops->kind != b->u->ops->kind)
+		return a->u->ops->kind < b->u->ops->kind ? -1 : 1;
+	if (a->u->index != b->u->index)
+		return a->u->index < b->u->index ? -1 : 1;
+	return a->reg < b->reg ? -1 : a->reg > b->reg;
+}
+
+int ctr_scope_core(struct ctr_scope *sc, struct eng *e, int core)
+{
+	size_t n_u = eng_n_units(e), i, k, n = 0;
+	struct scope_ent *ents = calloc(n_u + 1, sizeof(*ents));
+	int id;
+
+	memset(sc, 0, sizeof(*sc));
+	if (!ents)
+		return NPU_ENOMEM;
+	for (i = 0; i < n_u; i++) {
+		struct unit *u = eng_unit(e, i);
+
+		/* UNIT_OTHER (drivers, benches) owns no counters. */
+		if ((u->core == core || u->core < 0) &&
+		    u->ops->kind < UNIT_OTHER) {
+			ents[n].u = u;
+			ents[n].reg = i;
+			n++;
+		}
+	}
+	qsort(ents, n, sizeof(*ents), scope_cmp);
+	for (i = 0; i < n; i++)
+		for (id = 0; id < CTR_N; id++)
+			sc->n += (int)ctr_info[id].group == (int)ents[i].u->ops->kind;
+	sc->v = calloc(sc->n + 1, sizeof(*sc->v));
+	if (!sc->v) {
+		free(ents);
+		sc->n = 0;
+		return NPU_ENOMEM;
+	}
+	for (i = 0, k = 0; i < n; i++)
+		for (id = 0; id < CTR_N; id++)
+			if ((int)ctr_info[id].group == (int)ents[i].u->ops->kind) {
+				sc->v[k].u = ents[i].u;
+				sc->v[k].id = id;
+				k++;
+			}
+	free(ents);
+	return 0;
+}
+
+void ctr_scope_free(struct ctr_scope *sc)
+{
+	free(sc->v);
+	memset(sc, 0, sizeof(*sc));
+}
+
+void ctr_scope_snap(const struct ctr_scope *sc, uint64_t *v)
+{
+	size_t k;
+
+	for (k = 0; k < sc->n; k++)
+		v[k] = sc->v[k].u->ctr[sc->v[k].id];
+}
+
+/* Unsigned arithmetic: a counter that was set lower (none is today)
+ * would wrap rather than trap; counters only grow. */
+void ctr_scope_add_since(const struct ctr_scope *sc, uint64_t *acc,
+			 const uint64_t *then)
+{
+	size_t k;
+
+	for (k = 0; k < sc->n; k++)
+		acc[k] += sc->v[k].u->ctr[sc->v[k].id] - then[k];
+}
+
+void ctr_scope_emit(const struct ctr_scope *sc, const uint64_t *v,
+		    struct ctr_sink *s)
+{
+	size_t k;
+
+	for (k = 0; k < sc->n; k++)
+		ctr_emit_u64(s, sc->v[k].u->name, ctr_info[sc->v[k].id].name,
+			     v[k]);
 }
 
 /*

@@ -92,6 +92,47 @@ void ctr_emit_f64(struct ctr_sink *s, const char *prefix, const char *name,
 /* Look a counter up by full name (tests, summaries); NULL if absent. */
 const struct ctr_entry *ctr_find(const struct ctr_sink *s, const char *name);
 
+/*
+ * Counter scopes: the counters.def counters of a set of units as one flat
+ * vector of slots, so that a program region's boundary (rbeg/rend) costs
+ * one pass over a few hundred integers and no name lookups.  Only the
+ * fixed counters of each unit's group are in a scope; what a unit adds in
+ * its dump hook (percentiles, per-bank rows, bandwidths) is not, being
+ * computed from state a difference cannot be taken of.
+ */
+struct unit;
+struct eng;
+
+/* One slot: counter id of a unit. */
+struct ctr_slot {
+	struct unit *u;       /* the unit */
+	int id;               /* enum ctr_id, in the unit's group */
+};
+
+struct ctr_scope {
+	struct ctr_slot *v;   /* slots, in chip_dump order (owned) */
+	size_t n;             /* number of slots */
+};
+
+/*
+ * The scope of a core: the counter units of core 'core' and the
+ * chip-level ones (core -1: DRAM channels, the NoC) among the engine's
+ * registered units, ordered as chip_dump emits them (per core control,
+ * matrix, vector, DMA engines, SRAMs; then the chip's units, each kind by
+ * index).  0 or NPU_ENOMEM.
+ */
+int ctr_scope_core(struct ctr_scope *sc, struct eng *e, int core);
+void ctr_scope_free(struct ctr_scope *sc);
+/* v[k] = the current value of slot k (sc->n values). */
+void ctr_scope_snap(const struct ctr_scope *sc, uint64_t *v);
+/* acc[k] += current value of slot k - then[k]: what was counted since
+ * 'then' was snapshotted. */
+void ctr_scope_add_since(const struct ctr_scope *sc, uint64_t *acc,
+			 const uint64_t *then);
+/* Emit v[k] as "<unit name>.<counter name>" for every slot, in order. */
+void ctr_scope_emit(const struct ctr_scope *sc, const uint64_t *v,
+		    struct ctr_sink *s);
+
 /* Write docs/counters.md from the table (`mkdoc counters`). */
 void ctr_write_doc(FILE *fp);
 

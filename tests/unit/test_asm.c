@@ -15,6 +15,12 @@
  *                           on error (the command sources are compiled in)
  *   asm.fuzz_regress        every input in fuzz/regress/asm assembles or
  *                           fails cleanly
+ *   asm.regions.names       region ids by first use, one per name, apart
+ *                           from labels; numbers fill the table with
+ *                           generated names; bad names and ids refused
+ *   asm.regions.roundtrip   a listing with region names (quoted where
+ *                           needed) assembles back to the same words and
+ *                           the same region table
  *
  * Tests run from the top directory (make test does), where tests/asm is.
  */
@@ -1029,6 +1035,72 @@ START_TEST(asm_fuzz_regress)
 }
 END_TEST
 
+START_TEST(asm_regions_names)
+{
+	static const char src[] =
+		"a:\trbeg a\n\trbeg \"b c\"\n\trend \"b c\"\n\trend a\n"
+		"\tbeq zero, zero, a\n\trbeg (3)\n\trend 3\n\thalt\n";
+	struct obj_prog *p = must(src);
+	char *m;
+
+	ck_assert_uint_eq(p->n_regions, 4);
+	ck_assert_str_eq(p->regions[0], "a");
+	ck_assert_str_eq(p->regions[1], "b c");
+	ck_assert_str_eq(p->regions[2], "region2");
+	ck_assert_str_eq(p->regions[3], "region3");
+	ck_assert_uint_eq(p->code[0], 0xc0000000u);
+	ck_assert_uint_eq(p->code[1], 0xc0000001u);
+	ck_assert_uint_eq(p->code[2], 0xc1000001u);
+	ck_assert_uint_eq(p->code[3], 0xc1000000u);
+	ck_assert_uint_eq(p->code[5], 0xc0000003u);
+	/* The label a is still a code address. */
+	ck_assert_int_eq(obj_find_sym(p, "a")->value, 0);
+	obj_free(p);
+
+	m = fails("\trbeg \"\"\n\trbeg \"tab\\there\"\n\trbeg\n"
+		  "\trbeg (16384)\n\trend a, b\n\thalt\n");
+	ck_assert_ptr_nonnull(strstr(m, "t.s:1:7: error: a region name is 1 to 255 printable characters"));
+	ck_assert_ptr_nonnull(strstr(m, "t.s:2:7: error: a region name is 1 to 255"));
+	ck_assert_ptr_nonnull(strstr(m, "t.s:3:6: error: 'rbeg' expects 1 operand: rbeg region"));
+	ck_assert_ptr_nonnull(strstr(m, "t.s:4:7: error: region id 16384 out of range [0, 16383]"));
+	ck_assert_ptr_nonnull(strstr(m, "t.s:5:8: error: unexpected ','"));
+	free(m);
+}
+END_TEST
+
+START_TEST(asm_regions_roundtrip)
+{
+	static const char src[] =
+		"\trbeg kernel\n\trbeg \"q\\\"uote\\\\\"\n\tnop\n"
+		"\trend \"q\\\"uote\\\\\"\n\trbeg .x_1\n\trend .x_1\n"
+		"\trend kernel\n\thalt\n";
+	struct obj_prog *p = must(src), *q;
+	struct isa_names nm = { NULL, NULL, obj_region_name, NULL };
+	char text[4096];
+	size_t len = 0, k;
+
+	nm.region_ctx = p;
+	ck_assert_str_eq(p->regions[1], "q\"uote\\");
+	for (k = 0; k < p->n_code; k++) {
+		char line[128];
+
+		(void)isa_disasm_names(p->code[k], 4 * k, line, sizeof(line), &nm);
+		len += (size_t)snprintf(text + len, sizeof(text) - len, "\t%s\n",
+					line);
+	}
+	ck_assert_ptr_nonnull(strstr(text, "\trbeg    \"q\\\"uote\\\\\"\n"));
+	ck_assert_ptr_nonnull(strstr(text, "\trbeg    .x_1\n"));
+	q = must(text);
+	ck_assert_uint_eq(q->n_code, p->n_code);
+	ck_assert_mem_eq(q->code, p->code, p->n_code * sizeof(*p->code));
+	ck_assert_uint_eq(q->n_regions, p->n_regions);
+	for (k = 0; k < p->n_regions; k++)
+		ck_assert_str_eq(q->regions[k], p->regions[k]);
+	obj_free(q);
+	obj_free(p);
+}
+END_TEST
+
 static Suite *suite_asm(void)
 {
 	Suite *s = suite_create("asm");
@@ -1053,6 +1125,8 @@ static Suite *suite_asm(void)
 	TEST_ADD(s, asm_lexical_details);
 	TEST_ADD(s, asm_cli_as_and_objdump);
 	TEST_ADD(s, asm_fuzz_regress);
+	TEST_ADD(s, asm_regions_names);
+	TEST_ADD(s, asm_regions_roundtrip);
 	return s;
 }
 

@@ -13,6 +13,14 @@
  *   obj.write_atomic       obj_write creates the file or leaves nothing
  *   obj.lookups            symbolize, find_tensor, src_line, sniff
  *   obj.fuzz_regress       fuzz/regress/obj inputs are rejected cleanly
+ *   obj.regions.roundtrip  a program with regions is a version-2 file whose
+ *                          REGIONS section loads back (names with spaces
+ *                          and quotes too), re-serialises to the same
+ *                          bytes, lists in objdump and reaches the image;
+ *                          one without regions is still version 1
+ *   obj.regions.bad        a REGIONS section in a version-1 file, a size
+ *                          not a multiple of 4, a name offset outside the
+ *                          string table or a control character: refused
  *
  * The byte offsets used below are those of the documented layout
  * (docs/formats.md), computed here from the header, not from obj.c.
@@ -218,7 +226,7 @@ START_TEST(obj_header_fields)
 
 	expect_bad(b, n, 0, 0x7e, 1, "bad magic");
 	expect_bad(b, n, 1, 'X', 1, "bad magic");
-	expect_bad(b, n, 4, 2, 2, "unsupported version 2");
+	expect_bad(b, n, 4, 3, 2, "unsupported version 3");
 	expect_bad(b, n, 4, 0, 2, "unsupported version 0");
 	expect_bad(b, n, 6, 64, 2, "header size 64");
 	expect_bad(b, n, 8, 1, 4, "unknown flags 0x1");
@@ -526,6 +534,96 @@ START_TEST(obj_fuzz_regress)
 }
 END_TEST
 
+static const char *const rgn_src =
+	"\trbeg all\n\trbeg \"layer 1: \\\"conv\\\"\"\n"
+	"\trend \"layer 1: \\\"conv\\\"\"\n\trend all\n\thalt\n";
+
+/* Assemble rgn_src (or src) and serialise it. */
+static uint8_t *rgn_image(const char *src, size_t *n)
+{
+	struct obj_prog *p = NULL;
+	struct diag d;
+	uint8_t *buf;
+
+	diag_init(&d, stderr);
+	ck_assert_int_eq(asm_assemble_string("r.s", src, strlen(src), NULL, &d,
+					     &p), 0);
+	ck_assert_int_eq(obj_serialize(p, &buf, n), 0);
+	obj_free(p);
+	return buf;
+}
+
+START_TEST(obj_regions_roundtrip)
+{
+	struct obj_prog *p = NULL;
+	struct prog_image *img = NULL;
+	struct diag d;
+	uint8_t *b, *b2, *b1;
+	size_t n, n2, n1;
+	uint64_t k;
+	char *out = NULL;
+	size_t out_n = 0;
+	FILE *fp;
+
+	b = rgn_image(rgn_src, &n);
+	ck_assert_uint_eq(get_le(b + 4, 2), 2);
+	(void)sect_entry(b, 8); /* there is a REGIONS section */
+	diag_init(&d, stderr);
+	ck_assert_int_eq(obj_load_mem(b, n, "r.npo", &d, &p), 0);
+	ck_assert_uint_eq(p->n_regions, 2);
+	ck_assert_str_eq(p->regions[0], "all");
+	ck_assert_str_eq(p->regions[1], "layer 1: \"conv\"");
+	ck_assert_str_eq(obj_region_name(p, 1), "layer 1: \"conv\"");
+	ck_assert_ptr_null(obj_region_name(p, 2));
+	ck_assert_int_eq(obj_serialize(p, &b2, &n2), 0);
+	ck_assert_uint_eq(n2, n);
+	ck_assert_mem_eq(b2, b, n);
+	/* The listing: the table, and names (quoted where needed) in the
+	 * disassembly, in the syntax the assembler reads back. */
+	fp = open_memstream(&out, &out_n);
+	obj_print(fp, p, "r.npo", OBJ_PRINT_DEFAULT);
+	fclose(fp);
+	ck_assert_ptr_nonnull(strstr(out, ", 2 regions\n"));
+	ck_assert_ptr_nonnull(strstr(out, "Regions:\n  id    name\n  0     all\n"
+					  "  1     layer 1: \"conv\"\n"));
+	ck_assert_ptr_nonnull(strstr(out, "c0000000  rbeg    all\n"));
+	ck_assert_ptr_nonnull(strstr(out, "c1000001  rend    \"layer 1: \\\"conv\\\"\"\n"));
+	free(out);
+	/* The image carries the table. */
+	ck_assert_int_eq(obj_image(p, "r", &img), 0);
+	ck_assert_uint_eq(img->n_regions, 2);
+	ck_assert_str_eq(prog_region_name(img, 1), "layer 1: \"conv\"");
+	prog_free(img);
+	obj_free(p);
+	/* No regions: a version-1 file, readable by earlier npusims. */
+	b1 = rgn_image("\thalt\n", &n1);
+	ck_assert_uint_eq(get_le(b1 + 4, 2), 1);
+	for (k = 0; k < get_le(b1 + 12, 4); k++)
+		ck_assert_uint_ne(get_le(b1 + get_le(b1 + 16, 8) + 32 * k, 4), 8);
+	free(b1);
+	free(b2);
+	free(b);
+}
+END_TEST
+
+START_TEST(obj_regions_bad)
+{
+	size_t n, e, off;
+	uint8_t *b = rgn_image(rgn_src, &n);
+
+	e = sect_entry(b, 8);
+	off = get_le(b + e + 16, 8);
+	expect_bad(b, n, 4, 1, 2, "regions section in a version 1 file");
+	expect_bad(b, n, e + 24, 6, 8, "regions section size 6");
+	expect_bad(b, n, off, 0xffffff, 4, "outside the string table");
+	expect_bad(b, n, off, 0, 4, "outside the string table");
+	/* A control character in a region name (its first byte). */
+	expect_bad(b, n, get_le(b + sect_entry(b, 3) + 16, 8) +
+			 get_le(b + off, 4), 0x07, 1, "non-printable byte");
+	free(b);
+}
+END_TEST
+
 static Suite *suite_obj(void)
 {
 	Suite *s = suite_create("obj");
@@ -541,6 +639,8 @@ static Suite *suite_obj(void)
 	TEST_ADD(s, obj_lookups);
 	TEST_ADD(s, obj_memspaces_roundtrip);
 	TEST_ADD(s, obj_fuzz_regress);
+	TEST_ADD(s, obj_regions_roundtrip);
+	TEST_ADD(s, obj_regions_bad);
 	return s;
 }
 

@@ -12,8 +12,9 @@
 # it (docs/noc.md): 4 cores take 2.4x the speed of 1, 16 cores 3.0x.
 . "$(dirname "$0")/../lib.sh"
 
-# sum CSV PATTERN: sum of every counter whose name matches the regex.
-sum() { grep -E "^$2," "$1" | cut -d, -f2 | awk '{ s += $1 } END { print s + 0 }'; }
+# sum CSV PATTERN: sum of every counter whose name matches the regex, over
+# the whole run's rows (a region's rows name their region in column 4).
+sum() { grep -E "^$2,[^,]*,[^,]*,$" "$1" | cut -d, -f2 | awk '{ s += $1 } END { print s + 0 }'; }
 
 # run_mc NAME CORES M K N CONFIG ARGS...: run, check, record.
 run_mc() {

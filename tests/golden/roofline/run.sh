@@ -41,7 +41,9 @@ done
 # -- CSV: one row per run and per region; header as documented
 [ "$(head -1 "$tmp/r.csv")" = "file,region,cycles,seconds,macs,ops,dram_bytes,sram_bytes,intensity,sram_intensity,attained_ops_per_s,roof_ops_per_s,bound,roof_pct,energy_pj,avg_power_w" ] ||
 	fail "CSV header: $(head -1 "$tmp/r.csv")"
-[ "$(wc -l < "$tmp/r.csv")" = 9 ] || fail "CSV rows: $(wc -l < "$tmp/r.csv") lines"
+# header + 4 runs of gemm.s, each with its 4 regions (gemm, load, compute,
+# store) + the hand-written file and its 3 regions
+[ "$(wc -l < "$tmp/r.csv")" = $((1 + 4 * 5 + 4)) ] || fail "CSV rows: $(wc -l < "$tmp/r.csv") lines"
 for n in 16 32 64 128; do
 	f=$tmp/g$n.json
 	macs=$(col "$tmp/r.csv" "$f" "" macs)

@@ -28,10 +28,10 @@ record "default summary: $(wc -l < "$tmp/all") lines"
 
 # Energy doubles where its per-event energy doubles.
 e1=$("$bin" run -q -c "$cfg" asm/kernels/gemm_mc.s -D M=128 -D K=64 -D N=64 \
-	--input A=zeros --input B=zeros --input C=zeros --counters "$tmp/e1.csv"; grep '^energy.mac,' "$tmp/e1.csv" | cut -d, -f2)
+	--input A=zeros --input B=zeros --input C=zeros --counters "$tmp/e1.csv"; counter "$tmp/e1.csv" energy.mac)
 "$bin" run -q -c "$cfg" -s energy.mac_pj_int8=0.0456 asm/kernels/gemm_mc.s -D M=128 -D K=64 -D N=64 \
 	--input A=zeros --input B=zeros --input C=zeros --counters "$tmp/e2.csv"
-e2=$(grep '^energy.mac,' "$tmp/e2.csv" | cut -d, -f2)
+e2=$(counter "$tmp/e2.csv" energy.mac)
 awk -v a="$e1" -v b="$e2" 'BEGIN { exit !(b > 0 && (b / a - 2) < 1e-9 && (2 - b / a) < 1e-9) }' ||
 	fail "energy.mac $e1 -> $e2 pJ when mac_pj_int8 doubled"
 record "energy.mac $e1 pJ, doubled $e2 pJ"

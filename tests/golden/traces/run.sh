@@ -73,7 +73,9 @@ check multicore "$tmp/mc.json.gz" --need-instant "barrier release" --min-flows 1
 	-D M=128 -D K=64 -D N=64 --input A="$tmp/A3.npy" --input B="$tmp/B3.npy" \
 	--trace "$tmp/win.json.gz" --trace-window 2000:6000 \
 	--trace-units control,matrix,core1.dma0 || fail "window: run failed"
-check window "$tmp/win.json.gz" --window 2000:6000 --tracks control,matrix,dma0 --min-flows 1
+# (kind control selects the control unit's track and the core's
+# "regions" track)
+check window "$tmp/win.json.gz" --window 2000:6000 --tracks control,regions,matrix,dma0 --min-flows 1
 
 cd "$tmp"
 # A DMA past the end of DRAM: the fault is the trace's last word.
