@@ -137,6 +137,11 @@ int arch_find_key(const char *key);
 
 /* Write the resolved config (loadable) with derived peaks as comments. */
 int arch_dump(const struct arch *a, FILE *fp) NPU_WUR;
+/* 1 if the chip's DMA engines can have enough bytes in flight to reach
+ * the DRAM peak at its unloaded latency (arch_dump.c says how), else 0;
+ * *reach_bps is what they can reach, *latency_ns the latency used. */
+int arch_dma_covers_dram(const struct arch *a, double *reach_bps,
+			 double *latency_ns);
 /* FNV-1a 64 of the resolved settings (not of a file): equal for configs
  * that resolve alike; recorded in counter files. */
 uint64_t arch_hash(const struct arch *a);

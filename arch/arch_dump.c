@@ -385,6 +385,31 @@ static void put_comment_text(FILE *fp, const char *s)
 		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, fp);
 }
 
+/*
+ * Can the DMA engines keep the DRAM busy?  By Little's law the bytes in
+ * flight must cover bandwidth x latency: all engines of all cores x
+ * core.dma.max_outstanding x core.dma.burst_bytes against the DRAM peak x
+ * its unloaded read latency.  The latency is a lower bound (timed mode: a
+ * row miss's tRCD + tCL, no queueing, no NoC; ideal mode: its fixed
+ * latency), so a config this flags cannot reach its peak with any kernel.
+ */
+int arch_dma_covers_dram(const struct arch *a, double *reach_bps,
+			 double *latency_ns)
+{
+	double inflight = (double)ARCH_I(a, CHIP_CORES) *
+			  (double)ARCH_I(a, DMA_ENGINES) *
+			  (double)ARCH_I(a, DMA_OUTSTANDING) *
+			  (double)ARCH_I(a, DMA_BURST);
+
+	if (ARCH_E(a, DRAM_MODE) == ARCH_DRAM_MODE_IDEAL)
+		*latency_ns = ARCH_F(a, DRAM_IDEAL_LAT);
+	else
+		*latency_ns = (double)(ARCH_I(a, DRAM_TRCD) + ARCH_I(a, DRAM_TCL)) *
+			      ARCH_F(a, DRAM_TCK);
+	*reach_bps = *latency_ns > 0 ? inflight / (*latency_ns * 1e-9) : 1e300;
+	return *reach_bps >= a->d.dram_bytes_per_s;
+}
+
 /* FNV-1a (64-bit) of n bytes, continuing from h. */
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
 {
@@ -797,6 +822,14 @@ static const char doc_intro[] =
 "\n"
 "Example: TPU v1 (configs/tpu-v1.cfg): 256 x 256 x 0.7e9 = 45.9 TMAC/s =\n"
 "91.8 TOPS, the paper's \"92 TOPS\".\n"
+"\n"
+"`npusim config` also checks that the DMA engines can keep the DRAM busy\n"
+"(Little's law): `chip.cores x core.dma.engines x core.dma.max_outstanding\n"
+"x core.dma.burst_bytes` bytes in flight must cover the DRAM peak times its\n"
+"unloaded read latency (`(dram.trcd + dram.tcl) x dram.tck_ns` timed, a row\n"
+"miss with no queueing; `dram.ideal.latency_ns` ideal). The latency is a\n"
+"lower bound, so a config it warns about cannot reach its DRAM peak with any\n"
+"kernel; every bundled config passes.\n"
 "\n"
 "## Example configs\n"
 "\n"

@@ -133,8 +133,22 @@ int cmd_config(int argc, char **argv)
 		}
 	} else {
 		/* A failed write of stdout is reported by main() (exit 1). */
+		double reach, lat;
+
 		printf("%s: ok\n", path ? path : "<defaults>");
 		arch_summary(&a, stdout);
+		if (!arch_dma_covers_dram(&a, &reach, &lat))
+			fprintf(stderr, "%s: warning: the DMA engines keep at most "
+				"%lld x %lld x %lld x %lld B in flight (cores x "
+				"core.dma.engines x core.dma.max_outstanding x "
+				"core.dma.burst_bytes): %.3g GB/s at the DRAM's %.4g ns "
+				"unloaded latency, below its %.3g GB/s peak; raise "
+				"core.dma.max_outstanding or core.dma.burst_bytes\n",
+				path ? path : "<defaults>", (long long)ARCH_I(&a, CHIP_CORES),
+				(long long)ARCH_I(&a, DMA_ENGINES),
+				(long long)ARCH_I(&a, DMA_OUTSTANDING),
+				(long long)ARCH_I(&a, DMA_BURST), reach / 1e9, lat,
+				a.d.dram_bytes_per_s / 1e9);
 	}
 	arch_free(&a);
 	/* A dump that could not be written is an I/O error (exit 1), with

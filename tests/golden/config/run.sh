@@ -10,7 +10,9 @@ fail() { echo "config golden: $*" >&2; exit 1; }
 
 # every shipped config checks clean and its dump loads back to the same dump
 for f in configs/*.cfg; do
-	out=$("$npusim" config -c "$f") || fail "$f: exit $?"
+	out=$("$npusim" config -c "$f" 2> "$tmp/warn") || fail "$f: exit $?"
+	# every bundled config's DMA can reach its DRAM peak (Little's law)
+	[ -s "$tmp/warn" ] && fail "$f: $(cat "$tmp/warn")"
 	[ "$(echo "$out" | head -1)" = "$f: ok" ] || fail "$f: no ok line"
 	"$npusim" config -c "$f" --dump -o "$tmp/d1.cfg" || fail "$f: dump failed"
 	"$npusim" config -c "$tmp/d1.cfg" --dump -o "$tmp/d2.cfg" || fail "$f: dump does not load"
@@ -19,6 +21,13 @@ for f in configs/*.cfg; do
 	grep -v '^# source:' "$tmp/d2.cfg" > "$tmp/b"
 	cmp -s "$tmp/a" "$tmp/b" || fail "$f: dump of the dump differs"
 done
+
+# a DMA that cannot cover the DRAM's bandwidth x latency is warned about,
+# with the numbers: 1 x 1 x 1 x 64 B / 40 ns = 1.6 GB/s < 12.8 GB/s
+"$npusim" config -c configs/default.cfg -s core.dma.engines=1 \
+	-s core.dma.max_outstanding=1 > /dev/null 2> "$tmp/warn" || fail "dma warning: exit $?"
+grep -q 'warning: the DMA engines keep at most 1 x 1 x 1 x 64 B in flight.*1.6 GB/s at the DRAM.s 40 ns unloaded latency, below its 12.8 GB/s peak' "$tmp/warn" ||
+	fail "no DMA reach warning: $(cat "$tmp/warn")"
 
 # the TPU v1 peak: 65536 MACs x 0.7 GHz
 "$npusim" config -c configs/tpu-v1.cfg --dump | grep -q '4.58752e+13 (45.9 T)' ||
