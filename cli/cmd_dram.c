@@ -76,27 +76,6 @@ static void dram_usage(FILE *fp)
 	      "exit status: 0 ok, 1 output not written, 2 usage or configuration error\n", fp);
 }
 
-/* Unsigned decimal in [lo, hi]; 0 ok, -1 with a message.  strtoull
- * accepts "-1" (negated modulo 2^64), hence the explicit '-' test;
- * trailing garbage ("10k") and overflow (ERANGE) are refused too. */
-static int parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi,
-		     uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || s[0] == '-' || v < lo || v > hi) {
-		fprintf(stderr, "npusim dram: %s '%s' is not a whole number in "
-				"%llu..%llu\n", opt, s, (unsigned long long)lo,
-			(unsigned long long)hi);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
 /*
  * --rate R: "0.2" (fraction of peak), "20%" (percent of peak) or "5GB/s"
  * (absolute, GB = 1e9 bytes).  0 ok with *gbps set, -1 with a message.
@@ -391,7 +370,7 @@ int cmd_dram(int argc, char **argv)
 				goto usage;
 		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--reads",
 					    &missing))) {
-			if (parse_u64("--reads", val, 0, 100, &v))
+			if (cli_parse_u64("dram", "--reads", val, 0, 100, &v))
 				goto usage;
 			cfg.read_pct = (int)v;
 			reads_set = 1;
@@ -399,19 +378,19 @@ int cmd_dram(int argc, char **argv)
 					    &missing))) {
 			/* 1e9 requests is hours of host time: a bound
 			 * against typos, not a model limit. */
-			if (parse_u64("--requests", val, 1, 1000000000, &v))
+			if (cli_parse_u64("dram", "--requests", val, 1, 1000000000, &v))
 				goto usage;
 			cfg.requests = v;
 		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--bytes",
 					    &missing))) {
 			/* up to 1 GiB per request: dram_request takes a
 			 * uint32_t size */
-			if (parse_u64("--bytes", val, 1, 1u << 30, &v))
+			if (cli_parse_u64("dram", "--bytes", val, 1, 1u << 30, &v))
 				goto usage;
 			cfg.bytes = (uint32_t)v;
 		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--seed",
 					    &missing))) {
-			if (parse_u64("--seed", val, 0, UINT64_MAX, &v))
+			if (cli_parse_u64("dram", "--seed", val, 0, UINT64_MAX, &v))
 				goto usage;
 			cfg.seed = v;
 		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--rate",
@@ -419,12 +398,12 @@ int cmd_dram(int argc, char **argv)
 			rate = val;     /* parsed once the peak is known */
 		} else if ((val = cli_opt_value(argc, argv, &i, 0,
 					    "--outstanding", &missing))) {
-			if (parse_u64("--outstanding", val, 1, 1u << 30, &v))
+			if (cli_parse_u64("dram", "--outstanding", val, 1, 1u << 30, &v))
 				goto usage;
 			cfg.outstanding = (uint32_t)v;
 		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--step",
 					    &missing))) {
-			if (parse_u64("--step", val, 1, 100, &v))
+			if (cli_parse_u64("dram", "--step", val, 1, 100, &v))
 				goto usage;
 			step = (double)v;
 		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--csv",

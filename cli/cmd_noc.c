@@ -64,24 +64,6 @@ static void noc_usage(FILE *fp)
 	      "deadlocked\n", fp);
 }
 
-static int parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi,
-		     uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || s[0] == '-' || v < lo || v > hi) {
-		fprintf(stderr, "npusim noc: %s '%s' is not a whole number in "
-				"%llu..%llu\n", opt, s, (unsigned long long)lo,
-			(unsigned long long)hi);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
 static void print_network(const struct arch *a, const char *path,
 			  const struct noc_params *p)
 {
@@ -228,33 +210,33 @@ int cmd_noc(int argc, char **argv)
 			}
 		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--packet-flits",
 						&missing))) {
-			if (parse_u64("--packet-flits", val, 1, 65536, &v))
+			if (cli_parse_u64("noc", "--packet-flits", val, 1, 65536, &v))
 				goto usage;
 			cfg.packet_flits = (uint32_t)v;
 		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--cycles",
 						&missing))) {
-			if (parse_u64("--cycles", val, 1, 1000000000, &v))
+			if (cli_parse_u64("noc", "--cycles", val, 1, 1000000000, &v))
 				goto usage;
 			cfg.cycles = v;
 		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--warmup",
 						&missing))) {
-			if (parse_u64("--warmup", val, 0, 1000000000, &v))
+			if (cli_parse_u64("noc", "--warmup", val, 0, 1000000000, &v))
 				goto usage;
 			cfg.warmup = v;
 		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--drain",
 						&missing))) {
-			if (parse_u64("--drain", val, 0, 1000000000, &v))
+			if (cli_parse_u64("noc", "--drain", val, 0, 1000000000, &v))
 				goto usage;
 			cfg.drain_limit = v;
 			drain_set = 1;
 		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--hotspot",
 						&missing))) {
-			if (parse_u64("--hotspot", val, 0, 65535, &v))
+			if (cli_parse_u64("noc", "--hotspot", val, 0, 65535, &v))
 				goto usage;
 			cfg.hotspot = (int)v;
 		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--seed",
 						&missing))) {
-			if (parse_u64("--seed", val, 0, UINT64_MAX, &v))
+			if (cli_parse_u64("noc", "--seed", val, 0, UINT64_MAX, &v))
 				goto usage;
 			cfg.seed = v;
 		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--csv",

@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../util/diag.h"
@@ -149,4 +150,22 @@ int main(int argc, char **argv)
 	 * Returns at once when no signal was caught. */
 	fsout_die();
 	return status;
+}
+
+int cli_parse_u64(const char *cmd, const char *opt, const char *s,
+		  uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || v < lo || v > hi) {
+		fprintf(stderr, "npusim %s: %s '%s' is not a whole number in "
+				"%llu..%llu\n", cmd, opt, s, (unsigned long long)lo,
+			(unsigned long long)hi);
+		return -1;
+	}
+	*out = v;
+	return 0;
 }
