@@ -94,7 +94,8 @@ struct run_opts {
 	char *events;                      /* -e lists joined by ',' (owned) */
 	const char *x_sep;                 /* -x SEP: machine-readable */
 	const char *region;                /* --region NAME: that region only */
-	int total;                         /* --total: sum over cores */
+	int total;                         /* 1 --total, 0 --per-core, -1 unset:
+					      sum over cores when there are several */
 	int detail;                        /* --detail: per-bank/requester too */
 	char model_override[64];           /* "core.matrix.model=..." built from
 					      --matrix-model (an -s in disguise) */
@@ -140,8 +141,9 @@ static void run_usage(FILE *fp, const char *cmd)
 		"  -e PATTERN[,..]     show the counters matching these globs (repeatable;\n"
 		"                      a pattern without '.' also matches the last part:\n"
 		"                      -e macs, -e 'core0.dma*.bytes_*')\n"
-		"  --total             sum each core's counters over the cores\n"
-		"  --per-core          one set per core (the default)\n"
+		"  --total             sum each core's counters over the cores (the default\n"
+		"                      on a chip of several cores, as perf stat aggregates)\n"
+		"  --per-core          one set per core (the default on one core)\n"
 		"  --detail            per-bank and per-requester counters too\n"
 		"  --region NAME       the counters of one program region\n"
 		"  -x SEP              value SEP unit SEP name SEP ratio lines (perf stat -x)\n\n"
@@ -617,7 +619,7 @@ static int print_stat(const struct run_opts *o, const struct ctr_sink *all,
 	struct ctr_sink sel, agg;
 	size_t n_pats = 0, i;
 	char *ev = NULL, *tok, *save = NULL;
-	int rc;
+	int rc, total;
 
 	if (o->region) {
 		for (i = 0; i < run_m->n_regions; i++)
@@ -641,15 +643,18 @@ static int print_stat(const struct run_opts *o, const struct ctr_sink *all,
 			pats[n_pats++] = tok;
 	}
 	ctr_sink_init(&agg);
-	rc = ctrout_select(src, pats, n_pats, o->detail, o->total, &sel);
+	/* As perf stat aggregates CPUs unless told not to: a multi-core
+	 * chip's counters are summed over its cores by default. */
+	total = o->total >= 0 ? o->total : ARCH_I(run_m->arch, CHIP_CORES) > 1;
+	rc = ctrout_select(src, pats, n_pats, o->detail, total, &sel);
 	/* Ratios from every counter (a selected counter's denominator may
 	 * not be selected itself), aggregated the same way. */
 	if (!rc)
-		rc = ctrout_select(src, NULL, 0, 1, o->total, &agg);
+		rc = ctrout_select(src, NULL, 0, 1, total, &agg);
 	m.ratio_src = &agg;
 	m.energy_src = src;
 	m.no_energy = n_pats > 0;
-	m.cores_summed = o->total ? (int)ARCH_I(m.arch, CHIP_CORES) : 0;
+	m.cores_summed = total ? (int)ARCH_I(m.arch, CHIP_CORES) : 0;
 	if (!rc)
 		rc = o->x_sep ? ctrout_print_x(stdout, o->x_sep, &sel, &m)
 			      : ctrout_print(stdout, CTROUT_TEXT, &sel, &m);
@@ -740,6 +745,7 @@ static int cmd_run_common(int argc, char **argv, int stat)
 	if (!o)
 		return NPU_EXIT_PROGRAM;
 	o->stat = stat;
+	o->total = -1;
 	o->max_cycles = CYCLE_MAX;
 	o->trace_interval = 1000;
 	o->trace_hi = CYCLE_MAX;

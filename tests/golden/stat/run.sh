@@ -7,24 +7,25 @@ cfg=configs/datacenter.cfg
 run() { "$bin" stat -c "$cfg" asm/kernels/gemm_mc.s -D M=128 -D K=64 -D N=64 \
 	--input A=zeros --input B=zeros --input C=zeros "$@"; }
 
-run -x , -e macs,bytes_dram_to_sram > "$tmp/x"
+run --per-core -x , -e macs,bytes_dram_to_sram > "$tmp/x"
 [ "$(head -1 "$tmp/x" | cut -d, -f2-3)" = "cycle,cycles" ] || fail "-x: no cycles line first"
 n=$(grep -c ',MAC,core[0-9]*\.matrix\.macs,' "$tmp/x")
 [ "$n" = 16 ] || fail "-e macs: $n matrix.macs lines, expected one per core (16)"
 grep -q 'PE utilisation$' "$tmp/x" || fail "-x: a selected counter lost its ratio"
 record "-x -e: $(wc -l < "$tmp/x") lines"
 
-run --total -x , -e 'matrix.macs' > "$tmp/t"
+run -x , -e 'matrix.macs' > "$tmp/t"
 macs=$(grep ',matrix.macs,' "$tmp/t" | cut -d, -f1)
-[ "$macs" = $((128 * 64 * 64)) ] || fail "--total: matrix.macs $macs, expected 128*64*64"
-record "--total matrix.macs $macs"
+[ "$macs" = $((128 * 64 * 64)) ] || fail "default on 16 cores (summed): matrix.macs $macs, expected 128*64*64"
+record "default (summed over 16 cores) matrix.macs $macs"
+run --total -x , -e 'matrix.macs' | cmp -s - "$tmp/t" || fail "--total differs from the 16-core default"
 
-run > "$tmp/all"
+run --per-core > "$tmp/all"
 grep -q 'bank0' "$tmp/all" && fail "the default summary shows per-bank breakdowns"
-run --detail | grep -q 'bank0' || fail "--detail does not show per-bank breakdowns"
+run --per-core --detail | grep -q 'bank0' || fail "--detail does not show per-bank breakdowns"
 grep -q ' Energy' "$tmp/all" || fail "no energy section"
 grep -q 'average power' "$tmp/all" || fail "no average power"
-record "default summary: $(wc -l < "$tmp/all") lines"
+record "--per-core summary: $(wc -l < "$tmp/all") lines, default: $(run | wc -l) lines"
 
 # Energy doubles where its per-event energy doubles.
 e1=$("$bin" run -q -c "$cfg" asm/kernels/gemm_mc.s -D M=128 -D K=64 -D N=64 \
