@@ -144,8 +144,9 @@ static void run_usage(FILE *fp, const char *cmd)
 		"  --total             sum each core's counters over the cores (the default\n"
 		"                      on a chip of several cores, as perf stat aggregates)\n"
 		"  --per-core          one set per core (the default on one core)\n"
-		"  --detail            per-bank and per-requester counters too\n"
-		"  --region NAME       the counters of one program region\n"
+		"  --detail            counters that are 0, per-bank and per-requester\n"
+		"                      counters too\n"
+		"  --region NAME[@coreN]  the counters of one program region\n"
 		"  -x SEP              value SEP unit SEP name SEP ratio lines (perf stat -x)\n\n"
 		"exit status: 0 ok, 1 program/assembly/tensor error, 2 usage or config error,\n"
 		"             3 simulated fault, deadlock or cycle limit\n", cmd);
@@ -617,14 +618,22 @@ static int print_stat(const struct run_opts *o, const struct ctr_sink *all,
 	struct ctrout_meta m = *run_m;
 	const struct ctr_sink *src = all;
 	struct ctr_sink sel, agg;
-	size_t n_pats = 0, i;
+	size_t n_pats = 0, i, zeros = 0;
 	char *ev = NULL, *tok, *save = NULL;
 	int rc, total;
 
 	if (o->region) {
-		for (i = 0; i < run_m->n_regions; i++)
-			if (strcmp(run_m->regions[i].name, o->region) == 0)
+		/* NAME, or NAME@coreN for one core's copy (the first core's
+		 * when NAME alone names several). */
+		for (i = 0; i < run_m->n_regions; i++) {
+			const struct ctrout_region *r = &run_m->regions[i];
+			char full[160];
+
+			snprintf(full, sizeof(full), "%s@core%d", r->name, r->core);
+			if (strcmp(r->name, o->region) == 0 ||
+			    strcmp(full, o->region) == 0)
 				break;
+		}
 		if (i == run_m->n_regions)
 			return diag_error(d, diag_nowhere(), NPU_EUSAGE,
 					  "--region %s: the program has no region of that name%s",
@@ -651,6 +660,10 @@ static int print_stat(const struct run_opts *o, const struct ctr_sink *all,
 	 * not be selected itself), aggregated the same way. */
 	if (!rc)
 		rc = ctrout_select(src, NULL, 0, 1, total, &agg);
+	/* The default view leaves zeros out (a 16-core chip has hundreds);
+	 * -e and --detail show exactly what they select. */
+	if (!rc && !n_pats && !o->detail)
+		zeros = ctrout_drop_zeros(&sel);
 	m.ratio_src = &agg;
 	m.energy_src = src;
 	m.no_energy = n_pats > 0;
@@ -658,6 +671,9 @@ static int print_stat(const struct run_opts *o, const struct ctr_sink *all,
 	if (!rc)
 		rc = o->x_sep ? ctrout_print_x(stdout, o->x_sep, &sel, &m)
 			      : ctrout_print(stdout, CTROUT_TEXT, &sel, &m);
+	if (!rc && zeros && !o->x_sep)
+		printf(" (%zu counters that are 0 not shown; --detail shows them)\n\n",
+		       zeros);
 	if (!rc && !o->region && !o->x_sep && run_m->n_regions) {
 		printf(" Regions (npusim stat --region NAME shows one):\n");
 		for (i = 0; i < run_m->n_regions; i++)

@@ -462,6 +462,21 @@ static void csv_meta(FILE *fp, const struct ctrout_meta *m)
 	}
 }
 
+/* The region column of r: its name, or "NAME@coreN" when another region
+ * of the run has the same name (an SPMD program runs it on every core). */
+static void region_label(char *buf, size_t n, const struct ctrout_meta *m,
+			 const struct ctrout_region *r)
+{
+	size_t i;
+
+	for (i = 0; i < m->n_regions; i++)
+		if (&m->regions[i] != r && strcmp(m->regions[i].name, r->name) == 0) {
+			snprintf(buf, n, "%s@core%d", r->name, r->core);
+			return;
+		}
+	snprintf(buf, n, "%s", r->name);
+}
+
 /*
  * One flat table (docs/formats.md "CSV"): name,value,unit,region with
  * region empty for the whole run; the run's rows first (cycles, every
@@ -481,17 +496,19 @@ static void print_csv(FILE *fp, const struct ctr_sink *s,
 		csv_energy(fp, m->arch, s, m->cycles, "");
 	for (i = 0; i < m->n_regions; i++) {
 		const struct ctrout_region *r = &m->regions[i];
+		char label[160];
 
+		region_label(label, sizeof(label), m, r);
 		fprintf(fp, "cycles,%llu,cycle,", (unsigned long long)r->cycles);
-		csv_field(fp, r->name);
+		csv_field(fp, label);
 		fprintf(fp, "\nentries,%llu,,", (unsigned long long)r->entries);
-		csv_field(fp, r->name);
+		csv_field(fp, label);
 		fprintf(fp, "\ncore,%d,,", r->core);
-		csv_field(fp, r->name);
+		csv_field(fp, label);
 		fputc('\n', fp);
-		csv_rows(fp, r->s, r->name);
+		csv_rows(fp, r->s, label);
 		if (m->arch)
-			csv_energy(fp, m->arch, r->s, r->cycles, r->name);
+			csv_energy(fp, m->arch, r->s, r->cycles, label);
 	}
 }
 
@@ -874,6 +891,22 @@ int ctrout_select(const struct ctr_sink *in, const char *const *pats,
 			ctr_emit_u64(out, NULL, name, e->u);
 	}
 	return out->oom ? NPU_ENOMEM : 0;
+}
+
+size_t ctrout_drop_zeros(struct ctr_sink *s)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < s->n; i++) {
+		if (!s->v[i].is_float && s->v[i].u == 0) {
+			free(s->v[i].name);
+			continue;
+		}
+		s->v[k++] = s->v[i];
+	}
+	i = s->n - k;
+	s->n = k;
+	return i;
 }
 
 int ctrout_print_x(FILE *fp, const char *sep, const struct ctr_sink *s,

@@ -118,6 +118,10 @@ int ctrout_select(const struct ctr_sink *in, const char *const *pats,
 		  size_t n_pats, int detail, int total,
 		  struct ctr_sink *out) NPU_WUR;
 
+/* Remove the integer counters that are 0 from s (stat's default view);
+ * returns how many were removed. */
+size_t ctrout_drop_zeros(struct ctr_sink *s);
+
 /*
  * perf stat -x style: one line per counter, "value SEP unit SEP name SEP
  * ratio" (ratio as in the text summary, without padding; empty if none),

@@ -91,7 +91,8 @@ record "trace $(digest "$tmp/gemm.json.gz")"
 	--input A="$tmp/A2.npy" --input B="$tmp/B2.npy" --output C="$tmp/C2.npy" \
 	--counters "$tmp/mc.csv" || fail "gemm_mc: run failed"
 for c in 0 1; do
-	[ "$(grep "^core,$c,,gemm_mc$" "$tmp/mc.csv" | wc -l)" = 1 ] || fail "gemm_mc: no region on core $c"
+	# the same name on two cores: the CSV tells them apart as NAME@coreN
+	[ "$(grep "^core,$c,,gemm_mc@core$c$" "$tmp/mc.csv" | wc -l)" = 1 ] || fail "gemm_mc: no region on core $c"
 done
-record "gemm_mc: $(grep -c '^entries,1,,gemm_mc$' "$tmp/mc.csv") regions entered once"
+record "gemm_mc: $(grep -c '^entries,1,,gemm_mc@core[01]$' "$tmp/mc.csv") regions entered once"
 golden
