@@ -23,4 +23,5 @@ echo
 echo "files:   $out/C.npy (output), $out/counters.json, $out/counters.txt,"
 echo "         $out/trace.json.gz (open in https://ui.perfetto.dev)"
 echo "summary: $bin stat -c configs/default.cfg asm/kernels/gemm.s \\"
-echo "           -D M=$M -D K=$K -D N=$N --input A=$out/A.npy --input B=$out/B.npy"
+echo "           -D M=$M -D K=$K -D N=$N --input A=$out/A.npy --input B=$out/B.npy \\"
+echo "           --output C=$out/C.npy"
