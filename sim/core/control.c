@@ -712,6 +712,7 @@ static void ctl_dma_desc(struct ctl *c, struct dma_desc *dd)
 	dd->dst_mem = (int)c->dreg[ISA_DF_DMEM];
 	dd->src_core = (int)c->dreg[ISA_DF_SCORE];
 	dd->dst_core = (int)c->dreg[ISA_DF_DCORE];
+	dd->dst_mask = c->dreg[ISA_DF_DMASK];
 	dd->elem_bytes = (uint32_t)c->dreg[ISA_DF_ESIZE];
 	for (i = 0; i < 4; i++)
 		dd->shape[i] = (c->dset_mask >> nf[i] & 1) ?

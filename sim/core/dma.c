@@ -86,6 +86,7 @@ struct xfer {
 	uint64_t off;           /* bytes of the current run already issued */
 	int done;               /* every burst issued (or none to issue) */
 	uint64_t total;         /* bytes of the descriptor (trace, counters) */
+	uint64_t mcast;         /* destination cores of a multicast (dmask) */
 };
 
 struct dma {
@@ -238,8 +239,9 @@ static int check_side(struct dma *m, const struct tile_cmd *c, int mem,
 			     "this chip has no network to reach it; stage "
 			     "through DRAM", what,
 			     what[0] == 's' ? dd->src_core : dd->dst_core);
-	/* a remote space names its core: it must exist */
-	if (m->mem[mem].copies) {
+	/* a remote space names its core: it must exist (a multicast's
+	 * cores were checked against dmask instead) */
+	if (m->mem[mem].copies && !(what[0] == 'd' && dd->dst_mask)) {
 		int core = what[0] == 's' ? dd->src_core : dd->dst_core;
 
 		if (core < 0 || (uint32_t)core >= m->mem[mem].copies)
@@ -277,6 +279,20 @@ static int check_desc(struct dma *m, const struct tile_cmd *c)
 	if (dd->elem_bytes == 0)
 		return fault(m, c, "element size (esize) is 0; set it with "
 			     "dset esize");
+	if (dd->dst_mask) {
+		uint32_t n = m->mem[MEM_RSPM].copies;
+
+		if (dd->dst_mem != MEM_RSPM)
+			return fault(m, c, "dmask 0x%" PRIx64 " names a multicast, "
+				     "but dmem is %s: a multicast writes to rspm "
+				     "(set dmask to 0 for this copy)", dd->dst_mask,
+				     mem_name(dd->dst_mem));
+		if (n && n < 64 && dd->dst_mask >> n)
+			return fault(m, c, "dmask 0x%" PRIx64 " names core %d, "
+				     "which does not exist (the chip has %u cores: "
+				     "0-%u)", dd->dst_mask,
+				     63 - __builtin_clzll(dd->dst_mask), n, n - 1);
+	}
 	/* An empty transfer touches no byte, so its addresses are not
 	 * checked: it completes at once whatever they are. */
 	for (i = 0; i < 4; i++)
@@ -326,8 +342,9 @@ static void xfer_init(struct xfer *x, const struct dma_desc *dd)
 	 * (MEM_CORE_SHIFT); the checked offsets stay below them */
 	x->src = dd->src + (dd->src_mem == MEM_RSPM ?
 			    (uint64_t)dd->src_core << MEM_CORE_SHIFT : 0);
-	x->dst = dd->dst + (dd->dst_mem == MEM_RSPM ?
+	x->dst = dd->dst + (dd->dst_mem == MEM_RSPM && !dd->dst_mask ?
 			    (uint64_t)dd->dst_core << MEM_CORE_SHIFT : 0);
+	x->mcast = dd->dst_mask;
 	/* total feeds the trace, the counters and the empty test below; the
 	 * checks bound it by 2^48 bytes, so it cannot wrap. */
 	x->run = dd->elem_bytes;
@@ -540,7 +557,7 @@ static int send(struct dma *m, int space, uint64_t addr, int k, int write)
 	r.done = write ? on_write : on_read;
 	r.ctx = m;
 	r.tag = (uint64_t)k;
-	r.mcast = 0;
+	r.mcast = write ? m->x.mcast : 0;
 	return mem_send(&m->port[space], &r);
 }
 
@@ -769,8 +786,23 @@ static int write_done(struct dma *m, int k)
 	struct dburst *b = &m->b[k];
 	cycle_t now = eng_now(m->u.eng);
 
-	memcpy(mem_bytes(&m->port[m->x.dst_mem], &m->mem[m->x.dst_mem], b->dst),
-	       m->buf + (size_t)k * m->burst_bytes, b->bytes);
+	if (m->x.mcast) {
+		/* every destination core's copy at the same offset */
+		uint64_t mask = m->x.mcast;
+
+		while (mask) {
+			uint64_t core = (uint64_t)__builtin_ctzll(mask);
+
+			mask &= mask - 1;
+			memcpy(mem_bytes(&m->port[MEM_RSPM], &m->mem[MEM_RSPM],
+					 core << MEM_CORE_SHIFT | b->dst),
+			       m->buf + (size_t)k * m->burst_bytes, b->bytes);
+		}
+	} else {
+		memcpy(mem_bytes(&m->port[m->x.dst_mem], &m->mem[m->x.dst_mem],
+				 b->dst),
+		       m->buf + (size_t)k * m->burst_bytes, b->bytes);
+	}
 	count_bytes(m, b->bytes);
 	m->free_slot[m->n_free++] = k;
 	m->n_out--;

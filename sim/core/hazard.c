@@ -913,10 +913,21 @@ void hz_on_start(struct hz *h, int core, int unit, const struct tile_cmd *cmd,
 	else {
 		const struct dma_desc *dd = &cmd->u.d;
 
+		uint64_t mask = dd->dst_mem == MEM_RSPM ? dd->dst_mask : 0;
+
 		hz_dma_side(h, tid, hz_mem(h, dd->src_mem, core, dd->src_core),
 			    dd->src, dd, dd->src_stride, 0, cmd, now);
-		hz_dma_side(h, tid, hz_mem(h, dd->dst_mem, core, dd->dst_core),
-			    dd->dst, dd, dd->dst_stride, 1, cmd, now);
+		if (!mask)
+			hz_dma_side(h, tid, hz_mem(h, dd->dst_mem, core, dd->dst_core),
+				    dd->dst, dd, dd->dst_stride, 1, cmd, now);
+		/* a multicast writes every destination core's scratchpad */
+		while (mask) {
+			int k = __builtin_ctzll(mask);
+
+			mask &= mask - 1;
+			hz_dma_side(h, tid, hz_mem(h, MEM_RSPM, core, k), dd->dst,
+				    dd, dd->dst_stride, 1, cmd, now);
+		}
 	}
 	hz_flush(h);
 	/* Tick: the next command of this unit is a new (tid, clock). */

@@ -95,6 +95,8 @@ struct vec_cmd {
 struct dma_desc {
 	int src_mem, dst_mem;   /* enum mem_space */
 	int src_core, dst_core; /* for MEM_RSPM: the remote core */
+	uint64_t dst_mask;      /* MEM_RSPM destination: multicast to every
+				   core whose bit is set; 0 = dst_core */
 	uint64_t src, dst;      /* base byte addresses */
 	uint32_t elem_bytes;    /* bytes per innermost element */
 	uint32_t shape[4];      /* elements per dimension, [0] innermost */

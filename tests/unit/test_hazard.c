@@ -489,6 +489,31 @@ START_TEST(hazard_cross_core_dram)
 }
 END_TEST
 
+
+/* Core 0 multicasts 64 bytes into spm 0x100 of cores 0 and 1 (dmask 3);
+ * core 1 then reads its copy. */
+#define MCAST(sync0, sync1)                                              \
+	"\tcsrr s0, coreid\n\tbnez s0, c1\n"                             \
+	"\tli t0, 3\n\tdset dmask, t0\n"                                   \
+	DMA(0, dram, 0, rspm, 0x100, 64)                                 \
+	sync0                                                            \
+	"\tj done\n"                                                     \
+	"c1:\tli t1, 20\nspin:\tdbnz t1, spin\n"                         \
+	sync1                                                            \
+	DMA(0, spm, 0x100, dram, 0x1000, 64)                             \
+	"done:\n" END
+
+START_TEST(hazard_multicast_writes_every_core)
+{
+	/* The write lands in core 1's scratchpad as well as core 0's. */
+	expect_one(MCAST("\tbarrier\n", "\tbarrier\n"), ov_2c, 3,
+		   "read-after-write on core1.scratchpad [0x100, 0x140)",
+		   "core0.dma0 dma writes", OP_DMA, 0,
+		   "core1.dma0 dma reads", OP_DMA, 1);
+	expect_none(MCAST("\tfence dma0\n\tbarrier\n", "\tbarrier\n"), ov_2c, 3);
+}
+END_TEST
+
 START_TEST(hazard_rsig_orders_only_when_delivered)
 {
 	/*
@@ -645,6 +670,7 @@ static Suite *suite_hazard(void)
 	TEST_ADD(s, hazard_wait_on_ctl_orders_dispatch);
 	TEST_ADD(s, hazard_sig_from_idle_unit_carries_ctl_order);
 	TEST_ADD(s, hazard_cross_core_dram);
+	TEST_ADD(s, hazard_multicast_writes_every_core);
 	TEST_ADD(s, hazard_rsig_orders_only_when_delivered);
 	TEST_ADD(s, hazard_report_limit);
 	TEST_ADD(s, hazard_footprint_every_tile_op);

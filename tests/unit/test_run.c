@@ -336,6 +336,121 @@ START_TEST(run_two_chips)
 }
 END_TEST
 
+
+/* Core 0 multicasts X from DRAM into the scratchpads of cores 0, 1 and 3
+ * (dset dmask, 0b1011); after a barrier every core copies its scratchpad
+ * at 0x200 to its own row of Y. */
+static const char mcast_src[] =
+	".tensor X, dram, 0x0, int8, 256\n"
+	".tensor Y, dram, 0x1000, int8, 4, 256\n"
+	"	csrr	a0, coreid\n"
+	"	bnez	a0, join\n"
+	"	li t0, 0\n"
+	"	dset src, t0\n"
+	"	li t0, 0x200\n"
+	"	dset dst, t0\n"
+	"	li t0, dram\n"
+	"	dset smem, t0\n"
+	"	li t0, rspm\n"
+	"	dset dmem, t0\n"
+	"	li t0, 0b1011\n"
+	"	dset dmask, t0\n"
+	"	li t0, 256\n"
+	"	dset n0, t0\n"
+	"	dma 0\n"
+	"	fence all\n"
+	"join:	barrier\n"
+	"	li t0, 0x200\n"
+	"	dset src, t0\n"
+	"	slli t1, a0, 8\n"
+	"	li t0, 0x1000\n"
+	"	add t0, t0, t1\n"
+	"	dset dst, t0\n"
+	"	li t0, spm\n"
+	"	dset smem, t0\n"
+	"	li t0, dram\n"
+	"	dset dmem, t0\n"
+	"	li t0, 0\n"
+	"	dset dmask, t0\n"
+	"	li t0, 256\n"
+	"	dset n0, t0\n"
+	"	dma 0\n"
+	"	fence all\n"
+	"	halt\n"
+;
+static const char *const ov_4c[] = { "chip.cores=4", "noc.cols=5",
+				     "noc.rows=1" };
+
+static void mcast_run(const char *const *ov, int n_ov, uint64_t *flits)
+{
+	struct env e;
+	struct chip_result r;
+	struct ctr_sink s;
+	int8_t x[256], y[4][256], zero[256];
+	int k;
+
+	env_new(&e, ov, n_ov);
+	ck_assert_int_eq(run_load_source(e.r, "mc.s", mcast_src,
+					 strlen(mcast_src), NULL, 0, 3), 0);
+	pattern(x, 256, 3);
+	memset(zero, 0, sizeof(zero));
+	ck_assert_int_eq(run_write(e.r, "X", 0, x, sizeof(x)), 0);
+	ck_assert_msg(run_go(e.r, CYCLE_MAX, &r) == 0, "%s", env_log(&e));
+	ck_assert_int_eq(run_read(e.r, "Y", 0, y, sizeof(y)), 0);
+	for (k = 0; k < 4; k++)
+		ck_assert_msg(memcmp(y[k], k == 2 ? zero : x, 256) == 0,
+			      "core %d's scratchpad", k);
+	ctr_sink_init(&s);
+	ck_assert_int_eq(run_counters(e.r, &s), 0);
+	/* 4 bursts of 64 bytes to 3 cores: 12 writes of 1 + 64/32 flits and
+	 * their 12 one-flit acknowledgements */
+	ck_assert_uint_eq(ctr(&s, "noc.multicast.packets"), 24);
+	ck_assert_uint_eq(ctr(&s, "noc.multicast.flits"), 48);
+	*flits = ctr(&s, "noc.flits_injected");
+	ck_assert_uint_eq(ctr(&s, "noc.flits"), *flits); /* all delivered */
+	ctr_sink_free(&s);
+	env_free(&e);
+}
+
+START_TEST(run_multicast_source)
+{
+	uint64_t f;
+
+	mcast_run(ov_4c, 3, &f);
+}
+END_TEST
+
+START_TEST(run_multicast_faults)
+{
+	/* a mask naming a core the chip does not have, and a mask on a
+	 * copy that is not to rspm */
+	static const char *const bad[] = {
+		"\tli t0, 0x10\n\tdset dmask, t0\n\tli t0, rspm\n\tdset dmem, t0\n"
+		"\tli t0, 4\n\tdset n0, t0\n\tdma 0\n\tfence all\n\thalt\n",
+		"\tli t0, 0x3\n\tdset dmask, t0\n"
+		"\tli t0, 4\n\tdset n0, t0\n\tdma 0\n\tfence all\n\thalt\n",
+	};
+	static const char *const want[] = {
+		"dmask 0x10 names core 4, which does not exist",
+		"dmask 0x3 names a multicast, but dmem is spm",
+	};
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		struct env e;
+		struct chip_result r;
+
+		env_new(&e, ov_4c, 3);
+		ck_assert_int_eq(run_load_source(e.r, "bad.s", bad[i],
+						 strlen(bad[i]), NULL, 0, 3), 0);
+		ck_assert_int_ne(run_go(e.r, CYCLE_MAX, &r), 0);
+		ck_assert_msg(strstr(env_log(&e), want[i]) != NULL, "%s",
+			      env_log(&e));
+		env_free(&e);
+	}
+}
+END_TEST
+
 static Suite *suite_run(void)
 {
 	Suite *s = suite_create("run");
@@ -346,6 +461,8 @@ static Suite *suite_run(void)
 	TEST_ADD(s, run_cores_own_programs);
 	TEST_ADD(s, run_cores_missing);
 	TEST_ADD(s, run_two_chips);
+	TEST_ADD(s, run_multicast_source);
+	TEST_ADD(s, run_multicast_faults);
 	return s;
 }
 
