@@ -2037,6 +2037,28 @@ static void check_rules(struct ld *L)
 			     "without a second (dateline) virtual channel");
 	}
 
+	/* Router multicast replicates a packet held whole in one input VC
+	 * (noc.c, mc_out): a multicast write packet of one DMA burst must fit
+	 * in noc.buffer_depth flits, or branches of a tree would hold each
+	 * other's links and trees could deadlock. */
+	if (ARCH_E(a, NOC_MULTICAST) == ARCH_NOC_MULTICAST_ROUTER) {
+		int64_t bytes = ARCH_I(a, DMA_BURST), link = ARCH_I(a, NOC_LINK_BYTES);
+		int64_t flits;
+
+		if (bytes > ARCH_I(a, NOC_PACKET_BYTES))
+			bytes = ARCH_I(a, NOC_PACKET_BYTES);
+		flits = 1 + (bytes + link - 1) / link;
+		if (ARCH_I(a, NOC_BUF_DEPTH) < flits)
+			xerr(L, P_NOC_BUF_DEPTH, P_NOC_MULTICAST, -1,
+			     "noc.multicast = \"router\" needs a multicast packet "
+			     "to fit in one virtual channel's buffer: noc.buffer_depth "
+			     "= %lld flits, a packet of one DMA burst (%lld bytes over "
+			     "%lld-byte flits, plus the head) is %lld; raise "
+			     "noc.buffer_depth or use noc.multicast = \"source\"",
+			     (long long)ARCH_I(a, NOC_BUF_DEPTH), (long long)bytes,
+			     (long long)link, (long long)flits);
+	}
+
 	/*
 	 * DRAM geometry and timing, only where the timed model uses them.
 	 * geo is formed in double: the product of the five keys can exceed

@@ -135,7 +135,7 @@ struct chip {
 };
 
 static const struct ctl_sync_ops chip_sync_ops;
-static int chip_sync_arrive(void *ctx, uint64_t tag, cycle_t when);
+static int chip_sync_arrive(void *ctx, uint64_t tag, int node, cycle_t when);
 
 /* Sync packet kinds (tag bits 62-63). */
 #define SYNC_KIND    (3ULL << 62)
@@ -824,11 +824,12 @@ static int chip_barrier_release(struct chip *c)
  * semaphore): a barrier arrival at core 0's node, a release at a core, or
  * a remote signal.
  */
-static int chip_sync_arrive(void *ctx, uint64_t tag, cycle_t when)
+static int chip_sync_arrive(void *ctx, uint64_t tag, int node, cycle_t when)
 {
 	struct chip *c = ctx;
 	int core = (int)(tag & 0xffffffffu);
 
+	(void)node;
 	if ((tag & SYNC_KIND) == SYNC_ARRIVE)
 		return ++c->barrier_arrived < c->n_cores ? 0
 							 : chip_barrier_release(c);

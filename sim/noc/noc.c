@@ -60,6 +60,8 @@ const char *const noc_port_names[NOC_N_PORTS] = {
 
 enum { NOC_EV_TICK = 1, NOC_EV_DELIVER = 2, NOC_EV_SPACE = 3 };
 enum { IVC_IDLE, IVC_VA, IVC_ACTIVE };
+/* A multicast's ejection branch holds no output VC (va_multicast). */
+#define NOC_NO_VC 0xffff
 enum { CAL_FLIT, CAL_CREDIT, CAL_NI_CREDIT };
 
 /* One flit in a buffer: its packet and position.  Flits carry no data:
@@ -79,6 +81,12 @@ struct ivc {
 	uint8_t out_port;        /* route of the front packet (from RC) */
 	uint16_t out_vc;         /* its output VC once VA granted it */
 	cycle_t ready;           /* earliest cycle of the next stage */
+	uint8_t branches;        /* multicast: output ports of the tree here
+				    (bit per port); 0 = unicast (out_port) */
+	uint8_t bdone;           /* branches that have sent the tail */
+	uint16_t bpos[NOC_N_PORTS]; /* per branch: the next flit it sends,
+				    counted from the buffer's front */
+	uint16_t bvc[NOC_N_PORTS]; /* output VC per branch */
 };
 
 /* An output virtual channel: credits for the downstream buffer and the
@@ -141,6 +149,8 @@ struct pkt {
 	uint32_t next_free;      /* free list link */
 	int where;               /* router of its head, for reports */
 	uint8_t response;        /* outside the inject_queue limit */
+	uint8_t mc;              /* multicast: destinations in mcs[] */
+	uint32_t left;           /* deliveries still to come */
 };
 
 /* A calendar entry: something arriving at a fixed future cycle. */
@@ -179,6 +189,10 @@ struct noc {
 	uint64_t cal_n;          /* items in it */
 	struct pkt *pk;          /* packet slots */
 	uint32_t pk_cap;         /* slots allocated */
+	uint64_t *mcs;           /* multicast destination bitmaps, n_words
+				    per packet slot (allocated on the first
+				    multicast) */
+	uint32_t mcs_cap;        /* slots they cover */
 	uint32_t pk_free;        /* free list head (UINT32_MAX: none) */
 	uint64_t serial;         /* packets sent */
 	cycle_t tick_at;         /* the scheduled tick, CYCLE_MAX none */
@@ -273,6 +287,48 @@ static int route(const struct noc *n, int node, int dst)
 	if (dy)
 		return dy > 0 ? NOC_SOUTH : NOC_NORTH;
 	return NOC_LOCAL;
+}
+
+/* 1 if the dimension-order route from src to dst passes router 'node'
+ * (its ends included).  Walks the route: at most cols + rows steps. */
+static int on_route(const struct noc *n, int src, int dst, int node)
+{
+	int cur = src;
+
+	for (;;) {
+		if (cur == node)
+			return 1;
+		if (cur == dst)
+			return 0;
+		cur = n->r[cur].nbr[route(n, cur, dst)];
+	}
+}
+
+/*
+ * The output ports a multicast packet leaves router 'node' on: those of
+ * the routes to every destination whose route from the source passes
+ * here.  The union of the unicast routes is a tree (each router has one
+ * route to each destination), so every destination gets exactly one copy
+ * and no link carries a flit twice.
+ */
+static uint8_t mc_branches(const struct noc *n, int node, uint32_t slot)
+{
+	const uint64_t *d = &n->mcs[(size_t)slot * (size_t)n->n_words];
+	int src = n->pk[slot].src, w;
+	uint8_t b = 0;
+
+	for (w = 0; w < n->n_words; w++) {
+		uint64_t m = d[w];
+
+		while (m) {
+			int dst = w * 64 + __builtin_ctzll(m);
+
+			m &= m - 1;
+			if (on_route(n, src, dst, node))
+				b |= (uint8_t)(1u << route(n, node, dst));
+		}
+	}
+	return b;
 }
 
 static int opposite(int port)
@@ -420,6 +476,28 @@ static int ni_pending(const struct ni *q)
 	return q->busy || q->qn;
 }
 
+/* Keep packet slot's destination bitmap; *count = its destinations. */
+static int mc_store(struct noc *n, uint32_t slot, const uint64_t *dsts,
+		    uint32_t *count)
+{
+	size_t w = (size_t)n->n_words;
+	uint32_t k;
+
+	if (n->mcs_cap < n->pk_cap) {
+		uint64_t *v = realloc(n->mcs, (size_t)n->pk_cap * w * sizeof(*v));
+
+		if (!v)
+			return NPU_ENOMEM;
+		n->mcs = v;
+		n->mcs_cap = n->pk_cap;
+	}
+	memcpy(&n->mcs[slot * w], dsts, w * sizeof(*dsts));
+	*count = 0;
+	for (k = 0; k < w; k++)
+		*count += (uint32_t)__builtin_popcountll(dsts[k]);
+	return *count ? 0 : NPU_EINTERNAL;
+}
+
 int noc_send(noc *n, const struct noc_msg *m)
 {
 	struct ni *q = &n->ni[m->src];
@@ -428,8 +506,8 @@ int noc_send(noc *n, const struct noc_msg *m)
 	uint32_t slot;
 	int rc;
 
-	if (m->src < 0 || m->src >= n->n_nodes || m->dst < 0 ||
-	    m->dst >= n->n_nodes || !m->flits)
+	if (m->src < 0 || m->src >= n->n_nodes || !m->flits ||
+	    (!m->dsts && (m->dst < 0 || m->dst >= n->n_nodes)))
 		return NPU_EINTERNAL;
 	if (!m->response && !m->force && noc_room(n, m->src) <= 0)
 		return NOC_FULL;
@@ -461,6 +539,10 @@ int noc_send(noc *n, const struct noc_msg *m)
 	pk->tag = m->tag;
 	pk->where = m->src;
 	pk->response = (uint8_t)(m->response != 0);
+	pk->mc = m->dsts != NULL;
+	pk->left = 1;
+	if (m->dsts && (rc = mc_store(n, slot, m->dsts, &pk->left)))
+		return rc;
 	q->n_resp += pk->response;
 	q->q[(q->qh + q->qn) % q->qcap] = slot;
 	q->qn++;
@@ -485,7 +567,15 @@ static void ivc_new_head(struct noc *n, int node, struct ivc *iv, cycle_t from)
 	const struct flit *f = &iv->buf[iv->head];
 	cycle_t start = f->arrive > from ? f->arrive : from;
 
-	iv->out_port = (uint8_t)route(n, node, n->pk[f->pkt].dst);
+	if (n->pk[f->pkt].mc) {
+		iv->branches = mc_branches(n, node, f->pkt);
+		iv->out_port = (uint8_t)__builtin_ctz(iv->branches);
+	} else {
+		iv->branches = 0;
+		iv->out_port = (uint8_t)route(n, node, n->pk[f->pkt].dst);
+	}
+	iv->bdone = 0;
+	memset(iv->bpos, 0, sizeof(iv->bpos));
 	iv->state = IVC_VA;
 	iv->ready = start + (cycle_t)n->p.t_rc;
 }
@@ -568,6 +658,70 @@ static int older(const struct pkt *a, const struct pkt *b)
 	return a->serial < b->serial;
 }
 
+/* Output VCs of port o that a packet on input VC 'in' may take: [lo, hi). */
+static void vc_range(const struct noc *n, const struct router *r, int in,
+		     int o, int *lo, int *hi)
+{
+	int V = n->p.vcs;
+
+	*lo = 0;
+	*hi = V;
+	if (n->p.torus && o != NOC_LOCAL) {
+		int cl = vc_class(n, r, in / V, in % V, o);
+
+		*lo = cl ? V / 2 : 0;
+		*hi = cl ? V : V / 2;
+	}
+}
+
+/*
+ * VA for a multicast head: an output VC on every link branch at once, or
+ * none.  Holding some branches while waiting for others could deadlock
+ * two trees that each hold what the other waits for (Lin, McKinley and Ni,
+ * "Deadlock-free multicast wormhole routing in 2-D mesh multicomputers",
+ * IEEE TPDS 1994).  The ejection branch takes no VC: a tree whose flit has
+ * been ejected here but waits for a credit on another branch would
+ * otherwise hold this node's ejection VCs, and unicast packets that only
+ * need to leave here would wait on that tree's links - a dependency from
+ * the last channel of every route back to the mesh links, which closes
+ * cycles.  The NI sinks every flit and reassembles packets by id.  What is
+ * left are waits for credits along dimension-order channels (acyclic).  Multicast heads are served
+ * before the unicast requests of the same cycle, so a tree is not starved
+ * by unicast packets taking its VCs one port at a time.  Returns 1 if
+ * granted.
+ */
+static int va_multicast(struct noc *n, struct router *r, int in, cycle_t c,
+			int *waiting)
+{
+	struct ivc *iv = &r->in[in];
+	int V = n->p.vcs, o, v, lo, hi;
+	uint16_t got[NOC_N_PORTS];
+
+	for (o = 1; o < NOC_N_PORTS; o++) {
+		if (!(iv->branches >> o & 1))
+			continue;
+		vc_range(n, r, in, o, &lo, &hi);
+		for (v = lo; v < hi; v++)
+			if (r->out[o * V + v].owner < 0)
+				break;
+		if (v == hi)
+			return 0;    /* a branch has no free VC: retry */
+		got[o] = (uint16_t)v;
+	}
+	for (o = 1; o < NOC_N_PORTS; o++)
+		if (iv->branches >> o & 1) {
+			r->out[o * V + got[o]].owner = in;
+			iv->bvc[o] = got[o];
+		}
+	iv->bvc[NOC_LOCAL] = NOC_NO_VC;
+	iv->out_vc = iv->bvc[iv->out_port];
+	iv->state = IVC_ACTIVE;
+	iv->ready = c + (cycle_t)n->t_va_eff;
+	if (iv->ready > c)
+		*waiting = 1;
+	return 1;
+}
+
 /*
  * VC allocation: every head whose RC is done asks for an output VC of its
  * route's port, in its dateline class.  Requests for one port are served
@@ -591,7 +745,10 @@ static int router_va(struct noc *n, struct router *r, cycle_t c,
 			*waiting = 1;
 			continue;
 		}
-		req[iv->out_port * PV + nreq[iv->out_port]++] = k;
+		if (iv->branches)
+			grants += va_multicast(n, r, k, c, waiting);
+		else
+			req[iv->out_port * PV + nreq[iv->out_port]++] = k;
 	}
 	for (k = 0; k < NOC_N_PORTS; k++) {
 		int *rq = &req[k * PV], m = nreq[k], i, j;
@@ -618,15 +775,10 @@ static int router_va(struct noc *n, struct router *r, cycle_t c,
 			rq[j] = x;
 		}
 		for (i = 0; i < m; i++) {
-			int in = rq[i], lo = 0, hi = V, v;
+			int in = rq[i], lo, hi, v;
 			struct ivc *iv = &r->in[in];
 
-			if (n->p.torus && k != NOC_LOCAL) {
-				int cl = vc_class(n, r, in / V, in % V, k);
-
-				lo = cl ? V / 2 : 0;
-				hi = cl ? V : V / 2;
-			}
+			vc_range(n, r, in, k, &lo, &hi);
 			for (v = lo; v < hi; v++)
 				if (r->out[k * V + v].owner < 0)
 					break;
@@ -645,36 +797,20 @@ static int router_va(struct noc *n, struct router *r, cycle_t c,
 	return grants;
 }
 
-/* A flit won the switch: it leaves input VC 'in' for its output. */
-static void sa_grant(struct noc *n, int node, struct router *r, int in,
-		     cycle_t c)
+/* The front flit of input VC 'in' crosses the switch to output o (output
+ * VC ov): onto the link to the next router, or out of the ejection port. */
+static void flit_out(struct noc *n, int node, struct router *r, int in,
+		     int pos, int o, int ov, cycle_t c)
 {
-	int V = n->p.vcs, ip = in / V, vc = in % V;
+	int V = n->p.vcs;
 	struct ivc *iv = &r->in[in];
-	struct flit f = iv->buf[iv->head];
-	int o = iv->out_port, ov = iv->out_vc;
+	struct flit f = iv->buf[(iv->head + pos) % n->p.buf_depth];
 	struct pkt *pk = &n->pk[f.pkt];
 	int tail = f.idx + 1 == pk->flits;
 	struct cal_item it;
 
-	iv->head = (uint16_t)((iv->head + 1) % n->p.buf_depth);
-	iv->n--;
-	r->n_buf--;
 	r->flits++;
 	r->link_flits[o]++;
-	/* the freed slot's credit goes upstream */
-	memset(&it, 0, sizeof(it));
-	it.tail = (uint8_t)tail;
-	it.vc = (uint16_t)vc;
-	if (ip == NOC_LOCAL) {
-		it.kind = CAL_NI_CREDIT;
-		it.node = node;
-	} else {
-		it.kind = CAL_CREDIT;
-		it.node = r->nbr[ip];
-		it.port = (uint8_t)opposite(ip);
-	}
-	cal_push(n, c + (cycle_t)n->p.t_credit, &it);
 	if (o == NOC_LOCAL) {
 		/* ejection: the NI sinks every flit; the tail completes */
 		cycle_t at = c + (cycle_t)(n->p.t_sa + n->p.t_st + 1);
@@ -684,7 +820,8 @@ static void sa_grant(struct noc *n, int node, struct router *r, int in,
 		if (at >= n->win_lo && at < n->win_hi)
 			n->win_flits++;
 		if (tail && eng_schedule(n->u.eng, at, EV_PRI_COMPLETE, &n->u,
-					 NOC_EV_DELIVER, f.pkt))
+					 NOC_EV_DELIVER,
+					 (uint64_t)node << 32 | f.pkt))
 			n->oom = 1;
 	} else {
 		memset(&it, 0, sizeof(it));
@@ -701,17 +838,105 @@ static void sa_grant(struct noc *n, int node, struct router *r, int in,
 		if (f.idx == 0)
 			pk->hops++;
 	}
-	if (tail) {
+	if (tail && ov != NOC_NO_VC) {
 		struct ovc *oc = &r->out[o * V + ov];
 
 		if (o != NOC_LOCAL && n->p.wait_tail)
 			oc->tail_wait = 1;
 		else
 			oc->owner = -1;
+	}
+}
+
+/* The front flit of input VC 'in' has left on every output it goes to:
+ * free its slot (the credit goes upstream) and start the next packet. */
+static void flit_pop(struct noc *n, int node, struct router *r, int in,
+		     cycle_t c)
+{
+	int V = n->p.vcs, ip = in / V, vc = in % V;
+	struct ivc *iv = &r->in[in];
+	struct flit f = iv->buf[iv->head];
+	int tail = f.idx + 1 == n->pk[f.pkt].flits;
+	struct cal_item it;
+
+	iv->head = (uint16_t)((iv->head + 1) % n->p.buf_depth);
+	iv->n--;
+	r->n_buf--;
+	memset(&it, 0, sizeof(it));
+	it.tail = (uint8_t)tail;
+	it.vc = (uint16_t)vc;
+	if (ip == NOC_LOCAL) {
+		it.kind = CAL_NI_CREDIT;
+		it.node = node;
+	} else {
+		it.kind = CAL_CREDIT;
+		it.node = r->nbr[ip];
+		it.port = (uint8_t)opposite(ip);
+	}
+	cal_push(n, c + (cycle_t)n->p.t_credit, &it);
+	if (iv->branches) {
+		int k = __builtin_popcount(iv->branches) - 1, o;
+
+		n->st.flits_replicated += (uint64_t)k;
+		n->u.ctr[CTR_NOC_FLITS_REPLICATED] += (uint64_t)k;
+		for (o = 0; o < NOC_N_PORTS; o++)
+			if (iv->branches >> o & 1)
+				iv->bpos[o]--;
+	}
+	if (tail) {
 		iv->state = IVC_IDLE;
 		if (iv->n)
 			ivc_new_head(n, node, iv, c + 1);
 	}
+}
+
+/* Branch o of the multicast in input VC k sends its next flit; the front
+ * flit leaves the buffer once every branch has sent it.  Branches advance
+ * independently through the buffered packet (asynchronous replication):
+ * one waiting for credits does not hold the others, so a tree never keeps
+ * a VC on a free branch while it waits on another (with a packet that
+ * fits in the buffer, which the config loader requires). */
+static void mc_out(struct noc *n, int node, struct router *r, int k, int o,
+		   cycle_t c)
+{
+	struct ivc *iv = &r->in[k];
+	int pos = iv->bpos[o], b, all = 1;
+	const struct flit *f = &iv->buf[(iv->head + pos) % n->p.buf_depth];
+
+	if (f->idx + 1 == n->pk[f->pkt].flits)
+		iv->bdone |= (uint8_t)(1u << o);
+	flit_out(n, node, r, k, pos, o, iv->bvc[o], c);
+	iv->bpos[o]++;
+	for (b = 0; b < NOC_N_PORTS; b++)
+		if (iv->branches >> b & 1 && !iv->bpos[b])
+			all = 0;
+	if (all)
+		flit_pop(n, node, r, k, c);
+}
+
+/* 1 if input VC k's front flit may cross to output o now: it goes there
+ * (and, multicast, has not yet) and the output VC has a credit. */
+static int sa_wants(const struct noc *n, const struct router *r, int k, int o)
+{
+	const struct ivc *iv = &r->in[k];
+	int V = n->p.vcs;
+
+	if (!iv->branches)
+		return iv->out_port == o &&
+		       (o == NOC_LOCAL || r->out[o * V + iv->out_vc].credits > 0);
+	return (iv->branches & ~iv->bdone) >> o & 1 && iv->bpos[o] < iv->n &&
+	       (o == NOC_LOCAL || r->out[o * V + iv->bvc[o]].credits > 0);
+}
+
+/* 1 if input VC k's front flit may cross to some output now. */
+static int sa_ready(const struct noc *n, const struct router *r, int k)
+{
+	int o;
+
+	for (o = 0; o < NOC_N_PORTS; o++)
+		if (sa_wants(n, r, k, o))
+			return 1;
+	return 0;
 }
 
 /*
@@ -719,7 +944,12 @@ static void sa_grant(struct noc *n, int node, struct router *r, int in,
  * of its VCs that has a flit, an output VC and a credit; each output port
  * then picks one of the inputs that chose it.  Round robin (or oldest
  * packet first) at both stages.  A VC ready but without a credit counts a
- * credit-stall cycle.  Returns the number of flits that moved.
+ * credit-stall cycle.  A multicast flit bids for every branch it has not
+ * left on yet and may win several outputs in one cycle (the crossbar
+ * copies an input to several outputs); branches without a credit wait and
+ * the flit leaves its buffer once it has left on all of them
+ * (asynchronous replication at the front of the buffer).  Returns the
+ * number of flits that moved.
  */
 static int router_sa(struct noc *n, int node, struct router *r, cycle_t c,
 		     int *waiting)
@@ -743,8 +973,7 @@ static int router_sa(struct noc *n, int node, struct router *r, cycle_t c,
 				*waiting = 1;
 				continue;
 			}
-			if (iv->out_port != NOC_LOCAL &&
-			    r->out[iv->out_port * V + iv->out_vc].credits <= 0) {
+			if (!sa_ready(n, r, k)) {
 				r->stall_credit++;
 				n->u.ctr[CTR_NOC_STALL_CREDIT]++;
 				continue;
@@ -763,7 +992,7 @@ static int router_sa(struct noc *n, int node, struct router *r, cycle_t c,
 		for (p = 0; p < NOC_N_PORTS; p++) {
 			int ip = n->p.age ? p : (r->rr_out[o] + p) % NOC_N_PORTS;
 
-			if (pick[ip] < 0 || r->in[pick[ip]].out_port != o)
+			if (pick[ip] < 0 || !sa_wants(n, r, pick[ip], o))
 				continue;
 			if (win[o] < 0 ||
 			    (n->p.age && older(front_pkt(n, r, pick[ip]),
@@ -774,14 +1003,22 @@ static int router_sa(struct noc *n, int node, struct router *r, cycle_t c,
 		}
 	}
 	for (o = 0; o < NOC_N_PORTS; o++) {
-		int ip = win[o];
+		int ip = win[o], k;
+		struct ivc *iv;
 
 		if (ip < 0)
 			continue;
-		r->rr_in[ip] = (uint16_t)((pick[ip] % V + 1) % V);
+		k = pick[ip];
+		iv = &r->in[k];
+		r->rr_in[ip] = (uint16_t)((k % V + 1) % V);
 		r->rr_out[o] = (uint16_t)((ip + 1) % NOC_N_PORTS);
-		sa_grant(n, node, r, pick[ip], c);
 		moved++;
+		if (!iv->branches) {
+			flit_out(n, node, r, k, 0, o, iv->out_vc, c);
+			flit_pop(n, node, r, k, c);
+			continue;
+		}
+		mc_out(n, node, r, k, o, c);
 	}
 	return moved;
 }
@@ -862,8 +1099,9 @@ static int noc_tick(struct noc *n, cycle_t c)
 	return next == CYCLE_MAX ? 0 : want_tick(n, next);
 }
 
-/* The tail reached its NI: account and call the sender's callback. */
-static int noc_deliver(struct noc *n, uint32_t slot, cycle_t now)
+/* The tail reached the NI of 'node': account and call the sender's
+ * callback.  A multicast packet's slot lives until its last destination. */
+static int noc_deliver(struct noc *n, uint32_t slot, int node, cycle_t now)
 {
 	struct pkt *pk = &n->pk[slot];
 	struct cls_stat *cs = &n->cls[pk->cls];
@@ -871,10 +1109,11 @@ static int noc_deliver(struct noc *n, uint32_t slot, cycle_t now)
 	noc_deliver_fn fn = pk->deliver;
 	void *ctx = pk->ctx;
 	uint64_t tag = pk->tag;
+	uint32_t hops = pk->mc ? (uint32_t)noc_hops(&n->p, pk->src, node)
+			       : pk->hops;
 
 	n->st.packets++;
 	n->st.latency_sum += lat;
-	n->st.in_flight--;
 	n->u.ctr[CTR_NOC_PACKETS]++;
 	n->u.ctr[CTR_NOC_LATENCY_SUM] += lat;
 	if (!cs->hist && !(cs->hist = calloc(NOC_HIST_EXACT, sizeof(uint32_t))))
@@ -882,13 +1121,16 @@ static int noc_deliver(struct noc *n, uint32_t slot, cycle_t now)
 	cs->packets++;
 	cs->flits += pk->flits;
 	cs->lat_sum += lat;
-	cs->hops_sum += pk->hops;
+	cs->hops_sum += hops;
 	if (lat > cs->lat_max)
 		cs->lat_max = lat;
 	cs->hist[lat < NOC_HIST_EXACT ? lat : NOC_HIST_EXACT - 1]++;
-	pk->next_free = n->pk_free;
-	n->pk_free = slot;
-	return fn ? fn(ctx, tag, now) : 0;
+	if (--pk->left == 0) {
+		n->st.in_flight--;
+		pk->next_free = n->pk_free;
+		n->pk_free = slot;
+	}
+	return fn ? fn(ctx, tag, node, now) : 0;
 }
 
 /* Room in node's source queue: call every refused sender, in the order
@@ -922,7 +1164,7 @@ static int noc_on_event(struct unit *u, const struct ev *ev)
 		return noc_tick(n, ev->when);
 	if (ev->kind == NOC_EV_SPACE)
 		return noc_space(n, (int)ev->arg, ev->when);
-	return noc_deliver(n, (uint32_t)ev->arg, ev->when);
+	return noc_deliver(n, (uint32_t)ev->arg, (int)(ev->arg >> 32), ev->when);
 }
 
 int noc_room(const noc *n, int node)
@@ -1145,6 +1387,7 @@ static void noc_destroy(struct unit *u)
 	free(n->act);
 	free(n->nipend);
 	free(n->pk);
+	free(n->mcs);
 	free(n);
 }
 
@@ -1259,6 +1502,7 @@ fail:
 struct unit *noc_unit(noc *n) { return &n->u; }
 const struct noc_params *noc_params(const noc *n) { return &n->p; }
 int noc_nodes(const noc *n) { return n->n_nodes; }
+int noc_words(const noc *n) { return n->n_words; }
 
 void noc_get_stats(const noc *n, struct noc_stats *s)
 {

@@ -102,8 +102,10 @@ struct noc_params {
 
 void noc_params_from_arch(const struct arch *a, struct noc_params *p);
 
-/* Called when the tail flit reaches the destination NI. */
-typedef int (*noc_deliver_fn)(void *ctx, uint64_t tag, cycle_t when);
+/* Called when the tail flit reaches a destination NI ('node': the
+ * destination, one call per destination of a multicast). */
+typedef int (*noc_deliver_fn)(void *ctx, uint64_t tag, int node,
+			      cycle_t when);
 
 /* One packet to send. */
 struct noc_msg {
@@ -121,6 +123,10 @@ struct noc_msg {
 	int force;               /* the sender already checked noc_room for
 				    a group of packets: never refused,
 				    counted */
+	const uint64_t *dsts;    /* multicast: bitmap of destination nodes
+				    (noc_words(n) words; dst is ignored),
+				    replicated by the routers along the
+				    dimension-order tree; NULL = unicast */
 };
 
 /* noc_send result beyond 0 and NPU_E*: the source queue is full. */
@@ -132,6 +138,8 @@ noc *noc_new(eng *e, const struct noc_params *p, const char *name);
 struct unit *noc_unit(noc *n);
 const struct noc_params *noc_params(const noc *n);
 int noc_nodes(const noc *n);
+/* 64-bit words of a node bitmap (noc_msg.dsts). */
+int noc_words(const noc *n);
 
 /* Send a packet now: 0, NOC_FULL (nothing kept) or NPU_E*. */
 int noc_send(noc *n, const struct noc_msg *m) NPU_WUR;
@@ -159,9 +167,12 @@ uint32_t noc_flits_for(const struct noc_params *p, uint64_t bytes);
 /* Whole-network statistics (also in the unit's counters). */
 struct noc_stats {
 	uint64_t packets_sent;   /* accepted by noc_send */
-	uint64_t packets;        /* delivered */
+	uint64_t packets;        /* delivered (a multicast once per
+				    destination) */
 	uint64_t flits_injected; /* entered a router from an NI */
 	uint64_t flits;          /* reached their destination NI */
+	uint64_t flits_replicated; /* multicast copies made by routers
+				    (flits_injected + this = flits) */
 	uint64_t hops;           /* flit-hops */
 	uint64_t latency_sum;    /* cycles, per delivered packet */
 	uint64_t in_flight;      /* packets sent but not delivered */

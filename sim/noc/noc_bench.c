@@ -146,11 +146,12 @@ static cycle_t gen_gap(struct gen *g)
 	return k > 1e12 ? (cycle_t)1e12 : 1 + (cycle_t)k;
 }
 
-static int gen_done(void *ctx, uint64_t tag, cycle_t when)
+static int gen_done(void *ctx, uint64_t tag, int node, cycle_t when)
 {
 	struct gen *g = ctx;
 	cycle_t created = tag >> 1;
 
+	(void)node;
 	if (!(tag & 1))
 		return 0;
 	g->delivered++;

@@ -43,6 +43,9 @@ struct parent {
 	struct mem_req r;        /* the requester's request */
 	int core;                /* its core */
 	int left;                /* pieces not completed */
+	uint32_t mc_first;       /* router multicast: its pieces' chain,
+				    freed together at the end (a late
+				    request packet still walks it) */
 	uint32_t next_free;
 };
 
@@ -56,6 +59,8 @@ struct piece {
 	int node;                /* the target's node */
 	int req_left;            /* request packets not yet arrived */
 	int resp_left;           /* response packets not yet arrived */
+	uint32_t next_mc;        /* router multicast: the next destination's
+				    piece (UINT32_MAX: the last) */
 	uint32_t next_free;
 };
 
@@ -73,6 +78,8 @@ struct nocport {
 	int n_cores;
 	int *core_node;          /* copy */
 	uint32_t pkt_bytes;      /* noc.packet_bytes */
+	int mc_router;           /* noc.multicast = "router" */
+	uint64_t *dsts;          /* node bitmap for a multicast send */
 	uint32_t granule;        /* DRAM channel-interleave granule */
 	struct view *views;      /* n_cores x NV_N */
 	struct parent *pa;
@@ -247,13 +254,14 @@ static int chan_retry(void *ctx, cycle_t when)
 
 /* A request packet reached the target's node; the last one starts the
  * transaction there. */
-static int req_arrive(void *ctx, uint64_t tag, cycle_t when)
+static int req_arrive(void *ctx, uint64_t tag, int node, cycle_t when)
 {
 	struct nocport *np = ctx;
 	struct piece *p = &np->pc[tag];
 	struct mem_req r;
 	int rc;
 
+	(void)node;
 	(void)when;
 	if (--p->req_left > 0)
 		return 0;
@@ -286,7 +294,7 @@ static int req_arrive(void *ctx, uint64_t tag, cycle_t when)
 	return rc == MEM_RETRY ? NPU_EINTERNAL : rc;
 }
 
-static int resp_arrive(void *ctx, uint64_t tag, cycle_t when);
+static int resp_arrive(void *ctx, uint64_t tag, int node, cycle_t when);
 
 /* The target finished piece k: its response travels back. */
 static int mem_done(void *ctx, uint64_t tag, cycle_t when)
@@ -304,19 +312,27 @@ static int mem_done(void *ctx, uint64_t tag, cycle_t when)
 
 /* A response packet reached the requester; the last one of the last
  * piece completes the request. */
-static int resp_arrive(void *ctx, uint64_t tag, cycle_t when)
+static int resp_arrive(void *ctx, uint64_t tag, int node, cycle_t when)
 {
 	struct nocport *np = ctx;
 	struct piece *p = &np->pc[tag];
-	uint32_t pa = p->parent;
+	uint32_t pa = p->parent, k, next;
 	struct mem_req r;
 
+	(void)node;
 	if (--p->resp_left > 0)
 		return 0;
-	p->next_free = np->pc_free;
-	np->pc_free = (uint32_t)tag;
+	if (np->pa[pa].mc_first == UINT32_MAX) {
+		p->next_free = np->pc_free;
+		np->pc_free = (uint32_t)tag;
+	}
 	if (--np->pa[pa].left > 0)
 		return 0;
+	for (k = np->pa[pa].mc_first; k != UINT32_MAX; k = next) {
+		next = np->pc[k].next_mc;
+		np->pc[k].next_free = np->pc_free;
+		np->pc_free = k;
+	}
 	r = np->pa[pa].r;
 	np->pa[pa].next_free = np->pa_free;
 	np->pa_free = pa;
@@ -333,11 +349,10 @@ static int v_attach(void *t, const char *requester)
 	return 0;
 }
 
-/* Add one piece of request a (already allocated) and send its request
- * packets. */
-static int add_piece(struct nocport *np, uint32_t a, int src, int node,
-		     int target, uint64_t addr, uint32_t bytes, uint8_t write,
-		     enum noc_class cls)
+/* Add one piece of request a (already allocated) without sending it. */
+static int new_piece(struct nocport *np, uint32_t a, int node, int target,
+		     uint64_t addr, uint32_t bytes, uint8_t write,
+		     enum noc_class cls, uint32_t *out)
 {
 	uint32_t k;
 	struct piece *p;
@@ -355,9 +370,89 @@ static int add_piece(struct nocport *np, uint32_t a, int src, int node,
 	p->node = node;
 	p->req_left = req_packets(np, write, bytes);
 	p->resp_left = 0;
+	p->next_mc = UINT32_MAX;
 	np->pa[a].left++;
-	return send_packets(np, src, node, write ? bytes : 0, p->req_left, cls,
-			    req_arrive, k, 0);
+	*out = k;
+	return 0;
+}
+
+/* Add one piece of request a and send its request packets. */
+static int add_piece(struct nocport *np, uint32_t a, int src, int node,
+		     int target, uint64_t addr, uint32_t bytes, uint8_t write,
+		     enum noc_class cls)
+{
+	uint32_t k;
+	int rc;
+
+	if ((rc = new_piece(np, a, node, target, addr, bytes, write, cls, &k)))
+		return rc;
+	return send_packets(np, src, node, write ? bytes : 0,
+			    np->pc[k].req_left, cls, req_arrive, k, 0);
+}
+
+/* A router-replicated request packet reached one destination: it counts
+ * for that destination's piece (the chain from the first one). */
+static int mreq_arrive(void *ctx, uint64_t tag, int node, cycle_t when)
+{
+	struct nocport *np = ctx;
+	uint32_t k = (uint32_t)tag;
+
+	while (k != UINT32_MAX && np->pc[k].node != node)
+		k = np->pc[k].next_mc;
+	if (k == UINT32_MAX)
+		return NPU_EINTERNAL; /* the tree reached a node not asked for */
+	return req_arrive(np, k, node, when);
+}
+
+/*
+ * A multicast write of request a replicated by the routers: one piece per
+ * destination core (each does its own scratchpad write and sends its own
+ * acknowledgement), and one set of request packets that the routers copy
+ * along the dimension-order tree to every destination node.
+ */
+static int add_mcast(struct nocport *np, uint32_t a, int src, uint64_t mask,
+		     uint64_t off, uint32_t bytes)
+{
+	uint32_t first = UINT32_MAX, prev = UINT32_MAX, k;
+	int i, rc, words = noc_words(np->n), count;
+	struct noc_msg m;
+
+	memset(np->dsts, 0, (size_t)words * sizeof(*np->dsts));
+	for (i = 0; i < np->n_cores && i < 64; i++) {
+		int node = np->core_node[i];
+
+		if (!(mask >> i & 1))
+			continue;
+		if ((rc = new_piece(np, a, node, i, off, bytes, 1,
+				    NOC_CLS_MCAST, &k)))
+			return rc;
+		/* by index: pc_alloc may move the pool */
+		if (prev == UINT32_MAX)
+			first = k;
+		else
+			np->pc[prev].next_mc = k;
+		prev = k;
+		np->dsts[node >> 6] |= 1ULL << (node & 63);
+	}
+	np->pa[a].mc_first = first;
+	memset(&m, 0, sizeof(m));
+	m.src = src;
+	m.cls = NOC_CLS_MCAST;
+	m.deliver = mreq_arrive;
+	m.ctx = np;
+	m.tag = first;
+	m.force = 1;
+	m.dsts = np->dsts;
+	count = req_packets(np, 1, bytes);
+	while (count--) {
+		uint32_t part = bytes > np->pkt_bytes ? np->pkt_bytes : bytes;
+
+		m.flits = noc_flits_for(noc_params(np->n), part);
+		bytes -= part;
+		if ((rc = noc_send(np->n, &m)))
+			return rc > 0 ? NPU_EINTERNAL : rc;
+	}
+	return 0;
 }
 
 /* DRAM pieces: runs of granules on one channel. */
@@ -410,7 +505,8 @@ static int v_recv(void *t, struct mem_port *port, const struct mem_req *r)
 		for (n = 0, i = 0; i < np->n_cores && i < 64; i++)
 			if (mask >> i & 1)
 				n++;
-		need = (mask ? n : 1) * req_packets(np, r->write, r->bytes);
+		need = (mask && !np->mc_router ? n : 1) *
+		       req_packets(np, r->write, r->bytes);
 	}
 	/* the whole request or nothing: a full source queue refuses it
 	 * (an empty one takes even a request larger than its limit) */
@@ -425,6 +521,7 @@ static int v_recv(void *t, struct mem_port *port, const struct mem_req *r)
 	np->pa[a].r = *r;
 	np->pa[a].core = v->core;
 	np->pa[a].left = 0;
+	np->pa[a].mc_first = UINT32_MAX;
 	np->pending++;
 	if (v->kind == NV_DRAM) {
 		for (i = 0; i < n && !rc; i++)
@@ -443,6 +540,9 @@ static int v_recv(void *t, struct mem_port *port, const struct mem_req *r)
 				 r->addr & ((1ULL << MEM_CORE_SHIFT) - 1),
 				 r->bytes, r->write, NOC_CLS_C2C);
 	}
+	if (np->mc_router)
+		return add_mcast(np, a, src, mask,
+				 r->addr & ((1ULL << MEM_CORE_SHIFT) - 1), r->bytes);
 	for (i = 0; i < np->n_cores && i < 64 && !rc; i++)
 		if (mask >> i & 1)
 			rc = add_piece(np, a, src, np->core_node[i], i,
@@ -570,6 +670,7 @@ nocport *nocport_new(noc *n, dram *d, const struct arch *a, int n_cores,
 	np->d = d;
 	np->n_cores = n_cores;
 	np->pkt_bytes = (uint32_t)ARCH_I(a, NOC_PACKET_BYTES);
+	np->mc_router = ARCH_E(a, NOC_MULTICAST) == ARCH_NOC_MULTICAST_ROUTER;
 	np->granule = dram_burst_bytes(d);
 	if (!np->granule)
 		np->granule = 64;
@@ -581,7 +682,9 @@ nocport *nocport_new(noc *n, dram *d, const struct arch *a, int n_cores,
 	np->spm_info = calloc((size_t)n_cores, sizeof(*np->spm_info));
 	np->n_ch = dram_channels(d);
 	np->ch = calloc((size_t)np->n_ch, sizeof(*np->ch));
-	if (!np->core_node || !np->views || !np->spm || !np->spm_info || !np->ch)
+	np->dsts = calloc((size_t)noc_words(n), sizeof(*np->dsts));
+	if (!np->core_node || !np->views || !np->spm || !np->spm_info || !np->ch ||
+	    !np->dsts)
 		goto fail;
 	for (i = 0; i < n_cores; i++) {
 		np->core_node[i] = core_node[i];
@@ -618,6 +721,7 @@ void nocport_free(nocport *np)
 	free(np->spm);
 	free(np->spm_info);
 	free(np->core_node);
+	free(np->dsts);
 	free(np->pa);
 	free(np->pc);
 	free(np);

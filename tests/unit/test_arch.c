@@ -781,6 +781,26 @@ START_TEST(arch_override_types)
 }
 END_TEST
 
+START_TEST(arch_router_multicast_needs_whole_packets)
+{
+	/* gemmini: 64-byte bursts over 16-byte links are 5-flit packets,
+	 * more than its 4-flit buffers */
+	static const char *const ov[] = { "noc.multicast=router" };
+	static const char *const ok[] = { "noc.multicast=router",
+					  "noc.buffer_depth=5" };
+	struct arch a;
+
+	load_fails("configs/gemmini.cfg", ov, 1,
+		"<command line>: error: noc.multicast = \"router\" needs a multicast "
+		"packet to fit in one virtual channel's buffer: noc.buffer_depth = 4 "
+		"flits, a packet of one DMA burst (64 bytes over 16-byte flits, plus "
+		"the head) is 5; raise noc.buffer_depth or use noc.multicast = "
+		"\"source\"\n");
+	load_ok(&a, "configs/gemmini.cfg", ok, 2);
+	arch_free(&a);
+}
+END_TEST
+
 START_TEST(arch_override_errors)
 {
 	static const char *const ov[] = {
@@ -970,6 +990,7 @@ static Suite *suite_arch(void)
 	TEST_ADD(s, arch_bigint_with_suffix);
 	TEST_ADD(s, arch_override_types);
 	TEST_ADD(s, arch_override_errors);
+	TEST_ADD(s, arch_router_multicast_needs_whole_packets);
 	TEST_ADD(s, arch_override_fixes_file_error);
 	TEST_ADD(s, arch_placement_fills_free_nodes);
 	TEST_ADD(s, arch_doc_and_keys_cover_every_key);

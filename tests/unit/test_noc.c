@@ -50,10 +50,11 @@ struct drv {
 	int n_pk;
 };
 
-static int drv_done(void *ctx, uint64_t tag, cycle_t when)
+static int drv_done(void *ctx, uint64_t tag, int node, cycle_t when)
 {
 	struct drv *d = ctx;
 
+	(void)node;
 	d->pk[tag].done = when;
 	d->pk[tag].n_done++;
 	return 0;
@@ -481,8 +482,9 @@ END_TEST
 static cycle_t cls_lat[100];
 static int cls_n;
 
-static int cls_done(void *ctx, uint64_t tag, cycle_t when)
+static int cls_done(void *ctx, uint64_t tag, int node, cycle_t when)
 {
+	(void)node;
 	(void)ctx;
 	cls_lat[cls_n++] = when - (cycle_t)tag;
 	return 0;
@@ -568,6 +570,134 @@ START_TEST(noc_class_stats)
 END_TEST
 
 /* The noc.* keys reach the parameters; bad ones are config errors. */
+
+/* ---- router multicast -------------------------------------------------------*/
+
+struct mcdrv {
+	struct unit u;       /* must be first */
+	noc *n;
+	int src;
+	uint64_t dsts[4];
+	uint32_t flits;
+	int n_pk;            /* packets to send, one per event */
+	int got[256];        /* deliveries per node */
+	cycle_t when[256];   /* last delivery per node */
+};
+
+static int mc_done(void *ctx, uint64_t tag, int node, cycle_t when)
+{
+	struct mcdrv *d = ctx;
+
+	(void)tag;
+	d->got[node]++;
+	d->when[node] = when;
+	return 0;
+}
+
+static int mc_on_event(struct unit *u, const struct ev *ev)
+{
+	struct mcdrv *d = (struct mcdrv *)u;
+	struct noc_msg m;
+
+	(void)ev;
+	memset(&m, 0, sizeof(m));
+	m.src = d->src;
+	m.dsts = d->dsts;
+	m.flits = d->flits;
+	m.cls = NOC_CLS_MCAST;
+	m.deliver = mc_done;
+	m.ctx = d;
+	return noc_send(d->n, &m);
+}
+
+static const struct unit_ops mc_ops = {
+	.kind = UNIT_OTHER,
+	.on_event = mc_on_event,
+};
+
+/* Directed links of the XY routes from src to every destination, counted
+ * once (the test's own walk, not the router's). */
+static int xy_tree_links(const struct noc_params *p, int src, const int *dst,
+			 int n_dst)
+{
+	static uint8_t seen[256][4];
+	int k, links = 0;
+
+	memset(seen, 0, sizeof(seen));
+	for (k = 0; k < n_dst; k++) {
+		int x = src % p->cols, y = src / p->cols;
+		int tx = dst[k] % p->cols, ty = dst[k] / p->cols;
+
+		while (x != tx || y != ty) {
+			int dir = x < tx ? 0 : x > tx ? 1 : y < ty ? 2 : 3;
+			int node = y * p->cols + x;
+
+			if (!seen[node][dir]++)
+				links++;
+			x += dir == 0 ? 1 : dir == 1 ? -1 : 0;
+			y += dir == 2 ? 1 : dir == 3 ? -1 : 0;
+		}
+	}
+	return links;
+}
+
+START_TEST(noc_multicast_tree)
+{
+	/* One 3-flit multicast from node 5 of a 4x4 mesh to six nodes, alone
+	 * in the network: every destination gets it exactly once, at the
+	 * unicast zero-load latency (branches leave a router in the same
+	 * cycle), no other node does, and the flits cross each tree link
+	 * once: flit-hops = tree links x flits, copies = (destinations - 1)
+	 * x flits, delivered = injected + copies.  Then 40 such packets back
+	 * to back: all delivered, nothing lost. */
+	struct noc_params p = params(4, 4, 0);
+	static const int dst[] = { 0, 3, 5, 6, 12, 15 };
+	const int n_dst = 6;
+	struct noc_stats st;
+	struct mcdrv d;
+	eng *e;
+	int k, burst;
+
+	for (burst = 1; burst <= 40; burst += 39) {
+		e = eng_new();
+		ck_assert_ptr_nonnull(e);
+		memset(&d, 0, sizeof(d));
+		unit_init(&d.u, &mc_ops, e, -1, "mc");
+		d.n = noc_new(e, &p, "noc");
+		ck_assert_ptr_nonnull(d.n);
+		d.src = 5;
+		d.flits = 3;
+		for (k = 0; k < n_dst; k++)
+			d.dsts[0] |= 1ULL << dst[k];
+		for (k = 0; k < burst; k++)
+			ck_assert_int_eq(eng_schedule(e, 7 + (cycle_t)k, EV_PRI_ISSUE,
+						      &d.u, 1, 0), 0);
+		ck_assert_int_eq(eng_run(e, 1000000, NULL), 0);
+		noc_get_stats(d.n, &st);
+		for (k = 0; k < 16; k++) {
+			int want = (d.dsts[0] >> k & 1) ? burst : 0;
+
+			ck_assert_msg(d.got[k] == want, "node %d: %d deliveries, want %d",
+				      k, d.got[k], want);
+			if (burst == 1 && want)
+				ck_assert_msg(d.when[k] - 7 ==
+					      noc_zero_load(&p, noc_hops(&p, 5, k), 3),
+					      "node %d latency %llu", k,
+					      (unsigned long long)(d.when[k] - 7));
+		}
+		ck_assert_uint_eq(st.packets_sent, (uint64_t)burst);
+		ck_assert_uint_eq(st.packets, (uint64_t)(burst * n_dst));
+		ck_assert_uint_eq(st.in_flight, 0);
+		ck_assert_uint_eq(st.flits_injected, (uint64_t)burst * 3);
+		ck_assert_uint_eq(st.flits_replicated, (uint64_t)(burst * (n_dst - 1) * 3));
+		ck_assert_uint_eq(st.flits, st.flits_injected + st.flits_replicated);
+		ck_assert_uint_eq(st.hops, (uint64_t)(burst * 3 *
+						    xy_tree_links(&p, 5, dst, n_dst)));
+		eng_free(e);
+	}
+}
+END_TEST
+
 START_TEST(noc_config_keys)
 {
 	static const char *const ov[] = {
@@ -609,6 +739,7 @@ static Suite *suite_noc(void)
 	TEST_ADD(s, noc_patterns);
 	TEST_ADD(s, noc_class_stats);
 	TEST_ADD(s, noc_config_keys);
+	TEST_ADD(s, noc_multicast_tree);
 	return s;
 }
 
