@@ -151,12 +151,14 @@ static int resp_packets(const struct nocport *np, uint8_t write, uint32_t bytes)
 
 /*
  * Send the 'count' packets carrying 'bytes' (0: a one-flit packet each)
- * between two nodes, as requests (forced: room was checked for the whole
- * request) or responses.
+ * from src to dst, or to the nodes of the bitmap dsts (router multicast)
+ * when it is not NULL, as requests (forced: room was checked for the
+ * whole request) or responses.
  */
-static int send_packets(struct nocport *np, int src, int dst, uint32_t bytes,
-			int count, enum noc_class cls, noc_deliver_fn fn,
-			uint32_t tag, int response)
+static int send_packets(struct nocport *np, int src, int dst,
+			const uint64_t *dsts, uint32_t bytes, int count,
+			enum noc_class cls, noc_deliver_fn fn, uint32_t tag,
+			int response)
 {
 	struct noc_msg m;
 	int k, rc;
@@ -164,6 +166,7 @@ static int send_packets(struct nocport *np, int src, int dst, uint32_t bytes,
 	memset(&m, 0, sizeof(m));
 	m.src = src;
 	m.dst = dst;
+	m.dsts = dsts;
 	m.cls = cls;
 	m.deliver = fn;
 	m.ctx = np;
@@ -305,7 +308,7 @@ static int mem_done(void *ctx, uint64_t tag, cycle_t when)
 
 	(void)when;
 	p->resp_left = resp_packets(np, p->write, p->bytes);
-	return send_packets(np, src, dst, p->write ? 0 : p->bytes,
+	return send_packets(np, src, dst, NULL, p->write ? 0 : p->bytes,
 			    p->resp_left, (enum noc_class)p->cls, resp_arrive,
 			    (uint32_t)tag, 1);
 }
@@ -386,7 +389,7 @@ static int add_piece(struct nocport *np, uint32_t a, int src, int node,
 
 	if ((rc = new_piece(np, a, node, target, addr, bytes, write, cls, &k)))
 		return rc;
-	return send_packets(np, src, node, write ? bytes : 0,
+	return send_packets(np, src, node, NULL, write ? bytes : 0,
 			    np->pc[k].req_left, cls, req_arrive, k, 0);
 }
 
@@ -414,8 +417,7 @@ static int add_mcast(struct nocport *np, uint32_t a, int src, uint64_t mask,
 		     uint64_t off, uint32_t bytes)
 {
 	uint32_t first = UINT32_MAX, prev = UINT32_MAX, k;
-	int i, rc, words = noc_words(np->n), count;
-	struct noc_msg m;
+	int i, rc, words = noc_words(np->n);
 
 	memset(np->dsts, 0, (size_t)words * sizeof(*np->dsts));
 	for (i = 0; i < np->n_cores && i < 64; i++) {
@@ -435,24 +437,9 @@ static int add_mcast(struct nocport *np, uint32_t a, int src, uint64_t mask,
 		np->dsts[node >> 6] |= 1ULL << (node & 63);
 	}
 	np->pa[a].mc_first = first;
-	memset(&m, 0, sizeof(m));
-	m.src = src;
-	m.cls = NOC_CLS_MCAST;
-	m.deliver = mreq_arrive;
-	m.ctx = np;
-	m.tag = first;
-	m.force = 1;
-	m.dsts = np->dsts;
-	count = req_packets(np, 1, bytes);
-	while (count--) {
-		uint32_t part = bytes > np->pkt_bytes ? np->pkt_bytes : bytes;
-
-		m.flits = noc_flits_for(noc_params(np->n), part);
-		bytes -= part;
-		if ((rc = noc_send(np->n, &m)))
-			return rc > 0 ? NPU_EINTERNAL : rc;
-	}
-	return 0;
+	return send_packets(np, src, -1, np->dsts, bytes,
+			    req_packets(np, 1, bytes), NOC_CLS_MCAST, mreq_arrive,
+			    first, 0);
 }
 
 /* DRAM pieces: runs of granules on one channel. */
