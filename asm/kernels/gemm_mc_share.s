@@ -10,7 +10,9 @@
 #         copies that slice into the same place of every other core's
 #         scratchpad (dmem rspm, dcore j; cores j = c+1, c+2, ... mod n, so
 #         the copies spread over the network), in the same queue: the
-#         copies start once the load has landed
+#         copies start once the load has landed.  With -D MCAST=1 the n-1
+#         copies are one multicast descriptor (dset dmask = every core but
+#         this one), replicated where noc.multicast says (docs/noc.md)
 #   dma0  loads the core's rows of A (as gemm_mc.s), signals semaphore 0
 #   ctl   fence dma1 (my slice has landed everywhere), barrier (everyone's
 #         has: all of B is in every scratchpad)
@@ -32,6 +34,9 @@
 .endif
 .ifndef N
 .equ N, 64
+.endif
+.ifndef MCAST
+.equ MCAST, 0
 .endif
 .ifndef ROWS
 .equ ROWS, CFG_CORE_MATRIX_ROWS	# the config's array (npusim run -c, as -c)
@@ -102,6 +107,18 @@
 	li	t0, SPM_B
 	add	t4, t1, t0
 	copy	1, t2, t4, dram, spm, 1, t3
+.if MCAST
+	# one multicast to every other core: dmask = all cores but me
+	li	t0, 1
+	sll	t5, t0, s1
+	addi	t5, t5, -1
+	sll	t0, t0, s0
+	xor	t5, t5, t0
+	beqz	t5, rows		# one core: nobody to share with
+	dset	dmask, t5
+	copy	1, t4, t4, spm, rspm, 1, t3
+	dset	dmask, zero		# dset fields persist: later copies are unicast
+.else
 	li	s5, 1			# i = 1 .. ncores-1
 share:
 	bge	s5, s1, rows
@@ -111,6 +128,7 @@ share:
 	copy	1, t4, t4, spm, rspm, 1, t3
 	addi	s5, s5, 1
 	j	share
+.endif
 
 rows:
 	# ---- my rows of A on dma0 ----

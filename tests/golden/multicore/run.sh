@@ -104,6 +104,9 @@ done
 # = A + B once, SRAM -> SRAM bytes = (cores - 1) x B, the DRAM channels
 # read and wrote exactly what the DMA descriptors asked for, every flit
 # injected was ejected, and 16 cores beat 4 on datacenter.cfg.
+# With MC=1 (-D MCAST=1) each slice leaves its core once as a multicast:
+# SRAM -> SRAM bytes = B once, and flits ejected = injected + the routers'
+# copies.
 run_share() {
 	name=$1 n=$2 m=$3 k=$4 nn=$5
 	shift 5
@@ -118,16 +121,19 @@ run_share() {
 	s2s=$(sum "$tmp/c.csv" 'core[0-9]+\.dma[0-9]+\.bytes_sram_to_sram')
 	wr=$(sum "$tmp/c.csv" 'core[0-9]+\.dma[0-9]+\.bytes_sram_to_dram')
 	[ "$rd" = $((m * k + k * nn)) ] || fail "$name: $rd bytes loaded, want $((m * k + k * nn))"
-	[ "$s2s" = $(((n - 1) * k * nn)) ] || fail "$name: $s2s bytes shared, want $(((n - 1) * k * nn))"
+	copies=$((n - 1)); [ "${MC:-0}" = 1 ] && copies=1
+	[ "$s2s" = $((copies * k * nn)) ] || fail "$name: $s2s bytes shared, want $((copies * k * nn))"
 	[ "$(sum "$tmp/c.csv" 'dram\.ch[0-9]+\.read_bytes')" = "$rd" ] ||
 		fail "$name: DRAM read bytes differ from the DMA's"
 	[ "$(sum "$tmp/c.csv" 'dram\.ch[0-9]+\.write_bytes')" = "$wr" ] ||
 		fail "$name: DRAM write bytes differ from the DMA's"
-	[ "$(counter "$tmp/c.csv" noc.flits)" = "$(counter "$tmp/c.csv" noc.flits_injected)" ] ||
-		fail "$name: flits injected and ejected differ"
+	[ "$(counter "$tmp/c.csv" noc.flits)" = $(($(counter "$tmp/c.csv" noc.flits_injected) + \
+		$(counter "$tmp/c.csv" noc.flits_replicated))) ] ||
+		fail "$name: flits injected (+ copies) and ejected differ"
 	record "== share $name: $n cores, M=$m K=$k N=$nn: $(counter "$tmp/c.csv" cycles) cycles," \
 		"dram->sram $rd, shared $s2s bytes, noc packets $(counter "$tmp/c.csv" noc.packets)," \
-		"flits $(counter "$tmp/c.csv" noc.flits), credit stalls $(counter "$tmp/c.csv" noc.stall_credit_cycles)"
+		"flits $(counter "$tmp/c.csv" noc.flits) (injected $(counter "$tmp/c.csv" noc.flits_injected))," \
+		"credit stalls $(counter "$tmp/c.csv" noc.stall_credit_cycles)"
 	last_cycles=$(counter "$tmp/c.csv" cycles)
 }
 run_share "default x4" 4 128 64 64 $(small 4)
@@ -140,5 +146,14 @@ for spec in "1 [7]" "4 [7,8,9,10]" "16"; do
 	eval "share_$1=$last_cycles"
 done
 [ "$share_16" -lt "$share_4" ] || fail "16 cores ($share_16 cycles) do not beat 4 ($share_4)"
+# The slices as multicasts, replicated at the source and in the routers:
+# both beat the n-1 unicast copies, and router replication injects less.
+for where in source router; do
+	MC=1 run_share "datacenter x16 multicast $where" 16 512 256 256 -c configs/datacenter.cfg \
+		-s chip.cores=16 -s core.matrix.in_type=int8 -s core.matrix.acc_type=int32 \
+		-s noc.multicast=$where -D ROWS=128 -D COLS=128 -D MCAST=1
+	eval "mc_$where=$last_cycles"
+done
+[ "$mc_router" -lt "$share_16" ] || fail "router multicast ($mc_router cycles) does not beat unicast sharing ($share_16)"
 
 golden
