@@ -1,13 +1,30 @@
 /*
- * engine.c - binary min-heap event queue and the run loop.
+ * engine.c - the event queue and the run loop.
  *
- * The heap is a flat array of struct ev ordered by (when, pri, seq); seq is a
- * 64-bit insertion counter, so no two events compare equal and the pop order
- * is a pure function of the schedule calls.  No wall-clock time is read.
+ * Events pop in (when, pri, seq) order; seq is a 64-bit insertion counter,
+ * so no two events compare equal and the pop order is a pure function of
+ * the schedule calls.  No wall-clock time is read.
+ *
+ * The queue has two parts (a calendar queue in front of a heap, after
+ * R. Brown, "Calendar queues", CACM 1988, without its resizing): events
+ * for the next ENG_CAL_SLOTS cycles after 'base' (the cycle of the last
+ * pop) go into a ring of per-cycle slots, each a FIFO kept sorted by pri
+ * (equal pri in insertion order, which is seq order); later ones into a
+ * binary min-heap.  Almost every event of a chip lands within a few
+ * hundred cycles, so scheduling and popping are O(1) instead of
+ * O(log n); a bitmap of non-empty slots finds the next cycle.  Whenever
+ * base advances, heap events that fall into the window move to their
+ * slot, before any event at the new base runs.
  *
  * Invariants:
- *  - heap[0..n) satisfies the min-heap property under ev_before(): a parent
- *    never pops after a child (checked after every pop with -DNPU_DEBUG).
+ *  - every heap event has when >= base + ENG_CAL_SLOTS and every slot
+ *    event when < base + ENG_CAL_SLOTS, so the calendar empties first;
+ *  - slot when % ENG_CAL_SLOTS holds only events of cycle when, sorted by
+ *    (pri, seq): heap events moved there were scheduled before any direct
+ *    insert for that cycle (a direct insert needs when < base + slots,
+ *    i.e. a later base), so appending keeps seq order;
+ *  - heap[0..n_heap) satisfies the min-heap property under ev_before()
+ *    (checked after every pop with -DNPU_DEBUG).
  *  - now never decreases: eng_schedule_gen() refuses a 'when' before now,
  *    and the run loop only moves now forward to the popped event's cycle.
  *  - An event for the current cycle scheduled from inside a dispatch is
@@ -15,9 +32,9 @@
  *    no model is ever re-entered (STYLE.md convention 7).
  *  - The engine owns every registered unit: eng_free() destroys them.
  *
- * Cost: O(log n) per schedule and per pop, one struct ev copy per heap
- * level; nothing is allocated per event (the array doubles when full, from
- * 256 records, so a run does O(log peak) reallocs in total).
+ * Cost: O(1) per schedule and pop within the window (a slot's array
+ * doubles when full, so nothing is allocated per event), O(log n) for the
+ * rare event further out.
  */
 #include "engine.h"
 
@@ -30,9 +47,24 @@
 #include "../../traces/trace.h"
 #include "unit.h"
 
+/* Cycles the calendar covers (a power of two); the bitmap has one bit per
+ * slot. */
+#define ENG_CAL_SLOTS 1024
+#define ENG_CAL_WORDS (ENG_CAL_SLOTS / 64)
+
+/* The events of one cycle: v[head..tail) sorted by (pri, seq). */
+struct slot {
+	struct ev *v;
+	uint32_t head, tail, cap;
+};
+
 struct eng {
-	struct ev *heap;        /* min-heap of pending events */
-	size_t n, cap;          /* used, allocated */
+	struct slot cal[ENG_CAL_SLOTS]; /* the near future, by cycle */
+	uint64_t busy[ENG_CAL_WORDS]; /* non-empty slots */
+	cycle_t base;           /* the calendar covers [base, base + slots) */
+	struct ev *heap;        /* min-heap of the events beyond it */
+	size_t n_heap, cap;     /* used, allocated */
+	size_t n;               /* events pending in both */
 	uint64_t next_seq;      /* insertion counter: 2^64 never wraps in a run */
 	cycle_t now;            /* cycle of the event being dispatched */
 	struct unit **units;    /* registered units, in registration order */
@@ -113,6 +145,8 @@ void eng_free(eng *e)
 		if (e->units[i]->ops->destroy)
 			e->units[i]->ops->destroy(e->units[i]);
 	free(e->units);
+	for (i = 0; i < ENG_CAL_SLOTS; i++)
+		free(e->cal[i].v);
 	free(e->heap);
 	free(e);
 }
@@ -148,16 +182,49 @@ int eng_add_unit(eng *e, struct unit *u)
 	return 0;
 }
 
-int eng_schedule_gen(eng *e, cycle_t when, enum ev_pri pri, struct unit *u,
-		     unsigned kind, uint64_t arg, const uint32_t *genp)
+/* Put ev into its calendar slot (when < base + slots), behind every event
+ * of its cycle with pri <= its own. */
+static int cal_insert(eng *e, const struct ev *ev)
 {
-	struct ev ev;
+	size_t k = (size_t)(ev->when & (ENG_CAL_SLOTS - 1));
+	struct slot *s = &e->cal[k];
+	uint32_t i;
+
+	if (s->head == s->tail)
+		s->head = s->tail = 0;
+	if (s->tail == s->cap) {
+		uint32_t cap = s->cap ? s->cap * 2 : 8;
+		struct ev *v;
+
+		if (s->head > 0) { /* room at the front: slide down first */
+			memmove(s->v, s->v + s->head,
+				(s->tail - s->head) * sizeof(*v));
+			s->tail -= s->head;
+			s->head = 0;
+		} else {
+			v = realloc(s->v, cap * sizeof(*v));
+			if (!v)
+				return NPU_ENOMEM;
+			s->v = v;
+			s->cap = cap;
+		}
+	}
+	/* Almost always an append; an earlier phase of the same cycle (a
+	 * completion scheduled by an arbiter) shifts past later ones. */
+	for (i = s->tail; i > s->head && s->v[i - 1].pri > ev->pri; i--)
+		s->v[i] = s->v[i - 1];
+	s->v[i] = *ev;
+	s->tail++;
+	e->busy[k >> 6] |= 1ULL << (k & 63);
+	return 0;
+}
+
+static int heap_push(eng *e, const struct ev *ev)
+{
 	size_t i;
 
-	if (when < e->now)
-		return NPU_EINTERNAL; /* a model tried to schedule in the past */
 	/* Grow by doubling: amortised O(1) per push, no malloc per event. */
-	if (e->n == e->cap) {
+	if (e->n_heap == e->cap) {
 		size_t cap = e->cap ? e->cap * 2 : 256;
 		struct ev *h = realloc(e->heap, cap * sizeof(*h));
 
@@ -166,6 +233,54 @@ int eng_schedule_gen(eng *e, cycle_t when, enum ev_pri pri, struct unit *u,
 		e->heap = h;
 		e->cap = cap;
 	}
+	/* Sift up: move parents down until ev's slot is found (one copy per
+	 * level instead of a swap). */
+	i = e->n_heap++;
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+
+		if (!ev_before(ev, &e->heap[p]))
+			break;
+		e->heap[i] = e->heap[p];
+		i = p;
+	}
+	e->heap[i] = *ev;
+	return 0;
+}
+
+static int cal_advance(eng *e, cycle_t when);
+
+/*
+ * Move the window back to 'when' (< base): every calendar event goes to
+ * the heap and the window refills from there.  Only a run that ended on
+ * cancelled events (they advance base, not now) and is then given new
+ * work before base sees this; it costs O(n log n) once.
+ */
+static int cal_rebase(eng *e, cycle_t when)
+{
+	size_t k;
+	int rc;
+
+	for (k = 0; k < ENG_CAL_SLOTS; k++) {
+		struct slot *s = &e->cal[k];
+
+		while (s->head < s->tail)
+			if ((rc = heap_push(e, &s->v[s->head++])))
+				return rc;
+		s->head = s->tail = 0;
+	}
+	memset(e->busy, 0, sizeof(e->busy));
+	return cal_advance(e, when);
+}
+
+int eng_schedule_gen(eng *e, cycle_t when, enum ev_pri pri, struct unit *u,
+		     unsigned kind, uint64_t arg, const uint32_t *genp)
+{
+	struct ev ev;
+	int rc;
+
+	if (when < e->now)
+		return NPU_EINTERNAL; /* a model tried to schedule in the past */
 	ev.when = when;
 	ev.seq = e->next_seq++;
 	ev.unit = u;
@@ -175,19 +290,13 @@ int eng_schedule_gen(eng *e, cycle_t when, enum ev_pri pri, struct unit *u,
 	ev.arg = arg;
 	ev.pri = (uint16_t)pri;
 	ev.kind = (uint16_t)kind;
-	/* Sift up: move parents down until ev's slot is found (one copy per
-	 * level instead of a swap). */
-	i = e->n++;
-	while (i > 0) {
-		size_t p = (i - 1) / 2;
-
-		if (!ev_before(&ev, &e->heap[p]))
-			break;
-		e->heap[i] = e->heap[p];
-		i = p;
-	}
-	e->heap[i] = ev;
-	return 0;
+	if (when < e->base && (rc = cal_rebase(e, when)))
+		return rc;
+	rc = when - e->base < ENG_CAL_SLOTS ? cal_insert(e, &ev)
+					     : heap_push(e, &ev);
+	if (!rc)
+		e->n++;
+	return rc;
 }
 
 int eng_schedule(eng *e, cycle_t when, enum ev_pri pri, struct unit *u,
@@ -197,9 +306,9 @@ int eng_schedule(eng *e, cycle_t when, enum ev_pri pri, struct unit *u,
 }
 
 /*
- * Remove the minimum into *out; the queue must not be empty.  The last
- * record is sifted down from the root as a "hole" (children move up), which
- * costs two comparisons and one copy per level.
+ * Remove the heap's minimum into *out; the heap must not be empty.  The
+ * last record is sifted down from the root as a "hole" (children move up),
+ * which costs two comparisons and one copy per level.
  */
 static void heap_pop(eng *e, struct ev *out)
 {
@@ -207,13 +316,13 @@ static void heap_pop(eng *e, struct ev *out)
 	size_t i = 0;
 
 	*out = e->heap[0];
-	last = e->heap[--e->n];
+	last = e->heap[--e->n_heap];
 	for (;;) {
 		size_t l = 2 * i + 1, r = l + 1, m = l;
 
-		if (l >= e->n)
+		if (l >= e->n_heap)
 			break;
-		if (r < e->n && ev_before(&e->heap[r], &e->heap[l]))
+		if (r < e->n_heap && ev_before(&e->heap[r], &e->heap[l]))
 			m = r;
 		if (!ev_before(&e->heap[m], &last))
 			break;
@@ -221,6 +330,69 @@ static void heap_pop(eng *e, struct ev *out)
 		i = m;
 	}
 	e->heap[i] = last;
+}
+
+/* Slot index of the first non-empty slot at or after base (in ring order),
+ * or -1 if the calendar is empty. */
+static int cal_next(const eng *e)
+{
+	size_t k0 = (size_t)(e->base & (ENG_CAL_SLOTS - 1)), w = k0 >> 6, i;
+	uint64_t m = e->busy[w] & (~0ULL << (k0 & 63));
+
+	for (i = 0; i <= ENG_CAL_WORDS; i++) {
+		if (m)
+			return (int)(w * 64 + (size_t)__builtin_ctzll(m));
+		w = (w + 1) % ENG_CAL_WORDS;
+		m = e->busy[w];
+		if (i == ENG_CAL_WORDS - 1) /* back at k0's word: below k0 */
+			m &= ~(~0ULL << (k0 & 63));
+	}
+	return -1;
+}
+
+/* Cycle of the next event; the queue must not be empty. */
+static cycle_t q_next_when(const eng *e)
+{
+	int k = cal_next(e);
+
+	if (k < 0)
+		return e->heap[0].when;
+	return e->base + (((cycle_t)k - e->base) & (ENG_CAL_SLOTS - 1));
+}
+
+/* Move base to 'when' and pull the heap events that now fall into the
+ * window into their slots (in heap order, i.e. seq order per cycle). */
+static int cal_advance(eng *e, cycle_t when)
+{
+	struct ev ev;
+	int rc;
+
+	e->base = when;
+	while (e->n_heap && e->heap[0].when - when < ENG_CAL_SLOTS) {
+		heap_pop(e, &ev);
+		if ((rc = cal_insert(e, &ev)))
+			return rc;
+	}
+	return 0;
+}
+
+/* Remove the next event into *out; the queue must not be empty. */
+static int q_pop(eng *e, struct ev *out)
+{
+	cycle_t when = q_next_when(e);
+	size_t k = (size_t)(when & (ENG_CAL_SLOTS - 1));
+	struct slot *s = &e->cal[k];
+	int rc;
+
+	if (when != e->base && (rc = cal_advance(e, when)))
+		return rc;
+	*out = s->v[s->head++];
+	if (s->head == s->tail) {
+		s->head = s->tail = 0;
+		e->busy[k >> 6] &= ~(1ULL << (k & 63));
+	}
+	e->n--;
+	return 0;
 }
 
 #ifdef NPU_DEBUG
@@ -231,7 +403,7 @@ static void heap_check(const eng *e)
 {
 	size_t i;
 
-	for (i = 1; i < e->n; i++)
+	for (i = 1; i < e->n_heap; i++)
 		if (ev_before(&e->heap[i], &e->heap[(i - 1) / 2])) {
 			fprintf(stderr, "engine: heap order broken at %zu\n", i);
 			abort();
@@ -331,12 +503,13 @@ int eng_run_until(eng *e, cycle_t stop, cycle_t max_cycles,
 		/* A pause leaves the event in the heap: continuing pops it
 		 * with its own (when, pri, seq), so a paused and continued
 		 * run dispatches exactly what an unpaused one does. */
-		if (e->heap[0].when > stop && stop < max_cycles) {
+		if (q_next_when(e) > stop && stop < max_cycles) {
 			e->now = stop;
 			local.paused = 1;
 			break;
 		}
-		heap_pop(e, &ev);
+		if ((rc = q_pop(e, &ev)))
+			break;
 #ifdef NPU_DEBUG
 		heap_check(e);
 #endif

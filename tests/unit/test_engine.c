@@ -3,6 +3,7 @@
  * deadlock reporting of the discrete-event engine.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../sim/engine/engine.h"
@@ -284,6 +285,149 @@ START_TEST(engine_reject_past)
 }
 END_TEST
 
+
+/*
+ * The calendar window (1024 cycles) and the heap behind it must pop in
+ * exactly (when, pri, seq) order.  A fuzzing unit schedules, from inside
+ * its handlers, events at random distances: the same cycle (any phase at
+ * or after the current one), near, just inside and beyond the window, and
+ * far out, some cancelled; the pops are checked against the order that
+ * sorting all scheduled events by (when, pri, seq) gives.
+ */
+#define FZ_MAX 20000
+
+struct fz {
+	struct unit u;
+	uint32_t x;                 /* LCG */
+	int n_sched, n_pop;
+	uint64_t when[FZ_MAX];      /* per id (= seq order) */
+	int pri[FZ_MAX], dead[FZ_MAX], popped[FZ_MAX];
+	int order[FZ_MAX];          /* ids as popped */
+	uint32_t gen;               /* cancels events scheduled with it */
+};
+
+static uint32_t fz_rand(struct fz *f)
+{
+	f->x = f->x * 1664525u + 1013904223u;
+	return f->x >> 8;
+}
+
+static int fz_sched(struct fz *f, cycle_t now, int min_pri)
+{
+	static const uint64_t dist[] = { 0, 1, 7, 300, 1023, 1024, 1025, 5000, 100000 };
+	int id = f->n_sched, cancel;
+	uint64_t d;
+
+	if (id >= FZ_MAX)
+		return 0;
+	d = dist[fz_rand(f) % 9];
+	f->when[id] = now + d + (d > 1 ? fz_rand(f) % 50 : 0);
+	f->pri[id] = d == 0 ? min_pri + (int)(fz_rand(f) % (6 - (unsigned)min_pri))
+			    : (int)(fz_rand(f) % 6);
+	cancel = fz_rand(f) % 10 == 0;
+	f->dead[id] = cancel;
+	f->n_sched++;
+	return eng_schedule_gen(f->u.eng, f->when[id], (enum ev_pri)f->pri[id],
+				&f->u, 0, (uint64_t)id, cancel ? &f->gen : NULL);
+}
+
+static int fz_event(struct unit *u, const struct ev *ev)
+{
+	struct fz *f = (struct fz *)u;
+	int k, n = (int)(fz_rand(f) % 4), rc;
+
+	f->order[f->n_pop++] = (int)ev->arg;
+	for (k = 0; k < n; k++)
+		if ((rc = fz_sched(f, ev->when, ev->pri)))
+			return rc;
+	f->gen += fz_rand(f) % 4 == 0; /* cancels the ones marked so far */
+	return 0;
+}
+
+static const struct unit_ops fz_ops = {
+	.kind = UNIT_OTHER,
+	.on_event = fz_event,
+	.destroy = rec_destroy,
+};
+
+static struct fz fz_g;
+static int fz_ids[FZ_MAX];
+
+static int fz_cmp(const void *a, const void *b)
+{
+	const struct fz *f = &fz_g;
+	int x = *(const int *)a, y = *(const int *)b;
+
+	if (f->when[x] != f->when[y])
+		return f->when[x] < f->when[y] ? -1 : 1;
+	if (f->pri[x] != f->pri[y])
+		return f->pri[x] - f->pri[y];
+	return x - y;
+}
+
+START_TEST(engine_calendar_order_fuzz)
+{
+	struct fz *f = &fz_g;
+	eng *e = eng_new();
+	int k, n = 0, j = 0;
+
+	memset(f, 0, sizeof(*f));
+	f->x = 12345;
+	unit_init(&f->u, &fz_ops, e, 0, "fz");
+	ck_assert_int_eq(eng_add_unit(e, &f->u), 0);
+	for (k = 0; k < 40; k++)
+		ck_assert_int_eq(fz_sched(f, 0, 0), 0);
+	ck_assert_int_eq(eng_run(e, CYCLE_MAX, NULL), 0);
+	/* Cancelled events: an event marked to cancel is dropped when the
+	 * generation moved after it was scheduled; which ones did is what
+	 * the pops show, so compare the popped ones to the sorted order of
+	 * the popped ids plus the never-cancellable ones. */
+	for (k = 0; k < f->n_sched; k++)
+		f->popped[k] = 0;
+	for (k = 0; k < f->n_pop; k++)
+		f->popped[f->order[k]] = 1;
+	for (k = 0; k < f->n_sched; k++) {
+		if (!f->dead[k])
+			ck_assert_msg(f->popped[k], "event %d (cycle %llu) lost", k,
+				      (unsigned long long)f->when[k]);
+		if (f->popped[k])
+			fz_ids[n++] = k;
+	}
+	qsort(fz_ids, (size_t)n, sizeof(int), fz_cmp);
+	ck_assert_int_eq(n, f->n_pop);
+	for (j = 0; j < n; j++)
+		ck_assert_msg(f->order[j] == fz_ids[j],
+			      "pop %d: event %d, want %d", j, f->order[j], fz_ids[j]);
+	ck_assert_int_gt(f->n_sched, 10000);
+	eng_free(e);
+}
+END_TEST
+
+START_TEST(engine_schedule_behind_window)
+{
+	/* A run that ends on a cancelled event leaves the window's base past
+	 * now; work scheduled between the two must still come first. */
+	struct rec r;
+	eng *e = new_eng_with(&r);
+	uint32_t gen = 0;
+
+	ck_assert_int_eq(eng_schedule(e, 10, EV_PRI_ISSUE, &r.u, 1, 0), 0);
+	ck_assert_int_eq(eng_schedule_gen(e, 500, EV_PRI_ISSUE, &r.u, 9, 0, &gen), 0);
+	gen++;
+	ck_assert_int_eq(eng_run(e, CYCLE_MAX, NULL), 0);
+	ck_assert_uint_eq(eng_now(e), 10);
+	/* 600 lies in the window from 500, 20 behind it */
+	ck_assert_int_eq(eng_schedule(e, 600, EV_PRI_ISSUE, &r.u, 3, 0), 0);
+	ck_assert_int_eq(eng_schedule(e, 20, EV_PRI_ISSUE, &r.u, 2, 0), 0);
+	ck_assert_int_eq(eng_run(e, CYCLE_MAX, NULL), 0);
+	ck_assert_int_eq(r.n, 3);
+	ck_assert_int_eq(r.log_kind[1], 2);
+	ck_assert_int_eq(r.log_when[1], 20);
+	ck_assert_int_eq(r.log_kind[2], 3);
+	eng_free(e);
+}
+END_TEST
+
 static Suite *suite_engine(void)
 {
 	Suite *s = suite_create("engine");
@@ -296,6 +440,8 @@ static Suite *suite_engine(void)
 	TEST_ADD(s, engine_deadlock_names_unit);
 	TEST_ADD(s, engine_fault_stops_run);
 	TEST_ADD(s, engine_reject_past);
+	TEST_ADD(s, engine_calendar_order_fuzz);
+	TEST_ADD(s, engine_schedule_behind_window);
 	TEST_ADD(s, engine_sampler);
 	return s;
 }
