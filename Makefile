@@ -77,7 +77,7 @@ UNIT_TESTS := engine diag num vecmath vector npy traces sram arch dram fsout pro
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/test_%)
 
 # Benchmarks of the simulator itself: bench/<name>.c -> $(BUILD)/bench/<name>
-BENCH_SRCS := bench/bench_matrix.c bench/bench_engine.c bench/bench_noc.c
+BENCH_SRCS := bench/bench_matrix.c bench/bench_engine.c bench/bench_noc.c bench/measure.c
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 
 # Generated documentation, checked for staleness by `make test`.
@@ -87,7 +87,7 @@ GEN_DOCS   := counters config isa
 DEPS := $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(UNIT_BINS:=.d) $(MKDOC).d $(BENCH_BINS:=.d)
 
 # ---- rules ------------------------------------------------------------------
-.PHONY: all deps run test unit docs docs-check asan debug bench fuzz fuzz-objs \
+.PHONY: all deps run test unit docs docs-check asan debug bench bench-compare fuzz fuzz-objs \
         golden-update install clean
 all: $(BIN)
 
@@ -202,6 +202,10 @@ fuzz-%: fuzz-objs
 
 bench: deps $(BIN) $(BENCH_BINS) $(TOOLS)
 	@sh bench/run.sh $(BIN)
+
+# The suite again, then its ratios against the committed baseline.
+bench-compare: bench
+	@sh bench/compare.sh bench/baseline.csv bench/results.csv
 
 golden-update: $(BIN) $(TOOLS)
 	@sh scripts/golden_update.sh $(BUILD)
