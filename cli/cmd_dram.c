@@ -256,6 +256,7 @@ static int sweep_svg(FILE *fp, const struct arch *a, const struct sweep *w)
 		s[p].n = w->n[p];
 		s[p].x = x[p];
 		s[p].y = y[p];
+		s[p].scatter = 0;
 	}
 	snprintf(title, sizeof(title), "%s: read latency against offered load",
 		 ARCH_E(a, DRAM_MODE) == ARCH_DRAM_MODE_IDEAL ? "ideal" :

@@ -119,16 +119,20 @@ int plot_svg(FILE *fp, const struct plot *p)
 						    sizeof(colours[0]))];
 		double ly = MT + 10 + 18 * i;
 
-		fprintf(fp, "<g clip-path=\"url(#area)\"><polyline fill=\"none\" "
-			"stroke=\"%s\" stroke-width=\"2\" points=\"", col);
-		for (k = 0; k < s->n; k++) {
-			double y = s->y[k] > ymax ? ymax : s->y[k];
+		fputs("<g clip-path=\"url(#area)\">", fp);
+		if (!s->scatter) {
+			fprintf(fp, "<polyline fill=\"none\" stroke=\"%s\" "
+				"stroke-width=\"2\" points=\"", col);
+			for (k = 0; k < s->n; k++) {
+				double y = s->y[k] > ymax ? ymax : s->y[k];
 
-			fprintf(fp, "%s%.1f,%.1f", k ? " " : "",
-				ML + s->x[k] / xmax * pw,
-				MT + ph - y / ymax * ph);
+				fprintf(fp, "%s%.1f,%.1f", k ? " " : "",
+					ML + s->x[k] / xmax * pw,
+					MT + ph - y / ymax * ph);
+			}
+			fputs("\"/>", fp);
 		}
-		fputs("\"/>\n", fp);
+		fputs("\n", fp);
 		for (k = 0; k < s->n; k++) {
 			double y = s->y[k] > ymax ? ymax : s->y[k];
 

@@ -1,6 +1,7 @@
 /*
- * plot.h - a small XY line chart as SVG (latency against offered load in
- * `npusim dram --sweep --svg`, docs/dram.md).
+ * plot.h - a small XY chart as SVG: lines (latency against offered load
+ * in `npusim dram --sweep --svg`, docs/dram.md) or scatters (the Pareto
+ * plot of `npusim sweep --collect`).
  *
  * Linear axes from 0 with round tick steps, one polyline with point
  * markers per series, a legend.  Points above ymax are drawn at the top
@@ -17,6 +18,7 @@ struct plot_series {
 	const char *name;       /* legend text */
 	int n;                  /* points */
 	const double *x, *y;    /* coordinates */
+	int scatter;            /* markers only, no line */
 };
 
 struct plot {
