@@ -36,6 +36,14 @@ if [ "${NPU_NEED_CLANG:-0}" = 1 ]; then
 		rm -rf "$probe"
 	fi
 fi
+# The cluster test (make test-slurm) starts a real one-node Slurm.
+if [ "${NPU_NEED_SLURM:-0}" = 1 ]; then
+	PATH=$PATH:/usr/sbin
+	command -v slurmctld >/dev/null 2>&1 && command -v slurmd >/dev/null 2>&1 &&
+		command -v sbatch >/dev/null 2>&1 || need="$need slurm-wlm"
+	command -v munged >/dev/null 2>&1 && command -v mungekey >/dev/null 2>&1 ||
+		need="$need munge"
+fi
 [ -z "$need" ] && exit 0
 cmd="apt-get install -y$need"
 echo "npusim: installing missing build dependencies:$need" >&2
