@@ -403,7 +403,7 @@ static int lookup(void *ctx, const char *name, size_t len, double *out)
 }
 
 int spec_feasible(const struct spec *s, const struct spec_point *pt,
-		  char *why, size_t n)
+		  char *why, size_t n, int *line)
 {
 	const char *ov[2 * SPEC_MAX_PARAMS + 64];
 	char buf[SPEC_MAX_PARAMS][160];
@@ -442,9 +442,9 @@ int spec_feasible(const struct spec *s, const struct spec_point *pt,
 		char err[200];
 
 		if (expr_eval(s->constraints[i], lookup, &l, &v, err, sizeof(err))) {
-			snprintf(why, n, "%s:%d: constraint '%s': %s", s->path,
-				 s->constraint_line[i], s->constraints[i], err);
-			rc = -1;
+			snprintf(why, n, "constraint '%s': %s", s->constraints[i], err);
+			*line = s->constraint_line[i];
+			rc = -2;
 		} else if (v == 0) {
 			snprintf(why, n, "%s", s->constraints[i]);
 			rc = 0;

@@ -70,13 +70,14 @@ void spec_point(const struct spec *s, uint64_t k, struct spec_point *pt);
 const char *spec_value(const struct spec *s, const struct spec_point *pt, int i);
 /*
  * 1 if every constraint holds at pt, 0 if one does not (its text in why),
- * -1 if one cannot be evaluated or the point's config does not load
- * (message in why).  Names: the parameters, every config key of the
+ * -1 if the point's config does not load, -2 if a constraint cannot be
+ * evaluated (a spec error: *line is the constraint's line in the spec);
+ * messages in why.  Names: the parameters, every config key of the
  * point's resolved config, and derived peaks peak.macs_per_s,
  * peak.dram_bytes_per_s, peak.spm_bytes_per_s, peak.noc_bytes_per_s,
  * peak.vec_ops_per_s.
  */
 int spec_feasible(const struct spec *s, const struct spec_point *pt,
-		  char *why, size_t n);
+		  char *why, size_t n, int *line);
 
 #endif

@@ -226,8 +226,9 @@ static pid_t launch(const struct spec *s, const struct sweep_opts *o,
 	return p;
 }
 
-/* The last non-empty line of point k's log: the error it ended with. */
-static void last_line(const char *dir, uint64_t k, char *out, size_t n)
+/* What point k's run said went wrong: its first "error:" line, else its
+ * last non-empty line. */
+static void first_error(const char *dir, uint64_t k, char *out, size_t n)
 {
 	char path[PATH_MAX], *t, *e, *b;
 	size_t len = 0;
@@ -236,6 +237,13 @@ static void last_line(const char *dir, uint64_t k, char *out, size_t n)
 	out[0] = '\0';
 	if (!(t = slurp(path, &len)))
 		return;
+	if ((e = strstr(t, "error: "))) {
+		for (b = e; b > t && b[-1] != '\n'; b--)
+			;
+		snprintf(out, n, "%.*s", (int)strcspn(b, "\n"), b);
+		free(t);
+		return;
+	}
 	e = t + len;
 	while (e > t && (e[-1] == '\n' || e[-1] == ' '))
 		e--;
@@ -341,7 +349,7 @@ int sweep_run(const struct spec *s, const struct sweep_opts *o,
 			} else if (WIFEXITED(st) && WEXITSTATUS(st) == 130) {
 				c->left++; /* interrupted: no status, reruns */
 			} else {
-				last_line(o->dir, pk[i], why, sizeof(why));
+				first_error(o->dir, pk[i], why, sizeof(why));
 				snprintf(msg, sizeof(msg), "failed %d %s\n",
 					 WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st),
 					 why);
@@ -373,10 +381,10 @@ int sweep_run(const struct spec *s, const struct sweep_opts *o,
 		}
 		{
 			struct spec_point pt;
-			int f;
+			int f, line = 0;
 
 			spec_point(s, k, &pt);
-			f = spec_feasible(s, &pt, why, sizeof(why));
+			f = spec_feasible(s, &pt, why, sizeof(why), &line);
 			if (f == 0) {
 				snprintf(msg, sizeof(msg), "skipped %s\n", why);
 				c->skipped++;
@@ -384,8 +392,9 @@ int sweep_run(const struct spec *s, const struct sweep_opts *o,
 				progress(o, c, todo, t0);
 				continue;
 			}
-			if (f < 0 && strstr(why, ": constraint '")) {
-				rc = diag_error(d, diag_nowhere(), NPU_ECONFIG, "%s", why);
+			if (f == -2) {
+				rc = diag_error(d, diag_at_file(s->path, line, 0),
+						NPU_ECONFIG, "%s", why);
 				break;
 			}
 			if (f < 0) {
