@@ -560,11 +560,9 @@ int sweep_collect(const char *dir, const char *out, const char *pareto,
 			snprintf(r->status, sizeof(r->status), "missing");
 			missing++;
 		}
-		if (r->state == 3) {
-			failed++;
+		if (r->state == 3 && ++failed <= 10)
 			fprintf(stderr, "npusim sweep: point %llu %s\n",
 				(unsigned long long)k, r->status);
-		}
 		r->m = calloc((size_t)s.n_metrics + 1, sizeof(char *));
 		if (!r->m) {
 			rc = NPU_ENOMEM;
@@ -600,6 +598,9 @@ int sweep_collect(const char *dir, const char *out, const char *pareto,
 				"counter named '%s' (%s, metrics; the counters files list "
 				"the names)\n", s.metrics[i], path);
 	}
+	if (failed > 10)
+		fprintf(stderr, "npusim sweep: ... %llu failed points in all (their "
+			"status column says why)\n", (unsigned long long)failed);
 	if (missing)
 		fprintf(stderr, "npusim sweep: %llu of %llu points have not run "
 			"(rerun the sweep to run them)\n", (unsigned long long)missing,
