@@ -6,7 +6,7 @@
  *              [--input NAME[@CORE]=a.npy]... [--output NAME[@CORE]=c.npy]...
  *              [--counters FILE.json|.csv|.txt] [--trace FILE.json.gz]
  *              [--trace-interval N] [--trace-window START:END]
- *              [--trace-units LIST] [--max-cycles N] [--check-hazards] [--trace-insn]
+ *              [--trace-units LIST] [--max-cycles N] [--check-hazards] [--timing-only] [--trace-insn]
  *              [--matrix-model=fast|pe] [-q]
  *
  * PROGRAM is assembly (.s, assembled in memory) or an object file (.npo,
@@ -87,6 +87,7 @@ struct run_opts {
 	const char *trace_units;           /* --trace-units LIST, NULL = all */
 	cycle_t max_cycles;                /* watchdog, CYCLE_MAX = none */
 	int check_hazards;                 /* --check-hazards */
+	int timing_only;                   /* --timing-only */
 	int trace_insn;                    /* --trace-insn: to stderr */
 	int quiet;                         /* -q: errors only */
 	int stat;          /* `npusim stat`: print the full summary */
@@ -109,7 +110,7 @@ static void run_usage(FILE *fp, const char *cmd)
 		"                  [--input NAME[@CORE]=FILE.npy]... [--output NAME[@CORE]=FILE.npy]...\n"
 		"                  [--counters FILE.json|.csv|.txt] [--trace FILE.json.gz]\n"
 		"                  [--trace-interval N] [--trace-window START:END] [--trace-units LIST]\n"
-		"                  [--max-cycles N] [--check-hazards] [--trace-insn]\n"
+		"                  [--max-cycles N] [--check-hazards] [--timing-only] [--trace-insn]\n"
 		"                  [--matrix-model=fast|pe] [-q]\n\n"
 		"Simulate PROGRAM (assembly .s or object .npo) on the chip described by CONFIG\n"
 		"(built-in defaults when -c is omitted; see docs/config.md).\n\n"
@@ -134,6 +135,9 @@ static void run_usage(FILE *fp, const char *cmd)
 		"                      (dma1, core0.dma1, dram.ch0), cores (core1) or chip\n"
 		"  --max-cycles N      stop with exit status 3 after N cycles (default: none)\n"
 		"  --check-hazards     report unsynchronised RAW/WAR/WAW between units\n"
+		"  --timing-only       compute no tensor values: the same cycles, counters\n"
+		"                      and trace, faster (no --output; vgather/vscatter\n"
+		"                      programs are refused)\n"
 		"  --trace-insn        print every control-unit instruction to stderr\n"
 		"  --matrix-model=M    fast (default) or pe (per-PE reference model, slow)\n"
 		"  -q                  print nothing but errors\n\n"
@@ -354,6 +358,8 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 			return -1;
 		} else if (strcmp(a, "--check-hazards") == 0)
 			o->check_hazards = 1;
+		else if (strcmp(a, "--timing-only") == 0)
+			o->timing_only = 1;
 		else if (strcmp(a, "--trace-insn") == 0)
 			o->trace_insn = 1;
 		else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)
@@ -379,6 +385,11 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 	if (!o->program && o->n_progs == 0) {
 		fprintf(stderr, "npusim %s: no program given (see npusim %s --help)\n",
 			argv[0], argv[0]);
+		return -1;
+	}
+	if (o->timing_only && o->n_outputs) {
+		fprintf(stderr, "npusim %s: --timing-only computes no tensor values, so there is nothing to --output\n",
+			argv[0]);
 		return -1;
 	}
 	return 0;
@@ -798,6 +809,7 @@ static int cmd_run_common(int argc, char **argv, int stat)
 	memset(&ro, 0, sizeof(ro));
 	ro.max_cycles = o->max_cycles;
 	ro.check_hazards = o->check_hazards;
+	ro.timing_only = o->timing_only;
 	ro.trace_insns = o->trace_insn;
 	ro.trace = trace;
 	ro.trace_interval = o->trace_interval;

@@ -277,6 +277,7 @@ int spec_load(struct spec *s, const char *path, struct diag *d)
 		goto out;
 	if (config_lookup_int64(&cf, "max_cycles", &mc) && mc > 0)
 		s->max_cycles = (uint64_t)mc;
+	config_lookup_bool(&cf, "timing_only", &s->timing_only);
 	if ((rc = str_list(&cf, "set", &s->set, &s->n_set, NULL, d, path)) ||
 	    (rc = str_list(&cf, "defines", &s->defines, &s->n_defines, NULL, d, path)) ||
 	    (rc = str_list(&cf, "inputs", &s->inputs, &s->n_inputs, NULL, d, path)) ||

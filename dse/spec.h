@@ -48,6 +48,7 @@ struct spec {
 	char **metrics;         /* counter names (whole run) for --collect */
 	int n_metrics;
 	uint64_t max_cycles;    /* per point, 0 = none */
+	int timing_only;        /* run points with --timing-only */
 	struct spec_param p[SPEC_MAX_PARAMS];
 	int n_params;
 	int n_dims;

@@ -159,6 +159,8 @@ static int point_argv(const struct spec *s, const struct sweep_opts *o,
 	ARG("npusim");
 	ARG("run");
 	ARG("-q");
+	if (s->timing_only)
+		ARG("--timing-only");
 	if (s->config) {
 		ARG("-c");
 		ARG(s->config);

@@ -283,6 +283,12 @@ struct chip *chip_new(const struct arch *a, const struct chip_opts *o,
 		goto fail;
 	eng_set_diag(c->e, d);
 	eng_set_trace(c->e, o->trace);
+	eng_set_values(c->e, !o->timing_only);
+	if (o->timing_only && ARCH_E(a, MTX_MODEL) == ARCH_MTX_MODEL_PE) {
+		(void)diag_error(d, diag_nowhere(), NPU_EUSAGE,
+				 "timing only: the per-PE reference model (core.matrix.model = \"pe\") times the array by computing it; use the fast model");
+		goto fail;
+	}
 	/* One DRAM for the chip, shared by every core's DMA engines: it must
 	 * exist before them. */
 	c->dram = dram_new(c->e, a);
@@ -464,6 +470,37 @@ static int chip_load_data(struct chip *c, const struct prog_image *p, int lo,
 	return 0;
 }
 
+/*
+ * Timing only computes no tensor values, so an instruction whose timing
+ * depends on them cannot be timed: vgather and vscatter take their
+ * addresses from an index tile.  (Scalar loads read the control unit's
+ * private memory, which is always exact, so branches and DMA addresses
+ * computed from scalar data stay exact.)  The first one is named.
+ */
+static int chip_check_timing_only(struct chip *c, const struct chip_prog *cp,
+				  struct diag *d)
+{
+	size_t i;
+
+	(void)c;
+	for (i = 0; i < cp->prog.n; i++) {
+		const char *file;
+		int line;
+		unsigned op = cp->prog.insns[i].op;
+
+		if (!cp->prog.legal[i] || (op != ISA_OP_VGATHER && op != ISA_OP_VSCATTER))
+			continue;
+		if (prog_src_line(cp->img, 4 * (uint64_t)i, &file, &line) == 0)
+			return diag_error(d, diag_at_file(file, line, 0), NPU_EUSAGE,
+					  "timing only: %s takes its addresses from an index tile, whose values a timing-only run does not compute; run without --timing-only",
+					  isa_op_info[op].name);
+		return diag_error(d, diag_nowhere(), NPU_EUSAGE,
+				  "timing only: %s at pc 0x%zx takes its addresses from an index tile, whose values a timing-only run does not compute; run without --timing-only",
+				  isa_op_info[op].name, 4 * i);
+	}
+	return 0;
+}
+
 int chip_load_program_cores(struct chip *c, const struct prog_image *p,
 			    int lo, int hi, struct diag *d)
 {
@@ -489,6 +526,8 @@ int chip_load_program_cores(struct chip *c, const struct prog_image *p,
 	}
 	cp->img = p;
 	c->progs[c->n_progs++] = cp;
+	if (c->o.timing_only && (rc = chip_check_timing_only(c, cp, d)))
+		return rc;
 	for (i = lo; i <= hi; i++) {
 		/* NPU_ENOMEM: the program's regions could not be set up. */
 		if ((rc = ctl_set_program(c->cores[i].ctl, &cp->prog)))

@@ -31,6 +31,11 @@ struct chip_opts {
 	cycle_t trace_interval;  /* counter samples every N cycles when
 				    tracing (queues, DRAM bandwidth, bank
 				    conflicts); 0 = none */
+	int timing_only;         /* compute no tensor values: cycles,
+				    counters and traces are those of the
+				    full run (docs/performance.md,
+				    "Timing-only runs"); programs whose timing depends
+				    on data are refused when loaded */
 };
 
 struct chip_result {

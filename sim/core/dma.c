@@ -765,9 +765,10 @@ static int read_done(struct dma *m, int k)
 	struct dburst *b = &m->b[k];
 	int rc;
 
-	memcpy(m->buf + (size_t)k * m->burst_bytes,
-	       mem_bytes(&m->port[m->x.src_mem], &m->mem[m->x.src_mem], b->src),
-	       b->bytes);
+	if (eng_values(m->u.eng))
+		memcpy(m->buf + (size_t)k * m->burst_bytes,
+		       mem_bytes(&m->port[m->x.src_mem], &m->mem[m->x.src_mem], b->src),
+		       b->bytes);
 	if (m->wq_n > 0)
 		return defer_write(m, k);     /* keep DRAM writes in order */
 	rc = issue_write(m, k);
@@ -786,7 +787,9 @@ static int write_done(struct dma *m, int k)
 	struct dburst *b = &m->b[k];
 	cycle_t now = eng_now(m->u.eng);
 
-	if (m->x.mcast) {
+	if (!eng_values(m->u.eng)) {
+		/* timing only: no bytes move */
+	} else if (m->x.mcast) {
 		/* every destination core's copy at the same offset */
 		uint64_t mask = m->x.mcast;
 

@@ -763,6 +763,8 @@ static int op_effect(struct mtx *m, struct mtx_insn *in, int si, uint32_t row)
 	uint32_t j, cols;
 	int rc;
 
+	if (!eng_values(m->u.eng))
+		return 0;       /* timing only: no bytes move */
 	if (!s->write) {
 		/* Operand rows are captured when they arrive. */
 		memcpy(src, mem + addr, s->bytes);

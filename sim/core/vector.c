@@ -573,7 +573,7 @@ static int beat_compute(struct vec *v, struct vbeat *bt)
 		      s3 = { bt->op[2], 0 };
 	struct vacc w;
 	uint32_t i, L = (uint32_t)v->lanes;
-	int rc;
+	int rc, vals = eng_values(v->u.eng); /* 0: timing only, no values */
 
 	memset(&w, 0, sizeof(w));
 	w.t = in->dt;
@@ -584,14 +584,16 @@ static int beat_compute(struct vec *v, struct vbeat *bt)
 	 * the documented tree-then-fold order exactly.
 	 */
 	case VM_K_REDUCE:
-		if (bt->e0 == 0)
+		if (vals && bt->e0 == 0)
 			vm_red_init(&in->red, in->op, in->st, v->lanes);
-		vm_red_group(&in->red, s1, bt->n);
+		if (vals)
+			vm_red_group(&in->red, s1, bt->n);
 		v->u.ctr[CTR_VECTOR_OPS] += (uint64_t)bt->n *
 			(uint64_t)vm_ops_per_elem(in->op);
 		if (!bt->last)
 			return 0;
-		num_set_bits(in->dt, bt->out, 0, vm_red_result(&in->red, &in->vc));
+		if (vals)
+			num_set_bits(in->dt, bt->out, 0, vm_red_result(&in->red, &in->vc));
 		w.base = c->d + bt->r * in->d_rb;
 		w.n = 1;
 		return push_acc(&bt->wr, &bt->n_wr, &bt->cap_wr, &w);
@@ -600,7 +602,8 @@ static int beat_compute(struct vec *v, struct vbeat *bt)
 		uint32_t hb = (uint32_t)umin64(L, c->cfg.rows - rb0);
 		uint32_t rr = bt->r - rb0;
 
-		copy_elems(in->st, in->buf, (uint64_t)rr * L, bt->op[0], 0, bt->n);
+		if (vals)
+			copy_elems(in->st, in->buf, (uint64_t)rr * L, bt->op[0], 0, bt->n);
 		if (!bt->last)
 			return 0;
 		if ((rc = ensure_out(bt, (size_t)dtype_bytes(in->st,
@@ -609,7 +612,7 @@ static int beat_compute(struct vec *v, struct vbeat *bt)
 		for (i = 0; i < bt->n; i++) {
 			uint32_t k;
 
-			for (k = 0; k < hb; k++)
+			for (k = 0; vals && k < hb; k++)
 				num_set_bits(in->st, bt->out, (uint64_t)i * hb + k,
 					     num_get_bits(in->st, in->buf,
 							  (uint64_t)k * L + i));
@@ -649,15 +652,18 @@ static int beat_compute(struct vec *v, struct vbeat *bt)
 		return 0;
 	}
 	case VM_K_BROW:
-		if (bt->r == 0)
+		if (vals && bt->r == 0)
 			copy_elems(in->st, in->buf, bt->e0, bt->op[0], 0, bt->n);
-		copy_elems(in->st, bt->out, 0, in->buf, bt->e0, bt->n);
+		if (vals)
+			copy_elems(in->st, bt->out, 0, in->buf, bt->e0, bt->n);
 		break;
 	case VM_K_GATHER:
-		copy_elems(in->st, bt->out, 0, bt->op[0], 0, bt->n);
+		if (vals)
+			copy_elems(in->st, bt->out, 0, bt->op[0], 0, bt->n);
 		break;
 	default:
-		vm_map(in->op, &in->vc, bt->n, bt->out, 0, s1, s2, s3);
+		if (vals)
+			vm_map(in->op, &in->vc, bt->n, bt->out, 0, s1, s2, s3);
 		v->u.ctr[CTR_VECTOR_OPS] += (uint64_t)bt->n *
 			(uint64_t)vm_ops_per_elem(in->op);
 		break;
@@ -867,7 +873,8 @@ static int rd_done(void *ctx, uint64_t tag, cycle_t t)
 	 * seen, one that completed earlier is.
 	 */
 	late(v, in->sm, read_role(in, a), a, t);
-	copy_elems(a->t, bt->op[a->opnd], a->oi, in->sm->data + a->base, a->e0,
+	if (eng_values(v->u.eng))
+		copy_elems(a->t, bt->op[a->opnd], a->oi, in->sm->data + a->base, a->e0,
 		   a->n);
 	if (--bt->rd_left > 0)
 		return 0;
@@ -920,7 +927,8 @@ static int wr_done(void *ctx, uint64_t tag, cycle_t t)
 
 	late(v, in->dm, VR_D, a, t);
 	/* The SRAM bytes change only now, when the write completes. */
-	copy_elems(a->t, in->dm->data + a->base, a->e0, bt->out, a->oi, a->n);
+	if (eng_values(v->u.eng))
+		copy_elems(a->t, in->dm->data + a->base, a->e0, bt->out, a->oi, a->n);
 	if (--bt->wr_left > 0)
 		return 0;
 	bt->retired = 1;

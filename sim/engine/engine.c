@@ -78,6 +78,7 @@ struct eng {
 	eng_poll_fn poll;       /* long-run hook (interrupt, progress), or NULL */
 	void *poll_ctx;         /* its context */
 	uint32_t poll_left;     /* events until the next poll */
+	int no_values;          /* timing only (eng_values) */
 };
 
 /*
@@ -157,6 +158,8 @@ void eng_set_trace(eng *e, struct trc *t) { e->trace = t; }
 struct diag *eng_diag(const eng *e) { return e->diag; }
 void eng_set_diag(eng *e, struct diag *d) { e->diag = d; }
 size_t eng_pending(const eng *e) { return e->n; }
+int eng_values(const eng *e) { return !e->no_values; }
+void eng_set_values(eng *e, int on) { e->no_values = !on; }
 
 void eng_set_poll(eng *e, eng_poll_fn fn, void *ctx)
 {

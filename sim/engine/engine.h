@@ -75,6 +75,10 @@ cycle_t eng_now(const eng *e);
 struct trc *eng_trace(const eng *e);            /* NULL when tracing is off */
 void eng_set_trace(eng *e, struct trc *t);
 struct diag *eng_diag(const eng *e);           /* where runtime faults go */
+/* 0 when the run computes no tensor values (--timing-only): units move
+ * and compute no bytes but time every access exactly as with values. */
+int eng_values(const eng *e);
+void eng_set_values(eng *e, int on);
 void eng_set_diag(eng *e, struct diag *d);
 
 /*
