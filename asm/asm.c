@@ -1369,6 +1369,100 @@ static void dir_equ(struct asm_ctx *A, const struct where *w, int i)
 }
 
 /*
+ * .tunable NAME, V1[, V2...]: a schedule parameter and its legal values.
+ * Undefined, NAME becomes V1; defined (by -D or .equ), its value must be
+ * in the list.  Recorded for the object (obj_prog.tunables) in pass 1.
+ */
+static void dir_tunable(struct asm_ctx *A, const struct where *w, int i)
+{
+	const struct tok *nt = &A->tk.v[i];
+	struct obj_tunable t, *v;
+	char name[256], buf[64];
+	struct sym *s;
+	size_t k;
+
+	memset(&t, 0, sizeof(t));
+	if (nt->k != T_IDENT) {
+		(void)asm_error(A, w, nt->col, "expected a name after .tunable, found %s",
+				asm_tok_desc(nt, buf, sizeof(buf)));
+		return;
+	}
+	if (nt->len >= (int)sizeof(name)) {
+		(void)asm_error(A, w, nt->col, "name too long (%d characters)", nt->len);
+		return;
+	}
+	memcpy(name, nt->s, (size_t)nt->len);
+	name[nt->len] = '\0';
+	i++;
+	do {
+		const struct tok *vt;
+		struct expr *e;
+		int64_t x, *nv;
+
+		if (expect_comma(A, w, &i, ".tunable", "NAME, V1[, V2...]"))
+			goto fail;
+		vt = &A->tk.v[i];
+		e = asm_parse_expr(A, w, &i);
+		if (!e)
+			goto fail;
+		if (asm_eval(A, e, A->loc[A->space], w, &x) != EV_OK) {
+			(void)asm_error(A, w, vt->col, ".tunable values must be known here");
+			goto fail;
+		}
+		if (!(nv = realloc(t.values, (t.n_values + 1) * sizeof(*nv)))) {
+			(void)asm_oom(A);
+			goto fail;
+		}
+		t.values = nv;
+		t.values[t.n_values++] = x;
+	} while (A->tk.v[i].k != T_EOL);
+	for (k = 0; k < A->n_tunables; k++)
+		if (!strcmp(A->tunables[k].name, name)) {
+			(void)asm_error(A, w, nt->col, "'%s' is already a .tunable", name);
+			goto fail;
+		}
+	s = asm_sym_find(A, name);
+	if (s) {
+		if (s->state != SS_VALUE) {
+			(void)asm_error(A, w, nt->col, "'%s' must have a known value here", name);
+			goto fail;
+		}
+		for (k = 0; k < t.n_values && t.values[k] != s->value; k++)
+			;
+		if (k == t.n_values) {
+			char list[200];
+			size_t used = 0;
+
+			for (k = 0; k < t.n_values && used < sizeof(list) - 24; k++)
+				used += (size_t)snprintf(list + used, sizeof(list) - used,
+							 "%s%lld", k ? ", " : "",
+							 (long long)t.values[k]);
+			(void)asm_error(A, w, nt->col, "%s = %lld is not one of its "
+					".tunable values (%s)", name,
+					(long long)s->value, list);
+			goto fail;
+		}
+	} else {
+		s = define_sym(A, w, nt, SK_EQU);
+		if (!s)
+			goto fail;
+		s->state = SS_VALUE;
+		s->value = t.values[0];
+	}
+	if (!(t.name = str_dup(name)) ||
+	    !(v = realloc(A->tunables, (A->n_tunables + 1) * sizeof(*v)))) {
+		(void)asm_oom(A);
+		goto fail;
+	}
+	A->tunables = v;
+	A->tunables[A->n_tunables++] = t;
+	return;
+fail:
+	free(t.name);
+	free(t.values);
+}
+
+/*
  * .tensor NAME, MEM, ADDR, DTYPE, D0[, D1...]
  * Operands of the statement: ops[0] the memory (a name, known now),
  * ops[1] ADDR, ops[2] DTYPE, ops[3..] the dimensions; n counts them as
@@ -1576,6 +1670,7 @@ static void do_directive(struct asm_ctx *A, const struct where *w, int i,
 	case ASM_DIR_ZERO: dir_fill(A, w, i, col, 0); break;
 	case ASM_DIR_FILL: dir_fill(A, w, i, col, 1); break;
 	case ASM_DIR_EQU: dir_equ(A, w, i); break;
+	case ASM_DIR_TUNABLE: dir_tunable(A, w, i); break;
 	case ASM_DIR_TENSOR: dir_tensor(A, w, i, col); break;
 	case ASM_DIR_INCLUDE: asm_dir_include(A, w, i); break;
 	case ASM_DIR_MACRO: asm_dir_macro(A, w, i, col); break;
@@ -2438,6 +2533,15 @@ static void asm_cleanup(struct asm_ctx *A)
 	}
 	free(A->symtab);
 	free(A->regions);
+	{
+		size_t k;
+
+		for (k = 0; k < A->n_tunables; k++) {
+			free(A->tunables[k].name);
+			free(A->tunables[k].values);
+		}
+		free(A->tunables);
+	}
 	free(A->conds);
 	free(A->tk.v);
 	arena_free(&A->ar);
@@ -2493,6 +2597,11 @@ static int assemble(struct asm_ctx *A, const char *name, char *text, size_t len,
 		return NPU_EASM;
 	if (build_lines(A) || build_syms(A) || build_regions(A))
 		return NPU_ENOMEM;
+	/* the parameters move to the object */
+	A->prog->tunables = A->tunables;
+	A->prog->n_tunables = A->n_tunables;
+	A->tunables = NULL;
+	A->n_tunables = 0;
 	obj_canonicalize(A->prog);
 	*out = A->prog;
 	A->prog = NULL;

@@ -285,6 +285,8 @@ struct asm_ctx {
 	const char **regions;        /* region names (arena), index = id,
 					in order of first use (pass 1) */
 	size_t n_regions, cap_regions; /* names stored / allocated */
+	struct obj_tunable *tunables; /* .tunable statements (pass 1) */
+	size_t n_tunables;
 	int64_t max_region;          /* largest id given as a number
 					(pass 2), -1 none */
 };

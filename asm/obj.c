@@ -124,6 +124,11 @@ void obj_free(struct obj_prog *p)
 	for (k = 0; k < p->n_regions; k++)
 		free(p->regions[k]);
 	free(p->regions);
+	for (k = 0; k < p->n_tunables; k++) {
+		free(p->tunables[k].name);
+		free(p->tunables[k].values);
+	}
+	free(p->tunables);
 	free(p->code);
 	free(p->sects);
 	free(p->syms);

@@ -108,6 +108,13 @@ struct obj_line {
  * A whole program.  Every array is malloc'd and owned (obj_free frees
  * it all); counts may be 0 with non-NULL arrays.
  */
+/* A schedule parameter of a kernel (.tunable). */
+struct obj_tunable {
+	char *name;
+	int64_t *values;             /* legal values; values[0] the default */
+	size_t n_values;
+};
+
 struct obj_prog {
 	uint32_t *code;              /* instruction words, pc = 4 * index */
 	size_t n_code;               /* number of words */
@@ -123,6 +130,10 @@ struct obj_prog {
 	char **regions;              /* region names, index = rbeg/rend id
 					(prog_region_name_ok names) */
 	size_t n_regions;            /* entries in regions */
+	struct obj_tunable *tunables; /* .tunable parameters, in order; from
+					assembly only (object files do not
+					store them: npusim tune reads .s) */
+	size_t n_tunables;
 };
 
 /*

@@ -32,12 +32,12 @@
 .ifndef N
 .equ N, 64
 .endif
-.ifndef TM
-.equ TM, 64
-.endif
-.ifndef NBUF
-.equ NBUF, 2
-.endif
+# The schedule: TM rows of A per tile, NBUF buffers.  npusim tune
+# searches these values (the first is the default); the checks below
+# reject schedules that do not divide M or do not fit the SRAM before
+# anything is simulated (docs/dse.md).
+.tunable TM, 64, 16, 32, 128, 256
+.tunable NBUF, 2, 1
 .ifndef ROWS
 .equ ROWS, CFG_CORE_MATRIX_ROWS	# the config's array (npusim run -c, as -c)
 .endif

@@ -655,6 +655,43 @@ static int64_t equ(const char *src, const char *name)
 	return v;
 }
 
+
+START_TEST(asm_tunable)
+{
+	/* the default is the first value; the object lists every one */
+	struct obj_prog *p = must(".tunable TM, 64, 16, 2*16\n.equ X, TM + 1\n.tunable B, 1\nhalt\n");
+	struct asm_opts o;
+	const char *defs[] = { "TM=32" }, *bad[] = { "TM=48" };
+	char *msgs;
+
+	ck_assert_int_eq(obj_find_sym(p, "X")->value, 65);
+	ck_assert_uint_eq(p->n_tunables, 2);
+	ck_assert_str_eq(p->tunables[0].name, "TM");
+	ck_assert_uint_eq(p->tunables[0].n_values, 3);
+	ck_assert_int_eq(p->tunables[0].values[2], 32);
+	ck_assert_str_eq(p->tunables[1].name, "B");
+	obj_free(p);
+	/* -D picks one of the values; another is an error naming them */
+	memset(&o, 0, sizeof(o));
+	o.defines = defs;
+	o.n_defines = 1;
+	ck_assert_int_eq(assemble(".tunable TM, 64, 16, 32\n.equ X, TM\nhalt\n", &o, &p, NULL), 0);
+	ck_assert_int_eq(obj_find_sym(p, "X")->value, 32);
+	obj_free(p);
+	o.defines = bad;
+	ck_assert_int_eq(assemble(".tunable TM, 64, 16, 32\nhalt\n", &o, &p, &msgs), NPU_EASM);
+	ck_assert_msg(strstr(msgs, "t.s:1:10: error: TM = 48 is not one of its .tunable values (64, 16, 32)"),
+		      "%s", msgs);
+	free(msgs);
+	msgs = fails(".tunable TM, 1\n.tunable TM, 2\nhalt\n");
+	ck_assert_msg(strstr(msgs, "'TM' is already a .tunable"), "%s", msgs);
+	free(msgs);
+	msgs = fails(".tunable TM, LATER\nhalt\n.equ LATER, 3\n");
+	ck_assert_msg(strstr(msgs, ".tunable values must be known here"), "%s", msgs);
+	free(msgs);
+}
+END_TEST
+
 START_TEST(asm_expr_c_semantics)
 {
 	static const struct {
@@ -1117,6 +1154,7 @@ static Suite *suite_asm(void)
 	TEST_ADD(s, asm_errors_suggestions);
 	TEST_ADD(s, asm_errors_in_macro_expansion);
 	TEST_ADD(s, asm_expr_c_semantics);
+	TEST_ADD(s, asm_tunable);
 	TEST_ADD(s, asm_defines_and_includes);
 	TEST_ADD(s, asm_macro_arguments);
 	TEST_ADD(s, asm_memspace_names);
