@@ -56,14 +56,14 @@ CORE_SRCS  := sim/core/matrix.c sim/core/matrix_pe.c sim/core/vecmath.c \
               sim/core/hazard.c
 SIM_SRCS   := $(ENGINE_SRCS) $(MEM_SRCS) $(NOC_SRCS) $(CORE_SRCS) sim/chip.c
 RUN_SRCS   := run/run.c run/progress.c
-DSE_SRCS   := dse/expr.c dse/spec.c dse/sweep.c
+DSE_SRCS   := dse/expr.c dse/spec.c dse/sweep.c dse/tune.c
 TRC_SRCS   := traces/ctrout.c traces/trace.c traces/ctrread.c traces/roofline.c \
               traces/energy.c traces/plot.c
 # Doc writers that join several tables (the ISA and the assembler's
 # directives); mkdoc and the staleness tests call them.
 DOC_SRCS   := docs/isa_doc.c
 CLI_SRCS   := cli/main.c cli/cmd_config.c cli/cmd_dram.c cli/cmd_noc.c cli/cmd_as.c \
-              cli/cmd_objdump.c cli/cmd_run.c cli/cmd_roofline.c cli/cmd_sweep.c
+              cli/cmd_objdump.c cli/cmd_run.c cli/cmd_roofline.c cli/cmd_sweep.c cli/cmd_tune.c
 
 LIB_SRCS   := $(UTIL_SRCS) $(ARCH_SRCS) $(ISA_SRCS) $(PROG_SRCS) $(ASM_SRCS) $(SIM_SRCS) \
               $(RUN_SRCS) $(TRC_SRCS) $(DSE_SRCS) $(DOC_SRCS)

@@ -263,6 +263,13 @@ static int record(const char *dir, uint64_t k, const char *text, struct diag *d)
 	return write_text(path, text, d);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -317,7 +324,8 @@ int sweep_run(const struct spec *s, const struct sweep_opts *o,
 		hi = lo + 1;
 	}
 	for (k = lo; k < hi; k++)
-		if (k % (uint64_t)o->shard_n == (uint64_t)o->shard_i)
+		if (k % (uint64_t)o->shard_n == (uint64_t)o->shard_i &&
+		    (!o->only || bsearch(&k, o->only, o->n_only, sizeof(k), cmp_u64)))
 			todo++;
 	pid = calloc((size_t)jobs, sizeof(*pid));
 	pk = calloc((size_t)jobs, sizeof(*pk));
@@ -367,6 +375,8 @@ int sweep_run(const struct spec *s, const struct sweep_opts *o,
 			continue;
 		}
 		if (k % (uint64_t)o->shard_n != (uint64_t)o->shard_i)
+			continue;
+		if (o->only && !bsearch(&k, o->only, o->n_only, sizeof(k), cmp_u64))
 			continue;
 		switch (point_state(o->dir, k)) {
 		case 1: case 2:
@@ -470,6 +480,31 @@ static const char *csv_value(const char *text, const char *name, char *out,
 		p = e ? e + 1 : NULL;
 	}
 	return NULL;
+}
+
+int sweep_point(const char *dir, uint64_t k, const char *metric,
+		double *value, char *text, size_t n)
+{
+	char path[PATH_MAX], val[128], *t;
+	int st = point_state(dir, k);
+
+	text[0] = '\0';
+	point_path(path, sizeof(path), dir, k, "status");
+	if (st && (t = slurp(path, NULL))) {
+		snprintf(text, n, "%.*s", (int)strcspn(t, "\n"), t);
+		free(t);
+	}
+	if (st != 1 || !metric)
+		return st;
+	point_path(path, sizeof(path), dir, k, "csv");
+	if (!(t = slurp(path, NULL)))
+		return 0;
+	if (!csv_value(t, metric, val, sizeof(val)))
+		st = 0;
+	else
+		*value = strtod(val, NULL);
+	free(t);
+	return st;
 }
 
 /* CSV field: quoted when it holds a comma, a quote or a newline. */

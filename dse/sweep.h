@@ -28,6 +28,9 @@ struct sweep_opts {
 	int retry_failed;        /* rerun points that failed */
 	int progress;            /* print a progress line on stderr */
 	volatile int *stop;      /* set (by a signal) to stop launching */
+	const uint64_t *only;    /* run just these points, ascending (the
+				    tuner's batches); NULL = all */
+	size_t n_only;
 };
 
 /* Outcome of sweep_run. */
@@ -42,6 +45,14 @@ int sweep_prepare(const struct spec *s, const char *dir, struct diag *d);
 /* Run the points opts selects; 0 or NPU_E* (NPU_EINTR when stopped). */
 int sweep_run(const struct spec *s, const struct sweep_opts *o,
 	      struct sweep_counts *c, struct diag *d);
+
+/*
+ * Point k's outcome in dir: 0 not run, 1 ok, 2 skipped, 3 failed; its
+ * status line (without the newline) in text.  With metric set and the
+ * point ok, *value is that whole-run counter (state 1 only if present).
+ */
+int sweep_point(const char *dir, uint64_t k, const char *metric,
+		double *value, char *text, size_t n);
 
 /*
  * Merge a sweep directory into one CSV at out ("-" = stdout): one row per

@@ -1,0 +1,49 @@
+/*
+ * tune.h - the schedule autotuner (`npusim tune`, docs/dse.md).
+ *
+ * A kernel declares its schedule parameters with .tunable; the tuner
+ * enumerates their combinations, rejects the infeasible ones by
+ * assembling each for the chip (the kernel's own .if/.error checks: SRAM
+ * footprints, divisibility), simulates candidates timing-only through the
+ * sweep runner (parallel, each result cached in the tuning directory) and
+ * reports the fastest.  Strategies: exhaustive, random, and model-guided
+ * (tune.c says which model and why).
+ */
+#ifndef NPU_TUNE_H
+#define NPU_TUNE_H
+
+#include <stdint.h>
+
+#include "../util/diag.h"
+
+enum tune_strategy { TUNE_EXHAUSTIVE, TUNE_RANDOM, TUNE_MODEL };
+
+struct tune_opts {
+	const char *config;          /* chip config, NULL = defaults */
+	const char *const *sets;     /* -s overrides */
+	int n_sets;
+	const char *const *defines;  /* fixed -D defines (they also pin
+					any tunable they name) */
+	int n_defines;
+	const char *const *inputs;   /* --input NAME=FILE|zeros */
+	int n_inputs;
+	const char *kernel;          /* the .s file */
+	enum tune_strategy strategy;
+	int budget;                  /* simulations, 0 = the strategy's
+					default (all / 20 % of the space) */
+	uint64_t seed;
+	int jobs;
+	const char *dir;             /* tuning directory; NULL = the cache
+					($NPUSIM_CACHE or ~/.cache/npusim)
+					under a hash of config, kernel and
+					fixed arguments */
+	const char *self;            /* the npusim binary */
+	const char *curve_csv;       /* search curve, NULL = DIR/curve.csv */
+	const char *curve_svg;       /* and its plot, NULL = DIR/curve.svg */
+	int quiet;
+};
+
+/* Run the search; prints the result on stdout.  0 or NPU_E*. */
+int tune_run(const struct tune_opts *o, struct diag *d);
+
+#endif
