@@ -88,7 +88,7 @@ GEN_DOCS   := counters config isa
 DEPS := $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(UNIT_BINS:=.d) $(MKDOC).d $(BENCH_BINS:=.d)
 
 # ---- rules ------------------------------------------------------------------
-.PHONY: all deps run test unit docs docs-check asan debug bench bench-compare test-slurm fuzz fuzz-objs \
+.PHONY: all deps run test unit docs docs-check asan debug bench bench-compare test-slurm kernels-report fuzz fuzz-objs \
         golden-update install clean
 all: $(BIN)
 
@@ -203,6 +203,10 @@ fuzz-%: fuzz-objs
 
 bench: deps $(BIN) $(BENCH_BINS) $(TOOLS)
 	@sh bench/run.sh $(BIN)
+
+# docs/kernels.md: the kernel library measured (scripts/kernels/*.cases).
+kernels-report: deps $(BIN)
+	@sh scripts/kernels_report.sh $(BIN)
 
 # A sweep submitted as a job array to a real one-node Slurm that the test
 # starts and stops itself (root; installs slurm-wlm and munge if missing).

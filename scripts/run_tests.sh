@@ -34,5 +34,11 @@ if sh scripts/docs_check.sh "$build/mkdoc" $docs; then
 else
 	fail=$((fail + 1))
 fi
+# docs/kernels.md is measured: the same cases again must give the same table
+if sh scripts/kernels_report.sh "$build/npusim" --check; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+fi
 echo "tests: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -12,6 +12,10 @@
  *                                          exact in fp32
  *   gemmref checkf A.npy B.npy C.npy        fp32 C == A*B computed in double
  *                                          (exact for genf inputs)
+ *   gemmref tilet A.npy R AT.npy            A (M x K) as the tiled transpose
+ *                                          gemm_os.s reads: ceil(M/R) tiles
+ *                                          of K x R, tile t row k = A[tR..tR+R-1][k]
+ *                                          (rows past M are zeros)
  *
  * The reference is a plain triple loop in int64: deliberately nothing like
  * the simulator's systolic model.  Exit 0 when equal, 1 with the first
@@ -76,6 +80,42 @@ static int gen(int argc, char **argv, struct diag *d, enum npu_dtype t)
 	npy_free(&a);
 	npy_free(&b);
 	return rc ? 2 : 0;
+}
+
+/* tilet: A (M x K) -> AT (T x K x R), AT[t][k][r] = A[t*R + r][k]. */
+static int tilet(int argc, char **argv, struct diag *d)
+{
+	struct npy a, at;
+	uint64_t sh[3], m, k, r, t, i, j, e;
+	int rc = 2;
+
+	memset(&a, 0, sizeof(a));
+	memset(&at, 0, sizeof(at));
+	if (argc != 5 || npy_read(argv[2], &a, d))
+		goto out;
+	r = strtoull(argv[3], NULL, 0);
+	if (a.ndim != 2 || !r || r > 4096) {
+		(void)diag_error(d, diag_nowhere(), NPU_ETENSOR, "gemmref tilet: A must be a matrix, R in 1..4096");
+		goto out;
+	}
+	m = a.shape[0];
+	k = a.shape[1];
+	e = (uint64_t)dtype_bytes(a.dtype, 1);
+	sh[0] = (m + r - 1) / r;
+	sh[1] = k;
+	sh[2] = r;
+	if (npy_alloc(&at, a.dtype, 3, sh))
+		goto out;
+	for (t = 0; t < sh[0]; t++)
+		for (j = 0; j < k; j++)
+			for (i = 0; i < r && t * r + i < m; i++)
+				memcpy(at.data + ((t * k + j) * r + i) * e,
+				       a.data + ((t * r + i) * k + j) * e, e);
+	rc = npy_write(argv[4], &at, d) ? 2 : 0;
+out:
+	npy_free(&a);
+	npy_free(&at);
+	return rc;
 }
 
 static int checkf(int argc, char **argv, struct diag *d)
@@ -206,11 +246,13 @@ int main(int argc, char **argv)
 		rc = gen(argc, argv, &d, DT_INT8);
 	else if (argc > 1 && strcmp(argv[1], "check") == 0)
 		rc = check(argc, argv, &d);
+	else if (argc > 1 && strcmp(argv[1], "tilet") == 0)
+		rc = tilet(argc, argv, &d);
 	else if (argc > 1 && strcmp(argv[1], "genf") == 0)
 		rc = gen(argc, argv, &d, DT_FP32);
 	else if (argc > 1 && strcmp(argv[1], "checkf") == 0)
 		rc = checkf(argc, argv, &d);
 	if (rc == 2 && d.n_errors == 0)
-		fprintf(stderr, "usage: gemmref gen|genf M K N SEED A.npy B.npy | check A.npy B.npy C.npy [SHIFT] | checkf A.npy B.npy C.npy\n");
+		fprintf(stderr, "usage: gemmref gen|genf M K N SEED A.npy B.npy | check A.npy B.npy C.npy [SHIFT] | checkf A.npy B.npy C.npy | tilet A.npy R AT.npy\n");
 	return rc;
 }
