@@ -2047,7 +2047,7 @@ static void check_rules(struct ld *L)
 
 		if (bytes > ARCH_I(a, NOC_PACKET_BYTES))
 			bytes = ARCH_I(a, NOC_PACKET_BYTES);
-		flits = 1 + (bytes + link - 1) / link;
+		flits = (ARCH_B(a, NOC_HEAD_FLIT) ? 1 : 0) + (bytes + link - 1) / link;
 		if (ARCH_I(a, NOC_BUF_DEPTH) < flits)
 			xerr(L, P_NOC_BUF_DEPTH, P_NOC_MULTICAST, -1,
 			     "noc.multicast = \"router\" needs a multicast packet "

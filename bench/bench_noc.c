@@ -63,6 +63,7 @@ static struct noc_params mesh(int k)
 	struct noc_params p;
 
 	memset(&p, 0, sizeof(p));
+	p.head_flit = 1;
 	p.cols = p.rows = k;
 	p.vcs = 2;
 	p.buf_depth = 4;

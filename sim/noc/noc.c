@@ -226,6 +226,7 @@ void noc_params_from_arch(const struct arch *a, struct noc_params *p)
 	p->wait_tail = ARCH_B(a, NOC_WAIT_TAIL);
 	p->age = ARCH_E(a, NOC_PRIORITY) == ARCH_NOC_PRIORITY_AGE;
 	p->inject_queue = (int)ARCH_I(a, NOC_INJECT_QUEUE);
+	p->head_flit = ARCH_B(a, NOC_HEAD_FLIT);
 }
 
 /* VA grant -> first cycle SA may be won: t_va, or with speculation the
@@ -269,8 +270,12 @@ cycle_t noc_zero_load(const struct noc_params *p, int hops, uint32_t flits)
 
 uint32_t noc_flits_for(const struct noc_params *p, uint64_t bytes)
 {
-	return 1 + (uint32_t)((bytes + (uint64_t)p->flit_bytes - 1) /
-			      (uint64_t)p->flit_bytes);
+	uint32_t data = (uint32_t)((bytes + (uint64_t)p->flit_bytes - 1) /
+				   (uint64_t)p->flit_bytes);
+
+	/* without a head flit the header rides beside the first data flit;
+	 * a packet is still at least one flit */
+	return p->head_flit ? 1 + data : data ? data : 1;
 }
 
 /* Output port of the dimension-order route at router (x, y). */

@@ -98,6 +98,8 @@ struct noc_params {
 				    (noc.priority = "age"); else round robin */
 	int inject_queue;        /* packets an NI's source queue holds before
 				    noc_send refuses (0 = unbounded) */
+	int head_flit;           /* a payload-free head flit per packet
+				    (noc.head_flit) */
 };
 
 void noc_params_from_arch(const struct arch *a, struct noc_params *p);
@@ -161,7 +163,8 @@ uint64_t noc_link_flits(const noc *n, int link);
 int noc_hops(const struct noc_params *p, int src, int dst);
 /* The zero-load formula above, in cycles. */
 cycle_t noc_zero_load(const struct noc_params *p, int hops, uint32_t flits);
-/* Flits of a packet carrying 'bytes' of payload behind one head flit. */
+/* Flits of a packet carrying 'bytes' of payload: behind one head flit,
+ * or (head_flit 0) the payload's flits alone, at least one. */
 uint32_t noc_flits_for(const struct noc_params *p, uint64_t bytes);
 
 /* Whole-network statistics (also in the unit's counters). */

@@ -29,6 +29,7 @@ static struct noc_params params(int w, int h, int torus)
 	p.t_rc = p.t_va = p.t_sa = p.t_st = 1;
 	p.t_link = 1;
 	p.t_credit = 1;
+	p.head_flit = 1;
 	return p;
 }
 
@@ -190,6 +191,13 @@ START_TEST(noc_zero_load_formula_values)
 	ck_assert_uint_eq(noc_flits_for(&p, 0), 1);
 	ck_assert_uint_eq(noc_flits_for(&p, 64), 3);
 	ck_assert_uint_eq(noc_flits_for(&p, 65), 4);
+	/* the header beside the first data flit (noc.head_flit = false) */
+	p.head_flit = 0;
+	ck_assert_uint_eq(noc_flits_for(&p, 0), 1);
+	ck_assert_uint_eq(noc_flits_for(&p, 64), 2);
+	ck_assert_uint_eq(noc_flits_for(&p, 65), 3);
+	ck_assert_uint_eq(noc_flits_for(&p, 32), 1);
+	p.head_flit = 1;
 }
 END_TEST
 
