@@ -170,7 +170,7 @@ debug: deps
 # build/fuzz/crash-*; keep crashing inputs in fuzz/regress/, which the
 # unit tests replay).  `make fuzz-cfg` runs one target.
 FUZZ_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=all
-FUZZ_TARGETS := asm obj cfg npy ctr
+FUZZ_TARGETS := asm obj cfg npy ctr spec
 FUZZ_SEEDS_asm := fuzz/corpus/asm tests/asm $(wildcard asm/kernels)
 FUZZ_SEEDS_obj := fuzz/corpus/obj
 FUZZ_SEEDS_cfg := fuzz/corpus/cfg configs tests/configs
@@ -181,6 +181,9 @@ FUZZ_OBJS  := $(patsubst %.c,build/fuzz/%.o,util/diag.c util/dtype.c \
 # counters read back and plotted (fuzz_ctr)
 FUZZ_OBJS  += $(patsubst %.c,build/fuzz/%.o,traces/ctrread.c traces/roofline.c)
 FUZZ_SEEDS_ctr := fuzz/corpus/ctr fuzz/regress/ctr
+# sweep specs and constraint expressions (fuzz_spec)
+FUZZ_OBJS  += $(patsubst %.c,build/fuzz/%.o,dse/spec.c dse/expr.c)
+FUZZ_SEEDS_spec := fuzz/corpus/spec workloads/sweeps
 define FUZZ_RUN
 	clang -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) \
 	  $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -o build/fuzz/fuzz_$(1) \

@@ -180,8 +180,8 @@ static int param_values(struct spec_param *p, config_setting_t *g,
 static int load_params(struct spec *s, config_t *cf, struct diag *d)
 {
 	config_setting_t *l = config_lookup(cf, "params");
-	char *zip[SPEC_MAX_PARAMS];
-	int i, j, n, rc;
+	char *zip[SPEC_MAX_PARAMS] = { 0 }; /* each parameter's zip group */
+	int i, j, n, rc = 0;
 
 	if (!l)
 		return 0;
@@ -193,31 +193,38 @@ static int load_params(struct spec *s, config_t *cf, struct diag *d)
 	if (n > SPEC_MAX_PARAMS)
 		return fail(d, s->path, config_setting_source_line(l),
 			    "at most 32 parameters", NULL, NULL);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && !rc; i++) {
 		config_setting_t *g = config_setting_get_elem(l, (unsigned)i);
 		struct spec_param *p = &s->p[i];
 		const char *name = NULL, *z = NULL;
 		int def = 0;
 
-		zip[i] = NULL;
 		p->line = config_setting_source_line(g);
 		if (!config_setting_is_group(g) ||
-		    !config_setting_lookup_string(g, "name", &name))
-			return fail(d, s->path, p->line,
-				    "each parameter is a group with name = \"...\"", NULL, NULL);
-		if (!(p->name = xstrdup(name)))
-			return NPU_ENOMEM;
+		    !config_setting_lookup_string(g, "name", &name)) {
+			rc = fail(d, s->path, p->line,
+				  "each parameter is a group with name = \"...\"", NULL, NULL);
+			break;
+		}
+		if (!(p->name = xstrdup(name))) {
+			rc = NPU_ENOMEM;
+			break;
+		}
 		s->n_params++;
 		config_setting_lookup_bool(g, "define", &def);
 		p->define = def;
-		if (!def && arch_find_key(name) < 0)
-			return fail(d, s->path, p->line,
-				    "'%s' is not a config key (npusim config --keys lists them; "
-				    "a kernel parameter needs define = true)", name, NULL);
+		if (!def && arch_find_key(name) < 0) {
+			rc = fail(d, s->path, p->line,
+				  "'%s' is not a config key (npusim config --keys lists them; "
+				  "a kernel parameter needs define = true)", name, NULL);
+			break;
+		}
 		if ((rc = param_values(p, g, d, s->path)))
-			return rc;
-		if (config_setting_lookup_string(g, "zip", &z) && !(zip[i] = xstrdup(z)))
-			return NPU_ENOMEM;
+			break;
+		if (config_setting_lookup_string(g, "zip", &z) && !(zip[i] = xstrdup(z))) {
+			rc = NPU_ENOMEM;
+			break;
+		}
 		/* its dimension: that of an earlier member of its zip group */
 		p->dim = -1;
 		for (j = 0; j < i && zip[i]; j++)
@@ -229,21 +236,19 @@ static int load_params(struct spec *s, config_t *cf, struct diag *d)
 					snprintf(a, sizeof(a), "%s' has %d values, '%s' %d",
 						 p->name, p->n_values, s->p[j].name,
 						 s->p[j].n_values);
-					for (j = 0; j <= i; j++)
-						free(zip[j]);
-					return fail(d, s->path, p->line,
-						    "zip group '%s': '%s", z, a);
+					rc = fail(d, s->path, p->line,
+						  "zip group '%s': '%s", z, a);
 				}
 				break;
 			}
-		if (p->dim < 0) {
+		if (!rc && p->dim < 0) {
 			p->dim = s->n_dims;
 			s->dim_len[s->n_dims++] = p->n_values;
 		}
 	}
 	for (i = 0; i < n; i++)
 		free(zip[i]);
-	return 0;
+	return rc;
 }
 
 int spec_load(struct spec *s, const char *path, struct diag *d)
@@ -255,15 +260,15 @@ int spec_load(struct spec *s, const char *path, struct diag *d)
 
 	memset(s, 0, sizeof(*s));
 	config_init(&cf);
+	rc = NPU_ENOMEM;
 	if (!(s->path = xstrdup(path)))
-		return NPU_ENOMEM;
+		goto out;
 	if (config_read_file(&cf, path) != CONFIG_TRUE) {
 		rc = config_error_type(&cf) == CONFIG_ERR_FILE_IO
 			? diag_error(d, diag_nowhere(), NPU_EIO, "%s: cannot read the sweep spec", path)
 			: diag_error(d, diag_at_file(path, config_error_line(&cf), 0),
 				     NPU_ECONFIG, "%s", config_error_text(&cf));
-		config_destroy(&cf);
-		return rc;
+		goto out;
 	}
 	rc = NPU_ENOMEM;
 	if (config_lookup_string(&cf, "config", &str) && !(s->config = xstrdup(str)))
@@ -297,6 +302,8 @@ int spec_load(struct spec *s, const char *path, struct diag *d)
 	rc = 0;
 out:
 	config_destroy(&cf);
+	if (rc)
+		spec_free(s); /* a failed load leaves nothing behind */
 	return rc;
 }
 

@@ -62,7 +62,8 @@ struct spec_point {
 	int idx[SPEC_MAX_PARAMS];
 };
 
-/* Load and check a spec; 0 or NPU_E* (reported in d with file:line). */
+/* Load and check a spec; 0 or NPU_E* (reported in d with file:line; a
+ * failed load leaves nothing to free). */
 int spec_load(struct spec *s, const char *path, struct diag *d);
 void spec_free(struct spec *s);
 /* Point k (< n_points). */

@@ -214,6 +214,26 @@ START_TEST(dse_spec_feasible)
 }
 END_TEST
 
+START_TEST(dse_spec_regress)
+{
+	/* inputs the fuzzer found (fuzz/regress/spec): a failed load must
+	 * leave nothing allocated (the asan suite checks for leaks) */
+	struct spec s;
+	struct diag d;
+	FILE *mem;
+	char *log = NULL;
+	size_t n = 0;
+
+	mem = open_memstream(&log, &n);
+	diag_init(&d, mem);
+	ck_assert_int_ne(spec_load(&s, "fuzz/regress/spec/leak-failed-load", &d), 0);
+	fclose(mem);
+	ck_assert_msg(log && strstr(log, "error"), "%s", log ? log : "");
+	ck_assert_ptr_null(s.path);
+	free(log);
+}
+END_TEST
+
 static Suite *suite_dse(void)
 {
 	Suite *s = suite_create("dse");
@@ -223,6 +243,7 @@ static Suite *suite_dse(void)
 	TEST_ADD(s, dse_spec_points);
 	TEST_ADD(s, dse_spec_errors);
 	TEST_ADD(s, dse_spec_feasible);
+	TEST_ADD(s, dse_spec_regress);
 	return s;
 }
 
