@@ -12,8 +12,9 @@
 #         while dma0 loads the first A tile; the first tile's fold j waits
 #         only for panel j
 #   for every tile i of ROWS rows of A (T = M / ROWS tiles), buffer b = i % 2:
-#     dma0  loads tile i+1 into the other buffer - dispatched BEFORE tile i's
-#           matrix instructions, so it runs while tile i computes
+#     dma0, dma1  load tile i+1 into the other buffer, half each -
+#           dispatched BEFORE tile i's matrix instructions, so it runs
+#           while tile i computes
 #     mtx   NP folds: C[i rows, panel j] = A_i^T (K x ROWS) x B panel j
 #     dma1  stores tile i's ROWS x N int32 rows of C
 #   Semaphores per buffer b: AFULL+b dma0 -> mtx, AFREE+b mtx -> dma0,
@@ -137,17 +138,28 @@
 	dset	ds2, t0
 .endm
 
-# dma0: A tile in register TI into buffer B (TI < T).
+# A tile in register TI into buffer B (TI < T), in two halves on dma0
+# and dma1: one engine's outstanding bursts cover too little of the DRAM's
+# loaded latency to stream at its peak (docs/kernels.md); each half waits
+# for the buffer's release and signals its arrival (the folds wait for 2).
+.equ AH0, (K*ROWS / 2 + 63) & ~63	# bytes in the first half
 .macro load_a ti, b
-	wait	dma0, AFREE + (\b), 1
 	li	t1, K*ROWS
 	mul	t2, \ti, t1
 	li	t1, AT_DRAM
 	add	t2, t2, t1
 	li	t3, (\b) * A_BUF
-	desc	t2, t3, dram, spm, 1, K*ROWS, 1, K*ROWS, K*ROWS, 1, K*ROWS, K*ROWS
+	wait	dma0, AFREE + (\b), 1
+	desc	t2, t3, dram, spm, 1, AH0, 1, AH0, AH0, 1, AH0, AH0
 	dma	0
 	sig	dma0, AFULL + (\b)
+	li	t1, AH0
+	add	t2, t2, t1
+	add	t3, t3, t1
+	wait	dma1, AFREE + (\b), 1
+	desc	t2, t3, dram, spm, 1, K*ROWS - AH0, 1, K*ROWS, K*ROWS, 1, K*ROWS, K*ROWS
+	dma	1
+	sig	dma1, AFULL + (\b)
 .endm
 
 # Tile s0 in buffer B: load the next tile into the other buffer first,
@@ -158,7 +170,7 @@
 	bge	s1, t1, nold\@
 	load_a	s1, 1 - \b
 nold\@:
-	wait	mtx, AFULL + (\b), 1
+	wait	mtx, AFULL + (\b), 2		# both halves
 	wait	mtx, CFREE + (\b), 1
 	li	t3, (\b) * A_BUF
 	li	t4, (\b) * C_BUF			# C panel j at + j*COLS*4
@@ -173,6 +185,7 @@ fold\@:
 	li	t1, PANEL
 	add	t5, t5, t1
 	dbnz	s2, fold\@
+	sig	mtx, AFREE + (\b)		# once for each half's engine
 	sig	mtx, AFREE + (\b)
 .if OUT == int8
 	# requantise the whole ROWS x N tile into the SPM staging buffer with
@@ -234,7 +247,9 @@ fold\@:
 	mset	so, t0
 .endif
 
+	sig	ctl, AFREE + 0			# two waiters per A buffer
 	sig	ctl, AFREE + 0
+	sig	ctl, AFREE + 1
 	sig	ctl, AFREE + 1
 	sig	ctl, CFREE + 0
 	sig	ctl, CFREE + 1
