@@ -1248,6 +1248,24 @@ static int exec_DSET(struct ctl *c, struct ctl_exec *x)
 	return 0;
 }
 
+/* The DMA staging registers at program start (also ctl_reset_state). */
+static void ctl_dreg_defaults(struct ctl *c)
+{
+	memset(c->dreg, 0, sizeof(c->dreg));
+	c->dset_mask = 0;
+	c->dreg[ISA_DF_ESIZE] = 1;
+	c->dreg[ISA_DF_SMEM] = MEM_DRAM;
+	c->dreg[ISA_DF_DMEM] = MEM_SPM;
+}
+
+/* dreset: every staging register back to its program-start value. */
+static int exec_DRESET(struct ctl *c, struct ctl_exec *x)
+{
+	(void)x;
+	ctl_dreg_defaults(c);
+	return 0;
+}
+
 /*
  * The dispatch table, expanded from opcodes.def: one handler per row of
  * unit ctl or cfg, exec_<ID>.  A row without a handler does not compile
@@ -1906,10 +1924,8 @@ static void ctl_reset_state(struct ctl *c)
 	memset(c->sem, 0, sizeof(c->sem));
 	memset(&c->mcfg, 0, sizeof(c->mcfg));
 	memset(&c->vcfg, 0, sizeof(c->vcfg));
-	memset(c->dreg, 0, sizeof(c->dreg));
 	memset(c->smem, 0, c->smem_bytes);
 	c->pc = 0;
-	c->dset_mask = 0;
 	c->mpre_addr = 0;
 	c->mpre_valid = 0;
 	c->st = ST_RUN;
@@ -1930,9 +1946,7 @@ static void ctl_reset_state(struct ctl *c)
 	c->vcfg.d_mem = MEM_SPM;
 	c->vcfg.s_mem = MEM_SPM;
 	c->vcfg.scale = 1.0f;
-	c->dreg[ISA_DF_ESIZE] = 1;
-	c->dreg[ISA_DF_SMEM] = MEM_DRAM;
-	c->dreg[ISA_DF_DMEM] = MEM_SPM;
+	ctl_dreg_defaults(c);
 }
 
 struct unit *ctl_new(eng *e, const struct arch *a, const struct ctl_params *p)

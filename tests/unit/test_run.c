@@ -535,6 +535,41 @@ START_TEST(run_multicast_faults)
 }
 END_TEST
 
+
+START_TEST(run_dreset_restores_defaults)
+{
+	/* A multicast mask and a second dimension left over from an earlier
+	 * transfer would make this copy fault (dmask on a copy to spm) or
+	 * move 4x the bytes; dreset returns every staging register to its
+	 * program-start value, so the copy is exactly 256 bytes. */
+	static const char src[] =
+		".tensor X, dram, 0x0, int8, 256\n"
+		".tensor Y, dram, 0x1000, int8, 256\n"
+		"\tli t0, 3\n\tdset dmask, t0\n"
+		"\tli t0, 4\n\tdset n1, t0\n"
+		"\tli t0, 7\n\tdset esize, t0\n"
+		"\tdreset\n"
+		COPY(0x0, 0x1000, 0x0) "\thalt\n";
+	struct env e;
+	struct chip_result r;
+	struct ctr_sink s;
+	int8_t x[256], y[256];
+
+	env_new(&e, ov_4c, 3);
+	ck_assert_int_eq(run_load_source(e.r, "dr.s", src, strlen(src), NULL, 0, 3), 0);
+	pattern(x, 256, 9);
+	ck_assert_int_eq(run_write(e.r, "X", 0, x, sizeof(x)), 0);
+	ck_assert_msg(run_go(e.r, CYCLE_MAX, &r) == 0, "%s", env_log(&e));
+	ck_assert_int_eq(run_read(e.r, "Y", 0, y, sizeof(y)), 0);
+	ck_assert_mem_eq(y, x, sizeof(x));
+	ctr_sink_init(&s);
+	ck_assert_int_eq(run_counters(e.r, &s), 0);
+	ck_assert_uint_eq(ctr(&s, "core0.dma0.bytes_dram_to_sram"), 256);
+	ctr_sink_free(&s);
+	env_free(&e);
+}
+END_TEST
+
 static Suite *suite_run(void)
 {
 	Suite *s = suite_create("run");
@@ -547,6 +582,7 @@ static Suite *suite_run(void)
 	TEST_ADD(s, run_two_chips);
 	TEST_ADD(s, run_multicast_source_and_router);
 	TEST_ADD(s, run_multicast_all_to_all);
+	TEST_ADD(s, run_dreset_restores_defaults);
 	TEST_ADD(s, run_multicast_faults);
 	return s;
 }
