@@ -12,16 +12,7 @@
 
 #include "../arch/arch.h"
 #include "expr.h"
-
-static char *xstrdup(const char *s)
-{
-	size_t n = strlen(s) + 1;
-	char *d = malloc(n);
-
-	if (d)
-		memcpy(d, s, n);
-	return d;
-}
+#include "../util/strutil.h"
 
 static int fail(struct diag *d, const char *path, int line, const char *fmt,
 		const char *a, const char *b)
@@ -52,11 +43,11 @@ static char *scalar_text(const config_setting_t *e)
 		snprintf(buf, sizeof(buf), "%s", config_setting_get_bool(e) ? "true" : "false");
 		break;
 	case CONFIG_TYPE_STRING:
-		return xstrdup(config_setting_get_string(e));
+		return str_dup(config_setting_get_string(e));
 	default:
 		return NULL;
 	}
-	return xstrdup(buf);
+	return str_dup(buf);
 }
 
 static double num(const config_setting_t *e)
@@ -91,7 +82,7 @@ static int str_list(config_t *cf, const char *name, char ***out, int *n,
 		if (config_setting_type(e) != CONFIG_TYPE_STRING)
 			return fail(d, path, config_setting_source_line(e),
 				    "'%s' must hold strings only", name, NULL);
-		if (!((*out)[i] = xstrdup(config_setting_get_string(e))))
+		if (!((*out)[i] = str_dup(config_setting_get_string(e))))
 			return NPU_ENOMEM;
 		if (lines)
 			(*lines)[i] = config_setting_source_line(e);
@@ -169,7 +160,7 @@ static int param_values(struct spec_param *p, config_setting_t *g,
 				snprintf(buf, sizeof(buf), "%.0f", x);
 			else
 				snprintf(buf, sizeof(buf), "%.17g", x);
-			if (!(p->values[k] = xstrdup(buf)))
+			if (!(p->values[k] = str_dup(buf)))
 				return NPU_ENOMEM;
 			p->n_values = k + 1;
 		}
@@ -206,7 +197,7 @@ static int load_params(struct spec *s, config_t *cf, struct diag *d)
 				  "each parameter is a group with name = \"...\"", NULL, NULL);
 			break;
 		}
-		if (!(p->name = xstrdup(name))) {
+		if (!(p->name = str_dup(name))) {
 			rc = NPU_ENOMEM;
 			break;
 		}
@@ -221,7 +212,7 @@ static int load_params(struct spec *s, config_t *cf, struct diag *d)
 		}
 		if ((rc = param_values(p, g, d, s->path)))
 			break;
-		if (config_setting_lookup_string(g, "zip", &z) && !(zip[i] = xstrdup(z))) {
+		if (config_setting_lookup_string(g, "zip", &z) && !(zip[i] = str_dup(z))) {
 			rc = NPU_ENOMEM;
 			break;
 		}
@@ -261,7 +252,7 @@ int spec_load(struct spec *s, const char *path, struct diag *d)
 	memset(s, 0, sizeof(*s));
 	config_init(&cf);
 	rc = NPU_ENOMEM;
-	if (!(s->path = xstrdup(path)))
+	if (!(s->path = str_dup(path)))
 		goto out;
 	if (config_read_file(&cf, path) != CONFIG_TRUE) {
 		rc = config_error_type(&cf) == CONFIG_ERR_FILE_IO
@@ -271,14 +262,14 @@ int spec_load(struct spec *s, const char *path, struct diag *d)
 		goto out;
 	}
 	rc = NPU_ENOMEM;
-	if (config_lookup_string(&cf, "config", &str) && !(s->config = xstrdup(str)))
+	if (config_lookup_string(&cf, "config", &str) && !(s->config = str_dup(str)))
 		goto out;
 	if (!config_lookup_string(&cf, "program", &str)) {
 		rc = fail(d, path, 1, "the spec needs program = \"file.s\" (the workload)",
 			  NULL, NULL);
 		goto out;
 	}
-	if (!(s->program = xstrdup(str)))
+	if (!(s->program = str_dup(str)))
 		goto out;
 	if (config_lookup_int64(&cf, "max_cycles", &mc) && mc > 0)
 		s->max_cycles = (uint64_t)mc;

@@ -28,6 +28,7 @@
 
 #include "../traces/plot.h"
 #include "../util/fsout.h"
+#include "../util/strutil.h"
 
 #define SW_MAX_ARGS 256
 
@@ -60,30 +61,6 @@ static void point_path(char *buf, size_t n, const char *dir, uint64_t k,
 	snprintf(buf, n, "%s/points/%llu.%s", dir, (unsigned long long)k, ext);
 }
 
-/* Whole file into a string (NULL if unreadable); *len its size. */
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *fp = fopen(path, "rb");
-	char *buf = NULL;
-	long n;
-
-	if (!fp)
-		return NULL;
-	if (fseek(fp, 0, SEEK_END) == 0 && (n = ftell(fp)) >= 0 &&
-	    fseek(fp, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1))) {
-		if (fread(buf, 1, (size_t)n, fp) != (size_t)n) {
-			free(buf);
-			buf = NULL;
-		} else {
-			buf[n] = '\0';
-			if (len)
-				*len = (size_t)n;
-		}
-	}
-	fclose(fp);
-	return buf;
-}
-
 static int write_text(const char *path, const char *text, struct diag *d)
 {
 	struct fsout o;
@@ -102,7 +79,7 @@ static int point_state(const char *dir, uint64_t k)
 	int st = 0;
 
 	point_path(path, sizeof(path), dir, k, "status");
-	if (!(t = slurp(path, NULL)))
+	if (!(t = str_read_file(path, NULL)))
 		return 0;
 	if (!strncmp(t, "ok", 2))
 		st = 1;
@@ -123,10 +100,10 @@ static int keep_spec(const struct spec *s, const char *dir, struct diag *d)
 	size_t n1 = 0, n2 = 0;
 	int rc = 0;
 
-	if (!(mine = slurp(s->path, &n1)))
+	if (!(mine = str_read_file(s->path, &n1)))
 		return diag_error(d, diag_nowhere(), NPU_EIO, "%s: cannot read", s->path);
 	snprintf(path, sizeof(path), "%s/spec.sweep", dir);
-	there = slurp(path, &n2);
+	there = str_read_file(path, &n2);
 	if (!there)
 		rc = write_text(path, mine, d);
 	else if (n1 != n2 || memcmp(mine, there, n1))
@@ -237,7 +214,7 @@ static void first_error(const char *dir, uint64_t k, char *out, size_t n)
 
 	point_path(path, sizeof(path), dir, k, "log");
 	out[0] = '\0';
-	if (!(t = slurp(path, &len)))
+	if (!(t = str_read_file(path, &len)))
 		return;
 	if ((e = strstr(t, "error: "))) {
 		for (b = e; b > t && b[-1] != '\n'; b--)
@@ -490,14 +467,14 @@ int sweep_point(const char *dir, uint64_t k, const char *metric,
 
 	text[0] = '\0';
 	point_path(path, sizeof(path), dir, k, "status");
-	if (st && (t = slurp(path, NULL))) {
+	if (st && (t = str_read_file(path, NULL))) {
 		snprintf(text, n, "%.*s", (int)strcspn(t, "\n"), t);
 		free(t);
 	}
 	if (st != 1 || !metric)
 		return st;
 	point_path(path, sizeof(path), dir, k, "csv");
-	if (!(t = slurp(path, NULL)))
+	if (!(t = str_read_file(path, NULL)))
 		return 0;
 	if (!csv_value(t, metric, val, sizeof(val)))
 		st = 0;
@@ -505,22 +482,6 @@ int sweep_point(const char *dir, uint64_t k, const char *metric,
 		*value = strtod(val, NULL);
 	free(t);
 	return st;
-}
-
-/* CSV field: quoted when it holds a comma, a quote or a newline. */
-static void csv_field(FILE *fp, const char *s)
-{
-	if (!strpbrk(s, ",\"\n")) {
-		fputs(s, fp);
-		return;
-	}
-	fputc('"', fp);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', fp);
-		fputc(*s == '\n' ? ' ' : *s, fp);
-	}
-	fputc('"', fp);
 }
 
 struct row {
@@ -588,7 +549,7 @@ int sweep_collect(const char *dir, const char *out, const char *pareto,
 		r->state = point_state(dir, k);
 		point_path(path, sizeof(path), dir, k, "status");
 		if (r->state) {
-			char *st = slurp(path, NULL);
+			char *st = str_read_file(path, NULL);
 
 			snprintf(r->status, sizeof(r->status), "%s", st ? st : "");
 			r->status[strcspn(r->status, "\n")] = '\0';
@@ -606,7 +567,7 @@ int sweep_collect(const char *dir, const char *out, const char *pareto,
 			goto out;
 		}
 		point_path(path, sizeof(path), dir, k, "csv");
-		if (r->state != 1 || !(text = slurp(path, NULL)))
+		if (r->state != 1 || !(text = str_read_file(path, NULL)))
 			continue;
 		for (i = 0; i < s.n_metrics; i++)
 			if (csv_value(text, s.metrics[i], val, sizeof(val)) &&
@@ -669,11 +630,11 @@ int sweep_collect(const char *dir, const char *out, const char *pareto,
 	fputs("point", o.fp);
 	for (i = 0; i < s.n_params; i++) {
 		fputc(',', o.fp);
-		csv_field(o.fp, s.p[i].name);
+		str_csv_field(o.fp, s.p[i].name);
 	}
 	for (i = 0; i < s.n_metrics; i++) {
 		fputc(',', o.fp);
-		csv_field(o.fp, s.metrics[i]);
+		str_csv_field(o.fp, s.metrics[i]);
 	}
 	fputs(pareto ? ",status,pareto\n" : ",status\n", o.fp);
 	for (k = 0; k < s.n_points; k++) {
@@ -683,14 +644,14 @@ int sweep_collect(const char *dir, const char *out, const char *pareto,
 		fprintf(o.fp, "%llu", (unsigned long long)k);
 		for (i = 0; i < s.n_params; i++) {
 			fputc(',', o.fp);
-			csv_field(o.fp, spec_value(&s, &pt, i));
+			str_csv_field(o.fp, spec_value(&s, &pt, i));
 		}
 		for (i = 0; i < s.n_metrics; i++) {
 			fputc(',', o.fp);
-			csv_field(o.fp, rows[k].m[i] ? rows[k].m[i] : "");
+			str_csv_field(o.fp, rows[k].m[i] ? rows[k].m[i] : "");
 		}
 		fputc(',', o.fp);
-		csv_field(o.fp, rows[k].status);
+		str_csv_field(o.fp, rows[k].status);
 		if (pareto)
 			fprintf(o.fp, ",%d", rows[k].front);
 		fputc('\n', o.fp);

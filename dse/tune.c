@@ -44,6 +44,7 @@
 #include "../util/fsout.h"
 #include "spec.h"
 #include "sweep.h"
+#include "../util/strutil.h"
 
 #define TUNE_MAX_DEFS 512
 
@@ -79,27 +80,6 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 	while (n--)
 		h = (h ^ *b++) * 0x100000001b3ULL;
 	return h;
-}
-
-static char *slurp_file(const char *path)
-{
-	FILE *fp = fopen(path, "rb");
-	char *buf = NULL;
-	long n;
-
-	if (!fp)
-		return NULL;
-	if (fseek(fp, 0, SEEK_END) == 0 && (n = ftell(fp)) >= 0 &&
-	    fseek(fp, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1))) {
-		if (fread(buf, 1, (size_t)n, fp) != (size_t)n) {
-			free(buf);
-			buf = NULL;
-		} else {
-			buf[n] = '\0';
-		}
-	}
-	fclose(fp);
-	return buf;
 }
 
 static int mkdirs(const char *dir)
@@ -506,7 +486,7 @@ int tune_run(const struct tune_opts *o, struct diag *d)
 		return rc;
 	if ((rc = arch_asm_defines(&t.a, &t.cfg)))
 		goto out;
-	if (!realpath(o->kernel, kabs) || !(text = slurp_file(kabs))) {
+	if (!realpath(o->kernel, kabs) || !(text = str_read_file(kabs, NULL))) {
 		rc = diag_error(d, diag_nowhere(), NPU_EIO, "%s: cannot read: %s",
 				o->kernel, strerror(errno));
 		goto out;

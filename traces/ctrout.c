@@ -21,6 +21,7 @@
 #include "../util/fsout.h"
 #include "energy.h"
 #include "trace.h"
+#include "../util/strutil.h"
 
 /* ---- names and units ---------------------------------------------------------*/
 
@@ -364,36 +365,19 @@ static void print_json(FILE *fp, const struct ctr_sink *s,
 
 /* ---- CSV ------------------------------------------------------------------------*/
 
-/* A CSV field, quoted when it holds a separator, quote or line break
- * (RFC 4180 section 2). */
-static void csv_field(FILE *fp, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, fp);
-		return;
-	}
-	fputc('"', fp);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', fp);
-		fputc(*s, fp);
-	}
-	fputc('"', fp);
-}
-
 /* The rows of one sink: name,value,unit,region. */
 static void csv_rows(FILE *fp, const struct ctr_sink *s, const char *region)
 {
 	size_t i;
 
 	for (i = 0; i < s->n; i++) {
-		csv_field(fp, s->v[i].name);
+		str_csv_field(fp, s->v[i].name);
 		fputc(',', fp);
 		json_value(fp, &s->v[i]);
 		fputc(',', fp);
-		csv_field(fp, ctrout_unit(s->v[i].name));
+		str_csv_field(fp, ctrout_unit(s->v[i].name));
 		fputc(',', fp);
-		csv_field(fp, region);
+		str_csv_field(fp, region);
 		fputc('\n', fp);
 	}
 }
@@ -410,15 +394,15 @@ static void csv_energy(FILE *fp, const struct arch *a, const struct ctr_sink *s,
 	for (k = 0; k < ENERGY_N_PARTS; k++) {
 		trc_json_double(v, sizeof(v), e.pj[k]);
 		fprintf(fp, "energy.%s,%s,pJ,", energy_part_names[k], v);
-		csv_field(fp, region);
+		str_csv_field(fp, region);
 		fputc('\n', fp);
 	}
 	trc_json_double(v, sizeof(v), e.total_pj);
 	fprintf(fp, "energy.total,%s,pJ,", v);
-	csv_field(fp, region);
+	str_csv_field(fp, region);
 	trc_json_double(v, sizeof(v), e.avg_power_w);
 	fprintf(fp, "\nenergy.avg_power,%s,W,", v);
-	csv_field(fp, region);
+	str_csv_field(fp, region);
 	fputc('\n', fp);
 }
 
@@ -500,11 +484,11 @@ static void print_csv(FILE *fp, const struct ctr_sink *s,
 
 		region_label(label, sizeof(label), m, r);
 		fprintf(fp, "cycles,%llu,cycle,", (unsigned long long)r->cycles);
-		csv_field(fp, label);
+		str_csv_field(fp, label);
 		fprintf(fp, "\nentries,%llu,,", (unsigned long long)r->entries);
-		csv_field(fp, label);
+		str_csv_field(fp, label);
 		fprintf(fp, "\ncore,%d,,", r->core);
-		csv_field(fp, label);
+		str_csv_field(fp, label);
 		fputc('\n', fp);
 		csv_rows(fp, r->s, label);
 		if (m->arch)

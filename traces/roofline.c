@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "../util/diag.h"
+#include "../util/strutil.h"
 
 /* ---- layout (pixels) ------------------------------------------------------------*/
 
@@ -935,23 +936,6 @@ int roofline_write_svg(const struct roofline_chart *c, FILE *fp)
 }
 
 /* ---- CSV -----------------------------------------------------------------------*/
-/* A CSV field, quoted when it holds a separator, quote or line break
- * (RFC 4180). */
-static void csv_field(FILE *fp, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, fp);
-		return;
-	}
-	fputc('"', fp);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', fp);
-		fputc(*s, fp);
-	}
-	fputc('"', fp);
-}
-
 /* ",%.6g", or "," alone when v is not a meaningful value. */
 static void csv_num(FILE *fp, double v, int known)
 {
@@ -973,10 +957,10 @@ int roofline_write_csv(const struct roofline_chart *c, FILE *fp)
 		const struct roofline_point *p = &c->points[i];
 
 		roofline_eval(c, p, &e);
-		csv_field(fp, p->file);
+		str_csv_field(fp, p->file);
 		fputc(',', fp);
 		if (p->region)
-			csv_field(fp, p->region);
+			str_csv_field(fp, p->region);
 		fprintf(fp, ",%llu", (unsigned long long)p->cycles);
 		csv_num(fp, p->seconds, 1);
 		fprintf(fp, ",%llu,%llu,%llu,%llu", (unsigned long long)p->macs,
