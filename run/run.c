@@ -193,12 +193,41 @@ static int assemble(struct run *r, const char *path, const char *text,
 	return rc;
 }
 
+/*
+ * Files that are clearly not programs - a tensor or a counters file given
+ * where the program goes - are named as what they are, instead of being
+ * assembled into a page of "unknown instruction" errors.
+ */
+static int not_a_program(struct run *r, const char *path)
+{
+	char head[64] = { 0 };
+	FILE *fp = fopen(path, "rb");
+	size_t n;
+
+	if (!fp)
+		return 0;              /* the assembler reports it */
+	n = fread(head, 1, sizeof(head) - 1, fp);
+	fclose(fp);
+	if (n >= 6 && !memcmp(head, "\x93NUMPY", 6))
+		return diag_error(r->d, diag_nowhere(), NPU_EUSAGE,
+				  "%s is a .npy tensor, not a program: bind it to a tensor of the program with --input NAME=%s",
+				  path, path);
+	if (!strncmp(head, "# npusim counters", 17) ||
+	    (head[0] == '{' && strstr(head, "\"schema\"")))
+		return diag_error(r->d, diag_nowhere(), NPU_EUSAGE,
+				  "%s is a counters file, not a program: run and stat take a program (.s or .npo); npusim roofline plots counters files",
+				  path);
+	return 0;
+}
+
 int run_load_file(struct run *r, const char *path, const struct asm_opts *ao,
 		  int lo, int hi)
 {
 	struct obj_prog *obj = NULL;
 	int rc;
 
+	if ((rc = not_a_program(r, path)))
+		return rc;
 	if (obj_sniff(path))
 		rc = obj_load(path, r->d, &obj);
 	else

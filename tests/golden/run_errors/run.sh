@@ -128,5 +128,11 @@ expect 2 "core.dma.engines" "$bin" run -c "$cfg" -s core.dma.engines=0 tens.s
 # Usage errors: exit 2.
 expect 2 "no program given" "$bin" run -c "$cfg"
 expect 2 "unknown option" "$bin" run --frobnicate tens.s
+# A tensor or a counters file where the program goes is named as such.
+expect 2 "x.npy is a .npy tensor, not a program: bind it to a tensor of the program with --input NAME=x.npy" \
+	"$bin" run -c "$cfg" x.npy
+"$bin" run -q -c "$cfg" tens.s --input X=zeros --counters c.csv --counters c.json
+expect 2 "c.csv is a counters file, not a program" "$bin" stat -c "$cfg" c.csv
+expect 2 "c.json is a counters file, not a program" "$bin" run -c "$cfg" c.json
 cd "$OLDPWD"
 golden
