@@ -789,6 +789,8 @@ static int ctl_mset(struct ctl *c, int field, uint64_t v)
 	case ISA_MF_OSCALE: m->out_scale = bits_to_f32(v); break;
 	case ISA_MF_OZP: m->out_zp = (int32_t)v; break;
 	case ISA_MF_OACT: m->out_act = (int)v; break;
+	case ISA_MF_OFUSE: m->out_fuse = (uint32_t)v; break;
+	case ISA_MF_OPAR: m->out_par = v; break;
 	default:
 		return ctl_fault(c, c->t_cur, "mset: unknown field %d", field);
 	}

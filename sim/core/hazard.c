@@ -835,6 +835,13 @@ static void hz_matrix(struct hz *h, int tid, int core, const struct tile_cmd *tc
 	case MTX_OUT: /* acc tile in, requantised tile out, same shape */
 		hz_operand(h, tid, acc, m->c, &lc, g->acc_type, g->c_stride, 0, tc, now);
 		hz_operand(h, tid, spm, m->d, &lc, g->out_type, g->out_stride, 1, tc, now);
+		if (g->out_fuse) { /* the per-column table: N entries, one row */
+			uint64_t eb = (g->out_fuse & MTX_FUSE_BIAS ? 4 : 0) +
+				      (g->out_fuse & MTX_FUSE_CHAN ? 8 : 0);
+
+			hz_tile(h, tid, spm, g->out_par, 1, g->n * eb, g->n * eb,
+				0, tc, now);
+		}
 		break;
 	}
 }

@@ -53,6 +53,12 @@ enum { MTX_EV_SEQ = 1, MTX_EV_DONE = 2 };
 static const char *const df_names[] = {
 	[MTX_WS] = "ws", [MTX_OS] = "os", [MTX_IS] = "is",
 };
+_Static_assert((int)MTX_ACT_RELU == (int)ISA_CONST_RELU &&
+		       (int)MTX_ACT_GELU == (int)ISA_CONST_GELU &&
+		       (int)MTX_ACT_SILU == (int)ISA_CONST_SILU &&
+		       (int)MTX_FUSE_BIAS == (int)ISA_CONST_OBIAS &&
+		       (int)MTX_FUSE_CHAN == (int)ISA_CONST_OCHAN,
+	       "mout's activations and fuse bits are the ISA's constants");
 _Static_assert((int)ARCH_MTX_DATAFLOW_WS == MTX_WS &&
 		       (int)ARCH_MTX_DATAFLOW_OS == MTX_OS &&
 		       (int)ARCH_MTX_DATAFLOW_IS == MTX_IS &&
@@ -226,49 +232,128 @@ static double mul_i32_odd(int32_t v, float scale)
 }
 
 /*
- * mout of one element: out = sat_OTYPE(round_rne(act(acc) * scale) + zp)
- * (docs/timing.md "mout").  Integer outputs round the exact product once;
- * float outputs round act(acc)*scale+zp once to the output type (a nonzero
- * zero point is added in double first).
+ * One output column's parameters for mout: its bias (if any), the
+ * per-column scale (1 without ochan) and the zero point (OZP without
+ * ochan).  Read from the opar table (docs/timing.md "mout").
+ */
+struct mout_col {
+	int has_bias;
+	uint32_t bias;  /* accumulator-type bits */
+	float cs;       /* per-column scale */
+	int32_t zp;
+};
+
+/* Bytes of one column's entry in the opar table. */
+static uint32_t mout_entry_bytes(uint32_t fuse)
+{
+	return (fuse & MTX_FUSE_BIAS ? 4u : 0u) + (fuse & MTX_FUSE_CHAN ? 8u : 0u);
+}
+
+/* Column n's parameters from the table row (or the defaults). */
+static struct mout_col mout_col_get(const struct mtx_cfg *f,
+				    const uint8_t *tab, uint32_t n)
+{
+	struct mout_col p = { 0, 0, 1.0f, f->out_zp };
+	const uint8_t *e;
+
+	if (!f->out_fuse || !tab)
+		return p;
+	e = tab + (size_t)n * mout_entry_bytes(f->out_fuse);
+	if (f->out_fuse & MTX_FUSE_BIAS) {
+		p.has_bias = 1;
+		p.bias = get_le32(e);
+		e += 4;
+	}
+	if (f->out_fuse & MTX_FUSE_CHAN) {
+		p.cs = num_f32_from_bits(get_le32(e));
+		p.zp = (int32_t)get_le32(e + 4);
+	}
+	return p;
+}
+
+/*
+ * The activations in double (docs/timing.md "mout").  relu maps x < 0 to
+ * +0 (-0 and NaN pass); gelu and silu use libm's erf and exp and take
+ * their limits at infinity (0 at -inf) instead of inf * 0 = NaN.
+ */
+static double mout_act(int act, double x)
+{
+	switch (act) {
+	case MTX_ACT_RELU:
+		return x < 0 ? 0.0 : x;
+	case MTX_ACT_GELU:
+		if (isinf(x))
+			return x > 0 ? x : 0.0;
+		return 0.5 * x * (1.0 + erf(x * 0.70710678118654752440));
+	case MTX_ACT_SILU:
+		if (isinf(x))
+			return x > 0 ? x : 0.0;
+		return x / (1.0 + exp(-x));
+	default:
+		return x;
+	}
+}
+
+/*
+ * mout of one element (docs/timing.md "mout"):
+ *   v   = acc + bias[n]            (int32: saturating; fp32: one rounding)
+ *   x   = act(v * cs[n])           (cs = 1 without ochan)
+ *   out = sat_OTYPE(round_rne(x * OSCALE) + zp)
+ * When the activation is none or relu and one of the two scales is 1, the
+ * one product is formed exactly and rounded once (integer outputs), or
+ * rounded to odd and then once to OTYPE (float outputs).  Otherwise the
+ * stages run in binary64: v * cs is exact for an fp32 accumulator (24 x
+ * 24 bits) and for |v| < 2^29; x * OSCALE rounds once more unless a scale
+ * is 1.  A nonzero zero point is added in double for float outputs.
  */
 static uint32_t requant(int acc_type, uint32_t acc_bits, int out_type,
-			float scale, int32_t zp, int act)
+			float scale, int act, const struct mout_col *p)
 {
 	enum npu_dtype ot = (enum npu_dtype)out_type;
+	int fl_out = dtype_is_float(ot);
+	double x, y;
 
 	if (acc_type == DT_INT32) {
-		int32_t v = (int32_t)acc_bits;
+		int64_t w = (int64_t)(int32_t)acc_bits +
+			    (p->has_bias ? (int32_t)p->bias : 0);
+		int32_t v = w > INT32_MAX ? INT32_MAX :
+			    w < INT32_MIN ? INT32_MIN : (int32_t)w;
 
-		if (act == 1 && v < 0)
-			v = 0;
-		if (!dtype_is_float(ot)) {
-			uint32_t sb = num_f32_bits(scale);
+		if (act <= MTX_ACT_RELU && (p->cs == 1.0f || scale == 1.0f) &&
+		    isfinite(p->cs) && isfinite(scale)) {
+			/* pre: relu acts on v itself (cs = 1), before the
+			 * product with OSCALE; else on the product v * cs */
+			int pre = p->cs == 1.0f;
+			int relu = act == MTX_ACT_RELU;
+			float s = pre ? scale : p->cs;
 
-			if (((sb >> 23) & 0xff) != 0xff) {
-				int64_t q = rne_mul_i32(v, scale) + zp;
+			if (relu && pre && v < 0)
+				v = 0;
+			if (!fl_out) {
+				int64_t q = rne_mul_i32(v, s);
 
-				return (uint32_t)num_sat_int(ot, q);
+				if (relu && !pre && q < 0)
+					q = 0;
+				return (uint32_t)num_sat_int(ot, q + p->zp);
 			}
-			/* inf or NaN scale: through doubles (NaN -> 0) */
-			return num_encode(ot, (double)v * (double)scale + zp,
-					  NUM_OVF_SAT);
+			y = mul_i32_odd(v, s);
+			if (relu && !pre && y < 0)
+				y = 0.0;
+			return num_encode(ot, y + p->zp, NUM_OVF_SAT);
 		}
-		return num_encode(ot, mul_i32_odd(v, scale) + zp, NUM_OVF_SAT);
+		x = (double)v * (double)p->cs;
 	} else {
 		float v = num_f32_from_bits(acc_bits);
-		double y;
 
-		/*
-		 * relu maps v < 0 to +0; -0 and NaN are not < 0 and pass
-		 * unchanged (docs/timing.md "mout").
-		 */
-		if (act == 1 && v < 0)
-			v = 0.0f;
-		y = (double)v * (double)scale; /* exact: 24 x 24 bits */
-		if (!dtype_is_float(ot) && isfinite(y))
-			y = num_rne(y); /* round once to an integer */
-		return num_encode(ot, y + zp, NUM_OVF_SAT);
+		if (p->has_bias) /* bias * 1 is exact: one fp32 rounding */
+			v = num_mac_f32(v, num_f32_from_bits(p->bias), 1.0f);
+		x = (double)v * (double)p->cs; /* exact: 24 x 24 bits */
 	}
+	x = mout_act(act, x);
+	y = x * (double)scale;
+	if (!fl_out && isfinite(y))
+		y = num_rne(y); /* round once to an integer */
+	return num_encode(ot, y + p->zp, NUM_OVF_SAT);
 }
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -481,11 +566,28 @@ static int insn_build(struct mtx *m, struct mtx_insn *in)
 
 		if (ot < 0 || ot >= DT_N)
 			return fault(m, c, "mout: output type %d is not a dtype id", ot);
-		if (f->out_act != 0 && f->out_act != 1)
-			return fault(m, c, "mout: activation %d is not 0 (none) or 1 (relu)",
+		if (f->out_act < 0 || f->out_act >= MTX_N_ACTS)
+			return fault(m, c, "mout: activation %d is not 0 (none), 1 (relu), 2 (gelu) or 3 (silu)",
 				     f->out_act);
+		if (f->out_fuse & ~(uint32_t)MTX_FUSE_ALL)
+			return fault(m, c, "mout: ofuse %u has bits other than obias (1) and ochan (2)",
+				     f->out_fuse);
 		in->path = MTX_PATH_OUT;
 		in->n_st = 2;
+		if (f->out_fuse) {
+			/*
+			 * The per-column parameters (one entry per output
+			 * channel n: the columns, or in IS the stored rows)
+			 * are one row read into the output stage's registers
+			 * alongside accumulator row 0.
+			 */
+			in->n_st = 3;
+			stream_set(m, &in->st[2], MEM_SPM, 0, MTX_REQ_OUT, 1, 0, 0,
+				   f->out_par, 0, N * mout_entry_bytes(f->out_fuse));
+			if ((rc = stream_check(m, c, &in->st[2],
+					       "per-column parameter table", 4)))
+				return rc;
+		}
 		stream_set(m, &in->st[0], MEM_ACC, 0, MTX_REQ_ACC, rows, 0, 0,
 			   mc->c, f->c_stride, 4 * cols);
 		stream_set(m, &in->st[1], MEM_SPM, 1, MTX_REQ_OUT, rows, 0, 1,
@@ -1737,12 +1839,19 @@ static int fast_row_values(struct mtx *m, struct mtx_insn *in, uint32_t row)
 		const struct mtx_cfg *f = &in->cmd.u.m.cfg;
 		const uint8_t *src = in->st[0].buf + (size_t)row * in->st[0].bytes;
 
+		const uint8_t *tab = f->out_fuse ? in->st[2].buf : NULL;
+		struct mout_col p = mout_col_get(f, tab, row);
+
 		cols = in->st[0].bytes / 4;
-		for (j = 0; j < cols; j++)
+		for (j = 0; j < cols; j++) {
+			/* the output channel is the column, in IS the row */
+			if (in->df != MTX_IS)
+				p = mout_col_get(f, tab, j);
 			num_set_bits((enum npu_dtype)f->out_type, dst, j,
 				     requant(in->acc_type, get_le32(src + 4 * j),
 					     f->out_type, f->out_scale,
-					     f->out_zp, f->out_act));
+					     f->out_act, &p));
+		}
 		return 0;
 	}
 	/* acc[0..cols) sums, then a[0..K) the decoded operand row. */

@@ -50,9 +50,16 @@ struct mtx_cfg {
 	int out_type;         /* mout: enum npu_dtype written to the scratchpad */
 	float out_scale;      /* mout: multiply before rounding */
 	int32_t out_zp;       /* mout: zero point added after scaling */
-	int out_act;          /* mout: 0 none, 1 relu */
+	int out_act;          /* mout: 0 none, 1 relu, 2 gelu, 3 silu */
 	uint32_t out_stride;  /* mout: bytes between output rows */
+	uint32_t out_fuse;    /* mout: MTX_FUSE_* bits (per-column stages) */
+	uint64_t out_par;     /* mout: per-column parameter table (spm) */
 };
+
+/* mout's per-column stages (mset ofuse bits, isa/names.def). */
+enum { MTX_FUSE_BIAS = 1, MTX_FUSE_CHAN = 2, MTX_FUSE_ALL = 3 };
+/* mout activations (mset oact). */
+enum { MTX_ACT_NONE, MTX_ACT_RELU, MTX_ACT_GELU, MTX_ACT_SILU, MTX_N_ACTS };
 
 enum mtx_kind {
 	MTX_PRELOAD,    /* load the stationary operand (B in WS, A in IS) */

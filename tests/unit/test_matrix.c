@@ -959,6 +959,156 @@ START_TEST(matrix_mout_requant)
 }
 END_TEST
 
+/*
+ * The fused output stage, an independent reference in doubles: bias,
+ * per-column scale, activation (the textbook formulas), OSCALE, the
+ * column's zero point, RNE and saturation.  Values are chosen so that
+ * every binary64 step of the reference is exact except the activation.
+ */
+static double ref_fused(double acc, int acc_fp, int has_bias, double bias,
+			double cs, int act, double scale, int zp, int ot)
+{
+	double v = acc, x, y;
+
+	if (has_bias) {
+		v = acc + bias;
+		if (acc_fp)
+			v = (double)(float)v;
+		else if (v > 2147483647.0)
+			v = 2147483647.0;
+		else if (v < -2147483648.0)
+			v = -2147483648.0;
+	}
+	x = v * cs;
+	if (act == 1)
+		x = x < 0 ? 0 : x;
+	else if (act == 2)
+		x = 0.5 * x * (1 + erf(x / sqrt(2.0)));
+	else if (act == 3)
+		x = x / (1 + exp(-x));
+	y = x * scale;
+	if (dtype_is_float((enum npu_dtype)ot))
+		return num_decode((enum npu_dtype)ot,
+				  num_encode((enum npu_dtype)ot, y + zp, NUM_OVF_SAT));
+	y = nearbyint(y) + zp;
+	if (y > num_max((enum npu_dtype)ot))
+		y = num_max((enum npu_dtype)ot);
+	if (y < num_min((enum npu_dtype)ot))
+		y = num_min((enum npu_dtype)ot);
+	return y;
+}
+
+/*
+ * mout with ofuse: a 3x5 accumulator tile through bias, per-column scale
+ * and zero point, and every activation, for both accumulator types, in
+ * WS orientation (the channel is the column) and IS orientation (the
+ * channel is the stored row); the parameter row costs no cycle alone.
+ */
+START_TEST(matrix_mout_fused)
+{
+	static const int32_t accs[15] = { 0, 1, -1, 50, -50, 383, -384, 1000,
+					  -1000, 2147483000, -2147483000, 77,
+					  -77, 12, -12 };
+	static const int32_t ibias[5] = { 0, 10, -10, 2000, -2000 };
+	static const float cs[5] = { 1.0f, 0.5f, 0.03125f, -0.25f, 3.0f };
+	static const int32_t czp[5] = { 0, 3, -7, 1, 0 };
+	static const int outs[] = { DT_INT8, DT_INT16, DT_FP32, DT_BF16 };
+	static const float oscales[] = { 1.0f, 0.125f };
+	int fuse, act, acc_fp, oi, si, is;
+
+	for (is = 0; is < 2; is++)
+	for (acc_fp = 0; acc_fp < 2; acc_fp++)
+	for (fuse = 0; fuse < 4; fuse++)
+	for (act = 0; act < 4; act++)
+	for (oi = 0; oi < 4; oi++)
+	for (si = 0; si < 2; si++) {
+		/* stored tile: WS 3 rows of N=5; IS N=5 rows of M=3 */
+		uint32_t rows = is ? 5 : 3, cols = is ? 3 : 5, r, j;
+		uint32_t eb = (fuse & 1 ? 4 : 0) + (fuse & 2 ? 8 : 0);
+		uint8_t *acc = calloc(1, ACC_BYTES), *spm = calloc(1, SPM_BYTES);
+		struct tile_cmd t;
+		struct rig_cfg c = ideal(8, 8);
+		struct rig_out o;
+
+		ck_assert_ptr_nonnull(acc);
+		ck_assert_ptr_nonnull(spm);
+		for (r = 0; r < rows * cols; r++) {
+			uint32_t b = (uint32_t)accs[r];
+
+			if (acc_fp) {
+				float f = (float)accs[r] / 16;
+
+				memcpy(&b, &f, 4);
+			}
+			memcpy(acc + 4 * r, &b, 4);
+		}
+		for (j = 0; j < 5; j++) {
+			uint8_t *e = spm + 1024 + j * eb;
+
+			if (fuse & 1) {
+				uint32_t b = (uint32_t)ibias[j];
+
+				if (acc_fp) {
+					float f = (float)ibias[j] / 4;
+
+					memcpy(&b, &f, 4);
+				}
+				memcpy(e, &b, 4);
+				e += 4;
+			}
+			if (fuse & 2) {
+				memcpy(e, &cs[j], 4);
+				memcpy(e + 4, &czp[j], 4);
+			}
+		}
+		memset(&t, 0, sizeof(t));
+		t.u.m.kind = MTX_OUT;
+		t.u.m.c = 0;
+		t.u.m.d = 4096;
+		t.u.m.cfg.dataflow = is ? 2 : 0;
+		t.u.m.cfg.acc_type = acc_fp ? DT_FP32 : DT_INT32;
+		t.u.m.cfg.in_type = acc_fp ? DT_FP16 : DT_INT8;
+		t.u.m.cfg.m = 3;
+		t.u.m.cfg.k = 1;
+		t.u.m.cfg.n = 5;
+		t.u.m.cfg.out_type = outs[oi];
+		t.u.m.cfg.out_scale = oscales[si];
+		t.u.m.cfg.out_zp = 2;
+		t.u.m.cfg.out_act = act;
+		t.u.m.cfg.out_fuse = (uint32_t)fuse;
+		t.u.m.cfg.out_par = 1024;
+		rig_run(&c, &t, 1, spm, acc, &o);
+		ck_assert_msg(o.rc == 0, "%s", o.diag);
+		for (r = 0; r < rows; r++)
+			for (j = 0; j < cols; j++) {
+				uint32_t i = r * cols + j, ch = is ? r : j;
+				double a = acc_fp ? (double)((float)accs[i] / 16)
+						  : (double)accs[i];
+				double bias = acc_fp ? (double)((float)ibias[ch] / 4)
+						     : (double)ibias[ch];
+				double want = ref_fused(a, acc_fp, fuse & 1, bias,
+							fuse & 2 ? (double)cs[ch] : 1.0,
+							act, oscales[si],
+							fuse & 2 ? czp[ch] : 2, outs[oi]);
+				double got = num_load((enum npu_dtype)outs[oi],
+						      o.spm + 4096, i);
+
+				ck_assert_msg(got == want || (isnan(got) && isnan(want)),
+					      "%s fuse %d act %d acc %.9g ch %u oscale %g -> %s: got %.9g want %.9g",
+					      is ? "is" : "ws", fuse, act, a, ch,
+					      (double)oscales[si],
+					      dtype_name((enum npu_dtype)outs[oi]),
+					      got, want);
+			}
+		/* rows + 1 cycles, with or without the parameter row */
+		ck_assert_uint_eq(o.ctr[CTR_MATRIX_OUT_CYCLES], rows + 1);
+		free(acc);
+		free(spm);
+		out_free(&o);
+	}
+}
+END_TEST
+
 /* Run one bad command; expect a fault naming pc, cycle and the text. */
 static void expect_fault(const struct tile_cmd *cmds, int n, const char *text)
 {
@@ -1025,6 +1175,22 @@ START_TEST(matrix_faults)
 	/* bad type combination */
 	t[0].u.m.cfg.in_type = DT_FP16;
 	expect_fault(t, 1, "need an fp32 accumulator");
+	t[0].u.m.cfg.in_type = DT_INT8;
+	/* mout: unknown activation, fuse bits, a table past the end */
+	t[0].u.m.kind = MTX_OUT;
+	t[0].u.m.c = 0;
+	t[0].u.m.d = 0x400;
+	t[0].u.m.cfg.out_type = DT_INT8;
+	t[0].u.m.cfg.out_act = 4;
+	expect_fault(t, 1, "activation 4 is not");
+	t[0].u.m.cfg.out_act = 0;
+	t[0].u.m.cfg.out_fuse = 4;
+	expect_fault(t, 1, "ofuse 4 has bits other than");
+	t[0].u.m.cfg.out_fuse = 3;
+	t[0].u.m.cfg.out_par = SPM_BYTES - 16;
+	expect_fault(t, 1, "per-column parameter table");
+	t[0].u.m.cfg.out_par = 2;
+	expect_fault(t, 1, "per-column parameter table");
 }
 END_TEST
 
@@ -1077,6 +1243,7 @@ static Suite *suite_matrix(void)
 	TEST_ADD(s, matrix_pe_equals_fast_contention);
 	TEST_ADD(s, matrix_contention_stalls_counted);
 	TEST_ADD(s, matrix_mout_requant);
+	TEST_ADD(s, matrix_mout_fused);
 	TEST_ADD(s, matrix_faults);
 	TEST_ADD(s, matrix_cost_independent_of_array);
 	return s;
