@@ -260,6 +260,19 @@ double arch_clock_hz(const struct arch *a)
  * Bits of an element of the k-th core.matrix.in_type name (int4 -> 4),
  * via util/dtype.h, so the two spellings of a type cannot drift apart.
  */
+/* The macs_per_pe keys follow the in_type names (params.def). */
+_Static_assert(P_MTX_MACS_FP32 - P_MTX_MACS_INT4 == ARCH_N_MTX_IN_TYPE - 1 &&
+		       ARCH_MTX_IN_TYPE_INT4 == 0 &&
+		       ARCH_MTX_IN_TYPE_FP32 == ARCH_N_MTX_IN_TYPE - 1,
+	       "one core.matrix.macs_per_pe key per in_type, in its order");
+
+int arch_macs_per_pe(const struct arch *a, int in_type_index)
+{
+	if (in_type_index < 0 || in_type_index >= ARCH_N_MTX_IN_TYPE)
+		return 1;
+	return (int)a->v[P_MTX_MACS_INT4 + in_type_index].i;
+}
+
 int arch_dtype_bits(int in_type_index)
 {
 	const char *name = arch_enum_at(P_MTX_IN_TYPE, in_type_index);
@@ -2130,12 +2143,14 @@ static int derive(struct arch *a)
 	int k, n;
 
 	/*
-	 * One MAC per PE per cycle whatever the input type: int4 is not
-	 * counted double (docs/config.md "per input type").
+	 * macs_per_s_core/chip: one MAC per PE per cycle; the per-type peaks
+	 * multiply by core.matrix.macs_per_pe.<type>.
 	 */
 	d->macs_per_s_core = (double)ARCH_I(a, MTX_ROWS) *
 			     (double)ARCH_I(a, MTX_COLS) * hz;
 	d->macs_per_s_chip = d->macs_per_s_core * (double)ARCH_I(a, CHIP_CORES);
+	for (k = 0; k < ARCH_N_MTX_IN_TYPE; k++)
+		d->macs_per_s_type[k] = d->macs_per_s_chip * arch_macs_per_pe(a, k);
 	d->spm_bytes_per_s = (double)ARCH_I(a, SPM_BANKS) *
 			     (double)ARCH_I(a, SPM_BANK_WIDTH) *
 			     (double)ARCH_I(a, SPM_PORTS) * hz;

@@ -93,6 +93,8 @@ union param_val {
 struct arch_derived {
 	double macs_per_s_core;  /* R*C*clock, one MAC per PE per cycle */
 	double macs_per_s_chip;  /* x cores */
+	/* x core.matrix.macs_per_pe.<type>, by index of the in_type names */
+	double macs_per_s_type[ARCH_N_MTX_IN_TYPE];
 	double spm_bytes_per_s;  /* banks*width*ports*clock, per core */
 	double acc_bytes_per_s;  /* same for the accumulator */
 	double noc_bisection_bytes_per_s; /* links crossing the narrowest cut */
@@ -152,6 +154,9 @@ void arch_write_doc(FILE *fp);
 double arch_clock_hz(const struct arch *a);
 /* Bits of one element of a type named in params.def's in_type list. */
 int arch_dtype_bits(int in_type_index);
+
+/* MACs per PE per cycle of a type named in params.def's in_type list. */
+int arch_macs_per_pe(const struct arch *a, int in_type_index);
 
 /* ENUM keys: number of names, k-th name, index of a name (-1 if none). */
 int arch_enum_count(enum param_id id);

@@ -323,14 +323,13 @@ static void dump_derived(const struct arch *a, FILE *fp)
 	fprintf(fp, "# matrix MAC/s chip = per core x chip.cores (%lld) = %s; "
 		    "ops/s = 2 x MAC/s = %s\n", (long long)ARCH_I(a, CHIP_CORES),
 		b2, b3);
-	fputs("# MAC/s by input type (one MAC per PE per cycle for every type, "
-	      "int4 not doubled):\n", fp);
+	fputs("# MAC/s by input type (x core.matrix.macs_per_pe.<type>):\n", fp);
 	for (k = 0; k < arch_enum_count(P_MTX_IN_TYPE); k++) {
 		const char *name = arch_enum_at(P_MTX_IN_TYPE, k);
 		int t = dtype_from_name(name);
 
-		both(b1, sizeof(b1), d->macs_per_s_core);
-		both(b2, sizeof(b2), d->macs_per_s_chip);
+		both(b1, sizeof(b1), d->macs_per_s_core * arch_macs_per_pe(a, k));
+		both(b2, sizeof(b2), d->macs_per_s_type[k]);
 		fprintf(fp, "#   %-8s (acc %s)  core %s  chip %s%s\n", name,
 			t >= 0 && dtype_is_float((enum npu_dtype)t) ? "fp32 "
 								    : "int32",

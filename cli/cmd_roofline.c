@@ -10,8 +10,8 @@
  * today's layout and schema 2); traces/roofline.h does the rest.  Peaks per
  * data type: one ceiling per type named by the config (core.matrix.in_type),
  * by --dtype or by a file's peaks.macs_per_s_by_type; a type's peak is the
- * first file's value for it, else the config's (today one MAC per PE per
- * cycle for every type, so they coincide and are drawn as one line).
+ * first file's value for it, else the config's (R x C x clock x
+ * core.matrix.macs_per_pe.<type>); types with the same peak share a line.
  *
  * Exit status: 0 ok, 1 a counters file that cannot be read or is not one,
  * 2 usage or configuration error.  Outputs are written atomically.
@@ -134,6 +134,14 @@ static void check_file_peaks(const struct job *j, const char *path,
 			    "or -s?); the ceilings are drawn from the config");
 }
 
+/* The config's peak for a type name (a name it does not know: 1 MAC/PE). */
+static double type_peak(const struct job *j, const char *t)
+{
+	int k = arch_enum_find(P_MTX_IN_TYPE, t);
+
+	return k < 0 ? j->a.d.macs_per_s_chip : j->a.d.macs_per_s_type[k];
+}
+
 /*
  * The type list: the config's input type, --dtype, then every type a file
  * names, each with its peak; then one ceiling per distinct peak, labelled
@@ -163,10 +171,10 @@ static int build_ceilings(struct job *j, const char *dtype)
 	j->labels = calloc((size_t)cap, sizeof(*j->labels));
 	if (!j->types || !j->ceil || !j->labels)
 		return NPU_ENOMEM;
-	j->types[j->n_types++] = (struct tpeak){ cfg_type, j->a.d.macs_per_s_chip };
+	j->types[j->n_types++] = (struct tpeak){ cfg_type, type_peak(j, cfg_type) };
 	if (dtype && find_type(j, dtype) < 0)
-		j->types[j->n_types++] = (struct tpeak){ dtype, j->a.d.macs_per_s_chip };
-	/* a file's own per-type peak wins over the config's uniform one; the
+		j->types[j->n_types++] = (struct tpeak){ dtype, type_peak(j, dtype) };
+	/* a file's own per-type peak wins over the config's; the
 	 * first file naming a type decides */
 	{
 		char *from_file = calloc((size_t)cap, 1);

@@ -234,12 +234,12 @@ static void json_peaks(FILE *fp, const struct arch *a)
 	json_num(fp, d->macs_per_s_core);
 	fputs(",\n    \"macs_per_s_chip\": ", fp);
 	json_num(fp, d->macs_per_s_chip);
-	/* One MAC per PE per cycle for every input type (docs/config.md). */
+	/* core.matrix.macs_per_pe.<type> MACs per PE per cycle */
 	fputs(",\n    \"macs_per_s_by_type\": {", fp);
 	for (k = 0; k < arch_enum_count(P_MTX_IN_TYPE); k++) {
 		fprintf(fp, "%s\"%s\": ", k ? ", " : "",
 			arch_enum_at(P_MTX_IN_TYPE, k));
-		json_num(fp, d->macs_per_s_chip);
+		json_num(fp, d->macs_per_s_type[k]);
 	}
 	fputs("},\n    \"spm_bytes_per_s\": ", fp);
 	json_num(fp, d->spm_bytes_per_s);

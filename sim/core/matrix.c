@@ -476,10 +476,36 @@ static void stream_set(struct mtx *m, struct mtx_stream *s, int mem,
 	s->n = n;
 	s->rev = rev;
 	s->first = first;
+	s->per = 1;
+	s->g = 1;
+	s->nops = n;
 	s->addr = addr;
 	s->stride = stride ? stride : bytes; /* 0 = dense rows */
 	s->bytes = bytes;
 	s->lead = stream_lead(&m->port[req], addr, s->stride, n, bytes);
+}
+
+/*
+ * A packed array takes p rows of an operand stream per cycle.  Dense rows
+ * (stride = row bytes) are adjacent, so the p rows are one wider access;
+ * strided rows stay separate accesses, p per cycle, which one requestor
+ * serves one after another: the array then stalls (docs/timing.md
+ * "Packed inputs").  A grouped stream issues in forward order even when
+ * rev (a preload's rows all land before the tile is used).
+ */
+static void stream_pack(struct mtx *m, struct mtx_stream *s, uint32_t p)
+{
+	if (p <= 1)
+		return;
+	if (s->stride == s->bytes) {
+		s->g = p;
+		s->nops = (s->n + p - 1) / p;
+		s->lead = stream_lead(&m->port[s->req], s->addr,
+				      (uint64_t)s->stride * p, s->nops,
+				      s->bytes * p);
+	} else {
+		s->per = p;
+	}
 }
 
 /* Element alignment of a type in memory (int4: bytes). */
@@ -535,6 +561,8 @@ static int insn_build(struct mtx *m, struct mtx_insn *in)
 	uint32_t M = f->m, K = f->k, N = f->n;
 	int in_t = f->in_type, acc_t = f->acc_type, rc;
 	unsigned ia, aa = 4;
+	uint32_t pk, Kc;
+	uint64_t KR;
 
 	in->kind = mc->kind;
 	in->df = f->dataflow;
@@ -615,6 +643,19 @@ static int insn_build(struct mtx *m, struct mtx_insn *in)
 								  : "n int32",
 			     dtype_name((enum npu_dtype)acc_t));
 	ia = type_align(in_t);
+	/*
+	 * A packed array (core.matrix.macs_per_pe.<type> = pk) takes pk
+	 * consecutive k per PE and cycle: a stationary tile holds K <= pk R
+	 * rows, and pk operand rows enter per cycle (docs/timing.md "Packed
+	 * inputs").  The per-PE reference model does one MAC per PE.
+	 */
+	pk = m->pack[in_t];
+	KR = (uint64_t)pk * R;
+	Kc = (K + pk - 1) / pk;
+	if (pk > 1 && m->be != &mtx_fast_backend)
+		return fault(m, c, "%s: %s packs %u MACs per PE (core.matrix.macs_per_pe.%s); the per-PE model (core.matrix.model = pe) does one: use the fast model",
+			     kind_names[mc->kind], dtype_name((enum npu_dtype)in_t),
+			     pk, dtype_name((enum npu_dtype)in_t));
 
 	if (mc->kind == MTX_PRELOAD) {
 		/* WS holds B (K x N) and IS A^T (K x M): K on the rows */
@@ -622,11 +663,12 @@ static int insn_build(struct mtx *m, struct mtx_insn *in)
 
 		if (in->df == MTX_OS)
 			return fault(m, c, "mpre in the output-stationary dataflow: OS streams both operands (no stationary operand to preload)");
-		if (K > R || cols > C)
-			return fault(m, c, "mpre (%s): stationary tile of K=%u rows x %s=%u exceeds the %ux%u array (K<=%u, %s<=%u)",
+		if (K > KR || cols > C)
+			return fault(m, c, "mpre (%s): stationary tile of K=%u rows x %s=%u exceeds the %ux%u array (K<=%llu, %s<=%u)",
 				     df_names[in->df], K,
 				     in->df == MTX_WS ? "N" : "M", cols, R,
-				     C, R, in->df == MTX_WS ? "N" : "M", C);
+				     C, (unsigned long long)KR,
+				     in->df == MTX_WS ? "N" : "M", C);
 		in->path = m->db ? MTX_PATH_WEIGHT : MTX_PATH_COMPUTE;
 		in->n_st = 1;
 		/*
@@ -636,9 +678,10 @@ static int insn_build(struct mtx *m, struct mtx_insn *in)
 		 * must shift down to array rows 0..K-1 from the top).
 		 */
 		stream_set(m, &in->st[0], MEM_SPM, 0, MTX_REQ_TOP, K, 1,
-			   (int64_t)R - K, mc->a,
+			   (int64_t)R - Kc, mc->a,
 			   in->df == MTX_WS ? f->b_stride : f->a_stride,
 			   mtx_row_bytes(in_t, cols));
+		stream_pack(m, &in->st[0], pk);
 		in->t = R;
 		return stream_check(m, c, &in->st[0], "stationary operand", ia);
 	}
@@ -656,9 +699,10 @@ static int insn_build(struct mtx *m, struct mtx_insn *in)
 		 * the de-skew buffer once column C-1 has them, R-1 rows and
 		 * C-1 columns later: C row m at m + R + C - 2 (+P).
 		 */
-		if (K > R || N > C)
-			return fault(m, c, "%s (ws): K=%u x N=%u weights exceed the %ux%u array (K<=%u, N<=%u)",
-				     kind_names[mc->kind], K, N, R, C, R, C);
+		if (K > KR || N > C)
+			return fault(m, c, "%s (ws): K=%u x N=%u weights exceed the %ux%u array (K<=%llu, N<=%u)",
+				     kind_names[mc->kind], K, N, R, C,
+				     (unsigned long long)KR, C);
 		in->n_st = 2;
 		stream_set(m, &in->st[0], MEM_SPM, 0, MTX_REQ_LEFT, M, 0, 0,
 			   mc->a, f->a_stride, mtx_row_bytes(in_t, K));
@@ -670,9 +714,10 @@ static int insn_build(struct mtx *m, struct mtx_insn *in)
 	case MTX_IS:
 		/* WS with the roles swapped: B^T rows stream, A^T is
 		 * stationary, C^T rows leave (one per column n of B). */
-		if (K > R || M > C)
-			return fault(m, c, "%s (is): K=%u x M=%u stationary inputs exceed the %ux%u array (K<=%u, M<=%u)",
-				     kind_names[mc->kind], K, M, R, C, R, C);
+		if (K > KR || M > C)
+			return fault(m, c, "%s (is): K=%u x M=%u stationary inputs exceed the %ux%u array (K<=%llu, M<=%u)",
+				     kind_names[mc->kind], K, M, R, C,
+				     (unsigned long long)KR, C);
 		in->n_st = 2;
 		stream_set(m, &in->st[0], MEM_SPM, 0, MTX_REQ_LEFT, N, 0, 0,
 			   mc->b, f->b_stride, mtx_row_bytes(in_t, K));
@@ -698,6 +743,8 @@ static int insn_build(struct mtx *m, struct mtx_insn *in)
 			   mc->a, f->a_stride, mtx_row_bytes(in_t, M));
 		stream_set(m, &in->st[1], MEM_SPM, 0, MTX_REQ_TOP, K, 0, 0,
 			   mc->b, f->b_stride, mtx_row_bytes(in_t, N));
+		stream_pack(m, &in->st[0], pk); /* K rows in Kc cycles */
+		stream_pack(m, &in->st[1], pk);
 		/*
 		 * rev: op j is row M-1-j at event K+2R+C-2-M+j (+P),
 		 * i.e. row i at K+R+C-2+(R-1-i)+P (docs/timing.md
@@ -705,14 +752,14 @@ static int insn_build(struct mtx *m, struct mtx_insn *in)
 		 */
 		if (m->os_drain)
 			stream_set(m, &in->st[2], MEM_ACC, 1, MTX_REQ_ACC, M, 1,
-				   (int64_t)K + 2 * (int64_t)R + C - 2 - M + P,
+				   (int64_t)Kc + 2 * (int64_t)R + C - 2 - M + P,
 				   mc->c, f->c_stride, 4 * N);
 		else
 			stream_set(m, &in->st[2], MEM_ACC, 1, MTX_REQ_ACC, M, 0,
-				   (int64_t)K + C - 2 + P, mc->c, f->c_stride,
+				   (int64_t)Kc + C - 2 + P, mc->c, f->c_stride,
 				   4 * N);
 		in->w_st = 2;
-		in->t = (cycle_t)K + R + C - 2 + P + (m->os_drain ? R : 0);
+		in->t = (cycle_t)Kc + R + C - 2 + P + (m->os_drain ? R : 0);
 		break;
 	}
 	if ((rc = stream_check(m, c, &in->st[0],
@@ -868,8 +915,11 @@ static int op_effect(struct mtx *m, struct mtx_insn *in, int si, uint32_t row)
 	if (!eng_values(m->u.eng))
 		return 0;       /* timing only: no bytes move */
 	if (!s->write) {
-		/* Operand rows are captured when they arrive. */
-		memcpy(src, mem + addr, s->bytes);
+		/* Operand rows are captured when they arrive (g adjacent
+		 * rows of a grouped access at once). */
+		uint32_t nr = s->n - row < s->g ? s->n - row : s->g;
+
+		memcpy(src, mem + addr, (size_t)nr * s->bytes);
 		return 0;
 	}
 	if ((rc = m->be->row_values(m, in, row)))
@@ -951,7 +1001,8 @@ static int op_issue(struct mtx *m, struct mtx_insn *in, int si, uint32_t i,
 {
 	struct mtx_stream *s = &in->st[si];
 	struct mtx_op *op = m->free_ops;
-	uint32_t row = s->rev ? s->n - 1 - i : i;
+	uint32_t row = s->g > 1 ? i * s->g : s->rev ? s->n - 1 - i : i;
+	uint32_t nr = s->n - row < s->g ? s->n - row : s->g;
 	struct mem_req r;
 	int rc;
 
@@ -977,7 +1028,7 @@ static int op_issue(struct mtx *m, struct mtx_insn *in, int si, uint32_t i,
 	}
 	m->u.ctr[s->write ? CTR_MATRIX_SRAM_WRITES : CTR_MATRIX_SRAM_READS]++;
 	r.addr = s->addr + (uint64_t)row * s->stride;
-	r.bytes = s->bytes;
+	r.bytes = nr * s->bytes;
 	r.write = (uint8_t)s->write;
 	r.when = eng_now(m->u.eng);
 	r.done = op_done;
@@ -1013,7 +1064,7 @@ int mtx_emit_write(struct mtx *m, struct mtx_insn *in, uint32_t row,
 static cycle_t op_issue_cycle(const struct mtx_insn *in,
 			      const struct mtx_stream *s, uint32_t i)
 {
-	int64_t ev = (int64_t)in->b + s->first + (int64_t)i;
+	int64_t ev = (int64_t)in->b + s->first + (int64_t)(i / s->per);
 
 	return (cycle_t)(s->write ? ev : ev - (int64_t)s->lead);
 }
@@ -1041,7 +1092,7 @@ static cycle_t insn_key(const struct mtx_insn *in)
 		const struct mtx_stream *s = &in->st[i];
 		cycle_t c;
 
-		if (s->dyn || s->next >= s->n)
+		if (s->dyn || s->next >= s->nops)
 			continue;
 		c = op_issue_cycle(in, s, s->next);
 		if (c < x)
@@ -1381,10 +1432,10 @@ static int process_cycle(struct mtx *m, cycle_t x, cycle_t now)
 		for (i = 0; i < in->n_st; i++) {
 			struct mtx_stream *s = &in->st[i];
 
-			while (!s->dyn && s->next < s->n &&
+			while (!s->dyn && s->next < s->nops &&
 			       op_issue_cycle(in, s, s->next) <= x) {
 				cycle_t ev = (cycle_t)((int64_t)in->b + s->first +
-						       (int64_t)s->next);
+						       (int64_t)(s->next / s->per));
 
 				/*
 				 * An issue cycle in the past means next_cycle
@@ -2077,7 +2128,7 @@ static int mtx_accept(struct unit *u, const struct tile_cmd *cmd)
 	    in->kind != MTX_OUT)
 		in->st[in->w_st].dyn = 1; /* the array emits result rows */
 	for (i = 0; i < in->n_st; i++)
-		in->ops_left += in->st[i].n;
+		in->ops_left += in->st[i].nops;
 	/* mout reads what earlier instructions wrote, and later ones may
 	 * read what it writes: it waits for, and is waited for by, all. */
 	in->needs_drain = in->kind == MTX_OUT || m->prev_kind == MTX_OUT;
@@ -2144,6 +2195,14 @@ struct unit *mtx_new(eng *e, const struct arch *a, int core,
 	m->pipe = (uint32_t)ARCH_I(a, MTX_PIPE_LAT);
 	m->db = ARCH_B(a, MTX_WEIGHT_DB);
 	m->os_drain = ARCH_B(a, MTX_OS_DRAIN);
+	for (i = 0; i < DT_N; i++)
+		m->pack[i] = 1;
+	for (i = 0; i < arch_enum_count(P_MTX_IN_TYPE); i++) {
+		int t = dtype_from_name(arch_enum_at(P_MTX_IN_TYPE, i));
+
+		if (t >= 0)
+			m->pack[t] = (uint32_t)arch_macs_per_pe(a, i);
+	}
 	/*
 	 * The queue of not-yet-started instructions has the control unit's
 	 * queue depth (docs/timing.md "Placement and ordering").

@@ -101,6 +101,11 @@ struct mtx_stream {
 	int rev;              /* rows in reverse order (preloads) */
 	int dyn;              /* writes emitted by the array model (pe) */
 	int64_t first;        /* event cycle of op 0, relative to B */
+	uint32_t per;         /* ops per event cycle: op i at first + i/per
+				 (a packed array takes p rows of K a cycle) */
+	uint32_t g;           /* rows per op: p adjacent rows of a dense
+				 packed operand are one access (else 1) */
+	uint32_t nops;        /* accesses: ceil(n / g) */
 	uint64_t addr;        /* row 0 */
 	uint64_t stride;      /* bytes between rows */
 	uint32_t bytes;       /* bytes per row */
@@ -204,6 +209,7 @@ struct mtx {
 	uint32_t pipe;                /* core.matrix.pipeline_latency */
 	int db;                       /* weight double-buffering */
 	int os_drain;                 /* explicit OS output drain */
+	uint32_t pack[DT_N];          /* MACs per PE per cycle by dtype */
 	int depth;                    /* queue depth */
 	/* program-order state, updated at accept */
 	struct mtx_tile *cur_tile;    /* latest preloaded tile */

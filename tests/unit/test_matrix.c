@@ -90,6 +90,7 @@ struct rig_cfg {
 	int rows, cols;         /* array */
 	int pipe, db, os_drain; /* matrix options */
 	int model;              /* ARCH_MTX_MODEL_FAST or _PE */
+	int pack_int8, pack_fp8; /* macs_per_pe of int8 and fp8e4m3 (0 = 1) */
 	int depth;              /* queue depth */
 	int spm_banks, spm_width, spm_ports, spm_lat;
 	int acc_banks, acc_width, acc_ports, acc_lat;
@@ -163,6 +164,10 @@ static void rig_run(const struct rig_cfg *c, const struct tile_cmd *cmds,
 	a.v[P_MTX_WEIGHT_DB].i = c->db;
 	a.v[P_MTX_OS_DRAIN].i = c->os_drain;
 	a.v[P_MTX_MODEL].i = c->model;
+	if (c->pack_int8)
+		a.v[P_MTX_MACS_INT8].i = c->pack_int8;
+	if (c->pack_fp8)
+		a.v[P_MTX_MACS_FP8E4M3].i = c->pack_fp8;
 	a.v[P_CTL_QUEUE_DEPTH].i = c->depth;
 	diag_init(&d, NULL);
 	eng_set_diag(e, &d);
@@ -478,6 +483,8 @@ static void check_float(const struct gemm *g, const uint8_t *acc,
 		}
 }
 
+static void expect_fault(const struct tile_cmd *cmds, int n, const char *text);
+
 /* ---- tests: formula ------------------------------------------------------- */
 
 START_TEST(matrix_formula_all_dataflows)
@@ -650,6 +657,122 @@ START_TEST(matrix_float_gemm_ordered)
 			out_free(&o);
 			gemm_free(&g);
 		}
+}
+END_TEST
+
+/*
+ * Packed PEs (core.matrix.macs_per_pe.<type> = p): a WS/IS fold holds pR
+ * rows of K and takes the same cycles as an unpacked fold of R; an OS
+ * fold streams K rows in ceil(K/p) cycles.  Values as without packing
+ * (int exact; fp8 in the documented k order, chains of pR in WS/IS).  The
+ * per-PE model refuses a packed type.
+ */
+START_TEST(matrix_packed_macs)
+{
+	static const uint32_t shapes[][3] = { { 16, 32, 8 }, { 9, 21, 13 },
+					      { 24, 64, 24 }, { 5, 7, 3 } };
+	static const int packs[] = { 2, 4 };
+	size_t si, pi;
+	int df, fp;
+
+	for (pi = 0; pi < 2; pi++)
+	for (fp = 0; fp < 2; fp++)
+	for (si = 0; si < 4; si++)
+	for (df = 0; df < 3; df++) {
+		uint32_t R = 8, C = 8, p = (uint32_t)packs[pi];
+		uint32_t M = shapes[si][0], K = shapes[si][1], N = shapes[si][2];
+		struct rig_cfg c = ideal((int)R, (int)C);
+
+		/* one M and N tile, so that the packed rows are dense (the
+		 * strided case is below) */
+		M = M < R ? M : R;
+		N = N < C ? N : C;
+		struct gemm g;
+		struct rig_out o;
+		uint64_t folds, per;
+
+		if (fp)
+			c.pack_fp8 = (int)p;
+		else
+			c.pack_int8 = (int)p;
+		/* WS/IS tile K by pR; OS tiles M by R and streams all K */
+		gemm_build(&g, df, fp ? DT_FP8E4M3 : DT_INT8, M, K, N,
+			   df == 1 ? R : p * R, C, (uint32_t)(si * 11 + pi + 3));
+		rig_run(&c, g.cmds, g.n_cmds, g.spm, NULL, &o);
+		ck_assert_msg(o.rc == 0, "%s", o.diag);
+		switch (df) {
+		case 0:
+			folds = (uint64_t)ceil_div(K, p * R) * ceil_div(N, C);
+			per = 2 * (uint64_t)R + C + M - 2;
+			break;
+		case 2:
+			folds = (uint64_t)ceil_div(K, p * R) * ceil_div(M, C);
+			per = 2 * (uint64_t)R + C + N - 2;
+			break;
+		default:
+			folds = (uint64_t)ceil_div(M, R) * ceil_div(N, C);
+			per = (uint64_t)ceil_div(K, p) + R + C - 2;
+			break;
+		}
+		ck_assert_msg(o.ctr[CTR_MATRIX_BUSY_CYCLES] == folds * per,
+			      "pack %u df %d %ux%ux%u: busy %llu want %llu", p,
+			      df, M, K, N,
+			      (unsigned long long)o.ctr[CTR_MATRIX_BUSY_CYCLES],
+			      (unsigned long long)(folds * per));
+		ck_assert_uint_eq(o.ctr[CTR_MATRIX_MACS], (uint64_t)M * K * N);
+		if (fp)
+			check_float(&g, o.acc, df == 1 ? K : p * R);
+		else
+			check_int(&g, o.acc);
+		out_free(&o);
+		gemm_free(&g);
+	}
+	/* strided packed rows are separate accesses: the array stalls */
+	{
+		struct rig_cfg c = ideal(8, 8);
+		struct gemm g;
+		struct rig_out o;
+
+		c.pack_int8 = 2;
+		gemm_build(&g, 1, DT_INT8, 16, 32, 8, 8, 8, 9);
+		rig_run(&c, g.cmds, g.n_cmds, g.spm, NULL, &o);
+		ck_assert_int_eq(o.rc, 0);
+		check_int(&g, o.acc);
+		ck_assert_uint_gt(o.ctr[CTR_MATRIX_STALL_SRAM], 0);
+		ck_assert_uint_eq(o.ctr[CTR_MATRIX_BUSY_CYCLES],
+				  2 * (16 + 8 + 8 - 2) + o.ctr[CTR_MATRIX_STALL_SRAM]);
+		out_free(&o);
+		gemm_free(&g);
+	}
+	/* the per-PE model does one MAC per PE: a packed type faults */
+	{
+		struct rig_cfg c = ideal(8, 8);
+		struct gemm g;
+		struct rig_out o;
+
+		c.pack_int8 = 2;
+		c.model = ARCH_MTX_MODEL_PE;
+		gemm_build(&g, 1, DT_INT8, 8, 8, 8, 8, 8, 5);
+		rig_run(&c, g.cmds, g.n_cmds, g.spm, NULL, &o);
+		ck_assert_int_eq(o.rc, NPU_EFAULT);
+		ck_assert_msg(strstr(o.diag, "macs_per_pe.int8") != NULL, "%s",
+			      o.diag);
+		out_free(&o);
+		gemm_free(&g);
+	}
+	/* a WS tile of pR + 1 rows does not fit */
+	{
+		struct tile_cmd t;
+
+		memset(&t, 0, sizeof(t));
+		t.u.m.kind = MTX_PRELOAD;
+		t.u.m.cfg.in_type = DT_INT8;
+		t.u.m.cfg.acc_type = DT_INT32;
+		t.u.m.cfg.m = 4;
+		t.u.m.cfg.k = 9;
+		t.u.m.cfg.n = 4;
+		expect_fault(&t, 1, "K<=8");
+	}
 }
 END_TEST
 
@@ -1238,6 +1361,7 @@ static Suite *suite_matrix(void)
 	TEST_ADD(s, matrix_double_buffer_hides_preloads);
 	TEST_ADD(s, matrix_int8_gemm_exact);
 	TEST_ADD(s, matrix_float_gemm_ordered);
+	TEST_ADD(s, matrix_packed_macs);
 	TEST_ADD(s, matrix_pe_equals_fast_shapes);
 	TEST_ADD(s, matrix_pe_equals_fast_options);
 	TEST_ADD(s, matrix_pe_equals_fast_contention);
