@@ -180,10 +180,7 @@ fold\@:
 .if \first
 	wait	mtx, BFULL, 1			# panel j has landed
 .endif
-	mmul	t4, t3, t5
-	addi	t4, t4, COLS*4
-	li	t1, PANEL
-	add	t5, t5, t1
+	mmulp	t4, t3, t5			# then C += COLS*4, B += PANEL
 	dbnz	s2, fold\@
 	sig	mtx, AFREE + (\b)		# once for each half's engine
 	sig	mtx, AFREE + (\b)
@@ -237,6 +234,10 @@ fold\@:
 	mset	sb, t0				# B panel rows: COLS bytes
 	li	t0, N*4
 	mset	sc, t0				# C rows: N int32
+	li	t0, COLS*4
+	mset	ic, t0				# mmulp: next C panel
+	li	t0, PANEL
+	mset	ib, t0				# mmulp: next B panel
 .if OUT == int8
 	# mout: sat_int8(round_even(C * 2^-SHIFT)), rows N bytes apart
 	li	t0, int8

@@ -622,6 +622,7 @@ static int ctl_mtx_cmd(struct ctl *c, const struct isa_insn *in,
 	m->cfg = c->mcfg;
 	switch (in->op) {
 	case ISA_OP_MPRE:
+	case ISA_OP_MPREP:
 		m->kind = MTX_PRELOAD;
 		m->a = c->x[in->rs1];
 		/* Remember it at dispatch, in program order: the matrix queue
@@ -631,7 +632,10 @@ static int ctl_mtx_cmd(struct ctl *c, const struct isa_insn *in,
 		break;
 	case ISA_OP_MMUL:
 	case ISA_OP_MMACC:
-		m->kind = in->op == ISA_OP_MMUL ? MTX_MUL : MTX_MUL_ACC;
+	case ISA_OP_MMULP:
+	case ISA_OP_MMACCP:
+		m->kind = in->op == ISA_OP_MMUL || in->op == ISA_OP_MMULP
+				  ? MTX_MUL : MTX_MUL_ACC;
 		m->c = c->x[in->rd];
 		m->a = c->x[in->rs1];
 		m->b = c->x[in->rs2];
@@ -653,6 +657,7 @@ static int ctl_mtx_cmd(struct ctl *c, const struct isa_insn *in,
 		}
 		break;
 	case ISA_OP_MOUT:
+	case ISA_OP_MOUTP:
 		m->kind = MTX_OUT;
 		m->d = c->x[in->rd];
 		m->c = c->x[in->rs1];
@@ -791,6 +796,10 @@ static int ctl_mset(struct ctl *c, int field, uint64_t v)
 	case ISA_MF_OACT: m->out_act = (int)v; break;
 	case ISA_MF_OFUSE: m->out_fuse = (uint32_t)v; break;
 	case ISA_MF_OPAR: m->out_par = v; break;
+	case ISA_MF_IA: m->inc[MTX_INC_A] = (int64_t)v; break;
+	case ISA_MF_IB: m->inc[MTX_INC_B] = (int64_t)v; break;
+	case ISA_MF_IC: m->inc[MTX_INC_C] = (int64_t)v; break;
+	case ISA_MF_IO: m->inc[MTX_INC_O] = (int64_t)v; break;
 	default:
 		return ctl_fault(c, c->t_cur, "mset: unknown field %d", field);
 	}
@@ -1380,6 +1389,37 @@ static int ctl_step_at(struct ctl *c, cycle_t t)
 }
 
 /*
+ * mprep/mmulp/mmaccp/moutp, once dispatched: each address register steps
+ * by the increment of the operand it names (docs/isa.md "Post-increment"),
+ * from the values read at dispatch, ready after the ALU latency as if an
+ * addi had run.  Order rd, rs1, rs2: a register named twice keeps the
+ * last; x0 is never written (in WS/IS it names the resident tile).
+ */
+static void ctl_post_increment(struct ctl *c, const struct isa_insn *in,
+			       cycle_t now)
+{
+	const int64_t *inc = c->mcfg.inc;
+	cycle_t ready = now + ctl_latency(c, ISA_LAT_ALU);
+	uint64_t rd = c->x[in->rd], r1 = c->x[in->rs1], r2 = c->x[in->rs2];
+
+	switch (in->op) {
+	case ISA_OP_MPREP:
+		ctl_set_reg(c, in->rs1, r1 + (uint64_t)inc[c->mcfg.dataflow ==
+				ISA_CONST_IS ? MTX_INC_A : MTX_INC_B], ready);
+		break;
+	case ISA_OP_MOUTP:
+		ctl_set_reg(c, in->rd, rd + (uint64_t)inc[MTX_INC_O], ready);
+		ctl_set_reg(c, in->rs1, r1 + (uint64_t)inc[MTX_INC_C], ready);
+		break;
+	default: /* mmulp, mmaccp */
+		ctl_set_reg(c, in->rd, rd + (uint64_t)inc[MTX_INC_C], ready);
+		ctl_set_reg(c, in->rs1, r1 + (uint64_t)inc[MTX_INC_A], ready);
+		ctl_set_reg(c, in->rs2, r2 + (uint64_t)inc[MTX_INC_B], ready);
+		break;
+	}
+}
+
+/*
  * Execute a sync or tile instruction at the current cycle (configuration
  * instructions are handled in ctl_run).  Returns 0 when it completed (pc
  * advances), 1 when the control unit stalled on it (pc stays, except for
@@ -1523,6 +1563,8 @@ static int ctl_exec_world(struct ctl *c, const struct isa_insn *in)
 			hz_on_dispatch(c->hz, c->core, qi + 1, &slot->cmd, now);
 	}
 	c->u.ctr[CTR_CONTROL_DISPATCHED]++;
+	if (oi->flags & ISA_POSTINC)
+		ctl_post_increment(c, in, now);
 	return 0;
 }
 

@@ -54,10 +54,14 @@ struct mtx_cfg {
 	uint32_t out_stride;  /* mout: bytes between output rows */
 	uint32_t out_fuse;    /* mout: MTX_FUSE_* bits (per-column stages) */
 	uint64_t out_par;     /* mout: per-column parameter table (spm) */
+	int64_t inc[4];       /* post-increments ia, ib, ic, io (control
+				 unit only; MTX_INC_*) */
 };
 
 /* mout's per-column stages (mset ofuse bits, isa/names.def). */
 enum { MTX_FUSE_BIAS = 1, MTX_FUSE_CHAN = 2, MTX_FUSE_ALL = 3 };
+/* Indices of mtx_cfg.inc: the mset ia, ib, ic, io increments. */
+enum { MTX_INC_A, MTX_INC_B, MTX_INC_C, MTX_INC_O };
 /* mout activations (mset oact). */
 enum { MTX_ACT_NONE, MTX_ACT_RELU, MTX_ACT_GELU, MTX_ACT_SILU, MTX_N_ACTS };
 

@@ -188,7 +188,8 @@ static int count_spans(const char *hay, const char *needle)
 
 /* Registers by number (ABI names in docs/isa.md). */
 enum { X_RA = 1, X_T0 = 5, X_T1 = 6, X_T2 = 7, X_S0 = 8, X_S1 = 9,
-       X_A0 = 10, X_A1 = 11, X_A2 = 12, X_A3 = 13, X_A4 = 14, X_A5 = 15 };
+       X_A0 = 10, X_A1 = 11, X_A2 = 12, X_A3 = 13, X_A4 = 14, X_A5 = 15,
+       X_T3 = 28, X_T4 = 29, X_T5 = 30 };
 
 /* ---- scalar ALU -------------------------------------------------------------*/
 
@@ -1134,6 +1135,82 @@ START_TEST(control_timing_queue_full_mmuls)
 }
 END_TEST
 
+/*
+ * mmulp/moutp/mprep: a loop of two instructions per tile walks four OS
+ * tiles and their outputs; the registers end one step past the last tile,
+ * a retried dispatch (queue depth 1) increments once, and x0 (the WS
+ * resident tile) is never written.  The tiles hold (i+1) and (2i+1) in
+ * every byte, so C tile i is 8 (i+1)(2i+1) everywhere (int8: saturated).
+ */
+#define PI_PROG(inner)                                                   \
+	"\tli t0, os\n\tmset df, t0\n\tli t0, int8\n\tmset itype, t0\n"  \
+	"\tmset otype, t0\n\tli t0, int32\n\tmset atype, t0\n"           \
+	"\tli t0, 8\n\tmset m, t0\n\tmset k, t0\n\tmset n, t0\n"         \
+	"\tli t0, int8\n\tvset type, t0\n\tli t0, 64\n\tvset len, t0\n"  \
+	"\tli t1, 0\n\tli t2, 0x1000\n\tli t6, 1\n\tli s3, 1\n"          \
+	"\tli s2, 4\nfill:\n\tvbcast t1, t6\n\tvbcast t2, s3\n"          \
+	"\taddi t1, t1, 64\n\taddi t2, t2, 64\n\taddi t6, t6, 1\n"       \
+	"\taddi s3, s3, 2\n\tdbnz s2, fill\n\tsig vec, 0\n\twait mtx, 0, 1\n" \
+	"\tli t0, 64\n\tmset ia, t0\n\tmset ib, t0\n\tmset io, t0\n"     \
+	"\tli t0, 256\n\tmset ic, t0\n"                                  \
+	"\tli t3, 0\n\tli t5, 0x1000\n\tli t4, 0\n\tli s2, 4\n"          \
+	inner                                                            \
+	"\tfence all\n\thalt\n"
+
+START_TEST(control_matrix_post_increment)
+{
+	static const char *const ov[] = { "core.control.queue_depth=1" };
+	static const char *const pinc = PI_PROG(
+		"l1:\n\tmmulp t4, t3, t5\n\tdbnz s2, l1\n"
+		"\tli t4, 0\n\tli t3, 0x2000\n\tli s2, 4\n"
+		"l2:\n\tmoutp t3, t4\n\tdbnz s2, l2\n");
+	static const char *const plain = PI_PROG(
+		"l1:\n\tmmul t4, t3, t5\n\taddi t4, t4, 256\n\taddi t3, t3, 64\n"
+		"\taddi t5, t5, 64\n\tdbnz s2, l1\n"
+		"\tli t4, 0\n\tli t3, 0x2000\n\tli s2, 4\n"
+		"l2:\n\tmout t3, t4\n\taddi t3, t3, 64\n\taddi t4, t4, 256\n"
+		"\tdbnz s2, l2\n");
+	static const int want[4] = { 8, 48, 120, 127 };
+	int run, i, j;
+
+	for (run = 0; run < 3; run++) {
+		struct sim s;
+		uint64_t size = 0;
+		const uint8_t *spm;
+
+		sim_ok(&s, run == 1 ? plain : pinc, run == 2 ? ov : NULL,
+		       run == 2);
+		spm = chip_mem(s.c, MEM_SPM, 0, &size);
+		ck_assert_ptr_nonnull(spm);
+		for (i = 0; i < 4; i++)
+			for (j = 0; j < 64; j++)
+				ck_assert_msg((int8_t)spm[0x2000 + 64 * i + j] == want[i],
+					      "run %d tile %d byte %d: %d", run, i, j,
+					      (int8_t)spm[0x2000 + 64 * i + j]);
+		ck_assert_uint_eq(reg(&s, 0, X_T3), 0x2000 + 4 * 64);
+		ck_assert_uint_eq(reg(&s, 0, X_T4), 4 * 256);
+		ck_assert_uint_eq(reg(&s, 0, X_T5), 0x1000 + 4 * 64);
+		ck_assert_uint_eq(ctr(&s, "core0.matrix.insns"), 8);
+		sim_free(&s);
+	}
+	/* WS: mprep steps rs1 by ib; mmulp's x0 stays the resident tile */
+	{
+		struct sim s;
+
+		sim_ok(&s, MTX_SETUP
+		       "\tli t0, 16\n\tmset ib, t0\n\tmset ia, t0\n\tli t0, 64\n"
+		       "\tmset ic, t0\n\tli t1, 64\n\tli t2, 512\n\tli t3, 0\n"
+		       "\tmprep t1\n\tmmulp t3, t2, zero\n\tmprep t1\n"
+		       "\tmmaccp t3, t2, zero\n\tfence all\n\thalt\n", NULL, 0);
+		ck_assert_uint_eq(reg(&s, 0, X_T1), 64 + 2 * 16);
+		ck_assert_uint_eq(reg(&s, 0, X_T2), 512 + 2 * 16);
+		ck_assert_uint_eq(reg(&s, 0, X_T3), 2 * 64);
+		ck_assert_uint_eq(reg(&s, 0, 0), 0);
+		sim_free(&s);
+	}
+}
+END_TEST
+
 START_TEST(control_timing_fence)
 {
 	/*
@@ -1676,6 +1753,7 @@ static Suite *suite_control(void)
 	TEST_ADD(s, control_timing_dispatch_latency);
 	TEST_ADD(s, control_timing_queue_full_exact);
 	TEST_ADD(s, control_timing_queue_full_mmuls);
+	TEST_ADD(s, control_matrix_post_increment);
 	TEST_ADD(s, control_timing_fence);
 	TEST_ADD(s, control_timing_busy_vs_finish);
 	TEST_ADD(s, control_sync_counting_semaphore);
