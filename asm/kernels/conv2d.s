@@ -1,0 +1,495 @@
+# conv2d.s - Y = conv2d(X, W) (+ bias, relu), int8 NHWC, weight stationary,
+# with the im2col matrix built block by block by the DMA engines (it never
+# exists in DRAM).
+#
+# Computes Y[oy][ox][co] = sum over ky, kx, ci of
+#     X[oy*S + ky*DIL - PAD][ox*S + kx*DIL - PAD][ci] * W[ky][kx][ci][co]
+# (taps outside X are zeros), as the GEMM Y (HO*WO x COUT) = A (HO*WO x K)
+# x B (K x COUT) with K = KH*KW*CIN: A row p is output pixel p's receptive
+# field, (ky, kx, ci) in that order - exactly CIN contiguous bytes of the
+# NHWC input per tap, so each tap of a whole block is one 3-D DMA (CIN
+# bytes x the output columns whose tap is inside X x the block's rows).
+#
+#   dma1   W once (K x COUT, resident), the bias table
+#   for every block of RB output rows (MB = RB*WO pixels), buffer b:
+#     dma0, dma1  gather block i+1's A into the other buffer, taps split
+#                 between the engines - dispatched BEFORE block i's matrix
+#                 instructions, so the gather overlaps the compute
+#     mtx   for each COLS-wide tile of COUT, for each ROWS-deep tile of K:
+#           mprep the weight tile, mmulp/mmaccp the MB rows of A
+#     mtx   OUT=int8: one mout of the block (bias, relu, 2^-SHIFT, sat8)
+#     dma1  stores the block's HO rows of Y (contiguous in NHWC)
+#
+# Padding: a tap column outside X (left/right) is a fixed set of (pixel,
+# tap) entries - the DMA never writes them and they stay zero from the
+# initial clear; a tap row outside X (top/bottom blocks) is zeroed per
+# block by a DMA from a zero row in the scratchpad (source strides 0).
+#
+# Layouts.  DRAM: X (H x W x CIN int8, NHWC, batch 1); WGT (K x COUT int8,
+# HWIO flattened: row (ky*KW + kx)*CIN + ci - pre-arranged weights, as
+# deployed models store them); BIAS (COUT int32, with BIAS=1); Y (HO x WO x
+# COUT, int8 or int32).  Scratchpad: the zero row, two A buffers (MB rows
+# of K bytes), W (K rows of COUT bytes), two int8 Y buffers (MB x COUT), the
+# bias table.  Accumulator: one MB x COUT int32 block (OUT=int8: mout
+# frees it at once) or two (OUT=int32, stored from the accumulator).
+#
+# Footprint: scratchpad K + 2*MB*K + K*COUT + 2*MB*COUT (int8) + 4*COUT
+# (+ alignment), accumulator MB*COUT*4 (int8) or 2*MB*COUT*4 (int32);
+# RB defaults to the most output rows that fit, checked with .error.
+# Parameters: H, W, CIN, COUT, KH (3), KW (= KH), S (1), PAD (0), DIL (1),
+# OUT = int8 (default) or int32, SHIFT (8): int8 Y = sat8(rne((acc + bias)
+# / 2^SHIFT)), WITH_BIAS (0/1: tensor BIAS), RELU (0/1), RB; ROWS, COLS
+# from the config.
+# Limits: KH, KW <= 7 (the taps are unrolled).  docs/kernels.md has the
+# measured utilisation, ResNet-50's layers among them.
+
+.ifndef H
+.equ H, 16
+.endif
+.ifndef W
+.equ W, 16
+.endif
+.ifndef CIN
+.equ CIN, 32
+.endif
+.ifndef COUT
+.equ COUT, 32
+.endif
+.ifndef KH
+.equ KH, 3
+.endif
+.ifndef KW
+.equ KW, KH
+.endif
+.ifndef S
+.equ S, 1
+.endif
+.ifndef PAD
+.equ PAD, 0
+.endif
+.ifndef DIL
+.equ DIL, 1
+.endif
+.ifndef OUT
+.equ OUT, int8
+.endif
+.ifndef SHIFT
+.equ SHIFT, 8
+.endif
+.ifndef WITH_BIAS
+.equ WITH_BIAS, 0
+.endif
+.ifndef RELU
+.equ RELU, 0
+.endif
+.ifndef ROWS
+.equ ROWS, CFG_CORE_MATRIX_ROWS
+.endif
+.ifndef COLS
+.equ COLS, CFG_CORE_MATRIX_COLS
+.endif
+.if OUT != int8 && OUT != int32
+.error "conv2d.s: OUT must be int8 or int32"
+.endif
+.if KH > 7 || KW > 7 || KH < 1 || KW < 1
+.error "conv2d.s: KH and KW must be 1..7"
+.endif
+
+.equ HO, (H + 2*PAD - DIL*(KH - 1) - 1) / S + 1
+.equ WO, (W + 2*PAD - DIL*(KW - 1) - 1) / S + 1
+.if HO < 1 || WO < 1
+.error "conv2d.s: the window does not fit the padded input"
+.endif
+.equ K, KH*KW*CIN
+.equ KT, (K + ROWS - 1) / ROWS		# k tiles; the last has KL rows
+.equ KL, K - (KT - 1)*ROWS
+.equ NT, (COUT + COLS - 1) / COLS	# n tiles; the last has NL columns
+.equ NL, COUT - (NT - 1)*COLS
+.if OUT == int8
+.equ CB, 1
+.equ NCBUF, 1				# accumulator blocks
+.else
+.equ CB, 4
+.equ NCBUF, 2
+.endif
+
+# Scratchpad layout; buffers start on a bank period.
+.equ PERIOD, CFG_CORE_SCRATCHPAD_BANKS * CFG_CORE_SCRATCHPAD_BANK_WIDTH
+.equ ALN, PERIOD > 64 ? PERIOD : 64
+.equ SPM_FIX, 5*ALN + K + K*COUT + 4*COUT
+.if OUT == int8
+.equ SPM_ROW, 2*WO*K + 2*WO*COUT
+.else
+.equ SPM_ROW, 2*WO*K
+.endif
+.ifndef RB
+.equ RB_S, (CFG_CORE_SCRATCHPAD_BYTES - SPM_FIX) / SPM_ROW
+.equ RB_A, CFG_CORE_ACCUMULATOR_BYTES / (NCBUF*WO*COUT*4)
+.equ RB_SA, RB_S < RB_A ? RB_S : RB_A
+.equ RB, RB_SA < HO ? RB_SA : HO
+.endif
+.if RB < 1 || RB > HO
+.error "conv2d.s: not even one output row fits: the scratchpad needs K + 2*WO*K + K*COUT (+ 2*WO*COUT) bytes, the accumulator WO*COUT*4 per block"
+.endif
+.equ MB, RB*WO				# pixels (A rows) per block
+.equ NB, (HO + RB - 1) / RB		# blocks
+.equ SPM_ZERO, 0
+.equ ABUF, (K + ALN - 1) / ALN * ALN	# A buffer 0; buffer 1 at +ABUF_SZ
+.equ ABUF_SZ, (MB*K + ALN - 1) / ALN * ALN
+.equ SPM_B, ABUF + 2*ABUF_SZ
+.equ SPM_O, SPM_B + (K*COUT + ALN - 1) / ALN * ALN
+.equ OBUF_SZ, (MB*COUT + ALN - 1) / ALN * ALN
+.if OUT == int8
+.equ SPM_PAR, SPM_O + 2*OBUF_SZ
+.else
+.equ SPM_PAR, SPM_O
+.endif
+.if SPM_PAR + 4*COUT > CFG_CORE_SCRATCHPAD_BYTES
+.error "conv2d.s: the blocks do not fit core.scratchpad.bytes (lower RB)"
+.endif
+.equ C_SZ, MB*COUT*4
+.if NCBUF*C_SZ > CFG_CORE_ACCUMULATOR_BYTES
+.error "conv2d.s: the blocks do not fit core.accumulator.bytes (lower RB)"
+.endif
+
+.equ X_DRAM, 0
+.equ W_DRAM, (X_DRAM + H*W*CIN + 63) & ~63
+.equ BIAS_DRAM, (W_DRAM + K*COUT + 63) & ~63
+.equ Y_DRAM, (BIAS_DRAM + 4*COUT + 63) & ~63
+.tensor X, dram, X_DRAM, int8, H, W, CIN
+.tensor WGT, dram, W_DRAM, int8, K, COUT
+.if WITH_BIAS
+.tensor BIAS, dram, BIAS_DRAM, int32, COUT
+.endif
+.tensor Y, dram, Y_DRAM, OUT, HO, WO, COUT
+
+# The zero row the padding copies come from (K >= KW*CIN bytes).
+.spm SPM_ZERO
+.zero K
+
+# The gathers alternate between dma0 and dma1 by tap; with taps or rows
+# that are not whole 4-byte words they all go to dma0, because the hazard
+# checker's 4-byte granules would see neighbouring taps written by two
+# engines as overlapping (docs/hazards.md, Approximations).
+.equ SPLIT, CIN % 4 == 0 && K % 4 == 0
+
+.equ AFULL, 0		# +b: both engines' gathers of buffer b landed
+.equ AFREE, 2		# +b: mtx is done with A buffer b (one per engine)
+.equ OFULL, 4		# +b: block in Y buffer b (int8) / C buffer b (int32)
+.equ OFREE, 6		# +b: the store of buffer b is done
+.equ BFULL, 8		# W and the bias table are resident
+
+# Valid output range of a tap t (ky or kx): outputs o with
+# 0 <= o*S + t*DIL - PAD < N, i.e. ceil((PAD - t*DIL) / S) <= o <=
+# floor((N - 1 + PAD - t*DIL) / S), clamped to the output (the quotients'
+# signs written out: the assembler's / truncates).
+.macro tap_lo name, t
+.equ \name, (PAD - (\t)*DIL) <= 0 ? 0 : (PAD - (\t)*DIL + S - 1) / S
+.endm
+.macro tap_hi name, t, n, out
+.equ \name, (\n - 1 + PAD - (\t)*DIL) < 0 ? 0 : ((\n - 1 + PAD - (\t)*DIL) / S + 1 > \out ? \out : (\n - 1 + PAD - (\t)*DIL) / S + 1)
+.endm
+
+# Set every staging field of a copy of N2 (a register) planes of N1 rows
+# of N0 bytes; strides in bytes; memories by name.
+.macro cdesc src, dst, smem, dmem, n0, n1, ss1, ds1, n2r, ss2, ds2
+	dreset
+	li	t0, \smem
+	dset	smem, t0
+	li	t0, \dmem
+	dset	dmem, t0
+	dset	src, \src
+	dset	dst, \dst
+	li	t0, \n0
+	dset	n0, t0
+	li	t0, \n1
+	dset	n1, t0
+	li	t0, \ss1
+	dset	ss1, t0
+	li	t0, \ds1
+	dset	ds1, t0
+	dset	n2, \n2r
+	li	t0, \ss2
+	dset	ss2, t0
+	li	t0, \ds2
+	dset	ds2, t0
+.endm
+
+# Rows r0 .. r1 (registers, absolute output rows; the block starts at s1)
+# of tap row ky in buffer b: zeros, on engine e.
+.macro zero_rows ky, b, r0, r1, e
+	bge	\r0, \r1, zr\@
+	sub	t2, \r1, \r0
+	sub	t3, \r0, s1
+	li	t1, WO*K
+	mul	t3, t3, t1
+	li	t1, ABUF + (\b)*ABUF_SZ + (\ky)*KW*CIN
+	add	t3, t3, t1
+	li	t4, SPM_ZERO
+	cdesc	t4, t3, spm, spm, KW*CIN, WO, 0, K, t2, 0, WO*K
+	dma	\e
+zr\@:
+.endm
+
+# Tap (ky, kx) of the block at s1 (rows a0 .. a1 valid) into buffer b.
+.macro tap ky, kx, b
+	tap_lo	xl\@, \kx
+	tap_hi	xh\@, \kx, W, WO
+.if xh\@ > xl\@
+	bge	a0, a1, tp\@
+	sub	t2, a1, a0				# valid rows
+	li	t1, S*W*CIN
+	mul	t4, a0, t1
+	li	t1, X_DRAM + (((\ky)*DIL - PAD)*W + xl\@*S + (\kx)*DIL - PAD)*CIN
+	add	t4, t4, t1				# source
+	sub	t3, a0, s1
+	li	t1, WO*K
+	mul	t3, t3, t1
+	li	t1, ABUF + (\b)*ABUF_SZ + xl\@*K + ((\ky)*KW + (\kx))*CIN
+	add	t3, t3, t1				# destination
+	cdesc	t4, t3, dram, spm, CIN, xh\@ - xl\@, S*CIN, K, t2, S*W*CIN, WO*K
+	dma	((\ky)*KW + (\kx)) % 2 * SPLIT
+tp\@:
+.endif
+.if (\kx) + 1 < KW
+	tap \ky, (\kx) + 1, \b
+.endif
+.endm
+
+# Tap row ky: the block's valid rows a0 .. a1 for it, zeros outside, then
+# its KW taps.  s1 = first row of the block, s3 = one past its last.
+.macro taprow ky, b
+	tap_lo	yl\@, \ky
+	tap_hi	yh\@, \ky, H, HO
+	li	a0, yl\@
+	bge	a0, s1, tr1\@
+	mv	a0, s1
+tr1\@:
+	blt	a0, s3, tr2\@
+	mv	a0, s3
+tr2\@:
+	li	a1, yh\@
+	bge	s3, a1, tr3\@
+	mv	a1, s3
+tr3\@:
+	bge	a1, a0, tr4\@
+	mv	a1, a0
+tr4\@:
+	zero_rows \ky, \b, s1, a0, (\ky) % 2 * SPLIT
+	zero_rows \ky, \b, a1, s3, (\ky) % 2 * SPLIT
+	tap	\ky, 0, \b
+.if (\ky) + 1 < KH
+	taprow	(\ky) + 1, \b
+.endif
+.endm
+
+# Gather block REG (a register) into A buffer b.
+.macro load_blk reg, b
+	li	t1, RB
+	mul	s1, \reg, t1			# first output row
+	add	s3, s1, t1
+	li	t1, HO
+	bge	t1, s3, lb\@
+	mv	s3, t1				# the last block is shorter
+lb\@:
+	wait	dma0, AFREE + (\b), 1
+	wait	dma1, AFREE + (\b), 1
+	taprow	0, \b
+	sig	dma0, AFULL + (\b)
+	sig	dma1, AFULL + (\b)
+.endm
+
+# The folds of one COLS-wide tile of COUT: t5 the weight tile, t4 its C
+# columns, t3 the A buffer; k tiles step by ia/ib (mprep, mmulp).
+.macro ntile
+	mprep	t5
+.if KT == 1
+	mmulp	t4, t3, zero
+.else
+	mmulp	t4, t3, zero
+.if KT > 2
+	li	s2, KT - 2
+nk\@:
+	mprep	t5
+	mmaccp	t4, t3, zero
+	dbnz	s2, nk\@
+.endif
+.if KL != ROWS
+	li	t0, KL
+	mset	k, t0
+.endif
+	mprep	t5
+	mmaccp	t4, t3, zero
+.if KL != ROWS
+	li	t0, ROWS
+	mset	k, t0
+.endif
+.endif
+.endm
+
+# Block s0 in buffer b: gather the next block first, then compute, then
+# store.
+.macro block b, first=0
+	addi	t6, s0, 1
+	li	t1, NB
+	bge	t6, t1, nl\@
+	load_blk t6, 1 - (\b)
+nl\@:
+	li	t1, RB
+	mul	s1, s0, t1			# this block's first row
+	add	s3, s1, t1
+	li	t1, HO
+	bge	t1, s3, rb\@
+	mv	s3, t1
+rb\@:
+	sub	t1, s3, s1
+	li	t0, WO
+	mul	t1, t1, t0
+	mset	m, t1				# MB, or fewer in the last block
+	wait	mtx, AFULL + (\b), 2
+.if \first
+	wait	mtx, BFULL, 1
+.endif
+.if OUT == int8
+	wait	mtx, OFREE + (\b), 1
+	li	t4, 0
+.else
+	wait	mtx, OFREE + (\b), 1
+	li	t4, (\b)*C_SZ
+.endif
+	li	t5, SPM_B
+	li	s4, NT
+nt\@:
+	li	t3, ABUF + (\b)*ABUF_SZ
+.if NL != COLS
+	li	t1, 1
+	bne	s4, t1, nf\@
+	li	t0, NL
+	mset	n, t0
+nf\@:
+.endif
+	mv	s5, t4
+	mv	s6, t5
+	ntile
+	addi	t4, s5, COLS*4
+	addi	t5, s6, COLS
+	dbnz	s4, nt\@
+.if NL != COLS
+	li	t0, COLS
+	mset	n, t0
+.endif
+	sig	mtx, AFREE + (\b)
+	sig	mtx, AFREE + (\b)
+.if OUT == int8
+	li	t0, COUT
+	mset	n, t0
+	li	t3, SPM_O + (\b)*OBUF_SZ
+	li	t4, 0
+	mout	t3, t4
+	li	t0, COLS
+	mset	n, t0
+.endif
+	sig	mtx, OFULL + (\b)
+	# store rows s1 .. s3 of Y
+	wait	dma1, OFULL + (\b), 1
+	sub	t2, s3, s1
+	li	t1, WO*COUT*CB
+	mul	t2, t2, t1			# bytes
+	mul	t4, s1, t1
+	li	t1, Y_DRAM
+	add	t4, t4, t1
+	li	t1, 1
+.if OUT == int8
+	li	t3, SPM_O + (\b)*OBUF_SZ
+	cdesc	t3, t4, spm, dram, 1, 1, 0, 0, t1, 0, 0
+.else
+	li	t3, (\b)*C_SZ
+	cdesc	t3, t4, acc, dram, 1, 1, 0, 0, t1, 0, 0
+.endif
+	dset	n0, t2
+	dma	1
+	sig	dma1, OFREE + (\b)
+	addi	s0, s0, 1
+.endm
+
+.text
+	rbeg	conv2d
+	li	t0, ws
+	mset	df, t0
+	li	t0, int8
+	mset	itype, t0
+	li	t0, int32
+	mset	atype, t0
+	li	t0, ROWS
+	mset	k, t0
+	mset	ia, t0				# next k tile: ROWS bytes along A rows
+	li	t0, COLS
+	mset	n, t0
+	li	t0, K
+	mset	sa, t0				# A rows: K bytes
+	li	t0, COUT
+	mset	sb, t0				# W rows: COUT bytes
+	li	t0, ROWS*COUT
+	mset	ib, t0				# next k tile: ROWS rows of W
+	li	t0, COUT*4
+	mset	sc, t0				# C rows: COUT int32
+.if OUT == int8
+	li	t0, int8
+	mset	otype, t0
+	li	t0, (127 - SHIFT) << 23		# 2^-SHIFT as fp32 bits
+	mset	oscale, t0
+	li	t0, COUT
+	mset	so, t0
+.if RELU
+	li	t0, relu
+	mset	oact, t0
+.endif
+.if WITH_BIAS
+	li	t0, obias
+	mset	ofuse, t0
+	li	t0, SPM_PAR
+	mset	opar, t0
+.endif
+.endif
+
+	# W and the bias table on dma1; both A buffers cleared on dma0, whose
+	# queue then releases them to the gathers (AFREE, one per engine).
+	li	t3, W_DRAM
+	li	t4, SPM_B
+	li	t1, 1
+	cdesc	t3, t4, dram, spm, K*COUT, 1, 0, 0, t1, 0, 0
+	dma	1
+.if WITH_BIAS
+	li	t3, BIAS_DRAM
+	li	t4, SPM_PAR
+	cdesc	t3, t4, dram, spm, 4*COUT, 1, 0, 0, t1, 0, 0
+	dma	1
+.endif
+	sig	dma1, BFULL
+	li	t3, SPM_ZERO
+	li	t4, ABUF
+	li	t1, 2*MB
+	cdesc	t3, t4, spm, spm, K, 1, 0, 0, t1, 0, K
+	dma	0
+	sig	dma0, AFREE + 0
+	sig	dma0, AFREE + 0
+	sig	dma0, AFREE + 1
+	sig	dma0, AFREE + 1
+	sig	ctl, OFREE + 0
+	sig	ctl, OFREE + 1
+	li	s0, 0
+	load_blk s0, 0
+	block	0, 1
+	li	t1, NB
+	bge	s0, t1, done
+loop:
+	block	1
+	li	t1, NB
+	bge	s0, t1, done
+	block	0
+	li	t1, NB
+	blt	s0, t1, loop
+done:
+	fence	all
+	rend	conv2d
+	halt

@@ -1,0 +1,274 @@
+/*
+ * convref.c - independent reference for the convolution and pooling
+ * kernels (tests and docs/kernels.md).
+ *
+ *   convref gen H W CIN COUT KH KW SEED X.npy W.npy [BIAS.npy]
+ *       random int8 input X (H x W x CIN, NHWC with N = 1) and weights
+ *       W (KH*KW*CIN x COUT: HWIO flattened, row (ky*KW + kx)*CIN + ci),
+ *       and with BIAS.npy an int32 bias per output channel in
+ *       [-2^12, 2^12]
+ *   convref check X.npy W.npy Y.npy S PAD DIL [SHIFT [BIAS.npy|- [RELU]]]
+ *       Y (HO x WO x COUT) == the convolution with stride S, zero padding
+ *       PAD on every side and dilation DIL: exact int32, or with SHIFT an
+ *       int8 Y = sat8(rne(act(acc + bias) / 2^SHIFT)), act = relu when
+ *       RELU is 1
+ *   convref pool X.npy Y.npy KIND K S PAD
+ *       Y == KIND (max | avg) pooling of int8 X with a K x K window,
+ *       stride S and padding PAD (max ignores padding; avg divides by
+ *       K*K with round-half-even, padding counted as zeros)
+ *
+ * The reference is the textbook seven-deep loop in int64 over the
+ * unpadded input (a tap outside it contributes nothing): nothing like the
+ * kernels' im2col blocks and systolic folds.  Exit 0 when equal, 1 with
+ * the first mismatches otherwise, 2 on bad usage or files.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../util/npy.h"
+
+static uint32_t lcg(uint32_t *s)
+{
+	*s = *s * 1664525u + 1013904223u;
+	return *s >> 8;
+}
+
+static uint64_t arg(const char *s) { return strtoull(s, NULL, 0); }
+
+static int gen(int argc, char **argv, struct diag *d)
+{
+	struct npy x, w, b;
+	uint64_t sx[3], sw[2], sb[1], i;
+	uint32_t seed;
+	int rc = 2;
+
+	if (argc != 11 && argc != 12)
+		return 2;
+	sx[0] = arg(argv[2]);
+	sx[1] = arg(argv[3]);
+	sx[2] = arg(argv[4]);
+	sw[0] = arg(argv[6]) * arg(argv[7]) * sx[2];
+	sw[1] = arg(argv[5]);
+	sb[0] = sw[1];
+	seed = (uint32_t)arg(argv[8]);
+	memset(&x, 0, sizeof(x));
+	memset(&w, 0, sizeof(w));
+	memset(&b, 0, sizeof(b));
+	if (npy_alloc(&x, DT_INT8, 3, sx) || npy_alloc(&w, DT_INT8, 2, sw) ||
+	    (argc == 12 && npy_alloc(&b, DT_INT32, 1, sb)))
+		goto out;
+	for (i = 0; i < x.nbytes; i++)
+		x.data[i] = (uint8_t)(int8_t)((int)(lcg(&seed) % 256) - 128);
+	for (i = 0; i < w.nbytes; i++)
+		w.data[i] = (uint8_t)(int8_t)((int)(lcg(&seed) % 256) - 128);
+	for (i = 0; argc == 12 && i < sb[0]; i++) {
+		int32_t v = (int32_t)(lcg(&seed) % 8193) - 4096;
+
+		memcpy(b.data + 4 * i, &v, 4);
+	}
+	rc = npy_write(argv[9], &x, d) || npy_write(argv[10], &w, d) ||
+	     (argc == 12 && npy_write(argv[11], &b, d));
+	rc = rc ? 2 : 0;
+out:
+	npy_free(&x);
+	npy_free(&w);
+	npy_free(&b);
+	return rc;
+}
+
+/* Output extent of a window sweep (floor, as every framework does). */
+static int64_t out_dim(int64_t in, int64_t k, int64_t s, int64_t pad,
+		       int64_t dil)
+{
+	return (in + 2 * pad - dil * (k - 1) - 1) / s + 1;
+}
+
+/* sat8(rne(v / 2^shift)) */
+static int64_t requant(int64_t v, int shift)
+{
+	double q = nearbyint(ldexp((double)v, -shift));
+
+	return q > 127 ? 127 : q < -128 ? -128 : (int64_t)q;
+}
+
+static int report(uint64_t bad, uint64_t n, const char *what)
+{
+	if (bad)
+		fprintf(stderr, "convref: %" PRIu64 " of %" PRIu64 " elements differ\n",
+			bad, n);
+	else
+		printf("convref: %s (%" PRIu64 " elements) matches the reference exactly\n",
+		       what, n);
+	return bad ? 1 : 0;
+}
+
+static int check(int argc, char **argv, struct diag *d)
+{
+	struct npy x, w, y, b;
+	int64_t H, W, CI, CO, KH, KW, S, P, D, HO, WO, oy, ox, co, ky, kx, ci;
+	int shift = argc > 8 ? atoi(argv[8]) : -1, relu = argc > 10 && atoi(argv[10]);
+	int has_bias = argc > 9 && strcmp(argv[9], "-") != 0, rc = 2;
+	uint64_t bad = 0;
+
+	memset(&x, 0, sizeof(x));
+	memset(&w, 0, sizeof(w));
+	memset(&y, 0, sizeof(y));
+	memset(&b, 0, sizeof(b));
+	if (argc < 8 || npy_read(argv[2], &x, d) || npy_read(argv[3], &w, d) ||
+	    npy_read(argv[4], &y, d) || (has_bias && npy_read(argv[9], &b, d)))
+		goto out;
+	S = (int64_t)arg(argv[5]);
+	P = (int64_t)arg(argv[6]);
+	D = (int64_t)arg(argv[7]);
+	if (x.ndim != 3 || w.ndim != 2 || y.ndim != 3 || x.dtype != DT_INT8 ||
+	    w.dtype != DT_INT8 || y.dtype != (shift < 0 ? DT_INT32 : DT_INT8) ||
+	    S < 1 || D < 1) {
+		(void)diag_error(d, diag_nowhere(), NPU_ETENSOR,
+				 "convref: X (H,W,C) int8, W (K,COUT) int8, Y (HO,WO,COUT) int32 or int8 with SHIFT");
+		goto out;
+	}
+	H = (int64_t)x.shape[0];
+	W = (int64_t)x.shape[1];
+	CI = (int64_t)x.shape[2];
+	CO = (int64_t)w.shape[1];
+	HO = (int64_t)y.shape[0];
+	WO = (int64_t)y.shape[1];
+	/* K = KH*KW*CI: the square window the kernels take; KH = KW */
+	for (KH = 1; KH * KH * CI < (int64_t)w.shape[0]; KH++)
+		;
+	KW = KH;
+	if (KH * KW * CI != (int64_t)w.shape[0] || (int64_t)y.shape[2] != CO ||
+	    HO != out_dim(H, KH, S, P, D) || WO != out_dim(W, KW, S, P, D) ||
+	    (has_bias && (b.dtype != DT_INT32 || npy_count(&b) != (uint64_t)CO))) {
+		(void)diag_error(d, diag_nowhere(), NPU_ETENSOR,
+				 "convref: shapes do not form a square-window convolution with these S, PAD, DIL");
+		goto out;
+	}
+	for (oy = 0; oy < HO; oy++)
+		for (ox = 0; ox < WO; ox++)
+			for (co = 0; co < CO; co++) {
+				int64_t acc = 0, want, got;
+				size_t o = (size_t)((oy * WO + ox) * CO + co);
+
+				for (ky = 0; ky < KH; ky++)
+					for (kx = 0; kx < KW; kx++) {
+						int64_t iy = oy * S + ky * D - P;
+						int64_t ix = ox * S + kx * D - P;
+
+						if (iy < 0 || iy >= H || ix < 0 || ix >= W)
+							continue;
+						for (ci = 0; ci < CI; ci++)
+							acc += (int64_t)(int8_t)x.data[(iy * W + ix) * CI + ci] *
+							       (int8_t)w.data[((ky * KW + kx) * CI + ci) * CO + co];
+					}
+				if (shift < 0) {
+					int32_t v;
+
+					memcpy(&v, y.data + 4 * o, 4);
+					want = acc;
+					got = v;
+				} else {
+					int32_t bias = 0;
+
+					if (has_bias)
+						memcpy(&bias, b.data + 4 * co, 4);
+					acc += bias;
+					if (relu && acc < 0)
+						acc = 0;
+					want = requant(acc, shift);
+					got = (int8_t)y.data[o];
+				}
+				if (got != want && bad++ < 5)
+					fprintf(stderr, "convref: Y[%" PRId64 "][%" PRId64 "][%" PRId64 "] = %" PRId64 ", expected %" PRId64 "\n",
+						oy, ox, co, got, want);
+			}
+	rc = report(bad, (uint64_t)(HO * WO * CO), "Y");
+out:
+	npy_free(&x);
+	npy_free(&w);
+	npy_free(&y);
+	npy_free(&b);
+	return rc;
+}
+
+static int pool(int argc, char **argv, struct diag *d)
+{
+	struct npy x, y;
+	int64_t H, W, C, K, S, P, HO, WO, oy, ox, c, ky, kx;
+	int mx, rc = 2;
+	uint64_t bad = 0;
+
+	memset(&x, 0, sizeof(x));
+	memset(&y, 0, sizeof(y));
+	if (argc != 8 || npy_read(argv[2], &x, d) || npy_read(argv[3], &y, d))
+		goto out;
+	mx = strcmp(argv[4], "max") == 0;
+	K = (int64_t)arg(argv[5]);
+	S = (int64_t)arg(argv[6]);
+	P = (int64_t)arg(argv[7]);
+	if ((!mx && strcmp(argv[4], "avg") != 0) || x.ndim != 3 || y.ndim != 3 ||
+	    x.dtype != DT_INT8 || y.dtype != DT_INT8 || K < 1 || S < 1) {
+		(void)diag_error(d, diag_nowhere(), NPU_ETENSOR,
+				 "convref pool: KIND max|avg, int8 X (H,W,C) and Y (HO,WO,C)");
+		goto out;
+	}
+	H = (int64_t)x.shape[0];
+	W = (int64_t)x.shape[1];
+	C = (int64_t)x.shape[2];
+	HO = out_dim(H, K, S, P, 1);
+	WO = out_dim(W, K, S, P, 1);
+	if ((int64_t)y.shape[0] != HO || (int64_t)y.shape[1] != WO ||
+	    (int64_t)y.shape[2] != C) {
+		(void)diag_error(d, diag_nowhere(), NPU_ETENSOR, "convref pool: Y has the wrong shape");
+		goto out;
+	}
+	for (oy = 0; oy < HO; oy++)
+		for (ox = 0; ox < WO; ox++)
+			for (c = 0; c < C; c++) {
+				int64_t m = -129, s = 0, want, got;
+
+				for (ky = 0; ky < K; ky++)
+					for (kx = 0; kx < K; kx++) {
+						int64_t iy = oy * S + ky - P, ix = ox * S + kx - P, v;
+
+						if (iy < 0 || iy >= H || ix < 0 || ix >= W)
+							continue;
+						v = (int8_t)x.data[(iy * W + ix) * C + c];
+						s += v;
+						if (v > m)
+							m = v;
+					}
+				want = mx ? m : (int64_t)nearbyint((double)s / (double)(K * K));
+				got = (int8_t)y.data[(oy * WO + ox) * C + c];
+				if (got != want && bad++ < 5)
+					fprintf(stderr, "convref: pool Y[%" PRId64 "][%" PRId64 "][%" PRId64 "] = %" PRId64 ", expected %" PRId64 "\n",
+						oy, ox, c, got, want);
+			}
+	rc = report(bad, (uint64_t)(HO * WO * C), "pooled Y");
+out:
+	npy_free(&x);
+	npy_free(&y);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct diag d;
+	int rc = 2;
+
+	diag_init(&d, stderr);
+	if (argc >= 2 && strcmp(argv[1], "gen") == 0)
+		rc = gen(argc, argv, &d);
+	else if (argc >= 2 && strcmp(argv[1], "check") == 0)
+		rc = check(argc, argv, &d);
+	else if (argc >= 2 && strcmp(argv[1], "pool") == 0)
+		rc = pool(argc, argv, &d);
+	if (rc == 2)
+		fprintf(stderr, "usage: convref gen H W CIN COUT KH KW SEED X.npy W.npy [BIAS.npy]\n"
+				"       convref check X.npy W.npy Y.npy S PAD DIL [SHIFT [BIAS.npy|- [RELU]]]\n"
+				"       convref pool X.npy Y.npy max|avg K S PAD\n");
+	return rc;
+}
