@@ -9,12 +9,17 @@
 # field, (ky, kx, ci) in that order - exactly CIN contiguous bytes of the
 # NHWC input per tap, so each tap of a whole block is one 3-D DMA (CIN
 # bytes x the output columns whose tap is inside X x the block's rows).
+# The taps read a slab of input rows already in the scratchpad: DRAM sees
+# each input byte once (plus the halo rows two blocks share), not KH*KW
+# times.
 #
 #   dma1   W once (K x COUT, resident), the bias table
-#   for every block of RB output rows (MB = RB*WO pixels), buffer b:
-#     dma0, dma1  gather block i+1's A into the other buffer, taps split
-#                 between the engines - dispatched BEFORE block i's matrix
-#                 instructions, so the gather overlaps the compute
+#   for every block i of RB output rows (MB = RB*WO pixels), buffer b,
+#   dispatched in this order so that the in-order control unit never waits
+#   behind a slow copy while the array could start:
+#     dma1  the input rows block i+2 needs (one contiguous DRAM copy)
+#     dma0  gathers block i+1's A from its slab into the other A buffer
+#           (on-chip copies: quick; they wait only for block i-1's folds)
 #     mtx   for each COLS-wide tile of COUT, for each ROWS-deep tile of K:
 #           mprep the weight tile, mmulp/mmaccp the MB rows of A
 #     mtx   OUT=int8: one mout of the block (bias, relu, 2^-SHIFT, sat8)
@@ -27,13 +32,15 @@
 #
 # Layouts.  DRAM: X (H x W x CIN int8, NHWC, batch 1); WGT (K x COUT int8,
 # HWIO flattened: row (ky*KW + kx)*CIN + ci - pre-arranged weights, as
-# deployed models store them); BIAS (COUT int32, with BIAS=1); Y (HO x WO x
-# COUT, int8 or int32).  Scratchpad: the zero row, two A buffers (MB rows
-# of K bytes), W (K rows of COUT bytes), two int8 Y buffers (MB x COUT), the
-# bias table.  Accumulator: one MB x COUT int32 block (OUT=int8: mout
+# deployed models store them); BIAS (COUT int32, with WITH_BIAS=1); Y (HO x
+# WO x COUT, int8 or int32).  Scratchpad: the zero row, two A buffers (MB
+# rows of K bytes), two input slabs (IR = (RB-1)*S + (KH-1)*DIL + 1 rows of
+# W*CIN bytes), W (K rows of COUT bytes), two int8 Y buffers (MB x COUT),
+# the bias table.  Accumulator: one MB x COUT int32 block (OUT=int8: mout
 # frees it at once) or two (OUT=int32, stored from the accumulator).
 #
-# Footprint: scratchpad K + 2*MB*K + K*COUT + 2*MB*COUT (int8) + 4*COUT
+# Footprint: scratchpad K + 2*MB*K + 2*IR*W*CIN + K*COUT + 2*MB*COUT (int8)
+# + 4*COUT
 # (+ alignment), accumulator MB*COUT*4 (int8) or 2*MB*COUT*4 (int32);
 # RB defaults to the most output rows that fit, checked with .error.
 # Parameters: H, W, CIN, COUT, KH (3), KW (= KH), S (1), PAD (0), DIL (1),
@@ -116,12 +123,16 @@
 # Scratchpad layout; buffers start on a bank period.
 .equ PERIOD, CFG_CORE_SCRATCHPAD_BANKS * CFG_CORE_SCRATCHPAD_BANK_WIDTH
 .equ ALN, PERIOD > 64 ? PERIOD : 64
-.equ SPM_FIX, 5*ALN + K + K*COUT + 4*COUT
+# Per output row of a block: two A rows of WO*K, two Y rows (int8), two
+# slabs of S input rows; the slabs' fixed (KH-1)*DIL + 1 - S rows are in
+# SPM_FIX.
 .if OUT == int8
-.equ SPM_ROW, 2*WO*K + 2*WO*COUT
+.equ SPM_ROW, 2*WO*K + 2*WO*COUT + 2*S*W*CIN
 .else
-.equ SPM_ROW, 2*WO*K
+.equ SPM_ROW, 2*WO*K + 2*S*W*CIN
 .endif
+.equ SLAB_FIX, (KH - 1)*DIL + 1 - S > 0 ? (KH - 1)*DIL + 1 - S : 0
+.equ SPM_FIX, 6*ALN + K + K*COUT + 4*COUT + 2*SLAB_FIX*W*CIN
 .ifndef RB
 .equ RB_S, (CFG_CORE_SCRATCHPAD_BYTES - SPM_FIX) / SPM_ROW
 .equ RB_A, CFG_CORE_ACCUMULATOR_BYTES / (NCBUF*WO*COUT*4)
@@ -136,7 +147,10 @@
 .equ SPM_ZERO, 0
 .equ ABUF, (K + ALN - 1) / ALN * ALN	# A buffer 0; buffer 1 at +ABUF_SZ
 .equ ABUF_SZ, (MB*K + ALN - 1) / ALN * ALN
-.equ SPM_B, ABUF + 2*ABUF_SZ
+.equ IR, (RB - 1)*S + (KH - 1)*DIL + 1	# input rows a block reads
+.equ XBUF, ABUF + 2*ABUF_SZ		# input slab 0; slab 1 at +XBUF_SZ
+.equ XBUF_SZ, (IR*W*CIN + ALN - 1) / ALN * ALN
+.equ SPM_B, XBUF + 2*XBUF_SZ
 .equ SPM_O, SPM_B + (K*COUT + ALN - 1) / ALN * ALN
 .equ OBUF_SZ, (MB*COUT + ALN - 1) / ALN * ALN
 .if OUT == int8
@@ -167,17 +181,13 @@
 .spm SPM_ZERO
 .zero K
 
-# The gathers alternate between dma0 and dma1 by tap; with taps or rows
-# that are not whole 4-byte words they all go to dma0, because the hazard
-# checker's 4-byte granules would see neighbouring taps written by two
-# engines as overlapping (docs/hazards.md, Approximations).
-.equ SPLIT, CIN % 4 == 0 && K % 4 == 0
-
-.equ AFULL, 0		# +b: both engines' gathers of buffer b landed
-.equ AFREE, 2		# +b: mtx is done with A buffer b (one per engine)
+.equ AFULL, 0		# +b: the gather of A buffer b landed
+.equ AFREE, 2		# +b: mtx is done with A buffer b
 .equ OFULL, 4		# +b: block in Y buffer b (int8) / C buffer b (int32)
 .equ OFREE, 6		# +b: the store of buffer b is done
 .equ BFULL, 8		# W and the bias table are resident
+.equ XFULL, 9		# +b: slab b landed (dma1 -> dma0)
+.equ XFREE, 11		# +b: the taps no longer read slab b (dma0 -> dma1)
 
 # Valid output range of a tap t (ky or kx): outputs o with
 # 0 <= o*S + t*DIL - PAD < N, i.e. ceil((PAD - t*DIL) / S) <= o <=
@@ -238,17 +248,20 @@ zr\@:
 .if xh\@ > xl\@
 	bge	a0, a1, tp\@
 	sub	t2, a1, a0				# valid rows
-	li	t1, S*W*CIN
+	li	t1, S
 	mul	t4, a0, t1
-	li	t1, X_DRAM + (((\ky)*DIL - PAD)*W + xl\@*S + (\kx)*DIL - PAD)*CIN
-	add	t4, t4, t1				# source
+	sub	t4, t4, s7				# - the slab's first row
+	li	t1, W*CIN
+	mul	t4, t4, t1
+	li	t1, XBUF + (\b)*XBUF_SZ + (((\ky)*DIL - PAD)*W + xl\@*S + (\kx)*DIL - PAD)*CIN
+	add	t4, t4, t1				# source, in the slab
 	sub	t3, a0, s1
 	li	t1, WO*K
 	mul	t3, t3, t1
 	li	t1, ABUF + (\b)*ABUF_SZ + xl\@*K + ((\ky)*KW + (\kx))*CIN
 	add	t3, t3, t1				# destination
-	cdesc	t4, t3, dram, spm, CIN, xh\@ - xl\@, S*CIN, K, t2, S*W*CIN, WO*K
-	dma	((\ky)*KW + (\kx)) % 2 * SPLIT
+	cdesc	t4, t3, spm, spm, CIN, xh\@ - xl\@, S*CIN, K, t2, S*W*CIN, WO*K
+	dma	0
 tp\@:
 .endif
 .if (\kx) + 1 < KW
@@ -275,28 +288,67 @@ tr3\@:
 	bge	a1, a0, tr4\@
 	mv	a1, a0
 tr4\@:
-	zero_rows \ky, \b, s1, a0, (\ky) % 2 * SPLIT
-	zero_rows \ky, \b, a1, s3, (\ky) % 2 * SPLIT
+	zero_rows \ky, \b, s1, a0, 0
+	zero_rows \ky, \b, a1, s3, 0
 	tap	\ky, 0, \b
 .if (\ky) + 1 < KH
 	taprow	(\ky) + 1, \b
 .endif
 .endm
 
-# Gather block REG (a register) into A buffer b.
-.macro load_blk reg, b
+# Rows of block REG (a register): s1 = first output row, s3 = one past
+# its last; s7 .. a2 = the input rows inside X that its taps read.
+.macro blk_rows reg
 	li	t1, RB
-	mul	s1, \reg, t1			# first output row
+	mul	s1, \reg, t1
 	add	s3, s1, t1
 	li	t1, HO
-	bge	t1, s3, lb\@
+	bge	t1, s3, br1\@
 	mv	s3, t1				# the last block is shorter
-lb\@:
+br1\@:
+	li	t1, S
+	mul	s7, s1, t1
+	addi	s7, s7, -PAD
+	bge	s7, zero, br2\@
+	li	s7, 0
+br2\@:
+	addi	a2, s3, -1
+	mul	a2, a2, t1
+	addi	a2, a2, (KH - 1)*DIL - PAD + 1
+	li	t1, H
+	bge	t1, a2, br3\@
+	mv	a2, t1
+br3\@:
+.endm
+
+# The input slab of block REG into slab b, on dma1 (one contiguous copy
+# of whole NHWC rows), once the taps of block REG - 2 are done with it.
+.macro slab_load reg, b
+	blk_rows \reg
+	wait	dma1, XFREE + (\b), 1
+	sub	t2, a2, s7
+	li	t1, W*CIN
+	mul	t2, t2, t1			# bytes
+	mul	t4, s7, t1
+	li	t1, X_DRAM
+	add	t4, t4, t1
+	li	t3, XBUF + (\b)*XBUF_SZ
+	li	t1, 1
+	cdesc	t4, t3, dram, spm, 1, 1, 0, 0, t1, 0, 0
+	dset	n0, t2
+	dma	1
+	sig	dma1, XFULL + (\b)
+.endm
+
+# Gather block REG's A into buffer b from its slab, on dma0 (on-chip
+# copies: quick, so they never hold the queue for long).
+.macro gather reg, b
+	blk_rows \reg
 	wait	dma0, AFREE + (\b), 1
-	wait	dma1, AFREE + (\b), 1
+	wait	dma0, XFULL + (\b), 1
 	taprow	0, \b
 	sig	dma0, AFULL + (\b)
-	sig	dma1, AFULL + (\b)
+	sig	dma0, XFREE + (\b)
 .endm
 
 # The folds of one COLS-wide tile of COUT: t5 the weight tile, t4 its C
@@ -330,10 +382,15 @@ nk\@:
 # Block s0 in buffer b: gather the next block first, then compute, then
 # store.
 .macro block b, first=0
+	addi	t6, s0, 2
+	li	t1, NB
+	bge	t6, t1, ns\@
+	slab_load t6, \b			# block s0+2 reuses slab b
+ns\@:
 	addi	t6, s0, 1
 	li	t1, NB
 	bge	t6, t1, nl\@
-	load_blk t6, 1 - (\b)
+	gather	t6, 1 - (\b)
 nl\@:
 	li	t1, RB
 	mul	s1, s0, t1			# this block's first row
@@ -346,7 +403,7 @@ rb\@:
 	li	t0, WO
 	mul	t1, t1, t0
 	mset	m, t1				# MB, or fewer in the last block
-	wait	mtx, AFULL + (\b), 2
+	wait	mtx, AFULL + (\b), 1
 .if \first
 	wait	mtx, BFULL, 1
 .endif
@@ -378,7 +435,6 @@ nf\@:
 	li	t0, COLS
 	mset	n, t0
 .endif
-	sig	mtx, AFREE + (\b)
 	sig	mtx, AFREE + (\b)
 .if OUT == int8
 	li	t0, COUT
@@ -472,13 +528,19 @@ nf\@:
 	cdesc	t3, t4, spm, spm, K, 1, 0, 0, t1, 0, K
 	dma	0
 	sig	dma0, AFREE + 0
-	sig	dma0, AFREE + 0
-	sig	dma0, AFREE + 1
 	sig	dma0, AFREE + 1
 	sig	ctl, OFREE + 0
 	sig	ctl, OFREE + 1
+	sig	ctl, XFREE + 0
+	sig	ctl, XFREE + 1
 	li	s0, 0
-	load_blk s0, 0
+	slab_load s0, 0
+.if NB > 1
+	li	s0, 1
+	slab_load s0, 1
+.endif
+	li	s0, 0
+	gather	s0, 0
 	block	0, 1
 	li	t1, NB
 	bge	s0, t1, done
