@@ -102,6 +102,12 @@
 .error "conv2d.s: KH and KW must be 1..7"
 .endif
 
+.ifndef DIRECT
+.equ DIRECT, S == 1 && DIL == 1	# stride 1: no gather (see Two ways)
+.endif
+.if DIRECT && (S != 1 || DIL != 1)
+.error "conv2d.s: DIRECT=1 needs S=1 and DIL=1"
+.endif
 .equ HO, (H + 2*PAD - DIL*(KH - 1) - 1) / S + 1
 .equ WO, (W + 2*PAD - DIL*(KW - 1) - 1) / S + 1
 .if HO < 1 || WO < 1
@@ -123,6 +129,57 @@
 # Scratchpad layout; buffers start on a bank period.
 .equ PERIOD, CFG_CORE_SCRATCHPAD_BANKS * CFG_CORE_SCRATCHPAD_BANK_WIDTH
 .equ ALN, PERIOD > 64 ? PERIOD : 64
+.equ SPM_ZERO, 0
+.if DIRECT
+# Direct: the slab is A.  Output (oy, ox) is virtual row oy*VW + ox of
+# the block's GEMM, VW = W + 2*PAD: its tap row ky reads KW*CIN contiguous
+# bytes of the padded slab from pixel (oy + ky)*VW + ox on, and virtual
+# row + 1 is CIN bytes further (sa = CIN: the rows overlap).  The KW - 1
+# virtual columns past WO wrap into the next row: computed, never stored.
+.equ VW, W + 2*PAD
+.equ SR, VW*CIN				# bytes per padded slab row
+.equ KG, KW*CIN				# K of one tap row
+.equ KGT, (KG + ROWS - 1) / ROWS	# its k tiles; the last has KGL rows
+.equ KGL, KG - (KGT - 1)*ROWS
+# Per output row of a block: two slab rows, two Y rows (int8); a slab
+# holds RB + KH - 1 rows plus one for the wrapped columns' reads.
+.if OUT == int8
+.equ SPM_ROW, 2*SR + 2*VW*COUT
+.else
+.equ SPM_ROW, 2*SR
+.endif
+.equ SPM_FIX, 6*ALN + SR + K*COUT + 4*COUT + 2*KH*SR
+.ifndef RB
+.equ RB_S, (CFG_CORE_SCRATCHPAD_BYTES - SPM_FIX) / SPM_ROW
+.equ RB_A, CFG_CORE_ACCUMULATOR_BYTES / (NCBUF*VW*COUT*4)
+.equ RB_SA, RB_S < RB_A ? RB_S : RB_A
+.equ RB, RB_SA < HO ? RB_SA : HO
+.endif
+.if RB < 1 || RB > HO
+.error "conv2d.s: not even one output row fits: the scratchpad needs 2*(KH+1)*(W+2*PAD)*CIN + K*COUT (+ 2*(W+2*PAD)*COUT) bytes, the accumulator (W+2*PAD)*COUT*4 per block"
+.endif
+.equ MB, RB*VW				# virtual rows per block
+.equ NB, (HO + RB - 1) / RB		# blocks
+.equ ZB, SR				# zero row bytes
+.equ ABUF, (ZB + ALN - 1) / ALN * ALN	# slab 0; slab 1 at +XBUF_SZ
+.equ XBUF_SZ, ((RB + KH)*SR + ALN - 1) / ALN * ALN
+.equ SPM_B, ABUF + 2*XBUF_SZ
+.equ SPM_O, SPM_B + (K*COUT + ALN - 1) / ALN * ALN
+.equ OBUF_SZ, (MB*COUT + ALN - 1) / ALN * ALN
+.if OUT == int8
+.equ SPM_PAR, SPM_O + 2*OBUF_SZ
+.else
+.equ SPM_PAR, SPM_O
+.endif
+.if SPM_PAR + 4*COUT > CFG_CORE_SCRATCHPAD_BYTES
+.error "conv2d.s: the blocks do not fit core.scratchpad.bytes (lower RB)"
+.endif
+.equ C_SZ, MB*COUT*4
+.if NCBUF*C_SZ > CFG_CORE_ACCUMULATOR_BYTES
+.error "conv2d.s: the blocks do not fit core.accumulator.bytes (lower RB)"
+.endif
+.else
+# Gather: A buffers of MB pixel rows of K bytes, and the input slabs.
 # Per output row of a block: two A rows of WO*K, two Y rows (int8), two
 # slabs of S input rows; the slabs' fixed (KH-1)*DIL + 1 - S rows are in
 # SPM_FIX.
@@ -144,8 +201,8 @@
 .endif
 .equ MB, RB*WO				# pixels (A rows) per block
 .equ NB, (HO + RB - 1) / RB		# blocks
-.equ SPM_ZERO, 0
-.equ ABUF, (K + ALN - 1) / ALN * ALN	# A buffer 0; buffer 1 at +ABUF_SZ
+.equ ZB, K				# zero row bytes
+.equ ABUF, (ZB + ALN - 1) / ALN * ALN	# A buffer 0; buffer 1 at +ABUF_SZ
 .equ ABUF_SZ, (MB*K + ALN - 1) / ALN * ALN
 .equ IR, (RB - 1)*S + (KH - 1)*DIL + 1	# input rows a block reads
 .equ XBUF, ABUF + 2*ABUF_SZ		# input slab 0; slab 1 at +XBUF_SZ
@@ -166,6 +223,8 @@
 .error "conv2d.s: the blocks do not fit core.accumulator.bytes (lower RB)"
 .endif
 
+.endif
+
 .equ X_DRAM, 0
 .equ W_DRAM, (X_DRAM + H*W*CIN + 63) & ~63
 .equ BIAS_DRAM, (W_DRAM + K*COUT + 63) & ~63
@@ -177,9 +236,9 @@
 .endif
 .tensor Y, dram, Y_DRAM, OUT, HO, WO, COUT
 
-# The zero row the padding copies come from (K >= KW*CIN bytes).
+# The zero row the padding copies come from.
 .spm SPM_ZERO
-.zero K
+.zero ZB
 
 .equ AFULL, 0		# +b: the gather of A buffer b landed
 .equ AFREE, 2		# +b: mtx is done with A buffer b
@@ -188,17 +247,6 @@
 .equ BFULL, 8		# W and the bias table are resident
 .equ XFULL, 9		# +b: slab b landed (dma1 -> dma0)
 .equ XFREE, 11		# +b: the taps no longer read slab b (dma0 -> dma1)
-
-# Valid output range of a tap t (ky or kx): outputs o with
-# 0 <= o*S + t*DIL - PAD < N, i.e. ceil((PAD - t*DIL) / S) <= o <=
-# floor((N - 1 + PAD - t*DIL) / S), clamped to the output (the quotients'
-# signs written out: the assembler's / truncates).
-.macro tap_lo name, t
-.equ \name, (PAD - (\t)*DIL) <= 0 ? 0 : (PAD - (\t)*DIL + S - 1) / S
-.endm
-.macro tap_hi name, t, n, out
-.equ \name, (\n - 1 + PAD - (\t)*DIL) < 0 ? 0 : ((\n - 1 + PAD - (\t)*DIL) / S + 1 > \out ? \out : (\n - 1 + PAD - (\t)*DIL) / S + 1)
-.endm
 
 # Set every staging field of a copy of N2 (a register) planes of N1 rows
 # of N0 bytes; strides in bytes; memories by name.
@@ -224,6 +272,192 @@
 	li	t0, \ds2
 	dset	ds2, t0
 .endm
+
+.if DIRECT
+# Rows of block REG (a register): s1 = first output row, s3 = one past
+# its last; s7 .. a2 = the input rows inside X its slab holds (the slab's
+# row 0 is padded row s1, input row s1 - PAD).
+.macro blk_rows reg
+	li	t1, RB
+	mul	s1, \reg, t1
+	add	s3, s1, t1
+	li	t1, HO
+	bge	t1, s3, br1\@
+	mv	s3, t1				# the last block is shorter
+br1\@:
+	addi	s7, s1, -PAD
+	bge	s7, zero, br2\@
+	li	s7, 0
+br2\@:
+	addi	a2, s3, KH - 1 - PAD
+	li	t1, H
+	bge	t1, a2, br3\@
+	mv	a2, t1
+br3\@:
+.endm
+
+# Slab rows r0 .. r1 (registers, slab row numbers) of slab b: zeros.
+.macro zero_slab b, r0, r1
+	bge	\r0, \r1, zs\@
+	sub	t2, \r1, \r0
+	li	t1, SR
+	mul	t3, \r0, t1
+	li	t1, ABUF + (\b)*XBUF_SZ
+	add	t3, t3, t1
+	li	t4, SPM_ZERO
+	cdesc	t4, t3, spm, spm, SR, 1, 0, 0, t2, 0, SR
+	dma	0
+zs\@:
+.endm
+
+# The padded slab of block REG into slab b, on dma0: rows outside X
+# zeroed, the rows inside one strided copy (W*CIN bytes each, PAD*CIN
+# bytes into a padded row: the pad columns stay zero from the clear).
+.macro slab_load reg, b
+	blk_rows \reg
+	wait	dma0, AFREE + (\b), 1
+	addi	a0, s7, PAD
+	sub	a0, a0, s1			# first slab row inside X
+	zero_slab \b, zero, a0
+	addi	a1, a2, PAD
+	sub	a1, a1, s1			# one past the last inside X
+	sub	a3, s3, s1
+	addi	a3, a3, KH - 1			# slab rows in use
+	zero_slab \b, a1, a3
+	sub	t2, a2, s7			# rows inside X
+	li	t1, W*CIN
+	mul	t4, s7, t1
+	li	t1, X_DRAM
+	add	t4, t4, t1
+	li	t1, SR
+	mul	t3, a0, t1
+	li	t1, ABUF + (\b)*XBUF_SZ + PAD*CIN
+	add	t3, t3, t1
+	cdesc	t4, t3, dram, spm, W*CIN, 1, 0, 0, t2, W*CIN, SR
+	dma	0
+	sig	dma0, AFULL + (\b)
+.endm
+
+# Tap row ky of the n tile at s6 (weights) into C at t4, from slab b: its
+# KG rows of W in k tiles (mprep/mmulp step A by ROWS bytes and W by ROWS
+# rows); the very first fold of a tile overwrites C, the rest add.
+.macro kgroup ky, b
+	li	t3, ABUF + (\b)*XBUF_SZ + (\ky)*SR
+	li	t1, (\ky)*KG*COUT
+	add	t5, s6, t1
+.if KGT > 1 && KGL != ROWS
+	li	t0, ROWS
+	mset	k, t0
+.endif
+	mprep	t5
+.if (\ky) == 0
+	mmulp	t4, t3, zero
+.else
+	mmaccp	t4, t3, zero
+.endif
+.if KGT > 2
+	li	s2, KGT - 2
+kg\@:
+	mprep	t5
+	mmaccp	t4, t3, zero
+	dbnz	s2, kg\@
+.endif
+.if KGT > 1
+.if KGL != ROWS
+	li	t0, KGL
+	mset	k, t0
+.endif
+	mprep	t5
+	mmaccp	t4, t3, zero
+.endif
+.if (\ky) + 1 < KH
+	kgroup	(\ky) + 1, \b
+.endif
+.endm
+
+# Block s0 from slab b: load the next block's slab first, then compute,
+# then store the WO valid columns of each output row.
+.macro block b, first=0
+	addi	t6, s0, 1
+	li	t1, NB
+	bge	t6, t1, nl\@
+	slab_load t6, 1 - (\b)
+nl\@:
+	blk_rows s0
+	sub	t1, s3, s1
+	li	t0, VW
+	mul	t1, t1, t0
+	mset	m, t1				# MB, or fewer in the last block
+	wait	mtx, AFULL + (\b), 1
+.if \first
+	wait	mtx, BFULL, 1
+.endif
+	wait	mtx, OFREE + (\b), 1
+.if OUT == int8
+	li	t4, 0
+.else
+	li	t4, (\b)*C_SZ
+.endif
+	li	s6, SPM_B
+	li	s4, NT
+nt\@:
+.if NL != COLS
+	li	t1, 1
+	bne	s4, t1, nf\@
+	li	t0, NL
+	mset	n, t0
+nf\@:
+.endif
+	mv	s5, t4
+	kgroup	0, \b
+	addi	t4, s5, COLS*4
+	addi	s6, s6, COLS
+	dbnz	s4, nt\@
+.if NL != COLS
+	li	t0, COLS
+	mset	n, t0
+.endif
+	sig	mtx, AFREE + (\b)
+.if OUT == int8
+	li	t0, COUT
+	mset	n, t0
+	li	t3, SPM_O + (\b)*OBUF_SZ
+	li	t4, 0
+	mout	t3, t4
+	li	t0, COLS
+	mset	n, t0
+.endif
+	sig	mtx, OFULL + (\b)
+	# store rows s1 .. s3 of Y: WO of every VW virtual columns
+	wait	dma1, OFULL + (\b), 1
+	sub	t2, s3, s1
+	li	t1, WO*COUT*CB
+	mul	t4, s1, t1
+	li	t1, Y_DRAM
+	add	t4, t4, t1
+.if OUT == int8
+	li	t3, SPM_O + (\b)*OBUF_SZ
+	cdesc	t3, t4, spm, dram, WO*COUT*CB, 1, 0, 0, t2, VW*COUT*CB, WO*COUT*CB
+.else
+	li	t3, (\b)*C_SZ
+	cdesc	t3, t4, acc, dram, WO*COUT*CB, 1, 0, 0, t2, VW*COUT*CB, WO*COUT*CB
+.endif
+	dma	1
+	sig	dma1, OFREE + (\b)
+	addi	s0, s0, 1
+.endm
+.else
+# Valid output range of a tap t (ky or kx): outputs o with
+# 0 <= o*S + t*DIL - PAD < N, i.e. ceil((PAD - t*DIL) / S) <= o <=
+# floor((N - 1 + PAD - t*DIL) / S), clamped to the output (the quotients'
+# signs written out: the assembler's / truncates).
+.macro tap_lo name, t
+.equ \name, (PAD - (\t)*DIL) <= 0 ? 0 : (PAD - (\t)*DIL + S - 1) / S
+.endm
+.macro tap_hi name, t, n, out
+.equ \name, (\n - 1 + PAD - (\t)*DIL) < 0 ? 0 : ((\n - 1 + PAD - (\t)*DIL) / S + 1 > \out ? \out : (\n - 1 + PAD - (\t)*DIL) / S + 1)
+.endm
+
 
 # Rows r0 .. r1 (registers, absolute output rows; the block starts at s1)
 # of tap row ky in buffer b: zeros, on engine e.
@@ -468,6 +702,8 @@ nf\@:
 	addi	s0, s0, 1
 .endm
 
+.endif
+
 .text
 	rbeg	conv2d
 	li	t0, ws
@@ -481,8 +717,17 @@ nf\@:
 	mset	ia, t0				# next k tile: ROWS bytes along A rows
 	li	t0, COLS
 	mset	n, t0
+.if DIRECT
+	li	t0, CIN
+	mset	sa, t0				# virtual rows: CIN bytes apart
+.if KGT == 1
+	li	t0, KG
+	mset	k, t0				# one k tile per tap row
+.endif
+.else
 	li	t0, K
 	mset	sa, t0				# A rows: K bytes
+.endif
 	li	t0, COUT
 	mset	sb, t0				# W rows: COUT bytes
 	li	t0, ROWS*COUT
@@ -522,6 +767,20 @@ nf\@:
 	dma	1
 .endif
 	sig	dma1, BFULL
+.if DIRECT
+	# both slabs cleared (their pad columns are never written again)
+	li	t3, SPM_ZERO
+	li	t4, ABUF
+	li	t1, 2*XBUF_SZ / SR
+	cdesc	t3, t4, spm, spm, SR, 1, 0, 0, t1, 0, SR
+	dma	0
+	sig	dma0, AFREE + 0
+	sig	dma0, AFREE + 1
+	sig	ctl, OFREE + 0
+	sig	ctl, OFREE + 1
+	li	s0, 0
+	slab_load s0, 0
+.else
 	li	t3, SPM_ZERO
 	li	t4, ABUF
 	li	t1, 2*MB
@@ -541,6 +800,7 @@ nf\@:
 .endif
 	li	s0, 0
 	gather	s0, 0
+.endif
 	block	0, 1
 	li	t1, NB
 	bge	s0, t1, done
