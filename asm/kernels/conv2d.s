@@ -116,8 +116,35 @@
 .equ K, KH*KW*CIN
 .equ KT, (K + ROWS - 1) / ROWS		# k tiles; the last has KL rows
 .equ KL, K - (KT - 1)*ROWS
-.equ NT, (COUT + COLS - 1) / COLS	# n tiles; the last has NL columns
-.equ NL, COUT - (NT - 1)*COLS
+# Output channels in groups of NG: the weights of one group (K x NG) are
+# resident while every block of the output is computed for it; the next
+# group's load waits for the last fold of the group before.  NG = COUT
+# when the weights fit half the scratchpad, else the largest COUT/2^j
+# that does.
+.ifndef NG
+.equ WBUD, CFG_CORE_SCRATCHPAD_BYTES / 2
+.if K*COUT <= WBUD
+.equ NG, COUT
+.elif COUT % 2 == 0 && K*(COUT/2) <= WBUD
+.equ NG, COUT/2
+.elif COUT % 4 == 0 && K*(COUT/4) <= WBUD
+.equ NG, COUT/4
+.elif COUT % 8 == 0 && K*(COUT/8) <= WBUD
+.equ NG, COUT/8
+.elif COUT % 16 == 0 && K*(COUT/16) <= WBUD
+.equ NG, COUT/16
+.elif COUT % 32 == 0 && K*(COUT/32) <= WBUD
+.equ NG, COUT/32
+.else
+.equ NG, COUT/64
+.endif
+.endif
+.if NG < 1 || COUT % NG
+.error "conv2d.s: the weights do not fit the scratchpad in COUT/2^j groups (give -D NG, a divisor of COUT)"
+.endif
+.equ NGRP, COUT / NG
+.equ NT, (NG + COLS - 1) / COLS		# n tiles; the last has NL columns
+.equ NL, NG - (NT - 1)*COLS
 .if OUT == int8
 .equ CB, 1
 .equ NCBUF, 1				# accumulator blocks
@@ -144,19 +171,19 @@
 # Per output row of a block: two slab rows, two Y rows (int8); a slab
 # holds RB + KH - 1 rows plus one for the wrapped columns' reads.
 .if OUT == int8
-.equ SPM_ROW, 2*SR + 2*VW*COUT
+.equ SPM_ROW, 2*SR + 2*VW*NG
 .else
 .equ SPM_ROW, 2*SR
 .endif
-.equ SPM_FIX, 6*ALN + SR + K*COUT + 4*COUT + 2*KH*SR
+.equ SPM_FIX, 6*ALN + SR + K*NG + 4*COUT + 2*KH*SR
 .ifndef RB
 .equ RB_S, (CFG_CORE_SCRATCHPAD_BYTES - SPM_FIX) / SPM_ROW
-.equ RB_A, CFG_CORE_ACCUMULATOR_BYTES / (NCBUF*VW*COUT*4)
+.equ RB_A, CFG_CORE_ACCUMULATOR_BYTES / (NCBUF*VW*NG*4)
 .equ RB_SA, RB_S < RB_A ? RB_S : RB_A
 .equ RB, RB_SA < HO ? RB_SA : HO
 .endif
 .if RB < 1 || RB > HO
-.error "conv2d.s: not even one output row fits: the scratchpad needs 2*(KH+1)*(W+2*PAD)*CIN + K*COUT (+ 2*(W+2*PAD)*COUT) bytes, the accumulator (W+2*PAD)*COUT*4 per block"
+.error "conv2d.s: not even one output row fits: the scratchpad needs 2*(KH+1)*(W+2*PAD)*CIN + K*NG (+ 2*(W+2*PAD)*NG) bytes, the accumulator (W+2*PAD)*NG*4 per block"
 .endif
 .equ MB, RB*VW				# virtual rows per block
 .equ NB, (HO + RB - 1) / RB		# blocks
@@ -164,8 +191,8 @@
 .equ ABUF, (ZB + ALN - 1) / ALN * ALN	# slab 0; slab 1 at +XBUF_SZ
 .equ XBUF_SZ, ((RB + KH)*SR + ALN - 1) / ALN * ALN
 .equ SPM_B, ABUF + 2*XBUF_SZ
-.equ SPM_O, SPM_B + (K*COUT + ALN - 1) / ALN * ALN
-.equ OBUF_SZ, (MB*COUT + ALN - 1) / ALN * ALN
+.equ SPM_O, SPM_B + (K*NG + ALN - 1) / ALN * ALN
+.equ OBUF_SZ, (MB*NG + ALN - 1) / ALN * ALN
 .if OUT == int8
 .equ SPM_PAR, SPM_O + 2*OBUF_SZ
 .else
@@ -174,7 +201,7 @@
 .if SPM_PAR + 4*COUT > CFG_CORE_SCRATCHPAD_BYTES
 .error "conv2d.s: the blocks do not fit core.scratchpad.bytes (lower RB)"
 .endif
-.equ C_SZ, MB*COUT*4
+.equ C_SZ, MB*NG*4
 .if NCBUF*C_SZ > CFG_CORE_ACCUMULATOR_BYTES
 .error "conv2d.s: the blocks do not fit core.accumulator.bytes (lower RB)"
 .endif
@@ -184,20 +211,20 @@
 # slabs of S input rows; the slabs' fixed (KH-1)*DIL + 1 - S rows are in
 # SPM_FIX.
 .if OUT == int8
-.equ SPM_ROW, 2*WO*K + 2*WO*COUT + 2*S*W*CIN
+.equ SPM_ROW, 2*WO*K + 2*WO*NG + 2*S*W*CIN
 .else
 .equ SPM_ROW, 2*WO*K + 2*S*W*CIN
 .endif
 .equ SLAB_FIX, (KH - 1)*DIL + 1 - S > 0 ? (KH - 1)*DIL + 1 - S : 0
-.equ SPM_FIX, 6*ALN + K + K*COUT + 4*COUT + 2*SLAB_FIX*W*CIN
+.equ SPM_FIX, 6*ALN + K + K*NG + 4*COUT + 2*SLAB_FIX*W*CIN
 .ifndef RB
 .equ RB_S, (CFG_CORE_SCRATCHPAD_BYTES - SPM_FIX) / SPM_ROW
-.equ RB_A, CFG_CORE_ACCUMULATOR_BYTES / (NCBUF*WO*COUT*4)
+.equ RB_A, CFG_CORE_ACCUMULATOR_BYTES / (NCBUF*WO*NG*4)
 .equ RB_SA, RB_S < RB_A ? RB_S : RB_A
 .equ RB, RB_SA < HO ? RB_SA : HO
 .endif
 .if RB < 1 || RB > HO
-.error "conv2d.s: not even one output row fits: the scratchpad needs K + 2*WO*K + K*COUT (+ 2*WO*COUT) bytes, the accumulator WO*COUT*4 per block"
+.error "conv2d.s: not even one output row fits: the scratchpad needs K + 2*WO*K + K*NG (+ 2*WO*NG) bytes, the accumulator WO*NG*4 per block"
 .endif
 .equ MB, RB*WO				# pixels (A rows) per block
 .equ NB, (HO + RB - 1) / RB		# blocks
@@ -208,8 +235,8 @@
 .equ XBUF, ABUF + 2*ABUF_SZ		# input slab 0; slab 1 at +XBUF_SZ
 .equ XBUF_SZ, (IR*W*CIN + ALN - 1) / ALN * ALN
 .equ SPM_B, XBUF + 2*XBUF_SZ
-.equ SPM_O, SPM_B + (K*COUT + ALN - 1) / ALN * ALN
-.equ OBUF_SZ, (MB*COUT + ALN - 1) / ALN * ALN
+.equ SPM_O, SPM_B + (K*NG + ALN - 1) / ALN * ALN
+.equ OBUF_SZ, (MB*NG + ALN - 1) / ALN * ALN
 .if OUT == int8
 .equ SPM_PAR, SPM_O + 2*OBUF_SZ
 .else
@@ -218,7 +245,7 @@
 .if SPM_PAR + 4*COUT > CFG_CORE_SCRATCHPAD_BYTES
 .error "conv2d.s: the blocks do not fit core.scratchpad.bytes (lower RB)"
 .endif
-.equ C_SZ, MB*COUT*4
+.equ C_SZ, MB*NG*4
 .if NCBUF*C_SZ > CFG_CORE_ACCUMULATOR_BYTES
 .error "conv2d.s: the blocks do not fit core.accumulator.bytes (lower RB)"
 .endif
@@ -247,6 +274,8 @@
 .equ BFULL, 8		# W and the bias table are resident
 .equ XFULL, 9		# +b: slab b landed (dma1 -> dma0)
 .equ XFREE, 11		# +b: the taps no longer read slab b (dma0 -> dma1)
+.equ WFREE, 13		# the folds of a channel group are done (mtx -> dma1)
+.equ NBT, NB*NGRP	# flat blocks: every row block of every group
 
 # Set every staging field of a copy of N2 (a register) planes of N1 rows
 # of N0 bytes; strides in bytes; memories by name.
@@ -271,6 +300,75 @@
 	dset	ss2, t0
 	li	t0, \ds2
 	dset	ds2, t0
+.endm
+
+# The store of output rows s1 .. s3, channel group s8, from Y buffer b
+# (int8) or C buffer b (int32) whose rows are PW pixels of NG channels
+# apart: NG channels of each of WO pixels of each row, into Y's COUT.
+.macro store b, pw
+	wait	dma1, OFULL + (\b), 1
+	sub	t2, s3, s1
+	li	t1, WO*COUT*CB
+	mul	t4, s1, t1
+	li	t1, NG*CB
+	mul	t3, s8, t1
+	add	t4, t4, t3
+	li	t1, Y_DRAM
+	add	t4, t4, t1
+.if OUT == int8
+	li	t3, SPM_O + (\b)*OBUF_SZ
+	cdesc	t3, t4, spm, dram, NG*CB, WO, NG*CB, COUT*CB, t2, (\pw)*NG*CB, WO*COUT*CB
+.else
+	li	t3, (\b)*C_SZ
+	cdesc	t3, t4, acc, dram, NG*CB, WO, NG*CB, COUT*CB, t2, (\pw)*NG*CB, WO*COUT*CB
+.endif
+.endm
+
+# Weights of channel group REG (K rows of NG of the K x COUT matrix), on
+# dma1, once the folds of the group before are done.
+.macro wload reg
+	wait	dma1, WFREE, 1
+	li	t1, NG
+	mul	t3, \reg, t1
+	li	t1, W_DRAM
+	add	t3, t3, t1
+	li	t4, SPM_B
+	li	t1, K
+	cdesc	t3, t4, dram, spm, NG, 1, 0, 0, t1, COUT, NG
+	dma	1
+	sig	dma1, BFULL
+.endm
+
+# After the last block of a channel group (s8, s9) with another group to
+# come: the folds release the weights (mtx), then dma1 loads the next.
+.macro groupend lbl
+.if NGRP > 1
+	li	t1, NB - 1
+	bne	s9, t1, \lbl
+	li	t1, NGRP - 1
+	bge	s8, t1, \lbl
+	sig	mtx, WFREE
+\lbl:
+.endif
+.endm
+.macro groupnext lbl
+.if NGRP > 1
+	li	t1, NB - 1
+	bne	s9, t1, \lbl
+	li	t1, NGRP - 1
+	bge	s8, t1, \lbl
+	addi	t6, s8, 1
+	wload	t6
+\lbl:
+.endif
+.endm
+
+# Split flat block index REG into s8 = its channel group and s9 = its
+# block of output rows.
+.macro grp_blk reg
+	li	t1, NB
+	divu	s8, \reg, t1
+	remu	s9, \reg, t1
 .endm
 
 .if DIRECT
@@ -314,7 +412,8 @@ zs\@:
 # zeroed, the rows inside one strided copy (W*CIN bytes each, PAD*CIN
 # bytes into a padded row: the pad columns stay zero from the clear).
 .macro slab_load reg, b
-	blk_rows \reg
+	grp_blk	\reg
+	blk_rows s9
 	wait	dma0, AFREE + (\b), 1
 	addi	a0, s7, PAD
 	sub	a0, a0, s1			# first slab row inside X
@@ -343,7 +442,7 @@ zs\@:
 # rows); the very first fold of a tile overwrites C, the rest add.
 .macro kgroup ky, b
 	li	t3, ABUF + (\b)*XBUF_SZ + (\ky)*SR
-	li	t1, (\ky)*KG*COUT
+	li	t1, (\ky)*KG*NG
 	add	t5, s6, t1
 .if KGT > 1 && KGL != ROWS
 	li	t0, ROWS
@@ -377,20 +476,28 @@ kg\@:
 
 # Block s0 from slab b: load the next block's slab first, then compute,
 # then store the WO valid columns of each output row.
-.macro block b, first=0
+.macro block b
 	addi	t6, s0, 1
-	li	t1, NB
+	li	t1, NBT
 	bge	t6, t1, nl\@
 	slab_load t6, 1 - (\b)
 nl\@:
-	blk_rows s0
+	grp_blk	s0
+	blk_rows s9
 	sub	t1, s3, s1
 	li	t0, VW
 	mul	t1, t1, t0
 	mset	m, t1				# MB, or fewer in the last block
 	wait	mtx, AFULL + (\b), 1
-.if \first
-	wait	mtx, BFULL, 1
+	bne	s9, zero, wb\@			# a group's first block waits
+	wait	mtx, BFULL, 1			# for its weights
+wb\@:
+.if WITH_BIAS && OUT == int8
+	li	t1, NG*4
+	mul	t1, s8, t1
+	li	t0, SPM_PAR
+	add	t1, t1, t0
+	mset	opar, t1			# the group's biases
 .endif
 	wait	mtx, OFREE + (\b), 1
 .if OUT == int8
@@ -419,7 +526,7 @@ nf\@:
 .endif
 	sig	mtx, AFREE + (\b)
 .if OUT == int8
-	li	t0, COUT
+	li	t0, NG
 	mset	n, t0
 	li	t3, SPM_O + (\b)*OBUF_SZ
 	li	t4, 0
@@ -428,22 +535,13 @@ nf\@:
 	mset	n, t0
 .endif
 	sig	mtx, OFULL + (\b)
-	# store rows s1 .. s3 of Y: WO of every VW virtual columns
-	wait	dma1, OFULL + (\b), 1
-	sub	t2, s3, s1
-	li	t1, WO*COUT*CB
-	mul	t4, s1, t1
-	li	t1, Y_DRAM
-	add	t4, t4, t1
-.if OUT == int8
-	li	t3, SPM_O + (\b)*OBUF_SZ
-	cdesc	t3, t4, spm, dram, WO*COUT*CB, 1, 0, 0, t2, VW*COUT*CB, WO*COUT*CB
-.else
-	li	t3, (\b)*C_SZ
-	cdesc	t3, t4, acc, dram, WO*COUT*CB, 1, 0, 0, t2, VW*COUT*CB, WO*COUT*CB
-.endif
+	groupend wg\@
+	# store rows s1 .. s3 of Y, group s8: WO of every VW virtual
+	# columns, NG channels of every COUT
+	store	\b, VW
 	dma	1
 	sig	dma1, OFREE + (\b)
+	groupnext wn\@
 	addi	s0, s0, 1
 .endm
 .else
@@ -558,7 +656,8 @@ br3\@:
 # The input slab of block REG into slab b, on dma1 (one contiguous copy
 # of whole NHWC rows), once the taps of block REG - 2 are done with it.
 .macro slab_load reg, b
-	blk_rows \reg
+	grp_blk	\reg
+	blk_rows s9
 	wait	dma1, XFREE + (\b), 1
 	sub	t2, a2, s7
 	li	t1, W*CIN
@@ -577,7 +676,8 @@ br3\@:
 # Gather block REG's A into buffer b from its slab, on dma0 (on-chip
 # copies: quick, so they never hold the queue for long).
 .macro gather reg, b
-	blk_rows \reg
+	grp_blk	\reg
+	blk_rows s9
 	wait	dma0, AFREE + (\b), 1
 	wait	dma0, XFULL + (\b), 1
 	taprow	0, \b
@@ -615,19 +715,20 @@ nk\@:
 
 # Block s0 in buffer b: gather the next block first, then compute, then
 # store.
-.macro block b, first=0
+.macro block b
 	addi	t6, s0, 2
-	li	t1, NB
+	li	t1, NBT
 	bge	t6, t1, ns\@
 	slab_load t6, \b			# block s0+2 reuses slab b
 ns\@:
 	addi	t6, s0, 1
-	li	t1, NB
+	li	t1, NBT
 	bge	t6, t1, nl\@
 	gather	t6, 1 - (\b)
 nl\@:
+	grp_blk	s0
 	li	t1, RB
-	mul	s1, s0, t1			# this block's first row
+	mul	s1, s9, t1			# this block's first row
 	add	s3, s1, t1
 	li	t1, HO
 	bge	t1, s3, rb\@
@@ -638,8 +739,15 @@ rb\@:
 	mul	t1, t1, t0
 	mset	m, t1				# MB, or fewer in the last block
 	wait	mtx, AFULL + (\b), 1
-.if \first
-	wait	mtx, BFULL, 1
+	bne	s9, zero, wb\@			# a group's first block waits
+	wait	mtx, BFULL, 1			# for its weights
+wb\@:
+.if WITH_BIAS && OUT == int8
+	li	t1, NG*4
+	mul	t1, s8, t1
+	li	t0, SPM_PAR
+	add	t1, t1, t0
+	mset	opar, t1			# the group's biases
 .endif
 .if OUT == int8
 	wait	mtx, OFREE + (\b), 1
@@ -671,7 +779,7 @@ nf\@:
 .endif
 	sig	mtx, AFREE + (\b)
 .if OUT == int8
-	li	t0, COUT
+	li	t0, NG
 	mset	n, t0
 	li	t3, SPM_O + (\b)*OBUF_SZ
 	li	t4, 0
@@ -680,25 +788,12 @@ nf\@:
 	mset	n, t0
 .endif
 	sig	mtx, OFULL + (\b)
-	# store rows s1 .. s3 of Y
-	wait	dma1, OFULL + (\b), 1
-	sub	t2, s3, s1
-	li	t1, WO*COUT*CB
-	mul	t2, t2, t1			# bytes
-	mul	t4, s1, t1
-	li	t1, Y_DRAM
-	add	t4, t4, t1
-	li	t1, 1
-.if OUT == int8
-	li	t3, SPM_O + (\b)*OBUF_SZ
-	cdesc	t3, t4, spm, dram, 1, 1, 0, 0, t1, 0, 0
-.else
-	li	t3, (\b)*C_SZ
-	cdesc	t3, t4, acc, dram, 1, 1, 0, 0, t1, 0, 0
-.endif
-	dset	n0, t2
+	groupend wg\@
+	# store rows s1 .. s3 of Y, group s8
+	store	\b, WO
 	dma	1
 	sig	dma1, OFREE + (\b)
+	groupnext wn\@
 	addi	s0, s0, 1
 .endm
 
@@ -728,18 +823,18 @@ nf\@:
 	li	t0, K
 	mset	sa, t0				# A rows: K bytes
 .endif
-	li	t0, COUT
-	mset	sb, t0				# W rows: COUT bytes
-	li	t0, ROWS*COUT
+	li	t0, NG
+	mset	sb, t0				# W rows: a group's NG bytes
+	li	t0, ROWS*NG
 	mset	ib, t0				# next k tile: ROWS rows of W
-	li	t0, COUT*4
-	mset	sc, t0				# C rows: COUT int32
+	li	t0, NG*4
+	mset	sc, t0				# C rows: NG int32
 .if OUT == int8
 	li	t0, int8
 	mset	otype, t0
 	li	t0, (127 - SHIFT) << 23		# 2^-SHIFT as fp32 bits
 	mset	oscale, t0
-	li	t0, COUT
+	li	t0, NG
 	mset	so, t0
 .if RELU
 	li	t0, relu
@@ -755,18 +850,17 @@ nf\@:
 
 	# W and the bias table on dma1; both A buffers cleared on dma0, whose
 	# queue then releases them to the gathers (AFREE, one per engine).
-	li	t3, W_DRAM
-	li	t4, SPM_B
-	li	t1, 1
-	cdesc	t3, t4, dram, spm, K*COUT, 1, 0, 0, t1, 0, 0
-	dma	1
+	# (the bias table before the first weights: BFULL covers both)
 .if WITH_BIAS
+	li	t1, 1
 	li	t3, BIAS_DRAM
 	li	t4, SPM_PAR
 	cdesc	t3, t4, dram, spm, 4*COUT, 1, 0, 0, t1, 0, 0
 	dma	1
 .endif
-	sig	dma1, BFULL
+	sig	ctl, WFREE
+	li	t6, 0
+	wload	t6
 .if DIRECT
 	# both slabs cleared (their pad columns are never written again)
 	li	t3, SPM_ZERO
@@ -794,22 +888,22 @@ nf\@:
 	sig	ctl, XFREE + 1
 	li	s0, 0
 	slab_load s0, 0
-.if NB > 1
+.if NBT > 1
 	li	s0, 1
 	slab_load s0, 1
 .endif
 	li	s0, 0
 	gather	s0, 0
 .endif
-	block	0, 1
-	li	t1, NB
+	block	0
+	li	t1, NBT
 	bge	s0, t1, done
 loop:
 	block	1
-	li	t1, NB
+	li	t1, NBT
 	bge	s0, t1, done
 	block	0
-	li	t1, NB
+	li	t1, NBT
 	blt	s0, t1, loop
 done:
 	fence	all
