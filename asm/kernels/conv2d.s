@@ -189,7 +189,8 @@
 .equ NB, (HO + RB - 1) / RB		# blocks
 .equ ZB, SR				# zero row bytes
 .equ ABUF, (ZB + ALN - 1) / ALN * ALN	# slab 0; slab 1 at +XBUF_SZ
-.equ XBUF_SZ, ((RB + KH)*SR + ALN - 1) / ALN * ALN
+.equ IR, RB + KH			# slab rows, one for the wrapped reads
+.equ XBUF_SZ, (IR*SR + ALN - 1) / ALN * ALN
 .equ SPM_B, ABUF + 2*XBUF_SZ
 .equ SPM_O, SPM_B + (K*NG + ALN - 1) / ALN * ALN
 .equ OBUF_SZ, (MB*NG + ALN - 1) / ALN * ALN
@@ -206,17 +207,17 @@
 .error "conv2d.s: the blocks do not fit core.accumulator.bytes (lower RB)"
 .endif
 .else
-# Gather: A buffers of MB pixel rows of K bytes, and the input slabs.
-# Per output row of a block: two A rows of WO*K, two Y rows (int8), two
-# slabs of S input rows; the slabs' fixed (KH-1)*DIL + 1 - S rows are in
-# SPM_FIX.
+# Gather: A buffers of MB pixel rows of K bytes, gathered from padded
+# input slabs of IR rows of VW = W + 2*PAD pixels.
+.equ VW, W + 2*PAD
+.equ SR, VW*CIN				# bytes per padded slab row
 .if OUT == int8
-.equ SPM_ROW, 2*WO*K + 2*WO*NG + 2*S*W*CIN
+.equ SPM_ROW, 2*WO*K + 2*WO*NG + 2*S*SR
 .else
-.equ SPM_ROW, 2*WO*K + 2*S*W*CIN
+.equ SPM_ROW, 2*WO*K + 2*S*SR
 .endif
 .equ SLAB_FIX, (KH - 1)*DIL + 1 - S > 0 ? (KH - 1)*DIL + 1 - S : 0
-.equ SPM_FIX, 6*ALN + K + K*NG + 4*COUT + 2*SLAB_FIX*W*CIN
+.equ SPM_FIX, 7*ALN + SR + K*NG + 4*COUT + 2*SLAB_FIX*SR
 .ifndef RB
 .equ RB_S, (CFG_CORE_SCRATCHPAD_BYTES - SPM_FIX) / SPM_ROW
 .equ RB_A, CFG_CORE_ACCUMULATOR_BYTES / (NCBUF*WO*NG*4)
@@ -224,16 +225,16 @@
 .equ RB, RB_SA < HO ? RB_SA : HO
 .endif
 .if RB < 1 || RB > HO
-.error "conv2d.s: not even one output row fits: the scratchpad needs K + 2*WO*K + K*NG (+ 2*WO*NG) bytes, the accumulator WO*NG*4 per block"
+.error "conv2d.s: not even one output row fits: the scratchpad needs 2*WO*K + 2*((KH-1)*DIL+1)*(W+2*PAD)*CIN + K*NG (+ 2*WO*NG) bytes, the accumulator WO*NG*4 per block"
 .endif
 .equ MB, RB*WO				# pixels (A rows) per block
 .equ NB, (HO + RB - 1) / RB		# blocks
-.equ ZB, K				# zero row bytes
+.equ ZB, SR				# zero row bytes
 .equ ABUF, (ZB + ALN - 1) / ALN * ALN	# A buffer 0; buffer 1 at +ABUF_SZ
 .equ ABUF_SZ, (MB*K + ALN - 1) / ALN * ALN
-.equ IR, (RB - 1)*S + (KH - 1)*DIL + 1	# input rows a block reads
-.equ XBUF, ABUF + 2*ABUF_SZ		# input slab 0; slab 1 at +XBUF_SZ
-.equ XBUF_SZ, (IR*W*CIN + ALN - 1) / ALN * ALN
+.equ IR, (RB - 1)*S + (KH - 1)*DIL + 1	# slab rows a block reads
+.equ XBUF, ABUF + 2*ABUF_SZ		# slab 0; slab 1 at +XBUF_SZ
+.equ XBUF_SZ, (IR*SR + ALN - 1) / ALN * ALN
 .equ SPM_B, XBUF + 2*XBUF_SZ
 .equ SPM_O, SPM_B + (K*NG + ALN - 1) / ALN * ALN
 .equ OBUF_SZ, (MB*NG + ALN - 1) / ALN * ALN
@@ -249,7 +250,6 @@
 .if NCBUF*C_SZ > CFG_CORE_ACCUMULATOR_BYTES
 .error "conv2d.s: the blocks do not fit core.accumulator.bytes (lower RB)"
 .endif
-
 .endif
 
 .equ X_DRAM, 0
@@ -276,6 +276,20 @@
 .equ XFREE, 11		# +b: the taps no longer read slab b (dma0 -> dma1)
 .equ WFREE, 13		# the folds of a channel group are done (mtx -> dma1)
 .equ NBT, NB*NGRP	# flat blocks: every row block of every group
+# Who loads the slabs, where, and their semaphores: direct - dma0 into the
+# A buffers themselves; gather - dma1 into the slabs the gathers read.
+.if DIRECT
+.equ SLAB, ABUF
+.equ SL_ENG, 0
+.equ SL_FREE, AFREE
+.equ SL_FULL, AFULL
+.else
+.equ SLAB, XBUF
+.equ SL_ENG, 1
+.equ SL_FREE, XFREE
+.equ SL_FULL, XFULL
+.endif
+.equ SL_UNIT, 3 + SL_ENG		# its unit id for sig/wait (dma0 = 3)
 
 # Set every staging field of a copy of N2 (a register) planes of N1 rows
 # of N0 bytes; strides in bytes; memories by name.
@@ -371,10 +385,9 @@
 	remu	s9, \reg, t1
 .endm
 
-.if DIRECT
 # Rows of block REG (a register): s1 = first output row, s3 = one past
-# its last; s7 .. a2 = the input rows inside X its slab holds (the slab's
-# row 0 is padded row s1, input row s1 - PAD).
+# its last; its slab holds padded input rows s1*S .. (s3-1)*S +
+# (KH-1)*DIL, of which s7 .. a2 (input rows) lie inside X.
 .macro blk_rows reg
 	li	t1, RB
 	mul	s1, \reg, t1
@@ -383,11 +396,15 @@
 	bge	t1, s3, br1\@
 	mv	s3, t1				# the last block is shorter
 br1\@:
-	addi	s7, s1, -PAD
+	li	t1, S
+	mul	s7, s1, t1
+	addi	s7, s7, -PAD
 	bge	s7, zero, br2\@
 	li	s7, 0
 br2\@:
-	addi	a2, s3, KH - 1 - PAD
+	addi	a2, s3, -1
+	mul	a2, a2, t1
+	addi	a2, a2, (KH - 1)*DIL + 1 - PAD
 	li	t1, H
 	bge	t1, a2, br3\@
 	mv	a2, t1
@@ -400,28 +417,34 @@ br3\@:
 	sub	t2, \r1, \r0
 	li	t1, SR
 	mul	t3, \r0, t1
-	li	t1, ABUF + (\b)*XBUF_SZ
+	li	t1, SLAB + (\b)*XBUF_SZ
 	add	t3, t3, t1
 	li	t4, SPM_ZERO
 	cdesc	t4, t3, spm, spm, SR, 1, 0, 0, t2, 0, SR
-	dma	0
+	dma	SL_ENG
 zs\@:
 .endm
 
-# The padded slab of block REG into slab b, on dma0: rows outside X
-# zeroed, the rows inside one strided copy (W*CIN bytes each, PAD*CIN
-# bytes into a padded row: the pad columns stay zero from the clear).
+# The padded slab of flat block REG into slab b, on engine SL_ENG, once
+# slab b is free: rows outside X zeroed, the rows inside one strided copy
+# (W*CIN bytes each, PAD*CIN bytes into a padded row: the pad columns stay
+# zero from the initial clear).
 .macro slab_load reg, b
 	grp_blk	\reg
 	blk_rows s9
-	wait	dma0, AFREE + (\b), 1
+	wait	(SL_UNIT), SL_FREE + (\b), 1
+	li	t1, S
+	mul	a3, s1, t1			# padded row of slab row 0
 	addi	a0, s7, PAD
-	sub	a0, a0, s1			# first slab row inside X
+	sub	a0, a0, a3			# first slab row inside X
 	zero_slab \b, zero, a0
 	addi	a1, a2, PAD
-	sub	a1, a1, s1			# one past the last inside X
-	sub	a3, s3, s1
-	addi	a3, a3, KH - 1			# slab rows in use
+	sub	a1, a1, a3			# one past the last inside X
+	addi	t6, s3, -1
+	li	t1, S
+	mul	t6, t6, t1
+	addi	t6, t6, (KH - 1)*DIL + 1
+	sub	a3, t6, a3			# slab rows in use
 	zero_slab \b, a1, a3
 	sub	t2, a2, s7			# rows inside X
 	li	t1, W*CIN
@@ -430,13 +453,36 @@ zs\@:
 	add	t4, t4, t1
 	li	t1, SR
 	mul	t3, a0, t1
-	li	t1, ABUF + (\b)*XBUF_SZ + PAD*CIN
+	li	t1, SLAB + (\b)*XBUF_SZ + PAD*CIN
 	add	t3, t3, t1
 	cdesc	t4, t3, dram, spm, W*CIN, 1, 0, 0, t2, W*CIN, SR
-	dma	0
-	sig	dma0, AFULL + (\b)
+	dma	SL_ENG
+	sig	(SL_UNIT), SL_FULL + (\b)
 .endm
 
+# Zero the pad columns of both slabs (the slab loads never write them)
+# on SL_ENG, then release the slabs to the loads.
+.macro clear_pad off
+	li	t4, SLAB + (\off)
+	dset	dst, t4
+	dma	SL_ENG
+.endm
+.macro clear_slabs
+.if PAD
+	li	t1, IR
+	li	t3, SPM_ZERO
+	li	t4, SLAB
+	cdesc	t3, t4, spm, spm, PAD*CIN, 1, 0, 0, t1, 0, SR
+	dma	SL_ENG
+	clear_pad (PAD + W)*CIN
+	clear_pad XBUF_SZ
+	clear_pad XBUF_SZ + (PAD + W)*CIN
+.endif
+	sig	(SL_UNIT), SL_FREE + 0
+	sig	(SL_UNIT), SL_FREE + 1
+.endm
+
+.if DIRECT
 # Tap row ky of the n tile at s6 (weights) into C at t4, from slab b: its
 # KG rows of W in k tiles (mprep/mmulp step A by ROWS bytes and W by ROWS
 # rows); the very first fold of a tile overwrites C, the rest add.
@@ -545,148 +591,37 @@ nf\@:
 	addi	s0, s0, 1
 .endm
 .else
-# Valid output range of a tap t (ky or kx): outputs o with
-# 0 <= o*S + t*DIL - PAD < N, i.e. ceil((PAD - t*DIL) / S) <= o <=
-# floor((N - 1 + PAD - t*DIL) / S), clamped to the output (the quotients'
-# signs written out: the assembler's / truncates).
-.macro tap_lo name, t
-.equ \name, (PAD - (\t)*DIL) <= 0 ? 0 : (PAD - (\t)*DIL + S - 1) / S
-.endm
-.macro tap_hi name, t, n, out
-.equ \name, (\n - 1 + PAD - (\t)*DIL) < 0 ? 0 : ((\n - 1 + PAD - (\t)*DIL) / S + 1 > \out ? \out : (\n - 1 + PAD - (\t)*DIL) / S + 1)
-.endm
-
-
-# Rows r0 .. r1 (registers, absolute output rows; the block starts at s1)
-# of tap row ky in buffer b: zeros, on engine e.
-.macro zero_rows ky, b, r0, r1, e
-	bge	\r0, \r1, zr\@
-	sub	t2, \r1, \r0
-	sub	t3, \r0, s1
-	li	t1, WO*K
-	mul	t3, t3, t1
-	li	t1, ABUF + (\b)*ABUF_SZ + (\ky)*KW*CIN
-	add	t3, t3, t1
-	li	t4, SPM_ZERO
-	cdesc	t4, t3, spm, spm, KW*CIN, WO, 0, K, t2, 0, WO*K
-	dma	\e
-zr\@:
-.endm
-
-# Tap (ky, kx) of the block at s1 (rows a0 .. a1 valid) into buffer b.
-.macro tap ky, kx, b
-	tap_lo	xl\@, \kx
-	tap_hi	xh\@, \kx, W, WO
-.if xh\@ > xl\@
-	bge	a0, a1, tp\@
-	sub	t2, a1, a0				# valid rows
-	li	t1, S
-	mul	t4, a0, t1
-	sub	t4, t4, s7				# - the slab's first row
-	li	t1, W*CIN
-	mul	t4, t4, t1
-	li	t1, XBUF + (\b)*XBUF_SZ + (((\ky)*DIL - PAD)*W + xl\@*S + (\kx)*DIL - PAD)*CIN
-	add	t4, t4, t1				# source, in the slab
-	sub	t3, a0, s1
-	li	t1, WO*K
-	mul	t3, t3, t1
-	li	t1, ABUF + (\b)*ABUF_SZ + xl\@*K + ((\ky)*KW + (\kx))*CIN
-	add	t3, t3, t1				# destination
-	cdesc	t4, t3, spm, spm, CIN, xh\@ - xl\@, S*CIN, K, t2, S*W*CIN, WO*K
+# Gather flat block REG's A into buffer b from slab b, on dma0 (on-chip
+# copies): per tap row one 3-D copy of KW*CIN contiguous bytes per output
+# pixel (per tap and CIN bytes with a dilation), every pixel of every row.
+.macro gtap ky, kx, b
+	li	t4, XBUF + (\b)*XBUF_SZ + ((\ky)*SR + (\kx)*CIN)*DIL
+	li	t3, ABUF + (\b)*ABUF_SZ + ((\ky)*KW + (\kx))*CIN
+.if DIL == 1
+	cdesc	t4, t3, spm, spm, KW*CIN, WO, S*CIN, K, t2, S*SR, WO*K
 	dma	0
-tp\@:
-.endif
+.else
+	cdesc	t4, t3, spm, spm, CIN, WO, S*CIN, K, t2, S*SR, WO*K
+	dma	0
 .if (\kx) + 1 < KW
-	tap \ky, (\kx) + 1, \b
+	gtap	\ky, (\kx) + 1, \b
+.endif
+.endif
+.if (\kx) == 0 && (\ky) + 1 < KH
+	gtap	(\ky) + 1, 0, \b
 .endif
 .endm
-
-# Tap row ky: the block's valid rows a0 .. a1 for it, zeros outside, then
-# its KW taps.  s1 = first row of the block, s3 = one past its last.
-.macro taprow ky, b
-	tap_lo	yl\@, \ky
-	tap_hi	yh\@, \ky, H, HO
-	li	a0, yl\@
-	bge	a0, s1, tr1\@
-	mv	a0, s1
-tr1\@:
-	blt	a0, s3, tr2\@
-	mv	a0, s3
-tr2\@:
-	li	a1, yh\@
-	bge	s3, a1, tr3\@
-	mv	a1, s3
-tr3\@:
-	bge	a1, a0, tr4\@
-	mv	a1, a0
-tr4\@:
-	zero_rows \ky, \b, s1, a0, 0
-	zero_rows \ky, \b, a1, s3, 0
-	tap	\ky, 0, \b
-.if (\ky) + 1 < KH
-	taprow	(\ky) + 1, \b
-.endif
-.endm
-
-# Rows of block REG (a register): s1 = first output row, s3 = one past
-# its last; s7 .. a2 = the input rows inside X that its taps read.
-.macro blk_rows reg
-	li	t1, RB
-	mul	s1, \reg, t1
-	add	s3, s1, t1
-	li	t1, HO
-	bge	t1, s3, br1\@
-	mv	s3, t1				# the last block is shorter
-br1\@:
-	li	t1, S
-	mul	s7, s1, t1
-	addi	s7, s7, -PAD
-	bge	s7, zero, br2\@
-	li	s7, 0
-br2\@:
-	addi	a2, s3, -1
-	mul	a2, a2, t1
-	addi	a2, a2, (KH - 1)*DIL - PAD + 1
-	li	t1, H
-	bge	t1, a2, br3\@
-	mv	a2, t1
-br3\@:
-.endm
-
-# The input slab of block REG into slab b, on dma1 (one contiguous copy
-# of whole NHWC rows), once the taps of block REG - 2 are done with it.
-.macro slab_load reg, b
-	grp_blk	\reg
-	blk_rows s9
-	wait	dma1, XFREE + (\b), 1
-	sub	t2, a2, s7
-	li	t1, W*CIN
-	mul	t2, t2, t1			# bytes
-	mul	t4, s7, t1
-	li	t1, X_DRAM
-	add	t4, t4, t1
-	li	t3, XBUF + (\b)*XBUF_SZ
-	li	t1, 1
-	cdesc	t4, t3, dram, spm, 1, 1, 0, 0, t1, 0, 0
-	dset	n0, t2
-	dma	1
-	sig	dma1, XFULL + (\b)
-.endm
-
-# Gather block REG's A into buffer b from its slab, on dma0 (on-chip
-# copies: quick, so they never hold the queue for long).
 .macro gather reg, b
 	grp_blk	\reg
 	blk_rows s9
 	wait	dma0, AFREE + (\b), 1
 	wait	dma0, XFULL + (\b), 1
-	taprow	0, \b
+	sub	t2, s3, s1			# output rows
+	gtap	0, 0, \b
 	sig	dma0, AFULL + (\b)
 	sig	dma0, XFREE + (\b)
 .endm
 
-# The folds of one COLS-wide tile of COUT: t5 the weight tile, t4 its C
-# columns, t3 the A buffer; k tiles step by ia/ib (mprep, mmulp).
 .macro ntile
 	mprep	t5
 .if KT == 1
@@ -848,9 +783,8 @@ nf\@:
 .endif
 .endif
 
-	# W and the bias table on dma1; both A buffers cleared on dma0, whose
-	# queue then releases them to the gathers (AFREE, one per engine).
-	# (the bias table before the first weights: BFULL covers both)
+	# The bias table, then the first group's weights, on dma1 (BFULL
+	# covers both); the slabs cleared by their loader.
 .if WITH_BIAS
 	li	t1, 1
 	li	t3, BIAS_DRAM
@@ -861,33 +795,14 @@ nf\@:
 	sig	ctl, WFREE
 	li	t6, 0
 	wload	t6
-.if DIRECT
-	# both slabs cleared (their pad columns are never written again)
-	li	t3, SPM_ZERO
-	li	t4, ABUF
-	li	t1, 2*XBUF_SZ / SR
-	cdesc	t3, t4, spm, spm, SR, 1, 0, 0, t1, 0, SR
-	dma	0
-	sig	dma0, AFREE + 0
-	sig	dma0, AFREE + 1
+	clear_slabs
 	sig	ctl, OFREE + 0
 	sig	ctl, OFREE + 1
 	li	s0, 0
 	slab_load s0, 0
-.else
-	li	t3, SPM_ZERO
-	li	t4, ABUF
-	li	t1, 2*MB
-	cdesc	t3, t4, spm, spm, K, 1, 0, 0, t1, 0, K
-	dma	0
-	sig	dma0, AFREE + 0
-	sig	dma0, AFREE + 1
-	sig	ctl, OFREE + 0
-	sig	ctl, OFREE + 1
-	sig	ctl, XFREE + 0
-	sig	ctl, XFREE + 1
-	li	s0, 0
-	slab_load s0, 0
+.if !DIRECT
+	sig	ctl, AFREE + 0			# the A buffers: every byte
+	sig	ctl, AFREE + 1			# is gathered each block
 .if NBT > 1
 	li	s0, 1
 	slab_load s0, 1
