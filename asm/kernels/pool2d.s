@@ -1,0 +1,359 @@
+# pool2d.s - Y = max or average pooling of X, int8 NHWC, on the vector unit.
+#
+# Computes, by default, Y[oy][ox][c] = max over the K x K window of
+# X[oy*S + ky - PAD][ox*S + kx - PAD][c] (taps outside X do not count: the
+# padding is -128, the int8 minimum); with AVG=1, Y = rne(sum / (K*K))
+# with the padding counted as zeros (PyTorch's count_include_pad, ONNX's
+# AveragePool default).  Global average pooling is K = H = W, S = 1.
+#
+#   for every block of RB output rows, slab b:
+#     dma0  the padded input rows the block needs (one strided copy; rows
+#           outside X filled from a fill row on chip) - dispatched one
+#           block ahead, so it overlaps the vector work
+#     vec   avg: the slab widened to int32 once (vcvt); then per output row
+#           an accumulator row (WO x C) set to the fill value (vbcast) and
+#           one vmax / vadd per tap, the taps read in place from the slab
+#           (rows S*C bytes apart); avg: vquant by K*K into int8
+#     dma1  stores the block's rows of Y (contiguous in NHWC)
+#
+# Layouts.  DRAM: X (H x W x C int8), Y (HO x WO x C int8).  Scratchpad: the
+# fill row, two padded slabs (IR = (RB-1)*S + K rows of (W + 2*PAD)*C
+# bytes), (avg) one int32 copy of a slab, one accumulator row (WO*C int32
+# or int8), two Y buffers of RB*WO*C bytes.
+# Footprint: (W+2*PAD)*C + 2*IR*(W+2*PAD)*C [+ 4*IR*(W+2*PAD)*C] + 4*WO*C +
+# 2*RB*WO*C bytes of scratchpad (+ alignment); RB defaults to the most
+# output rows that fit (or -D RB).  Parameters: H, W, C, K (3), S (K), PAD
+# (0), AVG (0: max pooling, 1: average pooling).
+
+.ifndef H
+.equ H, 16
+.endif
+.ifndef W
+.equ W, 16
+.endif
+.ifndef C
+.equ C, 32
+.endif
+.ifndef K
+.equ K, 3
+.endif
+.ifndef S
+.equ S, K
+.endif
+.ifndef PAD
+.equ PAD, 0
+.endif
+.ifndef AVG
+.equ AVG, 0
+.endif
+.equ MAXP, !AVG
+.equ HO, (H + 2*PAD - K) / S + 1
+.equ WO, (W + 2*PAD - K) / S + 1
+.if HO < 1 || WO < 1 || PAD >= K
+.error "pool2d.s: the window does not fit the padded input (or PAD >= K)"
+.endif
+.equ VW, W + 2*PAD
+# K*K as fp32 bits (f32() takes literals only): exponent floor(log2 NN)
+.equ NN, K*K
+.if NN > 65535
+.error "pool2d.s: K at most 255"
+.endif
+.equ LG, NN >= 32768 ? 15 : NN >= 16384 ? 14 : NN >= 8192 ? 13 : NN >= 4096 ? 12 : NN >= 2048 ? 11 : NN >= 1024 ? 10 : NN >= 512 ? 9 : NN >= 256 ? 8 : NN >= 128 ? 7 : NN >= 64 ? 6 : NN >= 32 ? 5 : NN >= 16 ? 4 : NN >= 8 ? 3 : NN >= 4 ? 2 : NN >= 2 ? 1 : 0
+.equ NN_F32, ((127 + LG) << 23) | ((NN << (23 - LG)) & 0x7fffff)
+.equ SR, VW*C				# bytes per padded slab row
+.if MAXP
+.equ FILL, -128
+.equ EB, 1				# accumulator element bytes
+.equ WIDE, 0
+.else
+.equ FILL, 0
+.equ EB, 4
+.equ WIDE, 4				# the int32 slab copy, per byte
+.endif
+
+.equ PERIOD, CFG_CORE_SCRATCHPAD_BANKS * CFG_CORE_SCRATCHPAD_BANK_WIDTH
+.equ ALN, PERIOD > 64 ? PERIOD : 64
+.equ SPM_FIX, 8*ALN + SR + 4*WO*C + (2 + WIDE)*(K - S > 0 ? K - S : 0)*SR
+.equ SPM_ROW, (2 + WIDE)*S*SR + 2*WO*C
+.ifndef RB
+.equ RB_S, (CFG_CORE_SCRATCHPAD_BYTES - SPM_FIX) / SPM_ROW
+.equ RB, RB_S < HO ? RB_S : HO
+.endif
+.if RB < 1 || RB > HO
+.error "pool2d.s: not even one output row fits the scratchpad"
+.endif
+.equ IR, (RB - 1)*S + K			# slab rows
+.equ NB, (HO + RB - 1) / RB
+.equ SPM_FILLROW, 0
+.equ SLAB, (SR + ALN - 1) / ALN * ALN	# slab 0; slab 1 at +XBUF_SZ
+.equ XBUF_SZ, (IR*SR + ALN - 1) / ALN * ALN
+.equ SPM_WIDE, SLAB + 2*XBUF_SZ		# avg: the slab as int32
+.equ SPM_ACC, SPM_WIDE + (WIDE*IR*SR + ALN - 1) / ALN * ALN
+.equ SPM_O, SPM_ACC + (4*WO*C + ALN - 1) / ALN * ALN
+.equ OBUF_SZ, (RB*WO*C + ALN - 1) / ALN * ALN
+.if SPM_O + 2*OBUF_SZ > CFG_CORE_SCRATCHPAD_BYTES
+.error "pool2d.s: the blocks do not fit core.scratchpad.bytes (lower RB)"
+.endif
+
+.equ X_DRAM, 0
+.equ Y_DRAM, (H*W*C + 63) & ~63
+.tensor X, dram, X_DRAM, int8, H, W, C
+.tensor Y, dram, Y_DRAM, int8, HO, WO, C
+
+.spm SPM_FILLROW
+.fill SR, 1, FILL
+
+.equ AFULL, 0		# +b: slab b landed (dma0 -> vec)
+.equ AFREE, 2		# +b: the vector unit is done with slab b
+.equ OFULL, 4		# +b: Y buffer b holds the block
+.equ OFREE, 6		# +b: its store is done
+
+# Every staging field of a copy of N2 (a register) planes of N1 rows of N0
+# bytes.
+.macro cdesc src, dst, smem, dmem, n0, n1, ss1, ds1, n2r, ss2, ds2
+	dreset
+	li	t0, \smem
+	dset	smem, t0
+	li	t0, \dmem
+	dset	dmem, t0
+	dset	src, \src
+	dset	dst, \dst
+	li	t0, \n0
+	dset	n0, t0
+	li	t0, \n1
+	dset	n1, t0
+	li	t0, \ss1
+	dset	ss1, t0
+	li	t0, \ds1
+	dset	ds1, t0
+	dset	n2, \n2r
+	li	t0, \ss2
+	dset	ss2, t0
+	li	t0, \ds2
+	dset	ds2, t0
+.endm
+
+# Rows of block REG: s1 = first output row, s3 = one past its last; its
+# slab holds padded rows s1*S .. (s3-1)*S + K - 1, input rows s7 .. a2
+# of them inside X.
+.macro blk_rows reg
+	li	t1, RB
+	mul	s1, \reg, t1
+	add	s3, s1, t1
+	li	t1, HO
+	bge	t1, s3, br1\@
+	mv	s3, t1
+br1\@:
+	li	t1, S
+	mul	s7, s1, t1
+	addi	s7, s7, -PAD
+	bge	s7, zero, br2\@
+	li	s7, 0
+br2\@:
+	addi	a2, s3, -1
+	mul	a2, a2, t1
+	addi	a2, a2, K - PAD
+	li	t1, H
+	bge	t1, a2, br3\@
+	mv	a2, t1
+br3\@:
+.endm
+
+# Slab rows r0 .. r1 (registers) of slab b: the fill value.
+.macro fill_rows b, r0, r1
+	bge	\r0, \r1, fr\@
+	sub	t2, \r1, \r0
+	li	t1, SR
+	mul	t3, \r0, t1
+	li	t1, SLAB + (\b)*XBUF_SZ
+	add	t3, t3, t1
+	li	t4, SPM_FILLROW
+	cdesc	t4, t3, spm, spm, SR, 1, 0, 0, t2, 0, SR
+	dma	0
+fr\@:
+.endm
+
+# The padded slab of block REG into slab b (dma0).
+.macro slab_load reg, b
+	blk_rows \reg
+	wait	dma0, AFREE + (\b), 1
+	li	t1, S
+	mul	a3, s1, t1			# padded row of slab row 0
+	addi	a0, s7, PAD
+	sub	a0, a0, a3			# first slab row inside X
+	fill_rows \b, zero, a0
+	addi	a1, a2, PAD
+	sub	a1, a1, a3
+	addi	t6, s3, -1
+	li	t1, S
+	mul	t6, t6, t1
+	addi	t6, t6, K
+	sub	a3, t6, a3			# slab rows in use
+	fill_rows \b, a1, a3
+	sub	t2, a2, s7
+	li	t1, W*C
+	mul	t4, s7, t1
+	li	t1, X_DRAM
+	add	t4, t4, t1
+	li	t1, SR
+	mul	t3, a0, t1
+	li	t1, SLAB + (\b)*XBUF_SZ + PAD*C
+	add	t3, t3, t1
+	cdesc	t4, t3, dram, spm, W*C, 1, 0, 0, t2, W*C, SR
+	dma	0
+	sig	dma0, AFULL + (\b)
+.endm
+
+# Tap (ky, kx) of output row a0 (register, block-relative) into the
+# accumulator row: src = slab (SRC, element bytes EB) + ((a0*S + ky)*SR +
+# kx*C) elements.
+.macro tap ky, kx, src
+	li	t1, S*SR*EB
+	mul	t4, a0, t1
+	li	t1, (\src) + ((\ky)*SR + (\kx)*C)*EB
+	add	t4, t4, t1
+.if MAXP
+	vmax	t3, t3, t4
+.else
+	vadd	t3, t3, t4
+.endif
+.if (\kx) + 1 < K
+	tap	\ky, (\kx) + 1, \src
+.elif (\ky) + 1 < K
+	tap	(\ky) + 1, 0, \src
+.endif
+.endm
+
+# Block s0 from slab b: load the next slab, pool, store.
+.macro block b
+	addi	t6, s0, 1
+	li	t1, NB
+	bge	t6, t1, nl\@
+	slab_load t6, 1 - (\b)
+nl\@:
+	blk_rows s0
+	wait	vec, AFULL + (\b), 1
+	wait	vec, OFREE + (\b), 1
+.if MAXP
+	li	t0, int8
+	vset	type, t0
+.else
+	# the slab widened to int32 once: taps then add in place
+	li	t0, int8
+	vset	type, t0
+	li	t0, int32
+	vset	otype, t0
+	li	t0, IR
+	vset	rows, t0
+	li	t0, SR
+	vset	len, t0
+	vset	ss1, zero
+	vset	sd, zero
+	li	t3, SPM_WIDE
+	li	t4, SLAB + (\b)*XBUF_SZ
+	vcvt	t3, t4
+	li	t0, int32
+	vset	type, t0
+.endif
+	li	t0, WO
+	vset	rows, t0
+	li	t0, C
+	vset	len, t0
+	li	t0, C*EB
+	vset	sd, t0				# accumulator rows: one pixel
+	vset	ss1, t0
+	li	t0, S*C*EB
+	vset	ss2, t0				# taps: every S-th pixel
+	sub	s2, s3, s1			# output rows
+	li	a0, 0
+rw\@:
+	li	t3, SPM_ACC
+	li	t0, FILL
+	vbcast	t3, t0
+.if MAXP
+	tap	0, 0, SLAB + (\b)*XBUF_SZ
+	li	t1, WO*C
+	mul	t2, a0, t1
+	li	t1, SPM_O + (\b)*OBUF_SZ
+	add	t2, t2, t1
+	li	t0, C
+	vset	ss1, t0
+	vset	sd, t0
+	vmov	t2, t3
+.else
+	tap	0, 0, SPM_WIDE
+	li	t1, WO*C
+	mul	t2, a0, t1
+	li	t1, SPM_O + (\b)*OBUF_SZ
+	add	t2, t2, t1
+	li	t0, int8
+	vset	otype, t0
+	li	t0, NN_F32
+	vset	scale, t0
+	li	t0, C
+	vset	sd, t0
+	vquant	t2, t3				# rne(sum / (K*K)), saturated
+	li	t0, C*4
+	vset	sd, t0
+.endif
+.if MAXP
+	li	t0, C
+	vset	sd, t0
+	vset	ss1, t0
+.endif
+	addi	a0, a0, 1
+	blt	a0, s2, rw\@
+	sig	vec, AFREE + (\b)
+	sig	vec, OFULL + (\b)
+	wait	dma1, OFULL + (\b), 1
+	sub	t2, s3, s1
+	li	t1, WO*C
+	mul	t2, t2, t1			# bytes
+	mul	t4, s1, t1
+	li	t1, Y_DRAM
+	add	t4, t4, t1
+	li	t3, SPM_O + (\b)*OBUF_SZ
+	li	t1, 1
+	cdesc	t3, t4, spm, dram, 1, 1, 0, 0, t1, 0, 0
+	dset	n0, t2
+	dma	1
+	sig	dma1, OFREE + (\b)
+	addi	s0, s0, 1
+.endm
+
+.text
+	rbeg	pool2d
+.if PAD
+	# the pad columns of both slabs: the fill value, once
+	li	t1, IR
+	li	t3, SPM_FILLROW
+	li	t4, SLAB
+	cdesc	t3, t4, spm, spm, PAD*C, 1, 0, 0, t1, 0, SR
+	dma	0
+	li	t4, SLAB + (PAD + W)*C
+	dset	dst, t4
+	dma	0
+	li	t4, SLAB + XBUF_SZ
+	dset	dst, t4
+	dma	0
+	li	t4, SLAB + XBUF_SZ + (PAD + W)*C
+	dset	dst, t4
+	dma	0
+.endif
+	sig	dma0, AFREE + 0
+	sig	dma0, AFREE + 1
+	sig	ctl, OFREE + 0
+	sig	ctl, OFREE + 1
+	li	s0, 0
+	slab_load s0, 0
+loop:
+	block	0
+	li	t1, NB
+	bge	s0, t1, done
+	block	1
+	li	t1, NB
+	blt	s0, t1, loop
+done:
+	fence	all
+	rend	pool2d
+	halt
