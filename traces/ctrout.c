@@ -412,6 +412,7 @@ static void csv_meta(FILE *fp, const struct ctrout_meta *m)
 {
 	char v[40];
 	size_t i;
+	int k;
 
 	fprintf(fp, "# npusim counters, schema %d\n", CTROUT_SCHEMA);
 	if (m->version)
@@ -443,6 +444,11 @@ static void csv_meta(FILE *fp, const struct ctrout_meta *m)
 		fprintf(fp, "# peak noc_bisection_bytes_per_s: %.6g\n",
 			d->noc_bisection_bytes_per_s);
 		fprintf(fp, "# peak vec_ops_per_s: %.6g\n", d->vec_ops_per_s);
+		/* per input type: core.matrix.macs_per_pe.<type> */
+		for (k = 0; k < arch_enum_count(P_MTX_IN_TYPE); k++)
+			fprintf(fp, "# peak macs_per_s_%s: %.6g\n",
+				arch_enum_at(P_MTX_IN_TYPE, k),
+				d->macs_per_s_type[k]);
 	}
 }
 
