@@ -12,6 +12,12 @@
  *       PAD on every side and dilation DIL: exact int32, or with SHIFT an
  *       int8 Y = sat8(rne(act(acc + bias) / 2^SHIFT)), act = relu when
  *       RELU is 1
+ *   convref gendw H W C K SEED X.npy W.npy [BIAS.npy]
+ *       depthwise inputs: X (H x W x C) and W (K*K x C: row ky*K + kx holds
+ *       every channel's weight of that tap), int8; BIAS C int32
+ *   convref dwcheck X.npy W.npy Y.npy S PAD SHIFT [BIAS.npy|- [RELU]]
+ *       int8 Y[oy][ox][c] == sat8(rne(act(bias[c] + sum over the window of
+ *       X[..][..][c] * W[tap][c]) / 2^SHIFT)), zero padding PAD
  *   convref pool X.npy Y.npy KIND K S PAD
  *       Y == KIND (max | avg) pooling of int8 X with a K x K window,
  *       stride S and padding PAD (max ignores padding; avg divides by
@@ -194,6 +200,121 @@ out:
 	return rc;
 }
 
+static int gendw(int argc, char **argv, struct diag *d)
+{
+	struct npy x, w, b;
+	uint64_t sx[3], sw[2], sb[1], i;
+	uint32_t seed;
+	int rc = 2;
+
+	if (argc != 9 && argc != 10)
+		return 2;
+	sx[0] = arg(argv[2]);
+	sx[1] = arg(argv[3]);
+	sx[2] = arg(argv[4]);
+	sw[0] = arg(argv[5]) * arg(argv[5]);
+	sw[1] = sx[2];
+	sb[0] = sx[2];
+	seed = (uint32_t)arg(argv[6]);
+	memset(&x, 0, sizeof(x));
+	memset(&w, 0, sizeof(w));
+	memset(&b, 0, sizeof(b));
+	if (npy_alloc(&x, DT_INT8, 3, sx) || npy_alloc(&w, DT_INT8, 2, sw) ||
+	    (argc == 10 && npy_alloc(&b, DT_INT32, 1, sb)))
+		goto out;
+	for (i = 0; i < x.nbytes; i++)
+		x.data[i] = (uint8_t)(int8_t)((int)(lcg(&seed) % 256) - 128);
+	for (i = 0; i < w.nbytes; i++)
+		w.data[i] = (uint8_t)(int8_t)((int)(lcg(&seed) % 256) - 128);
+	for (i = 0; argc == 10 && i < sb[0]; i++) {
+		int32_t v = (int32_t)(lcg(&seed) % 8193) - 4096;
+
+		memcpy(b.data + 4 * i, &v, 4);
+	}
+	rc = npy_write(argv[7], &x, d) || npy_write(argv[8], &w, d) ||
+	     (argc == 10 && npy_write(argv[9], &b, d));
+	rc = rc ? 2 : 0;
+out:
+	npy_free(&x);
+	npy_free(&w);
+	npy_free(&b);
+	return rc;
+}
+
+static int dwcheck(int argc, char **argv, struct diag *d)
+{
+	struct npy x, w, y, b;
+	int64_t H, W, C, K, S, P, HO, WO, oy, ox, c, ky, kx;
+	int shift, relu = argc > 9 && atoi(argv[9]), rc = 2;
+	int has_bias = argc > 8 && strcmp(argv[8], "-") != 0;
+	uint64_t bad = 0;
+
+	memset(&x, 0, sizeof(x));
+	memset(&w, 0, sizeof(w));
+	memset(&y, 0, sizeof(y));
+	memset(&b, 0, sizeof(b));
+	if (argc < 8 || npy_read(argv[2], &x, d) || npy_read(argv[3], &w, d) ||
+	    npy_read(argv[4], &y, d) || (has_bias && npy_read(argv[8], &b, d)))
+		goto out;
+	S = (int64_t)arg(argv[5]);
+	P = (int64_t)arg(argv[6]);
+	shift = atoi(argv[7]);
+	if (x.ndim != 3 || w.ndim != 2 || y.ndim != 3 || x.dtype != DT_INT8 ||
+	    w.dtype != DT_INT8 || y.dtype != DT_INT8 || S < 1) {
+		(void)diag_error(d, diag_nowhere(), NPU_ETENSOR,
+				 "convref dwcheck: X (H,W,C), W (K*K,C), Y (HO,WO,C), all int8");
+		goto out;
+	}
+	H = (int64_t)x.shape[0];
+	W = (int64_t)x.shape[1];
+	C = (int64_t)x.shape[2];
+	for (K = 1; K * K < (int64_t)w.shape[0]; K++)
+		;
+	HO = out_dim(H, K, S, P, 1);
+	WO = out_dim(W, K, S, P, 1);
+	if (K * K != (int64_t)w.shape[0] || (int64_t)w.shape[1] != C ||
+	    (int64_t)y.shape[0] != HO || (int64_t)y.shape[1] != WO ||
+	    (int64_t)y.shape[2] != C ||
+	    (has_bias && (b.dtype != DT_INT32 || npy_count(&b) != (uint64_t)C))) {
+		(void)diag_error(d, diag_nowhere(), NPU_ETENSOR,
+				 "convref dwcheck: shapes do not form a depthwise convolution with these S, PAD");
+		goto out;
+	}
+	for (oy = 0; oy < HO; oy++)
+		for (ox = 0; ox < WO; ox++)
+			for (c = 0; c < C; c++) {
+				int64_t acc = 0, want, got;
+				int32_t bias = 0;
+
+				for (ky = 0; ky < K; ky++)
+					for (kx = 0; kx < K; kx++) {
+						int64_t iy = oy * S + ky - P, ix = ox * S + kx - P;
+
+						if (iy < 0 || iy >= H || ix < 0 || ix >= W)
+							continue;
+						acc += (int64_t)(int8_t)x.data[(iy * W + ix) * C + c] *
+						       (int8_t)w.data[(ky * K + kx) * C + c];
+					}
+				if (has_bias)
+					memcpy(&bias, b.data + 4 * c, 4);
+				acc += bias;
+				if (relu && acc < 0)
+					acc = 0;
+				want = requant(acc, shift);
+				got = (int8_t)y.data[(oy * WO + ox) * C + c];
+				if (got != want && bad++ < 5)
+					fprintf(stderr, "convref: dw Y[%" PRId64 "][%" PRId64 "][%" PRId64 "] = %" PRId64 ", expected %" PRId64 "\n",
+						oy, ox, c, got, want);
+			}
+	rc = report(bad, (uint64_t)(HO * WO * C), "depthwise Y");
+out:
+	npy_free(&x);
+	npy_free(&w);
+	npy_free(&y);
+	npy_free(&b);
+	return rc;
+}
+
 static int pool(int argc, char **argv, struct diag *d)
 {
 	struct npy x, y;
@@ -266,9 +387,15 @@ int main(int argc, char **argv)
 		rc = check(argc, argv, &d);
 	else if (argc >= 2 && strcmp(argv[1], "pool") == 0)
 		rc = pool(argc, argv, &d);
+	else if (argc >= 2 && strcmp(argv[1], "gendw") == 0)
+		rc = gendw(argc, argv, &d);
+	else if (argc >= 2 && strcmp(argv[1], "dwcheck") == 0)
+		rc = dwcheck(argc, argv, &d);
 	if (rc == 2)
 		fprintf(stderr, "usage: convref gen H W CIN COUT KH KW SEED X.npy W.npy [BIAS.npy]\n"
 				"       convref check X.npy W.npy Y.npy S PAD DIL [SHIFT [BIAS.npy|- [RELU]]]\n"
+				"       convref gendw H W C K SEED X.npy W.npy [BIAS.npy]\n"
+				"       convref dwcheck X.npy W.npy Y.npy S PAD SHIFT [BIAS.npy|- [RELU]]\n"
 				"       convref pool X.npy Y.npy max|avg K S PAD\n");
 	return rc;
 }
