@@ -43,7 +43,14 @@
 # + 4*COUT
 # (+ alignment), accumulator MB*COUT*4 (int8) or 2*MB*COUT*4 (int32);
 # RB defaults to the most output rows that fit, checked with .error.
+# Grouped convolution (GROUPS = G): output channel co reads only input
+# channels co/(COUT/G)*CIN/G ..; the weights are K x COUT with K =
+# KH*KW*CIN/G (each column its group's taps), the slab of a block holds its
+# group's CIN/G channels (a 3-D copy), and the output channel groups of NG
+# never straddle two convolution groups.  Depthwise is G = CIN = COUT (on
+# the array one column per channel: dwconv2d.s does it on the vector unit).
 # Parameters: H, W, CIN, COUT, KH (3), KW (= KH), S (1), PAD (0), DIL (1),
+# GROUPS (1),
 # OUT = int8 (default) or int32, SHIFT (8): int8 Y = sat8(rne((acc + bias)
 # / 2^SHIFT)), WITH_BIAS (0/1: tensor BIAS), RELU (0/1), RB; ROWS, COLS
 # from the config.
@@ -102,6 +109,14 @@
 .error "conv2d.s: KH and KW must be 1..7"
 .endif
 
+.ifndef GROUPS
+.equ GROUPS, 1
+.endif
+.if GROUPS < 1 || CIN % GROUPS || COUT % GROUPS
+.error "conv2d.s: GROUPS must divide CIN and COUT"
+.endif
+.equ CING, CIN / GROUPS			# input channels per group
+.equ COUTG, COUT / GROUPS		# output channels per group
 .ifndef DIRECT
 .equ DIRECT, S == 1 && DIL == 1	# stride 1: no gather (see Two ways)
 .endif
@@ -113,7 +128,7 @@
 .if HO < 1 || WO < 1
 .error "conv2d.s: the window does not fit the padded input"
 .endif
-.equ K, KH*KW*CIN
+.equ K, KH*KW*CING			# a group's GEMM depth
 .equ KT, (K + ROWS - 1) / ROWS		# k tiles; the last has KL rows
 .equ KL, K - (KT - 1)*ROWS
 # Output channels in groups of NG: the weights of one group (K x NG) are
@@ -123,7 +138,9 @@
 # that does.
 .ifndef NG
 .equ WBUD, CFG_CORE_SCRATCHPAD_BYTES / 2
-.if K*COUT <= WBUD
+.if GROUPS > 1 && K*COUTG <= WBUD
+.equ NG, COUTG				# one convolution group at a time
+.elif K*COUT <= WBUD && GROUPS == 1
 .equ NG, COUT
 .elif COUT % 2 == 0 && K*(COUT/2) <= WBUD
 .equ NG, COUT/2
@@ -139,8 +156,8 @@
 .equ NG, COUT/64
 .endif
 .endif
-.if NG < 1 || COUT % NG
-.error "conv2d.s: the weights do not fit the scratchpad in COUT/2^j groups (give -D NG, a divisor of COUT)"
+.if NG < 1 || COUT % NG || (GROUPS > 1 && COUTG % NG)
+.error "conv2d.s: the weights do not fit the scratchpad in COUT/2^j groups (give -D NG, a divisor of COUT and, with GROUPS, of COUT/GROUPS)"
 .endif
 .equ NGRP, COUT / NG
 .equ NT, (NG + COLS - 1) / COLS		# n tiles; the last has NL columns
@@ -164,8 +181,8 @@
 # row + 1 is CIN bytes further (sa = CIN: the rows overlap).  The KW - 1
 # virtual columns past WO wrap into the next row: computed, never stored.
 .equ VW, W + 2*PAD
-.equ SR, VW*CIN				# bytes per padded slab row
-.equ KG, KW*CIN				# K of one tap row
+.equ SR, VW*CING			# bytes per padded slab row
+.equ KG, KW*CING			# K of one tap row
 .equ KGT, (KG + ROWS - 1) / ROWS	# its k tiles; the last has KGL rows
 .equ KGL, KG - (KGT - 1)*ROWS
 # Per output row of a block: two slab rows, two Y rows (int8); a slab
@@ -210,7 +227,7 @@
 # Gather: A buffers of MB pixel rows of K bytes, gathered from padded
 # input slabs of IR rows of VW = W + 2*PAD pixels.
 .equ VW, W + 2*PAD
-.equ SR, VW*CIN				# bytes per padded slab row
+.equ SR, VW*CING			# bytes per padded slab row
 .if OUT == int8
 .equ SPM_ROW, 2*WO*K + 2*WO*NG + 2*S*SR
 .else
@@ -451,11 +468,20 @@ zs\@:
 	mul	t4, s7, t1
 	li	t1, X_DRAM
 	add	t4, t4, t1
+.if GROUPS > 1
+	li	t1, NG
+	mul	t1, s8, t1			# the block's first output channel
+	li	t0, COUTG
+	divu	t1, t1, t0			# its group
+	li	t0, CING
+	mul	t1, t1, t0
+	add	t4, t4, t1			# the group's input channels
+.endif
 	li	t1, SR
 	mul	t3, a0, t1
-	li	t1, SLAB + (\b)*XBUF_SZ + PAD*CIN
+	li	t1, SLAB + (\b)*XBUF_SZ + PAD*CING
 	add	t3, t3, t1
-	cdesc	t4, t3, dram, spm, W*CIN, 1, 0, 0, t2, W*CIN, SR
+	cdesc	t4, t3, dram, spm, CING, W, CIN, CING, t2, W*CIN, SR
 	dma	SL_ENG
 	sig	(SL_UNIT), SL_FULL + (\b)
 .endm
@@ -472,11 +498,11 @@ zs\@:
 	li	t1, IR
 	li	t3, SPM_ZERO
 	li	t4, SLAB
-	cdesc	t3, t4, spm, spm, PAD*CIN, 1, 0, 0, t1, 0, SR
+	cdesc	t3, t4, spm, spm, PAD*CING, 1, 0, 0, t1, 0, SR
 	dma	SL_ENG
-	clear_pad (PAD + W)*CIN
+	clear_pad (PAD + W)*CING
 	clear_pad XBUF_SZ
-	clear_pad XBUF_SZ + (PAD + W)*CIN
+	clear_pad XBUF_SZ + (PAD + W)*CING
 .endif
 	sig	(SL_UNIT), SL_FREE + 0
 	sig	(SL_UNIT), SL_FREE + 1
@@ -595,13 +621,13 @@ nf\@:
 # copies): per tap row one 3-D copy of KW*CIN contiguous bytes per output
 # pixel (per tap and CIN bytes with a dilation), every pixel of every row.
 .macro gtap ky, kx, b
-	li	t4, XBUF + (\b)*XBUF_SZ + ((\ky)*SR + (\kx)*CIN)*DIL
-	li	t3, ABUF + (\b)*ABUF_SZ + ((\ky)*KW + (\kx))*CIN
+	li	t4, XBUF + (\b)*XBUF_SZ + ((\ky)*SR + (\kx)*CING)*DIL
+	li	t3, ABUF + (\b)*ABUF_SZ + ((\ky)*KW + (\kx))*CING
 .if DIL == 1
-	cdesc	t4, t3, spm, spm, KW*CIN, WO, S*CIN, K, t2, S*SR, WO*K
+	cdesc	t4, t3, spm, spm, KW*CING, WO, S*CING, K, t2, S*SR, WO*K
 	dma	0
 .else
-	cdesc	t4, t3, spm, spm, CIN, WO, S*CIN, K, t2, S*SR, WO*K
+	cdesc	t4, t3, spm, spm, CING, WO, S*CING, K, t2, S*SR, WO*K
 	dma	0
 .if (\kx) + 1 < KW
 	gtap	\ky, (\kx) + 1, \b
@@ -748,8 +774,8 @@ nf\@:
 	li	t0, COLS
 	mset	n, t0
 .if DIRECT
-	li	t0, CIN
-	mset	sa, t0				# virtual rows: CIN bytes apart
+	li	t0, CING
+	mset	sa, t0				# virtual rows: CING bytes apart
 .if KGT == 1
 	li	t0, KG
 	mset	k, t0				# one k tile per tap row

@@ -7,11 +7,12 @@
  *       W (KH*KW*CIN x COUT: HWIO flattened, row (ky*KW + kx)*CIN + ci),
  *       and with BIAS.npy an int32 bias per output channel in
  *       [-2^12, 2^12]
- *   convref check X.npy W.npy Y.npy S PAD DIL [SHIFT [BIAS.npy|- [RELU]]]
+ *   convref check X.npy W.npy Y.npy S PAD DIL [SHIFT [BIAS.npy|- [RELU [GROUPS]]]]
  *       Y (HO x WO x COUT) == the convolution with stride S, zero padding
  *       PAD on every side and dilation DIL: exact int32, or with SHIFT an
  *       int8 Y = sat8(rne(act(acc + bias) / 2^SHIFT)), act = relu when
- *       RELU is 1
+ *       RELU is 1; with GROUPS, W is (KH*KW*CIN/GROUPS x COUT) and output
+ *       channel co reads input channels (co / (COUT/GROUPS)) * CIN/GROUPS ..
  *   convref gendw H W C K SEED X.npy W.npy [BIAS.npy]
  *       depthwise inputs: X (H x W x C) and W (K*K x C: row ky*K + kx holds
  *       every channel's weight of that tap), int8; BIAS C int32
@@ -116,6 +117,7 @@ static int check(int argc, char **argv, struct diag *d)
 	struct npy x, w, y, b;
 	int64_t H, W, CI, CO, KH, KW, S, P, D, HO, WO, oy, ox, co, ky, kx, ci;
 	int shift = argc > 8 ? atoi(argv[8]) : -1, relu = argc > 10 && atoi(argv[10]);
+	int64_t G = argc > 11 ? atoi(argv[11]) : 1, CG, OG;
 	int has_bias = argc > 9 && strcmp(argv[9], "-") != 0, rc = 2;
 	uint64_t bad = 0;
 
@@ -143,10 +145,16 @@ static int check(int argc, char **argv, struct diag *d)
 	HO = (int64_t)y.shape[0];
 	WO = (int64_t)y.shape[1];
 	/* K = KH*KW*CI: the square window the kernels take; KH = KW */
-	for (KH = 1; KH * KH * CI < (int64_t)w.shape[0]; KH++)
+	if (G < 1 || CI % G || CO % G) {
+		(void)diag_error(d, diag_nowhere(), NPU_ETENSOR, "convref: GROUPS must divide CIN and COUT");
+		goto out;
+	}
+	CG = CI / G;
+	OG = CO / G;
+	for (KH = 1; KH * KH * CG < (int64_t)w.shape[0]; KH++)
 		;
 	KW = KH;
-	if (KH * KW * CI != (int64_t)w.shape[0] || (int64_t)y.shape[2] != CO ||
+	if (KH * KW * CG != (int64_t)w.shape[0] || (int64_t)y.shape[2] != CO ||
 	    HO != out_dim(H, KH, S, P, D) || WO != out_dim(W, KW, S, P, D) ||
 	    (has_bias && (b.dtype != DT_INT32 || npy_count(&b) != (uint64_t)CO))) {
 		(void)diag_error(d, diag_nowhere(), NPU_ETENSOR,
@@ -166,9 +174,9 @@ static int check(int argc, char **argv, struct diag *d)
 
 						if (iy < 0 || iy >= H || ix < 0 || ix >= W)
 							continue;
-						for (ci = 0; ci < CI; ci++)
-							acc += (int64_t)(int8_t)x.data[(iy * W + ix) * CI + ci] *
-							       (int8_t)w.data[((ky * KW + kx) * CI + ci) * CO + co];
+						for (ci = 0; ci < CG; ci++)
+							acc += (int64_t)(int8_t)x.data[(iy * W + ix) * CI + co / OG * CG + ci] *
+							       (int8_t)w.data[((ky * KW + kx) * CG + ci) * CO + co];
 					}
 				if (shift < 0) {
 					int32_t v;

@@ -4,34 +4,39 @@
 # Both ways of feeding the array are covered: direct (stride 1, the slab
 # is A) and the im2col gather (strides, dilation, ResNet-50's 7x7 stem on
 # a small input), padding on every side, partial k and n tiles, several
-# row blocks, channel groups (weights that do not fit), int32 output, and
-# the fused bias + relu + requantisation.  Golden: cycles and matrix busy
+# row blocks, channel groups (weights that do not fit), grouped
+# convolutions (GROUPS; depthwise as GROUPS = CIN), int32 output, and the
+# fused bias + relu + requantisation.  Golden: cycles and matrix busy
 # cycles.
 . "$(dirname "$0")/../lib.sh"
 conv=$build/convref
 # case NAME CONFIG H W CIN COUT K S PAD DIL OUT BIAS RELU [-D ...]
+# (GROUPS=G in the environment: a grouped convolution)
 case_conv() {
 	name=$1 cfg=$2 h=$3 w=$4 ci=$5 co=$6 k=$7 s=$8 p=$9
 	shift 9
 	d=$1 out=$2 bias=$3 relu=$4
 	shift 4
-	"$conv" gen "$h" "$w" "$ci" "$co" "$k" "$k" $((h * 7 + co)) "$tmp/X.npy" "$tmp/W.npy" "$tmp/B.npy"
+	g=${GROUPS:-1}
+	# X with CIN channels; W with CIN/G rows per tap
+	"$conv" gen "$h" "$w" "$ci" 1 1 1 $((h * 5 + ci)) "$tmp/X.npy" "$tmp/unused.npy"
+	"$conv" gen "$h" "$w" $((ci / g)) "$co" "$k" "$k" $((h * 7 + co)) "$tmp/unused.npy" "$tmp/W.npy" "$tmp/B.npy"
 	binput=
 	[ "$bias" = 1 ] && binput="--input BIAS=$tmp/B.npy"
 	# shellcheck disable=SC2086 # optional arguments, split on purpose
 	"$bin" run -q -c "configs/$cfg" asm/kernels/conv2d.s -D H="$h" -D W="$w" \
 		-D CIN="$ci" -D COUT="$co" -D KH="$k" -D S="$s" -D PAD="$p" -D DIL="$d" \
-		-D OUT="$out" -D WITH_BIAS="$bias" -D RELU="$relu" "$@" \
+		-D OUT="$out" -D WITH_BIAS="$bias" -D RELU="$relu" -D GROUPS="$g" "$@" \
 		--input X="$tmp/X.npy" --input WGT="$tmp/W.npy" $binput \
 		--output Y="$tmp/Y.npy" --counters "$tmp/c.csv" --check-hazards 2> "$tmp/err" ||
 		{ cat "$tmp/err" >&2; fail "$name: run failed or reported hazards"; }
 	if [ "$out" = int8 ]; then
 		bfile=-
 		[ "$bias" = 1 ] && bfile=$tmp/B.npy
-		"$conv" check "$tmp/X.npy" "$tmp/W.npy" "$tmp/Y.npy" "$s" "$p" "$d" 8 "$bfile" "$relu" > /dev/null ||
+		"$conv" check "$tmp/X.npy" "$tmp/W.npy" "$tmp/Y.npy" "$s" "$p" "$d" 8 "$bfile" "$relu" "$g" > /dev/null ||
 			fail "$name: Y differs from the reference"
 	else
-		"$conv" check "$tmp/X.npy" "$tmp/W.npy" "$tmp/Y.npy" "$s" "$p" "$d" > /dev/null ||
+		"$conv" check "$tmp/X.npy" "$tmp/W.npy" "$tmp/Y.npy" "$s" "$p" "$d" -1 - 0 "$g" > /dev/null ||
 			fail "$name: Y differs from the reference"
 	fi
 	record "$name: cycles $(counter "$tmp/c.csv" cycles) matrix_busy $(counter "$tmp/c.csv" core0.matrix.busy_cycles)"
@@ -49,4 +54,8 @@ case_conv "gemmini 3x3 pad 1, 32->48" gemmini.cfg 14 14 32 48 3 1 1 1 int8 0 0
 case_conv "gemmini 3x3/2 pad 1, 16->24, gather" gemmini.cfg 10 10 16 24 3 2 1 1 int8 1 0
 case_conv "tpu-v1 3x3 pad 1, 64->64" tpu-v1.cfg 14 14 64 64 3 1 1 1 int8 0 0
 case_conv "tpu-v1 1x1/2, 64->128, gather" tpu-v1.cfg 14 14 64 128 1 2 0 1 int8 0 1
+GROUPS=4 case_conv "default 3x3 pad 1, 32->64, 4 groups" default.cfg 8 8 32 64 3 1 1 1 int8 1 1
+GROUPS=2 case_conv "default 3x3/2 pad 1, 32->32, 2 groups, int32" default.cfg 9 9 32 32 3 2 1 1 int32 0 0
+GROUPS=16 case_conv "default 3x3 pad 1, depthwise 16 on the array" default.cfg 8 8 16 16 3 1 1 1 int8 1 1
+GROUPS=32 case_conv "tpu-v1 3x3 pad 1, 128->128, 32 groups (ResNeXt)" tpu-v1.cfg 14 14 128 128 3 1 1 1 int8 1 1
 golden
