@@ -1,5 +1,5 @@
-# conv2d.s - Y = conv2d(X, W) (+ bias, relu), int8 NHWC, weight stationary,
-# with the im2col matrix built block by block by the DMA engines (it never
+# conv2d.s - Y = conv2d(X, W) (+ bias, relu), int8 or bf16 NHWC, weight
+# stationary, with the im2col matrix built block by block on chip (it never
 # exists in DRAM).
 #
 # Computes Y[oy][ox][co] = sum over ky, kx, ci of
@@ -51,6 +51,7 @@
 # the array one column per channel: dwconv2d.s does it on the vector unit).
 # Parameters: H, W, CIN, COUT, KH (3), KW (= KH), S (1), PAD (0), DIL (1),
 # GROUPS (1),
+# ITYPE = int8 (default) or bf16 (with OUT = bf16 or fp32, an fp32 bias),
 # OUT = int8 (default) or int32, SHIFT (8): int8 Y = sat8(rne((acc + bias)
 # / 2^SHIFT)), WITH_BIAS (0/1: tensor BIAS), RELU (0/1), RB; ROWS, COLS
 # from the config.
@@ -84,8 +85,19 @@
 .ifndef DIL
 .equ DIL, 1
 .endif
+.ifndef ITYPE
+.equ ITYPE, int8
+.endif
+.if ITYPE != int8 && ITYPE != bf16
+.error "conv2d.s: ITYPE must be int8 or bf16"
+.endif
+.equ FLT, ITYPE == bf16
 .ifndef OUT
+.if FLT
+.equ OUT, bf16
+.else
 .equ OUT, int8
+.endif
 .endif
 .ifndef SHIFT
 .equ SHIFT, 8
@@ -102,8 +114,17 @@
 .ifndef COLS
 .equ COLS, CFG_CORE_MATRIX_COLS
 .endif
-.if OUT != int8 && OUT != int32
-.error "conv2d.s: OUT must be int8 or int32"
+.if !FLT && OUT != int8 && OUT != int32
+.error "conv2d.s: int8 inputs give OUT = int8 or int32"
+.endif
+.if FLT && OUT != bf16 && OUT != fp32
+.error "conv2d.s: bf16 inputs give OUT = bf16 or fp32"
+.endif
+.equ XB, FLT ? 2 : 1			# input element bytes
+.if FLT
+.equ ATYPE, fp32
+.else
+.equ ATYPE, int32
 .endif
 .if KH > 7 || KW > 7 || KH < 1 || KW < 1
 .error "conv2d.s: KH and KW must be 1..7"
@@ -138,19 +159,19 @@
 # that does.
 .ifndef NG
 .equ WBUD, CFG_CORE_SCRATCHPAD_BYTES / 2
-.if GROUPS > 1 && K*COUTG <= WBUD
+.if GROUPS > 1 && K*COUTG*XB <= WBUD
 .equ NG, COUTG				# one convolution group at a time
-.elif K*COUT <= WBUD && GROUPS == 1
+.elif K*COUT*XB <= WBUD && GROUPS == 1
 .equ NG, COUT
-.elif COUT % 2 == 0 && K*(COUT/2) <= WBUD
+.elif COUT % 2 == 0 && K*(COUT/2)*XB <= WBUD
 .equ NG, COUT/2
-.elif COUT % 4 == 0 && K*(COUT/4) <= WBUD
+.elif COUT % 4 == 0 && K*(COUT/4)*XB <= WBUD
 .equ NG, COUT/4
-.elif COUT % 8 == 0 && K*(COUT/8) <= WBUD
+.elif COUT % 8 == 0 && K*(COUT/8)*XB <= WBUD
 .equ NG, COUT/8
-.elif COUT % 16 == 0 && K*(COUT/16) <= WBUD
+.elif COUT % 16 == 0 && K*(COUT/16)*XB <= WBUD
 .equ NG, COUT/16
-.elif COUT % 32 == 0 && K*(COUT/32) <= WBUD
+.elif COUT % 32 == 0 && K*(COUT/32)*XB <= WBUD
 .equ NG, COUT/32
 .else
 .equ NG, COUT/64
@@ -164,9 +185,17 @@
 .equ NL, NG - (NT - 1)*COLS
 .if OUT == int8
 .equ CB, 1
-.equ NCBUF, 1				# accumulator blocks
+.elif OUT == bf16
+.equ CB, 2
 .else
 .equ CB, 4
+.endif
+# The output stage (mout) for narrow outputs, a bias or relu; else the
+# accumulator is stored directly.
+.equ STAGE, CB != 4 || WITH_BIAS || RELU
+.if STAGE
+.equ NCBUF, 1				# accumulator blocks: mout frees them
+.else
 .equ NCBUF, 2
 .endif
 
@@ -181,18 +210,18 @@
 # row + 1 is CIN bytes further (sa = CIN: the rows overlap).  The KW - 1
 # virtual columns past WO wrap into the next row: computed, never stored.
 .equ VW, W + 2*PAD
-.equ SR, VW*CING			# bytes per padded slab row
+.equ SR, VW*CING*XB			# bytes per padded slab row
 .equ KG, KW*CING			# K of one tap row
 .equ KGT, (KG + ROWS - 1) / ROWS	# its k tiles; the last has KGL rows
 .equ KGL, KG - (KGT - 1)*ROWS
 # Per output row of a block: two slab rows, two Y rows (int8); a slab
 # holds RB + KH - 1 rows plus one for the wrapped columns' reads.
-.if OUT == int8
-.equ SPM_ROW, 2*SR + 2*VW*NG
+.if STAGE
+.equ SPM_ROW, 2*SR + 2*VW*NG*CB
 .else
 .equ SPM_ROW, 2*SR
 .endif
-.equ SPM_FIX, 6*ALN + SR + K*NG + 4*COUT + 2*KH*SR
+.equ SPM_FIX, 6*ALN + SR + K*NG*XB + 4*COUT + 2*KH*SR
 .ifndef RB
 .equ RB_S, (CFG_CORE_SCRATCHPAD_BYTES - SPM_FIX) / SPM_ROW
 .equ RB_A, CFG_CORE_ACCUMULATOR_BYTES / (NCBUF*VW*NG*4)
@@ -209,9 +238,9 @@
 .equ IR, RB + KH			# slab rows, one for the wrapped reads
 .equ XBUF_SZ, (IR*SR + ALN - 1) / ALN * ALN
 .equ SPM_B, ABUF + 2*XBUF_SZ
-.equ SPM_O, SPM_B + (K*NG + ALN - 1) / ALN * ALN
-.equ OBUF_SZ, (MB*NG + ALN - 1) / ALN * ALN
-.if OUT == int8
+.equ SPM_O, SPM_B + (K*NG*XB + ALN - 1) / ALN * ALN
+.equ OBUF_SZ, (MB*NG*CB + ALN - 1) / ALN * ALN
+.if STAGE
 .equ SPM_PAR, SPM_O + 2*OBUF_SZ
 .else
 .equ SPM_PAR, SPM_O
@@ -227,14 +256,14 @@
 # Gather: A buffers of MB pixel rows of K bytes, gathered from padded
 # input slabs of IR rows of VW = W + 2*PAD pixels.
 .equ VW, W + 2*PAD
-.equ SR, VW*CING			# bytes per padded slab row
-.if OUT == int8
-.equ SPM_ROW, 2*WO*K + 2*WO*NG + 2*S*SR
+.equ SR, VW*CING*XB			# bytes per padded slab row
+.if STAGE
+.equ SPM_ROW, 2*WO*K*XB + 2*WO*NG*CB + 2*S*SR
 .else
-.equ SPM_ROW, 2*WO*K + 2*S*SR
+.equ SPM_ROW, 2*WO*K*XB + 2*S*SR
 .endif
 .equ SLAB_FIX, (KH - 1)*DIL + 1 - S > 0 ? (KH - 1)*DIL + 1 - S : 0
-.equ SPM_FIX, 7*ALN + SR + K*NG + 4*COUT + 2*SLAB_FIX*SR
+.equ SPM_FIX, 7*ALN + SR + K*NG*XB + 4*COUT + 2*SLAB_FIX*SR
 .ifndef RB
 .equ RB_S, (CFG_CORE_SCRATCHPAD_BYTES - SPM_FIX) / SPM_ROW
 .equ RB_A, CFG_CORE_ACCUMULATOR_BYTES / (NCBUF*WO*NG*4)
@@ -248,14 +277,14 @@
 .equ NB, (HO + RB - 1) / RB		# blocks
 .equ ZB, SR				# zero row bytes
 .equ ABUF, (ZB + ALN - 1) / ALN * ALN	# A buffer 0; buffer 1 at +ABUF_SZ
-.equ ABUF_SZ, (MB*K + ALN - 1) / ALN * ALN
+.equ ABUF_SZ, (MB*K*XB + ALN - 1) / ALN * ALN
 .equ IR, (RB - 1)*S + (KH - 1)*DIL + 1	# slab rows a block reads
 .equ XBUF, ABUF + 2*ABUF_SZ		# slab 0; slab 1 at +XBUF_SZ
 .equ XBUF_SZ, (IR*SR + ALN - 1) / ALN * ALN
 .equ SPM_B, XBUF + 2*XBUF_SZ
-.equ SPM_O, SPM_B + (K*NG + ALN - 1) / ALN * ALN
-.equ OBUF_SZ, (MB*NG + ALN - 1) / ALN * ALN
-.if OUT == int8
+.equ SPM_O, SPM_B + (K*NG*XB + ALN - 1) / ALN * ALN
+.equ OBUF_SZ, (MB*NG*CB + ALN - 1) / ALN * ALN
+.if STAGE
 .equ SPM_PAR, SPM_O + 2*OBUF_SZ
 .else
 .equ SPM_PAR, SPM_O
@@ -270,13 +299,13 @@
 .endif
 
 .equ X_DRAM, 0
-.equ W_DRAM, (X_DRAM + H*W*CIN + 63) & ~63
-.equ BIAS_DRAM, (W_DRAM + K*COUT + 63) & ~63
+.equ W_DRAM, (X_DRAM + H*W*CIN*XB + 63) & ~63
+.equ BIAS_DRAM, (W_DRAM + K*COUT*XB + 63) & ~63
 .equ Y_DRAM, (BIAS_DRAM + 4*COUT + 63) & ~63
-.tensor X, dram, X_DRAM, int8, H, W, CIN
-.tensor WGT, dram, W_DRAM, int8, K, COUT
+.tensor X, dram, X_DRAM, ITYPE, H, W, CIN
+.tensor WGT, dram, W_DRAM, ITYPE, K, COUT
 .if WITH_BIAS
-.tensor BIAS, dram, BIAS_DRAM, int32, COUT
+.tensor BIAS, dram, BIAS_DRAM, ATYPE, COUT
 .endif
 .tensor Y, dram, Y_DRAM, OUT, HO, WO, COUT
 
@@ -346,7 +375,7 @@
 	add	t4, t4, t3
 	li	t1, Y_DRAM
 	add	t4, t4, t1
-.if OUT == int8
+.if STAGE
 	li	t3, SPM_O + (\b)*OBUF_SZ
 	cdesc	t3, t4, spm, dram, NG*CB, WO, NG*CB, COUT*CB, t2, (\pw)*NG*CB, WO*COUT*CB
 .else
@@ -359,13 +388,13 @@
 # dma1, once the folds of the group before are done.
 .macro wload reg
 	wait	dma1, WFREE, 1
-	li	t1, NG
+	li	t1, NG*XB
 	mul	t3, \reg, t1
 	li	t1, W_DRAM
 	add	t3, t3, t1
 	li	t4, SPM_B
 	li	t1, K
-	cdesc	t3, t4, dram, spm, NG, 1, 0, 0, t1, COUT, NG
+	cdesc	t3, t4, dram, spm, NG*XB, 1, 0, 0, t1, COUT*XB, NG*XB
 	dma	1
 	sig	dma1, BFULL
 .endm
@@ -464,7 +493,7 @@ zs\@:
 	sub	a3, t6, a3			# slab rows in use
 	zero_slab \b, a1, a3
 	sub	t2, a2, s7			# rows inside X
-	li	t1, W*CIN
+	li	t1, W*CIN*XB
 	mul	t4, s7, t1
 	li	t1, X_DRAM
 	add	t4, t4, t1
@@ -473,15 +502,15 @@ zs\@:
 	mul	t1, s8, t1			# the block's first output channel
 	li	t0, COUTG
 	divu	t1, t1, t0			# its group
-	li	t0, CING
+	li	t0, CING*XB
 	mul	t1, t1, t0
 	add	t4, t4, t1			# the group's input channels
 .endif
 	li	t1, SR
 	mul	t3, a0, t1
-	li	t1, SLAB + (\b)*XBUF_SZ + PAD*CING
+	li	t1, SLAB + (\b)*XBUF_SZ + PAD*CING*XB
 	add	t3, t3, t1
-	cdesc	t4, t3, dram, spm, CING, W, CIN, CING, t2, W*CIN, SR
+	cdesc	t4, t3, dram, spm, CING*XB, W, CIN*XB, CING*XB, t2, W*CIN*XB, SR
 	dma	SL_ENG
 	sig	(SL_UNIT), SL_FULL + (\b)
 .endm
@@ -498,11 +527,11 @@ zs\@:
 	li	t1, IR
 	li	t3, SPM_ZERO
 	li	t4, SLAB
-	cdesc	t3, t4, spm, spm, PAD*CING, 1, 0, 0, t1, 0, SR
+	cdesc	t3, t4, spm, spm, PAD*CING*XB, 1, 0, 0, t1, 0, SR
 	dma	SL_ENG
-	clear_pad (PAD + W)*CING
+	clear_pad (PAD + W)*CING*XB
 	clear_pad XBUF_SZ
-	clear_pad XBUF_SZ + (PAD + W)*CING
+	clear_pad XBUF_SZ + (PAD + W)*CING*XB
 .endif
 	sig	(SL_UNIT), SL_FREE + 0
 	sig	(SL_UNIT), SL_FREE + 1
@@ -514,7 +543,7 @@ zs\@:
 # rows); the very first fold of a tile overwrites C, the rest add.
 .macro kgroup ky, b
 	li	t3, ABUF + (\b)*XBUF_SZ + (\ky)*SR
-	li	t1, (\ky)*KG*NG
+	li	t1, (\ky)*KG*NG*XB
 	add	t5, s6, t1
 .if KGT > 1 && KGL != ROWS
 	li	t0, ROWS
@@ -564,7 +593,7 @@ nl\@:
 	bne	s9, zero, wb\@			# a group's first block waits
 	wait	mtx, BFULL, 1			# for its weights
 wb\@:
-.if WITH_BIAS && OUT == int8
+.if WITH_BIAS && STAGE
 	li	t1, NG*4
 	mul	t1, s8, t1
 	li	t0, SPM_PAR
@@ -572,7 +601,7 @@ wb\@:
 	mset	opar, t1			# the group's biases
 .endif
 	wait	mtx, OFREE + (\b), 1
-.if OUT == int8
+.if STAGE
 	li	t4, 0
 .else
 	li	t4, (\b)*C_SZ
@@ -590,14 +619,14 @@ nf\@:
 	mv	s5, t4
 	kgroup	0, \b
 	addi	t4, s5, COLS*4
-	addi	s6, s6, COLS
+	addi	s6, s6, COLS*XB
 	dbnz	s4, nt\@
 .if NL != COLS
 	li	t0, COLS
 	mset	n, t0
 .endif
 	sig	mtx, AFREE + (\b)
-.if OUT == int8
+.if STAGE
 	li	t0, NG
 	mset	n, t0
 	li	t3, SPM_O + (\b)*OBUF_SZ
@@ -621,13 +650,13 @@ nf\@:
 # copies): per tap row one 3-D copy of KW*CIN contiguous bytes per output
 # pixel (per tap and CIN bytes with a dilation), every pixel of every row.
 .macro gtap ky, kx, b
-	li	t4, XBUF + (\b)*XBUF_SZ + ((\ky)*SR + (\kx)*CING)*DIL
-	li	t3, ABUF + (\b)*ABUF_SZ + ((\ky)*KW + (\kx))*CING
+	li	t4, XBUF + (\b)*XBUF_SZ + (\ky)*DIL*SR + (\kx)*DIL*CING*XB
+	li	t3, ABUF + (\b)*ABUF_SZ + ((\ky)*KW + (\kx))*CING*XB
 .if DIL == 1
-	cdesc	t4, t3, spm, spm, KW*CING, WO, S*CING, K, t2, S*SR, WO*K
+	cdesc	t4, t3, spm, spm, KW*CING*XB, WO, S*CING*XB, K*XB, t2, S*SR, WO*K*XB
 	dma	0
 .else
-	cdesc	t4, t3, spm, spm, CING, WO, S*CING, K, t2, S*SR, WO*K
+	cdesc	t4, t3, spm, spm, CING*XB, WO, S*CING*XB, K*XB, t2, S*SR, WO*K*XB
 	dma	0
 .if (\kx) + 1 < KW
 	gtap	\ky, (\kx) + 1, \b
@@ -703,14 +732,14 @@ rb\@:
 	bne	s9, zero, wb\@			# a group's first block waits
 	wait	mtx, BFULL, 1			# for its weights
 wb\@:
-.if WITH_BIAS && OUT == int8
+.if WITH_BIAS && STAGE
 	li	t1, NG*4
 	mul	t1, s8, t1
 	li	t0, SPM_PAR
 	add	t1, t1, t0
 	mset	opar, t1			# the group's biases
 .endif
-.if OUT == int8
+.if STAGE
 	wait	mtx, OFREE + (\b), 1
 	li	t4, 0
 .else
@@ -732,14 +761,14 @@ nf\@:
 	mv	s6, t5
 	ntile
 	addi	t4, s5, COLS*4
-	addi	t5, s6, COLS
+	addi	t5, s6, COLS*XB
 	dbnz	s4, nt\@
 .if NL != COLS
 	li	t0, COLS
 	mset	n, t0
 .endif
 	sig	mtx, AFREE + (\b)
-.if OUT == int8
+.if STAGE
 	li	t0, NG
 	mset	n, t0
 	li	t3, SPM_O + (\b)*OBUF_SZ
@@ -764,38 +793,43 @@ nf\@:
 	rbeg	conv2d
 	li	t0, ws
 	mset	df, t0
-	li	t0, int8
+	li	t0, ITYPE
 	mset	itype, t0
-	li	t0, int32
+	li	t0, ATYPE
 	mset	atype, t0
 	li	t0, ROWS
 	mset	k, t0
-	mset	ia, t0				# next k tile: ROWS bytes along A rows
+	li	t0, ROWS*XB
+	mset	ia, t0				# next k tile: ROWS elements along A rows
 	li	t0, COLS
 	mset	n, t0
 .if DIRECT
-	li	t0, CING
-	mset	sa, t0				# virtual rows: CING bytes apart
+	li	t0, CING*XB
+	mset	sa, t0				# virtual rows: CING elements apart
 .if KGT == 1
 	li	t0, KG
 	mset	k, t0				# one k tile per tap row
 .endif
 .else
-	li	t0, K
-	mset	sa, t0				# A rows: K bytes
+	li	t0, K*XB
+	mset	sa, t0				# A rows: K elements
 .endif
-	li	t0, NG
-	mset	sb, t0				# W rows: a group's NG bytes
-	li	t0, ROWS*NG
+	li	t0, NG*XB
+	mset	sb, t0				# W rows: a group's NG elements
+	li	t0, ROWS*NG*XB
 	mset	ib, t0				# next k tile: ROWS rows of W
 	li	t0, NG*4
 	mset	sc, t0				# C rows: NG int32
-.if OUT == int8
-	li	t0, int8
+.if STAGE
+	li	t0, OUT
 	mset	otype, t0
+.if OUT == int8
 	li	t0, (127 - SHIFT) << 23		# 2^-SHIFT as fp32 bits
+.else
+	li	t0, f32(1.0)
+.endif
 	mset	oscale, t0
-	li	t0, NG
+	li	t0, NG*CB
 	mset	so, t0
 .if RELU
 	li	t0, relu

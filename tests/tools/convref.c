@@ -13,6 +13,12 @@
  *       int8 Y = sat8(rne(act(acc + bias) / 2^SHIFT)), act = relu when
  *       RELU is 1; with GROUPS, W is (KH*KW*CIN/GROUPS x COUT) and output
  *       channel co reads input channels (co / (COUT/GROUPS)) * CIN/GROUPS ..
+ *   convref genf H W CIN COUT KH KW SEED X.npy W.npy [BIAS.npy]
+ *       as gen with fp32 values: multiples of 1/8 in [-2, 2] (exact in
+ *       bf16; every partial sum exact in fp32), bias multiples of 1/8
+ *   convref checkf X.npy W.npy Y.npy S PAD DIL [BIAS.npy|- [RELU [GROUPS]]]
+ *       fp32 or bf16 Y == the convolution in double (+ bias, relu), rounded
+ *       once to Y's type, ties to even
  *   convref gendw H W C K SEED X.npy W.npy [BIAS.npy]
  *       depthwise inputs: X (H x W x C) and W (K*K x C: row ky*K + kx holds
  *       every channel's weight of that tap), int8; BIAS C int32
@@ -45,7 +51,18 @@ static uint32_t lcg(uint32_t *s)
 
 static uint64_t arg(const char *s) { return strtoull(s, NULL, 0); }
 
-static int gen(int argc, char **argv, struct diag *d)
+static void fill8(struct npy *t, uint32_t *seed)
+{
+	uint64_t i;
+
+	for (i = 0; i < t->nbytes / 4; i++) {
+		float v = (float)((int)(lcg(seed) % 33) - 16) / 8.0f;
+
+		memcpy(t->data + 4 * i, &v, 4);
+	}
+}
+
+static int gen_as(int argc, char **argv, struct diag *d, int fl)
 {
 	struct npy x, w, b;
 	uint64_t sx[3], sw[2], sb[1], i;
@@ -64,6 +81,16 @@ static int gen(int argc, char **argv, struct diag *d)
 	memset(&x, 0, sizeof(x));
 	memset(&w, 0, sizeof(w));
 	memset(&b, 0, sizeof(b));
+	if (fl) {
+		if (npy_alloc(&x, DT_FP32, 3, sx) || npy_alloc(&w, DT_FP32, 2, sw) ||
+		    (argc == 12 && npy_alloc(&b, DT_FP32, 1, sb)))
+			goto out;
+		fill8(&x, &seed);
+		fill8(&w, &seed);
+		if (argc == 12)
+			fill8(&b, &seed);
+		goto write;
+	}
 	if (npy_alloc(&x, DT_INT8, 3, sx) || npy_alloc(&w, DT_INT8, 2, sw) ||
 	    (argc == 12 && npy_alloc(&b, DT_INT32, 1, sb)))
 		goto out;
@@ -76,6 +103,7 @@ static int gen(int argc, char **argv, struct diag *d)
 
 		memcpy(b.data + 4 * i, &v, 4);
 	}
+write:
 	rc = npy_write(argv[9], &x, d) || npy_write(argv[10], &w, d) ||
 	     (argc == 12 && npy_write(argv[11], &b, d));
 	rc = rc ? 2 : 0;
@@ -197,6 +225,115 @@ static int check(int argc, char **argv, struct diag *d)
 				}
 				if (got != want && bad++ < 5)
 					fprintf(stderr, "convref: Y[%" PRId64 "][%" PRId64 "][%" PRId64 "] = %" PRId64 ", expected %" PRId64 "\n",
+						oy, ox, co, got, want);
+			}
+	rc = report(bad, (uint64_t)(HO * WO * CO), "Y");
+out:
+	npy_free(&x);
+	npy_free(&w);
+	npy_free(&y);
+	npy_free(&b);
+	return rc;
+}
+
+/* x rounded to nearest even with p significand bits (fp32 24, bf16 8). */
+static double round_p(double x, int p)
+{
+	int e;
+
+	if (x == 0 || !isfinite(x))
+		return x;
+	(void)frexp(x, &e);
+	return ldexp(nearbyint(ldexp(x, p - e)), e - p);
+}
+
+static int checkf(int argc, char **argv, struct diag *d)
+{
+	struct npy x, w, y, b;
+	int64_t H, W, CI, CO, KH, KW, S, P, D, HO, WO, oy, ox, co, ky, kx, ci, G, CG, OG;
+	int relu = argc > 9 && atoi(argv[9]), rc = 2;
+	int has_bias = argc > 8 && strcmp(argv[8], "-") != 0;
+	uint64_t bad = 0;
+
+	memset(&x, 0, sizeof(x));
+	memset(&w, 0, sizeof(w));
+	memset(&y, 0, sizeof(y));
+	memset(&b, 0, sizeof(b));
+	G = argc > 10 ? atoi(argv[10]) : 1;
+	if (argc < 8 || npy_read(argv[2], &x, d) || npy_read(argv[3], &w, d) ||
+	    npy_read(argv[4], &y, d) || (has_bias && npy_read(argv[8], &b, d)))
+		goto out;
+	S = (int64_t)arg(argv[5]);
+	P = (int64_t)arg(argv[6]);
+	D = (int64_t)arg(argv[7]);
+	if (x.ndim != 3 || w.ndim != 2 || y.ndim != 3 || x.dtype != DT_FP32 ||
+	    w.dtype != DT_FP32 || (y.dtype != DT_FP32 && y.dtype != DT_BF16) ||
+	    S < 1 || D < 1 || G < 1) {
+		(void)diag_error(d, diag_nowhere(), NPU_ETENSOR,
+				 "convref checkf: X (H,W,C) fp32, W (K,COUT) fp32, Y fp32 or bf16");
+		goto out;
+	}
+	H = (int64_t)x.shape[0];
+	W = (int64_t)x.shape[1];
+	CI = (int64_t)x.shape[2];
+	CO = (int64_t)w.shape[1];
+	HO = (int64_t)y.shape[0];
+	WO = (int64_t)y.shape[1];
+	if (CI % G || CO % G) {
+		(void)diag_error(d, diag_nowhere(), NPU_ETENSOR, "convref: GROUPS must divide CIN and COUT");
+		goto out;
+	}
+	CG = CI / G;
+	OG = CO / G;
+	for (KH = 1; KH * KH * CG < (int64_t)w.shape[0]; KH++)
+		;
+	KW = KH;
+	if (KH * KW * CG != (int64_t)w.shape[0] || (int64_t)y.shape[2] != CO ||
+	    HO != out_dim(H, KH, S, P, D) || WO != out_dim(W, KW, S, P, D) ||
+	    (has_bias && (b.dtype != DT_FP32 || npy_count(&b) != (uint64_t)CO))) {
+		(void)diag_error(d, diag_nowhere(), NPU_ETENSOR,
+				 "convref checkf: shapes do not form a convolution with these S, PAD, DIL");
+		goto out;
+	}
+	for (oy = 0; oy < HO; oy++)
+		for (ox = 0; ox < WO; ox++)
+			for (co = 0; co < CO; co++) {
+				double acc = 0, want, got;
+				size_t o = (size_t)((oy * WO + ox) * CO + co);
+				float xv, wv, bv;
+
+				for (ky = 0; ky < KH; ky++)
+					for (kx = 0; kx < KW; kx++) {
+						int64_t iy = oy * S + ky * D - P;
+						int64_t ix = ox * S + kx * D - P;
+
+						if (iy < 0 || iy >= H || ix < 0 || ix >= W)
+							continue;
+						for (ci = 0; ci < CG; ci++) {
+							memcpy(&xv, x.data + 4 * ((iy * W + ix) * CI + co / OG * CG + ci), 4);
+							memcpy(&wv, w.data + 4 * (((ky * KW + kx) * CG + ci) * CO + co), 4);
+							acc += (double)xv * wv;
+						}
+					}
+				if (has_bias) {
+					memcpy(&bv, b.data + 4 * co, 4);
+					acc += bv;
+				}
+				if (relu && acc < 0)
+					acc = 0;
+				want = round_p(acc, y.dtype == DT_FP32 ? 24 : 8);
+				if (y.dtype == DT_FP32) {
+					memcpy(&xv, y.data + 4 * o, 4);
+				} else {
+					uint32_t u = 0;
+
+					memcpy(&u, y.data + 2 * o, 2);
+					u <<= 16;
+					memcpy(&xv, &u, 4);
+				}
+				got = xv;
+				if (got != want && bad++ < 5)
+					fprintf(stderr, "convref: Y[%" PRId64 "][%" PRId64 "][%" PRId64 "] = %.9g, expected %.9g\n",
 						oy, ox, co, got, want);
 			}
 	rc = report(bad, (uint64_t)(HO * WO * CO), "Y");
@@ -390,7 +527,11 @@ int main(int argc, char **argv)
 
 	diag_init(&d, stderr);
 	if (argc >= 2 && strcmp(argv[1], "gen") == 0)
-		rc = gen(argc, argv, &d);
+		rc = gen_as(argc, argv, &d, 0);
+	else if (argc >= 2 && strcmp(argv[1], "genf") == 0)
+		rc = gen_as(argc, argv, &d, 1);
+	else if (argc >= 2 && strcmp(argv[1], "checkf") == 0)
+		rc = checkf(argc, argv, &d);
 	else if (argc >= 2 && strcmp(argv[1], "check") == 0)
 		rc = check(argc, argv, &d);
 	else if (argc >= 2 && strcmp(argv[1], "pool") == 0)
@@ -402,6 +543,8 @@ int main(int argc, char **argv)
 	if (rc == 2)
 		fprintf(stderr, "usage: convref gen H W CIN COUT KH KW SEED X.npy W.npy [BIAS.npy]\n"
 				"       convref check X.npy W.npy Y.npy S PAD DIL [SHIFT [BIAS.npy|- [RELU]]]\n"
+				"       convref genf H W CIN COUT KH KW SEED X.npy W.npy [BIAS.npy]\n"
+				"       convref checkf X.npy W.npy Y.npy S PAD DIL [BIAS.npy|- [RELU [GROUPS]]]\n"
 				"       convref gendw H W C K SEED X.npy W.npy [BIAS.npy]\n"
 				"       convref dwcheck X.npy W.npy Y.npy S PAD SHIFT [BIAS.npy|- [RELU]]\n"
 				"       convref pool X.npy Y.npy max|avg K S PAD\n");

@@ -5,8 +5,9 @@
 # is A) and the im2col gather (strides, dilation, ResNet-50's 7x7 stem on
 # a small input), padding on every side, partial k and n tiles, several
 # row blocks, channel groups (weights that do not fit), grouped
-# convolutions (GROUPS; depthwise as GROUPS = CIN), int32 output, and the
-# fused bias + relu + requantisation.  Golden: cycles and matrix busy
+# convolutions (GROUPS; depthwise as GROUPS = CIN), int32 output, the fused
+# bias + relu + requantisation, and bf16 inputs with fp32 or bf16 outputs
+# (exact: the inputs are multiples of 1/8, every partial sum exact in fp32).  Golden: cycles and matrix busy
 # cycles.
 . "$(dirname "$0")/../lib.sh"
 conv=$build/convref
@@ -54,6 +55,36 @@ case_conv "gemmini 3x3 pad 1, 32->48" gemmini.cfg 14 14 32 48 3 1 1 1 int8 0 0
 case_conv "gemmini 3x3/2 pad 1, 16->24, gather" gemmini.cfg 10 10 16 24 3 2 1 1 int8 1 0
 case_conv "tpu-v1 3x3 pad 1, 64->64" tpu-v1.cfg 14 14 64 64 3 1 1 1 int8 0 0
 case_conv "tpu-v1 1x1/2, 64->128, gather" tpu-v1.cfg 14 14 64 128 1 2 0 1 int8 0 1
+# casef NAME CONFIG H CIN COUT K S PAD OUT BIAS_RELU [-D ...]: bf16 inputs
+casef() {
+	name=$1 cfg=$2 h=$3 ci=$4 co=$5 k=$6 s=$7 p=$8 out=$9
+	shift 9
+	br=$1
+	shift
+	"$conv" genf "$h" "$h" "$ci" "$co" "$k" "$k" $((h + co)) "$tmp/X.npy" "$tmp/W.npy" "$tmp/B.npy"
+	binput=
+	bfile=-
+	if [ "$br" = 1 ]; then
+		binput="--input BIAS=$tmp/B.npy"
+		bfile=$tmp/B.npy
+	fi
+	# shellcheck disable=SC2086 # optional arguments, split on purpose
+	"$bin" run -q -c "configs/$cfg" asm/kernels/conv2d.s -D H="$h" -D W="$h" \
+		-D CIN="$ci" -D COUT="$co" -D KH="$k" -D S="$s" -D PAD="$p" -D ITYPE=bf16 \
+		-D OUT="$out" -D WITH_BIAS="$br" -D RELU="$br" "$@" \
+		--input X="$tmp/X.npy" --input WGT="$tmp/W.npy" $binput \
+		--output Y="$tmp/Y.npy" --counters "$tmp/c.csv" --check-hazards 2> "$tmp/err" ||
+		{ cat "$tmp/err" >&2; fail "$name: run failed or reported hazards"; }
+	"$conv" checkf "$tmp/X.npy" "$tmp/W.npy" "$tmp/Y.npy" "$s" "$p" 1 "$bfile" "$br" > /dev/null ||
+		fail "$name: Y differs from the reference"
+	record "$name: cycles $(counter "$tmp/c.csv" cycles) matrix_busy $(counter "$tmp/c.csv" core0.matrix.busy_cycles)"
+}
+casef "default bf16 3x3 pad 1, 16->16, fp32" default.cfg 8 16 16 3 1 1 fp32 0
+casef "default bf16 3x3 pad 1, 16->40, bias relu, bf16" default.cfg 8 16 40 3 1 1 bf16 1
+casef "default bf16 3x3/2 pad 1, 16->24, gather, bf16" default.cfg 9 16 24 3 2 1 bf16 1
+casef "default bf16 3x3 pad 1, 16->64, 2 groups of weights" default.cfg 9 16 64 3 1 1 bf16 1 -D NG=32
+casef "gemmini bf16 3x3 pad 1, 32->32, fp32" gemmini.cfg 10 32 32 3 1 1 fp32 1
+casef "tpu-v1 bf16 3x3 pad 1, 64->64, bf16" tpu-v1.cfg 14 64 64 3 1 1 bf16 0
 GROUPS=4 case_conv "default 3x3 pad 1, 32->64, 4 groups" default.cfg 8 8 32 64 3 1 1 1 int8 1 1
 GROUPS=2 case_conv "default 3x3/2 pad 1, 32->32, 2 groups, int32" default.cfg 9 9 32 32 3 2 1 1 int32 0 0
 GROUPS=16 case_conv "default 3x3 pad 1, depthwise 16 on the array" default.cfg 8 8 16 16 3 1 1 1 int8 1 1
