@@ -71,6 +71,8 @@ struct tuner {
 	uint64_t n_order;
 	uint64_t simulated, cached;
 	uint64_t rng;
+	int steps[SPEC_MAX_PARAMS]; /* distinct values - 1, per tunable */
+	double bound;            /* roofline lower bound (cycles), 0 = none */
 };
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -281,7 +283,15 @@ static int evaluate(struct tuner *t, uint64_t *batch, uint64_t n)
 	so.shard_n = 1;
 	so.only = batch;
 	so.n_only = (size_t)n;
-	t->s.max_cycles = t->best > 0 ? (uint64_t)t->best : 0;
+	/*
+	 * The cut: exhaustive and random search need only know that a
+	 * candidate lost (the best so far); the model needs real values near
+	 * the optimum to find its slope - a censored "no faster than the
+	 * best" everywhere is a flat landscape - so it cuts only candidates
+	 * twice as slow as the best.
+	 */
+	t->s.max_cycles = t->best > 0 ?
+		(uint64_t)(t->best * (t->o->strategy == TUNE_MODEL ? 2 : 1)) : 0;
 	if ((rc = sweep_run(&t->s, &so, &cnt, t->d)))
 		return rc;
 	t->simulated += cnt.ok + cnt.failed;
@@ -324,6 +334,32 @@ static void predict(const struct tuner *t, uint64_t k, double *mean, double *unc
 	*unc = sqrt(dmin) * (hi > lo ? hi - lo : 1.0);
 }
 
+/*
+ * The trust region of the model search: how many steps (in each
+ * tunable's list of values, the largest over the tunables) candidate k
+ * is from the best schedule so far, minus one - 0 for its neighbours.
+ * The search ranks candidates by the model only within the smallest
+ * region that still holds unevaluated ones, and widens it when it is
+ * exhausted (trust-region Bayesian optimisation, as TuRBO does: a global
+ * surrogate with distance-based uncertainty otherwise spends a small
+ * budget on the corners of the space).
+ */
+static double region(const struct tuner *t, uint64_t k)
+{
+	int p, r = 0;
+
+	if (t->best <= 0)
+		return 0;
+	for (p = 0; p < t->s.n_params; p++) {
+		int d = (int)lround(fabs(t->c[k].x[p] - t->c[t->best_k].x[p]) *
+				    t->steps[p]);
+
+		if (d > r)
+			r = d;
+	}
+	return r > 0 ? r - 1 : 0;
+}
+
 /* The next batch: up to want unevaluated feasible candidates. */
 static uint64_t pick(struct tuner *t, uint64_t *batch, uint64_t want)
 {
@@ -344,6 +380,9 @@ static uint64_t pick(struct tuner *t, uint64_t *batch, uint64_t want)
 		if (t->o->strategy == TUNE_MODEL) {
 			predict(t, k, &m, &u);
 			score[k] = m - u;
+			/* outside the trust region for now: after every
+			 * candidate inside it (see region()) */
+			score[k] += 1e6 * region(t, k);
 		} else if (t->o->strategy == TUNE_RANDOM) {
 			score[k] = (double)(rnd(t) >> 11);
 		} else {
@@ -365,8 +404,12 @@ static uint64_t pick(struct tuner *t, uint64_t *batch, uint64_t want)
 	return n;
 }
 
-/* Coordinates: each tunable's log2(value) scaled to [0, 1] over its
- * values (schedule parameters are mostly powers of two). */
+/*
+ * Coordinates: each tunable's value as its rank among the tunable's
+ * distinct values, scaled to [0, 1].  For the usual power-of-two lists
+ * this is log2 of the value; a special value such as 0 ("as many as
+ * fit") sits next to its neighbours instead of infinitely far away.
+ */
 static void coords(struct tuner *t)
 {
 	uint64_t k;
@@ -378,18 +421,61 @@ static void coords(struct tuner *t)
 		spec_point(&t->s, k, &pt);
 		for (p = 0; p < t->s.n_params; p++) {
 			const struct spec_param *sp = &t->s.p[p];
-			double lo = 1e300, hi = -1e300, v;
-			int j;
+			double v = strtod(spec_value(&t->s, &pt, p), NULL);
+			int j, below = 0, distinct = 0;
 
 			for (j = 0; j < sp->n_values; j++) {
-				v = log2(fmax(strtod(sp->values[j], NULL), 1e-9));
-				lo = fmin(lo, v);
-				hi = fmax(hi, v);
+				double w = strtod(sp->values[j], NULL);
+				int l, seen = 0;
+
+				for (l = 0; l < j; l++)
+					if (strtod(sp->values[l], NULL) == w)
+						seen = 1;
+				if (seen)
+					continue;
+				distinct++;
+				if (w < v)
+					below++;
 			}
-			v = log2(fmax(strtod(spec_value(&t->s, &pt, p), NULL), 1e-9));
-			t->c[k].x[p] = hi > lo ? (v - lo) / (hi - lo) : 0;
+			t->c[k].x[p] = distinct > 1 ? (double)below / (distinct - 1) : 0;
+			t->steps[p] = distinct - 1;
 		}
 	}
+}
+
+/*
+ * The model's start: the unevaluated feasible candidate farthest from
+ * every evaluated one (maximin distance; ties to the lowest index, so the
+ * start is deterministic).  It spreads the first samples over the space
+ * - the corners first - so the model interpolates instead of extrapolating.
+ */
+static uint64_t farthest(const struct tuner *t)
+{
+	uint64_t k, j, b = UINT64_MAX;
+	double bd = -1;
+
+	for (k = 0; k < t->n; k++) {
+		double dmin = 1e30;
+
+		if (!t->c[k].feasible || t->c[k].state)
+			continue;
+		for (j = 0; j < t->n; j++) {
+			double dd = 0;
+			int p;
+
+			if (!t->c[j].state)
+				continue;
+			for (p = 0; p < t->s.n_params; p++)
+				dd += (t->c[k].x[p] - t->c[j].x[p]) * (t->c[k].x[p] - t->c[j].x[p]);
+			if (dd < dmin)
+				dmin = dd;
+		}
+		if (dmin > bd) {
+			bd = dmin;
+			b = k;
+		}
+	}
+	return b;
 }
 
 static void print_point(const struct tuner *t, uint64_t k, FILE *fp)
@@ -506,6 +592,29 @@ int tune_run(const struct tune_opts *o, struct diag *d)
 				"parameters: nothing to tune (docs/dse.md)", o->kernel);
 		goto out;
 	}
+	/*
+	 * The roofline lower bound of every schedule: the DRAM tensors'
+	 * bytes, each moved once, at the DRAM peak (a schedule may move more,
+	 * never less).  A best time at the bound cannot be beaten: the search
+	 * stops there.
+	 */
+	{
+		double bytes = 0, bps = t.a.d.dram_bytes_per_s, hz = arch_clock_hz(&t.a);
+		size_t j;
+
+		for (j = 0; j < p->n_tensors; j++) {
+			const struct obj_tensor *tn = &p->tensors[j];
+			double n = 1;
+			int r;
+
+			if (tn->mem != OBJ_MEM_DRAM)
+				continue;
+			for (r = 0; r < tn->rank; r++)
+				n *= (double)tn->shape[r];
+			bytes += n * dtype_bits(tn->dtype) / 8.0;
+		}
+		t.bound = bps > 0 && hz > 0 ? bytes / bps * hz : 0;
+	}
 	/* the cache key: config, kernel (path and text), fixed arguments */
 	h = arch_hash(&t.a);
 	h = fnv(h, kabs, strlen(kabs));
@@ -594,27 +703,24 @@ int tune_run(const struct tune_opts *o, struct diag *d)
 		if ((rc = evaluate(&t, batch, 1)))
 			goto out;
 	}
-	/* model: a spread-out start (random), then the model's picks */
-	if (o->strategy == TUNE_MODEL) {
-		uint64_t n0 = (uint64_t)jobs > 3 ? (uint64_t)jobs : 3, n;
+	/* model: without a default to start from, a spread-out start
+	 * (maximin); then the model's picks around the best so far */
+	if (o->strategy == TUNE_MODEL && t.best == 0) {
+		uint64_t n0 = (uint64_t)jobs > 2 ? (uint64_t)jobs : 2, n;
 
 		if (n0 + t.n_order > budget)
 			n0 = budget > t.n_order ? budget - t.n_order : 0;
 		for (n = 0; n < n0; n++) {
-			uint64_t c;
-			uint64_t tries = 0;
+			uint64_t c = farthest(&t);
 
-			do
-				c = rnd(&t) % t.n;
-			while ((!t.c[c].feasible || t.c[c].state) && ++tries < 100000);
-			if (!t.c[c].feasible || t.c[c].state)
+			if (c == UINT64_MAX)
 				break;
 			batch[0] = c;
 			if ((rc = evaluate(&t, batch, 1)))
 				goto out;
 		}
 	}
-	while (t.n_order < budget) {
+	while (t.n_order < budget && !(t.best > 0 && t.best <= t.bound)) {
 		uint64_t want = budget - t.n_order, n;
 
 		if (want > (uint64_t)jobs)
@@ -635,6 +741,10 @@ int tune_run(const struct tune_opts *o, struct diag *d)
 	printf("best: ");
 	print_point(&t, t.best_k, stdout);
 	printf(": %.0f cycles\n", t.best);
+	if (t.bound > 0)
+		printf("roofline bound: %.0f cycles (the DRAM tensors moved once at the DRAM peak); the best takes %.2fx that%s\n",
+		       t.bound, t.best / t.bound,
+		       t.best <= t.bound ? ": the search stopped there" : "");
 	if (def_k != UINT64_MAX && t.c[def_k].state == 1) {
 		printf("default: ");
 		print_point(&t, def_k, stdout);

@@ -138,9 +138,11 @@
 .endif
 .equ CING, CIN / GROUPS			# input channels per group
 .equ COUTG, COUT / GROUPS		# output channels per group
-.ifndef DIRECT
-.equ DIRECT, S == 1 && DIL == 1	# stride 1: no gather (see Two ways)
-.endif
+# Schedule parameters for `npusim tune` (the first value is the default):
+# DIRECT (stride 1: feed the slab itself; else gather), RBSEL (output rows
+# per block, 0 = as many as fit), NGDIV (output channel groups NG/NGDIV).
+.equ DIRECT_DEF, S == 1 && DIL == 1
+.tunable DIRECT, DIRECT_DEF, 1 - DIRECT_DEF
 .if DIRECT && (S != 1 || DIL != 1)
 .error "conv2d.s: DIRECT=1 needs S=1 and DIL=1"
 .endif
@@ -160,22 +162,27 @@
 .ifndef NG
 .equ WBUD, CFG_CORE_SCRATCHPAD_BYTES / 2
 .if GROUPS > 1 && K*COUTG*XB <= WBUD
-.equ NG, COUTG				# one convolution group at a time
+.equ NG_FIT, COUTG				# one convolution group at a time
 .elif K*COUT*XB <= WBUD && GROUPS == 1
-.equ NG, COUT
+.equ NG_FIT, COUT
 .elif COUT % 2 == 0 && K*(COUT/2)*XB <= WBUD
-.equ NG, COUT/2
+.equ NG_FIT, COUT/2
 .elif COUT % 4 == 0 && K*(COUT/4)*XB <= WBUD
-.equ NG, COUT/4
+.equ NG_FIT, COUT/4
 .elif COUT % 8 == 0 && K*(COUT/8)*XB <= WBUD
-.equ NG, COUT/8
+.equ NG_FIT, COUT/8
 .elif COUT % 16 == 0 && K*(COUT/16)*XB <= WBUD
-.equ NG, COUT/16
+.equ NG_FIT, COUT/16
 .elif COUT % 32 == 0 && K*(COUT/32)*XB <= WBUD
-.equ NG, COUT/32
+.equ NG_FIT, COUT/32
 .else
-.equ NG, COUT/64
+.equ NG_FIT, COUT/64
 .endif
+.tunable NGDIV, 1, 2, 4
+.if NG_FIT % NGDIV
+.error "conv2d.s: NGDIV does not divide the channel group"
+.endif
+.equ NG, NG_FIT / NGDIV
 .endif
 .if NG < 1 || COUT % NG || (GROUPS > 1 && COUTG % NG)
 .error "conv2d.s: the weights do not fit the scratchpad in COUT/2^j groups (give -D NG, a divisor of COUT and, with GROUPS, of COUT/GROUPS)"
@@ -226,7 +233,12 @@
 .equ RB_S, (CFG_CORE_SCRATCHPAD_BYTES - SPM_FIX) / SPM_ROW
 .equ RB_A, CFG_CORE_ACCUMULATOR_BYTES / (NCBUF*VW*NG*4)
 .equ RB_SA, RB_S < RB_A ? RB_S : RB_A
-.equ RB, RB_SA < HO ? RB_SA : HO
+.equ RB_FIT, RB_SA < HO ? RB_SA : HO
+.tunable RBSEL, 0, 1, 2, 4, 8, 16, 32, 64
+.if RBSEL > RB_FIT
+.error "conv2d.s: RBSEL output rows do not fit (or exceed the output)"
+.endif
+.equ RB, RBSEL ? RBSEL : RB_FIT
 .endif
 .if RB < 1 || RB > HO
 .error "conv2d.s: not even one output row fits: the scratchpad needs 2*(KH+1)*(W+2*PAD)*CIN + K*NG (+ 2*(W+2*PAD)*NG) bytes, the accumulator (W+2*PAD)*NG*4 per block"
@@ -268,7 +280,12 @@
 .equ RB_S, (CFG_CORE_SCRATCHPAD_BYTES - SPM_FIX) / SPM_ROW
 .equ RB_A, CFG_CORE_ACCUMULATOR_BYTES / (NCBUF*WO*NG*4)
 .equ RB_SA, RB_S < RB_A ? RB_S : RB_A
-.equ RB, RB_SA < HO ? RB_SA : HO
+.equ RB_FIT, RB_SA < HO ? RB_SA : HO
+.tunable RBSEL, 0, 1, 2, 4, 8, 16, 32, 64
+.if RBSEL > RB_FIT
+.error "conv2d.s: RBSEL output rows do not fit (or exceed the output)"
+.endif
+.equ RB, RBSEL ? RBSEL : RB_FIT
 .endif
 .if RB < 1 || RB > HO
 .error "conv2d.s: not even one output row fits: the scratchpad needs 2*WO*K + 2*((KH-1)*DIL+1)*(W+2*PAD)*CIN + K*NG (+ 2*WO*NG) bytes, the accumulator WO*NG*4 per block"

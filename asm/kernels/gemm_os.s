@@ -139,8 +139,17 @@
 .equ NP_A, CFG_CORE_ACCUMULATOR_BYTES / (2*ROWS*COLS*4)
 .equ NP_SA, NP_S < NP_A ? NP_S : NP_A
 .equ NP_B, NP_SA < NPANELS ? NP_SA : NPANELS
-.equ NBK, NP_B*COLS
+# Schedule parameters for `npusim tune` (the first value is the default):
+# NPSEL panels per column block (0 = as many as fit), ASPLIT engines the A
+# tiles load over (2 or 1), CENG the engine that stores C (1 or 0).
+.tunable NPSEL, 0, 1, 2, 3, 4, 6, 8
+.if NPSEL > NP_B
+.error "gemm_os.s: NPSEL panels do not fit (or exceed N)"
 .endif
+.equ NBK, (NPSEL ? NPSEL : NP_B)*COLS
+.endif
+.tunable ASPLIT, 2, 1
+.tunable CENG, 1, 0
 .if NBK < COLS || NBK % COLS
 .error "gemm_os.s: not even one B panel fits: 2*K*ROWS*e + K*COLS*e bytes of scratchpad (K too deep for this config), or NBK not a multiple of COLS"
 .endif
@@ -229,7 +238,11 @@ pr\@:
 # engine's outstanding bursts cover too little of the DRAM's loaded
 # latency to stream at its peak (docs/kernels.md); each half waits for the
 # buffer's release and signals its arrival (the folds wait for 2).
+.if ASPLIT == 2
 .equ AH0, (K*ARB / 2 + 63) & ~63	# bytes in the first half
+.else
+.equ AH0, K*ARB
+.endif
 .macro load_a reg, b
 	li	t1, T
 	remu	t2, \reg, t1
@@ -242,6 +255,7 @@ pr\@:
 	desc	t2, t3, dram, spm, 1, AH0, 1, AH0, AH0, 1, AH0, AH0
 	dma	0
 	sig	dma0, AFULL + (\b)
+.if ASPLIT == 2
 	li	t1, AH0
 	add	t2, t2, t1
 	add	t3, t3, t1
@@ -249,6 +263,7 @@ pr\@:
 	desc	t2, t3, dram, spm, 1, K*ARB - AH0, 1, K*ARB, K*ARB, 1, K*ARB, K*ARB
 	dma	1
 	sig	dma1, AFULL + (\b)
+.endif
 .endm
 
 # The B panels of column block s8 (s10 columns, s11 panels), on dma1,
@@ -295,7 +310,7 @@ bq\@:
 	load_a	s1, 1 - (\b)
 nold\@:
 	pair	s0
-	wait	mtx, AFULL + (\b), 2		# both halves
+	wait	mtx, AFULL + (\b), ASPLIT	# both halves
 	wait	mtx, CFREE + (\b), 1
 	li	t3, (\b) * A_BUF
 	li	t4, (\b) * C_BUF		# C panel j at + j*COLS*4
@@ -318,7 +333,9 @@ nl\@:
 	mmulp	t4, t3, t5			# then C += COLS*4, B += PANEL
 	dbnz	s2, fold\@
 	sig	mtx, AFREE + (\b)		# once for each half's engine
+.if ASPLIT == 2
 	sig	mtx, AFREE + (\b)
+.endif
 .if STAGE
 	# the whole tile through the output stage in one mout (the array
 	# idles during a mout: ROWS + 1 cycles)
@@ -343,7 +360,7 @@ nl\@:
 	sig	mtx, BFREE
 nb\@:
 	# store rows s9*ROWS .. of C (ML in the last tile), s10 columns
-	wait	dma1, CFULL + (\b), 1
+	wait	(3 + CENG), CFULL + (\b), 1
 	li	t1, ROWS*N*CB
 	mul	t2, s9, t1
 	li	t1, NBK*CB
@@ -367,8 +384,8 @@ full\@:
 	mul	t0, s10, t1
 	dset	n0, t0				# bytes per row
 	dset	n1, t6				# rows
-	dma	1
-	sig	dma1, CFREE + (\b)
+	dma	CENG
+	sig	(3 + CENG), CFREE + (\b)
 	# the next block's panels once this block's last tile is folded
 	li	t1, T - 1
 	bne	s9, t1, nn\@
@@ -426,10 +443,12 @@ nn\@:
 .endif
 .endif
 
-	sig	ctl, AFREE + 0			# two waiters per A buffer
+	sig	ctl, AFREE + 0			# a waiter per engine loading A
+	sig	ctl, AFREE + 1
+.if ASPLIT == 2
 	sig	ctl, AFREE + 0
 	sig	ctl, AFREE + 1
-	sig	ctl, AFREE + 1
+.endif
 	sig	ctl, CFREE + 0
 	sig	ctl, CFREE + 1
 	sig	ctl, BFREE
