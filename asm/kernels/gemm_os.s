@@ -142,6 +142,9 @@
 # Schedule parameters for `npusim tune` (the first value is the default):
 # NPSEL panels per column block (0 = as many as fit), ASPLIT engines the A
 # tiles load over (2 or 1), CENG the engine that stores C (1 or 0).
+.if NP_B < 1
+.error "gemm_os.s: not even one B panel fits: two A tiles and a panel take 2*K*ROWS*e + K*COLS*e bytes of scratchpad (K too deep: gemm_kb.s blocks K)"
+.endif
 .tunable NPSEL, 0, 1, 2, 3, 4, 6, 8
 .if NPSEL > NP_B
 .error "gemm_os.s: NPSEL panels do not fit (or exceed N)"
@@ -151,7 +154,7 @@
 .tunable ASPLIT, 2, 1
 .tunable CENG, 1, 0
 .if NBK < COLS || NBK % COLS
-.error "gemm_os.s: not even one B panel fits: 2*K*ROWS*e + K*COLS*e bytes of scratchpad (K too deep for this config), or NBK not a multiple of COLS"
+.error "gemm_os.s: NBK must be a multiple of COLS"
 .endif
 .equ NPB, NBK / COLS			# panels per block
 .equ NBLK, (N + NBK - 1) / NBK		# column blocks
