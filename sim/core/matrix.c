@@ -1891,7 +1891,8 @@ static int fast_row_values(struct mtx *m, struct mtx_insn *in, uint32_t row)
 		const uint8_t *src = in->st[0].buf + (size_t)row * in->st[0].bytes;
 
 		const uint8_t *tab = f->out_fuse ? in->st[2].buf : NULL;
-		struct mout_col p = mout_col_get(f, tab, row);
+		/* the output channel: in IS the stored row, else the column */
+		struct mout_col p = mout_col_get(f, tab, in->df == MTX_IS ? row : 0);
 
 		cols = in->st[0].bytes / 4;
 		for (j = 0; j < cols; j++) {

@@ -1229,6 +1229,56 @@ START_TEST(matrix_mout_fused)
 		free(spm);
 		out_free(&o);
 	}
+	/*
+	 * More rows than output channels (WS, M = 9 > N = 2): a row index is
+	 * never a table index (a bug read entry `row` of the table; the
+	 * AddressSanitizer run of make asan catches it here).
+	 */
+	{
+		uint8_t *acc = calloc(1, ACC_BYTES), *spm = calloc(1, SPM_BYTES);
+		struct tile_cmd t;
+		struct rig_cfg c = ideal(8, 8);
+		struct rig_out o;
+		uint32_t r, j;
+
+		ck_assert_ptr_nonnull(acc);
+		ck_assert_ptr_nonnull(spm);
+		for (r = 0; r < 18; r++) {
+			int32_t v = (int32_t)r * 10 - 50;
+
+			memcpy(acc + 4 * r, &v, 4);
+		}
+		for (j = 0; j < 2; j++) {
+			int32_t b = (int32_t)j * 7 - 3;
+
+			memcpy(spm + 1024 + 4 * j, &b, 4);
+		}
+		memset(&t, 0, sizeof(t));
+		t.u.m.kind = MTX_OUT;
+		t.u.m.d = 4096;
+		t.u.m.cfg.acc_type = DT_INT32;
+		t.u.m.cfg.in_type = DT_INT8;
+		t.u.m.cfg.m = 9;
+		t.u.m.cfg.k = 1;
+		t.u.m.cfg.n = 2;
+		t.u.m.cfg.out_type = DT_INT32;
+		t.u.m.cfg.out_scale = 1.0f;
+		t.u.m.cfg.out_fuse = 1;
+		t.u.m.cfg.out_par = 1024;
+		rig_run(&c, &t, 1, spm, acc, &o);
+		ck_assert_msg(o.rc == 0, "%s", o.diag);
+		for (r = 0; r < 9; r++)
+			for (j = 0; j < 2; j++) {
+				int32_t got;
+
+				memcpy(&got, o.spm + 4096 + 4 * (r * 2 + j), 4);
+				ck_assert_int_eq(got, (int32_t)(r * 2 + j) * 10 - 50 +
+							  (int32_t)j * 7 - 3);
+			}
+		free(acc);
+		free(spm);
+		out_free(&o);
+	}
 }
 END_TEST
 
