@@ -354,30 +354,7 @@
 .endif
 .equ SL_UNIT, 3 + SL_ENG		# its unit id for sig/wait (dma0 = 3)
 
-# Set every staging field of a copy of N2 (a register) planes of N1 rows
-# of N0 bytes; strides in bytes; memories by name.
-.macro cdesc src, dst, smem, dmem, n0, n1, ss1, ds1, n2r, ss2, ds2
-	dreset
-	li	t0, \smem
-	dset	smem, t0
-	li	t0, \dmem
-	dset	dmem, t0
-	dset	src, \src
-	dset	dst, \dst
-	li	t0, \n0
-	dset	n0, t0
-	li	t0, \n1
-	dset	n1, t0
-	li	t0, \ss1
-	dset	ss1, t0
-	li	t0, \ds1
-	dset	ds1, t0
-	dset	n2, \n2r
-	li	t0, \ss2
-	dset	ss2, t0
-	li	t0, \ds2
-	dset	ds2, t0
-.endm
+.include "lib/cdesc.inc"
 
 # The store of output rows s1 .. s3, channel group s8, from Y buffer b
 # (int8) or C buffer b (int32) whose rows are PW pixels of NG channels
@@ -399,6 +376,34 @@
 	li	t3, (\b)*C_SZ
 	cdesc	t3, t4, acc, dram, NG*CB, WO, NG*CB, COUT*CB, t2, (\pw)*NG*CB, WO*COUT*CB
 .endif
+.endm
+
+# The end of block s0 in buffer b, after its folds: release the A
+# buffer, the output stage (one mout of the block's NG channels), release
+# the weights after a group's last block, store rows s1 .. s3 of Y (group
+# s8; the buffer's rows PW pixels apart), load the next group's weights.
+.macro block_end b, pw
+.if NL != COLS
+	li	t0, COLS
+	mset	n, t0
+.endif
+	sig	mtx, AFREE + (\b)
+.if STAGE
+	li	t0, NG
+	mset	n, t0
+	li	t3, SPM_O + (\b)*OBUF_SZ
+	li	t4, 0
+	mout	t3, t4
+	li	t0, COLS
+	mset	n, t0
+.endif
+	sig	mtx, OFULL + (\b)
+	groupend wg\@
+	store	\b, \pw
+	dma	1
+	sig	dma1, OFREE + (\b)
+	groupnext wn\@
+	addi	s0, s0, 1
 .endm
 
 # Weights of channel group REG (K rows of NG of the K x COUT matrix), on
@@ -638,29 +643,7 @@ nf\@:
 	addi	t4, s5, COLS*4
 	addi	s6, s6, COLS*XB
 	dbnz	s4, nt\@
-.if NL != COLS
-	li	t0, COLS
-	mset	n, t0
-.endif
-	sig	mtx, AFREE + (\b)
-.if STAGE
-	li	t0, NG
-	mset	n, t0
-	li	t3, SPM_O + (\b)*OBUF_SZ
-	li	t4, 0
-	mout	t3, t4
-	li	t0, COLS
-	mset	n, t0
-.endif
-	sig	mtx, OFULL + (\b)
-	groupend wg\@
-	# store rows s1 .. s3 of Y, group s8: WO of every VW virtual
-	# columns, NG channels of every COUT
-	store	\b, VW
-	dma	1
-	sig	dma1, OFREE + (\b)
-	groupnext wn\@
-	addi	s0, s0, 1
+	block_end \b, VW			# Y rows: WO of every VW virtual columns
 .endm
 .else
 # Gather flat block REG's A into buffer b from slab b, on dma0 (on-chip
@@ -780,28 +763,7 @@ nf\@:
 	addi	t4, s5, COLS*4
 	addi	t5, s6, COLS*XB
 	dbnz	s4, nt\@
-.if NL != COLS
-	li	t0, COLS
-	mset	n, t0
-.endif
-	sig	mtx, AFREE + (\b)
-.if STAGE
-	li	t0, NG
-	mset	n, t0
-	li	t3, SPM_O + (\b)*OBUF_SZ
-	li	t4, 0
-	mout	t3, t4
-	li	t0, COLS
-	mset	n, t0
-.endif
-	sig	mtx, OFULL + (\b)
-	groupend wg\@
-	# store rows s1 .. s3 of Y, group s8
-	store	\b, WO
-	dma	1
-	sig	dma1, OFREE + (\b)
-	groupnext wn\@
-	addi	s0, s0, 1
+	block_end \b, WO
 .endm
 
 .endif

@@ -89,7 +89,7 @@
 .endif
 .equ IR, (RB - 1)*S + K
 .equ NB, (HO + RB - 1) / RB
-.equ SPM_ZROW, 0
+.equ SPM_FILLROW, 0
 .equ SLAB, (SR + ALN - 1) / ALN * ALN	# slab 0; slab 1 at +XBUF_SZ
 .equ XBUF_SZ, (IR*SR + ALN - 1) / ALN * ALN
 .equ SPM_WIDE, SLAB + 2*XBUF_SZ		# the slab as int32
@@ -118,7 +118,7 @@
 .endif
 .tensor Y, dram, Y_DRAM, int8, HO, WO, C
 
-.spm SPM_ZROW
+.spm SPM_FILLROW
 .zero SR
 
 .equ AFULL, 0		# +b: slab b landed (dma0 -> vec)
@@ -127,97 +127,8 @@
 .equ OFREE, 6		# +b: its store is done
 .equ WFULL, 8		# the weights and bias landed (dma1 -> vec)
 
-.macro cdesc src, dst, smem, dmem, n0, n1, ss1, ds1, n2r, ss2, ds2
-	dreset
-	li	t0, \smem
-	dset	smem, t0
-	li	t0, \dmem
-	dset	dmem, t0
-	dset	src, \src
-	dset	dst, \dst
-	li	t0, \n0
-	dset	n0, t0
-	li	t0, \n1
-	dset	n1, t0
-	li	t0, \ss1
-	dset	ss1, t0
-	li	t0, \ds1
-	dset	ds1, t0
-	dset	n2, \n2r
-	li	t0, \ss2
-	dset	ss2, t0
-	li	t0, \ds2
-	dset	ds2, t0
-.endm
+.include "lib/slab2d.inc"
 
-# Rows of block REG: s1 = first output row, s3 = one past its last; the
-# slab holds padded rows s1*S .. (s3-1)*S + K - 1, input rows s7 .. a2 of
-# them inside X.
-.macro blk_rows reg
-	li	t1, RB
-	mul	s1, \reg, t1
-	add	s3, s1, t1
-	li	t1, HO
-	bge	t1, s3, br1\@
-	mv	s3, t1
-br1\@:
-	li	t1, S
-	mul	s7, s1, t1
-	addi	s7, s7, -PAD
-	bge	s7, zero, br2\@
-	li	s7, 0
-br2\@:
-	addi	a2, s3, -1
-	mul	a2, a2, t1
-	addi	a2, a2, K - PAD
-	li	t1, H
-	bge	t1, a2, br3\@
-	mv	a2, t1
-br3\@:
-.endm
-
-.macro zero_rows b, r0, r1
-	bge	\r0, \r1, zr\@
-	sub	t2, \r1, \r0
-	li	t1, SR
-	mul	t3, \r0, t1
-	li	t1, SLAB + (\b)*XBUF_SZ
-	add	t3, t3, t1
-	li	t4, SPM_ZROW
-	cdesc	t4, t3, spm, spm, SR, 1, 0, 0, t2, 0, SR
-	dma	0
-zr\@:
-.endm
-
-.macro slab_load reg, b
-	blk_rows \reg
-	wait	dma0, AFREE + (\b), 1
-	li	t1, S
-	mul	a3, s1, t1
-	addi	a0, s7, PAD
-	sub	a0, a0, a3
-	zero_rows \b, zero, a0
-	addi	a1, a2, PAD
-	sub	a1, a1, a3
-	addi	t6, s3, -1
-	li	t1, S
-	mul	t6, t6, t1
-	addi	t6, t6, K
-	sub	a3, t6, a3
-	zero_rows \b, a1, a3
-	sub	t2, a2, s7
-	li	t1, W*C
-	mul	t4, s7, t1
-	li	t1, X_DRAM
-	add	t4, t4, t1
-	li	t1, SR
-	mul	t3, a0, t1
-	li	t1, SLAB + (\b)*XBUF_SZ + PAD*C
-	add	t3, t3, t1
-	cdesc	t4, t3, dram, spm, W*C, 1, 0, 0, t2, W*C, SR
-	dma	0
-	sig	dma0, AFULL + (\b)
-.endm
 
 # One tap (ky, kx) of the chunk: TMP = weight tile * pixels (every S-th
 # pixel of slab row a0*S + ky from pixel s4*S + kx), ACC += TMP.
@@ -391,7 +302,7 @@ wb:
 	# the pad columns of both slabs: zeros, once
 .if PAD
 	li	t1, IR
-	li	t3, SPM_ZROW
+	li	t3, SPM_FILLROW
 	li	t4, SLAB
 	cdesc	t3, t4, spm, spm, PAD*C, 1, 0, 0, t1, 0, SR
 	dma	0

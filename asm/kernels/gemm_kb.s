@@ -161,28 +161,7 @@
 .equ OFULL, 8		# +b: Y buffer b holds a finished tile
 .equ OFREE, 10		# +b: its store is done
 
-.macro cdesc src, dst, smem, dmem, n0, n1, ss1, ds1, n2r, ss2, ds2
-	dreset
-	li	t0, \smem
-	dset	smem, t0
-	li	t0, \dmem
-	dset	dmem, t0
-	dset	src, \src
-	dset	dst, \dst
-	li	t0, \n0
-	dset	n0, t0
-	li	t0, \n1
-	dset	n1, t0
-	li	t0, \ss1
-	dset	ss1, t0
-	li	t0, \ds1
-	dset	ds1, t0
-	dset	n2, \n2r
-	li	t0, \ss2
-	dset	ss2, t0
-	li	t0, \ds2
-	dset	ds2, t0
-.endm
+.include "lib/cdesc.inc"
 
 # Step s0 = ((block*NGRP + group)*NKC + chunk)*G + slot -> s8 block, s9
 # group, s10 chunk, s11 slot; a1 = the tile (group*G + slot, may be >= T
