@@ -299,37 +299,6 @@ wb:
 .else
 	vbcast	t3, zero
 .endif
-	# the pad columns of both slabs: zeros, once
-.if PAD
-	li	t1, IR
-	li	t3, SPM_FILLROW
-	li	t4, SLAB
-	cdesc	t3, t4, spm, spm, PAD*C, 1, 0, 0, t1, 0, SR
-	dma	0
-	li	t4, SLAB + (PAD + W)*C
-	dset	dst, t4
-	dma	0
-	li	t4, SLAB + XBUF_SZ
-	dset	dst, t4
-	dma	0
-	li	t4, SLAB + XBUF_SZ + (PAD + W)*C
-	dset	dst, t4
-	dma	0
-.endif
-	sig	dma0, AFREE + 0
-	sig	dma0, AFREE + 1
-	sig	ctl, OFREE + 0
-	sig	ctl, OFREE + 1
-	li	s0, 0
-	slab_load s0, 0
-loop:
-	block	0
-	li	t1, NB
-	bge	s0, t1, done
-	block	1
-	li	t1, NB
-	blt	s0, t1, loop
-done:
-	fence	all
+	run_blocks
 	rend	dwconv2d
 	halt

@@ -29,9 +29,9 @@
 # accumulator G*ROWS*NBK*4.  Defaults: NBK = min(N, 4 panels), G the tiles
 # whose sums fit the accumulator, KB the deepest chunk that fits.
 # Parameters: M, K, N, ITYPE (int8; int4, fp8e4m3, fp8e5m2, fp16, bf16),
-# OUT (int8 for integer inputs; bf16, fp16 for float ones: through the
-# output stage), SHIFT (8), WITH_BIAS, ACT, KB, NBK, G; ROWS, COLS from the
-# config.
+# OUT (int32/int8 for integer inputs, fp32/bf16/fp16 for float ones,
+# always through the output stage), SHIFT (8), WITH_BIAS, ACT, KB, NBK, G;
+# ROWS, COLS from the config (lib/gemm_types.inc).
 
 .ifndef M
 .equ M, 256
@@ -42,62 +42,7 @@
 .ifndef N
 .equ N, 128
 .endif
-.ifndef ITYPE
-.equ ITYPE, int8
-.endif
-.equ FLT, ITYPE == fp8e4m3 || ITYPE == fp8e5m2 || ITYPE == fp16 || ITYPE == bf16
-.if !FLT && ITYPE != int8 && ITYPE != int4
-.error "gemm_kb.s: ITYPE must be int8, int4, fp8e4m3, fp8e5m2, fp16 or bf16"
-.endif
-.ifndef OUT
-.if FLT
-.equ OUT, bf16
-.else
-.equ OUT, int8
-.endif
-.endif
-.if (FLT && OUT != bf16 && OUT != fp16 && OUT != fp32) || (!FLT && OUT != int8 && OUT != int32)
-.error "gemm_kb.s: OUT must be int8/int32 (integer inputs) or bf16/fp16/fp32 (float inputs)"
-.endif
-.ifndef SHIFT
-.equ SHIFT, 8
-.endif
-.ifndef WITH_BIAS
-.equ WITH_BIAS, 0
-.endif
-.ifndef ACT
-.equ ACT, 0
-.endif
-.ifndef ROWS
-.equ ROWS, CFG_CORE_MATRIX_ROWS
-.endif
-.ifndef COLS
-.equ COLS, CFG_CORE_MATRIX_COLS
-.endif
-.if ITYPE == int4
-.equ EBITS, 4
-.elif ITYPE == fp16 || ITYPE == bf16
-.equ EBITS, 16
-.else
-.equ EBITS, 8
-.endif
-.if OUT == int8
-.equ CB, 1
-.elif OUT == bf16 || OUT == fp16
-.equ CB, 2
-.else
-.equ CB, 4
-.endif
-.if FLT
-.equ ATYPE, fp32
-.else
-.equ ATYPE, int32
-.endif
-.equ ARB, ROWS*EBITS/8			# bytes of an A^T tile row
-.equ BRB, COLS*EBITS/8			# bytes of a B panel row
-.equ T, (M + ROWS - 1) / ROWS
-.equ ML, M - (T - 1)*ROWS
-.equ NPANELS, (N + COLS - 1) / COLS
+.include "lib/gemm_types.inc"
 .ifndef NBK
 .equ NBK, (NPANELS < 4 ? NPANELS : 4)*COLS
 .endif

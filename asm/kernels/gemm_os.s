@@ -60,70 +60,7 @@
 .ifndef N
 .equ N, 128
 .endif
-.ifndef ITYPE
-.equ ITYPE, int8
-.endif
-.equ FLT, ITYPE == fp8e4m3 || ITYPE == fp8e5m2 || ITYPE == fp16 || ITYPE == bf16
-.if !FLT && ITYPE != int8 && ITYPE != int4
-.error "gemm_os.s: ITYPE must be int8, int4, fp8e4m3, fp8e5m2, fp16 or bf16"
-.endif
-.ifndef OUT
-.if FLT
-.equ OUT, fp32
-.else
-.equ OUT, int32
-.endif
-.endif
-.if FLT && OUT != fp32 && OUT != bf16 && OUT != fp16
-.error "gemm_os.s: float inputs give OUT = fp32, bf16 or fp16"
-.endif
-.if !FLT && OUT != int32 && OUT != int8
-.error "gemm_os.s: integer inputs give OUT = int32 or int8"
-.endif
-.ifndef SHIFT
-.equ SHIFT, 8
-.endif
-.ifndef WITH_BIAS
-.equ WITH_BIAS, 0
-.endif
-.ifndef ACT
-.equ ACT, 0
-.endif
-.ifndef ROWS
-.equ ROWS, CFG_CORE_MATRIX_ROWS
-.endif
-.ifndef COLS
-.equ COLS, CFG_CORE_MATRIX_COLS
-.endif
-
-# Element sizes.  int4 packs two per byte: ROWS and COLS are even.
-.if ITYPE == int4
-.equ EBITS, 4
-.elif ITYPE == fp16 || ITYPE == bf16
-.equ EBITS, 16
-.else
-.equ EBITS, 8
-.endif
-.if OUT == int8
-.equ CB, 1
-.elif OUT == bf16 || OUT == fp16
-.equ CB, 2
-.else
-.equ CB, 4
-.endif
-.if FLT
-.equ ATYPE, fp32
-.else
-.equ ATYPE, int32
-.endif
-# The output stage runs for narrow outputs, a bias or an activation; an
-# int32/fp32 C without them is stored from the accumulator directly.
-.equ STAGE, CB != 4 || WITH_BIAS || ACT
-.equ ARB, ROWS*EBITS/8			# bytes of an A^T tile row
-.equ BRB, COLS*EBITS/8			# bytes of a B panel row
-.equ T, (M + ROWS - 1) / ROWS		# A tiles; the last has ML rows
-.equ ML, M - (T - 1)*ROWS
-.equ NPANELS, (N + COLS - 1) / COLS
+.include "lib/gemm_types.inc"
 
 .equ PERIOD, CFG_CORE_SCRATCHPAD_BANKS * CFG_CORE_SCRATCHPAD_BANK_WIDTH
 .equ A_BUF, (K*ARB + PERIOD - 1) / PERIOD * PERIOD
