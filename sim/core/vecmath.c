@@ -641,6 +641,30 @@ static float flt_bin(enum isa_op op, float a, float b)
 	}
 }
 
+/*
+ * vshl/vshr on an integer type of w bits: a sign-extended, shifted by
+ * b's value (sign-extended: a negative count shifts the other way), the
+ * result's low w bits.  Counts of w or more: 0 to the left, the sign to
+ * the right.  Float types are refused when the instruction is accepted.
+ */
+static uint32_t shift_bits(enum isa_op op, enum npu_dtype t, uint32_t a,
+			   uint32_t b)
+{
+	int w = dtype_bits(t);
+	int64_t x = num_sext(a, w), n = num_sext(b, w), r;
+	int left = op == ISA_OP_VSHL || op == ISA_OP_VSHLS;
+
+	if (n < 0) {
+		left = !left;
+		n = -n;
+	}
+	if (left)
+		r = n >= w ? 0 : (int64_t)((uint64_t)x << n);
+	else
+		r = n >= w ? (x < 0 ? -1 : 0) : x >> n;
+	return (uint32_t)((uint64_t)r & ((1ull << w) - 1));
+}
+
 /* Nonzero test of a select mask element (floats: -0 is zero, NaN is not). */
 static int mask_true(enum npu_dtype t, uint32_t bits)
 {
@@ -704,6 +728,14 @@ static uint32_t elem(enum isa_op op, const struct vm_cfg *c, uint32_t a,
 	case ISA_OP_VTANH: case ISA_OP_VGELU: case ISA_OP_VSILU:
 		y = unary_f32(op, num_decode_f32(t, a));
 		return enc_f(t, y, c);
+	/* bit operations on the type's bits (any type) */
+	case ISA_OP_VAND: return a & b;
+	case ISA_OP_VOR: return a | b;
+	case ISA_OP_VXOR: return a ^ b;
+	case ISA_OP_VNOT: return ~a & (sign | (sign - 1));
+	case ISA_OP_VSHL: case ISA_OP_VSHLS:
+	case ISA_OP_VSHR: case ISA_OP_VSHRS:
+		return shift_bits(op, t, a, b);
 	default:
 		break;
 	}

@@ -1172,6 +1172,13 @@ static int vec_accept(struct unit *u, const struct tile_cmd *cmd)
 			   !in->sm ? c->cfg.s_mem : c->cfg.d_mem);
 		goto fail;
 	}
+	if ((in->op == ISA_OP_VSHL || in->op == ISA_OP_VSHR ||
+	     in->op == ISA_OP_VSHLS || in->op == ISA_OP_VSHRS) &&
+	    dtype_is_float(in->st)) {
+		rc = fault(v, in, "%s shifts integers, not %s (vset type)",
+			   isa_op_info[in->op].name, dtype_name(in->st));
+		goto fail;
+	}
 	in->s1_rb = rowb(in->st, c->cfg.s1_stride, c->cfg.len);
 	in->s2_rb = rowb(in->t2, c->cfg.s2_stride, c->cfg.len);
 	/* Destination rows: of one element for reductions, of ROWS for

@@ -304,6 +304,102 @@ START_TEST(vecmath_scalar_forms)
 }
 END_TEST
 
+/*
+ * Bit operations: and/or/xor/not on the raw bits of every type (a float
+ * sign mask among them), shifts on the integer types against a plain C
+ * reference on sign-extended values, counts negative and beyond the width.
+ */
+START_TEST(vecmath_bit_ops)
+{
+	static const enum npu_dtype ints[] = { DT_INT4, DT_INT8, DT_INT16, DT_INT32 };
+	static const int64_t counts[] = { 0, 1, 3, 7, 8, 15, 31, 32, 40, -1, -3, -40 };
+	static uint8_t a[N_ELEMS * 4], b[N_ELEMS * 4], d[N_ELEMS * 4];
+	uint64_t seed = 9;
+	size_t ti, ci;
+	int i;
+
+	for (ti = 0; ti < N_TYPES; ti++) {
+		enum npu_dtype t = all_types[ti];
+		struct vm_cfg c = cfg_of(t, NUM_OVF_SAT);
+		struct vm_src s1 = { a, 0 }, s2 = { b, 0 }, none = { NULL, 0 };
+		uint32_t mask = dtype_bits(t) == 32 ? 0xFFFFFFFFu
+						    : (1u << dtype_bits(t)) - 1;
+
+		fill(t, a, N_ELEMS, &seed);
+		fill(t, b, N_ELEMS, &seed);
+		vm_map(ISA_OP_VAND, &c, N_ELEMS, d, 0, s1, s2, none);
+		for (i = 0; i < N_ELEMS; i++)
+			ck_assert_uint_eq(num_get_bits(t, d, i),
+					  num_get_bits(t, a, i) & num_get_bits(t, b, i));
+		vm_map(ISA_OP_VOR, &c, N_ELEMS, d, 0, s1, s2, none);
+		for (i = 0; i < N_ELEMS; i++)
+			ck_assert_uint_eq(num_get_bits(t, d, i),
+					  num_get_bits(t, a, i) | num_get_bits(t, b, i));
+		vm_map(ISA_OP_VXOR, &c, N_ELEMS, d, 0, s1, s2, none);
+		for (i = 0; i < N_ELEMS; i++)
+			ck_assert_uint_eq(num_get_bits(t, d, i),
+					  num_get_bits(t, a, i) ^ num_get_bits(t, b, i));
+		vm_map(ISA_OP_VNOT, &c, N_ELEMS, d, 0, s1, none, none);
+		for (i = 0; i < N_ELEMS; i++)
+			ck_assert_uint_eq(num_get_bits(t, d, i),
+					  ~num_get_bits(t, a, i) & mask);
+	}
+	/* fp32 |x| by clearing the sign bit */
+	{
+		struct vm_cfg c = cfg_of(DT_FP32, NUM_OVF_SAT);
+		float x = -2.5f, y;
+		uint32_t xb;
+
+		memcpy(&xb, &x, 4);
+		c.scalar = 0x7fffffffu;
+		memcpy(a, &xb, 4);
+		memcpy(b, &c.scalar, 4);
+		vm_map(ISA_OP_VAND, &c, 1, d, 0, (struct vm_src){ a, 0 },
+		       (struct vm_src){ b, 0 }, (struct vm_src){ NULL, 0 });
+		memcpy(&y, d, 4);
+		ck_assert(y == 2.5f);
+	}
+	for (ti = 0; ti < 4; ti++) {
+		enum npu_dtype t = ints[ti];
+		int w = dtype_bits(t);
+		struct vm_cfg c = cfg_of(t, NUM_OVF_SAT);
+
+		fill(t, a, N_ELEMS, &seed);
+		for (ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ci++) {
+			int64_t n = counts[ci];
+
+			if (n >= (int64_t)1 << (w - 1) || n < -((int64_t)1 << (w - 1)))
+				continue; /* not a value of the type */
+			c.scalar = (uint32_t)((uint64_t)n & (w == 32 ? 0xFFFFFFFFu : (1u << w) - 1));
+			for (i = 0; i < 2; i++) {
+				enum isa_op op = i ? ISA_OP_VSHRS : ISA_OP_VSHLS;
+				int j;
+
+				vm_map(op, &c, N_ELEMS, d, 0, (struct vm_src){ a, 0 },
+				       (struct vm_src){ NULL, 0 }, (struct vm_src){ NULL, 0 });
+				for (j = 0; j < N_ELEMS; j++) {
+					int64_t x = num_sext(num_get_bits(t, a, j), w), r;
+					int left = !i, k = (int)n;
+
+					if (k < 0) {
+						left = !left;
+						k = -k;
+					}
+					if (left)
+						r = k >= w ? 0 : (int64_t)((uint64_t)x * ((uint64_t)1 << k));
+					else
+						r = k >= w ? (x < 0 ? -1 : 0) : (x < 0 ? -((-x - 1) >> k) - 1 : x >> k);
+					ck_assert_msg(num_get_bits(t, d, j) ==
+						      (uint32_t)((uint64_t)r & ((1ull << w) - 1)),
+						      "%s %s %lld of %lld", dtype_name(t),
+						      isa_op_info[op].name, (long long)n, (long long)x);
+				}
+			}
+		}
+	}
+}
+END_TEST
+
 /* abs, neg, mov, select, broadcast on every type. */
 START_TEST(vecmath_unary_select_all_types)
 {
@@ -1028,6 +1124,7 @@ static Suite *suite_vecmath(void)
 
 	TEST_ADD(s, vecmath_binary_all_types);
 	TEST_ADD(s, vecmath_scalar_forms);
+	TEST_ADD(s, vecmath_bit_ops);
 	TEST_ADD(s, vecmath_unary_select_all_types);
 	TEST_ADD(s, vecmath_convert_all_pairs);
 	TEST_ADD(s, vecmath_quant_dequant);

@@ -986,6 +986,15 @@ START_TEST(vector_faults)
 	ck_assert_msg(strstr(r.dg.last, "vscatter: index -2") != NULL, "%s", r.dg.last);
 	rig_free(&r);
 
+	/* shifts are for integers */
+	rig_init(&r, &default_opts);
+	c = vcmd(ISA_OP_VSHL, DT_BF16, 1, 16, A_D, A_S1, A_S2);
+	rig_add(&r, &c);
+	ck_assert_int_eq(rig_run(&r, &st), NPU_EFAULT);
+	ck_assert_msg(strstr(r.dg.last, "vshl shifts integers, not bf16") != NULL,
+		      "%s", r.dg.last);
+	rig_free(&r);
+
 	/* an empty tile is no fault and takes no SRAM traffic */
 	rig_init(&r, &default_opts);
 	c = vcmd(ISA_OP_VADD, DT_INT8, 0, 16, (1 << 20) + 5, A_S1, A_S2);
