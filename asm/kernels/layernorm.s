@@ -2,15 +2,14 @@
 #
 # X is R rows of L = 64 fp32 values in DRAM.  The vector unit does all the
 # math; DMA engine 0 moves X in and Y out.  A per-row scalar (mean, 1/std)
-# is broadcast along its row with transpose -> row broadcast -> transpose,
-# the way a vector unit without a column broadcast does it.
+# is source 2 of the vsub/vmul as a column (vset bc 1: one value per row).
 #
 #   S    = rowsum(X)            vredsum             (R x 1)
 #   mean = S * (1/L)            vmuls
-#   XC   = X - bcast(mean)      vtrans, vbrow, vtrans, vsub
+#   XC   = X - mean             vsub, mean as a column (vset bc)
 #   V    = rowsum(XC * XC)/L    vmul, vredsum, vmuls
 #   rstd = rsqrt(V + eps)       vadds, vrsqrt
-#   Y    = XC * bcast(rstd)     vtrans, vbrow, vtrans, vmul
+#   Y    = XC * rstd            vmul, rstd as a column
 #
 # -D R=rows (default 16, at most 64).
 
@@ -28,36 +27,13 @@
 # Scratchpad buffers (bytes).
 .equ SX,  0			# X        R x L
 .equ SXC, SX + R*ROWB		# X - mean R x L
-.equ SQ,  SXC + R*ROWB		# squares, then broadcasts R x L
+.equ SQ,  SXC + R*ROWB		# squares  R x L
 .equ SY,  SQ + R*ROWB		# Y        R x L
 .equ SS,  SY + R*ROWB		# a column R x 1
-.equ ST,  SS + 256		# its transpose 1 x R
-.equ SB,  ST + 256		# row broadcast L x R
 
 .data
 inv_l:	.float	0.015625	# 1 / L
 eps:	.float	0.00001
-
-# Broadcast the column at SS (R x 1) to the R x L tile at DST.
-.macro bcast_col dst
-	li	t0, R
-	vset	rows, t0
-	li	t0, 1
-	vset	len, t0
-	li	a0, ST
-	li	a1, SS
-	vtrans	a0, a1			# 1 x R
-	li	t0, L
-	vset	rows, t0
-	li	t0, R
-	vset	len, t0
-	li	a0, SB
-	li	a1, ST
-	vbrow	a0, a1			# L x R, every row = the column
-	li	a0, \dst
-	li	a1, SB
-	vtrans	a0, a1			# R x L
-.endm
 
 # Set the tile shape to R x L.
 .macro full
@@ -100,12 +76,14 @@ eps:	.float	0.00001
 	li	t0, 1
 	vset	len, t0
 	vmuls	a0, a0, s0		# mean = S / L
-	bcast_col SQ
 	full
+	li	t0, 1
+	vset	bc, t0			# source 2: one value per row
 	li	a0, SXC
 	li	a1, SX
-	li	a2, SQ
+	li	a2, SS
 	vsub	a0, a1, a2		# XC = X - mean
+	vset	bc, zero
 
 	# variance and 1/std
 	li	a0, SQ
@@ -119,12 +97,14 @@ eps:	.float	0.00001
 	vmuls	a0, a0, s0		# V = rowsum / L
 	vadds	a0, a0, s1		# V + eps
 	vrsqrt	a0, a0			# rstd
-	bcast_col SQ
 	full
+	li	t0, 1
+	vset	bc, t0
 	li	a0, SY
 	li	a1, SXC
-	li	a2, SQ
+	li	a2, SS
 	vmul	a0, a1, a2		# Y = XC * rstd
+	vset	bc, zero
 
 	# Y: scratchpad -> DRAM
 	sig	vec, 1

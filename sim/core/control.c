@@ -849,6 +849,11 @@ static int ctl_vset(struct ctl *c, int field, uint64_t v)
 		break;
 	case ISA_VF_SCALE: g->scale = bits_to_f32(v); break;
 	case ISA_VF_ZP: g->zp = (int32_t)v; break;
+	case ISA_VF_BC:
+		if (v >= VEC_N_BC)
+			return ctl_fault(c, c->t_cur, "vset bc %" PRIu64 ": 0 (tile), 1 (column) or 2 (row)", v);
+		g->s2_bcast = (int)v;
+		break;
 	default:
 		return ctl_fault(c, c->t_cur, "vset: unknown field %d", field);
 	}

@@ -93,7 +93,10 @@ struct vec_cfg {
 	int d_mem, s_mem;     /* MEM_SPM or MEM_ACC for destination / sources */
 	float scale;          /* quantize/dequantize scale */
 	int32_t zp;           /* quantize/dequantize zero point */
+	int s2_bcast;         /* binary ops: VEC_BC_* (vset bc) */
 };
+/* vset bc: how source 2 of a binary op is broadcast. */
+enum { VEC_BC_TILE, VEC_BC_COL, VEC_BC_ROW, VEC_N_BC };
 
 struct vec_cmd {
 	int op;               /* enum isa_op of the instruction */

@@ -447,10 +447,20 @@ static int beat_setup(struct vec *v, struct vinsn *in, struct vbeat *bt,
 		rc = push_acc(&bt->rd, &bt->n_rd, &bt->cap_rd, &a);
 		if (!rc && (in->kind == VM_K_BIN || in->kind == VM_K_SELECT ||
 			    in->kind == VM_K_SCATTER)) {
+			/* vset bc: a column reads one element per row (each
+			 * lane group again: a register would keep it, but
+			 * the read is cheap and keeps the timing honest), a
+			 * row reads row 0 for every row (s2_rb = 0) */
 			a.base = c->s2 + bt->r * in->s2_rb;
 			a.t = in->t2;
 			a.opnd = 1;
+			if (in->kind == VM_K_BIN && c->cfg.s2_bcast == VEC_BC_COL) {
+				a.e0 = 0;
+				a.n = 1;
+			}
 			rc = push_acc(&bt->rd, &bt->n_rd, &bt->cap_rd, &a);
+			a.e0 = bt->e0;
+			a.n = bt->n;
 		}
 		if (!rc && in->kind == VM_K_SELECT) {
 			a.base = c->s3 + bt->r * in->s2_rb;
@@ -662,6 +672,11 @@ static int beat_compute(struct vec *v, struct vbeat *bt)
 			copy_elems(in->st, bt->out, 0, bt->op[0], 0, bt->n);
 		break;
 	default:
+		/* a column broadcast read one element: it serves every lane */
+		if (vals && in->kind == VM_K_BIN && c->cfg.s2_bcast == VEC_BC_COL)
+			for (i = 1; i < bt->n; i++)
+				num_set_bits(in->t2, bt->op[1], i,
+					     num_get_bits(in->t2, bt->op[1], 0));
 		if (vals)
 			vm_map(in->op, &in->vc, bt->n, bt->out, 0, s1, s2, s3);
 		v->u.ctr[CTR_VECTOR_OPS] += (uint64_t)bt->n *
@@ -1049,7 +1064,18 @@ void vec_operands(const struct tile_cmd *cmd, struct vec_opnd o[ISA_N_VSLOTS])
 			elems = g->rows;
 			break;
 		}
-		o[k].shape = r->shape;
+		/* vset bc: a binary op's source 2 as a column or a row */
+		if (k == ISA_VS_S2 && ki == &isa_vkind_info[ISA_VK_BIN] &&
+		    g->s2_bcast == VEC_BC_COL) {
+			o[k].shape = ISA_VSH_COL;
+			elems = 1;
+		} else if (k == ISA_VS_S2 && ki == &isa_vkind_info[ISA_VK_BIN] &&
+			   g->s2_bcast == VEC_BC_ROW) {
+			o[k].shape = ISA_VSH_ROW;
+			rows = 1;
+		} else {
+			o[k].shape = r->shape;
+		}
 		o[k].etype = r->type;
 		o[k].type = (int)t;
 		o[k].mem = k == ISA_VS_D ? g->d_mem : g->s_mem;
@@ -1181,6 +1207,10 @@ static int vec_accept(struct unit *u, const struct tile_cmd *cmd)
 	}
 	in->s1_rb = rowb(in->st, c->cfg.s1_stride, c->cfg.len);
 	in->s2_rb = rowb(in->t2, c->cfg.s2_stride, c->cfg.len);
+	if (in->kind == VM_K_BIN && c->cfg.s2_bcast == VEC_BC_COL)
+		in->s2_rb = rowb(in->t2, c->cfg.s2_stride, 1);
+	else if (in->kind == VM_K_BIN && c->cfg.s2_bcast == VEC_BC_ROW)
+		in->s2_rb = 0;
 	/* Destination rows: of one element for reductions, of ROWS for
 	 * vtrans (the d column of the op's kind). */
 	vec_operands(cmd, o);

@@ -939,6 +939,57 @@ START_TEST(vector_timing_self_conflict)
 END_TEST
 
 /* Faults name the instruction, pc, cycle and the offending range/index. */
+/*
+ * vset bc: source 2 of a binary op as a column (one value per row, rows
+ * ss2 apart) or as one row for every row - the per-row and per-column
+ * broadcasts of softmax and layernorm without vtrans/vbrow; fp32 and
+ * int16, rows longer than the lanes (several lane groups per row).
+ */
+START_TEST(vector_broadcast_operand)
+{
+	static const enum npu_dtype types[] = { DT_FP32, DT_INT16 };
+	size_t ti;
+	int bc;
+
+	for (ti = 0; ti < 2; ti++)
+		for (bc = 1; bc <= 2; bc++) {
+			enum npu_dtype t = types[ti];
+			const uint32_t rows = 5, len = 37;
+			struct rig r;
+			struct eng_stats st;
+			struct tile_cmd c;
+			uint8_t *m;
+			uint32_t i, j;
+
+			rig_init(&r, &default_opts);
+			m = sram_data(r.spm);
+			for (i = 0; i < rows * len; i++)
+				num_set_bits(t, m + A_S1, i, num_encode(t, (double)(i % 50) - 20, NUM_OVF_SAT));
+			/* a column of rows values 16 bytes apart, or one row */
+			for (i = 0; i < rows; i++)
+				num_set_bits(t, m + A_S2 + 16 * i, 0,
+					     num_encode(t, 3.0 * i - 4, NUM_OVF_SAT));
+			for (j = 0; j < len; j++)
+				num_set_bits(t, m + A_S3, j, num_encode(t, (double)j - 10, NUM_OVF_SAT));
+			c = vcmd(ISA_OP_VSUB, t, rows, len, A_D, A_S1, bc == 1 ? A_S2 : A_S3);
+			c.u.v.cfg.s2_bcast = bc;
+			if (bc == 1)
+				c.u.v.cfg.s2_stride = 16;
+			rig_add(&r, &c);
+			ck_assert_int_eq(rig_run(&r, &st), 0);
+			for (i = 0; i < rows; i++)
+				for (j = 0; j < len; j++) {
+					double x = (double)((i * len + j) % 50) - 20;
+					double y = bc == 1 ? 3.0 * i - 4 : (double)j - 10;
+
+					ck_assert_msg(num_decode(t, num_get_bits(t, m + A_D, i * len + j)) == x - y,
+						      "%s bc %d [%u][%u]", dtype_name(t), bc, i, j);
+				}
+			rig_free(&r);
+		}
+}
+END_TEST
+
 START_TEST(vector_faults)
 {
 	struct rig r;
@@ -1110,6 +1161,7 @@ static Suite *suite_vector(void)
 	TEST_ADD(s, vector_timing_raw_interlock);
 	TEST_ADD(s, vector_timing_reduction);
 	TEST_ADD(s, vector_timing_self_conflict);
+	TEST_ADD(s, vector_broadcast_operand);
 	TEST_ADD(s, vector_faults);
 	TEST_ADD(s, vector_layernorm_sequence);
 	return s;
