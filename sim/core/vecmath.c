@@ -974,6 +974,13 @@ static struct vm_src srow(const uint8_t *base, enum npu_dtype t,
 	return s;
 }
 
+uint32_t vm_iota(const struct vm_cfg *c, enum npu_dtype t, uint64_t r,
+		 uint64_t i)
+{
+	/* exact in double for every index a tile can have (< 2^53) */
+	return num_encode(t, (double)i + (double)r * (double)c->step, NUM_OVF_SAT);
+}
+
 int vm_exec(enum isa_op op, const struct vm_cfg *c, const struct vm_tile *t,
 	    int64_t *bad_index)
 {
@@ -1039,8 +1046,16 @@ int vm_exec(enum isa_op op, const struct vm_cfg *c, const struct vm_tile *t,
 			vm_map(op, c, t->len, d, 0, srow(t->s1, st, 0, 0, t->len),
 			       b, s);
 			break;
+		case VM_K_BCAST:
+			if (op == ISA_OP_VIOTA) {
+				d = t->d + row_off(dt, t->d_stride, r, t->len);
+				for (j = 0; j < t->len; j++)
+					num_set_bits(dt, d, j, vm_iota(c, dt, r, j));
+				break;
+			}
+			/* fall through */
 		case VM_K_BIN: case VM_K_SCALAR: case VM_K_UNARY:
-		case VM_K_SELECT: case VM_K_CONVERT: case VM_K_BCAST:
+		case VM_K_SELECT: case VM_K_CONVERT:
 			/* element-wise: d[r][i] = f(...[r][i]) */
 			d = t->d + row_off(dt, t->d_stride, r, t->len);
 			vm_map(op, c, t->len, d, 0, a, b, s);

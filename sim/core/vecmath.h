@@ -72,7 +72,12 @@ struct vm_cfg {
 	float scale;             /* SCALE of vquant/vdequant */
 	int32_t zp;              /* ZP of vquant/vdequant */
 	enum num_ovf fp8_ovf;    /* rounding into fp8: saturate or not */
+	int64_t step;            /* viota's row step: x[rs1], all 64 bits */
 };
+
+/* viota's element (r, i): i + r * step, rounded into the type. */
+uint32_t vm_iota(const struct vm_cfg *c, enum npu_dtype t, uint64_t r,
+		 uint64_t i);
 
 /* The dtype an element-type column of names.def VKIND names. */
 enum npu_dtype vm_elem_type(enum isa_vetype e, enum npu_dtype type,

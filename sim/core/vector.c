@@ -671,6 +671,15 @@ static int beat_compute(struct vec *v, struct vbeat *bt)
 		if (vals)
 			copy_elems(in->st, bt->out, 0, bt->op[0], 0, bt->n);
 		break;
+	case VM_K_BCAST:
+		if (in->op == ISA_OP_VIOTA) {
+			for (i = 0; vals && i < bt->n; i++)
+				num_set_bits(in->dt, bt->out, i,
+					     vm_iota(&in->vc, in->dt, bt->r, bt->e0 + i));
+			break;
+		}
+		/* vbcast: */
+		/* fall through */
 	default:
 		/* a column broadcast read one element: it serves every lane */
 		if (vals && in->kind == VM_K_BIN && c->cfg.s2_bcast == VEC_BC_COL)
@@ -1174,6 +1183,7 @@ static int vec_accept(struct unit *u, const struct tile_cmd *cmd)
 	in->vc.scale = c->cfg.scale;
 	in->vc.zp = c->cfg.zp;
 	in->vc.fp8_ovf = v->fp8;
+	in->vc.step = (int64_t)c->scalar;
 	/*
 	 * The scalar operand (x[rs2] of vadds..., x[rs1] of vbcast) keeps
 	 * the low dtype_bits(TYPE) bits: its bit pattern in TYPE.

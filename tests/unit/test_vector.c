@@ -417,6 +417,7 @@ static void run_and_compare(const struct rig_opts *o, struct tile_cmd *c,
 	vc.zp = c->u.v.cfg.zp;
 	vc.fp8_ovf = o->fp8_sat ? NUM_OVF_SAT : NUM_OVF_IEEE;
 	vc.scalar = (uint32_t)c->u.v.scalar & tmask(vc.type);
+	vc.step = (int64_t)c->u.v.scalar;
 	memset(&tl, 0, sizeof(tl));
 	tl.d = ref + c->u.v.d;
 	tl.s1 = ref + c->u.v.s1;
@@ -990,6 +991,39 @@ START_TEST(vector_broadcast_operand)
 }
 END_TEST
 
+/* viota: i + r * step, per row (step 0) and flat (step len), int32 and fp32. */
+START_TEST(vector_iota)
+{
+	static const enum npu_dtype types[] = { DT_INT32, DT_FP32, DT_INT16 };
+	size_t ti;
+	int k;
+
+	for (ti = 0; ti < 3; ti++)
+		for (k = 0; k < 2; k++) {
+			enum npu_dtype t = types[ti];
+			const uint32_t rows = 4, len = 45;
+			struct rig r;
+			struct eng_stats st;
+			struct tile_cmd c;
+			uint8_t *m;
+			uint32_t i, j;
+
+			rig_init(&r, &default_opts);
+			m = sram_data(r.spm);
+			c = vcmd(ISA_OP_VIOTA, t, rows, len, A_D, 0, 0);
+			c.u.v.scalar = k ? len : 0;
+			rig_add(&r, &c);
+			ck_assert_int_eq(rig_run(&r, &st), 0);
+			for (i = 0; i < rows; i++)
+				for (j = 0; j < len; j++)
+					ck_assert_msg(num_decode(t, num_get_bits(t, m + A_D, i * len + j)) ==
+						      (double)(j + (k ? i * len : 0)),
+						      "%s step %d [%u][%u]", dtype_name(t), k, i, j);
+			rig_free(&r);
+		}
+}
+END_TEST
+
 START_TEST(vector_faults)
 {
 	struct rig r;
@@ -1162,6 +1196,7 @@ static Suite *suite_vector(void)
 	TEST_ADD(s, vector_timing_reduction);
 	TEST_ADD(s, vector_timing_self_conflict);
 	TEST_ADD(s, vector_broadcast_operand);
+	TEST_ADD(s, vector_iota);
 	TEST_ADD(s, vector_faults);
 	TEST_ADD(s, vector_layernorm_sequence);
 	return s;
