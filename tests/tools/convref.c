@@ -140,100 +140,92 @@ static int report(uint64_t bad, uint64_t n, const char *what)
 	return bad ? 1 : 0;
 }
 
-static int check(int argc, char **argv, struct diag *d)
+/* A convolution's geometry, from X (H, W, CIN), W (K, COUT), Y (HO, WO, COUT). */
+struct geom {
+	int64_t H, W, CI, CO, KH, KW, S, P, D, HO, WO, G, CG, OG;
+};
+
+/*
+ * Fill g from the tensors and S, PAD, DIL, GROUPS, and check that they form
+ * a square-window (grouped) convolution with a bias of COUT elements of
+ * type bt (when given).  Returns 0, or 2 after a message.
+ */
+static int geom(struct geom *g, const struct npy *x, const struct npy *w,
+		const struct npy *y, const struct npy *b, enum npu_dtype bt,
+		struct diag *d)
 {
-	struct npy x, w, y, b;
-	int64_t H, W, CI, CO, KH, KW, S, P, D, HO, WO, oy, ox, co, ky, kx, ci;
-	int shift = argc > 8 ? atoi(argv[8]) : -1, relu = argc > 10 && atoi(argv[10]);
-	int64_t G = argc > 11 ? atoi(argv[11]) : 1, CG, OG;
-	int has_bias = argc > 9 && strcmp(argv[9], "-") != 0, rc = 2;
-	uint64_t bad = 0;
-
-	memset(&x, 0, sizeof(x));
-	memset(&w, 0, sizeof(w));
-	memset(&y, 0, sizeof(y));
-	memset(&b, 0, sizeof(b));
-	if (argc < 8 || npy_read(argv[2], &x, d) || npy_read(argv[3], &w, d) ||
-	    npy_read(argv[4], &y, d) || (has_bias && npy_read(argv[9], &b, d)))
-		goto out;
-	S = (int64_t)arg(argv[5]);
-	P = (int64_t)arg(argv[6]);
-	D = (int64_t)arg(argv[7]);
-	if (x.ndim != 3 || w.ndim != 2 || y.ndim != 3 || x.dtype != DT_INT8 ||
-	    w.dtype != DT_INT8 || y.dtype != (shift < 0 ? DT_INT32 : DT_INT8) ||
-	    S < 1 || D < 1) {
+	g->H = (int64_t)x->shape[0];
+	g->W = (int64_t)x->shape[1];
+	g->CI = (int64_t)x->shape[2];
+	g->CO = (int64_t)w->shape[1];
+	g->HO = (int64_t)y->shape[0];
+	g->WO = (int64_t)y->shape[1];
+	if (g->S < 1 || g->D < 1 || g->G < 1 || g->CI % g->G || g->CO % g->G) {
 		(void)diag_error(d, diag_nowhere(), NPU_ETENSOR,
-				 "convref: X (H,W,C) int8, W (K,COUT) int8, Y (HO,WO,COUT) int32 or int8 with SHIFT");
-		goto out;
+				 "convref: S, DIL >= 1 and GROUPS dividing CIN and COUT");
+		return 2;
 	}
-	H = (int64_t)x.shape[0];
-	W = (int64_t)x.shape[1];
-	CI = (int64_t)x.shape[2];
-	CO = (int64_t)w.shape[1];
-	HO = (int64_t)y.shape[0];
-	WO = (int64_t)y.shape[1];
-	/* K = KH*KW*CI: the square window the kernels take; KH = KW */
-	if (G < 1 || CI % G || CO % G) {
-		(void)diag_error(d, diag_nowhere(), NPU_ETENSOR, "convref: GROUPS must divide CIN and COUT");
-		goto out;
-	}
-	CG = CI / G;
-	OG = CO / G;
-	for (KH = 1; KH * KH * CG < (int64_t)w.shape[0]; KH++)
+	g->CG = g->CI / g->G;
+	g->OG = g->CO / g->G;
+	/* K = KH*KW*CIN/G: the square window the kernels take; KH = KW */
+	for (g->KH = 1; g->KH * g->KH * g->CG < (int64_t)w->shape[0]; g->KH++)
 		;
-	KW = KH;
-	if (KH * KW * CG != (int64_t)w.shape[0] || (int64_t)y.shape[2] != CO ||
-	    HO != out_dim(H, KH, S, P, D) || WO != out_dim(W, KW, S, P, D) ||
-	    (has_bias && (b.dtype != DT_INT32 || npy_count(&b) != (uint64_t)CO))) {
+	g->KW = g->KH;
+	if (g->KH * g->KW * g->CG != (int64_t)w->shape[0] ||
+	    (int64_t)y->shape[2] != g->CO ||
+	    g->HO != out_dim(g->H, g->KH, g->S, g->P, g->D) ||
+	    g->WO != out_dim(g->W, g->KW, g->S, g->P, g->D) ||
+	    (b->data && (b->dtype != bt || npy_count(b) != (uint64_t)g->CO))) {
 		(void)diag_error(d, diag_nowhere(), NPU_ETENSOR,
-				 "convref: shapes do not form a square-window convolution with these S, PAD, DIL");
-		goto out;
+				 "convref: shapes do not form a square-window convolution with these S, PAD, DIL, GROUPS");
+		return 2;
 	}
-	for (oy = 0; oy < HO; oy++)
-		for (ox = 0; ox < WO; ox++)
-			for (co = 0; co < CO; co++) {
-				int64_t acc = 0, want, got;
-				size_t o = (size_t)((oy * WO + ox) * CO + co);
+	return 0;
+}
 
-				for (ky = 0; ky < KH; ky++)
-					for (kx = 0; kx < KW; kx++) {
-						int64_t iy = oy * S + ky * D - P;
-						int64_t ix = ox * S + kx * D - P;
+/* Element i of an int8, int32 or fp32 tensor, as a double. */
+static double val(const struct npy *t, uint64_t i)
+{
+	int32_t v;
+	float f;
 
-						if (iy < 0 || iy >= H || ix < 0 || ix >= W)
-							continue;
-						for (ci = 0; ci < CG; ci++)
-							acc += (int64_t)(int8_t)x.data[(iy * W + ix) * CI + co / OG * CG + ci] *
-							       (int8_t)w.data[((ky * KW + kx) * CG + ci) * CO + co];
-					}
-				if (shift < 0) {
-					int32_t v;
+	switch (t->dtype) {
+	case DT_INT8:
+		return (int8_t)t->data[i];
+	case DT_INT32:
+		memcpy(&v, t->data + 4 * i, 4);
+		return v;
+	default:
+		memcpy(&f, t->data + 4 * i, 4);
+		return f;
+	}
+}
 
-					memcpy(&v, y.data + 4 * o, 4);
-					want = acc;
-					got = v;
-				} else {
-					int32_t bias = 0;
+/*
+ * Output (oy, ox, co) before bias: the sum over the window and the
+ * group's input channels, in double (exact for int8 products and for the
+ * generated float inputs), taps outside X skipped.
+ */
+static double conv_point(const struct geom *g, const struct npy *x,
+			 const struct npy *w, int64_t oy, int64_t ox, int64_t co)
+{
+	double acc = 0;
+	int64_t ky, kx, ci;
 
-					if (has_bias)
-						memcpy(&bias, b.data + 4 * co, 4);
-					acc += bias;
-					if (relu && acc < 0)
-						acc = 0;
-					want = requant(acc, shift);
-					got = (int8_t)y.data[o];
-				}
-				if (got != want && bad++ < 5)
-					fprintf(stderr, "convref: Y[%" PRId64 "][%" PRId64 "][%" PRId64 "] = %" PRId64 ", expected %" PRId64 "\n",
-						oy, ox, co, got, want);
-			}
-	rc = report(bad, (uint64_t)(HO * WO * CO), "Y");
-out:
-	npy_free(&x);
-	npy_free(&w);
-	npy_free(&y);
-	npy_free(&b);
-	return rc;
+	for (ky = 0; ky < g->KH; ky++)
+		for (kx = 0; kx < g->KW; kx++) {
+			int64_t iy = oy * g->S + ky * g->D - g->P;
+			int64_t ix = ox * g->S + kx * g->D - g->P;
+
+			if (iy < 0 || iy >= g->H || ix < 0 || ix >= g->W)
+				continue;
+			for (ci = 0; ci < g->CG; ci++)
+				acc += val(x, (uint64_t)((iy * g->W + ix) * g->CI +
+							 co / g->OG * g->CG + ci)) *
+				       val(w, (uint64_t)(((ky * g->KW + kx) * g->CG + ci) *
+							 g->CO + co));
+		}
+	return acc;
 }
 
 /* x rounded to nearest even with p significand bits (fp32 24, bf16 8). */
@@ -247,102 +239,95 @@ static double round_p(double x, int p)
 	return ldexp(nearbyint(ldexp(x, p - e)), e - p);
 }
 
-static int checkf(int argc, char **argv, struct diag *d)
+/*
+ * check (int8) and checkf (fp32 in, fp32 or bf16 out): argv[2..4] X W Y,
+ * 5..7 S PAD DIL; check: 8 SHIFT, 9 BIAS|-, 10 RELU, 11 GROUPS; checkf:
+ * 8 BIAS|-, 9 RELU, 10 GROUPS.
+ */
+static int check_any(int argc, char **argv, struct diag *d, int fl)
 {
 	struct npy x, w, y, b;
-	int64_t H, W, CI, CO, KH, KW, S, P, D, HO, WO, oy, ox, co, ky, kx, ci, G, CG, OG;
-	int relu = argc > 9 && atoi(argv[9]), rc = 2;
-	int has_bias = argc > 8 && strcmp(argv[8], "-") != 0;
+	struct geom g;
+	int shift = !fl && argc > 8 ? atoi(argv[8]) : -1;
+	int ab = fl ? 8 : 9; /* argument index of BIAS */
+	int has_bias = argc > ab && strcmp(argv[ab], "-") != 0;
+	int relu = argc > ab + 1 && atoi(argv[ab + 1]), rc = 2;
+	int64_t oy, ox, co;
 	uint64_t bad = 0;
 
 	memset(&x, 0, sizeof(x));
 	memset(&w, 0, sizeof(w));
 	memset(&y, 0, sizeof(y));
 	memset(&b, 0, sizeof(b));
-	G = argc > 10 ? atoi(argv[10]) : 1;
+	memset(&g, 0, sizeof(g));
 	if (argc < 8 || npy_read(argv[2], &x, d) || npy_read(argv[3], &w, d) ||
-	    npy_read(argv[4], &y, d) || (has_bias && npy_read(argv[8], &b, d)))
+	    npy_read(argv[4], &y, d) || (has_bias && npy_read(argv[ab], &b, d)))
 		goto out;
-	S = (int64_t)arg(argv[5]);
-	P = (int64_t)arg(argv[6]);
-	D = (int64_t)arg(argv[7]);
-	if (x.ndim != 3 || w.ndim != 2 || y.ndim != 3 || x.dtype != DT_FP32 ||
-	    w.dtype != DT_FP32 || (y.dtype != DT_FP32 && y.dtype != DT_BF16) ||
-	    S < 1 || D < 1 || G < 1) {
-		(void)diag_error(d, diag_nowhere(), NPU_ETENSOR,
-				 "convref checkf: X (H,W,C) fp32, W (K,COUT) fp32, Y fp32 or bf16");
-		goto out;
-	}
-	H = (int64_t)x.shape[0];
-	W = (int64_t)x.shape[1];
-	CI = (int64_t)x.shape[2];
-	CO = (int64_t)w.shape[1];
-	HO = (int64_t)y.shape[0];
-	WO = (int64_t)y.shape[1];
-	if (CI % G || CO % G) {
-		(void)diag_error(d, diag_nowhere(), NPU_ETENSOR, "convref: GROUPS must divide CIN and COUT");
+	g.S = (int64_t)arg(argv[5]);
+	g.P = (int64_t)arg(argv[6]);
+	g.D = (int64_t)arg(argv[7]);
+	g.G = argc > ab + 2 ? atoi(argv[ab + 2]) : 1;
+	if (x.ndim != 3 || w.ndim != 2 || y.ndim != 3 ||
+	    (fl ? x.dtype != DT_FP32 || w.dtype != DT_FP32 ||
+		  (y.dtype != DT_FP32 && y.dtype != DT_BF16)
+		: x.dtype != DT_INT8 || w.dtype != DT_INT8 ||
+		  y.dtype != (shift < 0 ? DT_INT32 : DT_INT8))) {
+		(void)diag_error(d, diag_nowhere(), NPU_ETENSOR, fl ?
+				 "convref checkf: X (H,W,C) fp32, W (K,COUT) fp32, Y fp32 or bf16" :
+				 "convref: X (H,W,C) int8, W (K,COUT) int8, Y (HO,WO,COUT) int32 or int8 with SHIFT");
 		goto out;
 	}
-	CG = CI / G;
-	OG = CO / G;
-	for (KH = 1; KH * KH * CG < (int64_t)w.shape[0]; KH++)
-		;
-	KW = KH;
-	if (KH * KW * CG != (int64_t)w.shape[0] || (int64_t)y.shape[2] != CO ||
-	    HO != out_dim(H, KH, S, P, D) || WO != out_dim(W, KW, S, P, D) ||
-	    (has_bias && (b.dtype != DT_FP32 || npy_count(&b) != (uint64_t)CO))) {
-		(void)diag_error(d, diag_nowhere(), NPU_ETENSOR,
-				 "convref checkf: shapes do not form a convolution with these S, PAD, DIL");
+	if ((rc = geom(&g, &x, &w, &y, &b, fl ? DT_FP32 : DT_INT32, d)))
 		goto out;
-	}
-	for (oy = 0; oy < HO; oy++)
-		for (ox = 0; ox < WO; ox++)
-			for (co = 0; co < CO; co++) {
-				double acc = 0, want, got;
-				size_t o = (size_t)((oy * WO + ox) * CO + co);
-				float xv, wv, bv;
+	rc = 2;
+	for (oy = 0; oy < g.HO; oy++)
+		for (ox = 0; ox < g.WO; ox++)
+			for (co = 0; co < g.CO; co++) {
+				uint64_t o = (uint64_t)((oy * g.WO + ox) * g.CO + co);
+				double acc = conv_point(&g, &x, &w, oy, ox, co), want, got;
 
-				for (ky = 0; ky < KH; ky++)
-					for (kx = 0; kx < KW; kx++) {
-						int64_t iy = oy * S + ky * D - P;
-						int64_t ix = ox * S + kx * D - P;
-
-						if (iy < 0 || iy >= H || ix < 0 || ix >= W)
-							continue;
-						for (ci = 0; ci < CG; ci++) {
-							memcpy(&xv, x.data + 4 * ((iy * W + ix) * CI + co / OG * CG + ci), 4);
-							memcpy(&wv, w.data + 4 * (((ky * KW + kx) * CG + ci) * CO + co), 4);
-							acc += (double)xv * wv;
-						}
-					}
-				if (has_bias) {
-					memcpy(&bv, b.data + 4 * co, 4);
-					acc += bv;
-				}
+				if (has_bias)
+					acc += val(&b, (uint64_t)co);
 				if (relu && acc < 0)
 					acc = 0;
-				want = round_p(acc, y.dtype == DT_FP32 ? 24 : 8);
-				if (y.dtype == DT_FP32) {
-					memcpy(&xv, y.data + 4 * o, 4);
-				} else {
+				if (fl)
+					want = round_p(acc, y.dtype == DT_FP32 ? 24 : 8);
+				else if (shift < 0)
+					want = acc; /* int32: exact */
+				else
+					want = (double)requant((int64_t)acc, shift);
+				if (y.dtype == DT_BF16) {
 					uint32_t u = 0;
+					float f;
 
 					memcpy(&u, y.data + 2 * o, 2);
 					u <<= 16;
-					memcpy(&xv, &u, 4);
+					memcpy(&f, &u, 4);
+					got = f;
+				} else {
+					got = val(&y, o);
 				}
-				got = xv;
 				if (got != want && bad++ < 5)
 					fprintf(stderr, "convref: Y[%" PRId64 "][%" PRId64 "][%" PRId64 "] = %.9g, expected %.9g\n",
 						oy, ox, co, got, want);
 			}
-	rc = report(bad, (uint64_t)(HO * WO * CO), "Y");
+	rc = report(bad, (uint64_t)(g.HO * g.WO * g.CO), "Y");
 out:
 	npy_free(&x);
 	npy_free(&w);
 	npy_free(&y);
 	npy_free(&b);
 	return rc;
+}
+
+static int check(int argc, char **argv, struct diag *d)
+{
+	return check_any(argc, argv, d, 0);
+}
+
+static int checkf(int argc, char **argv, struct diag *d)
+{
+	return check_any(argc, argv, d, 1);
 }
 
 static int gendw(int argc, char **argv, struct diag *d)
