@@ -718,6 +718,9 @@ static void ctl_dma_desc(struct ctl *c, struct dma_desc *dd)
 	dd->src_core = (int)c->dreg[ISA_DF_SCORE];
 	dd->dst_core = (int)c->dreg[ISA_DF_DCORE];
 	dd->dst_mask = c->dreg[ISA_DF_DMASK];
+	dd->idx_mode = c->dreg[ISA_DF_IMODE] < DMA_N_IDX ?
+			       (int)c->dreg[ISA_DF_IMODE] : DMA_N_IDX; /* faults */
+	dd->idx = c->dreg[ISA_DF_IDX];
 	dd->elem_bytes = (uint32_t)c->dreg[ISA_DF_ESIZE];
 	for (i = 0; i < 4; i++)
 		dd->shape[i] = (c->dset_mask >> nf[i] & 1) ?

@@ -87,6 +87,9 @@ struct xfer {
 	int done;               /* every burst issued (or none to issue) */
 	uint64_t total;         /* bytes of the descriptor (trace, counters) */
 	uint64_t mcast;         /* destination cores of a multicast (dmask) */
+	int ind_k;              /* odometer dimension walked by indices, -1 */
+	int ind_dst;            /* ... on the destination side (else source) */
+	const uint8_t *iv;      /* the int32 indices, little-endian */
 };
 
 struct dma {
@@ -134,6 +137,11 @@ struct dma {
 	uint64_t stall_conf0;       /* our SRAM conflict cycles at its start */
 	cycle_t busy_t0;            /* start of the open busy stretch */
 	int busy;                   /* a descriptor is accepted */
+
+	int fetch;                  /* reading an indirect copy's indices */
+	struct xfer xr;             /* ... the copy's own walk, meanwhile */
+	uint8_t *iv;                /* the indices read (n1 x 4 bytes) */
+	size_t iv_cap;              /* allocated bytes of iv */
 };
 
 static struct dma *to_dma(struct unit *u) { return (struct dma *)u; }
@@ -313,6 +321,29 @@ static int check_desc(struct dma *m, const struct tile_cmd *c)
 			total *= dd->shape[i];
 		}
 	}
+	if (dd->idx_mode) {
+		struct tile_cmd one = *c;
+		uint64_t n = dd->shape[1], sz = m->mem[MEM_SPM].size;
+
+		if (dd->idx_mode >= DMA_N_IDX)
+			return fault(m, c, "imode: 0 (none), 1 (gather: source rows by index) or 2 (scatter: destination rows by index)");
+		if (!eng_values(m->u.eng))
+			return fault(m, c, "timing only: an indirect copy (dset imode) takes its row addresses from index data, which a timing-only run does not compute; run without --timing-only");
+		if (dd->idx % 4 || dd->idx > sz || n * 4 > sz - dd->idx)
+			return fault(m, c, "indices (dset idx) [0x%" PRIx64 ", 0x%" PRIx64 ") must be 4-byte aligned int32 inside the scratchpad [0x0, 0x%" PRIx64 ")",
+				     dd->idx, dd->idx + n * 4, sz);
+		/* the indexed side is checked per index once they are read
+		 * (fetch_done); here its other dimensions, at row 0 */
+		one.u.d.shape[1] = 1;
+		rc = dd->idx_mode == DMA_IDX_GATHER ?
+			check_side(m, &one, dd->src_mem, dd->src, dd->src_stride, "source") :
+			check_side(m, c, dd->src_mem, dd->src, dd->src_stride, "source");
+		if (rc)
+			return rc;
+		return dd->idx_mode == DMA_IDX_SCATTER ?
+			check_side(m, &one, dd->dst_mem, dd->dst, dd->dst_stride, "destination") :
+			check_side(m, c, dd->dst_mem, dd->dst, dd->dst_stride, "destination");
+	}
 	rc = check_side(m, c, dd->src_mem, dd->src, dd->src_stride, "source");
 	if (rc)
 		return rc;
@@ -336,6 +367,8 @@ static void xfer_init(struct xfer *x, const struct dma_desc *dd)
 	int i, n = 0;
 
 	memset(x, 0, sizeof(*x));
+	x->ind_k = -1;
+	x->ind_dst = dd->idx_mode == DMA_IDX_SCATTER;
 	x->src_mem = dd->src_mem;
 	x->dst_mem = dd->dst_mem;
 	/* a remote space's core goes in the address's high bits
@@ -356,14 +389,20 @@ static void xfer_init(struct xfer *x, const struct dma_desc *dd)
 		return;
 	}
 	for (i = 0; i < 4; i++) {
-		if (dd->shape[i] == 1)
+		/* an indirect copy walks dimension 1 by its indices: it
+		 * neither drops out nor folds into the run */
+		int ind = dd->idx_mode && i == 1;
+
+		if (dd->shape[i] == 1 && !ind)
 			continue;
 		/* contiguous on both sides so far: fold into the run */
-		if (n == 0 && dd->src_stride[i] == (int64_t)x->run &&
+		if (n == 0 && !ind && dd->src_stride[i] == (int64_t)x->run &&
 		    dd->dst_stride[i] == (int64_t)x->run) {
 			x->run *= dd->shape[i];
 			continue;
 		}
+		if (ind)
+			x->ind_k = n;
 		x->cnt[n] = dd->shape[i];
 		x->ss[n] = dd->src_stride[i];
 		x->ds[n] = dd->dst_stride[i];
@@ -380,8 +419,21 @@ static void xfer_run(const struct xfer *x, uint64_t *s, uint64_t *d)
 	int i;
 
 	for (i = 0; i < x->n; i++) {
-		so += (int64_t)x->idx[i] * x->ss[i];
-		dof += (int64_t)x->idx[i] * x->ds[i];
+		int64_t s_at = (int64_t)x->idx[i], d_at = (int64_t)x->idx[i];
+
+		if (i == x->ind_k) {
+			/* the row's index, as read (fetch_done checked it) */
+			const uint8_t *p = x->iv + 4 * x->idx[i];
+			int64_t v = (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 |
+					      (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
+
+			if (x->ind_dst)
+				d_at = v;
+			else
+				s_at = v;
+		}
+		so += s_at * x->ss[i];
+		dof += d_at * x->ds[i];
 	}
 	*s = (uint64_t)((int64_t)x->src + so);
 	*d = (uint64_t)((int64_t)x->dst + dof);
@@ -626,6 +678,73 @@ static void start_next(struct dma *m)
 	m->active = 1;
 	m->cur_start = now;
 	xfer_init(&m->x, &m->cur.u.d);
+	if (m->cur.u.d.idx_mode && !m->x.done) {
+		/*
+		 * An indirect copy first reads its n1 indices from the
+		 * scratchpad, in bursts like any read (they compete for the
+		 * banks); its rows start once every index is in.
+		 */
+		uint64_t n = (uint64_t)m->cur.u.d.shape[1] * 4;
+
+		if (n > m->iv_cap) {
+			uint8_t *p = realloc(m->iv, n);
+
+			if (!p) {
+				m->fetch = -1; /* reported by issue_step */
+				return;
+			}
+			m->iv = p;
+			m->iv_cap = n;
+		}
+		m->xr = m->x;
+		m->xr.iv = m->iv;
+		memset(&m->x, 0, sizeof(m->x));
+		m->x.ind_k = -1;
+		m->x.src_mem = MEM_SPM;
+		m->x.dst_mem = MEM_SPM;
+		m->x.src = m->cur.u.d.idx;
+		m->x.run = n;
+		m->x.total = n;
+		m->fetch = 1;
+	}
+}
+
+/*
+ * Every index of an indirect copy is in: each row it names must lie inside
+ * the indexed side's memory (the same bounding-box check as at accept,
+ * with dimension 1 at that row); then the copy's own walk starts.
+ */
+static int fetch_done(struct dma *m)
+{
+	const struct dma_desc *dd = &m->cur.u.d;
+	struct tile_cmd one = m->cur;
+	int gather = dd->idx_mode == DMA_IDX_GATHER;
+	uint64_t i;
+	int rc;
+
+	one.u.d.shape[1] = 1;
+	for (i = 0; i < dd->shape[1]; i++) {
+		const uint8_t *p = m->iv + 4 * i;
+		int64_t v = (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 |
+				      (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
+		int64_t st = gather ? dd->src_stride[1] : dd->dst_stride[1];
+		int64_t base = (int64_t)(gather ? dd->src : dd->dst) + v * st;
+
+		if (base < 0)
+			return fault(m, &m->cur, "index %" PRId64 " (row %" PRIu64 ") puts the %s below address 0",
+				     v, i, gather ? "source" : "destination");
+		if (gather)
+			one.u.d.src = (uint64_t)base;
+		else
+			one.u.d.dst = (uint64_t)base;
+		rc = gather ? check_side(m, &one, dd->src_mem, one.u.d.src, dd->src_stride, "source")
+			    : check_side(m, &one, dd->dst_mem, one.u.d.dst, dd->dst_stride, "destination");
+		if (rc)
+			return rc;
+	}
+	m->x = m->xr;
+	m->fetch = 0;
+	return kick(m, eng_now(m->u.eng));
 }
 
 /* Bytes by direction: SRAM means the local scratchpad or accumulator. */
@@ -706,8 +825,10 @@ static int issue_step(struct dma *m)
 		start_next(m);
 	if (!m->active)
 		return 0;
+	if (m->fetch < 0)
+		return NPU_ENOMEM;            /* no room for the indices */
 	if (m->x.done && m->held_read < 0) {
-		if (m->n_out == 0)
+		if (m->n_out == 0 && !m->fetch)
 			return finish(m);     /* an empty descriptor */
 		return 0;                     /* draining */
 	}
@@ -765,6 +886,19 @@ static int read_done(struct dma *m, int k)
 	struct dburst *b = &m->b[k];
 	int rc;
 
+	if (m->fetch) {
+		/* an index burst: into the index buffer, no write */
+		memcpy(m->iv + (b->src - m->cur.u.d.idx),
+		       mem_bytes(&m->port[MEM_SPM], &m->mem[MEM_SPM], b->src),
+		       b->bytes);
+		m->free_slot[m->n_free++] = k;
+		m->n_out--;
+		if (m->x.done && m->held_read < 0 && m->n_out == 0)
+			return fetch_done(m);
+		if (m->stall == STALL_OUT)
+			return kick(m, eng_now(m->u.eng));
+		return 0;
+	}
 	if (eng_values(m->u.eng))
 		memcpy(m->buf + (size_t)k * m->burst_bytes,
 		       mem_bytes(&m->port[m->x.src_mem], &m->mem[m->x.src_mem], b->src),
@@ -950,6 +1084,7 @@ static void dma_destroy(struct unit *u)
 	free(m->q);
 	free(m->b);
 	free(m->buf);
+	free(m->iv);
 	free(m->free_slot);
 	free(m->wq);
 	free(m);

@@ -922,9 +922,20 @@ void hz_on_start(struct hz *h, int core, int unit, const struct tile_cmd *cmd,
 
 		uint64_t mask = dd->dst_mem == MEM_RSPM ? dd->dst_mask : 0;
 
-		hz_dma_side(h, tid, hz_mem(h, dd->src_mem, core, dd->src_core),
-			    dd->src, dd, dd->src_stride, 0, cmd, now);
-		if (!mask)
+		/* an indirect copy reads its index list; its indexed side
+		 * depends on index values and is not tracked (as vgather's
+		 * source, docs/hazards.md) */
+		if (dd->idx_mode) {
+			int spm = hz_mem(h, MEM_SPM, core, -1);
+
+			if (spm >= 0)
+				hz_access(h, tid, spm, dd->idx,
+					  dd->idx + 4 * (uint64_t)dd->shape[1], 0, cmd, now);
+		}
+		if (dd->idx_mode != DMA_IDX_GATHER)
+			hz_dma_side(h, tid, hz_mem(h, dd->src_mem, core, dd->src_core),
+				    dd->src, dd, dd->src_stride, 0, cmd, now);
+		if (!mask && dd->idx_mode != DMA_IDX_SCATTER)
 			hz_dma_side(h, tid, hz_mem(h, dd->dst_mem, core, dd->dst_core),
 				    dd->dst, dd, dd->dst_stride, 1, cmd, now);
 		/* a multicast writes every destination core's scratchpad */

@@ -116,7 +116,11 @@ struct dma_desc {
 	uint32_t shape[4];      /* elements per dimension, [0] innermost */
 	int64_t src_stride[4];  /* byte stride per dimension ([0] usually elem_bytes) */
 	int64_t dst_stride[4];
+	int idx_mode;           /* DMA_IDX_*: dimension 1 by row indices */
+	uint64_t idx;           /* scratchpad address of the int32 indices */
 };
+/* dset imode: indirect rows on the source (gather) or destination side. */
+enum { DMA_IDX_NONE, DMA_IDX_GATHER, DMA_IDX_SCATTER, DMA_N_IDX };
 
 struct prog_symbolizer;
 
