@@ -6,6 +6,9 @@
  *   lnref check X.npy Y.npy TOL       |Y - ref| <= TOL for every element,
  *                                     ref = (x - mean) / sqrt(var + 1e-5)
  *                                     computed in double
+ *   lnref smcheck X.npy Y.npy TOL     |Y - ref| <= TOL * ref for every
+ *                                     element (relative), ref = softmax of
+ *                                     the row, exp(x - max) / sum, double
  *
  * Exit 0 when within tolerance, 1 otherwise (printing the worst element),
  * 2 on bad usage or files.
@@ -45,6 +48,58 @@ int main(int argc, char **argv)
 		i = npy_write(argv[5], &x, &d) ? 2 : 0;
 		npy_free(&x);
 		return (int)i;
+	}
+	if (argc == 5 && strcmp(argv[1], "smcheck") == 0) {
+		double tol = atof(argv[4]), worst = 0;
+		uint64_t r, i, rows, len, wr = 0, wi = 0;
+		int rc;
+
+		memset(&x, 0, sizeof(x));
+		memset(&y, 0, sizeof(y));
+		if (npy_read(argv[2], &x, &d) || npy_read(argv[3], &y, &d) ||
+		    x.ndim != 2 || y.ndim != 2 || x.dtype != DT_FP32 ||
+		    y.dtype != DT_FP32 || x.shape[0] != y.shape[0] ||
+		    x.shape[1] != y.shape[1]) {
+			fprintf(stderr, "lnref: X and Y must be fp32 matrices of one shape\n");
+			npy_free(&x);
+			npy_free(&y);
+			return 2;
+		}
+		rows = x.shape[0];
+		len = x.shape[1];
+		for (r = 0; r < rows; r++) {
+			double mx = -INFINITY, sum = 0;
+			float v;
+
+			for (i = 0; i < len; i++) {
+				memcpy(&v, x.data + 4 * (r * len + i), 4);
+				mx = fmax(mx, v);
+			}
+			for (i = 0; i < len; i++) {
+				memcpy(&v, x.data + 4 * (r * len + i), 4);
+				sum += exp(v - mx);
+			}
+			for (i = 0; i < len; i++) {
+				double want, e;
+				float got;
+
+				memcpy(&v, x.data + 4 * (r * len + i), 4);
+				memcpy(&got, y.data + 4 * (r * len + i), 4);
+				want = exp(v - mx) / sum;
+				e = fabs(got - want) / want;
+				if (!(e <= worst)) {
+					worst = e;
+					wr = r;
+					wi = i;
+				}
+			}
+		}
+		rc = worst <= tol ? 0 : 1;
+		printf("lnref: worst relative error %.3g at [%llu][%llu] (tolerance %g)\n", worst,
+		       (unsigned long long)wr, (unsigned long long)wi, tol);
+		npy_free(&x);
+		npy_free(&y);
+		return rc;
 	}
 	if (argc == 5 && strcmp(argv[1], "check") == 0) {
 		double tol = atof(argv[4]), worst = 0;

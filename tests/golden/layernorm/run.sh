@@ -1,5 +1,5 @@
 # A layernorm-shaped sequence on the vector unit (row reductions, scaling,
-# rsqrt, broadcasts by transpose) end to end: Y within 1e-5 of a double
+# rsqrt, per-row scalars as column operands - vset bc) end to end: Y within 1e-5 of a double
 # reference, no hazards, golden cycles.
 . "$(dirname "$0")/../lib.sh"
 ln=$build/lnref
