@@ -6,6 +6,9 @@
  *   lnref check X.npy Y.npy TOL       |Y - ref| <= TOL for every element,
  *                                     ref = (x - mean) / sqrt(var + 1e-5)
  *                                     computed in double
+ *   lnref ncheck MODE X.npy G.npy B.npy|- Y.npy TOL
+ *                                     layernorm (MODE 0) or rmsnorm (1)
+ *                                     with gamma and beta: |Y - ref| <= TOL
  *   lnref smcheck X.npy Y.npy TOL     |Y - ref| <= TOL * ref for every
  *                                     element (relative), ref = softmax of
  *                                     the row, exp(x - max) / sum, double
@@ -48,6 +51,72 @@ int main(int argc, char **argv)
 		i = npy_write(argv[5], &x, &d) ? 2 : 0;
 		npy_free(&x);
 		return (int)i;
+	}
+	if (argc == 8 && strcmp(argv[1], "ncheck") == 0) {
+		/* ncheck MODE X G B|- Y TOL: layernorm (0) or rmsnorm (1) with
+		 * gamma and beta, eps 1e-5, in double; |Y - ref| <= TOL */
+		struct npy g, b;
+		int mode = atoi(argv[2]), rc;
+		double tol = atof(argv[7]), worst = 0;
+		uint64_t r, i, rows, len, wr = 0, wi = 0;
+
+		memset(&x, 0, sizeof(x));
+		memset(&y, 0, sizeof(y));
+		memset(&g, 0, sizeof(g));
+		memset(&b, 0, sizeof(b));
+		if (npy_read(argv[3], &x, &d) || npy_read(argv[4], &g, &d) ||
+		    (strcmp(argv[5], "-") && npy_read(argv[5], &b, &d)) ||
+		    npy_read(argv[6], &y, &d) || x.ndim != 2 || y.ndim != 2 ||
+		    x.dtype != DT_FP32 || y.dtype != DT_FP32 || g.dtype != DT_FP32 ||
+		    x.shape[0] != y.shape[0] || x.shape[1] != y.shape[1] ||
+		    npy_count(&g) != x.shape[1] ||
+		    (b.data && (b.dtype != DT_FP32 || npy_count(&b) != x.shape[1]))) {
+			fprintf(stderr, "lnref: X, Y (R x L), G and B (L) fp32\n");
+			rc = 2;
+			goto nout;
+		}
+		rows = x.shape[0];
+		len = x.shape[1];
+		for (r = 0; r < rows; r++) {
+			double mean = 0, var = 0;
+			float v, gv, bv = 0, got;
+
+			for (i = 0; mode == 0 && i < len; i++) {
+				memcpy(&v, x.data + 4 * (r * len + i), 4);
+				mean += v;
+			}
+			mean /= (double)len;
+			for (i = 0; i < len; i++) {
+				memcpy(&v, x.data + 4 * (r * len + i), 4);
+				var += (v - mean) * (v - mean);
+			}
+			var /= (double)len;
+			for (i = 0; i < len; i++) {
+				double want, e;
+
+				memcpy(&v, x.data + 4 * (r * len + i), 4);
+				memcpy(&gv, g.data + 4 * i, 4);
+				if (b.data)
+					memcpy(&bv, b.data + 4 * i, 4);
+				memcpy(&got, y.data + 4 * (r * len + i), 4);
+				want = (v - mean) / sqrt(var + 1e-5) * gv + bv;
+				e = fabs(got - want);
+				if (!(e <= worst)) {
+					worst = e;
+					wr = r;
+					wi = i;
+				}
+			}
+		}
+		rc = worst <= tol ? 0 : 1;
+		printf("lnref: worst absolute error %.3g at [%llu][%llu] (tolerance %g)\n", worst,
+		       (unsigned long long)wr, (unsigned long long)wi, tol);
+nout:
+		npy_free(&x);
+		npy_free(&y);
+		npy_free(&g);
+		npy_free(&b);
+		return rc;
 	}
 	if (argc == 5 && strcmp(argv[1], "smcheck") == 0) {
 		double tol = atof(argv[4]), worst = 0;
