@@ -9,6 +9,9 @@
  *   lnref ncheck MODE X.npy G.npy B.npy|- Y.npy TOL
  *                                     layernorm (MODE 0) or rmsnorm (1)
  *                                     with gamma and beta: |Y - ref| <= TOL
+ *   lnref rdcheck OP X.npy Y.npy TOL  row reductions: 0 sum, 1 max, 2 min,
+ *                                     3 mean (within TOL * (1 + |ref|)),
+ *                                     4 argmax (the first index, exact)
  *   lnref smcheck X.npy Y.npy TOL     |Y - ref| <= TOL * ref for every
  *                                     element (relative), ref = softmax of
  *                                     the row, exp(x - max) / sum, double
@@ -117,6 +120,57 @@ nout:
 		npy_free(&g);
 		npy_free(&b);
 		return rc;
+	}
+	if (argc == 6 && strcmp(argv[1], "rdcheck") == 0) {
+		/* rdcheck OP X Y TOL: row reductions 0 sum, 1 max, 2 min,
+		 * 3 mean (|Y - ref| <= TOL * (1 + |ref|)), 4 argmax (exact) */
+		int op = atoi(argv[2]), rc = 0;
+		double tol = atof(argv[5]);
+		uint64_t r, i, rows, len;
+
+		memset(&x, 0, sizeof(x));
+		memset(&y, 0, sizeof(y));
+		if (npy_read(argv[3], &x, &d) || npy_read(argv[4], &y, &d) ||
+		    x.ndim != 2 || x.dtype != DT_FP32 || y.dtype != DT_FP32 ||
+		    npy_count(&y) != x.shape[0]) {
+			fprintf(stderr, "lnref: X (R x L) and Y (R) fp32\n");
+			npy_free(&x);
+			npy_free(&y);
+			return 2;
+		}
+		rows = x.shape[0];
+		len = x.shape[1];
+		for (r = 0; r < rows; r++) {
+			double acc = op == 1 || op == 4 ? -INFINITY : op == 2 ? INFINITY : 0;
+			uint64_t at = 0;
+			float v, got;
+
+			for (i = 0; i < len; i++) {
+				memcpy(&v, x.data + 4 * (r * len + i), 4);
+				if (op == 0 || op == 3)
+					acc += v;
+				else if ((op == 1 || op == 4) && v > acc) {
+					acc = v;
+					at = i;
+				} else if (op == 2 && v < acc)
+					acc = v;
+			}
+			if (op == 3)
+				acc /= (double)len;
+			if (op == 4)
+				acc = (double)at;
+			memcpy(&got, y.data + 4 * r, 4);
+			if ((op == 4 || op == 1 || op == 2) ? got != acc
+			    : fabs(got - acc) > tol * (1 + fabs(acc))) {
+				if (rc++ < 5)
+					fprintf(stderr, "lnref: Y[%llu] = %.9g, expected %.9g\n",
+						(unsigned long long)r, got, acc);
+			}
+		}
+		printf("lnref: %d of %llu rows differ\n", rc, (unsigned long long)rows);
+		npy_free(&x);
+		npy_free(&y);
+		return rc ? 1 : 0;
 	}
 	if (argc == 5 && strcmp(argv[1], "smcheck") == 0) {
 		double tol = atof(argv[4]), worst = 0;
