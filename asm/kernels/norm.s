@@ -73,44 +73,9 @@
 .equ SFULL, 4		# +b: block b computed (vec -> dma1)
 .equ PFULL, 6		# gamma and beta loaded (dma1 -> vec)
 
-.include "lib/cdesc.inc"
+.include "lib/rows.inc"
 
 .text
-
-# Rows of block REG: s1 = first row, s2 = its rows.
-.macro rows_of reg
-	li	t1, RB
-	mul	s1, \reg, t1
-	li	t1, R
-	sub	s2, t1, s1
-	li	t1, RB
-	bge	t1, s2, ro\@
-	mv	s2, t1
-ro\@:
-.endm
-
-# Copy N bytes from DRAM address (register) SRC to scratchpad address DST
-# (register) on engine E.
-.macro copy src, dst, nreg, e, sm=dram, dm=spm
-	li	t1, 1
-	cdesc	\src, \dst, \sm, \dm, 1, 1, 0, 0, t1, 0, 0
-	dset	n0, \nreg
-	dma	\e
-.endm
-
-.macro load reg, b
-	rows_of	\reg
-	wait	dma0, LFREE + (\b), 1
-	li	t1, 4*L
-	mul	t4, s1, t1
-	li	t1, X_DRAM
-	add	t4, t4, t1
-	li	t3, (\b)*BUF
-	li	t1, 4*L
-	mul	t2, s2, t1
-	copy	t4, t3, t2, 0
-	sig	dma0, LFULL + (\b)
-.endm
 
 .macro block b
 	addi	t6, s0, 1
@@ -211,16 +176,6 @@ nl\@:
 	wait	vec, PFULL, 1
 	sig	ctl, LFREE + 0
 	sig	ctl, LFREE + 1
-	li	s0, 0
-	load	s0, 0
-loop:
-	block	0
-	li	t1, NB
-	bge	s0, t1, done
-	block	1
-	li	t1, NB
-	blt	s0, t1, loop
-done:
-	fence	all
+	run_rows
 	rend	norm
 	halt

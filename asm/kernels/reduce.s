@@ -60,39 +60,7 @@
 .equ SFULL, 4		# +b: column b computed (vec -> dma1)
 .equ SFREE, 6		# +b: column b stored (dma1 -> vec)
 
-.include "lib/cdesc.inc"
-
-.macro rows_of reg
-	li	t1, RB
-	mul	s1, \reg, t1
-	li	t1, R
-	sub	s2, t1, s1
-	li	t1, RB
-	bge	t1, s2, ro\@
-	mv	s2, t1
-ro\@:
-.endm
-
-.macro copy src, dst, nreg, e, sm=dram, dm=spm
-	li	t1, 1
-	cdesc	\src, \dst, \sm, \dm, 1, 1, 0, 0, t1, 0, 0
-	dset	n0, \nreg
-	dma	\e
-.endm
-
-.macro load reg, b
-	rows_of	\reg
-	wait	dma0, LFREE + (\b), 1
-	li	t1, 4*L
-	mul	t4, s1, t1
-	li	t1, X_DRAM
-	add	t4, t4, t1
-	li	t3, (\b)*BUF
-	li	t1, 4*L
-	mul	t2, s2, t1
-	copy	t4, t3, t2, 0
-	sig	dma0, LFULL + (\b)
-.endm
+.include "lib/rows.inc"
 
 .macro block b
 	addi	t6, s0, 1
@@ -184,16 +152,6 @@ nl\@:
 	sig	ctl, LFREE + 1
 	sig	ctl, SFREE + 0
 	sig	ctl, SFREE + 1
-	li	s0, 0
-	load	s0, 0
-loop:
-	block	0
-	li	t1, NB
-	bge	s0, t1, done
-	block	1
-	li	t1, NB
-	blt	s0, t1, loop
-done:
-	fence	all
+	run_rows
 	rend	reduce
 	halt

@@ -48,37 +48,7 @@
 .equ LFREE, 2		# +b: block b stored, the buffer reusable (dma1 -> dma0)
 .equ SFULL, 4		# +b: block b computed (vec -> dma1)
 
-.include "lib/cdesc.inc"
-
-# Rows of block REG: s1 = first row, s2 = its rows.
-.macro rows_of reg
-	li	t1, RB
-	mul	s1, \reg, t1
-	li	t1, R
-	sub	s2, t1, s1
-	li	t1, RB
-	bge	t1, s2, ro\@
-	mv	s2, t1
-ro\@:
-.endm
-
-# Load block REG into buffer b (dma0).
-.macro load reg, b
-	rows_of	\reg
-	wait	dma0, LFREE + (\b), 1
-	li	t1, 4*L
-	mul	t4, s1, t1
-	li	t1, X_DRAM
-	add	t4, t4, t1
-	li	t3, (\b)*BUF
-	li	t1, 4*L
-	mul	t2, s2, t1
-	li	t1, 1
-	cdesc	t4, t3, dram, spm, 1, 1, 0, 0, t1, 0, 0
-	dset	n0, t2
-	dma	0
-	sig	dma0, LFULL + (\b)
-.endm
+.include "lib/rows.inc"
 
 # Block s0 in buffer b.
 .macro block b
@@ -134,16 +104,6 @@ nl\@:
 	vset	otype, t0
 	sig	ctl, LFREE + 0
 	sig	ctl, LFREE + 1
-	li	s0, 0
-	load	s0, 0
-loop:
-	block	0
-	li	t1, NB
-	bge	s0, t1, done
-	block	1
-	li	t1, NB
-	blt	s0, t1, loop
-done:
-	fence	all
+	run_rows
 	rend	softmax
 	halt
