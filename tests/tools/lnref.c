@@ -12,6 +12,8 @@
  *   lnref rdcheck OP X.npy Y.npy TOL  row reductions: 0 sum, 1 max, 2 min,
  *                                     3 mean (within TOL * (1 + |ref|)),
  *                                     4 argmax (the first index, exact)
+ *   lnref slcheck X Y R Z TOL          Z = silu(X) * Y + R within
+ *                                     TOL * (1 + |ref|)
  *   lnref smcheck X.npy Y.npy TOL     |Y - ref| <= TOL * ref for every
  *                                     element (relative), ref = softmax of
  *                                     the row, exp(x - max) / sum, double
@@ -171,6 +173,50 @@ nout:
 		npy_free(&x);
 		npy_free(&y);
 		return rc ? 1 : 0;
+	}
+	if (argc == 7 && strcmp(argv[1], "slcheck") == 0) {
+		/* slcheck X Y R Z TOL: Z = silu(X) * Y + R within
+		 * TOL * (1 + |ref|), in double */
+		struct npy yy, rr;
+		double tol = atof(argv[6]), worst = 0;
+		uint64_t i, n;
+		int rc = 2;
+
+		memset(&x, 0, sizeof(x));
+		memset(&y, 0, sizeof(y));
+		memset(&yy, 0, sizeof(yy));
+		memset(&rr, 0, sizeof(rr));
+		if (npy_read(argv[2], &x, &d) || npy_read(argv[3], &yy, &d) ||
+		    npy_read(argv[4], &rr, &d) || npy_read(argv[5], &y, &d))
+			goto sl_out;
+		n = npy_count(&x);
+		if (x.dtype != DT_FP32 || yy.dtype != DT_FP32 || rr.dtype != DT_FP32 ||
+		    y.dtype != DT_FP32 || npy_count(&yy) != n || npy_count(&rr) != n ||
+		    npy_count(&y) != n) {
+			fprintf(stderr, "lnref: X, Y, R, Z fp32 of one size\n");
+			goto sl_out;
+		}
+		for (i = 0; i < n; i++) {
+			float a, b, c, got;
+			double want, e;
+
+			memcpy(&a, x.data + 4 * i, 4);
+			memcpy(&b, yy.data + 4 * i, 4);
+			memcpy(&c, rr.data + 4 * i, 4);
+			memcpy(&got, y.data + 4 * i, 4);
+			want = a / (1 + exp(-(double)a)) * b + c;
+			e = fabs(got - want) / (1 + fabs(want));
+			if (e > worst)
+				worst = e;
+		}
+		rc = worst <= tol ? 0 : 1;
+		printf("lnref: worst error %.3g (tolerance %g)\n", worst, tol);
+sl_out:
+		npy_free(&x);
+		npy_free(&y);
+		npy_free(&yy);
+		npy_free(&rr);
+		return rc;
 	}
 	if (argc == 5 && strcmp(argv[1], "smcheck") == 0) {
 		double tol = atof(argv[4]), worst = 0;
