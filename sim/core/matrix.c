@@ -1055,6 +1055,13 @@ int mtx_emit_write(struct mtx *m, struct mtx_insn *in, uint32_t row,
 	return op_issue(m, in, in->w_st, s->rev ? s->n - 1 - row : row, x);
 }
 
+/* Event offset of op i: i, or i/per for p rows a cycle (no division in
+ * the common unpacked case: this runs once per row access). */
+static inline uint32_t op_event(const struct mtx_stream *s, uint32_t i)
+{
+	return s->per == 1 ? i : i / s->per;
+}
+
 /*
  * Array cycle at which op i of a static stream issues.
  * Reads: event - lead, so that a row meeting no contention completes
@@ -1064,7 +1071,7 @@ int mtx_emit_write(struct mtx *m, struct mtx_insn *in, uint32_t row,
 static cycle_t op_issue_cycle(const struct mtx_insn *in,
 			      const struct mtx_stream *s, uint32_t i)
 {
-	int64_t ev = (int64_t)in->b + s->first + (int64_t)(i / s->per);
+	int64_t ev = (int64_t)in->b + s->first + (int64_t)op_event(s, i);
 
 	return (cycle_t)(s->write ? ev : ev - (int64_t)s->lead);
 }
@@ -1435,7 +1442,7 @@ static int process_cycle(struct mtx *m, cycle_t x, cycle_t now)
 			while (!s->dyn && s->next < s->nops &&
 			       op_issue_cycle(in, s, s->next) <= x) {
 				cycle_t ev = (cycle_t)((int64_t)in->b + s->first +
-						       (int64_t)(s->next / s->per));
+						       (int64_t)op_event(s, s->next));
 
 				/*
 				 * An issue cycle in the past means next_cycle
