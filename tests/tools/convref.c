@@ -51,23 +51,70 @@ static uint32_t lcg(uint32_t *s)
 
 static uint64_t arg(const char *s) { return strtoull(s, NULL, 0); }
 
-static void fill8(struct npy *t, uint32_t *seed)
+/* A generated tensor from the seeded stream: int8 in -128..127, an int32
+ * bias in -4096..4096, or fp32 multiples of 1/8 in [-2, 2] (exact in bf16;
+ * every partial sum of the tests' convolutions exact in fp32). */
+static void fill(struct npy *t, uint32_t *seed)
 {
 	uint64_t i;
 
-	for (i = 0; i < t->nbytes / 4; i++) {
-		float v = (float)((int)(lcg(seed) % 33) - 16) / 8.0f;
+	for (i = 0; i < npy_count(t); i++) {
+		int32_t v;
+		float f;
 
-		memcpy(t->data + 4 * i, &v, 4);
+		switch (t->dtype) {
+		case DT_INT8:
+			t->data[i] = (uint8_t)(int8_t)((int)(lcg(seed) % 256) - 128);
+			break;
+		case DT_INT32:
+			v = (int32_t)(lcg(seed) % 8193) - 4096;
+			memcpy(t->data + 4 * i, &v, 4);
+			break;
+		default:
+			f = (float)((int)(lcg(seed) % 33) - 16) / 8.0f;
+			memcpy(t->data + 4 * i, &f, 4);
+			break;
+		}
 	}
 }
 
-static int gen_as(int argc, char **argv, struct diag *d, int fl)
+/*
+ * X (sx: H x W x C), W (sw) and, with a third path, a bias of sb[0]
+ * elements, filled in that order from one seeded stream and written to
+ * paths[0..2]; fl: fp32 throughout, else int8 with an int32 bias.
+ */
+static int gen_tensors(const uint64_t sx[3], const uint64_t sw[2],
+		       const uint64_t sb[1], int fl, uint32_t seed,
+		       char *const *paths, int n_paths, struct diag *d)
 {
 	struct npy x, w, b;
-	uint64_t sx[3], sw[2], sb[1], i;
-	uint32_t seed;
 	int rc = 2;
+
+	memset(&x, 0, sizeof(x));
+	memset(&w, 0, sizeof(w));
+	memset(&b, 0, sizeof(b));
+	if (npy_alloc(&x, fl ? DT_FP32 : DT_INT8, 3, sx) ||
+	    npy_alloc(&w, fl ? DT_FP32 : DT_INT8, 2, sw) ||
+	    (n_paths == 3 && npy_alloc(&b, fl ? DT_FP32 : DT_INT32, 1, sb)))
+		goto out;
+	fill(&x, &seed);
+	fill(&w, &seed);
+	if (n_paths == 3)
+		fill(&b, &seed);
+	rc = npy_write(paths[0], &x, d) || npy_write(paths[1], &w, d) ||
+	     (n_paths == 3 && npy_write(paths[2], &b, d));
+	rc = rc ? 2 : 0;
+out:
+	npy_free(&x);
+	npy_free(&w);
+	npy_free(&b);
+	return rc;
+}
+
+/* gen / genf H W CIN COUT KH KW SEED X W [BIAS] */
+static int gen_as(int argc, char **argv, struct diag *d, int fl)
+{
+	uint64_t sx[3], sw[2], sb[1];
 
 	if (argc != 11 && argc != 12)
 		return 2;
@@ -77,41 +124,8 @@ static int gen_as(int argc, char **argv, struct diag *d, int fl)
 	sw[0] = arg(argv[6]) * arg(argv[7]) * sx[2];
 	sw[1] = arg(argv[5]);
 	sb[0] = sw[1];
-	seed = (uint32_t)arg(argv[8]);
-	memset(&x, 0, sizeof(x));
-	memset(&w, 0, sizeof(w));
-	memset(&b, 0, sizeof(b));
-	if (fl) {
-		if (npy_alloc(&x, DT_FP32, 3, sx) || npy_alloc(&w, DT_FP32, 2, sw) ||
-		    (argc == 12 && npy_alloc(&b, DT_FP32, 1, sb)))
-			goto out;
-		fill8(&x, &seed);
-		fill8(&w, &seed);
-		if (argc == 12)
-			fill8(&b, &seed);
-		goto write;
-	}
-	if (npy_alloc(&x, DT_INT8, 3, sx) || npy_alloc(&w, DT_INT8, 2, sw) ||
-	    (argc == 12 && npy_alloc(&b, DT_INT32, 1, sb)))
-		goto out;
-	for (i = 0; i < x.nbytes; i++)
-		x.data[i] = (uint8_t)(int8_t)((int)(lcg(&seed) % 256) - 128);
-	for (i = 0; i < w.nbytes; i++)
-		w.data[i] = (uint8_t)(int8_t)((int)(lcg(&seed) % 256) - 128);
-	for (i = 0; argc == 12 && i < sb[0]; i++) {
-		int32_t v = (int32_t)(lcg(&seed) % 8193) - 4096;
-
-		memcpy(b.data + 4 * i, &v, 4);
-	}
-write:
-	rc = npy_write(argv[9], &x, d) || npy_write(argv[10], &w, d) ||
-	     (argc == 12 && npy_write(argv[11], &b, d));
-	rc = rc ? 2 : 0;
-out:
-	npy_free(&x);
-	npy_free(&w);
-	npy_free(&b);
-	return rc;
+	return gen_tensors(sx, sw, sb, fl, (uint32_t)arg(argv[8]), argv + 9,
+			   argc - 9, d);
 }
 
 /* Output extent of a window sweep (floor, as every framework does). */
@@ -330,12 +344,10 @@ static int checkf(int argc, char **argv, struct diag *d)
 	return check_any(argc, argv, d, 1);
 }
 
+/* gendw H W C K SEED X W [BIAS]: W is K*K x C */
 static int gendw(int argc, char **argv, struct diag *d)
 {
-	struct npy x, w, b;
-	uint64_t sx[3], sw[2], sb[1], i;
-	uint32_t seed;
-	int rc = 2;
+	uint64_t sx[3], sw[2], sb[1];
 
 	if (argc != 9 && argc != 10)
 		return 2;
@@ -345,30 +357,8 @@ static int gendw(int argc, char **argv, struct diag *d)
 	sw[0] = arg(argv[5]) * arg(argv[5]);
 	sw[1] = sx[2];
 	sb[0] = sx[2];
-	seed = (uint32_t)arg(argv[6]);
-	memset(&x, 0, sizeof(x));
-	memset(&w, 0, sizeof(w));
-	memset(&b, 0, sizeof(b));
-	if (npy_alloc(&x, DT_INT8, 3, sx) || npy_alloc(&w, DT_INT8, 2, sw) ||
-	    (argc == 10 && npy_alloc(&b, DT_INT32, 1, sb)))
-		goto out;
-	for (i = 0; i < x.nbytes; i++)
-		x.data[i] = (uint8_t)(int8_t)((int)(lcg(&seed) % 256) - 128);
-	for (i = 0; i < w.nbytes; i++)
-		w.data[i] = (uint8_t)(int8_t)((int)(lcg(&seed) % 256) - 128);
-	for (i = 0; argc == 10 && i < sb[0]; i++) {
-		int32_t v = (int32_t)(lcg(&seed) % 8193) - 4096;
-
-		memcpy(b.data + 4 * i, &v, 4);
-	}
-	rc = npy_write(argv[7], &x, d) || npy_write(argv[8], &w, d) ||
-	     (argc == 10 && npy_write(argv[9], &b, d));
-	rc = rc ? 2 : 0;
-out:
-	npy_free(&x);
-	npy_free(&w);
-	npy_free(&b);
-	return rc;
+	return gen_tensors(sx, sw, sb, 0, (uint32_t)arg(argv[6]), argv + 7,
+			   argc - 7, d);
 }
 
 static int dwcheck(int argc, char **argv, struct diag *d)
