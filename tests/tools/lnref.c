@@ -34,6 +34,52 @@ static float lcgf(uint32_t *s)
 	return (float)(*s >> 8) / 16777216.0f * 8.0f - 4.0f;
 }
 
+/*
+ * The worst |Y - ref| of a row normalisation, ref = (x - mean) /
+ * sqrt(var + 1e-5) * g + b in double (rmsnorm: mean 0), g and b per column
+ * (NULL: 1 and 0); its row and column in *wr, *wi.
+ */
+static double norm_worst(int rms, const struct npy *x, const struct npy *g,
+			 const struct npy *b, const struct npy *y,
+			 uint64_t *wr, uint64_t *wi)
+{
+	uint64_t r, i, rows = x->shape[0], len = x->shape[1];
+	double worst = 0;
+
+	for (r = 0; r < rows; r++) {
+		double mean = 0, var = 0;
+		float v, gv = 1, bv = 0, got;
+
+		for (i = 0; !rms && i < len; i++) {
+			memcpy(&v, x->data + 4 * (r * len + i), 4);
+			mean += v;
+		}
+		mean /= (double)len;
+		for (i = 0; i < len; i++) {
+			memcpy(&v, x->data + 4 * (r * len + i), 4);
+			var += (v - mean) * (v - mean);
+		}
+		var /= (double)len;
+		for (i = 0; i < len; i++) {
+			double e;
+
+			memcpy(&v, x->data + 4 * (r * len + i), 4);
+			if (g)
+				memcpy(&gv, g->data + 4 * i, 4);
+			if (b)
+				memcpy(&bv, b->data + 4 * i, 4);
+			memcpy(&got, y->data + 4 * (r * len + i), 4);
+			e = fabs(got - ((v - mean) / sqrt(var + 1e-5) * gv + bv));
+			if (!(e <= worst)) {
+				worst = e;
+				*wr = r;
+				*wi = i;
+			}
+		}
+	}
+	return worst;
+}
+
 int main(int argc, char **argv)
 {
 	struct diag d;
@@ -63,7 +109,7 @@ int main(int argc, char **argv)
 		struct npy g, b;
 		int mode = atoi(argv[2]), rc;
 		double tol = atof(argv[7]), worst = 0;
-		uint64_t r, i, rows, len, wr = 0, wi = 0;
+		uint64_t wr = 0, wi = 0;
 
 		memset(&x, 0, sizeof(x));
 		memset(&y, 0, sizeof(y));
@@ -80,39 +126,7 @@ int main(int argc, char **argv)
 			rc = 2;
 			goto nout;
 		}
-		rows = x.shape[0];
-		len = x.shape[1];
-		for (r = 0; r < rows; r++) {
-			double mean = 0, var = 0;
-			float v, gv, bv = 0, got;
-
-			for (i = 0; mode == 0 && i < len; i++) {
-				memcpy(&v, x.data + 4 * (r * len + i), 4);
-				mean += v;
-			}
-			mean /= (double)len;
-			for (i = 0; i < len; i++) {
-				memcpy(&v, x.data + 4 * (r * len + i), 4);
-				var += (v - mean) * (v - mean);
-			}
-			var /= (double)len;
-			for (i = 0; i < len; i++) {
-				double want, e;
-
-				memcpy(&v, x.data + 4 * (r * len + i), 4);
-				memcpy(&gv, g.data + 4 * i, 4);
-				if (b.data)
-					memcpy(&bv, b.data + 4 * i, 4);
-				memcpy(&got, y.data + 4 * (r * len + i), 4);
-				want = (v - mean) / sqrt(var + 1e-5) * gv + bv;
-				e = fabs(got - want);
-				if (!(e <= worst)) {
-					worst = e;
-					wr = r;
-					wi = i;
-				}
-			}
-		}
+		worst = norm_worst(mode == 1, &x, &g, b.data ? &b : NULL, &y, &wr, &wi);
 		rc = worst <= tol ? 0 : 1;
 		printf("lnref: worst absolute error %.3g at [%llu][%llu] (tolerance %g)\n", worst,
 		       (unsigned long long)wr, (unsigned long long)wi, tol);
@@ -272,7 +286,7 @@ sl_out:
 	}
 	if (argc == 5 && strcmp(argv[1], "check") == 0) {
 		double tol = atof(argv[4]), worst = 0;
-		uint64_t r, i, rows, len, wr = 0, wi = 0;
+		uint64_t wr = 0, wi = 0;
 
 		if (npy_read(argv[2], &x, &d))
 			return 2;
@@ -288,37 +302,7 @@ sl_out:
 			npy_free(&y);
 			return 2;
 		}
-		rows = x.shape[0];
-		len = x.shape[1];
-		for (r = 0; r < rows; r++) {
-			double mean = 0, var = 0;
-			float v;
-
-			for (i = 0; i < len; i++) {
-				memcpy(&v, x.data + 4 * (r * len + i), 4);
-				mean += v;
-			}
-			mean /= (double)len;
-			for (i = 0; i < len; i++) {
-				memcpy(&v, x.data + 4 * (r * len + i), 4);
-				var += (v - mean) * (v - mean);
-			}
-			var /= (double)len;
-			for (i = 0; i < len; i++) {
-				double want, e;
-				float got;
-
-				memcpy(&v, x.data + 4 * (r * len + i), 4);
-				memcpy(&got, y.data + 4 * (r * len + i), 4);
-				want = (v - mean) / sqrt(var + 1e-5);
-				e = fabs(got - want);
-				if (!(e <= worst)) {
-					worst = e;
-					wr = r;
-					wi = i;
-				}
-			}
-		}
+		worst = norm_worst(0, &x, NULL, NULL, &y, &wr, &wi);
 		printf("lnref: max |error| %.3g at [%llu][%llu] (tolerance %.3g)\n", worst,
 		       (unsigned long long)wr, (unsigned long long)wi, tol);
 		npy_free(&x);
