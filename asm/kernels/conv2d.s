@@ -148,7 +148,9 @@
 .endif
 .equ HO, (H + 2*PAD - DIL*(KH - 1) - 1) / S + 1
 .equ WO, (W + 2*PAD - DIL*(KW - 1) - 1) / S + 1
-.if HO < 1 || WO < 1
+# (tested on the sizes: the assembler's / truncates toward zero, so a
+# window larger than the padded input would otherwise give HO = 1)
+.if H + 2*PAD < DIL*(KH - 1) + 1 || W + 2*PAD < DIL*(KW - 1) + 1
 .error "conv2d.s: the window does not fit the padded input"
 .endif
 .equ K, KH*KW*CING			# a group's GEMM depth

@@ -60,7 +60,8 @@
 .endif
 .equ HO, (H + 2*PAD - K) / S + 1
 .equ WO, (W + 2*PAD - K) / S + 1
-.if HO < 1 || WO < 1 || PAD >= K
+# (tested on the sizes: the assembler's / truncates toward zero)
+.if H + 2*PAD < K || W + 2*PAD < K || PAD >= K
 .error "dwconv2d.s: the window does not fit the padded input (or PAD >= K)"
 .endif
 .equ KK, K*K

@@ -49,7 +49,8 @@
 .equ MAXP, !AVG
 .equ HO, (H + 2*PAD - K) / S + 1
 .equ WO, (W + 2*PAD - K) / S + 1
-.if HO < 1 || WO < 1 || PAD >= K
+# (tested on the sizes: the assembler's / truncates toward zero)
+.if H + 2*PAD < K || W + 2*PAD < K || PAD >= K
 .error "pool2d.s: the window does not fit the padded input (or PAD >= K)"
 .endif
 .equ VW, W + 2*PAD

@@ -51,4 +51,28 @@ grep -q "exceed core.accumulator.bytes" "$tmp/err" || fail "no accumulator footp
 record "gemm.s 512^3: $(grep -c error: "$tmp/err") footprint errors"
 "$bin" as -o "$tmp/g.npo" -s core.scratchpad.bytes=1M -s core.accumulator.bytes=1M \
 	-D M=512 -D K=512 -D N=512 asm/kernels/gemm.s || fail "gemm.s 512^3 with 1 MiB SRAM did not assemble"
+
+# Bad kernel parameters: an assembly error naming the rule, exit 1, no run.
+bad() {
+	want=$1
+	shift
+	set +e
+	"$bin" run -q -c "$cfg" "$@" 2> "$tmp/err"
+	rc=$?
+	set -e
+	[ $rc = 1 ] || fail "$*: exit $rc, expected 1"
+	grep -q "$want" "$tmp/err" || fail "$*: no '$want' in: $(cat "$tmp/err")"
+	record "bad parameters ($want): exit 1"
+}
+bad "K too deep: gemm_kb.s blocks K" asm/kernels/gemm_os.s -D M=128 -D K=8192 -D N=128
+bad "ITYPE must be" asm/kernels/gemm_os.s -D ITYPE=int16
+bad "integer inputs give OUT" asm/kernels/gemm_os.s -D OUT=bf16
+bad "KH and KW must be 1..7" asm/kernels/conv2d.s -D KH=9
+bad "GROUPS must divide" asm/kernels/conv2d.s -D GROUPS=3
+bad "DIRECT=1 needs S=1" asm/kernels/conv2d.s -D S=2 -D DIRECT=1
+bad "the window does not fit" asm/kernels/pool2d.s -D H=2 -D W=2 -D K=3
+bad "the window does not fit" asm/kernels/dwconv2d.s -D H=2 -D W=8 -D K=5 -D PAD=1
+bad "the window does not fit" asm/kernels/conv2d.s -D H=2 -D W=8 -D KH=3
+bad "MODE is 0 (layernorm) or 1 (rmsnorm)" asm/kernels/norm.s -D MODE=2
+bad "OP is 0 sum" asm/kernels/reduce.s -D OP=7
 golden
