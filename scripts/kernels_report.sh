@@ -29,10 +29,11 @@ trap 'rm -rf "$tmp"' EXIT
 	echo "run: its MACs at the chip's"
 	echo "peak against its DRAM bytes at the DRAM peak, whichever takes longer (*bound*). For"
 	echo "kernels without MACs (pooling) the bound compares the vector unit's busy time with"
-	echo "the DRAM time at its peak."
+	echo "the DRAM time at its peak. *vec busy* is the vector units' busy cycles over the run's"
+	echo "cycles, averaged over the cores."
 	echo
-	echo "| kernel | config | case | cycles | MAC util | DRAM MiB | DRAM GB/s (% peak) | ceiling | bound | note |"
-	echo "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |"
+	echo "| kernel | config | case | cycles | MAC util | vec busy | DRAM MiB | DRAM GB/s (% peak) | ceiling | bound | note |"
+	echo "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"
 } > "$tmp/md"
 for f in scripts/kernels/*.cases; do
 	grep -v '^#' "$f" | grep -v '^[[:space:]]*$' | while IFS='|' read -r label cfg kernel args note; do
@@ -58,7 +59,7 @@ for f in scripts/kernels/*.cases; do
 			$1 ~ /^core[0-9]+\.matrix\.macs_[a-z0-9]+$/ {
 				t = $1; sub(/.*\.macs_/, "", t); tm[t] += $2
 			}
-			$1 ~ /^core[0-9]+\.vector\.busy_cycles$/ { if ($2 > vb) vb = $2 }
+			$1 ~ /^core[0-9]+\.vector\.busy_cycles$/ { if ($2 > vb) vb = $2; vs += $2; nc++ }
 			$1 ~ /^dram\.ch[0-9]+\.(read|write)_bytes$/ { bytes += $2 }
 			END {
 				s = cyc / (clk * 1e9)
@@ -74,12 +75,12 @@ for f in scripts/kernels/*.cases; do
 					# no MACs (vector kernels): the bound is the
 					# vector unit busy time against the DRAM time
 					tv = vb / (clk * 1e9)
-					printf "| %s | %s | %s | %d | - | %.2f | %.2f (%.0f%%) | - | %s | %s |\n",
-						k, c, label, cyc, bytes / 1048576, bytes / s / 1e9,
+					printf "| %s | %s | %s | %d | - | %.1f%% | %.2f | %.2f (%.0f%%) | - | %s | %s |\n",
+						k, c, label, cyc, 100 * vs / (nc * cyc), bytes / 1048576, bytes / s / 1e9,
 						100 * bytes / s / pd, (tv > td ? "vector" : "DRAM"), note
 				} else
-				printf "| %s | %s | %s | %d | %.1f%% | %.2f | %.2f (%.0f%%) | %.1f%% | %s | %s |\n",
-					k, c, label, cyc, 100 * tc / s, bytes / 1048576,
+				printf "| %s | %s | %s | %d | %.1f%% | %.1f%% | %.2f | %.2f (%.0f%%) | %.1f%% | %s | %s |\n",
+					k, c, label, cyc, 100 * tc / s, 100 * vs / (nc * cyc), bytes / 1048576,
 					bytes / s / 1e9, 100 * bytes / s / pd, 100 * tc / ceil,
 					(tc >= td ? "compute" : "DRAM"), note
 			}' "$tmp/c.csv" >> "$tmp/md"

@@ -31,11 +31,10 @@
 .if OP < 0 || OP > 4
 .error "reduce.s: OP is 0 sum, 1 max, 2 min, 3 mean or 4 argmax"
 .endif
-.ifndef RB
+.equ RB_ROWS, R
+.equ ES, 4				# bytes per element
 .equ RB_S, (CFG_CORE_SCRATCHPAD_BYTES - 8*L - 4096) / (12*L + 8)
-.equ RB_C, RB_S < 1024 ? RB_S : 1024
-.equ RB, RB_C < R ? RB_C : R
-.endif
+.include "lib/rb.inc"
 .if RB < 1
 .error "reduce.s: not even one row of L fp32 fits the scratchpad three times"
 .endif
@@ -63,11 +62,7 @@
 .include "lib/rows.inc"
 
 .macro block b
-	addi	t6, s0, 1
-	li	t1, NB
-	bge	t6, t1, nl\@
-	load	t6, 1 - (\b)
-nl\@:
+	ahead	\b
 	rows_of	s0
 	wait	vec, LFULL + (\b), 1
 	wait	vec, SFREE + (\b), 1
@@ -118,7 +113,7 @@ nl\@:
 	mul	t2, s2, t1
 	copy	t3, t4, t2, 1, spm, dram
 	sig	dma1, SFREE + (\b)
-	addi	s0, s0, 1
+	add	s0, s0, s7			# this core's next block
 .endm
 
 .text

@@ -1,14 +1,19 @@
 /*
  * lnref.c - independent reference for the layernorm kernel.
  *
- *   lnref gen R L SEED X.npy          fp32 inputs, values in [-4, 4) plus a
- *                                     per-row offset (so the mean matters)
+ *   lnref gen R L SEED X.npy [P]      fp32 inputs, values in [-4, 4) plus a
+ *                                     per-row offset (so the mean matters);
+ *                                     with P, rounded to P significant bits
+ *                                     (8 bf16, 11 fp16: exact in that type)
  *   lnref check X.npy Y.npy TOL       |Y - ref| <= TOL for every element,
  *                                     ref = (x - mean) / sqrt(var + 1e-5)
  *                                     computed in double
  *   lnref ncheck MODE X.npy G.npy B.npy|- Y.npy TOL
  *                                     layernorm (MODE 0) or rmsnorm (1)
  *                                     with gamma and beta: |Y - ref| <= TOL
+ *                                     + |ref| 2^-P, P the significant bits
+ *                                     of Y's type (fp32 24, bf16 8, fp16 11:
+ *                                     the output's one rounding)
  *   lnref rdcheck OP X.npy Y.npy TOL  row reductions: 0 sum, 1 max, 2 min,
  *                                     3 mean (within TOL * (1 + |ref|)),
  *                                     4 argmax (the first index, exact)
@@ -32,6 +37,50 @@ static float lcgf(uint32_t *s)
 {
 	*s = *s * 1664525u + 1013904223u;
 	return (float)(*s >> 8) / 16777216.0f * 8.0f - 4.0f;
+}
+
+/* v rounded to p significant bits, to nearest even (the generator's values
+ * are normal in every type used). */
+static float round_bits(float v, int p)
+{
+	int e;
+	double m = frexp(v, &e);
+
+	return (float)ldexp(nearbyint(ldexp(m, p)), e - p);
+}
+
+/* Element i of a float tensor (fp32, bf16 or fp16) as a float; decoded
+ * here, independently of the simulator's dtype code. */
+static float elem(const struct npy *t, uint64_t i)
+{
+	float f;
+	uint32_t u;
+	uint16_t h;
+
+	if (t->dtype == DT_FP32) {
+		memcpy(&f, t->data + 4 * i, 4);
+		return f;
+	}
+	memcpy(&h, t->data + 2 * i, 2);
+	if (t->dtype == DT_BF16) {
+		u = (uint32_t)h << 16;
+		memcpy(&f, &u, 4);
+		return f;
+	}
+	/* fp16: 1 sign, 5 exponent (bias 15), 10 mantissa */
+	{
+		int ex = (h >> 10) & 31, mant = h & 1023;
+		double v = ex == 0 ? ldexp(mant, -24) :
+			   ex == 31 ? (mant ? NAN : INFINITY) : ldexp(1024 + mant, ex - 25);
+
+		return (float)((h & 0x8000) ? -v : v);
+	}
+}
+
+/* Significant bits of a float type. */
+static int sig_bits(enum npu_dtype t)
+{
+	return t == DT_BF16 ? 8 : t == DT_FP16 ? 11 : 24;
 }
 
 /*
@@ -61,15 +110,17 @@ static double norm_worst(int rms, const struct npy *x, const struct npy *g,
 		}
 		var /= (double)len;
 		for (i = 0; i < len; i++) {
-			double e;
+			double e, ref;
 
 			memcpy(&v, x->data + 4 * (r * len + i), 4);
 			if (g)
 				memcpy(&gv, g->data + 4 * i, 4);
 			if (b)
 				memcpy(&bv, b->data + 4 * i, 4);
-			memcpy(&got, y->data + 4 * (r * len + i), 4);
-			e = fabs(got - ((v - mean) / sqrt(var + 1e-5) * gv + bv));
+			got = elem(y, r * len + i);
+			ref = (v - mean) / sqrt(var + 1e-5) * gv + bv;
+			/* beyond the tolerance, the output type's half ulp */
+			e = fabs(got - ref) - fabs(ref) * ldexp(1, -sig_bits(y->dtype));
 			if (!(e <= worst)) {
 				worst = e;
 				*wr = r;
@@ -86,7 +137,7 @@ int main(int argc, char **argv)
 	struct npy x, y;
 
 	diag_init(&d, stderr);
-	if (argc == 6 && strcmp(argv[1], "gen") == 0) {
+	if ((argc == 6 || argc == 7) && strcmp(argv[1], "gen") == 0) {
 		uint64_t sh[2] = { strtoull(argv[2], NULL, 0), strtoull(argv[3], NULL, 0) };
 		uint32_t seed = (uint32_t)strtoul(argv[4], NULL, 0);
 		uint64_t r, i;
@@ -97,6 +148,8 @@ int main(int argc, char **argv)
 			for (i = 0; i < sh[1]; i++) {
 				float v = lcgf(&seed) + (float)r * 0.5f;
 
+				if (argc == 7)
+					v = round_bits(v, atoi(argv[6]));
 				memcpy(x.data + 4 * (r * sh[1] + i), &v, 4);
 			}
 		i = npy_write(argv[5], &x, &d) ? 2 : 0;
@@ -118,17 +171,18 @@ int main(int argc, char **argv)
 		if (npy_read(argv[3], &x, &d) || npy_read(argv[4], &g, &d) ||
 		    (strcmp(argv[5], "-") && npy_read(argv[5], &b, &d)) ||
 		    npy_read(argv[6], &y, &d) || x.ndim != 2 || y.ndim != 2 ||
-		    x.dtype != DT_FP32 || y.dtype != DT_FP32 || g.dtype != DT_FP32 ||
+		    x.dtype != DT_FP32 || g.dtype != DT_FP32 ||
+		    (y.dtype != DT_FP32 && y.dtype != DT_BF16 && y.dtype != DT_FP16) ||
 		    x.shape[0] != y.shape[0] || x.shape[1] != y.shape[1] ||
 		    npy_count(&g) != x.shape[1] ||
 		    (b.data && (b.dtype != DT_FP32 || npy_count(&b) != x.shape[1]))) {
-			fprintf(stderr, "lnref: X, Y (R x L), G and B (L) fp32\n");
+			fprintf(stderr, "lnref: X (R x L), G and B (L) fp32, Y (R x L) fp32, bf16 or fp16\n");
 			rc = 2;
 			goto nout;
 		}
 		worst = norm_worst(mode == 1, &x, &g, b.data ? &b : NULL, &y, &wr, &wi);
 		rc = worst <= tol ? 0 : 1;
-		printf("lnref: worst absolute error %.3g at [%llu][%llu] (tolerance %g)\n", worst,
+		printf("lnref: worst error beyond Y's rounding %.3g at [%llu][%llu] (tolerance %g)\n", worst,
 		       (unsigned long long)wr, (unsigned long long)wi, tol);
 nout:
 		npy_free(&x);

@@ -1,11 +1,12 @@
 # reduce.s (row reductions of fp32: sum, max, min, mean, argmax - the
 # argmax from vcmpeq against the max as a column operand, an iota row and
 # vredmin): max, min and argmax exact, sum and mean within 1e-5 relative,
-# no hazards, on default.cfg, gemmini.cfg and tpu-v1.cfg.  Golden: cycles.
+# no hazards, on default.cfg, gemmini.cfg, tpu-v1.cfg and datacenter.cfg (16
+# cores, the rows split between them).  Golden: cycles.
 . "$(dirname "$0")/../lib.sh"
 ln=$build/lnref
 for op in 0 1 2 3 4; do
-	for cfg in default.cfg gemmini.cfg tpu-v1.cfg; do
+	for cfg in default.cfg gemmini.cfg tpu-v1.cfg datacenter.cfg; do
 		for shape in "16 64" "50 1000" "5 3001"; do
 			set -- $shape
 			"$ln" gen "$1" "$2" 7 "$tmp/X.npy"
