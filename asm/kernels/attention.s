@@ -348,11 +348,7 @@ lq\@:
 	item	\w
 	jlast
 	keys	\j
-	bnez	\j, ms1\@
-	wait	mtx, QFULL, 1
-ms1\@:
 	wait	mtx, KFULL, 1
-	wait	mtx, SFREE, 1
 	mset	m, t4
 	li	t0, D*ES
 	mset	sa, t0
@@ -393,6 +389,15 @@ msr\@:
 	slli	a7, a5, 1
 	add	t0, t0, a7
 	mpre	t0				# K^T rows k0.., columns n0..
+	# the first preload goes ahead of the waits for Q and the S buffer
+	# (it fills the shadow weights while the array still works)
+	or	a7, a5, a6
+	bnez	a7, msw\@
+	bnez	\j, ms1\@
+	wait	mtx, QFULL, 1
+ms1\@:
+	wait	mtx, SFREE, 1
+msw\@:
 	slli	a7, a5, 2
 	add	a7, a7, a3			# S columns n0..
 	slli	t0, a6, 1
@@ -419,7 +424,6 @@ msq\@:
 .macro mm_pv w, j, slot, pb
 	item	\w
 	keys	\j
-	wait	mtx, PFULL, 1
 	wait	mtx, VFULL, 1
 	mset	m, t4
 	li	t0, BC*ES
@@ -459,6 +463,10 @@ mpr\@:
 	slli	a7, a5, 1
 	add	t0, t0, a7
 	mpre	t0				# V rows k0.., columns n0..
+	or	a7, a5, a6
+	bnez	a7, mpw\@
+	wait	mtx, PFULL, 1			# (after the first preload)
+mpw\@:
 	slli	a7, a5, 2			# O columns n0.. (AC_O = 0)
 	slli	t0, a6, 1
 	add	t0, t0, a4			# P columns k0..
@@ -479,19 +487,21 @@ mpx\@:
 	sig	mtx, PVDONE
 .endm
 
-# The vector unit's column geometry: ROWS rows (register), len 1, dense.
-.macro vcol rows
-	vset	rows, \rows
+# Elementwise work on the dense row statistics (one fp32 per query row):
+# the NREG values as one row, so that they take every lane (as ROWS x 1
+# columns each would take a cycle per row).
+.macro vcol nreg
 	li	t0, 1
-	vset	len, t0
+	vset	rows, t0
+	vset	len, \nreg
 	vset	ss1, zero
 	vset	ss2, zero
 	vset	sd, zero
 .endm
 
-# The online softmax of step (W, J) on S buffer SB, into P buffer PB
-# (registers).
-.macro softmax w, j, sb, pb
+# The online softmax of step (W, J) on S buffer SB (register), up to
+# the exponentials and their row sums.
+.macro softmax w, j, sb
 	item	\w
 	keys	\j
 	li	t0, STB
@@ -595,7 +605,24 @@ sms\@:
 	vmul	a4, a4, a2			# L = L * A + rowsum
 	vadd	a4, a4, a1
 smp\@:
-	# P = ITYPE(S) into the scratchpad
+.endm
+
+# The rest of step (W, J): P = ITYPE(S) from S buffer SB into P buffer PB
+# (registers), then O = O * A.  Issued after the next step's S, so that
+# the matrix engine computes that while the vector unit works here.
+.macro softmax_p w, j, sb, pb
+	item	\w
+	keys	\j
+	li	t0, STB
+	mul	a3, \sb, t0
+	li	t0, AC_S
+	add	a3, a3, t0			# S
+	li	a2, AC_A
+	li	t0, acc
+	vset	smem, t0
+	li	t0, fp32
+	vset	type, t0
+	vset	ss2, zero
 	vset	rows, t4
 	vset	len, t6
 	li	t0, BC*4
@@ -648,6 +675,7 @@ smo\@:
 	li	a0, AC_X
 	li	a4, AC_L
 	vrcp	a0, a4				# 1 / L
+	vset	rows, t4
 	li	t0, D
 	vset	len, t0
 	li	t0, D*4
@@ -775,6 +803,8 @@ st_q:
 	addi	s5, s2, 2
 	andi	s5, s5, 3
 	load_kv	s10, s11, s5			# K^T and V of step s + 2
+	andi	s8, s2, 1
+	softmax	s0, s1, s8			# step s, up to the row sums
 	li	t0, NITEMS
 	bge	s6, t0, st_v
 	andi	s9, s9, 1			# Q buffer of step s + 1
@@ -787,8 +817,9 @@ st_s:
 	mm_s	s6, s7, s5, s8, s9		# S of step s + 1
 st_v:
 	andi	s8, s2, 1
-	softmax	s0, s1, s8, s8
+	softmax_p s0, s1, s8, s8
 	andi	s5, s2, 3
+	andi	s8, s2, 1
 	mm_pv	s0, s1, s5, s8
 	item	s0
 	jlast
