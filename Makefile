@@ -208,7 +208,7 @@ bench: deps $(BIN) $(BENCH_BINS) $(TOOLS)
 	@sh bench/run.sh $(BIN)
 
 # docs/kernels.md: the kernel library measured (scripts/kernels/*.cases).
-kernels-report: deps $(BIN)
+kernels-report: deps $(BIN) $(TOOLS)
 	@sh scripts/kernels_report.sh $(BIN)
 
 # A sweep submitted as a job array to a real one-node Slurm that the test
