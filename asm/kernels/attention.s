@@ -127,13 +127,27 @@
 .equ NKB, (NK + BC - 1) / BC		# key blocks
 .equ NITEMS, H*NQB
 
+# RES = 1: a head's K^T and V tiles stay resident (slot j holds key
+# block j), loaded once by the core's first item of the head (and, when
+# causal, the blocks later items add), so K and V cross the DRAM once per
+# head and core instead of once per query block.  The default when every
+# key block fits next to the other tiles.  With RES each core takes a
+# contiguous range of items (whole heads when H >= cores); without, the
+# items go round the cores (c, c + n, ...; balanced under a causal mask).
+.equ RES_FIT, 2*((BR*D*ES + 255) & ~255) + NKB*(KTB + VTB) + 2*((BR*BC*ES + 255) & ~255) + ((BR*D*ES + 255) & ~255) <= CFG_CORE_SCRATCHPAD_BYTES
+.tunable RES, RES_FIT, 1 - RES_FIT
+.if RES && !RES_FIT
+.error "attention.s: RES = 1 needs every key block of a head in the scratchpad (lower BR, BC or N)"
+.endif
+.equ NSLOT, RES ? NKB : 4
+
 # Scratchpad
 .equ QTB, (BR*D*ES + 255) & ~255
 .equ PTB, (BR*BC*ES + 255) & ~255
 .equ SP_Q, 0				# 2 Q tiles
-.equ SP_K, SP_Q + 2*QTB			# 4 K^T slots
-.equ SP_V, SP_K + 4*KTB			# 4 V slots
-.equ SP_P, SP_V + 4*VTB			# 2 P tiles
+.equ SP_K, SP_Q + 2*QTB			# NSLOT K^T slots
+.equ SP_V, SP_K + NSLOT*KTB		# NSLOT V slots
+.equ SP_P, SP_V + NSLOT*VTB		# 2 P tiles
 .equ SP_O, SP_P + 2*PTB			# the O tile out
 .if SP_O + QTB > CFG_CORE_SCRATCHPAD_BYTES
 .error "attention.s: the tiles exceed the scratchpad (lower BR or BC)"
@@ -231,16 +245,53 @@ ky\@:
 	addi	\j, \j, 1
 	j	avd\@
 av\@:
-	add	\w, \w, s3
+	add	\w, \w, s3			# the core's next item
 	li	\j, 0
 avd\@:
 .endm
 
-# Load the K^T and V tiles of step (W, J) into slot SLOT (register), if
-# W is an item.
+# a6 = 1 when step (W, J) needs its K^T and V tiles loaded (and waited
+# for): always streamed; resident, at the core's first item of the head
+# and for the key blocks past those of the core's previous item (causal).
+.macro needload w, j
+.if RES
+	sub	a6, \w, s3			# the core's previous item
+	blt	a6, gp, nl1\@
+	item	a6
+	jlast
+	mv	a6, t1
+	item	\w
+	bne	a6, t1, nl1\@			# another head
+	slt	a6, t5, \j			# a key block it did not load
+	j	nld\@
+nl1\@:
+	li	a6, 1
+nld\@:
+.else
+	li	a6, 1
+.endif
+.endm
+
+# a6 = 1 when items WA and WB (registers) are of the same head (always 1
+# when streaming: the tiles do not care).
+.macro hsame wa, wb
+.if RES
+	li	t0, NQB
+	divu	a6, \wa, t0
+	divu	t0, \wb, t0
+	sub	a6, a6, t0
+	sltiu	a6, a6, 1
+.else
+	li	a6, 1
+.endif
+.endm
+
+# Load the K^T and V tiles of step (W, J) into slot SLOT (register; RES:
+# slot J), if W is one of the core's items and the step needs them.
 .macro load_kv w, j, slot
-	li	t0, NITEMS
-	bge	\w, t0, lk\@
+	bge	\w, tp, lk\@
+	needload \w, \j
+	beqz	a6, lk\@
 	item	\w
 	keys	\j
 	# K^T rows d of head h, keys j*BC ..: D rows of bc elements
@@ -253,10 +304,14 @@ avd\@:
 	li	t0, KT_DRAM
 	add	a0, a0, t0
 	li	t0, KTB
+.if RES
+	mul	a1, \j, t0
+.else
 	mul	a1, \slot, t0
+	wait	dma0, KFREE, 1
+.endif
 	li	t0, SP_K
 	add	a1, a1, t0
-	wait	dma0, KFREE, 1
 	li	a7, 1
 	cdesc	a0, a1, dram, spm, 2, D, NK*ES, BC*ES, a7, 0, 0
 	slli	t0, t6, 1
@@ -274,10 +329,14 @@ avd\@:
 	li	t0, V_DRAM
 	add	a0, a0, t0
 	li	t0, VTB
+.if RES
+	mul	a1, \j, t0
+.else
 	mul	a1, \slot, t0
+	wait	dma1, VFREE, 1
+.endif
 	li	t0, SP_V
 	add	a1, a1, t0
-	wait	dma1, VFREE, 1
 	li	a7, 1
 	cdesc	a0, a1, dram, spm, 2, 1, 0, 0, a7, 0, 0
 	li	t0, D*ES
@@ -291,8 +350,7 @@ lk\@:
 # Load the Q tile of item W into Q buffer PAR (register), if W is an
 # item; with QPRE the vector unit scales it before the matrix may use it.
 .macro load_q w, par
-	li	t0, NITEMS
-	bge	\w, t0, lq\@
+	bge	\w, tp, lq\@
 	item	\w
 	li	t0, N
 	mul	a0, t1, t0
@@ -345,10 +403,13 @@ lq\@:
 # S = Q K^T for step (W, J) with K^T slot SLOT and S buffer SB, Q buffer
 # QP (registers).
 .macro mm_s w, j, slot, sb, qp
+	needload \w, \j
+	beqz	a6, msl\@
+	wait	mtx, KFULL, 1
+msl\@:
 	item	\w
 	jlast
 	keys	\j
-	wait	mtx, KFULL, 1
 	mset	m, t4
 	li	t0, D*ES
 	mset	sa, t0
@@ -357,7 +418,11 @@ lq\@:
 	li	t0, BC*4
 	mset	sc, t0
 	li	t0, KTB
+.if RES
+	mul	a2, \j, t0
+.else
 	mul	a2, \slot, t0
+.endif
 	li	t0, SP_K
 	add	a2, a2, t0			# K^T tile
 	li	t0, STB
@@ -422,9 +487,12 @@ msq\@:
 
 # O (+)= P V for step (W, J) with V slot SLOT and P buffer PB (registers).
 .macro mm_pv w, j, slot, pb
+	needload \w, \j
+	beqz	a6, mpl\@
+	wait	mtx, VFULL, 1
+mpl\@:
 	item	\w
 	keys	\j
-	wait	mtx, VFULL, 1
 	mset	m, t4
 	li	t0, BC*ES
 	mset	sa, t0
@@ -433,7 +501,11 @@ msq\@:
 	li	t0, D*4
 	mset	sc, t0
 	li	t0, VTB
+.if RES
+	mul	a2, \j, t0
+.else
 	mul	a2, \slot, t0
+.endif
 	li	t0, SP_V
 	add	a2, a2, t0			# V tile
 	li	t0, PTB
@@ -714,10 +786,38 @@ smo\@:
 	sig	dma1, OFREE
 .endm
 
+# In the step loop: the next item's Q scaled (at its first step) and S
+# of step s + 1 = (s6, s7).
+.macro next_s
+	bnez	s7, ns\@
+	scale_q	s6, s9
+ns\@:
+	addi	s5, s2, 1
+	andi	s8, s5, 1			# S buffer of s + 1
+	andi	s5, s5, 3			# its slot (streamed)
+	mm_s	s6, s7, s5, s8, s9
+.endm
+
 .text
 	rbeg	attention
-	csrr	s0, coreid			# w: this core's item
-	csrr	s3, ncores
+	# this core's items: s0 the first, s3 the stride, gp the first and
+	# tp the end (exclusive)
+	csrr	t1, coreid
+	csrr	t2, ncores
+.if RES
+	li	t0, NITEMS			# contiguous: [c*NITEMS/n, (c+1)*NITEMS/n)
+	mul	s0, t1, t0
+	divu	s0, s0, t2
+	addi	t1, t1, 1
+	mul	tp, t1, t0
+	divu	tp, tp, t2
+	li	s3, 1
+.else
+	mv	s0, t1				# round the cores: c, c + n, ...
+	mv	s3, t2
+	li	tp, NITEMS
+.endif
+	mv	gp, s0
 	li	t0, ws
 	mset	df, t0
 	li	t0, ITYPE
@@ -766,8 +866,7 @@ smo\@:
 	sig	ctl, PFREE
 	sig	ctl, PFREE
 	sig	ctl, OFREE
-	li	t0, NITEMS
-	bge	s0, t0, done
+	bge	s0, tp, done
 	li	s1, 0				# j
 	li	s2, 0				# s: this core's step
 	li	s4, 0				# k: this core's item (Q buffer k & 1)
@@ -776,8 +875,11 @@ smo\@:
 	mv	s10, s0				# (s10, s11): step 1
 	mv	s11, s1
 	advance	s10, s11
+	hsame	s0, s10
+	beqz	a6, pro_1
 	li	s9, 1
 	load_kv	s10, s11, s9			# step 1 into slot 1
+pro_1:
 	scale_q	s0, zero
 	mm_s	s0, s1, zero, zero, zero	# S of step 0
 step:
@@ -793,6 +895,7 @@ step:
 	bnez	s7, st_k
 	addi	s9, s9, 1			# step s + 1 starts the next item
 st_k:
+	andi	s9, s9, 1			# Q buffer of step s + 1
 	# the next item's Q, at this item's first step
 	bnez	s1, st_q
 	add	s5, s0, s3
@@ -800,21 +903,20 @@ st_k:
 	andi	s8, s8, 1
 	load_q	s5, s8
 st_q:
+	# K^T and V of step s + 2 (resident: not across a change of head,
+	# whose tiles load after the switch below)
+	hsame	s0, s10
+	beqz	a6, st_l
 	addi	s5, s2, 2
 	andi	s5, s5, 3
-	load_kv	s10, s11, s5			# K^T and V of step s + 2
+	load_kv	s10, s11, s5
+st_l:
 	andi	s8, s2, 1
 	softmax	s0, s1, s8			# step s, up to the row sums
-	li	t0, NITEMS
-	bge	s6, t0, st_v
-	andi	s9, s9, 1			# Q buffer of step s + 1
-	bnez	s7, st_s
-	scale_q	s6, s9
-st_s:
-	addi	s5, s2, 1
-	andi	s8, s5, 1			# S buffer of s + 1
-	andi	s5, s5, 3			# its slot
-	mm_s	s6, s7, s5, s8, s9		# S of step s + 1
+	bge	s6, tp, st_v
+	hsame	s0, s6
+	beqz	a6, st_v			# a new head: S of s + 1 after the switch
+	next_s
 st_v:
 	andi	s8, s2, 1
 	softmax_p s0, s1, s8, s8
@@ -823,15 +925,27 @@ st_v:
 	mm_pv	s0, s1, s5, s8
 	item	s0
 	jlast
-	bne	s1, t5, st_n
+	bne	s1, t5, st_f
 	final	s0
 	addi	s4, s4, 1
+st_f:
+	# resident, at a change of head: drain every unit (the old head's
+	# tiles are free), load the new head's first tiles, then S of s + 1
+	bge	s6, tp, st_n
+	hsame	s0, s6
+	bnez	a6, st_n
+	fence	all
+	load_kv	s6, s7, zero
+	hsame	s6, s10
+	beqz	a6, st_w
+	load_kv	s10, s11, zero
+st_w:
+	next_s
 st_n:
 	mv	s0, s6
 	mv	s1, s7
 	addi	s2, s2, 1
-	li	t0, NITEMS
-	blt	s0, t0, step
+	blt	s0, tp, step
 done:
 	fence	all
 	barrier
