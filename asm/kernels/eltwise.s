@@ -24,7 +24,8 @@
 .ifndef FUSED
 .equ FUSED, 1
 .endif
-.equ RB_ROWS, ROWS
+.equ NROWS, ROWS
+.equ ROWLEN, L
 .equ ES, 4				# bytes per element
 .equ RB_S, (CFG_CORE_SCRATCHPAD_BYTES - 1024) / (24*L)
 .include "lib/rb.inc"

@@ -52,7 +52,8 @@
 .ifndef EPS
 .equ EPS, f32(0.00001)
 .endif
-.equ RB_ROWS, R
+.equ NROWS, R
+.equ ROWLEN, L
 .equ RB_S, (CFG_CORE_SCRATCHPAD_BYTES - 8*L - 3072) / ((2*ES + 4 + WT)*L + 4)
 .include "lib/rb.inc"
 .if RB < 1

@@ -24,7 +24,8 @@
 .ifndef L
 .equ L, 256
 .endif
-.equ RB_ROWS, R
+.equ NROWS, R
+.equ ROWLEN, L
 .equ ES, 4				# bytes per element
 .equ RB_S, (CFG_CORE_SCRATCHPAD_BYTES - 1024) / (8*L + 8)
 .include "lib/rb.inc"

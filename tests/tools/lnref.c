@@ -14,9 +14,15 @@
  *                                     + |ref| 2^-P, P the significant bits
  *                                     of Y's type (fp32 24, bf16 8, fp16 11:
  *                                     the output's one rounding)
- *   lnref rdcheck OP X.npy Y.npy TOL  row reductions: 0 sum, 1 max, 2 min,
- *                                     3 mean (within TOL * (1 + |ref|)),
- *                                     4 argmax (the first index, exact)
+ *   lnref gen4 D0 D1 D2 D3 SEED X.npy [P]
+ *                                     the same values as a 4-D tensor (the
+ *                                     offset per D3-row)
+ *   lnref rdcheck OP X.npy Y.npy TOL [AXIS]
+ *                                     reductions along AXIS (default the
+ *                                     last) of a 2-D or 4-D X: 0 sum, 1 max,
+ *                                     2 min, 3 mean (within TOL * (1 +
+ *                                     |ref|)), 4 argmax (the first index,
+ *                                     exact); Y is X without that axis
  *   lnref slcheck X Y R Z TOL          Z = silu(X) * Y + R within
  *                                     TOL * (1 + |ref|)
  *   lnref smcheck X.npy Y.npy TOL     |Y - ref| <= TOL * ref for every
@@ -137,13 +143,21 @@ int main(int argc, char **argv)
 	struct npy x, y;
 
 	diag_init(&d, stderr);
-	if ((argc == 6 || argc == 7) && strcmp(argv[1], "gen") == 0) {
-		uint64_t sh[2] = { strtoull(argv[2], NULL, 0), strtoull(argv[3], NULL, 0) };
-		uint32_t seed = (uint32_t)strtoul(argv[4], NULL, 0);
+	if (((argc == 6 || argc == 7) && strcmp(argv[1], "gen") == 0) ||
+	    ((argc == 8 || argc == 9) && strcmp(argv[1], "gen4") == 0)) {
+		int four = argv[1][3] == '4', k;
+		uint64_t dims[4], sh[2];
+		uint32_t seed = (uint32_t)strtoul(argv[four ? 6 : 4], NULL, 0);
 		uint64_t r, i;
 
-		if (npy_alloc(&x, DT_FP32, 2, sh))
+		for (k = 0; k < (four ? 4 : 2); k++)
+			dims[k] = strtoull(argv[2 + k], NULL, 0);
+		sh[1] = dims[four ? 3 : 1];
+		sh[0] = four ? dims[0] * dims[1] * dims[2] : dims[0];
+		if (npy_alloc(&x, DT_FP32, four ? 4 : 2, dims))
 			return 2;
+		argv += four ? 2 : 0;
+		argc -= four ? 2 : 0;
 		for (r = 0; r < sh[0]; r++)
 			for (i = 0; i < sh[1]; i++) {
 				float v = lcgf(&seed) + (float)r * 0.5f;
@@ -191,32 +205,50 @@ nout:
 		npy_free(&b);
 		return rc;
 	}
-	if (argc == 6 && strcmp(argv[1], "rdcheck") == 0) {
-		/* rdcheck OP X Y TOL: row reductions 0 sum, 1 max, 2 min,
-		 * 3 mean (|Y - ref| <= TOL * (1 + |ref|)), 4 argmax (exact) */
-		int op = atoi(argv[2]), rc = 0;
+	if ((argc == 6 || argc == 7) && strcmp(argv[1], "rdcheck") == 0) {
+		/* rdcheck OP X Y TOL [AXIS]: reductions along AXIS, 0 sum,
+		 * 1 max, 2 min, 3 mean (|Y - ref| <= TOL * (1 + |ref|)),
+		 * 4 argmax (exact); X viewed as rows x len x inner */
+		int op = atoi(argv[2]), rc = 0, axis, k;
 		double tol = atof(argv[5]);
-		uint64_t r, i, rows, len;
+		uint64_t r, i, q, rows = 1, len, inner = 1;
 
 		memset(&x, 0, sizeof(x));
 		memset(&y, 0, sizeof(y));
 		if (npy_read(argv[3], &x, &d) || npy_read(argv[4], &y, &d) ||
-		    x.ndim != 2 || x.dtype != DT_FP32 || y.dtype != DT_FP32 ||
-		    npy_count(&y) != x.shape[0]) {
-			fprintf(stderr, "lnref: X (R x L) and Y (R) fp32\n");
+		    (x.ndim != 2 && x.ndim != 4) || x.dtype != DT_FP32 || y.dtype != DT_FP32) {
+			fprintf(stderr, "lnref: X (2-D or 4-D) and Y fp32\n");
 			npy_free(&x);
 			npy_free(&y);
 			return 2;
 		}
-		rows = x.shape[0];
-		len = x.shape[1];
-		for (r = 0; r < rows; r++) {
+		axis = argc == 7 ? atoi(argv[6]) : x.ndim - 1;
+		if (axis < 0 || axis >= x.ndim) {
+			fprintf(stderr, "lnref: AXIS out of range\n");
+			npy_free(&x);
+			npy_free(&y);
+			return 2;
+		}
+		for (k = 0; k < axis; k++)
+			rows *= x.shape[k];
+		len = x.shape[axis];
+		for (k = axis + 1; k < x.ndim; k++)
+			inner *= x.shape[k];
+		if (npy_count(&y) != rows * inner) {
+			fprintf(stderr, "lnref: Y has %llu elements, not %llu\n",
+				(unsigned long long)npy_count(&y), (unsigned long long)(rows * inner));
+			npy_free(&x);
+			npy_free(&y);
+			return 2;
+		}
+		for (r = 0; r < rows * inner; r++) {
 			double acc = op == 1 || op == 4 ? -INFINITY : op == 2 ? INFINITY : 0;
 			uint64_t at = 0;
 			float v, got;
 
 			for (i = 0; i < len; i++) {
-				memcpy(&v, x.data + 4 * (r * len + i), 4);
+				q = ((r / inner) * len + i) * inner + r % inner;
+				memcpy(&v, x.data + 4 * q, 4);
 				if (op == 0 || op == 3)
 					acc += v;
 				else if ((op == 1 || op == 4) && v > acc) {
@@ -237,7 +269,7 @@ nout:
 						(unsigned long long)r, got, acc);
 			}
 		}
-		printf("lnref: %d of %llu rows differ\n", rc, (unsigned long long)rows);
+		printf("lnref: %d of %llu results differ\n", rc, (unsigned long long)(rows * inner));
 		npy_free(&x);
 		npy_free(&y);
 		return rc ? 1 : 0;
