@@ -301,11 +301,88 @@
 	tiles_plan
 .endif
 
+.ifndef DMAONLY
+.equ DMAONLY, 0
+.endif
+.if DMAONLY && COPY
+.error "transpose.s: DMAONLY is the baseline of a transpose; this permutation keeps the last axis"
+.endif
+
+# DMAONLY=1, the baseline: no tiles and no vector unit - every element
+# moved DRAM -> DRAM by an element-strided descriptor (Y's rows written
+# in order, X read down its columns), the columns split over the cores
+# and engines.  Every element is a DRAM burst of its own on both sides.
+.macro dma_part e
+	li	t0, NE
+	mul	t1, s10, t0
+	addi	t1, t1, \e			# part p = core*NE + e
+	mul	t2, s11, t0			# of P = ncores*NE
+	li	t0, NC
+	mul	t3, t1, t0
+	divu	t3, t3, t2			# first column p*NC/P
+	addi	t1, t1, 1
+	mul	t4, t1, t0
+	divu	t4, t4, t2
+	sub	t4, t4, t3			# columns
+	bge	zero, t4, dp\@
+	dreset
+	li	t0, dram
+	dset	smem, t0
+	dset	dmem, t0
+	li	t0, ESZ
+	dset	esize, t0
+	mul	t1, t3, t0
+	li	t0, X_DRAM
+	add	t1, t1, t0
+	dset	src, t1				# X + c0 elements
+	li	t0, J0_YS
+	mul	t1, t3, t0
+	li	t0, Y_DRAM
+	add	t1, t1, t0
+	dset	dst, t1				# Y + c0 rows
+	li	t0, NR
+	dset	n0, t0				# down a column of X
+	li	t0, J0_XRS
+	dset	ss0, t0
+	dset	n1, t4
+	li	t0, ESZ
+	dset	ss1, t0
+	li	t0, J0_YS
+	dset	ds1, t0
+	li	t0, J0_NB2
+	dset	n2, t0
+	li	t0, J0_XB2
+	dset	ss2, t0
+	li	t0, J0_YB2
+	dset	ds2, t0
+	li	t0, J0_NB1
+	dset	n3, t0
+	li	t0, J0_XB1
+	dset	ss3, t0
+	li	t0, J0_YB1
+	dset	ds3, t0
+	dma	\e
+dp\@:
+.endm
+
 .text
 	rbeg	transpose
 	csrr	s10, coreid
 	csrr	s11, ncores
+.if DMAONLY
+	dma_part 0
+.if NE > 1
+	dma_part 1
+.endif
+.if NE > 2
+	dma_part 2
+.endif
+.if NE > 3
+	dma_part 3
+.endif
+.else
 	tiles_run
+.endif
 	fence	all
 	barrier
 	rend	transpose
