@@ -11,41 +11,42 @@
 #           P)); or PERM, the Pk as decimal digits (PERM=231 is 0,2,3,1:
 #           NCHW -> NHWC; PERM=312 is NHWC -> NCHW).  Default: the last two
 #           axes swapped.
-#   TR, TC  the tile (rows x columns of elements; default from the config,
-#           at most 64 KiB and a quarter of the scratchpad)
+#   TR, TC  a transpose's tile (rows x columns of elements; default: at
+#           most 64 KiB and a quarter of the scratchpad, square unless one
+#           side of the matrix is shorter)
 #   NE      DMA engines per core (default: every engine, at most 4)
+#   DMAONLY 1: the baseline - the transpose by element-strided DMA
+#           descriptors alone, DRAM to DRAM (no tiles, no vector unit)
 # Layouts: DRAM X (the given shape, row-major), Y (the permuted shape,
 # row-major) 4 KiB after it.
 #
-# How (the plan is computed by the assembler from the parameters):
+# How (the assembler computes the plan from the parameters):
 #  1. The permutation is put in Y's order - Y's axis k has extent Fk and
 #     X stride Sk - axes of extent 1 are dropped, and neighbours that stay
 #     neighbours (Sk = F(k+1) * S(k+1)) are merged: NCHW -> NHWC is
 #     (N, HW, C) with X strides (CHW, 1, HW), a batch of N transposes of
 #     C x HW.
 #  2. If Y's innermost axis is X's innermost too (X stride 1), every Y row
-#     is a contiguous run of X: a strided DMA copy DRAM -> DRAM, no vector
-#     work (lib/boxcopy.inc), split over the cores and engines.
+#     is a contiguous run of X: a strided copy, no vector work - rows of
+#     Y's axis 2, batches of its axes 0 and 1, in tiles of whole runs
+#     through the scratchpad (lib/tiles.inc, TRANS = 0).
 #  3. Else it is a batch of 2-D transposes between X's contiguous axis
 #     (NC elements: the columns) and Y's contiguous axis (NR elements: the
-#     rows; X stride XRS).  They are cut into tiles of TR x TC, numbered
-#     batch-major, columns fastest, and each core takes a contiguous range
-#     of tile numbers.  Per tile:
-#       load   TR rows of TC contiguous elements (runs of TC*e bytes, whole
-#              DRAM bursts) into an input buffer, split by rows over the
-#              NE engines;
-#       vec    vtrans into an output buffer (TC rows of TR);
-#       store  TC rows of TR contiguous elements of Y, split over the
-#              engines.
-#     Two input and two output buffers: tile k+1 loads and tile k-1 stores
-#     while tile k is transposed.  Semaphores: INFULL+b (loaded, NE signals),
-#     INFREE+b (read by vtrans), OUTFULL+b (transposed), OUTFREE+b (stored).
-#     A plain DMA transpose (element-granular strides) would cost a DRAM
-#     burst per element; here both sides move whole runs.
-# Footprint: 4 tile buffers of TR*TC*e bytes (rounded up to 256).
+#     rows), in tiles of TR x TC (several whole matrices per tile when one
+#     is smaller than a tile) through lib/tiles.inc (TRANS = 1): a tile's
+#     TR rows of TC contiguous elements are loaded (runs of TC*e bytes:
+#     whole DRAM bursts), transposed on chip by vtrans (on the integer
+#     type of the element's width: bits move, nothing is converted), and
+#     stored as TC rows of TR contiguous elements of Y; two input and two
+#     output buffers, so the next tile loads while this one is transposed
+#     and stored; each tile split over the DMA engines, the tiles dealt
+#     over the cores.  An element-strided DMA transpose (DMAONLY) costs a
+#     DRAM burst per element; here both sides move whole runs.
+# Footprint: 4 tile buffers (transposes) or 2 of up to 128 KiB (copies),
+# each rounded up to 256 bytes.
 # A reshape of a contiguous tensor moves no byte (same data, new shape);
 # as a copy into a new buffer it is the identity permutation here, one
-# contiguous DMA copy.
+# contiguous copy.
 
 .ifndef DT
 .equ DT, fp32

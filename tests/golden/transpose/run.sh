@@ -8,7 +8,9 @@
 # run one vtrans element per element, copies no vector instruction.
 # Hazards are checked on the cases whose parts all start on 4-byte
 # boundaries (the checker's granule: docs/hazards.md); the others are
-# checked for values only.  Golden: cycles.
+# checked for values only.  The element-strided DMA baseline (DMAONLY) is
+# exact and at least 5x slower than the tiles; bad parameters are
+# assembly errors.  Golden: cycles.
 . "$(dirname "$0")/../lib.sh"
 pr=$build/permref
 dsum() { awk -F, -v re="$2" '$4 == "" && $1 ~ re { s += $2 } END { print s + 0 }' "$1"; }
@@ -99,4 +101,34 @@ for cfg in default.cfg datacenter.cfg tpu-v1.cfg; do
 	cat_ $cfg bf16 "2 3 4 6" 3 2 1 1
 	cat_ $cfg int16 "7 9 11" 2 5 1 0
 done
+# The baseline: the same transpose by element-strided DMA alone (a DRAM
+# burst per element) is exact too, and the tiles beat it at least 5x.
+perm default.cfg fp32 "256 256" "1 0" 1 1
+tiled=$(counter "$tmp/c.csv" cycles)
+"$bin" run -q -c configs/default.cfg asm/kernels/transpose.s -D R=256 -D C=256 -D DMAONLY=1 \
+	--input X="$tmp/X.npy" --output Y="$tmp/Y.npy" --counters "$tmp/c.csv" --check-hazards \
+	2> "$tmp/err" || { cat "$tmp/err" >&2; fail "DMAONLY: run failed"; }
+"$pr" perm "$tmp/X.npy" "$tmp/Y.npy" 1 0 > "$tmp/out" 2>&1 || fail "DMAONLY: $(cat "$tmp/out")"
+dmaonly=$(counter "$tmp/c.csv" cycles)
+[ "$dmaonly" -ge $((5 * tiled)) ] || fail "DMA only takes $dmaonly cycles, the tiles $tiled"
+record "default.cfg fp32 [256 256] DMA only: cycles $dmaonly"
+# Bad parameters: an assembly error naming the rule, exit 1.
+bad() {
+	want=$1
+	shift
+	set +e
+	"$bin" run -q -c configs/default.cfg "$@" 2> "$tmp/err"
+	rc=$?
+	set -e
+	[ $rc = 1 ] || fail "$*: exit $rc, expected 1"
+	grep -q "$want" "$tmp/err" || fail "$*: no '$want' in: $(cat "$tmp/err")"
+	record "bad parameters ($want): exit 1"
+}
+bad "must be a permutation" asm/kernels/transpose.s -D PERM=1123
+bad "must be an axis of X" asm/kernels/transpose.s -D RANK=3 -D PERM=123
+bad "1, 2 or 4 bytes" asm/kernels/transpose.s -D R=8 -D C=8 -D DT=int4
+bad "exceed the scratchpad" asm/kernels/transpose.s -D R=512 -D C=512 -D TR=512 -D TC=512
+bad "keeps the last axis" asm/kernels/transpose.s -D PERM=1023 -D DMAONLY=1
+bad "AXIS must be an axis" asm/kernels/concat.s -D RANK=3 -D AXIS=3
+bad "1, 2 or 4 bytes" asm/kernels/concat.s -D DT=int4
 golden
