@@ -226,10 +226,11 @@ golden-update: $(BIN) $(TOOLS)
 
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/npusim/configs \
-	  $(DESTDIR)$(PREFIX)/share/npusim/kernels $(DESTDIR)$(PREFIX)/share/doc/npusim
+	  $(DESTDIR)$(PREFIX)/share/npusim/kernels/lib $(DESTDIR)$(PREFIX)/share/doc/npusim
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/npusim
 	install -m 644 configs/*.cfg $(DESTDIR)$(PREFIX)/share/npusim/configs/
 	install -m 644 asm/kernels/*.s $(DESTDIR)$(PREFIX)/share/npusim/kernels/
+	install -m 644 asm/kernels/lib/*.inc $(DESTDIR)$(PREFIX)/share/npusim/kernels/lib/
 	install -m 644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/npusim/
 
 clean:
