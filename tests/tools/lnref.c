@@ -25,6 +25,15 @@
  *                                     exact); Y is X without that axis
  *   lnref slcheck X Y R Z TOL          Z = silu(X) * Y + R within
  *                                     TOL * (1 + |ref|)
+ *   lnref elcheck OP X A|- B|- Z TOL  the elementwise operators of eltwise.s
+ *                                     on fp32/bf16/fp16: 0 silu(X) * A + B,
+ *                                     1 silu(X), 2 gelu(X) (the tanh form of
+ *                                     vgelu),
+ *                                     3 relu(X + A) (A one row), 4 X + A,
+ *                                     5 X * A; within TOL * (1 + |ref|) +
+ *                                     2^-P (|ref| + 2 |silu(X) * A| for
+ *                                     OP 0), P Z's significant bits: one
+ *                                     rounding per operation into Z's type
  *   lnref smcheck X.npy Y.npy TOL     |Y - ref| <= TOL * ref for every
  *                                     element (relative), ref = softmax of
  *                                     the row, exp(x - max) / sum, double
@@ -273,6 +282,60 @@ nout:
 		npy_free(&x);
 		npy_free(&y);
 		return rc ? 1 : 0;
+	}
+	if (argc == 8 && strcmp(argv[1], "elcheck") == 0) {
+		struct npy a, b;
+		int op = atoi(argv[2]), rc = 2;
+		double tol = atof(argv[7]), worst = -1;
+		uint64_t i, n, len, wi = 0;
+
+		memset(&x, 0, sizeof(x));
+		memset(&y, 0, sizeof(y));
+		memset(&a, 0, sizeof(a));
+		memset(&b, 0, sizeof(b));
+		if (npy_read(argv[3], &x, &d) || (strcmp(argv[4], "-") && npy_read(argv[4], &a, &d)) ||
+		    (strcmp(argv[5], "-") && npy_read(argv[5], &b, &d)) || npy_read(argv[6], &y, &d))
+			goto el_out;
+		n = npy_count(&x);
+		len = x.ndim ? x.shape[x.ndim - 1] : 1;
+		if (op < 0 || op > 5 || npy_count(&y) != n || ((op == 0 || op == 4 || op == 5) &&
+		    (!a.data || npy_count(&a) != n)) || (op == 3 && (!a.data || npy_count(&a) != len)) ||
+		    (op == 0 && (!b.data || npy_count(&b) != n))) {
+			fprintf(stderr, "lnref: elcheck OP X A|- B|- Z TOL: operands missing or misshapen\n");
+			goto el_out;
+		}
+		for (i = 0; i < n; i++) {
+			double xv = elem(&x, i), ref, bound, e;
+			double sl = xv / (1 + exp(-xv));
+
+			switch (op) {
+			case 0: ref = sl * elem(&a, i) + elem(&b, i);
+				bound = fabs(ref) + 2 * fabs(sl * elem(&a, i)); break;
+			case 1: ref = sl; bound = fabs(ref); break;
+			case 2: /* vgelu's tanh form (docs/numerics.md) */
+				ref = 0.5 * xv * (1 + tanh(sqrt(2 / 3.14159265358979323846) * (xv + 0.044715 * xv * xv * xv)));
+				bound = fabs(ref); break;
+			case 3: ref = xv + elem(&a, i % len); ref = ref > 0 ? ref : 0;
+				bound = fabs(xv) + fabs(elem(&a, i % len)); break;
+			case 4: ref = xv + elem(&a, i); bound = fabs(ref); break;
+			default: ref = xv * elem(&a, i); bound = fabs(ref); break;
+			}
+			e = fabs(elem(&y, i) - ref) /
+			    (tol * (1 + fabs(ref)) + ldexp(bound, -sig_bits(y.dtype)));
+			if (!(e <= worst)) {
+				worst = e;
+				wi = i;
+			}
+		}
+		rc = worst <= 1 ? 0 : 1;
+		printf("lnref: worst element %llu at %.2f of its tolerance\n", (unsigned long long)wi,
+		       worst);
+el_out:
+		npy_free(&x);
+		npy_free(&y);
+		npy_free(&a);
+		npy_free(&b);
+		return rc;
 	}
 	if (argc == 7 && strcmp(argv[1], "slcheck") == 0) {
 		/* slcheck X Y R Z TOL: Z = silu(X) * Y + R within
