@@ -6,7 +6,8 @@
 # nibble order), no hazards, on default.cfg, datacenter.cfg (16 cores:
 # the blocks must be spread over several of them) and tpu-v1.cfg, ragged
 # shapes (rows and columns not multiples of the lanes or the blocks, odd
-# C per channel, a last virtual row cut short); fp8 saturating and not.
+# C per channel, a last virtual row cut short); fp8 saturating and not;
+# bad parameters refused by the assembler.
 # Golden: cycles.
 . "$(dirname "$0")/../lib.sh"
 q=$build/quantref
@@ -75,4 +76,22 @@ one q-split datacenter.cfg 0 fp32 int8 1 512 256 0 0 1 0
 n=$(cores)
 [ "$n" -eq 16 ] || fail "q-split: $n cores moved data, expected 16"
 record "q-split datacenter.cfg: $n cores"
+# bad parameters: an assembly error naming the rule, exit 1, no run
+bad() {
+	want=$1
+	shift
+	set +e
+	"$bin" run -q -c configs/default.cfg asm/kernels/quant.s "$@" 2> "$tmp/err"
+	rc=$?
+	set -e
+	[ $rc = 1 ] || fail "$*: exit $rc, expected 1"
+	grep -q "$want" "$tmp/err" || fail "$*: no '$want' in: $(cat "$tmp/err")"
+	record "bad parameters ($want): exit 1"
+}
+bad "quantize writes int4, int8" -D OP=0 -D OT=int32
+bad "dequantize reads int4, int8" -D OP=1 -D IT=fp32
+bad "fp8 has no zero point" -D OT=fp8e4m3 -D ZP=1
+bad "an int4 tensor needs an even C" -D OT=int4 -D C=5
+bad "RCP applies to quantization per channel" -D RCP=1
+bad "the tables and two virtual rows exceed" -D GRAN=1 -D C=20000
 golden
