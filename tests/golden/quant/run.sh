@@ -50,6 +50,7 @@ for cfg in default.cfg datacenter.cfg tpu-v1.cfg; do
 	one q-chan-rcp      $cfg 0 fp32    int8    1    37  100 0          0  1 1
 	one q-chan-sym      $cfg 0 fp32    int8    1    301 7   0          0  0 0
 	one q-row-bf16      $cfg 0 bf16    int8    2    37  100 0          0  1 0
+	one q-row-rcp       $cfg 0 fp32    int8    2    37  100 0          0  1 1
 	one q-chan-int4     $cfg 0 fp16    int4    1    29  46  0          0  1 0
 	one q-tensor-int4   $cfg 0 fp32    int4    0    37  98  0x3f400000 1  0 0
 	one q-tensor-e4m3   $cfg 0 fp32    fp8e4m3 0    37  100 0x3dcccccd 0  0 0
@@ -67,6 +68,9 @@ done
 # fp8 non-saturating (overflow to inf / NaN) on both formats
 one q-e4m3-nosat default.cfg 0 fp32 fp8e4m3 0 37 100 0x3dcccccd 0 0 0 -s core.vector.fp8_saturate=false
 one q-e5m2-nosat default.cfg 0 bf16 fp8e5m2 1 37 100 0 0 0 0 -s core.vector.fp8_saturate=false
+# int16 results (the int32 sums saturate int16 exactly)
+one q-chan-int16 default.cfg 0 fp32 int16 1 37 100 0 0 1 0
+one q-tensor-int16 default.cfg 0 fp16 int16 0 37 100 0x3a800000 -7 0 0
 # tiny: one row, fewer elements than the lanes
 one q-tiny default.cfg 0 fp32 int8 1 1 3 0 0 1 0
 one q-tiny datacenter.cfg 0 fp32 int8 0 1 6 0x3e000000 2 0 0
