@@ -115,7 +115,7 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/testutil.h $(LIB)
 	$(Q)$(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(LIB) $(CHECK_LIBS) $(LDLIBS)
 
 # Host tools used by `make run` and the golden tests (independent references).
-TOOLS      := $(BUILD)/gemmref $(BUILD)/convref $(BUILD)/lnref $(BUILD)/quantref $(BUILD)/trccheck $(BUILD)/pngstat
+TOOLS      := $(BUILD)/gemmref $(BUILD)/convref $(BUILD)/lnref $(BUILD)/attnref $(BUILD)/gatherref $(BUILD)/bnref $(BUILD)/permref $(BUILD)/quantref $(BUILD)/trccheck $(BUILD)/pngstat
 $(BUILD)/%: tests/tools/%.c $(LIB)
 	$(say) TOOL $@
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
@@ -208,7 +208,7 @@ bench: deps $(BIN) $(BENCH_BINS) $(TOOLS)
 	@sh bench/run.sh $(BIN)
 
 # docs/kernels.md: the kernel library measured (scripts/kernels/*.cases).
-kernels-report: deps $(BIN)
+kernels-report: deps $(BIN) $(TOOLS)
 	@sh scripts/kernels_report.sh $(BIN)
 
 # A sweep submitted as a job array to a real one-node Slurm that the test

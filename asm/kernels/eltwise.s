@@ -24,11 +24,11 @@
 .ifndef FUSED
 .equ FUSED, 1
 .endif
-.ifndef RB
+.equ NROWS, ROWS
+.equ ROWLEN, L
+.equ ES, 4				# bytes per element
 .equ RB_S, (CFG_CORE_SCRATCHPAD_BYTES - 1024) / (24*L)
-.equ RB_C, RB_S < 1024 ? RB_S : 1024
-.equ RB, RB_C < ROWS ? RB_C : ROWS
-.endif
+.include "lib/rb.inc"
 .if RB < 1
 .error "eltwise.s: not even one row of six L-element fp32 tiles fits the scratchpad"
 .endif
@@ -105,9 +105,8 @@ ro\@:
 # Block s0 of a pass: OPS 1 = silu(t0); 2 = t0 * t1; 3 = t0 + t1;
 # 4 = silu(t0) * t1 + t2.  The result in tile 0, stored to OUT.
 .macro block b, in1, in2, in3, ops, out
-	addi	t6, s0, 1
-	li	t1, NB
-	bge	t6, t1, nl\@
+	add	t6, s0, s7
+	bge	t6, s8, nl\@
 	load	t6, 1 - (\b), \in1, \in2, \in3
 nl\@:
 	rows_of	s0
@@ -134,20 +133,23 @@ nl\@:
 	wait	dma1, SFULL + (\b), 1
 	move	\out, \b, 0, 1
 	sig	dma1, LFREE + (\b)
-	addi	s0, s0, 1
+	add	s0, s0, s7
 .endm
 
-# One streamed pass over every block.
+# One streamed pass over this core's blocks c, c + n, ... below NB (SPMD:
+# core c of n, block-cyclic as lib/rows.inc explains; every pass gives a
+# core the same rows).
 .macro pass in1, in2, in3, ops, out
-	li	s0, 0
+	csrr	s0, coreid
+	csrr	s7, ncores
+	li	s8, NB
+	bge	s0, s8, pd\@
 	load	s0, 0, \in1, \in2, \in3
 pl\@:
 	block	0, \in1, \in2, \in3, \ops, \out
-	li	t1, NB
-	bge	s0, t1, pd\@
+	bge	s0, s8, pd\@
 	block	1, \in1, \in2, \in3, \ops, \out
-	li	t1, NB
-	blt	s0, t1, pl\@
+	blt	s0, s8, pl\@
 pd\@:
 	fence	all				# the next pass reads what it wrote
 .endm
@@ -166,5 +168,6 @@ pd\@:
 	pass	T1_DRAM, Y_DRAM, 0, 2, T2_DRAM
 	pass	T2_DRAM, R_DRAM, 0, 3, Z_DRAM
 .endif
+	barrier
 	rend	eltwise
 	halt

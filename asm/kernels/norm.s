@@ -1,27 +1,33 @@
-# norm.s - Y = norm(X) * gamma (+ beta) along the rows of an R x L fp32
-# tensor, any L: layernorm (MODE 0) or rmsnorm (MODE 1), on the vector
-# unit, streamed in blocks of RB rows.
+# norm.s - Y = norm(X) * gamma (+ beta) along the rows of an R x L
+# tensor of fp32, bf16 or fp16 (DT), any L: layernorm (MODE 0) or rmsnorm
+# (MODE 1), on the vector unit, streamed in blocks of RB rows, statistics
+# in fp32 whatever DT is.
 #
 #   layernorm  Y = (X - mean) / sqrt(var + EPS) * gamma + beta
 #   rmsnorm    Y = X / sqrt(mean(X^2) + EPS) * gamma
 #
-#   once:      dma1 loads gamma and beta (1 x L rows); vec makes L an fp32
-#              element (the means divide by it: vdiv, correctly rounded)
+#   once:      dma1 loads gamma and beta (1 x L fp32 rows); vec makes L an
+#              fp32 element (the means divide by it: vdiv, correctly rounded)
 #   for every block of RB rows, buffer b (two):
 #     dma0  loads the block, one block ahead
-#     vec   (layernorm) M = rowsum(X) / L, X = X - M    vredsum, vdiv, vsub
-#           V = rowsum(X * X) / L + EPS, S = 1/sqrt(V)  vmul, vredsum, vdiv,
+#     vec   (bf16/fp16) W = fp32(X)                     vcvt
+#           (layernorm) M = rowsum(W) / L, W = W - M    vredsum, vdiv, vsub
+#           V = rowsum(W * W) / L + EPS, S = 1/sqrt(V)  vmul, vredsum, vdiv,
 #                                                       vadds, vrsqrt
-#           X = X * S * gamma (+ beta)                  vmul, vmul, vadd
+#           W = W * S * gamma (+ beta)                  vmul, vmul, vadd
+#           (bf16/fp16) X = DT(W), one rounding        vcvt
 #     dma1  stores it
 # The per-row statistics are column operands (vset bc 1), gamma and beta
-# row operands (vset bc 2): no transposes, no broadcast tiles.
-# Layouts: DRAM X and Y (R x L fp32), G and B (1 x L fp32).  Scratchpad:
-# two blocks of RB x L, a squares tile of RB x L, gamma, beta, a column.
-# Footprint: 12*RB*L + 8*L + 4*RB (+ alignment) bytes; RB defaults to the
-# most rows that fit (at most R, at most 1024).
-# Parameters: R, L, MODE (0 layernorm, 1 rmsnorm), EPS (as fp32 bits,
-# default 1e-5), RB.  Statistics in fp32; accuracy in docs/numerics.md.
+# row operands (vset bc 2): no transposes, no broadcast tiles.  SPMD: the
+# blocks are split between the cores (lib/rows.inc).
+# Layouts: DRAM X and Y (R x L of DT), G and B (1 x L fp32).  Scratchpad:
+# two blocks of RB x L of DT, an fp32 work tile (bf16/fp16 only; fp32
+# works in place), a squares tile of RB x L fp32, gamma, beta, a column.
+# Footprint: (2*ES + 4)*RB*L (+ 4*RB*L for bf16/fp16) + 8*L + 4*RB
+# (+ alignment) bytes, ES the bytes of DT; RB defaults to the most rows
+# that fit (at most the rows of a core, at most 1024).
+# Parameters: R, L, DT (fp32, bf16, fp16), MODE (0 layernorm, 1 rmsnorm),
+# EPS (as fp32 bits, default 1e-5), RB.  Accuracy: docs/numerics.md.
 
 .ifndef R
 .equ R, 64
@@ -35,21 +41,30 @@
 .if MODE != 0 && MODE != 1
 .error "norm.s: MODE is 0 (layernorm) or 1 (rmsnorm)"
 .endif
+.ifndef DT
+.equ DT, fp32
+.endif
+.if DT != fp32 && DT != bf16 && DT != fp16
+.error "norm.s: DT is fp32, bf16 or fp16"
+.endif
+.equ ES, DT == fp32 ? 4 : 2		# bytes of an element of X and Y
+.equ WT, DT == fp32 ? 0 : 4		# bytes per element of the fp32 work tile
 .ifndef EPS
 .equ EPS, f32(0.00001)
 .endif
-.ifndef RB
-.equ RB_S, (CFG_CORE_SCRATCHPAD_BYTES - 8*L - 2048) / (12*L + 4)
-.equ RB_C, RB_S < 1024 ? RB_S : 1024
-.equ RB, RB_C < R ? RB_C : R
-.endif
+.equ NROWS, R
+.equ ROWLEN, L
+.equ RB_S, (CFG_CORE_SCRATCHPAD_BYTES - 8*L - 3072) / ((2*ES + 4 + WT)*L + 4)
+.include "lib/rb.inc"
 .if RB < 1
-.error "norm.s: not even one row of L fp32 fits the scratchpad three times"
+.error "norm.s: not even one row of L elements fits the scratchpad's tiles"
 .endif
 .equ NB, (R + RB - 1) / RB
-.equ BUF, (4*RB*L + 255) & ~255
-.equ SQ, 2*BUF				# squares, RB x L
-.equ SG, SQ + BUF			# gamma, 1 x L
+.equ BUF, (ES*RB*L + 255) & ~255	# a block of X (then Y) of DT
+.equ TILE, (4*RB*L + 255) & ~255	# an fp32 tile of the block's shape
+.equ SW, 2*BUF				# the fp32 work tile (bf16/fp16)
+.equ SQ, SW + (WT ? TILE : 0)		# squares, RB x L fp32
+.equ SG, SQ + TILE			# gamma, 1 x L
 .equ SBETA, SG + ((4*L + 255) & ~255)	# beta, 1 x L
 .equ COL, SBETA + ((4*L + 255) & ~255)	# the row column
 .equ SLF, COL + ((4*RB + 255) & ~255)	# L as fp32 (one element)
@@ -58,11 +73,11 @@
 .endif
 
 .equ X_DRAM, 0
-.equ Y_DRAM, (4*R*L + 63) & ~63
-.equ G_DRAM, (Y_DRAM + 4*R*L + 63) & ~63
+.equ Y_DRAM, (ES*R*L + 63) & ~63
+.equ G_DRAM, (Y_DRAM + ES*R*L + 63) & ~63
 .equ B_DRAM, (G_DRAM + 4*L + 63) & ~63
-.tensor X, dram, X_DRAM, fp32, R, L
-.tensor Y, dram, Y_DRAM, fp32, R, L
+.tensor X, dram, X_DRAM, DT, R, L
+.tensor Y, dram, Y_DRAM, DT, R, L
 .tensor G, dram, G_DRAM, fp32, 1, L
 .if MODE == 0
 .tensor B, dram, B_DRAM, fp32, 1, L
@@ -78,11 +93,7 @@
 .text
 
 .macro block b
-	addi	t6, s0, 1
-	li	t1, NB
-	bge	t6, t1, nl\@
-	load	t6, 1 - (\b)
-nl\@:
+	ahead	\b
 	rows_of	s0
 	wait	vec, LFULL + (\b), 1
 	vset	rows, s2
@@ -91,6 +102,16 @@ nl\@:
 	li	a0, COL
 	li	a1, (\b)*BUF
 	li	a2, SQ
+.if WT
+	li	t0, DT
+	vset	type, t0
+	li	t0, fp32
+	vset	otype, t0
+	li	a4, SW
+	vcvt	a4, a1				# W = fp32(X)
+	vset	type, t0
+	mv	a1, a4
+.endif
 	li	t0, 1
 .if MODE == 0
 	vredsum	a0, a1				# rowsum(X)
@@ -130,18 +151,24 @@ nl\@:
 	vadd	a1, a1, a3			# + beta
 .endif
 	vset	bc, zero
+.if WT
+	li	t0, DT
+	vset	otype, t0
+	li	a4, (\b)*BUF
+	vcvt	a4, a1				# Y = DT(W)
+.endif
 	sig	vec, SFULL + (\b)
 	wait	dma1, SFULL + (\b), 1
-	li	t1, 4*L
+	li	t1, ES*L
 	mul	t4, s1, t1
 	li	t1, Y_DRAM
 	add	t4, t4, t1
 	li	t3, (\b)*BUF
-	li	t1, 4*L
+	li	t1, ES*L
 	mul	t2, s2, t1
 	copy	t3, t4, t2, 1, spm, dram
 	sig	dma1, LFREE + (\b)
-	addi	s0, s0, 1
+	add	s0, s0, s7			# this core's next block
 .endm
 
 	rbeg	norm

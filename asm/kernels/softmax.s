@@ -24,11 +24,11 @@
 .ifndef L
 .equ L, 256
 .endif
-.ifndef RB
+.equ NROWS, R
+.equ ROWLEN, L
+.equ ES, 4				# bytes per element
 .equ RB_S, (CFG_CORE_SCRATCHPAD_BYTES - 1024) / (8*L + 8)
-.equ RB_C, RB_S < 1024 ? RB_S : 1024
-.equ RB, RB_C < R ? RB_C : R
-.endif
+.include "lib/rb.inc"
 .if RB < 1
 .error "softmax.s: not even one row of L fp32 fits the scratchpad twice"
 .endif
@@ -52,11 +52,7 @@
 
 # Block s0 in buffer b.
 .macro block b
-	addi	t6, s0, 1
-	li	t1, NB
-	bge	t6, t1, nl\@
-	load	t6, 1 - (\b)
-nl\@:
+	ahead	\b
 	rows_of	s0
 	wait	vec, LFULL + (\b), 1
 	vset	rows, s2
@@ -94,7 +90,7 @@ nl\@:
 	dset	n0, t2
 	dma	1
 	sig	dma1, LFREE + (\b)
-	addi	s0, s0, 1
+	add	s0, s0, s7			# this core's next block
 .endm
 
 .text

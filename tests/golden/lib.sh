@@ -24,6 +24,10 @@ record() { echo "$*" >> "$actual"; }
 # --counters CSV (its rows come before any region's).
 counter() { grep "^$2," "$1" | head -1 | cut -d, -f2; }
 
+# counter_sum FILE.csv ERE: the sum of the whole run's counters whose name
+# matches ERE (e.g. every core's 'core[0-9]+\.vector\.busy_cycles').
+counter_sum() { awk -F, -v re="^($2)$" '$4 == "" && $1 ~ re { s += $2 } END { print s + 0 }' "$1"; }
+
 # fold_cycles DF M K N R C: the SCALE-Sim busy cycles of a whole GEMM.
 fold_cycles() {
 	df=$1 m=$2 k=$3 n=$4 r=$5 c=$6

@@ -1,17 +1,28 @@
 /*
  * lnref.c - independent reference for the layernorm kernel.
  *
- *   lnref gen R L SEED X.npy          fp32 inputs, values in [-4, 4) plus a
- *                                     per-row offset (so the mean matters)
+ *   lnref gen R L SEED X.npy [P]      fp32 inputs, values in [-4, 4) plus a
+ *                                     per-row offset (so the mean matters);
+ *                                     with P, rounded to P significant bits
+ *                                     (8 bf16, 11 fp16: exact in that type)
  *   lnref check X.npy Y.npy TOL       |Y - ref| <= TOL for every element,
  *                                     ref = (x - mean) / sqrt(var + 1e-5)
  *                                     computed in double
  *   lnref ncheck MODE X.npy G.npy B.npy|- Y.npy TOL
  *                                     layernorm (MODE 0) or rmsnorm (1)
  *                                     with gamma and beta: |Y - ref| <= TOL
- *   lnref rdcheck OP X.npy Y.npy TOL  row reductions: 0 sum, 1 max, 2 min,
- *                                     3 mean (within TOL * (1 + |ref|)),
- *                                     4 argmax (the first index, exact)
+ *                                     + |ref| 2^-P, P the significant bits
+ *                                     of Y's type (fp32 24, bf16 8, fp16 11:
+ *                                     the output's one rounding)
+ *   lnref gen4 D0 D1 D2 D3 SEED X.npy [P]
+ *                                     the same values as a 4-D tensor (the
+ *                                     offset per D3-row)
+ *   lnref rdcheck OP X.npy Y.npy TOL [AXIS]
+ *                                     reductions along AXIS (default the
+ *                                     last) of a 2-D or 4-D X: 0 sum, 1 max,
+ *                                     2 min, 3 mean (within TOL * (1 +
+ *                                     |ref|)), 4 argmax (the first index,
+ *                                     exact); Y is X without that axis
  *   lnref slcheck X Y R Z TOL          Z = silu(X) * Y + R within
  *                                     TOL * (1 + |ref|)
  *   lnref smcheck X.npy Y.npy TOL     |Y - ref| <= TOL * ref for every
@@ -32,6 +43,50 @@ static float lcgf(uint32_t *s)
 {
 	*s = *s * 1664525u + 1013904223u;
 	return (float)(*s >> 8) / 16777216.0f * 8.0f - 4.0f;
+}
+
+/* v rounded to p significant bits, to nearest even (the generator's values
+ * are normal in every type used). */
+static float round_bits(float v, int p)
+{
+	int e;
+	double m = frexp(v, &e);
+
+	return (float)ldexp(nearbyint(ldexp(m, p)), e - p);
+}
+
+/* Element i of a float tensor (fp32, bf16 or fp16) as a float; decoded
+ * here, independently of the simulator's dtype code. */
+static float elem(const struct npy *t, uint64_t i)
+{
+	float f;
+	uint32_t u;
+	uint16_t h;
+
+	if (t->dtype == DT_FP32) {
+		memcpy(&f, t->data + 4 * i, 4);
+		return f;
+	}
+	memcpy(&h, t->data + 2 * i, 2);
+	if (t->dtype == DT_BF16) {
+		u = (uint32_t)h << 16;
+		memcpy(&f, &u, 4);
+		return f;
+	}
+	/* fp16: 1 sign, 5 exponent (bias 15), 10 mantissa */
+	{
+		int ex = (h >> 10) & 31, mant = h & 1023;
+		double v = ex == 0 ? ldexp(mant, -24) :
+			   ex == 31 ? (mant ? NAN : INFINITY) : ldexp(1024 + mant, ex - 25);
+
+		return (float)((h & 0x8000) ? -v : v);
+	}
+}
+
+/* Significant bits of a float type. */
+static int sig_bits(enum npu_dtype t)
+{
+	return t == DT_BF16 ? 8 : t == DT_FP16 ? 11 : 24;
 }
 
 /*
@@ -61,15 +116,17 @@ static double norm_worst(int rms, const struct npy *x, const struct npy *g,
 		}
 		var /= (double)len;
 		for (i = 0; i < len; i++) {
-			double e;
+			double e, ref;
 
 			memcpy(&v, x->data + 4 * (r * len + i), 4);
 			if (g)
 				memcpy(&gv, g->data + 4 * i, 4);
 			if (b)
 				memcpy(&bv, b->data + 4 * i, 4);
-			memcpy(&got, y->data + 4 * (r * len + i), 4);
-			e = fabs(got - ((v - mean) / sqrt(var + 1e-5) * gv + bv));
+			got = elem(y, r * len + i);
+			ref = (v - mean) / sqrt(var + 1e-5) * gv + bv;
+			/* beyond the tolerance, the output type's half ulp */
+			e = fabs(got - ref) - fabs(ref) * ldexp(1, -sig_bits(y->dtype));
 			if (!(e <= worst)) {
 				worst = e;
 				*wr = r;
@@ -86,17 +143,27 @@ int main(int argc, char **argv)
 	struct npy x, y;
 
 	diag_init(&d, stderr);
-	if (argc == 6 && strcmp(argv[1], "gen") == 0) {
-		uint64_t sh[2] = { strtoull(argv[2], NULL, 0), strtoull(argv[3], NULL, 0) };
-		uint32_t seed = (uint32_t)strtoul(argv[4], NULL, 0);
+	if (((argc == 6 || argc == 7) && strcmp(argv[1], "gen") == 0) ||
+	    ((argc == 8 || argc == 9) && strcmp(argv[1], "gen4") == 0)) {
+		int four = argv[1][3] == '4', k;
+		uint64_t dims[4], sh[2];
+		uint32_t seed = (uint32_t)strtoul(argv[four ? 6 : 4], NULL, 0);
 		uint64_t r, i;
 
-		if (npy_alloc(&x, DT_FP32, 2, sh))
+		for (k = 0; k < (four ? 4 : 2); k++)
+			dims[k] = strtoull(argv[2 + k], NULL, 0);
+		sh[1] = dims[four ? 3 : 1];
+		sh[0] = four ? dims[0] * dims[1] * dims[2] : dims[0];
+		if (npy_alloc(&x, DT_FP32, four ? 4 : 2, dims))
 			return 2;
+		argv += four ? 2 : 0;
+		argc -= four ? 2 : 0;
 		for (r = 0; r < sh[0]; r++)
 			for (i = 0; i < sh[1]; i++) {
 				float v = lcgf(&seed) + (float)r * 0.5f;
 
+				if (argc == 7)
+					v = round_bits(v, atoi(argv[6]));
 				memcpy(x.data + 4 * (r * sh[1] + i), &v, 4);
 			}
 		i = npy_write(argv[5], &x, &d) ? 2 : 0;
@@ -118,17 +185,18 @@ int main(int argc, char **argv)
 		if (npy_read(argv[3], &x, &d) || npy_read(argv[4], &g, &d) ||
 		    (strcmp(argv[5], "-") && npy_read(argv[5], &b, &d)) ||
 		    npy_read(argv[6], &y, &d) || x.ndim != 2 || y.ndim != 2 ||
-		    x.dtype != DT_FP32 || y.dtype != DT_FP32 || g.dtype != DT_FP32 ||
+		    x.dtype != DT_FP32 || g.dtype != DT_FP32 ||
+		    (y.dtype != DT_FP32 && y.dtype != DT_BF16 && y.dtype != DT_FP16) ||
 		    x.shape[0] != y.shape[0] || x.shape[1] != y.shape[1] ||
 		    npy_count(&g) != x.shape[1] ||
 		    (b.data && (b.dtype != DT_FP32 || npy_count(&b) != x.shape[1]))) {
-			fprintf(stderr, "lnref: X, Y (R x L), G and B (L) fp32\n");
+			fprintf(stderr, "lnref: X (R x L), G and B (L) fp32, Y (R x L) fp32, bf16 or fp16\n");
 			rc = 2;
 			goto nout;
 		}
 		worst = norm_worst(mode == 1, &x, &g, b.data ? &b : NULL, &y, &wr, &wi);
 		rc = worst <= tol ? 0 : 1;
-		printf("lnref: worst absolute error %.3g at [%llu][%llu] (tolerance %g)\n", worst,
+		printf("lnref: worst error beyond Y's rounding %.3g at [%llu][%llu] (tolerance %g)\n", worst,
 		       (unsigned long long)wr, (unsigned long long)wi, tol);
 nout:
 		npy_free(&x);
@@ -137,32 +205,50 @@ nout:
 		npy_free(&b);
 		return rc;
 	}
-	if (argc == 6 && strcmp(argv[1], "rdcheck") == 0) {
-		/* rdcheck OP X Y TOL: row reductions 0 sum, 1 max, 2 min,
-		 * 3 mean (|Y - ref| <= TOL * (1 + |ref|)), 4 argmax (exact) */
-		int op = atoi(argv[2]), rc = 0;
+	if ((argc == 6 || argc == 7) && strcmp(argv[1], "rdcheck") == 0) {
+		/* rdcheck OP X Y TOL [AXIS]: reductions along AXIS, 0 sum,
+		 * 1 max, 2 min, 3 mean (|Y - ref| <= TOL * (1 + |ref|)),
+		 * 4 argmax (exact); X viewed as rows x len x inner */
+		int op = atoi(argv[2]), rc = 0, axis, k;
 		double tol = atof(argv[5]);
-		uint64_t r, i, rows, len;
+		uint64_t r, i, q, rows = 1, len, inner = 1;
 
 		memset(&x, 0, sizeof(x));
 		memset(&y, 0, sizeof(y));
 		if (npy_read(argv[3], &x, &d) || npy_read(argv[4], &y, &d) ||
-		    x.ndim != 2 || x.dtype != DT_FP32 || y.dtype != DT_FP32 ||
-		    npy_count(&y) != x.shape[0]) {
-			fprintf(stderr, "lnref: X (R x L) and Y (R) fp32\n");
+		    (x.ndim != 2 && x.ndim != 4) || x.dtype != DT_FP32 || y.dtype != DT_FP32) {
+			fprintf(stderr, "lnref: X (2-D or 4-D) and Y fp32\n");
 			npy_free(&x);
 			npy_free(&y);
 			return 2;
 		}
-		rows = x.shape[0];
-		len = x.shape[1];
-		for (r = 0; r < rows; r++) {
+		axis = argc == 7 ? atoi(argv[6]) : x.ndim - 1;
+		if (axis < 0 || axis >= x.ndim) {
+			fprintf(stderr, "lnref: AXIS out of range\n");
+			npy_free(&x);
+			npy_free(&y);
+			return 2;
+		}
+		for (k = 0; k < axis; k++)
+			rows *= x.shape[k];
+		len = x.shape[axis];
+		for (k = axis + 1; k < x.ndim; k++)
+			inner *= x.shape[k];
+		if (npy_count(&y) != rows * inner) {
+			fprintf(stderr, "lnref: Y has %llu elements, not %llu\n",
+				(unsigned long long)npy_count(&y), (unsigned long long)(rows * inner));
+			npy_free(&x);
+			npy_free(&y);
+			return 2;
+		}
+		for (r = 0; r < rows * inner; r++) {
 			double acc = op == 1 || op == 4 ? -INFINITY : op == 2 ? INFINITY : 0;
 			uint64_t at = 0;
 			float v, got;
 
 			for (i = 0; i < len; i++) {
-				memcpy(&v, x.data + 4 * (r * len + i), 4);
+				q = ((r / inner) * len + i) * inner + r % inner;
+				memcpy(&v, x.data + 4 * q, 4);
 				if (op == 0 || op == 3)
 					acc += v;
 				else if ((op == 1 || op == 4) && v > acc) {
@@ -183,7 +269,7 @@ nout:
 						(unsigned long long)r, got, acc);
 			}
 		}
-		printf("lnref: %d of %llu rows differ\n", rc, (unsigned long long)rows);
+		printf("lnref: %d of %llu results differ\n", rc, (unsigned long long)(rows * inner));
 		npy_free(&x);
 		npy_free(&y);
 		return rc ? 1 : 0;

@@ -75,4 +75,9 @@ bad "the window does not fit" asm/kernels/dwconv2d.s -D H=2 -D W=8 -D K=5 -D PAD
 bad "the window does not fit" asm/kernels/conv2d.s -D H=2 -D W=8 -D KH=3
 bad "MODE is 0 (layernorm) or 1 (rmsnorm)" asm/kernels/norm.s -D MODE=2
 bad "OP is 0 sum" asm/kernels/reduce.s -D OP=7
+bad "DT is fp32, bf16 or fp16" asm/kernels/norm.s -D DT=int8
+bad "ITYPE is bf16 or fp16" asm/kernels/attention.s -D ITYPE=int8
+bad "a causal mask needs NK >= N" asm/kernels/attention.s -D N=256 -D NK=128 -D CAUSAL=1
+bad "give SCALE" asm/kernels/attention.s -D D=96
+bad "RES = 1 needs every key block" asm/kernels/attention.s -D N=65536 -D RES=1
 golden

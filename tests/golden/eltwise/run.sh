@@ -1,12 +1,13 @@
 # eltwise.s: Z = silu(X) * Y + R fused (one pass) and unfused (three
 # elementwise passes through DRAM), within 1e-6 of a double reference, no
-# hazards, on default.cfg, gemmini.cfg and tpu-v1.cfg; the fused kernel
+# hazards, on default.cfg, gemmini.cfg, tpu-v1.cfg and datacenter.cfg (16
+# cores, the rows split between them); the fused kernel
 # must move half the DRAM bytes of the unfused sequence and take fewer
 # cycles.  Golden: cycles and DRAM bytes of both.
 . "$(dirname "$0")/../lib.sh"
 ln=$build/lnref
 dram() { awk -F, '$4 == "" && $1 ~ /^dram\.ch[0-9]+\.(read|write)_bytes$/ { s += $2 } END { print s }' "$1"; }
-for cfg in default.cfg gemmini.cfg tpu-v1.cfg; do
+for cfg in default.cfg gemmini.cfg tpu-v1.cfg datacenter.cfg; do
 	"$ln" gen 100 256 1 "$tmp/X.npy"
 	"$ln" gen 100 256 2 "$tmp/Y.npy"
 	"$ln" gen 100 256 3 "$tmp/R.npy"
