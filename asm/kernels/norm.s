@@ -67,8 +67,8 @@
 .equ SG, SQ + TILE			# gamma, 1 x L
 .equ SBETA, SG + ((4*L + 255) & ~255)	# beta, 1 x L
 .equ COL, SBETA + ((4*L + 255) & ~255)	# the row column
-.equ SLF, COL + ((4*RB + 255) & ~255)	# L as fp32 (one element)
-.if SLF + 64 > CFG_CORE_SCRATCHPAD_BYTES
+.equ SLF, COL + ((4*RB + 255) & ~255)	# L as fp32, RB times (a row)
+.if SLF + 4*RB + 64 > CFG_CORE_SCRATCHPAD_BYTES
 .error "norm.s: the blocks exceed the scratchpad (lower RB)"
 .endif
 
@@ -115,11 +115,10 @@
 	li	t0, 1
 .if MODE == 0
 	vredsum	a0, a1				# rowsum(X)
-	vset	len, t0
-	li	t0, 2
-	vset	bc, t0
-	vdiv	a0, a0, s10			# mean = sum / L (L as a row)
-	vset	bc, zero
+	vset	rows, t0
+	vset	len, s2				# the column as one row: every lane
+	vdiv	a0, a0, s10			# mean = sum / L
+	vset	rows, s2
 	li	t0, L
 	vset	len, t0
 	li	t0, 1
@@ -130,13 +129,12 @@
 	vmul	a2, a1, a1			# squares
 	vredsum	a0, a2
 	li	t0, 1
-	vset	len, t0
-	li	t0, 2
-	vset	bc, t0
+	vset	rows, t0
+	vset	len, s2				# the column as one row
 	vdiv	a0, a0, s10			# mean of the squares
-	vset	bc, zero
 	vadds	a0, a0, s9			# + EPS
 	vrsqrt	a0, a0				# 1/sqrt
+	vset	rows, s2
 	li	t0, L
 	vset	len, t0
 	li	t0, 1
@@ -176,10 +174,12 @@
 	vset	type, t0
 	vset	otype, t0
 	li	s9, EPS
-	# L as one fp32 element (the divisor of the means): an int32 L
-	# converted by the vector unit, so any L is exact
+	# L as fp32, a row of RB (the divisor of the means, elementwise on
+	# the statistics as one row): an int32 L converted by the vector
+	# unit, so any L is exact
 	li	t0, 1
 	vset	rows, t0
+	li	t0, RB
 	vset	len, t0
 	li	t0, int32
 	vset	type, t0

@@ -1,22 +1,26 @@
-# softmax.s - Y = softmax(X) along the rows of an R x L fp32 tensor,
-# numerically stable (the row maximum subtracted before exp), on the
-# vector unit, streamed in blocks of RB rows.
+# softmax.s - Y = softmax(X) along the rows of an R x L tensor of fp32,
+# bf16 or fp16 (DT), numerically stable (the row maximum subtracted
+# before exp), computed in fp32 on the vector unit, streamed in blocks of
+# RB rows dealt round the cores (lib/rows.inc).
 #
 #   for every block of RB rows, buffer b (two):
 #     dma0  loads the block (one contiguous copy), one block ahead
-#     vec   M = rowmax(X)            vredmax          (RB x 1)
+#     vec   (bf16/fp16) X = fp32(X) into a work tile       vcvt
+#           M = rowmax(X)            vredmax          (RB x 1)
 #           X = exp(X - M)           vsub (M as a column: vset bc 1), vexp
 #           S = 1 / rowsum(X)        vredsum, vrcp
 #           Y = X * S                vmul (S as a column), in place
+#           (bf16/fp16) Y = DT(Y), one rounding, into the block  vcvt
 #     dma1  stores it
 #
 # The per-row scalars are source 2 of vsub and vmul as columns (vset bc):
 # no transposes, no broadcast tiles.
-# Layouts: DRAM X and Y, R x L fp32 row-major.  Scratchpad: two blocks of
-# RB x L fp32 (the results overwrite the inputs) and two RB-element
-# columns.  Footprint: 8*RB*L + 8*RB (+ alignment) bytes; RB defaults to
-# the most rows that fit (at most R, at most 1024).
-# Parameters: R, L, RB.  Accuracy: docs/numerics.md (vexp, vrcp).
+# Layouts: DRAM X and Y, R x L of DT row-major.  Scratchpad: two blocks of
+# RB x L of DT (the results overwrite the inputs), an fp32 work tile
+# (bf16/fp16) and an RB-element column.  Footprint: (2*ES + WT)*RB*L +
+# 4*RB (+ alignment) bytes, ES the bytes of DT, WT 4 for bf16/fp16;
+# RB from lib/rb.inc.
+# Parameters: R, L, DT, RB (RBSEL).  Accuracy: docs/numerics.md.
 
 .ifndef R
 .equ R, 64
@@ -24,25 +28,33 @@
 .ifndef L
 .equ L, 256
 .endif
+.ifndef DT
+.equ DT, fp32
+.endif
+.if DT != fp32 && DT != bf16 && DT != fp16
+.error "softmax.s: DT is fp32, bf16 or fp16"
+.endif
 .equ NROWS, R
 .equ ROWLEN, L
-.equ ES, 4				# bytes per element
-.equ RB_S, (CFG_CORE_SCRATCHPAD_BYTES - 1024) / (8*L + 8)
+.equ ES, DT == fp32 ? 4 : 2		# bytes per element
+.equ WT, DT == fp32 ? 0 : 4		# bytes per element of the work tile
+.equ RB_S, (CFG_CORE_SCRATCHPAD_BYTES - 1536) / ((2*ES + WT)*L + 4)
 .include "lib/rb.inc"
 .if RB < 1
-.error "softmax.s: not even one row of L fp32 fits the scratchpad twice"
+.error "softmax.s: not even one row of L elements fits the scratchpad's tiles"
 .endif
 .equ NB, (R + RB - 1) / RB
-.equ BUF, (4*RB*L + 255) & ~255
-.equ COL, 2*BUF				# the row column (max, then 1/sum)
+.equ BUF, (ES*RB*L + 255) & ~255	# a block of DT
+.equ SW, 2*BUF				# the fp32 work tile (bf16/fp16)
+.equ COL, SW + (WT ? (4*RB*L + 255) & ~255 : 0)	# the row column (max, then 1/sum)
 .if COL + 4*RB + 64 > CFG_CORE_SCRATCHPAD_BYTES
-.error "softmax.s: two blocks of RB x L fp32 exceed the scratchpad (lower RB)"
+.error "softmax.s: the blocks exceed the scratchpad (lower RB)"
 .endif
 
 .equ X_DRAM, 0
-.equ Y_DRAM, (4*R*L + 63) & ~63
-.tensor X, dram, X_DRAM, fp32, R, L
-.tensor Y, dram, Y_DRAM, fp32, R, L
+.equ Y_DRAM, (ES*R*L + 63) & ~63
+.tensor X, dram, X_DRAM, DT, R, L
+.tensor Y, dram, Y_DRAM, DT, R, L
 
 .equ LFULL, 0		# +b: block b loaded (dma0 -> vec)
 .equ LFREE, 2		# +b: block b stored, the buffer reusable (dma1 -> dma0)
@@ -60,6 +72,16 @@
 	vset	len, t0
 	li	a0, COL
 	li	a1, (\b)*BUF
+.if WT
+	li	t0, DT
+	vset	type, t0
+	li	t0, fp32
+	vset	otype, t0
+	li	a2, SW
+	vcvt	a2, a1				# X in fp32
+	vset	type, t0
+	mv	a1, a2
+.endif
 	vredmax	a0, a1				# M = rowmax(X)
 	li	t0, 1
 	vset	bc, t0				# source 2: one value per row
@@ -68,22 +90,32 @@
 	vexp	a1, a1
 	vredsum	a0, a1				# S = rowsum
 	li	t0, 1
-	vset	len, t0
+	vset	rows, t0
+	vset	len, s2				# the column as one row: every lane
 	vrcp	a0, a0				# 1/S
+	vset	rows, s2
 	li	t0, L
 	vset	len, t0
 	li	t0, 1
 	vset	bc, t0
 	vmul	a1, a1, a0			# Y = X * (1/S)
 	vset	bc, zero
+.if WT
+	li	t0, DT
+	vset	otype, t0
+	li	a2, (\b)*BUF
+	vcvt	a2, a1				# Y = DT(Y)
+	li	t0, fp32
+	vset	otype, t0
+.endif
 	sig	vec, SFULL + (\b)
 	wait	dma1, SFULL + (\b), 1
-	li	t1, 4*L
+	li	t1, ES*L
 	mul	t4, s1, t1
 	li	t1, Y_DRAM
 	add	t4, t4, t1
 	li	t3, (\b)*BUF
-	li	t1, 4*L
+	li	t1, ES*L
 	mul	t2, s2, t1
 	li	t1, 1
 	cdesc	t3, t4, spm, dram, 1, 1, 0, 0, t1, 0, 0

@@ -36,7 +36,10 @@
  *                                     rounding per operation into Z's type
  *   lnref smcheck X.npy Y.npy TOL     |Y - ref| <= TOL * ref for every
  *                                     element (relative), ref = softmax of
- *                                     the row, exp(x - max) / sum, double
+ *                                     the row, exp(x - max) / sum, double,
+ *                                     beyond Y's rounding (fp32, bf16 or
+ *                                     fp16: 2^-P ref, or half the smallest
+ *                                     subnormal)
  *
  * Exit 0 when within tolerance, 1 otherwise (printing the worst element),
  * 2 on bad usage or files.
@@ -382,43 +385,44 @@ sl_out:
 		return rc;
 	}
 	if (argc == 5 && strcmp(argv[1], "smcheck") == 0) {
-		double tol = atof(argv[4]), worst = 0;
+		double tol = atof(argv[4]), worst = 0, sub;
+		int bits;
 		uint64_t r, i, rows, len, wr = 0, wi = 0;
 		int rc;
 
 		memset(&x, 0, sizeof(x));
 		memset(&y, 0, sizeof(y));
 		if (npy_read(argv[2], &x, &d) || npy_read(argv[3], &y, &d) ||
-		    x.ndim != 2 || y.ndim != 2 || x.dtype != DT_FP32 ||
-		    y.dtype != DT_FP32 || x.shape[0] != y.shape[0] ||
-		    x.shape[1] != y.shape[1]) {
-			fprintf(stderr, "lnref: X and Y must be fp32 matrices of one shape\n");
+		    x.ndim != 2 || y.ndim != 2 ||
+		    (x.dtype != DT_FP32 && x.dtype != DT_BF16 && x.dtype != DT_FP16) ||
+		    (y.dtype != DT_FP32 && y.dtype != DT_BF16 && y.dtype != DT_FP16) ||
+		    x.shape[0] != y.shape[0] || x.shape[1] != y.shape[1]) {
+			fprintf(stderr, "lnref: X and Y must be fp32, bf16 or fp16 matrices of one shape\n");
 			npy_free(&x);
 			npy_free(&y);
 			return 2;
 		}
 		rows = x.shape[0];
 		len = x.shape[1];
+		/* the output's one rounding: half an ulp (relative 2^-P) or,
+		 * below the normal range, half the smallest subnormal */
+		bits = sig_bits(y.dtype);
+		sub = ldexp(1, y.dtype == DT_FP16 ? -25 : y.dtype == DT_BF16 ? -134 : -150);
 		for (r = 0; r < rows; r++) {
 			double mx = -INFINITY, sum = 0;
 			float v;
 
+			for (i = 0; i < len; i++)
+				mx = fmax(mx, elem(&x, r * len + i));
+			for (i = 0; i < len; i++)
+				sum += exp(elem(&x, r * len + i) - mx);
 			for (i = 0; i < len; i++) {
-				memcpy(&v, x.data + 4 * (r * len + i), 4);
-				mx = fmax(mx, v);
-			}
-			for (i = 0; i < len; i++) {
-				memcpy(&v, x.data + 4 * (r * len + i), 4);
-				sum += exp(v - mx);
-			}
-			for (i = 0; i < len; i++) {
-				double want, e;
-				float got;
+				double want, e, got;
 
-				memcpy(&v, x.data + 4 * (r * len + i), 4);
-				memcpy(&got, y.data + 4 * (r * len + i), 4);
+				v = elem(&x, r * len + i);
+				got = elem(&y, r * len + i);
 				want = exp(v - mx) / sum;
-				e = fabs(got - want) / want;
+				e = (fabs(got - want) - ldexp(want, -bits) - sub) / want;
 				if (!(e <= worst)) {
 					worst = e;
 					wr = r;

@@ -18,4 +18,17 @@ for cfg in default.cfg gemmini.cfg tpu-v1.cfg datacenter.cfg; do
 		record "$cfg ${1}x$2: cycles $(counter "$tmp/c.csv" cycles) vector_busy $(counter_sum "$tmp/c.csv" 'core[0-9]+\.vector\.busy_cycles')"
 	done
 done
+# bf16 and fp16 rows: computed in fp32 (vcvt in), rounded once into the
+# type (within 1e-6 relative beyond that rounding), inputs exact in it.
+for dt in "bf16 8" "fp16 11"; do
+	set -- $dt
+	for cfg in default.cfg datacenter.cfg; do
+		"$ln" gen 100 1000 7 "$tmp/X.npy" "$2"
+		"$bin" run -q -c "configs/$cfg" asm/kernels/softmax.s -D R=100 -D L=1000 -D DT="$1" \
+			--input X="$tmp/X.npy" --output Y="$tmp/Y.npy" --counters "$tmp/c.csv" \
+			--check-hazards 2> "$tmp/err" || { cat "$tmp/err" >&2; fail "$1 $cfg: run failed"; }
+		"$ln" smcheck "$tmp/X.npy" "$tmp/Y.npy" 1e-6 > "$tmp/out" || fail "$1 $cfg: $(cat "$tmp/out")"
+		record "$1 $cfg 100x1000: cycles $(counter "$tmp/c.csv" cycles)"
+	done
+done
 golden
