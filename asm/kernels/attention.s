@@ -402,7 +402,13 @@ lq\@:
 
 # S = Q K^T for step (W, J) with K^T slot SLOT and S buffer SB, Q buffer
 # QP (registers).
-.macro mm_s w, j, slot, sb, qp
+# The matrix queue runs in order and a sig waits for everything before
+# it, so a preload queued behind a sig cannot overlap the fold before it.
+# Hence: with DEFER = 1 the signals of S (SFULL, KFREE, QFREE) are left
+# pending in sp for mm_pv to send after its first preload; and ra = 1
+# says mm_pv already preloaded this S's first K^T tile behind its fold.
+.macro mm_s w, j, slot, sb, qp, defer
+	bnez	ra, msl\@			# (its KFULL taken with the preload)
 	needload \w, \j
 	beqz	a6, msl\@
 	wait	mtx, KFULL, 1
@@ -453,7 +459,13 @@ msr\@:
 	add	t0, t0, a2
 	slli	a7, a5, 1
 	add	t0, t0, a7
+	or	a7, a5, a6
+	bnez	a7, msp\@
+	bnez	ra, msh\@			# the first tile: preloaded already?
+msp\@:
 	mpre	t0				# K^T rows k0.., columns n0..
+msh\@:
+	li	ra, 0
 	# the first preload goes ahead of the waits for Q and the S buffer
 	# (it fills the shadow weights while the array still works)
 	or	a7, a5, a6
@@ -478,15 +490,33 @@ msx\@:
 	blt	a6, t0, msk\@
 	addi	a5, a5, C
 	blt	a5, t6, msn\@
+	li	sp, 1				# S's signals, pending
+	bne	\j, t5, msq\@
+	li	sp, 3				# and the item's last S: QFREE too
+msq\@:
+.if !(\defer)
+	s_sigs
+.endif
+.endm
+
+# Send the pending signals of the last S (sp: bit 0 SFULL and KFREE, bit
+# 1 QFREE).
+.macro s_sigs
+	beqz	sp, ss\@
 	sig	mtx, SFULL
 	sig	mtx, KFREE
-	bne	\j, t5, msq\@
+	andi	sp, sp, 2
+	beqz	sp, ss\@
 	sig	mtx, QFREE			# the item's last S
-msq\@:
+ss\@:
+	li	sp, 0
 .endm
 
 # O (+)= P V for step (W, J) with V slot SLOT and P buffer PB (registers).
-.macro mm_pv w, j, slot, pb
+# (W2, J2, registers): the step after the next, whose first K^T tile is
+# preloaded behind this fold when it belongs to the same head (ra = 1);
+# STEP (register) is this step's number s (step s + 2's slot: (s+2) % 4).
+.macro mm_pv w, j, slot, pb, w2, j2, step
 	needload \w, \j
 	beqz	a6, mpl\@
 	wait	mtx, VFULL, 1
@@ -537,6 +567,7 @@ mpr\@:
 	mpre	t0				# V rows k0.., columns n0..
 	or	a7, a5, a6
 	bnez	a7, mpw\@
+	s_sigs					# the last S, behind this preload
 	wait	mtx, PFULL, 1			# (after the first preload)
 mpw\@:
 	slli	a7, a5, 2			# O columns n0.. (AC_O = 0)
@@ -554,6 +585,42 @@ mpx\@:
 	addi	a5, a5, C
 	li	t0, D
 	blt	a5, t0, mpn\@
+	# the first K^T tile of step (W2, J2), if any and of this head (a
+	# change of head loads its tiles only after draining the units)
+	bge	\w2, tp, mpd\@
+	hsame	\w, \w2
+	beqz	a6, mpd\@
+	needload \w2, \j2
+	beqz	a6, mpf\@
+	wait	mtx, KFULL, 1
+mpf\@:
+	keys	\j2
+	li	t0, KTB
+.if RES
+	mul	a2, \j2, t0
+.else
+	addi	a2, \step, 2
+	andi	a2, a2, 3
+	mul	a2, a2, t0
+.endif
+	li	t0, SP_K
+	add	a2, a2, t0
+	li	t0, BC*ES
+	mset	sb, t0
+	li	a7, R
+	li	t0, D
+	bge	t0, a7, mpg\@
+	mv	a7, t0
+mpg\@:
+	mset	k, a7
+	li	a7, C
+	bge	t6, a7, mph\@
+	mv	a7, t6
+mph\@:
+	mset	n, a7
+	mpre	a2
+	li	ra, 1
+mpd\@:
 	sig	mtx, PFREE
 	sig	mtx, VFREE
 	sig	mtx, PVDONE
@@ -788,14 +855,14 @@ smo\@:
 
 # In the step loop: the next item's Q scaled (at its first step) and S
 # of step s + 1 = (s6, s7).
-.macro next_s
+.macro next_s defer
 	bnez	s7, ns\@
 	scale_q	s6, s9
 ns\@:
 	addi	s5, s2, 1
 	andi	s8, s5, 1			# S buffer of s + 1
 	andi	s5, s5, 3			# its slot (streamed)
-	mm_s	s6, s7, s5, s8, s9
+	mm_s	s6, s7, s5, s8, s9, \defer
 .endm
 
 .text
@@ -881,7 +948,9 @@ ns\@:
 	load_kv	s10, s11, s9			# step 1 into slot 1
 pro_1:
 	scale_q	s0, zero
-	mm_s	s0, s1, zero, zero, zero	# S of step 0
+	li	ra, 0
+	li	sp, 0
+	mm_s	s0, s1, zero, zero, zero, 0	# S of step 0
 step:
 	# (s6, s7) = step s + 1, (s10, s11) = step s + 2; s9 = the item
 	# count k of step s + 1
@@ -916,13 +985,13 @@ st_l:
 	bge	s6, tp, st_v
 	hsame	s0, s6
 	beqz	a6, st_v			# a new head: S of s + 1 after the switch
-	next_s
+	next_s	1
 st_v:
 	andi	s8, s2, 1
 	softmax_p s0, s1, s8, s8
 	andi	s5, s2, 3
 	andi	s8, s2, 1
-	mm_pv	s0, s1, s5, s8
+	mm_pv	s0, s1, s5, s8, s10, s11, s2
 	item	s0
 	jlast
 	bne	s1, t5, st_f
@@ -940,7 +1009,7 @@ st_f:
 	beqz	a6, st_w
 	load_kv	s10, s11, zero
 st_w:
-	next_s
+	next_s	0
 st_n:
 	mv	s0, s6
 	mv	s1, s7
