@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "../../util/npy.h"
+#include "fpref.h"
 
 static uint64_t arg(const char *s) { return strtoull(s, NULL, 0); }
 
@@ -35,41 +36,6 @@ static float lcgf(uint32_t *s)
 {
 	*s = *s * 1664525u + 1013904223u;
 	return (float)(*s >> 8) / 16777216.0f * 4.0f - 2.0f;
-}
-
-/* v rounded to p significant bits, ties to even. */
-static float round_bits(float v, int p)
-{
-	int e;
-	double m = frexp(v, &e);
-
-	return (float)ldexp(nearbyint(ldexp(m, p)), e - p);
-}
-
-/* Element i of a float tensor (fp32, bf16 or fp16), decoded here. */
-static double elem(const struct npy *t, uint64_t i)
-{
-	float f;
-	uint32_t u;
-	uint16_t h;
-
-	if (t->dtype == DT_FP32) {
-		memcpy(&f, t->data + 4 * i, 4);
-		return f;
-	}
-	memcpy(&h, t->data + 2 * i, 2);
-	if (t->dtype == DT_BF16) {
-		u = (uint32_t)h << 16;
-		memcpy(&f, &u, 4);
-		return f;
-	}
-	{
-		int ex = (h >> 10) & 31, mant = h & 1023;
-		double v = ex == 0 ? ldexp(mant, -24) :
-			   ex == 31 ? (mant ? NAN : INFINITY) : ldexp(1024 + mant, ex - 25);
-
-		return (h & 0x8000) ? -v : v;
-	}
 }
 
 static int gen(uint64_t h, uint64_t n, uint64_t nk, uint64_t d, int p, uint32_t seed,
@@ -97,11 +63,6 @@ static int gen(uint64_t h, uint64_t n, uint64_t nk, uint64_t d, int p, uint32_t 
 	return rc;
 }
 
-static int bits_of(enum npu_dtype t)
-{
-	return t == DT_BF16 ? 8 : t == DT_FP16 ? 11 : 24;
-}
-
 static int check(uint64_t h, uint64_t n, uint64_t nk, uint64_t d, int causal, char **paths,
 		 double scale)
 {
@@ -125,7 +86,7 @@ static int check(uint64_t h, uint64_t n, uint64_t nk, uint64_t d, int causal, ch
 		fprintf(stderr, "attnref: Q (H*N x D), KT (H*D x NK), V (H*NK x D), O (H*N x D: fp32, bf16 or fp16)\n");
 		goto out;
 	}
-	bits = bits_of(o.dtype);
+	bits = sig_bits(o.dtype);
 	s = malloc(sizeof(*s) * (nk ? nk : 1));
 	if (!s)
 		goto out;

@@ -50,55 +50,12 @@
 #include <string.h>
 
 #include "../../util/npy.h"
+#include "fpref.h"
 
 static float lcgf(uint32_t *s)
 {
 	*s = *s * 1664525u + 1013904223u;
 	return (float)(*s >> 8) / 16777216.0f * 8.0f - 4.0f;
-}
-
-/* v rounded to p significant bits, to nearest even (the generator's values
- * are normal in every type used). */
-static float round_bits(float v, int p)
-{
-	int e;
-	double m = frexp(v, &e);
-
-	return (float)ldexp(nearbyint(ldexp(m, p)), e - p);
-}
-
-/* Element i of a float tensor (fp32, bf16 or fp16) as a float; decoded
- * here, independently of the simulator's dtype code. */
-static float elem(const struct npy *t, uint64_t i)
-{
-	float f;
-	uint32_t u;
-	uint16_t h;
-
-	if (t->dtype == DT_FP32) {
-		memcpy(&f, t->data + 4 * i, 4);
-		return f;
-	}
-	memcpy(&h, t->data + 2 * i, 2);
-	if (t->dtype == DT_BF16) {
-		u = (uint32_t)h << 16;
-		memcpy(&f, &u, 4);
-		return f;
-	}
-	/* fp16: 1 sign, 5 exponent (bias 15), 10 mantissa */
-	{
-		int ex = (h >> 10) & 31, mant = h & 1023;
-		double v = ex == 0 ? ldexp(mant, -24) :
-			   ex == 31 ? (mant ? NAN : INFINITY) : ldexp(1024 + mant, ex - 25);
-
-		return (float)((h & 0x8000) ? -v : v);
-	}
-}
-
-/* Significant bits of a float type. */
-static int sig_bits(enum npu_dtype t)
-{
-	return t == DT_BF16 ? 8 : t == DT_FP16 ? 11 : 24;
 }
 
 /*
