@@ -19,6 +19,7 @@
 #include "../../arch/arch.h"
 #include "../../sim/engine/engine.h"
 #include "../../sim/core/matrix.h"
+#include "../../sim/core/matrix_int.h"
 #include "../../util/num.h"
 #include "../../sim/mem/sram.h"
 #include "../../sim/engine/unit.h"
@@ -657,6 +658,33 @@ START_TEST(matrix_float_gemm_ordered)
 			out_free(&o);
 			gemm_free(&g);
 		}
+}
+END_TEST
+
+/*
+ * mtx_decode's direct paths for int8 and bf16 (the operand rows of every
+ * int8/bf16 fold) give the general rule's value for every bit pattern:
+ * num_sext, and num_decode_f32 with its quietened NaNs.
+ */
+START_TEST(matrix_decode_fast_paths)
+{
+	uint8_t raw[2 * 65536];
+	union mtx_val v[65536];
+	uint32_t i;
+
+	for (i = 0; i < 256; i++)
+		raw[i] = (uint8_t)i;
+	mtx_decode(DT_INT8, raw, 256, v);
+	for (i = 0; i < 256; i++)
+		ck_assert_int_eq(v[i].i, num_sext(i, 8));
+	for (i = 0; i < 65536; i++) {
+		raw[2 * i] = (uint8_t)i;
+		raw[2 * i + 1] = (uint8_t)(i >> 8);
+	}
+	mtx_decode(DT_BF16, raw, 65536, v);
+	for (i = 0; i < 65536; i++)
+		ck_assert_uint_eq(num_f32_bits(v[i].f),
+				  num_f32_bits(num_decode_f32(DT_BF16, i)));
 }
 END_TEST
 
@@ -1411,6 +1439,7 @@ static Suite *suite_matrix(void)
 	TEST_ADD(s, matrix_double_buffer_hides_preloads);
 	TEST_ADD(s, matrix_int8_gemm_exact);
 	TEST_ADD(s, matrix_float_gemm_ordered);
+	TEST_ADD(s, matrix_decode_fast_paths);
 	TEST_ADD(s, matrix_packed_macs);
 	TEST_ADD(s, matrix_pe_equals_fast_shapes);
 	TEST_ADD(s, matrix_pe_equals_fast_options);
