@@ -35,7 +35,8 @@ PKGS    := libconfig zlib json-c
 WARN    := -Wall -Wextra -Werror -Wshadow -Wundef -Wstrict-prototypes \
            -Wmissing-prototypes -Wwrite-strings -Wno-missing-field-initializers
 CFLAGS  ?=
-CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L $(DEFS) $(OPT) $(WARN) $(SAN) -MMD -MP \
+# -fPIC: the same objects make libnpusim.a and libnpusim.so.
+CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -fPIC $(DEFS) $(OPT) $(WARN) $(SAN) -MMD -MP \
            $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
@@ -62,15 +63,21 @@ TRC_SRCS   := traces/ctrout.c traces/trace.c traces/ctrread.c traces/roofline.c 
 # Doc writers that join several tables (the ISA and the assembler's
 # directives); mkdoc and the staleness tests call them.
 DOC_SRCS   := docs/isa_doc.c
+# The public C API (include/npusim.h, docs/api.md).
+API_SRCS   := api/npusim.c
 CLI_SRCS   := cli/main.c cli/cmd_config.c cli/cmd_dram.c cli/cmd_noc.c cli/cmd_as.c \
               cli/cmd_objdump.c cli/cmd_run.c cli/cmd_roofline.c cli/cmd_sweep.c cli/cmd_tune.c
 
 LIB_SRCS   := $(UTIL_SRCS) $(ARCH_SRCS) $(ISA_SRCS) $(PROG_SRCS) $(ASM_SRCS) $(SIM_SRCS) \
-              $(RUN_SRCS) $(TRC_SRCS) $(DSE_SRCS) $(DOC_SRCS)
+              $(RUN_SRCS) $(TRC_SRCS) $(DSE_SRCS) $(DOC_SRCS) $(API_SRCS)
 LIB_OBJS   := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 CLI_OBJS   := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 LIB        := $(BUILD)/libnpusim.a
 BIN        := $(BUILD)/npusim
+# The shared library: soname libnpusim.so.$(SOMAJOR), only npusim_* exported.
+SOMAJOR    := 0
+SOVERSION  := 0.1.0
+SOLIB      := $(BUILD)/libnpusim.so.$(SOVERSION)
 
 # Check unit tests: tests/unit/test_<name>.c -> $(BUILD)/tests/test_<name>
 UNIT_TESTS := engine diag num vecmath vector npy traces sram arch dram fsout progress \
@@ -90,7 +97,7 @@ DEPS := $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(UNIT_BINS:=.d) $(MKDOC).d $(BENCH_
 # ---- rules ------------------------------------------------------------------
 .PHONY: all deps run test unit docs docs-check asan debug bench bench-compare test-slurm kernels-report fuzz fuzz-objs \
         golden-update install clean
-all: $(BIN)
+all: $(BIN) $(SOLIB)
 
 deps:
 	@sh scripts/deps.sh
@@ -104,6 +111,13 @@ $(LIB): $(LIB_OBJS)
 	@rm -f $@
 	$(say) AR $@
 	$(Q)ar rcs $@ $^
+
+$(SOLIB): $(LIB_OBJS) api/npusim.map
+	$(say) LINK $@
+	$(Q)$(CC) $(CFLAGS) -shared -Wl,-soname,libnpusim.so.$(SOMAJOR) \
+	  -Wl,--version-script=api/npusim.map -o $@ $(LIB_OBJS) $(LDLIBS)
+	$(Q)ln -sf libnpusim.so.$(SOVERSION) $(BUILD)/libnpusim.so.$(SOMAJOR)
+	$(Q)ln -sf libnpusim.so.$(SOMAJOR) $(BUILD)/libnpusim.so
 
 $(BIN): $(CLI_OBJS) $(LIB)
 	$(say) LINK $@
@@ -139,7 +153,7 @@ run: deps
 	@$(MAKE) --no-print-directory $(BIN) $(TOOLS)
 	@sh scripts/run_default.sh $(BUILD)
 
-unit: $(UNIT_BINS) $(BIN) $(TOOLS)
+unit: $(UNIT_BINS) $(BIN) $(TOOLS) $(SOLIB)
 
 test: deps
 	@$(MAKE) --no-print-directory unit $(MKDOC)
@@ -154,7 +168,7 @@ asan:
 	  OPT="-O1 -g -fno-omit-frame-pointer" \
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" \
 	  unit build/asan/mkdoc
-	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 CK_FORK=no \
+	@NPU_PYTEST=0 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 CK_FORK=no \
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/$(LSAN_SUPP):print_suppressions=0 \
 	  sh scripts/run_tests.sh build/asan "$(UNIT_TESTS)" "$(GEN_DOCS)"
 
@@ -204,7 +218,7 @@ fuzz-objs:
 fuzz-%: fuzz-objs
 	$(call FUZZ_RUN,$*)
 
-bench: deps $(BIN) $(BENCH_BINS) $(TOOLS)
+bench: deps $(BIN) $(SOLIB) $(BENCH_BINS) $(TOOLS)
 	@sh bench/run.sh $(BIN)
 
 # docs/kernels.md: the kernel library measured (scripts/kernels/*.cases).
@@ -221,17 +235,30 @@ test-slurm: deps $(BIN)
 bench-compare: bench
 	@sh bench/compare.sh bench/baseline.csv bench/results.csv
 
-golden-update: $(BIN) $(TOOLS)
+golden-update: $(BIN) $(SOLIB) $(TOOLS)
 	@sh scripts/golden_update.sh $(BUILD)
 
-install: $(BIN)
+# The Python package goes where the system Python looks for packages under
+# PREFIX (Debian: PREFIX/lib/python3/dist-packages for /usr, .../python3.X/
+# dist-packages for /usr/local); PYDIR overrides.
+PYDIR ?= $(shell /usr/bin/python3 -c 'import sys, sysconfig; p = sysconfig.get_path("purelib", vars={"base": "$(PREFIX)"}); print(p.replace("site-packages", "dist-packages") if "/usr" in "$(PREFIX)" else p)' 2>/dev/null || echo $(PREFIX)/lib/python3/dist-packages)
+install: $(BIN) $(SOLIB)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/npusim/configs \
-	  $(DESTDIR)$(PREFIX)/share/npusim/kernels/lib $(DESTDIR)$(PREFIX)/share/doc/npusim
+	  $(DESTDIR)$(PREFIX)/share/npusim/kernels/lib $(DESTDIR)$(PREFIX)/share/doc/npusim \
+	  $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PYDIR)/npusim
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/npusim
 	install -m 644 configs/*.cfg $(DESTDIR)$(PREFIX)/share/npusim/configs/
 	install -m 644 asm/kernels/*.s $(DESTDIR)$(PREFIX)/share/npusim/kernels/
 	install -m 644 asm/kernels/lib/*.inc $(DESTDIR)$(PREFIX)/share/npusim/kernels/lib/
 	install -m 644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/npusim/
+	install -m 755 $(SOLIB) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libnpusim.so.$(SOVERSION) $(DESTDIR)$(PREFIX)/lib/libnpusim.so.$(SOMAJOR)
+	ln -sf libnpusim.so.$(SOMAJOR) $(DESTDIR)$(PREFIX)/lib/libnpusim.so
+	install -m 644 include/npusim.h $(DESTDIR)$(PREFIX)/include/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(SOVERSION)|g' \
+	  -e 's|@LIBS_PRIVATE@|$(LDLIBS)|g' api/npusim.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/npusim.pc
+	install -m 644 python/npusim/*.py $(DESTDIR)$(PYDIR)/npusim/
+	printf 'LIBDIR = "%s"\nSHARE = "%s"\n' '$(PREFIX)/lib' '$(PREFIX)/share/npusim' > $(DESTDIR)$(PYDIR)/npusim/_paths.py
 
 clean:
 	rm -rf build

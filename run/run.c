@@ -343,25 +343,19 @@ static int tensor_mem(struct run *r, const struct prog_tensor *t, int core,
 	return 0;
 }
 
-int run_bind_npy(struct run *r, const char *name, int core, const char *path)
+/* Copy a loaded array x (already in t's dtype) into tensor t: the shape
+ * must match exactly, there is no broadcasting or reshaping.  'label'
+ * names the source in messages.  Frees x. */
+static int bind_loaded(struct run *r, const struct prog_tensor *t, int core,
+		       struct npy *x, const char *label)
 {
-	const struct prog_tensor *t = find_file(r, name, core, path);
-	struct npy x;
 	uint64_t nbytes;
 	uint8_t *dst;
 	int k, same, rc;
 
-	if (!t)
-		return NPU_ETENSOR;
-	/* Converted to the tensor's dtype on load (npy.h: integers must be
-	 * integral and in range, floats round to nearest even, overflow is
-	 * an error); the shape must match exactly, there is no broadcasting
-	 * or reshaping. */
-	if (npy_load_as(path, t->dtype, &x, r->d))
-		return NPU_ETENSOR;
-	same = x.ndim == t->rank;
+	same = x->ndim == t->rank;
 	for (k = 0; same && k < t->rank; k++)
-		same = x.shape[k] == t->shape[k];
+		same = x->shape[k] == t->shape[k];
 	if (!same) {
 		char want[128] = "", got[128] = "";
 		size_t n = 0;
@@ -370,22 +364,50 @@ int run_bind_npy(struct run *r, const char *name, int core, const char *path)
 			n += (size_t)snprintf(want + n, sizeof(want) - n, "%s%llu",
 					      k ? ", " : "", (unsigned long long)t->shape[k]);
 		n = 0;
-		for (k = 0; k < x.ndim; k++)
+		for (k = 0; k < x->ndim; k++)
 			n += (size_t)snprintf(got + n, sizeof(got) - n, "%s%llu",
-					      k ? ", " : "", (unsigned long long)x.shape[k]);
-		npy_free(&x);
-		return diag_error(r->d, diag_at_file(path, 0, 0), NPU_ETENSOR,
+					      k ? ", " : "", (unsigned long long)x->shape[k]);
+		npy_free(x);
+		return diag_error(r->d, diag_at_file(label, 0, 0), NPU_ETENSOR,
 				  "shape (%s) does not match tensor '%s' (%s)",
 				  got, t->name, want);
 	}
 	if ((rc = tensor_mem(r, t, core, &dst, &nbytes))) {
-		npy_free(&x);
+		npy_free(x);
 		return rc;
 	}
-	/* Same dtype and shape, so x.data holds exactly nbytes. */
-	memcpy(dst, x.data, nbytes);
-	npy_free(&x);
+	/* Same dtype and shape, so x->data holds exactly nbytes. */
+	memcpy(dst, x->data, nbytes);
+	npy_free(x);
 	return 0;
+}
+
+int run_bind_npy(struct run *r, const char *name, int core, const char *path)
+{
+	const struct prog_tensor *t = find_file(r, name, core, path);
+	struct npy x;
+
+	if (!t)
+		return NPU_ETENSOR;
+	/* Converted to the tensor's dtype on load (npy.h: integers must be
+	 * integral and in range, floats round to nearest even, overflow is
+	 * an error). */
+	if (npy_load_as(path, t->dtype, &x, r->d))
+		return NPU_ETENSOR;
+	return bind_loaded(r, t, core, &x, path);
+}
+
+int run_bind_npy_mem(struct run *r, const char *name, int core, const void *buf,
+		     size_t n, const char *label)
+{
+	const struct prog_tensor *t = find_file(r, name, core, label);
+	struct npy x;
+
+	if (!t)
+		return NPU_ETENSOR;
+	if (npy_load_mem(buf, n, label, t->dtype, &x, r->d))
+		return NPU_ETENSOR;
+	return bind_loaded(r, t, core, &x, label);
 }
 
 /* Raw bytes in or out: the size must be the tensor's, exactly. */

@@ -120,6 +120,10 @@ const struct prog_tensor *run_tensor(struct run *r, const char *name,
 				     int core);
 int run_bind_npy(struct run *r, const char *name, int core,
 		 const char *path) NPU_WUR;
+/* The same from a whole .npy file image in memory; label names it in
+ * messages. */
+int run_bind_npy_mem(struct run *r, const char *name, int core, const void *buf,
+		     size_t n, const char *label) NPU_WUR;
 int run_write(struct run *r, const char *name, int core, const void *data,
 	      size_t bytes) NPU_WUR;
 int run_read(struct run *r, const char *name, int core, void *buf,

@@ -17,6 +17,15 @@ if command -v pkg-config >/dev/null 2>&1; then
 else
 	need="$need libconfig-dev zlib1g-dev check libjson-c-dev"
 fi
+# The Python package (python/npusim) and its tests run on the system
+# Python with Debian's NumPy, cffi and pytest.
+if [ -x /usr/bin/python3 ]; then
+	/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || need="$need python3-numpy"
+	/usr/bin/python3 -c 'import cffi' >/dev/null 2>&1 || need="$need python3-cffi"
+	/usr/bin/python3 -c 'import pytest' >/dev/null 2>&1 || need="$need python3-pytest"
+else
+	need="$need python3 python3-numpy python3-cffi python3-pytest"
+fi
 # rsvg-convert renders the roofline SVG to PNG in the tests.
 command -v rsvg-convert >/dev/null 2>&1 || need="$need librsvg2-bin"
 # xmllint checks that the roofline SVG is well-formed XML in the tests.

@@ -34,6 +34,16 @@ if sh scripts/docs_check.sh "$build/mkdoc" $docs; then
 else
 	fail=$((fail + 1))
 fi
+# The Python package over the build's libnpusim.so (not under the
+# sanitizers: an instrumented library needs its runtime preloaded into
+# Python, NPU_PYTEST=0).
+if [ "${NPU_PYTEST:-1}" = 1 ]; then
+	if out=$(NPUSIM_BUILD=$build /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/python 2>&1); then
+		echo "python: $(echo "$out" | tail -1)"; pass=$((pass + 1))
+	else
+		echo "python: FAILED"; echo "$out" | tail -30 >&2; fail=$((fail + 1))
+	fi
+fi
 # docs/kernels.md is measured: the same cases again must give the same table
 if sh scripts/kernels_report.sh "$build/npusim" --check; then
 	pass=$((pass + 1))

@@ -1,0 +1,655 @@
+/*
+ * npusim.c - the public C API (include/npusim.h) over the run library.
+ *
+ * A thin layer: it owns the diag of each run (an open_memstream, so the
+ * messages are exactly the text the CLI prints on stderr), turns the
+ * internal NPU_E* codes into the public NPUSIM_E* ones and keeps the
+ * internal structs (struct arch, struct run, ctr_sink) out of the
+ * installed header.  No global state: every handle owns what it uses.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../include/npusim.h"
+#include "../run/run.h"
+#include "../traces/ctrout.h"
+#include "../util/dtype.h"
+#include "../util/num.h"
+#include "../util/strutil.h"
+
+struct npusim_config {
+	struct arch a;
+};
+
+struct npusim_run {
+	const npusim_config *cfg;
+	struct run *r;
+	struct diag d;          /* all messages of a call go to fp */
+	FILE *fp;               /* open_memstream over mbuf */
+	char *mbuf;
+	size_t mlen;
+	char *err;              /* the messages of the last failed call */
+	struct ctr_sink sink;   /* counters of the last npusim_go */
+	int have_sink;
+	struct run_region *rgn; /* regions of the last npusim_go */
+	size_t n_rgn;
+};
+
+const char *npusim_version(void)
+{
+	return "0.1.0";
+}
+
+void npusim_free(void *p)
+{
+	free(p);
+}
+
+/* NPU_E* -> NPUSIM_E*. */
+static int pub(int rc)
+{
+	switch (rc) {
+	case 0:
+		return NPUSIM_OK;
+	case NPU_ENOMEM:
+		return NPUSIM_ENOMEM;
+	case NPU_EIO:
+		return NPUSIM_EIO;
+	case NPU_ECONFIG:
+		return NPUSIM_ECONFIG;
+	case NPU_EASM:
+	case NPU_EOBJ:
+		return NPUSIM_EASM;
+	case NPU_ETENSOR:
+	case NPU_ERANGE:
+		return NPUSIM_ETENSOR;
+	case NPU_EFAULT:
+	case NPU_EDEADLOCK:
+	case NPU_ETIMEOUT:
+	case NPU_EINTR:
+	case NPU_EINTERNAL:
+		return NPUSIM_ERUN;
+	default:
+		return NPUSIM_EINVAL;
+	}
+}
+
+/* ---- message capture -------------------------------------------------- */
+
+/* A diag printing into a fresh memory stream (*fp, over *buf). */
+static int cap_open(struct diag *d, FILE **fp, char **buf, size_t *len)
+{
+	*buf = NULL;
+	*len = 0;
+	if (!(*fp = open_memstream(buf, len)))
+		return NPU_ENOMEM;
+	diag_init(d, *fp);
+	return 0;
+}
+
+/* The captured text as a malloc'ed string (closes the stream). */
+static char *cap_close(FILE *fp, char **buf)
+{
+	char *s;
+
+	fclose(fp);
+	s = *buf ? *buf : str_dup("");
+	*buf = NULL;
+	return s;
+}
+
+/* Start an API call on r: forget the last call's messages. */
+static void call_begin(npusim_run *r)
+{
+	fflush(r->fp);
+	fseek(r->fp, 0, SEEK_SET);
+	free(r->err);
+	r->err = NULL;
+}
+
+/* End it: a failure keeps the messages written since call_begin. */
+static int call_end(npusim_run *r, int rc)
+{
+	if (rc) {
+		fflush(r->fp);
+		r->err = malloc(r->mlen + 1);
+		if (r->err) {
+			memcpy(r->err, r->mbuf ? r->mbuf : "", r->mlen);
+			r->err[r->mlen] = 0;
+		}
+	}
+	return pub(rc);
+}
+
+/* An API misuse, reported like any other error. */
+static int misuse(npusim_run *r, const char *what)
+{
+	return diag_error(&r->d, diag_nowhere(), NPU_EUSAGE, "%s", what);
+}
+
+const char *npusim_error(const npusim_run *r)
+{
+	return r && r->err ? r->err : "";
+}
+
+/* ---- configs ---------------------------------------------------------- */
+
+static int config_load(const char *path, const char *const *ov, size_t n, npusim_config **out,
+		       char **err, const char *from, const char *to)
+{
+	npusim_config *c = calloc(1, sizeof(*c));
+	struct diag d;
+	FILE *fp;
+	char *buf, *msg;
+	size_t len;
+	int rc;
+
+	*out = NULL;
+	if (!c)
+		return NPUSIM_ENOMEM;
+	if ((rc = cap_open(&d, &fp, &buf, &len))) {
+		free(c);
+		return pub(rc);
+	}
+	rc = arch_load(&c->a, path, (const char *const *)ov, (int)n, &d);
+	msg = cap_close(fp, &buf);
+	if (rc) {
+		free(c);
+		c = NULL;
+	}
+	if (err && rc && msg) {
+		/* a parsed string is named as the caller asked, not by the
+		 * temporary file it went through */
+		size_t lf = from ? strlen(from) : 0, lt = to ? strlen(to) : 0;
+		char *p, *o;
+
+		if (lf && (o = malloc(strlen(msg) / lf * lt + strlen(msg) + 1))) {
+			char *q = o;
+
+			for (p = msg; *p;) {
+				if (strncmp(p, from, lf) == 0) {
+					memcpy(q, to, lt);
+					q += lt;
+					p += lf;
+				} else {
+					*q++ = *p++;
+				}
+			}
+			*q = 0;
+			free(msg);
+			msg = o;
+		}
+		*err = msg;
+		msg = NULL;
+	}
+	free(msg);
+	*out = c;
+	return pub(rc);
+}
+
+int npusim_config_load(const char *path, const char *const *overrides, size_t n_overrides,
+		       npusim_config **out, char **err)
+{
+	if (err)
+		*err = NULL;
+	if (!out)
+		return NPUSIM_EINVAL;
+	return config_load(path, overrides, n_overrides, out, err, NULL, NULL);
+}
+
+int npusim_config_parse(const char *text, const char *name, const char *const *overrides,
+			size_t n_overrides, npusim_config **out, char **err)
+{
+	char dir[] = "/tmp/npusim-cfg-XXXXXX", path[64];
+	FILE *fp;
+	int rc;
+
+	if (err)
+		*err = NULL;
+	if (!out || !text)
+		return NPUSIM_EINVAL;
+	*out = NULL;
+	/* libconfig and the loader's checks read a file (includes, the
+	 * literal audit): the text goes through a private temporary one */
+	if (!mkdtemp(dir))
+		return NPUSIM_EIO;
+	snprintf(path, sizeof(path), "%s/config.cfg", dir);
+	rc = NPUSIM_EIO;
+	if ((fp = fopen(path, "w"))) {
+		int ok = fputs(text, fp) >= 0;
+
+		if (fclose(fp) == 0 && ok)
+			rc = config_load(path, overrides, n_overrides, out, err, path,
+					 name ? name : "<string>");
+	}
+	unlink(path);
+	rmdir(dir);
+	if (rc == 0) {
+		/* the file is gone: the config keeps no path */
+		free((*out)->a.path);
+		(*out)->a.path = NULL;
+	}
+	return rc;
+}
+
+void npusim_config_free(npusim_config *cfg)
+{
+	if (!cfg)
+		return;
+	arch_free(&cfg->a);
+	free(cfg);
+}
+
+int npusim_config_peak(const npusim_config *cfg, const char *name, double *value)
+{
+	const struct arch_derived *d;
+	int k;
+
+	if (!cfg || !name || !value)
+		return NPUSIM_EINVAL;
+	d = &cfg->a.d;
+	if (strcmp(name, "clock_ghz") == 0)
+		*value = ARCH_F(&cfg->a, CHIP_CLOCK_GHZ);
+	else if (strcmp(name, "cores") == 0)
+		*value = (double)ARCH_I(&cfg->a, CHIP_CORES);
+	else if (strcmp(name, "macs_per_s_core") == 0)
+		*value = d->macs_per_s_core;
+	else if (strcmp(name, "macs_per_s_chip") == 0)
+		*value = d->macs_per_s_chip;
+	else if (strcmp(name, "spm_bytes_per_s") == 0)
+		*value = d->spm_bytes_per_s;
+	else if (strcmp(name, "acc_bytes_per_s") == 0)
+		*value = d->acc_bytes_per_s;
+	else if (strcmp(name, "dram_bytes_per_s") == 0)
+		*value = d->dram_bytes_per_s;
+	else if (strcmp(name, "noc_bisection_bytes_per_s") == 0)
+		*value = d->noc_bisection_bytes_per_s;
+	else if (strcmp(name, "vec_ops_per_s") == 0)
+		*value = d->vec_ops_per_s;
+	else {
+		for (k = 0; k < arch_enum_count(P_MTX_IN_TYPE); k++)
+			if (strncmp(name, "macs_per_s_", 11) == 0 &&
+			    strcmp(name + 11, arch_enum_at(P_MTX_IN_TYPE, k)) == 0) {
+				*value = d->macs_per_s_type[k];
+				return NPUSIM_OK;
+			}
+		return NPUSIM_EINVAL;
+	}
+	return NPUSIM_OK;
+}
+
+int npusim_config_dump(const npusim_config *cfg, char **text)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp;
+	int rc;
+
+	if (!cfg || !text)
+		return NPUSIM_EINVAL;
+	*text = NULL;
+	if (!(fp = open_memstream(&buf, &len)))
+		return NPUSIM_ENOMEM;
+	rc = arch_dump(&cfg->a, fp);
+	fclose(fp);
+	if (rc) {
+		free(buf);
+		return pub(rc);
+	}
+	*text = buf;
+	return NPUSIM_OK;
+}
+
+/* ---- runs ------------------------------------------------------------- */
+
+static void drop_results(npusim_run *r)
+{
+	if (r->have_sink)
+		ctr_sink_free(&r->sink);
+	r->have_sink = 0;
+	run_regions_free(r->rgn, r->n_rgn);
+	r->rgn = NULL;
+	r->n_rgn = 0;
+}
+
+npusim_run *npusim_run_new(const npusim_config *cfg, const struct npusim_run_opts *opts,
+			   char **err)
+{
+	npusim_run *r;
+	struct run_params p;
+
+	if (err)
+		*err = NULL;
+	if (!cfg || !(r = calloc(1, sizeof(*r))))
+		return NULL;
+	r->cfg = cfg;
+	if (cap_open(&r->d, &r->fp, &r->mbuf, &r->mlen)) {
+		free(r);
+		return NULL;
+	}
+	memset(&p, 0, sizeof(p));
+	p.max_cycles = opts && opts->max_cycles ? (cycle_t)opts->max_cycles : CYCLE_MAX;
+	p.check_hazards = opts ? opts->check_hazards : 0;
+	p.timing_only = opts ? opts->timing_only : 0;
+	if (!(r->r = run_new(&cfg->a, &p, &r->d))) {
+		char *msg = cap_close(r->fp, &r->mbuf);
+
+		if (err)
+			*err = msg;
+		else
+			free(msg);
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void npusim_run_free(npusim_run *r)
+{
+	if (!r)
+		return;
+	drop_results(r);
+	run_free(r->r);
+	fclose(r->fp);
+	free(r->mbuf);
+	free(r->err);
+	free(r);
+}
+
+int npusim_load_source(npusim_run *r, const char *name, const char *text,
+		       const char *const *defines, size_t n_defines,
+		       const char *const *includes, size_t n_includes)
+{
+	struct asm_opts ao;
+
+	if (!r)
+		return NPUSIM_EINVAL;
+	call_begin(r);
+	if (!text)
+		return call_end(r, misuse(r, "npusim_load_source: no text"));
+	memset(&ao, 0, sizeof(ao));
+	ao.defines = defines;
+	ao.n_defines = n_defines;
+	ao.include_dirs = includes;
+	ao.n_include_dirs = n_includes;
+	return call_end(r, run_load_source(r->r, name ? name : "<source>", text, strlen(text),
+					   &ao, RUN_ALL_CORES));
+}
+
+int npusim_load_file(npusim_run *r, const char *path, const char *const *defines,
+		     size_t n_defines, const char *const *includes, size_t n_includes)
+{
+	struct asm_opts ao;
+
+	if (!r)
+		return NPUSIM_EINVAL;
+	call_begin(r);
+	if (!path)
+		return call_end(r, misuse(r, "npusim_load_file: no path"));
+	memset(&ao, 0, sizeof(ao));
+	ao.defines = defines;
+	ao.n_defines = n_defines;
+	ao.include_dirs = includes;
+	ao.n_include_dirs = n_includes;
+	return call_end(r, run_load_file(r->r, path, &ao, RUN_ALL_CORES));
+}
+
+/* The tensor NAME on CORE, or an error in r's messages. */
+static const struct prog_tensor *tensor(npusim_run *r, const char *name, int core)
+{
+	const struct prog_tensor *t = name ? run_tensor(r->r, name, core) : NULL;
+
+	if (!t)
+		(void)diag_error(&r->d, diag_nowhere(), NPU_ETENSOR,
+				 "no tensor '%s' on core %d (is a program loaded?)",
+				 name ? name : "(null)", core);
+	return t;
+}
+
+int npusim_tensor_info(npusim_run *r, const char *name, int core, struct npusim_tensor *out)
+{
+	const struct prog_tensor *t;
+	int k;
+
+	if (!r || !out)
+		return NPUSIM_EINVAL;
+	call_begin(r);
+	if (!(t = tensor(r, name, core)))
+		return call_end(r, NPU_ETENSOR);
+	memset(out, 0, sizeof(*out));
+	out->dtype = (int)t->dtype;
+	out->ndim = t->rank;
+	for (k = 0; k < t->rank && k < 8; k++)
+		out->shape[k] = t->shape[k];
+	out->bytes = prog_tensor_bytes(t);
+	out->space = t->mem;
+	out->addr = t->addr;
+	return call_end(r, 0);
+}
+
+int npusim_tensor_count(npusim_run *r, int core)
+{
+	const struct prog_image *p;
+
+	if (!r || core < 0 || core >= chip_n_cores(run_chip(r->r)))
+		return 0;
+	p = chip_program(run_chip(r->r), core);
+	return p ? (int)p->n_tensors : 0;
+}
+
+const char *npusim_tensor_name(npusim_run *r, int core, int i)
+{
+	const struct prog_image *p;
+
+	if (!r || core < 0 || core >= chip_n_cores(run_chip(r->r)))
+		return NULL;
+	p = chip_program(run_chip(r->r), core);
+	if (!p || i < 0 || (size_t)i >= p->n_tensors)
+		return NULL;
+	return p->tensors[i].name;
+}
+
+int npusim_write(npusim_run *r, const char *name, int core, const void *data, size_t bytes)
+{
+	if (!r)
+		return NPUSIM_EINVAL;
+	call_begin(r);
+	if (!tensor(r, name, core))
+		return call_end(r, NPU_ETENSOR);
+	return call_end(r, run_write(r->r, name, core, data, bytes));
+}
+
+int npusim_read(npusim_run *r, const char *name, int core, void *data, size_t bytes)
+{
+	if (!r)
+		return NPUSIM_EINVAL;
+	call_begin(r);
+	if (!tensor(r, name, core))
+		return call_end(r, NPU_ETENSOR);
+	return call_end(r, run_read(r->r, name, core, data, bytes));
+}
+
+int npusim_write_npy(npusim_run *r, const char *name, int core, const void *npy, size_t bytes)
+{
+	char label[300];
+
+	if (!r)
+		return NPUSIM_EINVAL;
+	call_begin(r);
+	if (!tensor(r, name, core))
+		return call_end(r, NPU_ETENSOR);
+	snprintf(label, sizeof(label), "%s (array)", name);
+	return call_end(r, run_bind_npy_mem(r->r, name, core, npy, bytes, label));
+}
+
+int npusim_zero(npusim_run *r, const char *name, int core)
+{
+	if (!r)
+		return NPUSIM_EINVAL;
+	call_begin(r);
+	if (!tensor(r, name, core))
+		return call_end(r, NPU_ETENSOR);
+	return call_end(r, run_zero(r->r, name, core));
+}
+
+/* The raw bytes of tensor t and its element count; *raw malloc'ed. */
+static int read_raw(npusim_run *r, const char *name, int core, size_t n, uint8_t **raw,
+		    const struct prog_tensor **tp)
+{
+	const struct prog_tensor *t = tensor(r, name, core);
+	uint64_t cnt = 1, bytes;
+	int k;
+
+	*raw = NULL;
+	if (!t)
+		return NPU_ETENSOR;
+	for (k = 0; k < t->rank; k++)
+		cnt *= t->shape[k];
+	if (cnt != n)
+		return diag_error(&r->d, diag_nowhere(), NPU_EUSAGE,
+				  "tensor '%s' has %llu elements, not %zu", name,
+				  (unsigned long long)cnt, n);
+	bytes = prog_tensor_bytes(t);
+	if (!(*raw = malloc(bytes ? bytes : 1)))
+		return NPU_ENOMEM;
+	*tp = t;
+	return run_read(r->r, name, core, *raw, bytes);
+}
+
+int npusim_read_f32(npusim_run *r, const char *name, int core, float *out, size_t n)
+{
+	const struct prog_tensor *t = NULL;
+	uint8_t *raw;
+	size_t i;
+	int rc;
+
+	if (!r || !out)
+		return NPUSIM_EINVAL;
+	call_begin(r);
+	if ((rc = read_raw(r, name, core, n, &raw, &t)) == 0) {
+		if (!dtype_is_float(t->dtype) && t->dtype != DT_INT4 &&
+		    t->dtype != DT_INT8 && t->dtype != DT_INT16)
+			rc = diag_error(&r->d, diag_nowhere(), NPU_EUSAGE,
+					"tensor '%s' is %s: read it raw, not as float", name,
+					dtype_name(t->dtype));
+		for (i = 0; !rc && i < n; i++)
+			out[i] = num_decode_f32(t->dtype, num_get_bits(t->dtype, raw, i));
+	}
+	free(raw);
+	return call_end(r, rc);
+}
+
+int npusim_read_i8(npusim_run *r, const char *name, int core, int8_t *out, size_t n)
+{
+	const struct prog_tensor *t = NULL;
+	uint8_t *raw;
+	size_t i;
+	int rc;
+
+	if (!r || !out)
+		return NPUSIM_EINVAL;
+	call_begin(r);
+	if ((rc = read_raw(r, name, core, n, &raw, &t)) == 0) {
+		if (t->dtype != DT_INT4 && t->dtype != DT_INT8)
+			rc = diag_error(&r->d, diag_nowhere(), NPU_EUSAGE,
+					"tensor '%s' is %s, not int4 or int8", name,
+					dtype_name(t->dtype));
+		for (i = 0; !rc && i < n; i++)
+			out[i] = (int8_t)num_sext(num_get_bits(t->dtype, raw, i),
+						  dtype_bits(t->dtype));
+	}
+	free(raw);
+	return call_end(r, rc);
+}
+
+int npusim_go(npusim_run *r, struct npusim_result *res)
+{
+	struct chip_result cr;
+	int rc, rc2;
+
+	if (!r)
+		return NPUSIM_EINVAL;
+	call_begin(r);
+	drop_results(r);
+	memset(&cr, 0, sizeof(cr));
+	rc = run_go(r->r, CYCLE_MAX, &cr);
+	if (res) {
+		res->cycles = cr.cycles;
+		res->events = cr.n_events;
+		res->hazards = cr.n_hazards;
+	}
+	/* counters and regions stay readable after a fault (the CLI writes
+	 * them too) */
+	ctr_sink_init(&r->sink);
+	r->have_sink = 1;
+	/* first, as in the counters file: the run's cycles */
+	ctr_emit_u64(&r->sink, NULL, "cycles", cr.cycles);
+	rc2 = r->sink.oom ? NPU_ENOMEM : run_counters(r->r, &r->sink);
+	if (!rc2)
+		rc2 = run_regions(r->r, &r->rgn, &r->n_rgn);
+	if (!rc && cr.n_hazards)
+		rc = diag_error(&r->d, diag_nowhere(), NPU_EFAULT, "%d hazard%s found",
+				cr.n_hazards, cr.n_hazards == 1 ? "" : "s");
+	return call_end(r, rc ? rc : rc2);
+}
+
+int npusim_counter(npusim_run *r, const char *name, double *value)
+{
+	const struct ctr_entry *e;
+
+	if (!r || !name || !value || !r->have_sink)
+		return NPUSIM_EINVAL;
+	if (!(e = ctr_find(&r->sink, name)))
+		return NPUSIM_EINVAL;
+	*value = e->is_float ? e->f : (double)e->u;
+	return NPUSIM_OK;
+}
+
+int npusim_counter_count(npusim_run *r)
+{
+	return r && r->have_sink ? (int)r->sink.n : 0;
+}
+
+int npusim_counter_get(npusim_run *r, int i, const char **name, double *value,
+		       const char **unit)
+{
+	const struct ctr_entry *e;
+
+	if (!r || !r->have_sink || i < 0 || (size_t)i >= r->sink.n)
+		return NPUSIM_EINVAL;
+	e = &r->sink.v[i];
+	if (name)
+		*name = e->name;
+	if (value)
+		*value = e->is_float ? e->f : (double)e->u;
+	if (unit)
+		*unit = ctrout_unit(e->name);
+	return NPUSIM_OK;
+}
+
+int npusim_region_count(npusim_run *r)
+{
+	return r ? (int)r->n_rgn : 0;
+}
+
+int npusim_region_get(npusim_run *r, int i, const char **name, int *core, uint64_t *entries,
+		      uint64_t *cycles)
+{
+	const struct run_region *g;
+
+	if (!r || i < 0 || (size_t)i >= r->n_rgn)
+		return NPUSIM_EINVAL;
+	g = &r->rgn[i];
+	if (name)
+		*name = g->name;
+	if (core)
+		*core = g->core;
+	if (entries)
+		*entries = g->entries;
+	if (cycles)
+		*cycles = g->cycles;
+	return NPUSIM_OK;
+}

@@ -1,0 +1,342 @@
+"""npusim: the NPU simulator as a library for Python (docs/api.md).
+
+A thin cffi layer (ABI mode: no compiled extension) over libnpusim.so:
+
+    import numpy as np, npusim
+    cfg = npusim.Config("configs/default.cfg", overrides={"core.matrix.rows": 16})
+    run = npusim.Run(cfg)
+    run.load(path=npusim.kernel("gemm.s"), defines={"M": 64, "K": 32, "N": 48})
+    run.write("A", a)          # NumPy arrays, converted as `--input` converts
+    run.write("B", b)
+    res = run.run()            # res.cycles
+    c = run.read("C")          # a NumPy array of the tensor's shape
+    run.counters()["core0.matrix.macs"]
+
+Errors raise npusim.Error with the simulator's own message (the text the
+CLI prints: file:line, or core, pc and cycle).  Element types come back as
+NumPy types: int8/int16/int32, float16, float32; bf16 and fp8 widened to
+float32 (exactly), int4 to int8.
+"""
+import io
+import os
+
+import cffi
+import numpy as np
+
+__all__ = ["Config", "Run", "Result", "Error", "kernel", "config_path", "version"]
+
+_CDEF = """
+typedef struct npusim_config npusim_config;
+typedef struct npusim_run npusim_run;
+struct npusim_run_opts { int timing_only; int check_hazards; uint64_t max_cycles; };
+struct npusim_tensor { int dtype; int ndim; uint64_t shape[8]; uint64_t bytes; int space;
+                       uint64_t addr; };
+struct npusim_result { uint64_t cycles; uint64_t events; int hazards; };
+const char *npusim_version(void);
+void npusim_free(void *p);
+int npusim_config_load(const char *path, const char *const *overrides, size_t n,
+                       npusim_config **out, char **err);
+int npusim_config_parse(const char *text, const char *name, const char *const *overrides,
+                        size_t n, npusim_config **out, char **err);
+void npusim_config_free(npusim_config *cfg);
+int npusim_config_peak(const npusim_config *cfg, const char *name, double *value);
+int npusim_config_dump(const npusim_config *cfg, char **text);
+npusim_run *npusim_run_new(const npusim_config *cfg, const struct npusim_run_opts *opts,
+                           char **err);
+void npusim_run_free(npusim_run *r);
+const char *npusim_error(const npusim_run *r);
+int npusim_load_source(npusim_run *r, const char *name, const char *text,
+                       const char *const *defines, size_t n, const char *const *includes,
+                       size_t ni);
+int npusim_load_file(npusim_run *r, const char *path, const char *const *defines, size_t n,
+                     const char *const *includes, size_t ni);
+int npusim_tensor_info(npusim_run *r, const char *name, int core, struct npusim_tensor *t);
+int npusim_tensor_count(npusim_run *r, int core);
+const char *npusim_tensor_name(npusim_run *r, int core, int i);
+int npusim_write(npusim_run *r, const char *name, int core, const void *data, size_t bytes);
+int npusim_read(npusim_run *r, const char *name, int core, void *data, size_t bytes);
+int npusim_write_npy(npusim_run *r, const char *name, int core, const void *npy, size_t bytes);
+int npusim_zero(npusim_run *r, const char *name, int core);
+int npusim_read_f32(npusim_run *r, const char *name, int core, float *out, size_t n);
+int npusim_read_i8(npusim_run *r, const char *name, int core, int8_t *out, size_t n);
+int npusim_go(npusim_run *r, struct npusim_result *res);
+int npusim_counter(npusim_run *r, const char *name, double *value);
+int npusim_counter_count(npusim_run *r);
+int npusim_counter_get(npusim_run *r, int i, const char **name, double *value,
+                       const char **unit);
+int npusim_region_count(npusim_run *r);
+int npusim_region_get(npusim_run *r, int i, const char **name, int *core, uint64_t *entries,
+                      uint64_t *cycles);
+"""
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+try:  # written by `make install`
+    from . import _paths
+except ImportError:  # the build tree: python/npusim next to build/
+    _paths = None
+
+
+def _tree():
+    return os.path.normpath(os.path.join(_HERE, "..", ".."))
+
+
+def _find_lib():
+    if os.environ.get("NPUSIM_LIB"):
+        return os.environ["NPUSIM_LIB"]
+    if _paths is not None:
+        return os.path.join(_paths.LIBDIR, "libnpusim.so.0")
+    return os.path.join(_tree(), os.environ.get("NPUSIM_BUILD", "build"), "libnpusim.so.0")
+
+
+_ffi = cffi.FFI()
+_ffi.cdef(_CDEF)
+_lib = _ffi.dlopen(_find_lib())
+
+# enum npusim_dtype -> (name, NumPy type of the raw storage, read as)
+_DTYPES = {
+    0: ("int4", None, "i8"), 1: ("int8", np.int8, "raw"), 2: ("int16", np.int16, "raw"),
+    3: ("int32", np.int32, "raw"), 4: ("fp8e4m3", None, "f32"), 5: ("fp8e5m2", None, "f32"),
+    6: ("fp16", np.float16, "raw"), 7: ("bf16", None, "f32"), 8: ("fp32", np.float32, "raw"),
+}
+_ERRORS = {-1: "invalid argument", -2: "configuration error", -3: "assembly error",
+           -4: "tensor error", -5: "run error", -6: "out of memory", -7: "I/O error"}
+
+
+def version():
+    """The library's version string."""
+    return _ffi.string(_lib.npusim_version()).decode()
+
+
+def kernel(name):
+    """Path of a bundled kernel (asm/kernels/NAME)."""
+    base = os.path.join(_paths.SHARE, "kernels") if _paths else os.path.join(_tree(), "asm",
+                                                                            "kernels")
+    return os.path.join(base, name)
+
+
+def config_path(name):
+    """Path of a bundled config ("default.cfg", "tpu-v1.cfg", ...)."""
+    base = os.path.join(_paths.SHARE, "configs") if _paths else os.path.join(_tree(), "configs")
+    return os.path.join(base, name)
+
+
+class Error(Exception):
+    """A simulator error: .code (NPUSIM_E*, negative) and the message."""
+
+    def __init__(self, code, message):
+        self.code = code
+        self.message = message.strip() or _ERRORS.get(code, "error %d" % code)
+        super().__init__(self.message)
+
+
+def _strings(items):
+    """A char*[] kept alive with its strings."""
+    keep = [_ffi.new("char[]", s.encode()) for s in items]
+    arr = _ffi.new("const char *[]", keep) if keep else _ffi.NULL
+    return arr, keep
+
+
+def _kv(d):
+    if d is None:
+        return []
+    if isinstance(d, dict):
+        return ["%s=%s" % (k, v) for k, v in d.items()]
+    return [str(x) for x in d]
+
+
+def _take(errp):
+    if errp[0] == _ffi.NULL:
+        return ""
+    s = _ffi.string(errp[0]).decode(errors="replace")
+    _lib.npusim_free(errp[0])
+    return s
+
+
+class Config:
+    """A chip configuration: a file, a text, or the defaults, then
+    overrides ({"key": value} or ["key=value", ...], as `-s`)."""
+
+    _PEAKS = ("clock_ghz", "cores", "macs_per_s_core", "macs_per_s_chip", "spm_bytes_per_s",
+              "acc_bytes_per_s", "dram_bytes_per_s", "noc_bisection_bytes_per_s",
+              "vec_ops_per_s")
+
+    def __init__(self, path=None, text=None, overrides=None, name=None):
+        ov, keep = _strings(_kv(overrides))
+        out = _ffi.new("npusim_config **")
+        errp = _ffi.new("char **")
+        if text is not None:
+            rc = _lib.npusim_config_parse(text.encode(), (name or "<string>").encode(), ov,
+                                          len(keep), out, errp)
+        else:
+            rc = _lib.npusim_config_load(path.encode() if path else _ffi.NULL, ov, len(keep),
+                                         out, errp)
+        msg = _take(errp)
+        if rc:
+            raise Error(rc, msg)
+        self._c = _ffi.gc(out[0], _lib.npusim_config_free)
+
+    def peak(self, name):
+        """A derived peak ("macs_per_s_chip", "dram_bytes_per_s", ...)."""
+        v = _ffi.new("double *")
+        if _lib.npusim_config_peak(self._c, name.encode(), v):
+            raise Error(-1, "no peak named %r" % name)
+        return v[0]
+
+    def peaks(self):
+        """Every derived peak as a dict."""
+        return {k: self.peak(k) for k in self._PEAKS}
+
+    def dump(self):
+        """The resolved config as text (`npusim config --dump`)."""
+        t = _ffi.new("char **")
+        rc = _lib.npusim_config_dump(self._c, t)
+        if rc:
+            raise Error(rc, "")
+        s = _ffi.string(t[0]).decode()
+        _lib.npusim_free(t[0])
+        return s
+
+
+class Result:
+    """What a run returned: cycles, events, hazards."""
+
+    def __init__(self, res):
+        self.cycles = int(res.cycles)
+        self.events = int(res.events)
+        self.hazards = int(res.hazards)
+
+    def __repr__(self):
+        return "Result(cycles=%d, events=%d, hazards=%d)" % (self.cycles, self.events,
+                                                              self.hazards)
+
+
+class Run:
+    """One simulated chip: load a program, bind tensors, run, read."""
+
+    def __init__(self, config, timing_only=False, check_hazards=False, max_cycles=0):
+        opts = _ffi.new("struct npusim_run_opts *")
+        opts.timing_only = int(bool(timing_only))
+        opts.check_hazards = int(bool(check_hazards))
+        opts.max_cycles = int(max_cycles)
+        errp = _ffi.new("char **")
+        r = _lib.npusim_run_new(config._c, opts, errp)
+        msg = _take(errp)
+        if r == _ffi.NULL:
+            raise Error(-6, msg)
+        self.config = config  # the run borrows it: keep it alive
+        self._r = _ffi.gc(r, _lib.npusim_run_free)
+
+    def _check(self, rc):
+        if rc:
+            raise Error(rc, _ffi.string(_lib.npusim_error(self._r)).decode(errors="replace"))
+
+    def close(self):
+        """Free the chip now (otherwise when the object is collected)."""
+        if self._r is not None:
+            _ffi.release(self._r)
+            self._r = None
+
+    def load(self, source=None, path=None, defines=None, name="<source>", include_dirs=None):
+        """Assemble SOURCE text, or a .s / object file at PATH, into every
+        core; DEFINES as {"NAME": value} or ["NAME=value", ...] (-D);
+        INCLUDE_DIRS (-I) are searched after the file's own directory and
+        before the bundled kernels' (so `.include "lib/cdesc.inc"` works
+        from any source)."""
+        d, keep = _strings(_kv(defines))
+        inc, ikeep = _strings([str(x) for x in (include_dirs or [])] + [kernel("")])
+        if source is not None:
+            self._check(_lib.npusim_load_source(self._r, name.encode(), source.encode(), d,
+                                                len(keep), inc, len(ikeep)))
+        else:
+            self._check(_lib.npusim_load_file(self._r, str(path).encode(), d, len(keep), inc,
+                                              len(ikeep)))
+        return self
+
+    def tensors(self, core=0):
+        """The loaded program's tensors: {name: (dtype name, shape)}."""
+        out = {}
+        for i in range(_lib.npusim_tensor_count(self._r, core)):
+            n = _ffi.string(_lib.npusim_tensor_name(self._r, core, i)).decode()
+            t = self._info(n, core)
+            out[n] = (_DTYPES[t.dtype][0], tuple(int(t.shape[k]) for k in range(t.ndim)))
+        return out
+
+    def _info(self, name, core):
+        t = _ffi.new("struct npusim_tensor *")
+        self._check(_lib.npusim_tensor_info(self._r, name.encode(), core, t))
+        return t
+
+    def write(self, name, array, core=0):
+        """Bind a NumPy array (converted to the tensor's type by the rules
+        of `--input`: floats round to nearest even, integers must fit)."""
+        if isinstance(array, str) and array == "zeros":
+            self._check(_lib.npusim_zero(self._r, name.encode(), core))
+            return
+        buf = io.BytesIO()
+        np.save(buf, np.ascontiguousarray(array), allow_pickle=False)
+        data = buf.getvalue()
+        self._check(_lib.npusim_write_npy(self._r, name.encode(), core, data, len(data)))
+
+    def read(self, name, core=0):
+        """A tensor as a NumPy array of its shape (bf16 and fp8 as
+        float32, int4 as int8)."""
+        t = self._info(name, core)
+        shape = tuple(int(t.shape[k]) for k in range(t.ndim))
+        n = int(np.prod(shape, dtype=np.int64))
+        _, raw, how = _DTYPES[t.dtype]
+        if how == "raw":
+            a = np.empty(shape, dtype=raw)
+            self._check(_lib.npusim_read(self._r, name.encode(), core, _ffi.from_buffer(a),
+                                         a.nbytes))
+            return a
+        if how == "f32":
+            a = np.empty(shape, dtype=np.float32)
+            self._check(_lib.npusim_read_f32(self._r, name.encode(), core,
+                                             _ffi.cast("float *", _ffi.from_buffer(a)), n))
+            return a
+        a = np.empty(shape, dtype=np.int8)
+        self._check(_lib.npusim_read_i8(self._r, name.encode(), core,
+                                        _ffi.cast("int8_t *", _ffi.from_buffer(a)), n))
+        return a
+
+    def run(self):
+        """Run the loaded programs to the end; a Result (cycles, ...)."""
+        res = _ffi.new("struct npusim_result *")
+        self._check(_lib.npusim_go(self._r, res))
+        return Result(res)
+
+    def counters(self):
+        """Every counter of the last run: {name: value} (as --counters)."""
+        out = {}
+        name = _ffi.new("const char **")
+        val = _ffi.new("double *")
+        for i in range(_lib.npusim_counter_count(self._r)):
+            _lib.npusim_counter_get(self._r, i, name, val, _ffi.NULL)
+            v = val[0]
+            out[_ffi.string(name[0]).decode()] = int(v) if v == int(v) else v
+        return out
+
+    def counters_df(self):
+        """The counters as a pandas DataFrame (name, value, unit), when
+        pandas is installed."""
+        import pandas as pd  # optional
+        rows = []
+        name = _ffi.new("const char **")
+        val = _ffi.new("double *")
+        unit = _ffi.new("const char **")
+        for i in range(_lib.npusim_counter_count(self._r)):
+            _lib.npusim_counter_get(self._r, i, name, val, unit)
+            rows.append((_ffi.string(name[0]).decode(), val[0], _ffi.string(unit[0]).decode()))
+        return pd.DataFrame(rows, columns=["name", "value", "unit"])
+
+    def regions(self):
+        """Regions (rbeg/rend) of the last run: [(name, core, entries, cycles)]."""
+        out = []
+        name = _ffi.new("const char **")
+        core = _ffi.new("int *")
+        ent = _ffi.new("uint64_t *")
+        cyc = _ffi.new("uint64_t *")
+        for i in range(_lib.npusim_region_count(self._r)):
+            _lib.npusim_region_get(self._r, i, name, core, ent, cyc)
+            out.append((_ffi.string(name[0]).decode(), core[0], int(ent[0]), int(cyc[0])))
+        return out

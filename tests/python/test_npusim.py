@@ -1,0 +1,218 @@
+"""Tests of the Python package (python/npusim) over libnpusim.so, run by
+`make test` with the build tree's library (NPUSIM_BUILD)."""
+import os
+import resource
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
+import npusim  # noqa: E402
+
+TREE = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BIN = os.path.join(TREE, os.environ.get("NPUSIM_BUILD", "build"), "npusim")
+DEFAULT = npusim.config_path("default.cfg")
+
+# One tensor of each type in DRAM, copied to a second one by DMA: a round
+# trip through the chip.
+COPY = """
+.tensor X, dram, 0, {t}, {r}, {c}
+.tensor Y, dram, 65536, {t}, {r}, {c}
+.include "lib/cdesc.inc"
+.text
+	li	t2, 0
+	li	t3, 65536
+	li	t1, 1
+	cdesc	t2, t3, dram, dram, {nbytes}, 1, 0, 0, t1, 0, 0
+	dma	0
+	fence	all
+	halt
+"""
+
+
+def copy_run(dtype, rows=4, cols=8, timing_only=False):
+    bits = {"int4": 4, "int8": 8, "fp8e4m3": 8, "fp8e5m2": 8, "int16": 16, "fp16": 16,
+            "bf16": 16, "int32": 32, "fp32": 32}[dtype]
+    r = npusim.Run(npusim.Config(DEFAULT), timing_only=timing_only)
+    src = COPY.format(t=dtype, r=rows, c=cols, nbytes=rows * cols * bits // 8)
+    r.load(source=src, name="copy.s", defines=None)
+    return r
+
+
+@pytest.mark.parametrize("dtype,values,want", [
+    ("int8", np.arange(-16, 16, dtype=np.int8), np.int8),
+    ("int16", np.arange(-16, 16, dtype=np.int16) * 1000, np.int16),
+    ("int32", np.arange(-16, 16, dtype=np.int32) * 100000, np.int32),
+    ("fp32", np.linspace(-3, 3, 32, dtype=np.float32), np.float32),
+    ("fp16", np.linspace(-3, 3, 32).astype(np.float16), np.float16),
+    ("bf16", np.arange(-16, 16, dtype=np.float32) / 8, np.float32),
+    ("fp8e4m3", np.arange(-16, 16, dtype=np.float32) / 4, np.float32),
+    ("fp8e5m2", (2.0 ** np.arange(-16, 16) * (-1.0) ** np.arange(32)).astype(np.float32),
+     np.float32),
+    ("int4", np.tile(np.arange(-8, 8, dtype=np.int8), 2), np.int8),
+])
+def test_dtype_round_trip(dtype, values, want):
+    """Every type in and out: written from NumPy, copied by the chip, read
+    back exactly (bf16/fp8 as float32, int4 as int8)."""
+    r = copy_run(dtype)
+    x = values.reshape(4, 8)
+    r.write("X", x)
+    r.run()
+    y = r.read("Y")
+    assert y.dtype == want and y.shape == (4, 8)
+    assert np.array_equal(y.astype(np.float64), x.astype(np.float64))
+    assert np.array_equal(r.read("X"), y)
+
+
+def test_bf16_rounds_to_nearest_even():
+    """float32 into bf16 rounds as `--input` does (ties to even)."""
+    r = copy_run("bf16", 1, 2)
+    x = np.array([[1 + 2 ** -8, 1 + 3 * 2 ** -8]], dtype=np.float32)
+    r.write("X", x)
+    assert list(r.read("X")[0]) == [1.0, 1 + 2 ** -6]
+
+
+def test_gemm_against_numpy():
+    rng = np.random.default_rng(7)
+    a = rng.integers(-128, 128, (64, 96), dtype=np.int8)
+    b = rng.integers(-128, 128, (96, 40), dtype=np.int8)
+    r = npusim.Run(npusim.Config(DEFAULT))
+    r.load(path=npusim.kernel("gemm.s"), defines={"M": 64, "K": 96, "N": 40})
+    assert r.tensors()["C"] == ("int32", (64, 40))
+    r.write("A", a)
+    r.write("B", b)
+    res = r.run()
+    assert res.cycles > 0 and res.hazards == 0
+    assert np.array_equal(r.read("C"), a.astype(np.int32) @ b.astype(np.int32))
+    c = r.counters()
+    assert c["core0.matrix.macs"] == 64 * 96 * 40
+    assert c["cycles"] == res.cycles
+
+
+def test_errors_are_exceptions_with_the_message():
+    with pytest.raises(npusim.Error, match=r"<string>:1: error: core.matrix.rows = -3"):
+        npusim.Config(text="core = { matrix = { rows = -3; }; };")
+    with pytest.raises(npusim.Error, match=r"unknown key"):
+        npusim.Config(overrides={"core.matrix.rowz": 4})
+    r = npusim.Run(npusim.Config(DEFAULT))
+    with pytest.raises(npusim.Error, match=r"k.s:2:2: error: unknown instruction 'bogus'"):
+        r.load(source="\tli t0, 1\n\tbogus t0\n\thalt\n", name="k.s")
+    r.load(path=npusim.kernel("gemm.s"))
+    with pytest.raises(npusim.Error, match=r"shape \(3, 3\) does not match tensor 'A'"):
+        r.write("A", np.zeros((3, 3), np.int8))
+    with pytest.raises(npusim.Error, match=r"no tensor 'Q'"):
+        r.read("Q")
+    # a fault names core, pc and cycle, as the CLI does
+    f = npusim.Run(npusim.Config(DEFAULT))
+    f.load(source="\tli t0, 0x7fffffff\n\tli t1, 64\n\tvset len, t1\n\tvset rows, t1\n"
+                  "\tvadd t0, t0, t0\n\tfence all\n\thalt\n", name="f.s")
+    with pytest.raises(npusim.Error, match=r"core 0 pc 0x[0-9a-f]+ cycle [0-9]+: error"):
+        f.run()
+
+
+def test_same_cycles_as_the_cli(tmp_path):
+    """The library and `npusim run` agree to the last counter."""
+    cfg = npusim.config_path("tpu-v1.cfg")
+    d = ["M=128", "K=64", "N=96"]
+    a = np.ones((128, 64), np.int8)
+    b = np.ones((64, 96), np.int8)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "b.npy", b)
+    cmd = [BIN, "run", "-q", "-c", cfg, npusim.kernel("gemm.s"), "--counters",
+           str(tmp_path / "c.csv"), "--input", "A=%s" % (tmp_path / "a.npy"),
+           "--input", "B=%s" % (tmp_path / "b.npy")]
+    for x in d:
+        cmd += ["-D", x]
+    subprocess.run(cmd, check=True)
+    cli = {}
+    for line in open(tmp_path / "c.csv"):
+        if line.startswith("#") or line.startswith("name,"):
+            continue
+        f = line.rstrip("\n").split(",")
+        if f[3] == "":
+            cli[f[0]] = float(f[1])
+    r = npusim.Run(npusim.Config(cfg))
+    r.load(path=npusim.kernel("gemm.s"), defines=d)
+    r.write("A", a)
+    r.write("B", b)
+    r.run()
+    lib = r.counters()
+    for k, v in lib.items():
+        if not k.startswith("energy"):
+            assert k in cli and cli[k] == pytest.approx(v, rel=1e-9), k
+    assert lib["cycles"] == cli["cycles"]
+
+
+def test_timing_only_same_cycles():
+    full = npusim.Run(npusim.Config(DEFAULT))
+    fast = npusim.Run(npusim.Config(DEFAULT), timing_only=True)
+    for r in (full, fast):
+        r.load(path=npusim.kernel("softmax.s"), defines={"R": 32, "L": 100})
+    full.write("X", np.zeros((32, 100), np.float32))
+    assert full.run().cycles == fast.run().cycles
+    assert full.counters() == fast.counters()
+
+
+def test_two_chips_interleaved():
+    """Two configs in one process, runs interleaved step by step: the same
+    results as each alone (no shared state)."""
+    def prep(cfg):
+        r = npusim.Run(cfg)
+        r.load(path=npusim.kernel("gemm.s"), defines={"M": 32, "K": 32, "N": 32})
+        r.write("A", np.full((32, 32), 3, np.int8))
+        r.write("B", np.full((32, 32), -2, np.int8))
+        return r
+    c1 = npusim.Config(DEFAULT)
+    c2 = npusim.Config(npusim.config_path("gemmini.cfg"))
+    alone = []
+    for c in (c1, c2):
+        r = prep(c)
+        alone.append((r.run().cycles, r.counters()))
+    r1, r2 = prep(c1), prep(c2)
+    s1, s2 = r1.run(), r2.run()
+    assert (s1.cycles, r1.counters()) == alone[0]
+    assert (s2.cycles, r2.counters()) == alone[1]
+    assert np.array_equal(r1.read("C"), r2.read("C"))
+
+
+def test_config_text_dict_and_peaks():
+    c = npusim.Config(text="core = { matrix = { rows = 16; cols = 8; }; };",
+                      overrides={"chip.clock_ghz": 2.0})
+    p = c.peaks()
+    assert p["macs_per_s_core"] == 16 * 8 * 2e9
+    assert p["cores"] == 1 and p["clock_ghz"] == 2.0
+    assert "rows = 16;" in c.dump()
+
+
+def test_regions():
+    r = npusim.Run(npusim.Config(DEFAULT))
+    r.load(path=npusim.kernel("softmax.s"), defines={"R": 16, "L": 64})
+    r.write("X", "zeros")
+    r.run()
+    (name, core, entries, cycles), = r.regions()
+    assert (name, core, entries) == ("softmax", 0, 1) and cycles > 0
+
+
+def test_many_runs_do_not_grow():
+    """Hundreds of runs in one process: the resident set stays flat."""
+    cfg = npusim.Config(DEFAULT)
+    a = np.ones((32, 32), np.int8)
+
+    def one():
+        r = npusim.Run(cfg)
+        r.load(path=npusim.kernel("gemm.s"), defines={"M": 32, "K": 32, "N": 32})
+        r.write("A", a)
+        r.write("B", a)
+        r.run()
+        r.counters()
+        r.read("C")
+        r.close()
+    for _ in range(50):
+        one()
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    for _ in range(300):
+        one()
+    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    assert after - before < 4096, "peak RSS grew by %d KiB" % (after - before)
