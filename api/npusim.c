@@ -567,6 +567,11 @@ int npusim_read_i8(npusim_run *r, const char *name, int core, int8_t *out, size_
 
 int npusim_go(npusim_run *r, struct npusim_result *res)
 {
+	return npusim_go_until(r, UINT64_MAX, res);
+}
+
+int npusim_go_until(npusim_run *r, uint64_t cycle, struct npusim_result *res)
+{
 	struct chip_result cr;
 	int rc, rc2;
 
@@ -575,11 +580,12 @@ int npusim_go(npusim_run *r, struct npusim_result *res)
 	call_begin(r);
 	drop_results(r);
 	memset(&cr, 0, sizeof(cr));
-	rc = run_go(r->r, CYCLE_MAX, &cr);
+	rc = run_go(r->r, cycle >= CYCLE_MAX ? CYCLE_MAX : (cycle_t)cycle, &cr);
 	if (res) {
 		res->cycles = cr.cycles;
 		res->events = cr.n_events;
 		res->hazards = cr.n_hazards;
+		res->paused = cr.paused;
 	}
 	/* counters and regions stay readable after a fault (the CLI writes
 	 * them too) */

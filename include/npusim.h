@@ -150,9 +150,14 @@ struct npusim_result {
 	uint64_t cycles;          /* cycle at which the last core finished */
 	uint64_t events;          /* engine events dispatched */
 	int hazards;              /* hazards found (check_hazards) */
+	int paused;               /* npusim_go_until stopped at its cycle */
 };
 /* Run the loaded programs to the end. */
 int npusim_go(npusim_run *r, struct npusim_result *res);
+/* Run until cycle CYCLE has been simulated (or the end, if earlier);
+ * res->paused says it stopped early, and the next _go or _go_until goes
+ * on from there exactly as an uninterrupted run would. */
+int npusim_go_until(npusim_run *r, uint64_t cycle, struct npusim_result *res);
 
 /*
  * Counters after a run, as the CLI's --counters file has them (docs/

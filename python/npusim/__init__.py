@@ -31,7 +31,7 @@ typedef struct npusim_run npusim_run;
 struct npusim_run_opts { int timing_only; int check_hazards; uint64_t max_cycles; };
 struct npusim_tensor { int dtype; int ndim; uint64_t shape[8]; uint64_t bytes; int space;
                        uint64_t addr; };
-struct npusim_result { uint64_t cycles; uint64_t events; int hazards; };
+struct npusim_result { uint64_t cycles; uint64_t events; int hazards; int paused; };
 const char *npusim_version(void);
 void npusim_free(void *p);
 int npusim_config_load(const char *path, const char *const *overrides, size_t n,
@@ -60,6 +60,7 @@ int npusim_zero(npusim_run *r, const char *name, int core);
 int npusim_read_f32(npusim_run *r, const char *name, int core, float *out, size_t n);
 int npusim_read_i8(npusim_run *r, const char *name, int core, int8_t *out, size_t n);
 int npusim_go(npusim_run *r, struct npusim_result *res);
+int npusim_go_until(npusim_run *r, uint64_t cycle, struct npusim_result *res);
 int npusim_counter(npusim_run *r, const char *name, double *value);
 int npusim_counter_count(npusim_run *r);
 int npusim_counter_get(npusim_run *r, int i, const char **name, double *value,
@@ -198,12 +199,13 @@ class Config:
 
 
 class Result:
-    """What a run returned: cycles, events, hazards."""
+    """What a run returned: cycles, events, hazards, paused (run(until=))."""
 
     def __init__(self, res):
         self.cycles = int(res.cycles)
         self.events = int(res.events)
         self.hazards = int(res.hazards)
+        self.paused = bool(res.paused)
 
     def __repr__(self):
         return "Result(cycles=%d, events=%d, hazards=%d)" % (self.cycles, self.events,
@@ -299,10 +301,15 @@ class Run:
                                         _ffi.cast("int8_t *", _ffi.from_buffer(a)), n))
         return a
 
-    def run(self):
-        """Run the loaded programs to the end; a Result (cycles, ...)."""
+    def run(self, until=None):
+        """Run the loaded programs to the end, or until cycle UNTIL (then
+        Result.paused says whether it stopped early; run() again goes on
+        exactly as an uninterrupted run).  A Result (cycles, ...)."""
         res = _ffi.new("struct npusim_result *")
-        self._check(_lib.npusim_go(self._r, res))
+        if until is None:
+            self._check(_lib.npusim_go(self._r, res))
+        else:
+            self._check(_lib.npusim_go_until(self._r, int(until), res))
         return Result(res)
 
     def counters(self):
