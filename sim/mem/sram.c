@@ -121,7 +121,30 @@ struct sram {
 	int arb_ran;            /* last_arb is valid */
 	cycle_t arb_sched_last; /* last cycle an ARB event was scheduled for */
 	int arb_sched_any;      /* arb_sched_last is valid */
+	/* Requestors with a head (hs != HS_NONE), a bit each: arbitration
+	 * visits only these, in id order (most of a scratchpad's dozen
+	 * requestors are idle at any time). */
+	uint64_t *live;
+	int n_live_words;
 };
+
+/* Every live requestor id i in increasing order (W, M: scratch). */
+#define FOR_LIVE(s, i, w, m)                                              \
+	for ((w) = 0; (w) < (s)->n_live_words; (w)++)                     \
+		for ((m) = (s)->live[(w)];                                \
+		     (m) && ((i) = (int)((w) * 64 +                       \
+					 (uint32_t)__builtin_ctzll(m)), 1);  \
+		     (m) &= (m) - 1)
+
+static void live_set(struct sram *s, int id)
+{
+	s->live[id >> 6] |= 1ULL << (id & 63);
+}
+
+static void live_clr(struct sram *s, int id)
+{
+	s->live[id >> 6] &= ~(1ULL << (id & 63));
+}
 
 /* ---- small helpers ------------------------------------------------------ */
 
@@ -264,6 +287,7 @@ static int head_finalise(struct sram *s, int id, cycle_t last)
 	r->succ_arb = CYCLE_MAX;
 	if (r->head == r->tail) {
 		r->hs = HS_NONE;
+		live_clr(s, id);
 		return 0;
 	}
 	r->hs = HS_PENDING;
@@ -396,13 +420,15 @@ static int active(const struct sram_req *r)
  */
 static int arbitrate(struct sram *s, cycle_t t)
 {
-	int i, rc, contended_left = 0;
+	int i = 0, rc, contended_left = 0, w;
+	uint64_t m;
 	uint32_t j;
 
 	if (s->arb_ran && s->last_arb == t)
 		return 0; /* duplicate event for a cycle already resolved */
 
-	for (i = 0; i < s->n_reqs; i++) {
+	/* (Idle requestors have nothing to catch up, activate or count.) */
+	FOR_LIVE(s, i, w, m) {
 		struct sram_req *r = &s->reqs[i];
 
 		/* A successor made eligible here may start at t itself, so
@@ -439,7 +465,7 @@ static int arbitrate(struct sram *s, cycle_t t)
 	s->last_arb = t;
 
 	/* Split active heads into free ones and contended ones. */
-	for (i = 0; i < s->n_reqs; i++) {
+	FOR_LIVE(s, i, w, m) {
 		struct sram_req *r = &s->reqs[i];
 		int shared = 0;
 
@@ -480,7 +506,7 @@ static int arbitrate(struct sram *s, cycle_t t)
 		} else {
 			memset(lost, 0, sizeof(lost));
 		}
-		for (i = 0; i < s->n_reqs; i++) {
+		FOR_LIVE(s, i, w, m) {
 			struct sram_req *r = &s->reqs[i];
 
 			if (r->hs != HS_ARB)
@@ -498,13 +524,18 @@ static int arbitrate(struct sram *s, cycle_t t)
 				/* rr: start after the last winner at this bank;
 				 * fixed: start at id 0, the highest priority. */
 				first = s->g.arb == SRAM_ARB_RR ? s->rr[b] : 0;
-				for (k = 0; k < s->n_reqs; k++) {
-					int q = (first + k) % s->n_reqs;
+				/* the live requestors from 'first' on, then
+				 * those below it: (first + k) % n order */
+				for (k = 0; k < 2; k++) {
+				int q = 0, w2;
+				uint64_t m2;
+
+				FOR_LIVE(s, q, w2, m2) {
 					struct sram_req *rq = &s->reqs[q];
 					int off;
 					uint32_t want, g;
 
-					if (rq->hs != HS_ARB)
+					if ((q >= first) != (k == 0) || rq->hs != HS_ARB)
 						continue;
 					off = head_off(s, rq, b);
 					if (off < 0 || !rq->left[off])
@@ -528,6 +559,7 @@ static int arbitrate(struct sram *s, cycle_t t)
 						last_won = q;
 					}
 				}
+				}
 				/* The pointer moves past the last requestor
 				 * granted here this cycle (rule 2). */
 				if (s->g.arb == SRAM_ARB_RR && last_won >= 0)
@@ -535,7 +567,7 @@ static int arbitrate(struct sram *s, cycle_t t)
 				s->bank_n[b] = -1; /* resolved for cycle t */
 			}
 		}
-		for (i = 0; i < s->n_reqs; i++)
+		FOR_LIVE(s, i, w, m)
 			if (lostp[i])
 				s->reqs[i].st[SRAM_ST_CONFLICTS]++;
 		if (lostp != lost)
@@ -543,7 +575,7 @@ static int arbitrate(struct sram *s, cycle_t t)
 	}
 
 	/* Contended heads that got their last word finish; others go on. */
-	for (i = 0; i < s->n_reqs; i++) {
+	FOR_LIVE(s, i, w, m) {
 		struct sram_req *r = &s->reqs[i];
 		int done = 1;
 
@@ -673,6 +705,7 @@ static void sram_destroy(struct unit *u)
 		free(s->reqs[i].left);
 	}
 	free(s->reqs);
+	free(s->live);
 	free(s->bank_st);
 	free(s->rr);
 	free(s->bank_stamp);
@@ -736,6 +769,15 @@ int sram_add_requestor(sram *s, const char *name)
 			return NPU_ENOMEM;
 		s->reqs = v;
 		s->cap_reqs = cap;
+	}
+	if (s->n_reqs / 64 + 1 > s->n_live_words) {
+		uint64_t *v = realloc(s->live, (size_t)(s->n_live_words + 1) * sizeof(*v));
+
+		if (!v)
+			return NPU_ENOMEM;
+		v[s->n_live_words] = 0;
+		s->live = v;
+		s->n_live_words++;
 	}
 	r = &s->reqs[s->n_reqs];
 	memset(r, 0, sizeof(*r));
@@ -885,6 +927,7 @@ int sram_access(sram *s, int req, uint64_t addr, uint32_t bytes, int write,
 	if (r->tail - 1 == r->head) {
 		/* It is the head: it competes from its start. */
 		r->hs = HS_PENDING;
+		live_set(s, req);
 		r->elig = head_elig(s, r, when);
 		return ensure_arb(s, r->elig);
 	}
