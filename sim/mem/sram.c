@@ -126,6 +126,9 @@ struct sram {
 	 * requestors are idle at any time). */
 	uint64_t *live;
 	int n_live_words;
+	/* log2 of bank_width and banks when they are powers of two (else
+	 * -1): the shape of every access without a division */
+	int bw_shift, bk_shift;
 };
 
 /* Every live requestor id i in increasing order (W, M: scratch). */
@@ -148,6 +151,21 @@ static void live_clr(struct sram *s, int id)
 
 /* ---- small helpers ------------------------------------------------------ */
 
+/* (a + b) mod n for a, b < n, without a division (the arbitration's bank
+ * and requestor rings: a divide per visit was a tenth of the pass). */
+static uint32_t add_mod(uint32_t a, uint32_t b, uint32_t n)
+{
+	uint32_t x = a + b;
+
+	return x >= n ? x - n : x;
+}
+
+/* log2(x) when x is a power of two, else -1. */
+static int log2_exact(uint64_t x)
+{
+	return x && !(x & (x - 1)) ? __builtin_ctzll(x) : -1;
+}
+
 /* Ceiling division (cycles from words and ports, words from bytes). */
 static uint64_t div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
@@ -157,11 +175,18 @@ static uint64_t div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 static void acc_shape(const struct sram *s, uint64_t addr, uint32_t bytes,
 		      uint64_t *n_words, uint32_t *b0, uint32_t *nb)
 {
-	uint64_t w0 = addr / (uint64_t)s->g.bank_width;
-	uint64_t w1 = (addr + bytes - 1) / (uint64_t)s->g.bank_width;
+	uint64_t w0, w1;
 
+	if (s->bw_shift >= 0) {
+		w0 = addr >> s->bw_shift;
+		w1 = (addr + bytes - 1) >> s->bw_shift;
+	} else {
+		w0 = addr / (uint64_t)s->g.bank_width;
+		w1 = (addr + bytes - 1) / (uint64_t)s->g.bank_width;
+	}
 	*n_words = w1 - w0 + 1;
-	*b0 = (uint32_t)(w0 % (uint64_t)s->g.banks);
+	*b0 = (uint32_t)(s->bk_shift >= 0 ? w0 & ((uint64_t)s->g.banks - 1)
+					  : w0 % (uint64_t)s->g.banks);
 	*nb = *n_words < (uint64_t)s->g.banks ? (uint32_t)*n_words
 					      : (uint32_t)s->g.banks;
 }
@@ -171,8 +196,15 @@ static void acc_shape(const struct sram *s, uint64_t addr, uint32_t bytes,
  * floor(n / banks) and the first n % banks of them one more. */
 static uint64_t words_in(const struct sram *s, uint64_t n_words, uint32_t j)
 {
-	uint64_t full = n_words / (uint64_t)s->g.banks;
-	uint64_t rem = n_words % (uint64_t)s->g.banks;
+	uint64_t full, rem;
+
+	if (s->bk_shift >= 0) {
+		full = n_words >> s->bk_shift;
+		rem = n_words & ((uint64_t)s->g.banks - 1);
+	} else {
+		full = n_words / (uint64_t)s->g.banks;
+		rem = n_words % (uint64_t)s->g.banks;
+	}
 
 	return full + (j < rem ? 1 : 0);
 }
@@ -249,7 +281,8 @@ static int head_finalise(struct sram *s, int id, cycle_t last)
 	 * was granted exactly once, whichever way it got there */
 	acc_shape(s, a->addr, a->bytes, &n_words, &b0, &nb);
 	for (j = 0; j < nb; j++) {
-		uint64_t *bs = &s->bank_st[((b0 + j) % (uint64_t)s->g.banks) *
+		uint64_t *bs = &s->bank_st[(uint64_t)add_mod(b0, (uint32_t)j,
+							     (uint32_t)s->g.banks) *
 					   SRAM_N_ST];
 
 		bs[a->write ? SRAM_ST_WRITES : SRAM_ST_READS] +=
@@ -323,8 +356,8 @@ static void head_materialise(struct sram *s, int id, cycle_t t)
 		/* Its banks were its alone: a round-robin pointer moves past
 		 * it after any grant, exactly as if arbitrated every cycle. */
 		if (granted && r->left[j])
-			s->rr[(r->b0 + j) % (uint32_t)s->g.banks] =
-				(id + 1) % s->n_reqs;
+			s->rr[add_mod(r->b0, j, (uint32_t)s->g.banks)] =
+				(int)add_mod((uint32_t)id, 1, (uint32_t)s->n_reqs);
 		r->left[j] = granted >= r->left[j] ? 0
 			   : r->left[j] - (uint32_t)granted;
 	}
@@ -396,7 +429,7 @@ static int head_catch_up(struct sram *s, int id, cycle_t t)
  */
 static int head_off(const struct sram *s, const struct sram_req *r, uint32_t b)
 {
-	uint32_t j = (b + (uint32_t)s->g.banks - r->b0) % (uint32_t)s->g.banks;
+	uint32_t j = add_mod(b, (uint32_t)s->g.banks - r->b0, (uint32_t)s->g.banks);
 
 	return j < r->nb ? (int)j : -1;
 }
@@ -447,7 +480,7 @@ static int arbitrate(struct sram *s, cycle_t t)
 		if (!active(r))
 			continue;
 		for (j = 0; j < r->nb; j++) {
-			uint32_t b = (r->b0 + j) % (uint32_t)s->g.banks;
+			uint32_t b = add_mod(r->b0, j, (uint32_t)s->g.banks);
 
 			if (!r->left[j])
 				continue;
@@ -472,7 +505,7 @@ static int arbitrate(struct sram *s, cycle_t t)
 		if (!active(r))
 			continue;
 		for (j = 0; j < r->nb && !shared; j++) {
-			uint32_t b = (r->b0 + j) % (uint32_t)s->g.banks;
+			uint32_t b = add_mod(r->b0, j, (uint32_t)s->g.banks);
 
 			shared = r->left[j] && s->bank_n[b] > 1;
 		}
@@ -512,7 +545,7 @@ static int arbitrate(struct sram *s, cycle_t t)
 			if (r->hs != HS_ARB)
 				continue;
 			for (j = 0; j < r->nb; j++) {
-				uint32_t b = (r->b0 + j) % (uint32_t)s->g.banks;
+				uint32_t b = add_mod(r->b0, j, (uint32_t)s->g.banks);
 				uint32_t ports = (uint32_t)s->g.ports;
 				int k, first, last_won = -1;
 
@@ -563,7 +596,8 @@ static int arbitrate(struct sram *s, cycle_t t)
 				/* The pointer moves past the last requestor
 				 * granted here this cycle (rule 2). */
 				if (s->g.arb == SRAM_ARB_RR && last_won >= 0)
-					s->rr[b] = (last_won + 1) % s->n_reqs;
+					s->rr[b] = (int)add_mod((uint32_t)last_won, 1,
+								(uint32_t)s->n_reqs);
 				s->bank_n[b] = -1; /* resolved for cycle t */
 			}
 		}
@@ -739,6 +773,8 @@ sram *sram_new(eng *e, int core, const char *name, const struct sram_geom *g)
 	unit_init(&s->u, &sram_ops, e, core, "%s", name);
 	s->u.index = g->index; /* trace track key */
 	s->g = *g;
+	s->bw_shift = log2_exact((uint64_t)g->bank_width);
+	s->bk_shift = log2_exact((uint64_t)g->banks);
 	s->data = calloc(1, (size_t)g->bytes);
 	s->bank_st = calloc((size_t)g->banks * SRAM_N_ST, sizeof(uint64_t));
 	s->rr = calloc((size_t)g->banks, sizeof(int));
