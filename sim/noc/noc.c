@@ -44,6 +44,13 @@
 
 #include "../engine/unit.h"
 
+/* (a) mod n for 0 <= a < 2n, without a division: the round-robin pointers
+ * and the flit rings of a router visit (each was an idiv per VC). */
+static inline int wrap(int a, int n)
+{
+	return a >= n ? a - n : a;
+}
+
 const char *const noc_class_names[NOC_N_CLS] = {
 #define NOC_CLS_NAME(n, json, doc) json,
 	NOC_CLASSES(NOC_CLS_NAME)
@@ -427,7 +434,7 @@ static int ni_inject(struct noc *n, int i, cycle_t c)
 		if (!q->qn)
 			return 0;
 		for (k = 0; k < n->p.vcs; k++) {
-			v = (q->rr + k) % n->p.vcs;
+			v = wrap(q->rr + k, n->p.vcs);
 			if (!q->owned[v] && q->credits[v] > 0)
 				break;
 		}
@@ -449,7 +456,7 @@ static int ni_inject(struct noc *n, int i, cycle_t c)
 		q->cur_idx = 0;
 		q->cur_vc = v;
 		q->owned[v] = 1;
-		q->rr = (v + 1) % n->p.vcs;
+		q->rr = wrap(v + 1, n->p.vcs);
 	}
 	v = q->cur_vc;
 	if (q->credits[v] <= 0)
@@ -601,7 +608,7 @@ static void deliver_arrivals(struct noc *n, cycle_t c)
 				n->oom = -1; /* credit protocol broken: a bug */
 				continue;
 			}
-			iv->buf[(iv->head + iv->n) % n->p.buf_depth] = it->f;
+			iv->buf[wrap(iv->head + iv->n, n->p.buf_depth)] = it->f;
 			iv->n++;
 			r->n_buf++;
 			bit_set(n->act, it->node);
@@ -809,7 +816,7 @@ static void flit_out(struct noc *n, int node, struct router *r, int in,
 {
 	int V = n->p.vcs;
 	struct ivc *iv = &r->in[in];
-	struct flit f = iv->buf[(iv->head + pos) % n->p.buf_depth];
+	struct flit f = iv->buf[wrap(iv->head + pos, n->p.buf_depth)];
 	struct pkt *pk = &n->pk[f.pkt];
 	int tail = f.idx + 1 == pk->flits;
 	struct cal_item it;
@@ -864,7 +871,7 @@ static void flit_pop(struct noc *n, int node, struct router *r, int in,
 	int tail = f.idx + 1 == n->pk[f.pkt].flits;
 	struct cal_item it;
 
-	iv->head = (uint16_t)((iv->head + 1) % n->p.buf_depth);
+	iv->head = (uint16_t)wrap(iv->head + 1, n->p.buf_depth);
 	iv->n--;
 	r->n_buf--;
 	memset(&it, 0, sizeof(it));
@@ -906,7 +913,7 @@ static void mc_out(struct noc *n, int node, struct router *r, int k, int o,
 {
 	struct ivc *iv = &r->in[k];
 	int pos = iv->bpos[o], b, all = 1;
-	const struct flit *f = &iv->buf[(iv->head + pos) % n->p.buf_depth];
+	const struct flit *f = &iv->buf[wrap(iv->head + pos, n->p.buf_depth)];
 
 	if (f->idx + 1 == n->pk[f->pkt].flits)
 		iv->bdone |= (uint8_t)(1u << o);
@@ -968,7 +975,7 @@ static int router_sa(struct noc *n, int node, struct router *r, cycle_t c,
 		if (r->nbr[p] < 0 && p != NOC_LOCAL)
 			continue;
 		for (v = 0; v < V; v++) {
-			int vv = n->p.age ? v : (r->rr_in[p] + v) % V;
+			int vv = n->p.age ? v : wrap(r->rr_in[p] + v, V);
 			int k = p * V + vv;
 			struct ivc *iv = &r->in[k];
 
@@ -1015,7 +1022,7 @@ static int router_sa(struct noc *n, int node, struct router *r, cycle_t c,
 			continue;
 		k = pick[ip];
 		iv = &r->in[k];
-		r->rr_in[ip] = (uint16_t)((k % V + 1) % V);
+		r->rr_in[ip] = (uint16_t)wrap(k - ip * V + 1, V); /* k = ip*V + vc */
 		r->rr_out[o] = (uint16_t)((ip + 1) % NOC_N_PORTS);
 		moved++;
 		if (!iv->branches) {
