@@ -457,6 +457,8 @@ int npusim_write(npusim_run *r, const char *name, int core, const void *data, si
 	if (!r)
 		return NPUSIM_EINVAL;
 	call_begin(r);
+	if (!data && bytes)
+		return call_end(r, misuse(r, "npusim_write: no data"));
 	if (!tensor(r, name, core))
 		return call_end(r, NPU_ETENSOR);
 	return call_end(r, run_write(r->r, name, core, data, bytes));
@@ -467,6 +469,8 @@ int npusim_read(npusim_run *r, const char *name, int core, void *data, size_t by
 	if (!r)
 		return NPUSIM_EINVAL;
 	call_begin(r);
+	if (!data && bytes)
+		return call_end(r, misuse(r, "npusim_read: no buffer"));
 	if (!tensor(r, name, core))
 		return call_end(r, NPU_ETENSOR);
 	return call_end(r, run_read(r->r, name, core, data, bytes));
@@ -479,6 +483,8 @@ int npusim_write_npy(npusim_run *r, const char *name, int core, const void *npy,
 	if (!r)
 		return NPUSIM_EINVAL;
 	call_begin(r);
+	if (!npy)
+		return call_end(r, misuse(r, "npusim_write_npy: no data"));
 	if (!tensor(r, name, core))
 		return call_end(r, NPU_ETENSOR);
 	snprintf(label, sizeof(label), "%s (array)", name);

@@ -104,6 +104,11 @@ def test_errors_are_exceptions_with_the_message():
         r.write("A", np.zeros((3, 3), np.int8))
     with pytest.raises(npusim.Error, match=r"no tensor 'Q'"):
         r.read("Q")
+    # data the tensor's type cannot hold, and a type .npy files do not map
+    with pytest.raises(npusim.Error, match=r"A \(array\): error: element \[0, 0\] = 300 does not fit int8"):
+        r.write("A", np.full((64, 64), 300, np.int32))
+    with pytest.raises(npusim.Error, match=r"A \(array\): error: complex dtype '<c8' is not supported"):
+        r.write("A", np.zeros((64, 64), np.complex64))
     # a fault names core, pc and cycle, as the CLI does
     f = npusim.Run(npusim.Config(DEFAULT))
     f.load(source="\tli t0, 0x7fffffff\n\tli t1, 64\n\tvset len, t1\n\tvset rows, t1\n"
