@@ -359,42 +359,44 @@ void npusim_run_free(npusim_run *r)
 	free(r);
 }
 
-int npusim_load_source(npusim_run *r, const char *name, const char *text,
-		       const char *const *defines, size_t n_defines,
-		       const char *const *includes, size_t n_includes)
+/* Load TEXT (or, when NULL, the file at PATH) into every core. */
+static int load(npusim_run *r, const char *path, const char *name, const char *text,
+		const char *const *defines, size_t n_defines, const char *const *includes,
+		size_t n_includes)
 {
 	struct asm_opts ao;
 
 	if (!r)
 		return NPUSIM_EINVAL;
 	call_begin(r);
-	if (!text)
-		return call_end(r, misuse(r, "npusim_load_source: no text"));
+	if (!text && !path)
+		return call_end(r, misuse(r, "npusim_load: no program text or path"));
 	memset(&ao, 0, sizeof(ao));
 	ao.defines = defines;
 	ao.n_defines = n_defines;
 	ao.include_dirs = includes;
 	ao.n_include_dirs = n_includes;
-	return call_end(r, run_load_source(r->r, name ? name : "<source>", text, strlen(text),
-					   &ao, RUN_ALL_CORES));
+	if (text)
+		return call_end(r, run_load_source(r->r, name ? name : "<source>", text,
+						   strlen(text), &ao, RUN_ALL_CORES));
+	return call_end(r, run_load_file(r->r, path, &ao, RUN_ALL_CORES));
+}
+
+int npusim_load_source(npusim_run *r, const char *name, const char *text,
+		       const char *const *defines, size_t n_defines,
+		       const char *const *includes, size_t n_includes)
+{
+	if (!text)
+		return r ? load(r, NULL, name, NULL, NULL, 0, NULL, 0) : NPUSIM_EINVAL;
+	return load(r, NULL, name, text, defines, n_defines, includes, n_includes);
 }
 
 int npusim_load_file(npusim_run *r, const char *path, const char *const *defines,
 		     size_t n_defines, const char *const *includes, size_t n_includes)
 {
-	struct asm_opts ao;
-
-	if (!r)
-		return NPUSIM_EINVAL;
-	call_begin(r);
 	if (!path)
-		return call_end(r, misuse(r, "npusim_load_file: no path"));
-	memset(&ao, 0, sizeof(ao));
-	ao.defines = defines;
-	ao.n_defines = n_defines;
-	ao.include_dirs = includes;
-	ao.n_include_dirs = n_includes;
-	return call_end(r, run_load_file(r->r, path, &ao, RUN_ALL_CORES));
+		return r ? load(r, NULL, NULL, NULL, NULL, 0, NULL, 0) : NPUSIM_EINVAL;
+	return load(r, path, NULL, NULL, defines, n_defines, includes, n_includes);
 }
 
 /* The tensor NAME on CORE, or an error in r's messages. */
