@@ -2,14 +2,14 @@
 # flash-attention manner (online softmax: no score matrix in DRAM), with
 # an optional causal mask, on one core or split over every core.
 #
-# Work items are (head h, query block i) of BR query rows; core c of n
-# takes the items c, c + n, ... (SPMD, csrr coreid/ncores).  An item
-# walks its key blocks j of BC keys (causal: only those with a visible
-# key) in steps, each of which the units run as a pipeline:
+# Work items are (head h, query block i) of BR query rows, split over
+# the cores (SPMD, csrr coreid/ncores).  An item walks its key blocks j
+# of BC keys (causal: only those with a visible key) in steps, each of
+# which the units run as a pipeline:
 #
-#   dma0  K^T tile (D x bc) of step s+2 into slot (s+2) % 4; the next
-#         item's Q tile (BR x D) at the item's first step
-#   dma1  V tile (bc x D) of step s+2 into slot (s+2) % 4; O tiles out
+#   dma0  K^T tile (D x bc) of step s+2; the next item's Q tile (BR x D)
+#         at the item's first step
+#   dma1  V tile (bc x D) of step s+2; O tiles out
 #   mtx   S = Q K^T for step s+1 into accumulator buffer (s+1) % 2
 #         (weight stationary: the K^T tile is the stationary operand),
 #         then O (+)= P V for step s (the V tile stationary, P streamed)
@@ -22,6 +22,19 @@
 #           P = ITYPE(S) into the scratchpad              vcvt
 #           O = O * A   (O stays in the accumulator)      vmul
 #         and at the item's end O = ITYPE(O / L), stored by dma1.
+# K and V: resident (RES = 1, the default when a head's key blocks all
+# fit next to the other tiles) - slot j holds key block j, loaded by the
+# core's first item of the head (and the blocks later items add when
+# causal), the items in contiguous ranges per core so that a core keeps
+# its heads; or streamed (RES = 0) - through 4 slots, (s+2) % 4, reloaded
+# per query block, the items round the cores (c, c + n, ...: balanced
+# under a causal mask).
+# Issue order per step: the K/V loads, the softmax up to the row sums, S
+# of step s+1, then P, the O rescale and O (+)= P V - so the in-order
+# control unit never waits on a full matrix queue while the vector unit
+# starves; a P V fold is followed by the next S's first preload, and S's
+# signals by the next P V preload (a sig waits for everything before it
+# on its unit, which would serialise the preloads).
 # SCALE is folded into Q when exact (D a power of 4: SCALE = 2^-k, so
 # the vector unit scales the Q tile once, exactly); otherwise S is scaled
 # in fp32 (one more vmuls per score).  Semaphores count (each producer
@@ -32,13 +45,15 @@
 # h*N), KT (H*D) x NK (head h's K transposed: KT[h*D + d][k] = K_h[k][d]),
 # V (H*NK) x D, O (H*N) x D.  CAUSAL = 1: query q sees the keys k <= q +
 # NK - N (needs NK >= N).
-# Scratchpad: Q 2 x BR*D, K^T 4 x D*BC, V 4 x BC*D, P 2 x BR*BC and an O
-# tile BR*D, of ITYPE.  Accumulator (fp32): O BR x D, S 2 x BR x BC, the
+# Scratchpad: Q 2 x BR*D, K^T NSLOT x D*BC, V NSLOT x BC*D (NSLOT: the key
+# blocks when resident, else 4), P 2 x BR*BC and an O tile BR*D, of ITYPE.  Accumulator (fp32): O BR x D, S 2 x BR x BC, the
 # row statistics 4 x BR and (causal) the mask tile MR x (2*BC + MR).  BR
 # defaults to the most rows both hold (a multiple of 16, at most N rounded
 # up to 16 and 2048); BC to the array's columns (at least 64).
 # Parameters: H, N, NK (default N), D, CAUSAL (0), ITYPE (bf16 | fp16),
-# SCALE (fp32 bits; default 1/sqrt(D) for a power-of-two D), BR, BC.
+# SCALE (fp32 bits; default 1/sqrt(D) for a power-of-two D), BR, BC, RES.
+# Performance and what bounds it: docs/kernels.md (the vector unit's six
+# passes per score, the accumulator's banks).
 # Accuracy: docs/numerics.md (attention).
 
 .ifndef H
