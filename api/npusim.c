@@ -203,7 +203,8 @@ int npusim_config_load(const char *path, const char *const *overrides, size_t n_
 int npusim_config_parse(const char *text, const char *name, const char *const *overrides,
 			size_t n_overrides, npusim_config **out, char **err)
 {
-	char dir[] = "/tmp/npusim-cfg-XXXXXX", path[64];
+	const char *tmp = getenv("TMPDIR");
+	char dir[4096], path[4200];
 	FILE *fp;
 	int rc;
 
@@ -214,7 +215,9 @@ int npusim_config_parse(const char *text, const char *name, const char *const *o
 	*out = NULL;
 	/* libconfig and the loader's checks read a file (includes, the
 	 * literal audit): the text goes through a private temporary one */
-	if (!mkdtemp(dir))
+	/* $TMPDIR (else /tmp), as every mkdtemp user should */
+	if ((size_t)snprintf(dir, sizeof(dir), "%s/npusim-cfg-XXXXXX",
+			     tmp && *tmp ? tmp : "/tmp") >= sizeof(dir) || !mkdtemp(dir))
 		return NPUSIM_EIO;
 	snprintf(path, sizeof(path), "%s/config.cfg", dir);
 	rc = NPUSIM_EIO;
@@ -527,50 +530,50 @@ static int read_raw(npusim_run *r, const char *name, int core, size_t n, uint8_t
 	return run_read(r->r, name, core, *raw, bytes);
 }
 
-int npusim_read_f32(npusim_run *r, const char *name, int core, float *out, size_t n)
+/*
+ * The tensor widened into out: as float (AS_F32: floats exactly, small
+ * integers too) or as int8_t (int4/int8).  Anything else is refused: it
+ * reads raw (npusim_read).
+ */
+static int read_wide(npusim_run *r, const char *name, int core, void *out, size_t n,
+		     int as_f32)
 {
 	const struct prog_tensor *t = NULL;
 	uint8_t *raw;
 	size_t i;
-	int rc;
+	int rc, ok;
 
 	if (!r || !out)
 		return NPUSIM_EINVAL;
 	call_begin(r);
 	if ((rc = read_raw(r, name, core, n, &raw, &t)) == 0) {
-		if (!dtype_is_float(t->dtype) && t->dtype != DT_INT4 &&
-		    t->dtype != DT_INT8 && t->dtype != DT_INT16)
+		ok = t->dtype == DT_INT4 || t->dtype == DT_INT8 ||
+		     (as_f32 && (dtype_is_float(t->dtype) || t->dtype == DT_INT16));
+		if (!ok)
 			rc = diag_error(&r->d, diag_nowhere(), NPU_EUSAGE,
-					"tensor '%s' is %s: read it raw, not as float", name,
-					dtype_name(t->dtype));
-		for (i = 0; !rc && i < n; i++)
-			out[i] = num_decode_f32(t->dtype, num_get_bits(t->dtype, raw, i));
+					"tensor '%s' is %s: read it raw, not as %s", name,
+					dtype_name(t->dtype), as_f32 ? "float" : "int8");
+		for (i = 0; !rc && i < n; i++) {
+			uint32_t bits = num_get_bits(t->dtype, raw, i);
+
+			if (as_f32)
+				((float *)out)[i] = num_decode_f32(t->dtype, bits);
+			else
+				((int8_t *)out)[i] = (int8_t)num_sext(bits, dtype_bits(t->dtype));
+		}
 	}
 	free(raw);
 	return call_end(r, rc);
 }
 
+int npusim_read_f32(npusim_run *r, const char *name, int core, float *out, size_t n)
+{
+	return read_wide(r, name, core, out, n, 1);
+}
+
 int npusim_read_i8(npusim_run *r, const char *name, int core, int8_t *out, size_t n)
 {
-	const struct prog_tensor *t = NULL;
-	uint8_t *raw;
-	size_t i;
-	int rc;
-
-	if (!r || !out)
-		return NPUSIM_EINVAL;
-	call_begin(r);
-	if ((rc = read_raw(r, name, core, n, &raw, &t)) == 0) {
-		if (t->dtype != DT_INT4 && t->dtype != DT_INT8)
-			rc = diag_error(&r->d, diag_nowhere(), NPU_EUSAGE,
-					"tensor '%s' is %s, not int4 or int8", name,
-					dtype_name(t->dtype));
-		for (i = 0; !rc && i < n; i++)
-			out[i] = (int8_t)num_sext(num_get_bits(t->dtype, raw, i),
-						  dtype_bits(t->dtype));
-	}
-	free(raw);
-	return call_end(r, rc);
+	return read_wide(r, name, core, out, n, 0);
 }
 
 int npusim_go(npusim_run *r, struct npusim_result *res)
