@@ -60,6 +60,9 @@ RUN_SRCS   := run/run.c run/progress.c
 DSE_SRCS   := dse/expr.c dse/spec.c dse/sweep.c dse/tune.c
 TRC_SRCS   := traces/ctrout.c traces/trace.c traces/ctrread.c traces/roofline.c \
               traces/energy.c traces/plot.c
+# The model compiler: layer graph, importers, passes, mapping, the model
+# runner (docs/models.md).
+COMPILER_SRCS := compiler/graph.c
 # Doc writers that join several tables (the ISA and the assembler's
 # directives); mkdoc and the staleness tests call them.
 DOC_SRCS   := docs/isa_doc.c
@@ -69,7 +72,7 @@ CLI_SRCS   := cli/main.c cli/cmd_config.c cli/cmd_dram.c cli/cmd_noc.c cli/cmd_a
               cli/cmd_objdump.c cli/cmd_run.c cli/cmd_roofline.c cli/cmd_sweep.c cli/cmd_tune.c
 
 LIB_SRCS   := $(UTIL_SRCS) $(ARCH_SRCS) $(ISA_SRCS) $(PROG_SRCS) $(ASM_SRCS) $(SIM_SRCS) \
-              $(RUN_SRCS) $(TRC_SRCS) $(DSE_SRCS) $(DOC_SRCS) $(API_SRCS)
+              $(RUN_SRCS) $(TRC_SRCS) $(DSE_SRCS) $(COMPILER_SRCS) $(DOC_SRCS) $(API_SRCS)
 LIB_OBJS   := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 CLI_OBJS   := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 LIB        := $(BUILD)/libnpusim.a
