@@ -235,7 +235,7 @@ static void em_addr(struct emit *e, const char *sym, uint64_t addr)
 
 static uint64_t A(const struct mctx *m, int t)
 {
-	return m->p->t[m->p->t[t].root].addr;
+	return m->p->t[m->p->t[t].root].addr + m->p->t[t].offset;
 }
 
 static void tiling_add(struct map_layer *L, const char *fmt, ...)
@@ -768,6 +768,84 @@ static int root_of(const struct map_plan *p, int t)
 	return t;
 }
 
+/* dst is src's bytes from offset on. */
+static void make_view(struct map_plan *p, int dst, int src, uint64_t offset)
+{
+	p->t[dst].root = root_of(p, src);
+	p->t[dst].offset = p->t[src].offset + offset;
+	p->t[dst].layout = p->t[src].layout;
+}
+
+/*
+ * A Split, or a Slice with unit steps along one axis, whose input has only
+ * 1s before that axis: every part is one contiguous run of the input's
+ * bytes (GPT-2's fused QKV split of a single token), so each output is a
+ * view at its offset and nothing moves.  Row-major inputs only.
+ */
+static int contiguous_parts(struct mctx *m, int k)
+{
+	const struct g_node *n = &m->g->nodes[k];
+	const struct g_tensor *x = T(m, n->in[0]);
+	struct map_plan *p = m->p;
+	if (p->t[root_of(p, n->in[0])].layout != MAP_ROWMAJOR)
+		return 0;
+	int axis = -1;
+	int64_t start = 0;
+	if (n->op == G_SPLIT) {
+		axis = n->axis < 0 ? n->axis + x->rank : n->axis;
+	} else {
+		/* the one axis whose extent changes, unit steps */
+		const struct g_tensor *y = T(m, n->out[0]);
+		for (int i = 0; i < x->rank; i++)
+			if (y->dim[i] != x->dim[i]) {
+				if (axis >= 0)
+					return 0;
+				axis = i;
+			}
+		if (axis < 0)
+			axis = 0;
+		int na = n->n_in > 3 && n->in[3] >= 0 ?
+			 (int)graph_elems(T(m, n->in[3])) : x->rank;
+		for (int j = 0; j < na; j++) {
+			int64_t ax = j, st = 1, b = 0;
+			if (n->n_in > 3 && n->in[3] >= 0 &&
+			    graph_const_i64(T(m, n->in[3]), j, &ax))
+				return 0;
+			if (ax < 0)
+				ax += x->rank;
+			if (n->n_in > 4 && n->in[4] >= 0 &&
+			    graph_const_i64(T(m, n->in[4]), j, &st))
+				return 0;
+			if (graph_const_i64(T(m, n->in[1]), j, &b))
+				return 0;
+			if (ax != axis)
+				continue;
+			if (st != 1)
+				return 0;
+			if (b < 0)
+				b += x->dim[axis];
+			start = b < 0 ? 0 : b > x->dim[axis] ? x->dim[axis] : b;
+		}
+	}
+	if (axis < 0 || axis >= x->rank)
+		return 0;
+	int64_t outer = 1, inner = 1;
+	for (int i = 0; i < axis; i++)
+		outer *= x->dim[i];
+	for (int i = axis + 1; i < x->rank; i++)
+		inner *= x->dim[i];
+	if (outer != 1)
+		return 0;
+	uint64_t eb = (uint64_t)dt_bytes(p->dtype), off = (uint64_t)(start * inner) * eb;
+	for (int o = 0; o < n->n_out; o++) {
+		if (n->out[o] < 0)
+			continue;
+		make_view(p, n->out[o], n->in[0], off);
+		off += (uint64_t)(T(m, n->out[o])->dim[axis] * inner) * eb;
+	}
+	return 1;
+}
+
 static int weight_exp(const struct mctx *m, int t)
 {
 	double mx = 0;
@@ -849,9 +927,12 @@ int map_plan_build(const struct graph *g, const struct arch *a,
 						 (long long)s->dim[3]);
 				goto out;
 			}
-			p->t[dst].root = root_of(p, src);
+			make_view(p, dst, src, 0);
 			continue;
 		}
+		if ((n->op == G_SPLIT || n->op == G_SLICE) &&
+		    contiguous_parts(&m, k))
+			continue;
 		struct map_layer *L = &p->layers[p->n_layers];
 		L->node = k;
 		L->name = strdup(n->name);
@@ -952,10 +1033,10 @@ int map_plan_build(const struct graph *g, const struct arch *a,
 	}
 	for (int l = 0; l < p->n_layers && !rc; l++)
 		rc = map_node(&m, &p->layers[l], &g->nodes[p->layers[l].node]);
-	/* Views share their root's address. */
+	/* Views: their root's address and their offset. */
 	for (int t = 0; t < g->n_tensors; t++)
 		if (p->t[t].root != t)
-			p->t[t].addr = p->t[root_of(p, t)].addr;
+			p->t[t].addr = p->t[p->t[t].root].addr + p->t[t].offset;
 	/* The constants' scales for map_write_consts. */
 	for (int t = 0; t < g->n_tensors && !rc; t++) {
 		if (!p->t[t].wlay)
@@ -1121,9 +1202,12 @@ int map_write_input(const struct graph *g, const struct map_plan *p, int t,
 	if (rc)
 		return rc;
 	const struct g_tensor *gt = &g->tensors[t];
-	const struct map_tensor *x = &p->t[p->t[t].root];
+	const struct map_tensor *x = &p->t[t];
+	/* a view is read in its own order: the views the mapper accepts
+	 * keep the elements' order (docs/models.md) */
+	enum map_layout l = x->root == t ? x->layout : MAP_ROWMAJOR;
 	for (int64_t i = 0; i < graph_elems(gt); i++)
-		put(p->dtype, dram + x->addr, phys_index(gt, x->layout, i), v[i],
+		put(p->dtype, dram + x->addr, phys_index(gt, l, i), v[i],
 		    x->exp);
 	return 0;
 }
@@ -1135,13 +1219,11 @@ int map_read_tensor(const struct graph *g, const struct map_plan *p, int t,
 	if (rc)
 		return rc;
 	const struct g_tensor *gt = &g->tensors[t];
-	const struct map_tensor *x = &p->t[p->t[t].root];
-	/* A view's logical shape (Flatten of a pooled NHWC vector) reads as
-	 * its root's bytes in the root's order: the same elements. */
-	const struct g_tensor *rt = &g->tensors[p->t[t].root];
+	const struct map_tensor *x = &p->t[t];
+	enum map_layout l = x->root == t ? x->layout : MAP_ROWMAJOR;
 	for (int64_t i = 0; i < graph_elems(gt); i++) {
 		double q = num_load(p->dtype, dram + x->addr,
-				    phys_index(rt, x->layout, i));
+				    phys_index(gt, l, i));
 		v[i] = (float)(p->dtype == DT_INT8 ? ldexp(q, x->exp) : q);
 	}
 	return 0;

@@ -52,7 +52,9 @@ struct map_tensor {
 				   out for their kernel) */
 	enum map_layout layout;
 	int root;               /* the tensor whose storage this one is a view
-				   of (Reshape, Flatten, ...); itself if none */
+				   of (Reshape, Flatten, a contiguous Split
+				   part, ...); itself if none */
+	uint64_t offset;        /* a view's bytes from its root's start */
 	int first, last;        /* live from layer first to layer last */
 	int exp;                /* int8: value = q * 2^exp */
 	int wlay;               /* a constant the plan lays out: how
