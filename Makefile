@@ -8,6 +8,8 @@
 #   make bench      performance suite of the simulator itself (bench/)
 #   make fuzz       libFuzzer targets, FUZZ_SECONDS each (clang)
 #   make golden-update   rewrite committed goldens (only on purpose)
+#   make models     the bundled ONNX workloads, $(BUILD)/workloads/*.onnx
+#   make test-models     the small test models, $(BUILD)/tests/models/
 #   make install    PREFIX=/usr/local DESTDIR=
 #
 # BUILD selects the output folder, so several builds can coexist
@@ -21,6 +23,9 @@ OPT     ?= -O2 -g
 SAN     ?=
 DEFS    ?=
 FUZZ_SECONDS ?= 60
+# The system Python (Debian's NumPy, pytest, onnx); a pyenv python3 on PATH
+# may lack them.
+PYTHON  ?= /usr/bin/python3
 V       ?= 0
 # Quiet build lines ("CC util/diag.c"); V=1 prints the full commands.
 ifeq ($(V),1)
@@ -99,7 +104,7 @@ DEPS := $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(UNIT_BINS:=.d) $(MKDOC).d $(BENCH_
 
 # ---- rules ------------------------------------------------------------------
 .PHONY: all deps run test unit docs docs-check asan debug bench bench-compare test-slurm kernels-report fuzz fuzz-objs \
-        golden-update install clean
+        golden-update install clean models test-models
 all: $(BIN) $(SOLIB)
 
 deps:
@@ -237,6 +242,25 @@ test-slurm: deps $(BIN)
 # The suite again, then its ratios against the committed baseline.
 bench-compare: bench
 	@sh bench/compare.sh bench/baseline.csv bench/results.csv
+
+# The bundled workloads, generated from a fixed seed by
+# workloads/models/gen.py (sizes and times in workloads/models/README.md);
+# one file per model, remade only when a generator changes.
+MODELS      := resnet50 mobilenetv2 bert_layer gpt2_decode llama_mlp
+MODEL_GEN   := workloads/models/gen.py workloads/models/onnxbuild.py
+models: $(MODELS:%=$(BUILD)/workloads/%.onnx)
+$(BUILD)/workloads/%.onnx: $(MODEL_GEN)
+	$(say) GEN $@
+	$(Q)$(PYTHON) workloads/models/gen.py -q $(BUILD)/workloads $*
+
+# Small models for value checks and importer errors, each with its inputs
+# as <name>.<input>.npy (tests/models/gen_small.py).
+SMALL_MODELS := tiny_cnn tiny_mbv2 tiny_mlp tiny_attn tiny_attn_ln17 err_unsupported_op \
+                err_resize_linear err_opset9 err_truncated
+test-models: $(SMALL_MODELS:%=$(BUILD)/tests/models/%.onnx)
+$(BUILD)/tests/models/%.onnx: tests/models/gen_small.py workloads/models/onnxbuild.py
+	$(say) GEN $@
+	$(Q)$(PYTHON) tests/models/gen_small.py $(BUILD)/tests/models $*
 
 golden-update: $(BIN) $(SOLIB) $(TOOLS)
 	@sh scripts/golden_update.sh $(BUILD)
