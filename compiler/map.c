@@ -259,45 +259,128 @@ static int int8_shift(const struct mctx *m, int w)
 	return s < 0 ? 0 : s > 24 ? 24 : s;
 }
 
-/* Elementwise activation after a kernel that cannot fuse it: eltwise.s
- * over rows x l elements in place (x -> z at the same address). */
+static uint32_t f32bits(double v)
+{
+	float f = (float)v;
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	return u;
+}
+
+/* An int8 value of the activations' format (Q3.4), saturated. */
+static int q_act(double v)
+{
+	double q = nearbyint(ldexp(v, -INT8_ACT_EXP));
+	return q < -128 ? -128 : q > 127 ? 127 : (int)q;
+}
+
+/* eltwise.s OP 6's ACT (and its bounds) for a fused or standalone
+ * activation; -1 when it has none. */
+static int em_act(const struct mctx *m, struct emit *e, enum g_act act,
+		  float lo, float hi)
+{
+	int i8 = m->p->dtype == DT_INT8;
+	switch (act) {
+	case G_ACT_NONE: return 0;
+	case G_ACT_RELU: return 1;
+	case G_ACT_CLIP:
+		if (i8)
+			em(e, ".equ LO, %d\n.equ HI, %d\n",
+			   isinf(lo) ? -128 : q_act(lo), isinf(hi) ? 127 : q_act(hi));
+		else
+			em(e, ".equ LO, 0x%08x\n.equ HI, 0x%08x\n", f32bits(lo),
+			   f32bits(hi));
+		return 2;
+	case G_ACT_SIGMOID: return i8 ? -1 : 3;
+	case G_ACT_TANH: return i8 ? -1 : 4;
+	case G_ACT_GELU: return i8 ? -1 : 5;
+	case G_ACT_HARDSWISH: return i8 ? -1 : 7;
+	case G_ACT_HARDSIGMOID:
+		if (i8)
+			return -1;
+		em(e, ".equ ALPHA, 0x%08x\n.equ BETA, 0x%08x\n", f32bits(lo),
+		   f32bits(hi));
+		return 8;
+	case G_ACT_SILU: return i8 ? -1 : 9;
+	}
+	return -1;
+}
+
+/* The activation of node n as g_act with its parameters (a standalone
+ * Relu/Clip/... node, or the act fused into n); a GELU's form is
+ * n->approx_tanh. */
+static enum g_act node_act(const struct g_node *n, float *lo, float *hi)
+{
+	*lo = n->act_lo;
+	*hi = n->act_hi;
+	switch (n->op) {
+	case G_RELU: return G_ACT_RELU;
+	case G_CLIP: *lo = n->lo; *hi = n->hi; return G_ACT_CLIP;
+	case G_SIGMOID: return G_ACT_SIGMOID;
+	case G_TANH: return G_ACT_TANH;
+	case G_GELU: return G_ACT_GELU;
+	case G_HARDSWISH: return G_ACT_HARDSWISH;
+	case G_HARDSIGMOID: *lo = n->alpha; *hi = n->beta;
+		return G_ACT_HARDSIGMOID;
+	default: return n->act;
+	}
+}
+
+/* One eltwise.s OP 6 step: z = act(x bin s) over rows x l.  smode: 0 a
+ * tensor like x at s, 1 a row of l at s, 2 a column of rows at s, 3 the
+ * constant sc (fp32; int8: in Q3.4). */
+static int elt_step(struct mctx *m, struct map_layer *L, int bin, int smode,
+		    uint64_t x, uint64_t sa, double sc, enum g_act act,
+		    float lo, float hi, uint64_t z, int64_t rows, int64_t l)
+{
+	struct emit e = { 0 };
+	int gelu_tanh = act == G_ACT_GELU && m->g->nodes[L->node].approx_tanh;
+	step_head(&e, L, L->n_steps);
+	em(&e, ".equ ROWS, %lld\n.equ L, %lld\n.equ OP, 6\n.equ DT, %s\n"
+	   ".equ BIN, %d\n.equ SMODE, %d\n", (long long)rows, (long long)l,
+	   dt_name(m->p->dtype), bin, smode);
+	int a = em_act(m, &e, act, lo, hi);
+	if (a < 0) {
+		free(e.buf);
+		return graph_error(m->g, L->node, m->d,
+				   "%s in int8: run the model with --dtype bf16",
+				   graph_act_name(act));
+	}
+	em(&e, ".equ ACT, %d\n", gelu_tanh ? 6 : a);
+	if (bin && smode == 3) {
+		if (m->p->dtype == DT_INT8)
+			em(&e, ".equ SC, %d\n", q_act(sc));
+		else
+			em(&e, ".equ SC, 0x%08x\n", f32bits(sc));
+	}
+	em_addr(&e, "X_DRAM", x);
+	if (bin && smode != 3)
+		em_addr(&e, smode == 0 ? "Y_DRAM" : smode == 1 ? "B_DRAM" :
+						   "C_DRAM", sa);
+	em_addr(&e, "Z_DRAM", z);
+	return add_step(m, L, "eltwise.s", &e, 0);
+}
+
+/* An activation a kernel could not fuse: a second step in place. */
 static int act_step(struct mctx *m, struct map_layer *L, enum g_act act,
-		    uint64_t addr, int64_t rows, int64_t l);
+		    float lo, float hi, uint64_t addr, int64_t rows, int64_t l)
+{
+	return elt_step(m, L, 0, 0, addr, 0, 0, act, lo, hi, addr, rows, l);
+}
+
+/* A standalone activation layer x -> z. */
+static int act_step_to(struct mctx *m, struct map_layer *L, enum g_act act,
+		       float lo, float hi, uint64_t x, uint64_t z, int64_t rows,
+		       int64_t l)
+{
+	return elt_step(m, L, 0, 0, x, 0, 0, act, lo, hi, z, rows, l);
+}
 
 /* Residual add z = x + r over rows x l elements. */
 static int add_step_res(struct mctx *m, struct map_layer *L, uint64_t x,
 			uint64_t r, uint64_t z, int64_t rows, int64_t l)
 {
-	struct emit e = { 0 };
-	step_head(&e, L, L->n_steps);
-	em(&e, ".equ ROWS, %lld\n.equ L, %lld\n.equ OP, 4\n.equ DT, %s\n",
-	   (long long)rows, (long long)l, dt_name(m->p->dtype));
-	em_addr(&e, "X_DRAM", x);
-	em_addr(&e, "R_DRAM", r);
-	em_addr(&e, "Z_DRAM", z);
-	return add_step(m, L, "eltwise.s", &e, 0);
-}
-
-static int act_step(struct mctx *m, struct map_layer *L, enum g_act act,
-		    uint64_t addr, int64_t rows, int64_t l)
-{
-	int op;
-	switch (act) {
-	case G_ACT_SILU: op = 1; break;
-	case G_ACT_GELU: op = 2; break;
-	default:
-		return graph_error(m->g, L->node, m->d,
-				   "activation %s after this op has no kernel "
-				   "(supported unfused: silu, gelu)",
-				   graph_act_name(act));
-	}
-	struct emit e = { 0 };
-	step_head(&e, L, L->n_steps);
-	em(&e, ".equ ROWS, %lld\n.equ L, %lld\n.equ OP, %d\n.equ DT, %s\n",
-	   (long long)rows, (long long)l, op, dt_name(m->p->dtype));
-	em_addr(&e, "X_DRAM", addr);
-	em_addr(&e, "Z_DRAM", addr);
-	return add_step(m, L, "eltwise.s", &e, 0);
+	return elt_step(m, L, 1, 0, x, r, 0, G_ACT_NONE, 0, 0, z, rows, l);
 }
 
 /* Conv: conv2d.s (dense, grouped) or dwconv2d.s (depthwise). */
@@ -327,8 +410,10 @@ static int map_conv(struct mctx *m, struct map_layer *L, const struct g_node *n)
 				   n->stride[0], n->stride[1], n->dil[0],
 				   n->dil[1]);
 	int has_bias = n->n_in > 2 && n->in[2] >= 0;
+	/* the output stage fuses relu and relu6 (RELU=1, 2) */
 	int relu = n->act == G_ACT_RELU ||
-		   (n->act == G_ACT_CLIP && n->act_lo == 0 && isinf(n->act_hi));
+		   (n->act == G_ACT_CLIP && n->act_lo == 0 && isinf(n->act_hi)) ? 1 :
+		   n->act == G_ACT_CLIP && n->act_lo == 0 && n->act_hi == 6 ? 2 : 0;
 	int fused_act = relu || n->act == G_ACT_NONE;
 	int depthwise = n->group > 1 && n->group == C && CO == C;
 	uint64_t macs = (uint64_t)(HO * WO * CO) * (uint64_t)(C / n->group) *
@@ -370,11 +455,13 @@ static int map_conv(struct mctx *m, struct map_layer *L, const struct g_node *n)
 		m->wexp[n->in[2]] = INT8_ACT_EXP + m->wexp[n->in[1]];
 	}
 	if (relu)
-		em(&e, ".equ RELU, 1\n");
+		em(&e, ".equ RELU, %d\n", relu);
+	if (relu == 2 && !bf)
+		em(&e, ".equ CLIP, %d\n", q_act(6.0));
 	if (m->o->split == MAP_SPLIT_ROWS)
-		em(&e, ".equ SPLIT, 0\n");
-	else if (m->o->split == MAP_SPLIT_CHANNELS)
 		em(&e, ".equ SPLIT, 1\n");
+	else if (m->o->split == MAP_SPLIT_CHANNELS)
+		em(&e, ".equ SPLIT, 2\n");
 	em_addr(&e, "X_DRAM", A(m, n->in[0]));
 	em_addr(&e, "W_DRAM", A(m, n->in[1]));
 	em_addr(&e, "Y_DRAM", A(m, n->out[0]));
@@ -383,7 +470,8 @@ static int map_conv(struct mctx *m, struct map_layer *L, const struct g_node *n)
 	if (rc)
 		return rc;
 	if (!fused_act &&
-	    (rc = act_step(m, L, n->act, A(m, n->out[0]), HO * WO, CO)))
+	    (rc = act_step(m, L, n->act, n->act_lo, n->act_hi, A(m, n->out[0]),
+			   HO * WO, CO)))
 		return rc;
 	if (n->res >= 0)
 		rc = add_step_res(m, L, A(m, n->out[0]), A(m, n->res),
@@ -489,7 +577,8 @@ static int map_matmul(struct mctx *m, struct map_layer *L,
 	(void)y;
 	int rc = 0;
 	if (n->act != G_ACT_NONE && !relu)
-		rc = act_step(m, L, n->act, A(m, n->out[0]), M * batches, Nc);
+		rc = act_step(m, L, n->act, n->act_lo, n->act_hi, A(m, n->out[0]),
+			      M * batches, Nc);
 	if (!rc && n->res >= 0)
 		rc = add_step_res(m, L, A(m, n->out[0]), A(m, n->res),
 				  A(m, n->out[0]), M * batches, Nc);
@@ -552,21 +641,82 @@ static void rows_l(const struct mctx *m, int t, int64_t *rows, int64_t *l)
 	}
 }
 
+/* How operand t broadcasts against an output of rows x l (rows_l of the
+ * output): 0 the same elements, 1 a row of l (the last axis, or the
+ * channels of NHWC), 2 a column of rows (one value per row), 3 a scalar;
+ * -1 for any other broadcast. */
+static int bcast_mode(const struct mctx *m, int t, int out)
+{
+	const struct g_tensor *x = T(m, t), *y = T(m, out);
+	int64_t n = graph_elems(x), rows, l;
+	rows_l(m, out, &rows, &l);
+	if (n == graph_elems(y))
+		return 0;
+	if (n == 1)
+		return 3;
+	/* right-aligned dims of x against y's */
+	int off = y->rank - x->rank;
+	int nhwc = m->p->t[m->p->t[out].root].layout == MAP_NHWC;
+	int last = nhwc ? 1 : y->rank - 1;
+	int only_last = 1, only_rows = x->rank ? x->dim[x->rank - 1] == 1 : 0;
+	for (int i = 0; i < x->rank; i++) {
+		int yi = i + off;
+		if (x->dim[i] != 1 && yi != last)
+			only_last = 0;
+		if (x->dim[i] != 1 && x->dim[i] != y->dim[yi < 0 ? 0 : yi])
+			return -1;
+	}
+	if (only_last && n == l)
+		return 1;
+	if (!nhwc && only_rows && n == rows)
+		return 2;
+	return -1;
+}
+
 static int map_eltwise(struct mctx *m, struct map_layer *L,
 		       const struct g_node *n)
 {
 	int64_t rows, l;
+	float lo, hi;
 	rows_l(m, n->out[0], &rows, &l);
-	if (n->op == G_ADD && !is_const(m, n->in[0]) &&
-	    !is_const(m, n->in[1]) &&
-	    graph_elems(T(m, n->in[0])) == graph_elems(T(m, n->in[1]))) {
-		tiling_add(L, "rows=%lld L=%lld", (long long)rows, (long long)l);
-		return add_step_res(m, L, A(m, n->in[0]), A(m, n->in[1]),
-				    A(m, n->out[0]), rows, l);
+	enum g_act act = node_act(n, &lo, &hi);
+	tiling_add(L, "rows=%lld L=%lld", (long long)rows, (long long)l);
+	if (n->n_in == 1 || n->op == G_CLIP)
+		return act_step_to(m, L, act, lo, hi, A(m, n->in[0]),
+				   A(m, n->out[0]), rows, l);
+	int bin = n->op == G_ADD ? 1 : n->op == G_SUB ? 2 : n->op == G_MUL ? 3 :
+		  n->op == G_DIV ? 4 : 0;
+	int x = n->in[0], s = n->in[1];
+	int mx = bcast_mode(m, x, n->out[0]), ms = bcast_mode(m, s, n->out[0]);
+	if (mx != 0 && (bin == 1 || bin == 3)) {
+		int t = x; x = s; s = t;
+		t = mx; mx = ms; ms = t;
 	}
-	return graph_error(m->g, L->node, m->d,
-			   "no kernel mapping for %s in this form yet",
-			   graph_op_name(n->op));
+	if (mx != 0 || ms < 0)
+		return graph_error(m->g, L->node, m->d,
+				   "%s of %s and %s: eltwise.s takes the full "
+				   "tensor first and the other operand as the "
+				   "same shape, a row along the last axis, a "
+				   "column or a scalar",
+				   graph_op_name(n->op), T(m, n->in[0])->name,
+				   T(m, n->in[1])->name);
+	if (m->p->dtype == DT_INT8 && bin > 2)
+		return graph_error(m->g, L->node, m->d,
+				   "%s in int8: run the model with --dtype bf16",
+				   graph_op_name(n->op));
+	double sc = 0;
+	if (ms == 3) {
+		if (!is_const(m, s))
+			return graph_error(m->g, L->node, m->d,
+					   "a computed scalar operand: not "
+					   "mapped");
+		if (T(m, s)->data)
+			(void)graph_const_f64(T(m, s), 0, &sc);
+	} else if (is_const(m, s)) {
+		m->wl[s] = WL_ROW;
+	}
+	return elt_step(m, L, bin, ms, A(m, x), ms == 3 ? 0 : A(m, s), sc,
+			act, lo, hi, A(m, n->out[0]), rows, l);
 }
 
 static int map_softmax(struct mctx *m, struct map_layer *L,
