@@ -25,6 +25,7 @@ enum wlay {
 	WL_BIAS,        /* the accumulator type: int32 / fp32 */
 	WL_ROW,         /* the plan's dtype, flattened */
 	WL_F32,         /* fp32, flattened (norm.s gamma and beta) */
+	WL_I32,         /* int32, flattened (gather.s indices) */
 };
 
 /* The mapper's state beyond the plan. */
@@ -801,6 +802,268 @@ static int map_transpose(struct mctx *m, struct map_layer *L,
 	return add_step(m, L, "transpose.s", &e, 0);
 }
 
+/* A tensor's shape in DRAM order (NHWC: N, H, W, C) and the DRAM axis of
+ * logical axis i. */
+static int phys_shape(const struct mctx *m, int t, int64_t *d)
+{
+	const struct g_tensor *x = T(m, t);
+	if (m->p->t[t].layout == MAP_NHWC) {
+		d[0] = x->dim[0];
+		d[1] = x->dim[2];
+		d[2] = x->dim[3];
+		d[3] = x->dim[1];
+		return 4;
+	}
+	for (int i = 0; i < x->rank; i++)
+		d[i] = x->dim[i];
+	return x->rank;
+}
+
+static int phys_axis(const struct mctx *m, int t, int axis)
+{
+	static const int nhwc[4] = { 0, 3, 1, 2 };
+	return m->p->t[t].layout == MAP_NHWC ? nhwc[axis] : axis;
+}
+
+/* Shapes of rank < 2 as rank 2 (1 x n): the copy kernels take 2..4. */
+static int rank2(int r, int64_t *d)
+{
+	if (r >= 2)
+		return r;
+	d[1] = r ? d[0] : 1;
+	d[0] = 1;
+	return 2;
+}
+
+static int map_concat(struct mctx *m, struct map_layer *L,
+		      const struct g_node *n)
+{
+	int64_t da[G_MAX_RANK], db[G_MAX_RANK];
+	if (n->n_in != 2)
+		return graph_error(m->g, L->node, m->d,
+				   "a Concat of %d inputs: concat.s joins two "
+				   "(not mapped yet)", n->n_in);
+	int x = n->in[0], y = n->in[1];
+	if (m->p->t[m->p->t[x].root].layout != m->p->t[n->out[0]].layout ||
+	    m->p->t[m->p->t[y].root].layout != m->p->t[n->out[0]].layout)
+		return graph_error(m->g, L->node, m->d,
+				   "inputs of different layouts (NHWC and "
+				   "row-major): not mapped");
+	int r = phys_shape(m, x, da);
+	phys_shape(m, y, db);
+	int axis = phys_axis(m, x, n->axis < 0 ? n->axis + T(m, x)->rank :
+						    n->axis);
+	if (r > 4)
+		return graph_error(m->g, L->node, m->d, "rank %d: concat.s "
+				   "takes rank 2..4", r);
+	int64_t bk = db[axis];
+	if (r < 2) {
+		r = rank2(r, da);
+		axis = 1;
+	}
+	struct emit e = { 0 };
+	step_head(&e, L, 0);
+	em(&e, ".equ DT, %s\n.equ RANK, %d\n.equ AXIS, %d\n.equ BK, %lld\n",
+	   dt_name(m->p->dtype), r, axis, (long long)bk);
+	for (int i = 0; i < r; i++)
+		em(&e, ".equ D%d, %lld\n", i, (long long)da[i]);
+	if (is_const(m, x))
+		m->wl[x] = WL_ROW;
+	if (is_const(m, y))
+		m->wl[y] = WL_ROW;
+	em_addr(&e, "A_DRAM", A(m, x));
+	em_addr(&e, "B_DRAM", A(m, y));
+	em_addr(&e, "W_DRAM", A(m, n->out[0]));
+	tiling_add(L, "axis=%d", axis);
+	return add_step(m, L, "concat.s", &e, 0);
+}
+
+/* copy.s MODE 0: out = x[start .. start + out's extent) on every axis. */
+static int slice_step(struct mctx *m, struct map_layer *L, int x, int out,
+		      const int64_t *start)
+{
+	int64_t d[G_MAX_RANK], o[G_MAX_RANK], st[G_MAX_RANK] = { 0 };
+	int r = phys_shape(m, x, d);
+	phys_shape(m, out, o);
+	for (int i = 0; i < T(m, x)->rank; i++)
+		st[phys_axis(m, x, i)] = start[i];
+	if (r > 4)
+		return graph_error(m->g, L->node, m->d, "rank %d: copy.s "
+				   "takes rank <= 4", r);
+	struct emit e = { 0 };
+	step_head(&e, L, L->n_steps);
+	em(&e, ".equ MODE, 0\n.equ DT, %s\n.equ RANK, %d\n",
+	   dt_name(m->p->dtype), r);
+	for (int i = 0; i < r; i++)
+		em(&e, ".equ D%d, %lld\n.equ S%d, %lld\n.equ E%d, %lld\n", i,
+		   (long long)d[i], i, (long long)st[i], i,
+		   (long long)(st[i] + o[i]));
+	em_addr(&e, "X_DRAM", A(m, x));
+	em_addr(&e, "Z_DRAM", A(m, out));
+	return add_step(m, L, "copy.s", &e, 0);
+}
+
+static int map_split(struct mctx *m, struct map_layer *L,
+		     const struct g_node *n)
+{
+	const struct g_tensor *x = T(m, n->in[0]);
+	int axis = n->axis < 0 ? n->axis + x->rank : n->axis;
+	int64_t start[G_MAX_RANK] = { 0 };
+	for (int o = 0; o < n->n_out; o++) {
+		if (n->out[o] < 0)
+			continue;
+		int rc = slice_step(m, L, n->in[0], n->out[o], start);
+		if (rc)
+			return rc;
+		start[axis] += T(m, n->out[o])->dim[axis];
+	}
+	tiling_add(L, "axis=%d parts=%d", axis, n->n_out);
+	return 0;
+}
+
+static int map_slice(struct mctx *m, struct map_layer *L,
+		     const struct g_node *n)
+{
+	const struct g_tensor *x = T(m, n->in[0]);
+	int64_t start[G_MAX_RANK] = { 0 };
+	int na = n->n_in > 3 && n->in[3] >= 0 ? (int)graph_elems(T(m, n->in[3])) :
+		 (int)graph_elems(T(m, n->in[1]));
+	for (int j = 0; j < na; j++) {
+		int64_t ax = j, st = 1, b;
+		if (n->n_in > 3 && n->in[3] >= 0 &&
+		    graph_const_i64(T(m, n->in[3]), j, &ax))
+			return graph_error(m->g, L->node, m->d,
+					   "computed axes: not mapped");
+		if (n->n_in > 4 && n->in[4] >= 0 &&
+		    graph_const_i64(T(m, n->in[4]), j, &st))
+			return graph_error(m->g, L->node, m->d,
+					   "computed steps: not mapped");
+		if (graph_const_i64(T(m, n->in[1]), j, &b))
+			return graph_error(m->g, L->node, m->d,
+					   "computed starts: not mapped");
+		if (ax < 0)
+			ax += x->rank;
+		if (st != 1)
+			return graph_error(m->g, L->node, m->d,
+					   "step %lld: copy.s slices with step 1",
+					   (long long)st);
+		if (b < 0)
+			b += x->dim[ax];
+		start[ax] = b < 0 ? 0 : b > x->dim[ax] ? x->dim[ax] : b;
+	}
+	return slice_step(m, L, n->in[0], n->out[0], start);
+}
+
+static int map_pad(struct mctx *m, struct map_layer *L, const struct g_node *n)
+{
+	const struct g_tensor *x = T(m, n->in[0]);
+	int64_t d[G_MAX_RANK], bef[G_MAX_RANK] = { 0 }, aft[G_MAX_RANK] = { 0 };
+	double pv = 0;
+	if (n->mode[0] && strcmp(n->mode, "constant"))
+		return graph_error(m->g, L->node, m->d, "mode %s: copy.s pads "
+				   "with a constant", n->mode);
+	if (n->n_in < 2 || n->in[1] < 0 || !is_const(m, n->in[1]))
+		return graph_error(m->g, L->node, m->d,
+				   "the pads must be a constant input");
+	for (int i = 0; i < x->rank; i++) {
+		int64_t b, a;
+		if (graph_const_i64(T(m, n->in[1]), i, &b) ||
+		    graph_const_i64(T(m, n->in[1]), i + x->rank, &a) || b < 0 ||
+		    a < 0)
+			return graph_error(m->g, L->node, m->d,
+					   "pads must be non-negative constants");
+		bef[phys_axis(m, n->in[0], i)] = b;
+		aft[phys_axis(m, n->in[0], i)] = a;
+	}
+	if (n->n_in > 2 && n->in[2] >= 0 && T(m, n->in[2])->data)
+		(void)graph_const_f64(T(m, n->in[2]), 0, &pv);
+	int r = phys_shape(m, n->in[0], d);
+	struct emit e = { 0 };
+	step_head(&e, L, 0);
+	uint32_t bits = m->p->dtype == DT_INT8 ? (uint32_t)(q_act(pv) & 0xff) :
+			f32bits(pv) >> 16;
+	em(&e, ".equ MODE, 1\n.equ DT, %s\n.equ RANK, %d\n.equ PV, 0x%x\n",
+	   dt_name(m->p->dtype), r, bits);
+	for (int i = 0; i < r; i++)
+		em(&e, ".equ D%d, %lld\n.equ B%d, %lld\n.equ A%d, %lld\n", i,
+		   (long long)d[i], i, (long long)bef[i], i, (long long)aft[i]);
+	em_addr(&e, "X_DRAM", A(m, n->in[0]));
+	em_addr(&e, "Z_DRAM", A(m, n->out[0]));
+	return add_step(m, L, "copy.s", &e, 0);
+}
+
+static int map_resize(struct mctx *m, struct map_layer *L,
+		      const struct g_node *n)
+{
+	const struct g_tensor *x = T(m, n->in[0]), *y = T(m, n->out[0]);
+	if (x->rank != 4 || m->p->t[n->in[0]].layout != MAP_NHWC ||
+	    y->dim[0] != x->dim[0] || y->dim[1] != x->dim[1] ||
+	    y->dim[2] % x->dim[2] || y->dim[3] % x->dim[3])
+		return graph_error(m->g, L->node, m->d,
+				   "copy.s resizes NCHW maps by integer factors "
+				   "of H and W");
+	int64_t d[4];
+	phys_shape(m, n->in[0], d);
+	struct emit e = { 0 };
+	step_head(&e, L, 0);
+	em(&e, ".equ MODE, 2\n.equ DT, %s\n.equ RANK, 4\n.equ FH, %lld\n"
+	   ".equ FW, %lld\n", dt_name(m->p->dtype),
+	   (long long)(y->dim[2] / x->dim[2]), (long long)(y->dim[3] / x->dim[3]));
+	for (int i = 0; i < 4; i++)
+		em(&e, ".equ D%d, %lld\n", i, (long long)d[i]);
+	em_addr(&e, "X_DRAM", A(m, n->in[0]));
+	em_addr(&e, "Z_DRAM", A(m, n->out[0]));
+	return add_step(m, L, "copy.s", &e, 0);
+}
+
+/* Gather along axis 0 of a table (an embedding lookup): gather.s, the
+ * indices as int32. */
+static int map_gather(struct mctx *m, struct map_layer *L,
+		      const struct g_node *n)
+{
+	const struct g_tensor *x = T(m, n->in[0]), *ix = T(m, n->in[1]);
+	if (n->axis != 0 || m->p->t[n->in[0]].layout != MAP_ROWMAJOR)
+		return graph_error(m->g, L->node, m->d,
+				   "Gather along axis %d: gather.s looks rows "
+				   "up along axis 0", n->axis);
+	int64_t v = x->dim[0], dd = graph_elems(x) / (v ? v : 1);
+	if (is_const(m, n->in[0]))
+		m->wl[n->in[0]] = WL_ROW;
+	if (is_const(m, n->in[1]))
+		m->wl[n->in[1]] = WL_I32;
+	struct emit e = { 0 };
+	step_head(&e, L, 0);
+	em(&e, ".equ OP, 0\n.equ V, %lld\n.equ D, %lld\n.equ N, %lld\n"
+	   ".equ TYPE, %s\n", (long long)v, (long long)dd,
+	   (long long)graph_elems(ix), dt_name(m->p->dtype));
+	em_addr(&e, "E_DRAM", A(m, n->in[0]));
+	em_addr(&e, "I_DRAM", A(m, n->in[1]));
+	em_addr(&e, "Y_DRAM", A(m, n->out[0]));
+	tiling_add(L, "V=%lld D=%lld N=%lld", (long long)v, (long long)dd,
+		   (long long)graph_elems(ix));
+	return add_step(m, L, "gather.s", &e, 0);
+}
+
+/* ReduceMean over the spatial axes of NHWC (a global average pool) or the
+ * last axis of a row-major tensor. */
+static int map_reducemean(struct mctx *m, struct map_layer *L,
+			  const struct g_node *n)
+{
+	const struct g_tensor *x = T(m, n->in[0]);
+	int spatial = x->rank == 4 && n->n_axes == 2 &&
+		      ((n->axes[0] == 2 && n->axes[1] == 3) ||
+		       (n->axes[0] == 3 && n->axes[1] == 2));
+	if (spatial && m->p->t[n->in[0]].layout == MAP_NHWC) {
+		struct g_node gap = *n;
+		gap.op = G_GAP;
+		return map_pool(m, L, &gap);
+	}
+	return graph_error(m->g, L->node, m->d,
+			   "ReduceMean over these axes: only the spatial mean "
+			   "of a feature map (axes 2, 3) is mapped; a decomposed "
+			   "LayerNormalization is recognised as a whole");
+}
+
 static int map_node(struct mctx *m, struct map_layer *L, const struct g_node *n)
 {
 	switch (n->op) {
@@ -810,6 +1073,13 @@ static int map_node(struct mctx *m, struct map_layer *L, const struct g_node *n)
 	case G_SOFTMAX: return map_softmax(m, L, n);
 	case G_LAYERNORM: return map_layernorm(m, L, n);
 	case G_TRANSPOSE: return map_transpose(m, L, n);
+	case G_CONCAT: return map_concat(m, L, n);
+	case G_SPLIT: return map_split(m, L, n);
+	case G_SLICE: return map_slice(m, L, n);
+	case G_PAD: return map_pad(m, L, n);
+	case G_RESIZE: return map_resize(m, L, n);
+	case G_GATHER: return map_gather(m, L, n);
+	case G_REDUCEMEAN: return map_reducemean(m, L, n);
 	default:
 		if (is_eltwise(n->op))
 			return map_eltwise(m, L, n);
@@ -828,7 +1098,7 @@ static uint64_t wbytes(const struct mctx *m, int t)
 {
 	int64_t n = graph_elems(T(m, t));
 	switch (m->wl[t]) {
-	case WL_BIAS: case WL_F32: return (uint64_t)n * 4;
+	case WL_BIAS: case WL_F32: case WL_I32: return (uint64_t)n * 4;
 	default: return (uint64_t)n * (uint64_t)dt_bytes(m->p->dtype);
 	}
 }
@@ -1045,8 +1315,10 @@ int map_plan_build(const struct graph *g, const struct arch *a,
 		x->root = t;
 		x->first = x->last = -1;
 		x->exp = INT8_ACT_EXP;
+		enum g_dtype gd = g->tensors[t].dtype;
+		x->dt = gd == G_DT_I64 || gd == G_DT_I32 ? DT_INT32 : p->dtype;
 		x->bytes = (uint64_t)graph_elems(&g->tensors[t]) *
-			   (uint64_t)dt_bytes(p->dtype);
+			   (uint64_t)dt_bytes(x->dt);
 		m.wscale[t] = 1.0f;
 	}
 	assign_layouts(&m);
@@ -1309,6 +1581,11 @@ int map_write_consts(const struct graph *g, const struct map_plan *p,
 			for (int64_t i = 0; i < ne; i++)
 				put(DT_FP32, b, (uint64_t)i, s * cval(g, t, i), 0);
 			break;
+		case WL_I32:
+			for (int64_t i = 0; i < ne; i++)
+				num_store(DT_INT32, b, (uint64_t)i, cval(g, t, i),
+					  NUM_OVF_SAT);
+			break;
 		case WL_MAT:
 		case WL_ROW:
 			for (int64_t i = 0; i < ne; i++)
@@ -1357,8 +1634,8 @@ int map_write_input(const struct graph *g, const struct map_plan *p, int t,
 	 * keep the elements' order (docs/models.md) */
 	enum map_layout l = x->root == t ? x->layout : MAP_ROWMAJOR;
 	for (int64_t i = 0; i < graph_elems(gt); i++)
-		put(p->dtype, dram + x->addr, phys_index(gt, l, i), v[i],
-		    x->exp);
+		put(x->dt, dram + x->addr, phys_index(gt, l, i), v[i],
+		    x->dt == DT_INT32 ? 0 : x->exp);
 	return 0;
 }
 
@@ -1372,9 +1649,8 @@ int map_read_tensor(const struct graph *g, const struct map_plan *p, int t,
 	const struct map_tensor *x = &p->t[t];
 	enum map_layout l = x->root == t ? x->layout : MAP_ROWMAJOR;
 	for (int64_t i = 0; i < graph_elems(gt); i++) {
-		double q = num_load(p->dtype, dram + x->addr,
-				    phys_index(gt, l, i));
-		v[i] = (float)(p->dtype == DT_INT8 ? ldexp(q, x->exp) : q);
+		double q = num_load(x->dt, dram + x->addr, phys_index(gt, l, i));
+		v[i] = (float)(x->dt == DT_INT8 ? ldexp(q, x->exp) : q);
 	}
 	return 0;
 }

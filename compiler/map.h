@@ -48,8 +48,10 @@ struct map_opts {
 
 struct map_tensor {
 	uint64_t addr;          /* DRAM byte address, MAP_NOADDR: none */
-	uint64_t bytes;         /* in the plan's dtype (constants: as laid
-				   out for their kernel) */
+	uint64_t bytes;         /* in dt (constants: as laid out for their
+				   kernel) */
+	enum npu_dtype dt;      /* activations: the plan's dtype; integer
+				   tensors (indices): int32 */
 	enum map_layout layout;
 	int root;               /* the tensor whose storage this one is a view
 				   of (Reshape, Flatten, a contiguous Split
