@@ -1064,6 +1064,87 @@ static int map_reducemean(struct mctx *m, struct map_layer *L,
 			   "LayerNormalization is recognised as a whole");
 }
 
+/*
+ * QuantizeLinear / DequantizeLinear with one scale and zero point (per
+ * tensor): quant.s between the plan's float type and int8 - a QDQ model's
+ * fake quantisation in a bf16 run.  Per-axis scales and uint8 are not
+ * mapped; neither is a QDQ model in an int8 run (its scales would replace
+ * the Q3.4 format: docs/models.md).
+ */
+static int map_qdq(struct mctx *m, struct map_layer *L, const struct g_node *n)
+{
+	int q = n->op == G_QUANT;
+	const struct g_tensor *x = T(m, n->in[0]);
+	double sc = 0, zp = 0;
+	if (m->p->dtype == DT_INT8)
+		return graph_error(m->g, L->node, m->d,
+				   "%s in an int8 run: run the model with "
+				   "--dtype bf16 (QDQ scales are not used as "
+				   "the int8 format)", graph_op_name(n->op));
+	if (!is_const(m, n->in[1]) || graph_elems(T(m, n->in[1])) != 1 ||
+	    (n->n_in > 2 && n->in[2] >= 0 &&
+	     (!is_const(m, n->in[2]) || graph_elems(T(m, n->in[2])) != 1)))
+		return graph_error(m->g, L->node, m->d,
+				   "a scale and zero point per tensor (constant "
+				   "scalars) are mapped, not per axis");
+	enum g_dtype it = q ? (n->n_in > 2 && n->in[2] >= 0 ?
+				T(m, n->in[2])->dtype : G_DT_U8) :
+			      x->dtype;
+	if (it != G_DT_I8)
+		return graph_error(m->g, L->node, m->d,
+				   "%s type: quant.s maps int8 (not uint8)",
+				   g_dtype_name(it));
+	(void)graph_const_f64(T(m, n->in[1]), 0, &sc);
+	if (n->n_in > 2 && n->in[2] >= 0)
+		(void)graph_const_f64(T(m, n->in[2]), 0, &zp);
+	int64_t rows, l;
+	rows_l(m, n->in[0], &rows, &l);
+	struct emit e = { 0 };
+	step_head(&e, L, 0);
+	em(&e, ".equ R, %lld\n.equ C, %lld\n.equ OP, %d\n.equ IT, %s\n"
+	   ".equ OT, %s\n.equ GRAN, 0\n.equ SCALE, 0x%08x\n.equ ZP, %d\n",
+	   (long long)rows, (long long)l, !q, q ? dt_name(m->p->dtype) : "int8",
+	   q ? "int8" : dt_name(m->p->dtype), f32bits(sc), (int)zp);
+	em_addr(&e, "X_DRAM", A(m, n->in[0]));
+	em_addr(&e, "Y_DRAM", A(m, n->out[0]));
+	return add_step(m, L, "quant.s", &e, 0);
+}
+
+/* A BatchNormalization left standing (no conv before it): batchnorm.s
+ * over pixels x channels, the statistics folded on chip. */
+static int map_batchnorm(struct mctx *m, struct map_layer *L,
+			 const struct g_node *n)
+{
+	int64_t rows, l;
+	rows_l(m, n->in[0], &rows, &l);
+	if (m->p->dtype == DT_INT8)
+		return graph_error(m->g, L->node, m->d,
+				   "a BatchNormalization not folded into a conv, "
+				   "in int8: run the model with --dtype bf16");
+	for (int i = 1; i < 5; i++) {
+		if (!is_const(m, n->in[i]))
+			return graph_error(m->g, L->node, m->d,
+					   "batchnorm.s needs constant "
+					   "parameters");
+		m->wl[n->in[i]] = WL_F32;
+	}
+	uint32_t eps;
+	memcpy(&eps, &n->eps, 4);
+	struct emit e = { 0 };
+	step_head(&e, L, 0);
+	em(&e, ".equ R, %lld\n.equ C, %lld\n.equ TYPE, %s\n.equ EPS, 0x%08x\n",
+	   (long long)rows, (long long)l, dt_name(m->p->dtype), eps);
+	if (n->act == G_ACT_RELU)
+		em(&e, ".equ RELU, 1\n");
+	em_addr(&e, "X_DRAM", A(m, n->in[0]));
+	em_addr(&e, "Y_DRAM", A(m, n->out[0]));
+	em_addr(&e, "G_DRAM", A(m, n->in[1]));
+	em_addr(&e, "B_DRAM", A(m, n->in[2]));
+	em_addr(&e, "M_DRAM", A(m, n->in[3]));
+	em_addr(&e, "V_DRAM", A(m, n->in[4]));
+	return add_step(m, L, "batchnorm.s", &e, 0);
+}
+
 static int map_node(struct mctx *m, struct map_layer *L, const struct g_node *n)
 {
 	switch (n->op) {
@@ -1080,6 +1161,8 @@ static int map_node(struct mctx *m, struct map_layer *L, const struct g_node *n)
 	case G_RESIZE: return map_resize(m, L, n);
 	case G_GATHER: return map_gather(m, L, n);
 	case G_REDUCEMEAN: return map_reducemean(m, L, n);
+	case G_QUANT: case G_DEQUANT: return map_qdq(m, L, n);
+	case G_BATCHNORM: return map_batchnorm(m, L, n);
 	default:
 		if (is_eltwise(n->op))
 			return map_eltwise(m, L, n);
@@ -1316,7 +1399,8 @@ int map_plan_build(const struct graph *g, const struct arch *a,
 		x->first = x->last = -1;
 		x->exp = INT8_ACT_EXP;
 		enum g_dtype gd = g->tensors[t].dtype;
-		x->dt = gd == G_DT_I64 || gd == G_DT_I32 ? DT_INT32 : p->dtype;
+		x->dt = gd == G_DT_I64 || gd == G_DT_I32 ? DT_INT32 :
+			gd == G_DT_I8 ? DT_INT8 : p->dtype;
 		x->bytes = (uint64_t)graph_elems(&g->tensors[t]) *
 			   (uint64_t)dt_bytes(x->dt);
 		m.wscale[t] = 1.0f;
