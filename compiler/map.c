@@ -1397,10 +1397,12 @@ int map_plan_build(const struct graph *g, const struct arch *a,
 		x->addr = MAP_NOADDR;
 		x->root = t;
 		x->first = x->last = -1;
-		x->exp = INT8_ACT_EXP;
 		enum g_dtype gd = g->tensors[t].dtype;
 		x->dt = gd == G_DT_I64 || gd == G_DT_I32 ? DT_INT32 :
 			gd == G_DT_I8 ? DT_INT8 : p->dtype;
+		/* int8 activations of an int8 run are Q3.4; a QDQ model's
+		 * int8 tensors are its own integers */
+		x->exp = p->dtype == DT_INT8 && x->dt == DT_INT8 ? INT8_ACT_EXP : 0;
 		x->bytes = (uint64_t)graph_elems(&g->tensors[t]) *
 			   (uint64_t)dt_bytes(x->dt);
 		m.wscale[t] = 1.0f;
