@@ -101,6 +101,7 @@ int fold_slice_ranges(const struct graph *g, const struct g_node *n,
 				    &g->tensors[n->in[4]] : NULL;
 	const struct g_tensor *need[4] = { ts, te, ta, tp };
 	static const char *const role[4] = { "starts", "ends", "axes", "steps" };
+	snprintf(why, why_n, "cannot read its constant inputs");
 	for (int i = 0; i < 4; i++)
 		if (need[i] && (!(need[i]->flags & G_T_CONST) || !need[i]->data)) {
 			snprintf(why, why_n, "its %s input '%s' is not a constant "
@@ -348,6 +349,272 @@ static int fold_move(const struct graph *g, const struct g_node *n, int o,
 	}
 }
 
+/* ---- compute ops, each output element a sum or a reduction -------------- */
+
+/* The most multiply-adds a fold may take (a fraction of a second), so a
+ * constant convolution of a big weight is left to the hardware. */
+#define FOLD_MAX_WORK ((int64_t)1 << 26)
+
+static const struct g_tensor *opt_in(const struct graph *g,
+				     const struct g_node *n, int i)
+{
+	return i < n->n_in && n->in[i] >= 0 ? &g->tensors[n->in[i]] : NULL;
+}
+
+/* Offset of the batch axes of t (all but its last two, or none when it
+ * is 1-D) broadcast against the nb output batch coordinates c. */
+static int64_t batch_off(const struct g_tensor *t, const int64_t *c, int nb)
+{
+	int tb = t->rank > 2 ? t->rank - 2 : 0;
+	int64_t off = 0;
+	for (int i = 0; i < tb; i++)
+		off = off * t->dim[i] + (t->dim[i] == 1 ? 0 : c[nb - tb + i]);
+	return off;
+}
+
+static int fold_matmul(const struct graph *g, const struct g_node *n,
+		       struct g_tensor *y)
+{
+	const struct g_tensor *a = opt_in(g, n, 0), *b = opt_in(g, n, 1),
+			      *bias = opt_in(g, n, 2);
+	int ra = a->rank, rb = b->rank;
+	int64_t m = ra >= 2 ? a->dim[ra - 2] : 1, kk = a->dim[ra - 1];
+	int64_t nn = rb >= 2 ? b->dim[rb - 1] : 1;
+	int nb = y->rank - (ra >= 2) - (rb >= 2);
+	int64_t ne = graph_elems(y), c[G_MAX_RANK] = { 0 };
+	if (ne * kk > FOLD_MAX_WORK)
+		return 0;
+	for (int64_t i = 0; i < ne; i++) {
+		int64_t r = ra >= 2 ? c[nb] : 0, col = rb >= 2 ? c[y->rank - 1] : 0;
+		int64_t ao = (batch_off(a, c, nb) * m + r) * kk;
+		int64_t bo = batch_off(b, c, nb) * kk * nn + col;
+		double acc = bias ? at(bias, col) : 0;
+		for (int64_t k = 0; k < kk; k++)
+			acc += at(a, ao + k) * at(b, bo + k * nn);
+		fold_store(y->dtype, y->data, i, acc);
+		next_coord(c, y->dim, y->rank);
+	}
+	return 1;
+}
+
+static int fold_gemm(const struct graph *g, const struct g_node *n,
+		     struct g_tensor *y)
+{
+	const struct g_tensor *a = opt_in(g, n, 0), *b = opt_in(g, n, 1),
+			      *cc = opt_in(g, n, 2);
+	int64_t m = y->dim[0], nn = y->dim[1];
+	int64_t kk = a->dim[n->trans_a ? 0 : 1];
+	if (m * nn * kk > FOLD_MAX_WORK)
+		return 0;
+	for (int64_t i = 0; i < m; i++)
+		for (int64_t j = 0; j < nn; j++) {
+			double acc = 0;
+			for (int64_t k = 0; k < kk; k++)
+				acc += at(a, n->trans_a ? k * m + i : i * kk + k) *
+				       at(b, n->trans_b ? j * kk + k : k * nn + j);
+			int64_t oc[2] = { i, j };
+			double cv = cc ? at(cc, bcast_off(cc, oc, 2)) : 0;
+			fold_store(y->dtype, y->data, i * nn + j,
+				   n->alpha * acc + n->beta * cv);
+		}
+	return 1;
+}
+
+/* Conv and the pools: y[n][m][oh][ow] over the window at
+ * (oh * s - pad_top + kh * dil, ow * s - pad_left + kw * dil). */
+static int fold_window(const struct graph *g, const struct g_node *n,
+		       struct g_tensor *y)
+{
+	const struct g_tensor *x = opt_in(g, n, 0), *w = opt_in(g, n, 1),
+			      *b = opt_in(g, n, 2);
+	int64_t nb = y->dim[0], m = y->dim[1], oh = y->dim[2], ow = y->dim[3];
+	int64_t c = x->dim[1], h = x->dim[2], wd = x->dim[3];
+	int kh = n->kernel[0], kw = n->kernel[1];
+	int64_t cg = n->op == G_CONV ? c / n->group : 1;
+	int64_t mg = n->op == G_CONV ? m / n->group : 1;
+	if (graph_elems(y) * cg * kh * kw > FOLD_MAX_WORK)
+		return 0;
+	int64_t i = 0;
+	for (int64_t in = 0; in < nb; in++)
+	for (int64_t im = 0; im < m; im++)
+	for (int64_t y0 = 0; y0 < oh; y0++)
+	for (int64_t x0 = 0; x0 < ow; x0++, i++) {
+		double acc = n->op == G_MAXPOOL ? -INFINITY :
+			     b ? at(b, im) : 0;
+		int64_t cnt = 0;
+		for (int64_t ic = 0; ic < cg; ic++)
+		for (int r = 0; r < kh; r++)
+		for (int s = 0; s < kw; s++) {
+			int64_t yy = y0 * n->stride[0] - n->pad[0] +
+				     (int64_t)r * n->dil[0];
+			int64_t xx = x0 * n->stride[1] - n->pad[1] +
+				     (int64_t)s * n->dil[1];
+			/* AveragePool's count_include_pad counts the
+			 * padding, not what lies beyond it (ceil_mode) */
+			if (yy >= -n->pad[0] && yy < h + n->pad[2] &&
+			    xx >= -n->pad[1] && xx < wd + n->pad[3] &&
+			    n->count_include_pad)
+				cnt++;
+			if (yy < 0 || yy >= h || xx < 0 || xx >= wd)
+				continue;
+			int64_t ch = n->op == G_CONV ? im / mg * cg + ic : im;
+			double v = at(x, ((in * c + ch) * h + yy) * wd + xx);
+			if (n->op == G_CONV)
+				acc += v * at(w, ((im * cg + ic) * kh + r) * kw + s);
+			else if (n->op == G_MAXPOOL)
+				acc = v > acc ? v : acc;
+			else
+				acc += v;
+			if (!n->count_include_pad)
+				cnt++;
+		}
+		if (n->op == G_AVGPOOL)
+			acc = cnt ? acc / (double)cnt : 0;
+		fold_store(y->dtype, y->data, i, acc);
+	}
+	return 1;
+}
+
+/* ReduceMean and GlobalAveragePool: the mean over the reduced axes. */
+static int fold_mean(const struct graph *g, const struct g_node *n,
+		     struct g_tensor *y)
+{
+	const struct g_tensor *x = opt_in(g, n, 0);
+	int red[G_MAX_RANK] = { 0 };
+	for (int i = 0; i < x->rank; i++)
+		red[i] = n->op == G_GAP ? i >= 2 : 0;
+	if (n->op == G_REDUCEMEAN)
+		for (int i = 0; i < n->n_axes; i++)
+			red[n->axes[i]] = 1;
+	int64_t ne = graph_elems(y), xe = graph_elems(x);
+	double *sum = calloc((size_t)ne + 1, sizeof *sum);
+	if (!sum)
+		return -1;
+	int64_t c[G_MAX_RANK] = { 0 };
+	for (int64_t i = 0; i < xe; i++) {
+		int64_t o = 0;
+		for (int j = 0; j < x->rank; j++)
+			if (!red[j])
+				o = o * x->dim[j] + c[j];
+		sum[o] += at(x, i);
+		next_coord(c, x->dim, x->rank);
+	}
+	for (int64_t i = 0; i < ne; i++)
+		fold_store(y->dtype, y->data, i, sum[i] * (double)ne / (double)xe);
+	free(sum);
+	return 1;
+}
+
+/* Softmax (opset >= 13: along axis; before: over the flattened axes from
+ * axis on), LayerNormalization (over the axes from axis on) and
+ * BatchNormalization (per channel) work on rows: outer x len elements
+ * apart by inner. */
+static int fold_rows(const struct graph *g, const struct g_node *n,
+		     struct g_tensor *y)
+{
+	const struct g_tensor *x = opt_in(g, n, 0);
+	int r = x->rank, ax = n->op == G_BATCHNORM ? 1 : n->axis;
+	int whole = n->op == G_LAYERNORM || (n->op == G_SOFTMAX &&
+					     n->opset < 13);
+	int64_t len = 1, inner = 1, outer = 1;
+	for (int i = 0; i < r; i++) {
+		if (i < ax)
+			outer *= x->dim[i];
+		else if (i == ax || whole)
+			len *= x->dim[i];
+		else
+			inner *= x->dim[i];
+	}
+	if (n->op == G_BATCHNORM) {
+		const struct g_tensor *sc = opt_in(g, n, 1), *bi = opt_in(g, n, 2),
+				      *mu = opt_in(g, n, 3), *va = opt_in(g, n, 4);
+		for (int64_t i = 0; i < graph_elems(x); i++) {
+			int64_t ch = i / inner % len;
+			fold_store(y->dtype, y->data, i, (at(x, i) - at(mu, ch)) /
+				   sqrt(at(va, ch) + n->eps) * at(sc, ch) +
+				   at(bi, ch));
+		}
+		return 1;
+	}
+	const struct g_tensor *sc = opt_in(g, n, 1), *bi = opt_in(g, n, 2);
+	for (int64_t o = 0; o < outer; o++)
+		for (int64_t in = 0; in < inner; in++) {
+			int64_t base = o * len * inner + in;
+			double a = 0, b = 0, mx = -INFINITY;
+			for (int64_t j = 0; j < len; j++) {
+				double v = at(x, base + j * inner);
+				mx = v > mx ? v : mx;
+				a += v;
+			}
+			a /= (double)len;          /* LayerNorm: the mean */
+			for (int64_t j = 0; j < len; j++) {
+				double v = at(x, base + j * inner);
+				b += n->op == G_SOFTMAX ? exp(v - mx) :
+				     (v - a) * (v - a);
+			}
+			for (int64_t j = 0; j < len; j++) {
+				double v = at(x, base + j * inner), out;
+				if (n->op == G_SOFTMAX) {
+					out = exp(v - mx) / b;
+				} else {
+					/* scale, bias over the normalised
+					 * shape: its last axes */
+					int64_t t[G_MAX_RANK], jj = j;
+					for (int q = r - 1; q >= ax; q--) {
+						t[q - ax] = jj % x->dim[q];
+						jj /= x->dim[q];
+					}
+					out = (v - a) / sqrt(b / (double)len + n->eps);
+					if (sc)
+						out *= at(sc, bcast_off(sc, t, r - ax));
+					if (bi)
+						out += at(bi, bcast_off(bi, t, r - ax));
+				}
+				fold_store(y->dtype, y->data, base + j * inner,
+					   out);
+			}
+		}
+	return 1;
+}
+
+static int fold_pad(const struct graph *g, const struct g_node *n,
+		    struct g_tensor *y)
+{
+	const struct g_tensor *x = opt_in(g, n, 0), *p = opt_in(g, n, 1),
+			      *cv = opt_in(g, n, 2);
+	double fill = cv && graph_elems(cv) ? at(cv, 0) : 0;
+	int64_t c[G_MAX_RANK] = { 0 }, ic[G_MAX_RANK], ne = graph_elems(y);
+	for (int64_t i = 0; i < ne; i++) {
+		int inside = 1;
+		for (int j = 0; j < y->rank; j++) {
+			int64_t b = 0;
+			graph_const_i64(p, j, &b);
+			ic[j] = c[j] - b;
+			inside &= ic[j] >= 0 && ic[j] < x->dim[j];
+		}
+		fold_store(y->dtype, y->data, i,
+			   inside ? at(x, ravel(ic, x->dim, x->rank)) : fill);
+		next_coord(c, y->dim, y->rank);
+	}
+	return 1;
+}
+
+static int fold_compute(const struct graph *g, const struct g_node *n,
+			struct g_tensor *y)
+{
+	switch (n->op) {
+	case G_MATMUL: return fold_matmul(g, n, y);
+	case G_GEMM: return fold_gemm(g, n, y);
+	case G_CONV: case G_MAXPOOL: case G_AVGPOOL:
+		return y->rank == 4 ? fold_window(g, n, y) : 0;
+	case G_REDUCEMEAN: case G_GAP: return fold_mean(g, n, y);
+	case G_SOFTMAX: case G_LAYERNORM: case G_BATCHNORM:
+		return fold_rows(g, n, y);
+	case G_PAD: return fold_pad(g, n, y);
+	default: return 0;
+	}
+}
+
 int fold_node(struct graph *g, int k, int64_t max_elems)
 {
 	const struct g_node *n = &g->nodes[k];
@@ -362,8 +629,14 @@ int fold_node(struct graph *g, int k, int64_t max_elems)
 	case G_SPLIT: case G_SLICE: case G_GATHER:
 		move = 1;
 		break;
+	case G_MATMUL: case G_GEMM: case G_CONV: case G_MAXPOOL:
+	case G_AVGPOOL: case G_GAP: case G_REDUCEMEAN: case G_SOFTMAX:
+	case G_LAYERNORM: case G_BATCHNORM: case G_PAD:
+		move = 2;
+		break;
 	default:
-		return 0;
+		return 0;   /* Resize: its coordinate modes are not in the
+			       graph; Q/DQ: see fold.h */
 	}
 	if (n->act != G_ACT_NONE || n->res >= 0)
 		return 0;
@@ -400,7 +673,8 @@ int fold_node(struct graph *g, int k, int64_t max_elems)
 			for (int64_t i = 0; i < graph_elems(t); i++)
 				fold_store(t->dtype, t->data, i, 1);  /* mask */
 		else
-			ok = move ? fold_move(g, n, o, t) :
+			ok = move == 1 ? fold_move(g, n, o, t) :
+			     move == 2 ? fold_compute(g, n, t) :
 				    fold_elementwise(g, n, t);
 	}
 	for (int o = 0; o < n->n_out; o++) {

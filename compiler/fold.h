@@ -7,7 +7,8 @@
  * copy element bytes, so int64 shape values and float weights pass through
  * exactly.  Arithmetic is done in double and stored once into the output
  * dtype (round to nearest even, integers saturated; integer Div truncates
- * toward zero as C and ONNX Runtime do).
+ * toward zero as C and ONNX Runtime do); sums (MatMul, Gemm, Conv, means,
+ * normalisations) accumulate in double.
  */
 #ifndef NPU_FOLD_H
 #define NPU_FOLD_H
@@ -21,9 +22,11 @@
 /*
  * Evaluate node k when every present input is a constant with values, its
  * outputs' shapes are inferred and hold at most max_elems elements: each
- * output becomes a constant (G_T_CONST, data).  QuantizeLinear and
- * DequantizeLinear are never folded: they carry the quantisation the mapper
- * maps (DequantizeLinear of int8 weights must stay int8 weights).
+ * output becomes a constant (G_T_CONST, data).  Every op folds except
+ * QuantizeLinear and DequantizeLinear, which carry the quantisation the
+ * mapper maps (DequantizeLinear of int8 weights must stay int8 weights),
+ * Resize, whose coordinate modes the graph does not keep, and a node that
+ * has something fused into it.
  * 1 when folded, 0 when the node is not foldable, NPU_ENOMEM.
  */
 int fold_node(struct graph *g, int k, int64_t max_elems) NPU_WUR;

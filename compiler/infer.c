@@ -19,7 +19,9 @@
 #include "graph.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fold.h"
@@ -252,7 +254,7 @@ static int infer_conv(struct graph *g, int k, struct diag *d)
 	if (gr < 1 || c % gr)
 		FAIL("input '%s' has %lld channels, not a multiple of group %d",
 		     x->name, (long long)c, n->group);
-	if (w->dim[1] * gr != c)
+	if (w->dim[1] != c / gr)
 		FAIL("input '%s' has %lld channels, the weights '%s' expect "
 		     "%lld (%lld per group x %d groups)", x->name, (long long)c,
 		     w->name, (long long)(w->dim[1] * gr),
@@ -261,6 +263,9 @@ static int infer_conv(struct graph *g, int k, struct diag *d)
 		FAIL("weights '%s' have %lld output channels, not a multiple "
 		     "of group %d", w->name, (long long)m, n->group);
 	for (int i = 0; i < 2; i++) {
+		if (w->dim[2 + i] > INT32_MAX)
+			FAIL("weights '%s' %s: a kernel beyond 2^31 - 1",
+			     w->name, shp(w).s);
 		if (n->kernel[i] == 0)
 			n->kernel[i] = (int)w->dim[2 + i];
 		else if (n->kernel[i] != w->dim[2 + i])
@@ -520,6 +525,8 @@ static int get_axes(struct graph *g, int k, struct diag *d, int64_t *v,
 		    int *m)
 {
 	struct g_node *n = &g->nodes[k];
+	if (n->n_axes > G_MAX_RANK)
+		FAIL("%d axes, more than rank %d allows", n->n_axes, G_MAX_RANK);
 	if (n->n_axes > 0) {
 		memcpy(v, n->axes, (size_t)n->n_axes * sizeof *v);
 		*m = n->n_axes;
@@ -665,6 +672,8 @@ static int infer_split(struct graph *g, int k, struct diag *d)
 	n->axis = a;
 	int64_t sz[G_MAX_OUT];
 	int m = n->n_split;
+	if (m > G_MAX_OUT)
+		FAIL("%d split sizes, at most %d outputs", m, G_MAX_OUT);
 	if (m > 0) {
 		memcpy(sz, n->split, (size_t)m * sizeof *sz);
 	} else if (in_t(g, k, 1)) {
@@ -814,8 +823,13 @@ static int infer_pad(struct graph *g, int k, struct diag *d)
 	if (cv && (!is_const(cv) || graph_elems(cv) > 1))
 		FAIL("its constant_value '%s' must be a constant scalar",
 		     cv->name);
-	for (int i = 0; i < x->rank; i++)
+	for (int i = 0; i < x->rank; i++) {
+		if (llabs(v[i]) > INFER_MAX_ELEMS ||
+		    llabs(v[x->rank + i]) > INFER_MAX_ELEMS)
+			FAIL("pads of axis %d (%lld, %lld) are out of range", i,
+			     (long long)v[i], (long long)v[x->rank + i]);
 		od[i] = x->dim[i] + v[i] + v[x->rank + i];
+	}
 	return set_out(g, k, d, 0, x->dtype, x->rank, od);
 }
 
@@ -907,6 +921,18 @@ static int check_inputs(struct graph *g, int k, struct diag *d)
 			FAIL("input %d '%s' has no known shape: it is not a "
 			     "graph input, a constant or an output of an "
 			     "earlier node", i, t->name);
+	}
+	for (int i = 0; i < n->n_in; i++) {
+		const struct g_tensor *t = n->in[i] >= 0 ?
+					   &g->tensors[n->in[i]] : NULL;
+		int64_t e = 1;
+		for (int j = 0; t && j < t->rank; j++) {
+			if (t->dim[j] < 0 || t->dim[j] > INFER_MAX_ELEMS ||
+			    (t->dim[j] && e > INFER_MAX_ELEMS / t->dim[j]))
+				FAIL("input %d '%s' has shape %s: sizes from 0 "
+				     "to 2^40 elements", i, t->name, shp(t).s);
+			e *= t->dim[j];
+		}
 	}
 	if (n->res >= 0 && g->tensors[n->res].rank < 0)
 		FAIL("residual input '%s' has no known shape",

@@ -663,6 +663,97 @@ START_TEST(graph_infer_shape_ops)
 }
 END_TEST
 
+/* Nodes of constants evaluated (fold.c), checked by hand: MatMul with a
+ * broadcast batch, Gemm, a grouped Conv, AveragePool with and without
+ * the padding counted, MaxPool, Softmax, LayerNormalization,
+ * BatchNormalization, ReduceMean, Pad. */
+START_TEST(graph_infer_fold_compute)
+{
+	struct graph g;
+	gstart(&g);
+	float v[16];
+	for (int i = 0; i < 16; i++)
+		v[i] = (float)(i + 1);
+	int a = cf32(&g, "a", DIMS(2, 2, 3), v);          /* 1..12 */
+	int b = cf32(&g, "b", DIMS(3, 2), (const float[]){ 1, 0, 0, 1, 1, 1 });
+	node(&g, G_MATMUL, "mm", IN(a, b), "mm_y");
+	int k = node(&g, G_GEMM, "gemm", IN(b, b, scalar(&g, "c0", 10)), "gm_y");
+	g.nodes[k].trans_a = 1;     /* b' [2,3] x b [3,2] */
+	g.nodes[k].alpha = 2;
+	int x = cf32(&g, "x", DIMS(1, 2, 2, 2), v);       /* 1..8 */
+	int w = cf32(&g, "w", DIMS(2, 1, 1, 1), (const float[]){ 2, -1 });
+	k = node(&g, G_CONV, "dw", IN(x, w, cf32(&g, "wb", DIMS(2),
+		(const float[]){ 0.5f, 0 })), "cv_y");
+	g.nodes[k].group = 2;
+	for (int inc = 0; inc < 2; inc++) {
+		k = node(&g, G_AVGPOOL, inc ? "avg_inc" : "avg", IN(x),
+			 inc ? "ap1" : "ap0");
+		struct g_node *n = &g.nodes[k];
+		n->kernel[0] = n->kernel[1] = 2;
+		n->pad[0] = n->pad[1] = n->pad[2] = n->pad[3] = 1;
+		n->stride[0] = n->stride[1] = 2;
+		n->count_include_pad = inc;
+	}
+	k = node(&g, G_MAXPOOL, "max", IN(x), "mp");
+	g.nodes[k].kernel[0] = g.nodes[k].kernel[1] = 2;
+	k = node(&g, G_SOFTMAX, "sm", IN(b), "sm_y");
+	k = node(&g, G_LAYERNORM, "ln", IN(b, cf32(&g, "lg", DIMS(2),
+		(const float[]){ 1, 2 }), cf32(&g, "lb", DIMS(2),
+		(const float[]){ 0, 1 })), "ln_y");
+	node(&g, G_BATCHNORM, "bn", IN(x, cf32(&g, "bs", DIMS(2),
+		(const float[]){ 1, 2 }), cf32(&g, "bb", DIMS(2),
+		(const float[]){ 0, 1 }), cf32(&g, "bm", DIMS(2),
+		(const float[]){ 1, 2 }), cf32(&g, "bv", DIMS(2),
+		(const float[]){ 4, 1 })), "bn_y");
+	k = node(&g, G_REDUCEMEAN, "rm", IN(a), "rm_y");
+	g.nodes[k].n_axes = 2;
+	g.nodes[k].axes[0] = 0;
+	g.nodes[k].axes[1] = 2;
+	k = node(&g, G_PAD, "pad", IN(b, ci64(&g, "pp", DIMS(1, 0, 0, 1)),
+		scalar(&g, "pv", -1)), "pad_y");
+	infer_ok(&g);
+	/* a[1] row 0 = 7 8 9; times b: (7 + 9, 8 + 9) */
+	ck_assert_float_eq(fval(&g, T(&g, "mm_y"), 4), 16);
+	ck_assert_float_eq(fval(&g, T(&g, "mm_y"), 5), 17);
+	ck_assert_float_eq(fval(&g, T(&g, "mm_y"), 6), 22);   /* 10 + 12 */
+	/* b'b = [[2,1],[1,2]]; 2 * that + 10 */
+	ck_assert_float_eq(fval(&g, T(&g, "gm_y"), 0), 14);
+	ck_assert_float_eq(fval(&g, T(&g, "gm_y"), 1), 12);
+	/* depthwise 1x1: channel 0 * 2 + 0.5, channel 1 * -1 */
+	ck_assert_float_eq(fval(&g, T(&g, "cv_y"), 3), 8.5f);
+	ck_assert_float_eq(fval(&g, T(&g, "cv_y"), 4), -5);
+	/* 2x2 windows at stride 2 over a 1-padded 2x2: one real element
+	 * each; counted with the padding the mean is a quarter of it */
+	check_shape(&g, "ap0", DIMS(1, 2, 2, 2));
+	ck_assert_float_eq(fval(&g, T(&g, "ap0"), 3), 4);
+	ck_assert_float_eq(fval(&g, T(&g, "ap1"), 3), 1);
+	ck_assert_float_eq(fval(&g, T(&g, "mp"), 1), 8);
+	/* softmax of (1, 0): e / (e + 1) */
+	ck_assert_float_eq_tol(fval(&g, T(&g, "sm_y"), 0),
+			       (float)(exp(1) / (exp(1) + 1)), 1e-7);
+	/* layernorm of (1, 0): (1, -1) / sqrt(0.25 + 1e-5) / 2 ... */
+	double sd = sqrt(0.25 + (double)1e-5f);
+	ck_assert_float_eq_tol(fval(&g, T(&g, "ln_y"), 0),
+			       (float)(0.5 / sd * 1 + 0), 1e-6);
+	ck_assert_float_eq_tol(fval(&g, T(&g, "ln_y"), 1),
+			       (float)(-0.5 / sd * 2 + 1), 1e-6);
+	/* batchnorm channel 1 (5..8): (x - 2) / sqrt(1 + eps) * 2 + 1 */
+	ck_assert_float_eq_tol(fval(&g, T(&g, "bn_y"), 4),
+			       (float)(3 / sqrt(1 + (double)1e-5f) * 2 + 1),
+			       1e-6);
+	/* mean over axes 0 and 2 of 1..12 [2,2,3]: rows (1..3, 7..9) = 5 */
+	check_shape(&g, "rm_y", DIMS(1, 2, 1));
+	ck_assert_float_eq(fval(&g, T(&g, "rm_y"), 0), 5);
+	ck_assert_float_eq(fval(&g, T(&g, "rm_y"), 1), 8);
+	/* one row before, one column after, filled with -1 */
+	check_shape(&g, "pad_y", DIMS(4, 3));
+	ck_assert_float_eq(fval(&g, T(&g, "pad_y"), 0), -1);
+	ck_assert_float_eq(fval(&g, T(&g, "pad_y"), 3), 1);
+	ck_assert_float_eq(fval(&g, T(&g, "pad_y"), 5), -1);
+	graph_free(&g);
+}
+END_TEST
+
 /* ---- simplify ----------------------------------------------------------- */
 
 /* y = relu(conv(x) + b) + r, the bias a [1, M, 1, 1] constant, the
@@ -1392,6 +1483,7 @@ static Suite *suite_graph(void)
 	TEST_ADD(s, graph_infer_slice);
 	TEST_ADD(s, graph_infer_split);
 	TEST_ADD(s, graph_infer_shape_ops);
+	TEST_ADD(s, graph_infer_fold_compute);
 	TEST_ADD(s, graph_simplify_conv_chain);
 	TEST_ADD(s, graph_simplify_no_fuse_when_shared);
 	TEST_ADD(s, graph_simplify_res_order);
