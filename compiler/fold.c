@@ -50,6 +50,8 @@ void fold_store(enum g_dtype t, void *data, int64_t i, double v)
 	}
 }
 
+/* Element i of a constant as a double (exact for every dtype but int64
+ * beyond 2^53, which only movement ops, copying bytes, meet). */
 static double at(const struct g_tensor *t, int64_t i)
 {
 	double v = 0;
@@ -179,6 +181,7 @@ int fold_slice_ranges(const struct graph *g, const struct g_node *n,
 }
 
 /* Elementwise ops, evaluated in double. */
+/* The activations, by their ONNX definitions. */
 static double unary(const struct g_node *n, double x)
 {
 	switch (n->op) {
@@ -205,6 +208,7 @@ static double unary(const struct g_node *n, double x)
 	}
 }
 
+/* -1: not foldable (an integer division by zero stays for run time). */
 static int binary(const struct g_node *n, enum g_dtype t, double a, double b,
 		  double *y)
 {
@@ -227,6 +231,8 @@ static int binary(const struct g_node *n, enum g_dtype t, double a, double b,
 	}
 }
 
+/* Unary and binary ops; each output coordinate reads its inputs through
+ * their broadcast offsets. */
 static int fold_elementwise(const struct graph *g, const struct g_node *n,
 			    struct g_tensor *y)
 {
@@ -372,6 +378,7 @@ static int64_t batch_off(const struct g_tensor *t, const int64_t *c, int nb)
 	return off;
 }
 
+/* MatMul as numpy.matmul, the fused bias (input 2) added per column. */
 static int fold_matmul(const struct graph *g, const struct g_node *n,
 		       struct g_tensor *y)
 {
@@ -397,6 +404,7 @@ static int fold_matmul(const struct graph *g, const struct g_node *n,
 	return 1;
 }
 
+/* alpha * A' B' + beta * C. */
 static int fold_gemm(const struct graph *g, const struct g_node *n,
 		     struct g_tensor *y)
 {
@@ -577,6 +585,8 @@ static int fold_rows(const struct graph *g, const struct g_node *n,
 	return 1;
 }
 
+/* Constant padding: an output coordinate minus the begin pads is inside
+ * the input or takes the constant value (0 by default). */
 static int fold_pad(const struct graph *g, const struct g_node *n,
 		    struct g_tensor *y)
 {
@@ -599,6 +609,7 @@ static int fold_pad(const struct graph *g, const struct g_node *n,
 	return 1;
 }
 
+/* 0 when too much work or not a shape this evaluator covers. */
 static int fold_compute(const struct graph *g, const struct g_node *n,
 			struct g_tensor *y)
 {

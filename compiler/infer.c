@@ -63,12 +63,14 @@ static struct shp shp(const struct g_tensor *t)
 	return shape_of(t->rank, t->dim);
 }
 
+/* Input i of node k, NULL when absent (an optional input left out). */
 static struct g_tensor *in_t(struct graph *g, int k, int i)
 {
 	const struct g_node *n = &g->nodes[k];
 	return i < n->n_in && n->in[i] >= 0 ? &g->tensors[n->in[i]] : NULL;
 }
 
+/* A constant whose values we have (G_T_SYNTH weights have none). */
 static int is_const(const struct g_tensor *t)
 {
 	return t && (t->flags & G_T_CONST) && t->data;
@@ -120,6 +122,7 @@ static int set_out(struct graph *g, int k, struct diag *d, int o,
 	return 0;
 }
 
+/* Unary elementwise ops: the input's type and shape. */
 static int same_shape(const struct g_node *n, struct graph *g, int k,
 		      struct diag *d, const struct g_tensor *x)
 {
@@ -239,6 +242,10 @@ static int spatial(struct graph *g, int k, struct diag *d, int ax,
 	return 0;
 }
 
+/*
+ * Conv: X [N, C, H, W], W [M, C / group, kH, kW], B [M].  Channel counts
+ * are checked in the order a user fixes them: input vs weights first.
+ */
 static int infer_conv(struct graph *g, int k, struct diag *d)
 {
 	struct g_node *n = &g->nodes[k];
@@ -287,6 +294,7 @@ static int infer_conv(struct graph *g, int k, struct diag *d)
 	return set_out(g, k, d, 0, x->dtype, 4, od);
 }
 
+/* MaxPool, AveragePool: channels kept, spatial() per axis with ceil_mode. */
 static int infer_pool(struct graph *g, int k, struct diag *d)
 {
 	struct g_node *n = &g->nodes[k];
@@ -309,6 +317,10 @@ static int infer_pool(struct graph *g, int k, struct diag *d)
 
 /* ---- matrix products --------------------------------------------------- */
 
+/*
+ * MatMul (numpy.matmul): batch axes (all but the last two) broadcast, the
+ * last two multiply; input 2, when graph_simplify fused a bias, is [N].
+ */
 static int infer_matmul(struct graph *g, int k, struct diag *d)
 {
 	const struct g_tensor *a = in_t(g, k, 0), *b = in_t(g, k, 1),
@@ -347,6 +359,8 @@ static int infer_matmul(struct graph *g, int k, struct diag *d)
 	return set_out(g, k, d, 0, a->dtype, r, od);
 }
 
+/* Gemm: A' [M, K] x B' [K, N] (transA/transB), C unidirectionally
+ * broadcast to [M, N] (ONNX allows nothing wider). */
 static int infer_gemm(struct graph *g, int k, struct diag *d)
 {
 	const struct g_node *n = &g->nodes[k];
@@ -371,6 +385,8 @@ static int infer_gemm(struct graph *g, int k, struct diag *d)
 
 /* ---- elementwise -------------------------------------------------------- */
 
+/* Add, Sub, Mul, Div, Pow: multidirectional (NumPy) broadcasting; ONNX
+ * requires one type for both operands except Pow's exponent. */
 static int infer_binary(struct graph *g, int k, struct diag *d)
 {
 	const struct g_node *n = &g->nodes[k];
@@ -386,6 +402,8 @@ static int infer_binary(struct graph *g, int k, struct diag *d)
 	return set_out(g, k, d, 0, a->dtype, r, od);
 }
 
+/* Clip: from opset 11 the bounds are inputs; only constant ones can be
+ * applied by a kernel, so they move into lo/hi here. */
 static int infer_clip(struct graph *g, int k, struct diag *d)
 {
 	struct g_node *n = &g->nodes[k];
@@ -407,6 +425,8 @@ static int infer_clip(struct graph *g, int k, struct diag *d)
 	return set_out(g, k, d, 0, x->dtype, x->rank, x->dim);
 }
 
+/* Softmax: the shape is the input's whatever the opset's axis semantics
+ * (opset < 13 coerces to 2-D at axis; fold.c evaluates both). */
 static int infer_softmax(struct graph *g, int k, struct diag *d)
 {
 	struct g_node *n = &g->nodes[k];
@@ -419,6 +439,8 @@ static int infer_softmax(struct graph *g, int k, struct diag *d)
 	return set_out(g, k, d, 0, x->dtype, x->rank, x->dim);
 }
 
+/* LayerNormalization (opset 17): normalised over axes [axis, rank);
+ * scale and bias broadcast over those axes only. */
 static int infer_layernorm(struct graph *g, int k, struct diag *d)
 {
 	struct g_node *n = &g->nodes[k];
@@ -439,6 +461,8 @@ static int infer_layernorm(struct graph *g, int k, struct diag *d)
 	return set_out(g, k, d, 0, x->dtype, x->rank, x->dim);
 }
 
+/* BatchNormalization (inference form): one scale, bias, mean, variance
+ * per channel, channel = axis 1. */
 static int infer_batchnorm(struct graph *g, int k, struct diag *d)
 {
 	static const char *const role[5] = { "", "scale", "bias", "mean",
@@ -458,6 +482,7 @@ static int infer_batchnorm(struct graph *g, int k, struct diag *d)
 
 /* ---- shape ops ---------------------------------------------------------- */
 
+/* Flatten: axis may equal the rank (everything in the first dim). */
 static int infer_flatten(struct graph *g, int k, struct diag *d)
 {
 	struct g_node *n = &g->nodes[k];
@@ -471,6 +496,7 @@ static int infer_flatten(struct graph *g, int k, struct diag *d)
 	return set_out(g, k, d, 0, x->dtype, 2, od);
 }
 
+/* Reshape from a constant shape (opset >= 5 takes it as input 1). */
 static int infer_reshape(struct graph *g, int k, struct diag *d)
 {
 	const struct g_tensor *x = in_t(g, k, 0);
@@ -564,6 +590,7 @@ static int put_axes(struct graph *g, int k, struct diag *d, int64_t *v,
 	return 0;
 }
 
+/* Squeeze: the listed axes must have size 1. */
 static int infer_squeeze(struct graph *g, int k, struct diag *d)
 {
 	struct g_node *n = &g->nodes[k];
@@ -591,6 +618,7 @@ static int infer_squeeze(struct graph *g, int k, struct diag *d)
 	return set_out(g, k, d, 0, x->dtype, r, od);
 }
 
+/* Unsqueeze: axes index the output (rank + number of axes). */
 static int infer_unsqueeze(struct graph *g, int k, struct diag *d)
 {
 	struct g_node *n = &g->nodes[k];
@@ -613,6 +641,7 @@ static int infer_unsqueeze(struct graph *g, int k, struct diag *d)
 	return set_out(g, k, d, 0, x->dtype, r, od);
 }
 
+/* Transpose: output axis i is input axis perm[i]. */
 static int infer_transpose(struct graph *g, int k, struct diag *d)
 {
 	const struct g_node *n = &g->nodes[k];
@@ -633,6 +662,7 @@ static int infer_transpose(struct graph *g, int k, struct diag *d)
 	return set_out(g, k, d, 0, x->dtype, x->rank, od);
 }
 
+/* Concat: inputs agree on everything but the axis, which adds up. */
 static int infer_concat(struct graph *g, int k, struct diag *d)
 {
 	struct g_node *n = &g->nodes[k];
@@ -661,6 +691,8 @@ static int infer_concat(struct graph *g, int k, struct diag *d)
 	return set_out(g, k, d, 0, x->dtype, x->rank, od);
 }
 
+/* Split: sizes from the attribute (opset < 13), input 1 (13+) or equal
+ * parts; copied into n_split/split for the mapper. */
 static int infer_split(struct graph *g, int k, struct diag *d)
 {
 	struct g_node *n = &g->nodes[k];
@@ -714,6 +746,8 @@ static int infer_split(struct graph *g, int k, struct diag *d)
 	return 0;
 }
 
+/* Slice (opset >= 10, inputs form): fold_slice_ranges does the ONNX
+ * clamping; an empty slice is refused (no empty tensors downstream). */
 static int infer_slice(struct graph *g, int k, struct diag *d)
 {
 	const struct g_tensor *x = in_t(g, k, 0);
@@ -728,6 +762,7 @@ static int infer_slice(struct graph *g, int k, struct diag *d)
 	return set_out(g, k, d, 0, x->dtype, x->rank, cnt);
 }
 
+/* Gather: the axis of data is replaced by the shape of indices. */
 static int infer_gather(struct graph *g, int k, struct diag *d)
 {
 	struct g_node *n = &g->nodes[k];
@@ -760,6 +795,8 @@ static int infer_gather(struct graph *g, int k, struct diag *d)
 	return set_out(g, k, d, 0, x->dtype, r, od);
 }
 
+/* Resize: sizes win over scales when both are given (ONNX: exactly one
+ * may be non-empty). */
 static int infer_resize(struct graph *g, int k, struct diag *d)
 {
 	const struct g_node *n = &g->nodes[k];
@@ -804,6 +841,8 @@ static int infer_resize(struct graph *g, int k, struct diag *d)
 	return set_out(g, k, d, 0, x->dtype, x->rank, od);
 }
 
+/* Pad (opset >= 11): pads [begin_0.., end_0..] as a constant input;
+ * negative pads crop. */
 static int infer_pad(struct graph *g, int k, struct diag *d)
 {
 	const struct g_node *n = &g->nodes[k];
@@ -833,6 +872,7 @@ static int infer_pad(struct graph *g, int k, struct diag *d)
 	return set_out(g, k, d, 0, x->dtype, x->rank, od);
 }
 
+/* ReduceMean: axes from the attribute (opset < 18) or input 1. */
 static int infer_reducemean(struct graph *g, int k, struct diag *d)
 {
 	struct g_node *n = &g->nodes[k];
@@ -858,6 +898,11 @@ static int infer_reducemean(struct graph *g, int k, struct diag *d)
 	return set_out(g, k, d, 0, x->dtype, r, od);
 }
 
+/*
+ * QuantizeLinear / DequantizeLinear: the input's shape; Quantize makes the
+ * zero point's type (uint8 by default), Dequantize the scale's.  A scale of
+ * one element is per tensor, a 1-D one per index of axis.
+ */
 static int infer_quant(struct graph *g, int k, struct diag *d)
 {
 	struct g_node *n = &g->nodes[k];
@@ -940,6 +985,8 @@ static int check_inputs(struct graph *g, int k, struct diag *d)
 	return 0;
 }
 
+/* The op's rule; every op of ops.def has one (a new row without a rule
+ * fails its first test with "no shape rule"). */
 static int infer_node(struct graph *g, int k, struct diag *d)
 {
 	const struct g_node *n = &g->nodes[k];
@@ -995,6 +1042,11 @@ static int infer_node(struct graph *g, int k, struct diag *d)
 	FAIL("no shape rule for this op");
 }
 
+/*
+ * Inputs first (their shapes come from the importer: an unknown size is
+ * the user's to give), then every node in order: check, rule, the
+ * residual of a fused node, folding.
+ */
 int graph_infer(struct graph *g, struct diag *d)
 {
 	for (int i = 0; i < g->n_inputs; i++) {

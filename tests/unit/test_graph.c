@@ -1039,6 +1039,44 @@ START_TEST(graph_simplify_batchnorm)
 			       (float)((0 - mu[1]) * s1 + bet[1]), 1e-6);
 	infer_ok(&g);
 	graph_free(&g);
+
+	/* into a Gemm with transB: row m of B [N, K] scales, C and beta
+	 * fold into the new C */
+	for (int tb = 0; tb < 2; tb++) {
+		gstart(&g);
+		x = input(&g, "x", DIMS(3, 4));
+		w = tb ? cf32(&g, "w", DIMS(2, 4), wv) :
+			 cf32(&g, "w", DIMS(4, 2), wv);
+		k = node(&g, G_GEMM, "fc", IN(x, w, cf32(&g, "b", DIMS(2), bv)),
+			 "c");
+		g.nodes[k].trans_b = tb;
+		g.nodes[k].beta = 3;
+		node(&g, G_BATCHNORM, "bn", IN(T(&g, "c"),
+			cf32(&g, "gam", DIMS(2), gam), cf32(&g, "bet", DIMS(2),
+			bet), cf32(&g, "mu", DIMS(2), mu), cf32(&g, "var",
+			DIMS(2), var)), "y");
+		output(&g, "y");
+		infer_ok(&g);
+		simplify_ok(&g, 0);
+		ck_assert_int_eq(g.n_nodes, 1);
+		n = &g.nodes[0];
+		ck_assert_int_eq(n->op, G_GEMM);
+		ck_assert_float_eq(n->beta, 1);
+		for (int i = 0; i < 8; i++) {
+			int col = tb ? i / 4 : i % 2;
+			double sc = gam[col] / sqrt((double)var[col] +
+						    (double)eps);
+			ck_assert_float_eq_tol(fval(&g, n->in[1], i),
+					       (float)(wv[i] * sc), 1e-6);
+		}
+		for (int m = 0; m < 2; m++) {
+			double sc = gam[m] / sqrt((double)var[m] + (double)eps);
+			ck_assert_float_eq_tol(fval(&g, n->in[2], m),
+					       (float)((3 * bv[m] - mu[m]) * sc +
+						       bet[m]), 1e-6);
+		}
+		graph_free(&g);
+	}
 }
 END_TEST
 
@@ -1232,6 +1270,20 @@ START_TEST(graph_simplify_identity_and_constants)
 	ck_assert_float_eq(fval(&g, n->in[1], 0), 1.5f);    /* 0.25*2+1 */
 	ck_assert_float_eq(fval(&g, n->in[1], 3), 3.0f);    /* 1*2+1 */
 	ck_assert_int_eq(g.tensors[T(&g, "w3")].producer, -1);
+	graph_free(&g);
+
+	/* a Dropout in training mode is no identity */
+	gstart(&g);
+	x = input(&g, "x", DIMS(3));
+	int tm = tensor(&g, "train", G_DT_BOOL, NULL, 0, G_T_CONST);
+	g.tensors[tm].data = calloc(1, 1);
+	((unsigned char *)g.tensors[tm].data)[0] = 1;
+	node(&g, G_DROPOUT, "drop", IN(x, -1, tm), "d");
+	node(&g, G_RELU, "relu", IN(T(&g, "d")), "y");
+	output(&g, "y");
+	infer_ok(&g);
+	simplify_ok(&g, 0);
+	ck_assert_int_eq(g.n_nodes, 2);
 	graph_free(&g);
 
 	/* an Identity from a graph input straight to an output stays */
