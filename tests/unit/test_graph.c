@@ -1352,11 +1352,13 @@ static void topo_ok(struct graph *g, const char *path, int layers,
 START_TEST(graph_topo_bundled)
 {
 	struct graph g;
-	topo_ok(&g, "workloads/topologies/resnet50.csv", 54, 3857973248LL);
+	topo_ok(&g, "workloads/topologies/resnet50.csv", 54, 4089184256LL);
 	check_shape(&g, "conv1.ifmap", DIMS(1, 3, 229, 229));
 	check_shape(&g, "conv1.filter", DIMS(64, 3, 7, 7));
 	check_shape(&g, "conv1.ofmap", DIMS(1, 64, 112, 112));
-	check_shape(&g, "res3a_branch2a.ofmap", DIMS(1, 128, 28, 28));
+	check_shape(&g, "res3a_branch2a.ofmap", DIMS(1, 128, 56, 56));
+	check_shape(&g, "res3a_branch2b.ofmap", DIMS(1, 128, 28, 28));
+	check_shape(&g, "res3a_branch1.ofmap", DIMS(1, 512, 28, 28));
 	check_shape(&g, "res5c_branch2c.ofmap", DIMS(1, 2048, 7, 7));
 	check_shape(&g, "fc1000.ofmap", DIMS(1, 1000, 1, 1));
 	ck_assert(g.tensors[T(&g, "conv1.filter")].flags & G_T_SYNTH);
@@ -1383,7 +1385,12 @@ START_TEST(graph_topo_bundled)
 	check_shape(&g, "ffn_down.filter", DIMS(3072, 768));
 	graph_free(&g);
 
-	topo_ok(&g, "workloads/topologies/gpt2_decode.csv", 337, 125891328LL);
+	topo_ok(&g, "workloads/topologies/gpt2_decode.csv", 28, 7274496LL);
+	check_shape(&g, "h0_qkv.ofmap", DIMS(1, 2304));
+	graph_free(&g);
+
+	topo_ok(&g, "workloads/topologies/gpt2_decode_full.csv", 337,
+		125891328LL);
 	check_shape(&g, "lm_head.ofmap", DIMS(1, 50257));
 	check_shape(&g, "h11_scores_h3.ofmap", DIMS(1, 128));
 	graph_free(&g);
