@@ -67,7 +67,8 @@ TRC_SRCS   := traces/ctrout.c traces/trace.c traces/ctrread.c traces/roofline.c 
               traces/energy.c traces/plot.c
 # The model compiler: layer graph, importers, passes, mapping, the model
 # runner (docs/models.md).
-COMPILER_SRCS := compiler/graph.c compiler/map.c compiler/model.c
+COMPILER_SRCS := compiler/graph.c compiler/infer.c compiler/fold.c compiler/passes.c \
+                 compiler/topo.c compiler/map.c compiler/model.c
 # Doc writers that join several tables (the ISA and the assembler's
 # directives); mkdoc and the staleness tests call them.
 DOC_SRCS   := docs/isa_doc.c
@@ -89,7 +90,7 @@ SOLIB      := $(BUILD)/libnpusim.so.$(SOVERSION)
 
 # Check unit tests: tests/unit/test_<name>.c -> $(BUILD)/tests/test_<name>
 UNIT_TESTS := engine diag num vecmath vector npy traces sram arch dram fsout progress \
-              matrix isa asm obj dma control hazard run roofline noc regions dse
+              matrix isa asm obj dma control hazard run roofline noc regions dse graph
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/test_%)
 
 # Benchmarks of the simulator itself: bench/<name>.c -> $(BUILD)/bench/<name>
