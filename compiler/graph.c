@@ -435,6 +435,8 @@ void graph_print(const struct graph *g, FILE *f)
 			fprintf(f, " act=%s", graph_act_name(n->act));
 		if (n->res >= 0)
 			fprintf(f, " res=%s", g->tensors[n->res].name);
+		if (n->post_act != G_ACT_NONE)
+			fprintf(f, " post=%s", graph_act_name(n->post_act));
 		if (n->n_fused)
 			fprintf(f, " fused=%s", n->fused);
 		fputc('\n', f);

@@ -130,6 +130,10 @@ struct g_node {
 	enum g_act act;
 	float act_lo, act_hi;   /* G_ACT_CLIP bounds; HardSigmoid alpha/beta */
 	int res;                /* tensor added after the activation, -1 */
+	enum g_act post_act;    /* an activation after the residual add
+				   (ResNet's relu(conv + x)): y =
+				   post_act(act(op + bias) + res) */
+	float post_lo, post_hi; /* its Clip bounds / HardSigmoid alpha, beta */
 	int n_fused;            /* source nodes folded into this one */
 	char fused[96];         /* their ops, "BatchNormalization+Relu" */
 };

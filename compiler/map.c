@@ -335,6 +335,7 @@ static int elt_step(struct mctx *m, struct map_layer *L, int bin, int smode,
 		    float lo, float hi, uint64_t z, int64_t rows, int64_t l)
 {
 	struct emit e = { 0 };
+	/* a node has one GELU form (fuse_post_act keeps it so) */
 	int gelu_tanh = act == G_ACT_GELU && m->g->nodes[L->node].approx_tanh;
 	step_head(&e, L, L->n_steps);
 	em(&e, ".equ ROWS, %lld\n.equ L, %lld\n.equ OP, 6\n.equ DT, %s\n"
@@ -377,11 +378,14 @@ static int act_step_to(struct mctx *m, struct map_layer *L, enum g_act act,
 	return elt_step(m, L, 0, 0, x, 0, 0, act, lo, hi, z, rows, l);
 }
 
-/* Residual add z = x + r over rows x l elements. */
+/* The residual add of layer L's node: z = post_act(x + r) over rows x l
+ * elements. */
 static int add_step_res(struct mctx *m, struct map_layer *L, uint64_t x,
 			uint64_t r, uint64_t z, int64_t rows, int64_t l)
 {
-	return elt_step(m, L, 1, 0, x, r, 0, G_ACT_NONE, 0, 0, z, rows, l);
+	const struct g_node *n = &m->g->nodes[L->node];
+	return elt_step(m, L, 1, 0, x, r, 0, n->post_act, n->post_lo,
+			n->post_hi, z, rows, l);
 }
 
 /* Conv: conv2d.s (dense, grouped) or dwconv2d.s (depthwise). */

@@ -869,6 +869,41 @@ static int fuse_res(struct pass *p, int q)
 	return 1;
 }
 
+/* The activation reading a fused residual's sum: y = post(act(op) + res)
+ * (ResNet's block ends in relu(conv + x)). */
+static int fuse_post_act(struct pass *p, int q)
+{
+	struct graph *g = p->g;
+	struct g_node *n = &g->nodes[q];
+	int t = n->out[0];
+	if (n->res < 0 || n->post_act != G_ACT_NONE ||
+	    (g->tensors[t].flags & G_T_OUTPUT) || g->tensors[t].n_uses != 1)
+		return 0;
+	int r = p->reader[t];
+	const struct g_node *a = &g->nodes[r];
+	enum g_act act = act_of(a->op);
+	if (act == G_ACT_NONE || a->in[0] != t || a->n_out != 1 ||
+	    a->act != G_ACT_NONE || a->res >= 0)
+		return 0;
+	n->post_act = act;
+	if (act == G_ACT_CLIP) {
+		n->post_lo = a->lo;
+		n->post_hi = a->hi;
+	} else if (act == G_ACT_HARDSIGMOID) {
+		n->post_lo = a->alpha;
+		n->post_hi = a->beta;
+	} else if (act == G_ACT_GELU && n->act == G_ACT_NONE) {
+		n->approx_tanh = a->approx_tanh;
+	} else if (act == G_ACT_GELU && n->approx_tanh != a->approx_tanh) {
+		n->post_act = G_ACT_NONE;   /* one GELU form per node */
+		return 0;
+	}
+	n->out[0] = a->out[0];
+	add_fused(n, graph_op_name(a->op), 1);
+	kill(g, r);
+	return 1;
+}
+
 static int fuse(struct pass *p, int q)
 {
 	if (!is_layer(&p->g->nodes[q]) || !p->g->nodes[q].n_out)
@@ -878,6 +913,8 @@ static int fuse(struct pass *p, int q)
 		e = fuse_act(p, q);
 	if (!e)
 		e = fuse_res(p, q);
+	if (!e)
+		e = fuse_post_act(p, q);
 	return e;
 }
 
