@@ -93,7 +93,7 @@ SOLIB      := $(BUILD)/libnpusim.so.$(SOVERSION)
 
 # Check unit tests: tests/unit/test_<name>.c -> $(BUILD)/tests/test_<name>
 UNIT_TESTS := engine diag num vecmath vector npy traces sram arch dram fsout progress \
-              matrix isa asm obj dma control hazard run roofline noc regions dse
+              matrix isa asm obj dma control hazard run roofline noc regions dse onnx
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/test_%)
 
 # Benchmarks of the simulator itself: bench/<name>.c -> $(BUILD)/bench/<name>
@@ -138,7 +138,7 @@ $(ONNX_PB).o: $(ONNX_PB).c
 
 # Before the first build there is no .d to say that these include the
 # generated header.
-$(BUILD)/compiler/onnx.o: $(ONNX_PB).h
+$(BUILD)/compiler/onnx.o $(BUILD)/tests/test_onnx: $(ONNX_PB).h
 
 $(LIB): $(LIB_OBJS)
 	@rm -f $@
@@ -159,7 +159,17 @@ $(BIN): $(CLI_OBJS) $(LIB)
 $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/testutil.h $(LIB)
 	@mkdir -p $(dir $@)
 	$(say) TEST $@
-	$(Q)$(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(LIB) $(CHECK_LIBS) $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $(TEST_DEFS) $(CHECK_CFLAGS) -o $@ $< $(LIB) $(CHECK_LIBS) $(LDLIBS)
+
+# test_onnx also reads a model that python3-onnx's helper API wrote (and
+# fuzz-onnx starts from it).
+ONNX_FIXTURE := $(BUILD)/tests/onnx/fixture.onnx
+$(ONNX_FIXTURE): tests/unit/onnx_fixture.py
+	@mkdir -p $(dir $@)
+	$(say) GEN $@
+	$(Q)/usr/bin/python3 $< $@
+$(BUILD)/tests/test_onnx: $(ONNX_FIXTURE)
+$(BUILD)/tests/test_onnx: TEST_DEFS = -DONNX_FIXTURE='"$(ONNX_FIXTURE)"'
 
 # Host tools used by `make run` and the golden tests (independent references).
 TOOLS      := $(BUILD)/gemmref $(BUILD)/convref $(BUILD)/lnref $(BUILD)/attnref $(BUILD)/gatherref $(BUILD)/bnref $(BUILD)/permref $(BUILD)/quantref $(BUILD)/trccheck $(BUILD)/pngstat
@@ -231,6 +241,13 @@ FUZZ_SEEDS_ctr := fuzz/corpus/ctr fuzz/regress/ctr
 # sweep specs and constraint expressions (fuzz_spec)
 FUZZ_OBJS  += $(patsubst %.c,build/fuzz/%.o,dse/spec.c dse/expr.c)
 FUZZ_SEEDS_spec := fuzz/corpus/spec workloads/sweeps
+# ONNX models (fuzz_onnx): the importer over protobuf-c and the schema
+# generated into build/fuzz/gen; seeded with test_onnx's python3-onnx model.
+FUZZ_TARGETS += onnx
+FUZZ_OBJS  += $(patsubst %.c,build/fuzz/%.o,compiler/graph.c compiler/onnx.c) \
+              build/fuzz/gen/onnx.pb-c.o
+FUZZ_SEEDS_onnx := $(dir $(ONNX_FIXTURE))
+fuzz-onnx: $(ONNX_FIXTURE)
 define FUZZ_RUN
 	clang -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) \
 	  $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -o build/fuzz/fuzz_$(1) \
