@@ -75,7 +75,8 @@ DOC_SRCS   := docs/isa_doc.c
 # The public C API (include/npusim.h, docs/api.md).
 API_SRCS   := api/npusim.c
 CLI_SRCS   := cli/main.c cli/cmd_config.c cli/cmd_dram.c cli/cmd_noc.c cli/cmd_as.c \
-              cli/cmd_objdump.c cli/cmd_run.c cli/cmd_roofline.c cli/cmd_sweep.c cli/cmd_tune.c
+              cli/cmd_objdump.c cli/cmd_run.c cli/cmd_roofline.c cli/cmd_sweep.c cli/cmd_tune.c \
+              cli/cmd_model.c
 
 # The ONNX schema is not committed: Debian's python3-onnx ships onnx.proto
 # and protoc-c compiles it into $(BUILD)/gen/onnx.pb-c.[ch] (the importer's

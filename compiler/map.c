@@ -1369,19 +1369,53 @@ static int weight_exp(const struct mctx *m, int t)
 	return (int)ceil(log2(mx / 127.0));
 }
 
+static int plan_build(const struct graph *g, const struct arch *a,
+		      const struct map_opts *o, struct map_plan *p,
+		      struct diag *d);
+
+/*
+ * The element type by default: int8 on a chip whose array takes integers
+ * - when every layer has an int8 kernel; a model with float-only layers
+ * (Softmax, LayerNormalization, GELU, ...) runs in bf16 there, with a
+ * note.  bf16 on float chips.
+ */
 int map_plan_build(const struct graph *g, const struct arch *a,
 		   const struct map_opts *o, struct map_plan *p, struct diag *d)
+{
+	int it = (int)ARCH_E(a, MTX_IN_TYPE);
+	int intchip = it == ARCH_MTX_IN_TYPE_INT8 || it == ARCH_MTX_IN_TYPE_INT4 ||
+		      it == ARCH_MTX_IN_TYPE_INT16;
+	if (o->dtype != DT_N || !intchip) {
+		struct map_opts o2 = *o;
+		if (o2.dtype == DT_N)
+			o2.dtype = DT_BF16;
+		return plan_build(g, a, &o2, p, d);
+	}
+	struct map_opts o8 = *o, o16 = *o;
+	struct diag quiet;
+	diag_init(&quiet, NULL);
+	o8.dtype = DT_INT8;
+	if (!plan_build(g, a, &o8, p, &quiet))
+		return 0;
+	if (quiet.last_err != NPU_EMODEL)   /* not a missing int8 kernel */
+		return plan_build(g, a, &o8, p, d);
+	o16.dtype = DT_BF16;
+	int rc = plan_build(g, a, &o16, p, d);
+	if (!rc)
+		diag_note(d, diag_at_file(g->source, 0, 0),
+			  "the model runs in bf16 on this int8 chip (%s); "
+			  "--dtype says which", quiet.last);
+	return rc;
+}
+
+static int plan_build(const struct graph *g, const struct arch *a,
+		      const struct map_opts *o, struct map_plan *p,
+		      struct diag *d)
 {
 	struct mctx m = { g, a, o, p, d, NULL, NULL, NULL };
 	int rc = 0;
 	memset(p, 0, sizeof *p);
 	p->dtype = o->dtype;
-	if (p->dtype == DT_N) {
-		int it = (int)ARCH_E(a, MTX_IN_TYPE);
-		p->dtype = it == ARCH_MTX_IN_TYPE_INT8 ||
-			   it == ARCH_MTX_IN_TYPE_INT4 ||
-			   it == ARCH_MTX_IN_TYPE_INT16 ? DT_INT8 : DT_BF16;
-	}
 	if (p->dtype != DT_INT8 && p->dtype != DT_BF16)
 		return diag_error(d, diag_nowhere(), NPU_EUSAGE,
 				  "model dtype %s: int8 or bf16",
