@@ -17,6 +17,7 @@
 #include "../compiler/model.h"
 #include "../compiler/onnx.h"
 #include "../compiler/topo.h"
+#include "../isa/isa.h"
 #include "../traces/ctrout.h"
 #include "../util/fsout.h"
 #include "../util/npy.h"
@@ -28,7 +29,8 @@ static void model_usage(FILE *fp)
 	      "                    [--timing-only] [--dtype int8|bf16] [--split rows|channels]\n"
 	      "                    [--one-core] [--input NAME=FILE.npy]... [--output NAME=FILE.npy]...\n"
 	      "                    [--output-dir DIR] [--layers FILE.csv] [--counters FILE]...\n"
-	      "                    [--emit-asm DIR] [--dump-graph] [--no-fuse] [--kernels DIR]\n"
+	      "                    [--emit-asm DIR] [--dump-layers DIR] [--upto N]\n"
+	      "                    [--dump-graph] [--no-fuse] [--kernels DIR]\n"
 	      "                    [--max-cycles N] [-q]\n"
 	      "\n"
 	      "Import a model, map every layer onto a kernel of the library with a\n"
@@ -52,6 +54,9 @@ static void model_usage(FILE *fp)
 	      "  --counters FILE      the run's counters, a region per layer (.json,\n"
 	      "                       .csv or .txt); npusim roofline plots the layers\n"
 	      "  --emit-asm DIR       write each layer's program source to DIR\n"
+	      "  --dump-layers DIR    write every layer's output as DIR/TENSOR.npy (each\n"
+	      "                       activation kept in DRAM to the end: no reuse)\n"
+	      "  --upto N             run the first N layers only (with --dump-layers)\n"
 	      "  --dump-graph         print the simplified graph and stop\n"
 	      "  --no-fuse            keep activations and residual adds as layers\n"
 	      "  --kernels DIR        the kernel library (default: found next to npusim)\n"
@@ -68,7 +73,8 @@ struct mopts {
 	int n_sets;
 	const char *inputs[MAX_ARGS], *outputs[MAX_ARGS], *counters[8];
 	int n_inputs, n_outputs, n_counters;
-	int timing_only, one_core, dump_graph, no_fuse, quiet;
+	int timing_only, one_core, dump_graph, no_fuse, quiet, upto;
+	const char *dump_layers;
 	enum npu_dtype dtype;
 	enum map_split split;
 	cycle_t max_cycles;
@@ -119,6 +125,13 @@ static int parse(int argc, char **argv, struct mopts *o)
 		} else if (VAL(0, "--output-dir")) o->output_dir = v;
 		else if (VAL(0, "--layers")) o->layers = v;
 		else if (VAL(0, "--emit-asm")) o->emit_asm = v;
+		else if (VAL(0, "--dump-layers")) o->dump_layers = v;
+		else if (VAL(0, "--upto")) {
+			uint64_t n;
+			if (cli_parse_u64("model", "--upto", v, 1, 1000000, &n))
+				return -1;
+			o->upto = (int)n;
+		}
 		else if (VAL(0, "--kernels")) o->kernels = v;
 		else if (VAL(0, "--max-cycles")) {
 			uint64_t n;
@@ -140,9 +153,14 @@ static int parse(int argc, char **argv, struct mopts *o)
 	}
 	if (!o->model)
 		return usage_err("no model given", NULL);
-	if (o->timing_only && (o->n_outputs || o->output_dir || o->n_inputs))
-		return usage_err("--timing-only computes no values: --input and "
-				 "--output need a run with values", NULL);
+	if (o->timing_only && (o->n_outputs || o->output_dir || o->n_inputs ||
+			       o->dump_layers))
+		return usage_err("--timing-only computes no values: --input, "
+				 "--output and --dump-layers need a run with "
+				 "values", NULL);
+	if (o->upto && (o->n_outputs || o->output_dir))
+		return usage_err("--upto stops before the graph outputs exist: "
+				 "--dump-layers reads the layers it ran", NULL);
 	return 0;
 }
 
@@ -296,6 +314,44 @@ static int write_results(const struct graph *g, const struct mopts *o,
 	return rc;
 }
 
+/* Every output of the layers that ran, as DIR/<tensor>.npy (fp32, the
+ * model's shapes; '/' in names becomes '_'). */
+static int dump_layers(const char *dir, struct run *r, const struct graph *g,
+		       const struct map_plan *p, int n_layers, struct diag *d)
+{
+	uint64_t size;
+	uint8_t *dram = chip_mem(run_chip(r), ISA_MEM_DRAM, 0, &size);
+	int rc = 0;
+	for (int l = 0; l < n_layers && !rc; l++) {
+		const struct g_node *n = &g->nodes[p->layers[l].node];
+		for (int o = 0; o < n->n_out && !rc; o++) {
+			int t = n->out[o];
+			if (t < 0)
+				continue;
+			const struct g_tensor *x = &g->tensors[t];
+			struct npy a;
+			uint64_t shape[NPY_MAX_DIMS];
+			char path[PATH_MAX], name[256];
+			for (int k = 0; k < x->rank; k++)
+				shape[k] = (uint64_t)x->dim[k];
+			if ((rc = npy_alloc(&a, DT_FP32, x->rank, shape)))
+				return diag_error(d, diag_nowhere(), rc,
+						  "out of memory");
+			rc = map_read_tensor(g, p, t, dram, size,
+					     (float *)(void *)a.data, d);
+			snprintf(name, sizeof name, "%s", x->name);
+			for (char *c = name; *c; c++)
+				if (*c == '/' || *c == ' ')
+					*c = '_';
+			snprintf(path, sizeof path, "%s/%s.npy", dir, name);
+			if (!rc)
+				rc = npy_write(path, &a, d);
+			npy_free(&a);
+		}
+	}
+	return rc;
+}
+
 static int write_counters(const struct mopts *o, struct run *r,
 			  const struct arch *a, uint64_t cycles, struct diag *d)
 {
@@ -393,12 +449,12 @@ int cmd_model(int argc, char **argv)
 	if ((rc = arch_load(&a, o.config, o.sets, o.n_sets, &d)))
 		goto out;
 	arch_ok = 1;
-	struct map_opts mo = { o.dtype, o.split, o.one_core };
+	struct map_opts mo = { o.dtype, o.split, o.dump_layers != NULL };
 	if ((rc = map_plan_build(&g, &a, &mo, &plan, &d)))
 		goto out;
 	plan_ok = 1;
-	const char *dirs[2] = { o.emit_asm, o.output_dir };
-	for (int i = 0; i < 2; i++)
+	const char *dirs[3] = { o.emit_asm, o.output_dir, o.dump_layers };
+	for (int i = 0; i < 3; i++)
 		if (dirs[i] && mkdir(dirs[i], 0777) && errno != EEXIST) {
 			rc = diag_error(&d, diag_at_file(dirs[i], 0, 0), NPU_EIO,
 					"cannot create the directory: %s",
@@ -425,13 +481,17 @@ int cmd_model(int argc, char **argv)
 			goto out;
 	}
 	struct model_opts mro = { kernel_dir(&o, kbuf, sizeof kbuf),
-				  o.one_core, !o.timing_only, in, o.emit_asm };
+				  o.one_core, !o.timing_only, in, o.emit_asm,
+				  o.upto };
 	fsout_catch_signals(FSOUT_SIG_FLAG);
 	rc = model_run(r, &a, &g, &plan, &mro, &res, &d);
 	fsout_catch_signals(FSOUT_SIG_DIE);
 	if (rc)
 		goto out;
-	if (!o.timing_only && (rc = write_results(&g, &o, &res, &d)))
+	if (!o.timing_only && !o.upto && (rc = write_results(&g, &o, &res, &d)))
+		goto out;
+	if (o.dump_layers && (rc = dump_layers(o.dump_layers, r, &g, &plan,
+					       res.n_layers, &d)))
 		goto out;
 	if (o.layers && (rc = write_layers(o.layers, &g, &plan, &res, &a, &d)))
 		goto out;

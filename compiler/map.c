@@ -1517,6 +1517,10 @@ static int plan_build(const struct graph *g, const struct arch *a,
 				r->last = li;
 		}
 	}
+	if (o->keep_all)
+		for (int t = 0; t < g->n_tensors; t++)
+			if (p->t[t].root == t && p->t[t].first >= 0)
+				p->t[t].last = p->n_layers;
 	/* Graph inputs live from the start, outputs to the end. */
 	for (int i = 0; i < g->n_inputs; i++) {
 		struct map_tensor *r = &p->t[root_of(p, g->inputs[i])];

@@ -43,7 +43,9 @@ struct map_opts {
 	enum npu_dtype dtype;   /* activations and weights (DT_INT8,
 				   DT_BF16); DT_N: from core.matrix.in_type */
 	enum map_split split;
-	int one_core;           /* run every layer on core 0 only */
+	int keep_all;           /* keep every activation to the end (no DRAM
+				   reuse): to read each layer's output
+				   afterwards (--dump-layers) */
 };
 
 struct map_tensor {

@@ -164,8 +164,9 @@ int model_run(struct run *r, const struct arch *a, const struct graph *g,
 	struct asm_opts ao = { NULL, 0, incs, 1 };
 	struct chip_result cr;
 
+	int n_run = o->upto > 0 && o->upto < p->n_layers ? o->upto : p->n_layers;
 	memset(res, 0, sizeof *res);
-	res->n_layers = p->n_layers;
+	res->n_layers = n_run;
 	res->layers = calloc((size_t)p->n_layers + 1, sizeof *res->layers);
 	res->sinks = calloc((size_t)p->n_layers + 1, sizeof *res->sinks);
 	if (!res->layers || !res->sinks)
@@ -185,7 +186,7 @@ int model_run(struct run *r, const struct arch *a, const struct graph *g,
 				return rc;
 		}
 	}
-	for (int l = 0; l < p->n_layers && !rc; l++) {
+	for (int l = 0; l < n_run && !rc; l++) {
 		const struct map_layer *L = &p->layers[l];
 		for (int s = 0; s < L->n_steps && !rc; s++) {
 			size_t len;
@@ -221,7 +222,7 @@ int model_run(struct run *r, const struct arch *a, const struct graph *g,
 	res->cycles = chip_now(c);
 	if ((rc = run_regions(r, &rgn, &n_rgn)))
 		return diag_error(d, diag_nowhere(), rc, "out of memory");
-	for (int l = 0; l < p->n_layers && !rc; l++) {
+	for (int l = 0; l < n_run && !rc; l++) {
 		char rn[160];
 		uint64_t cyc;
 		region_name(&p->layers[l], l, rn, sizeof rn);
@@ -234,7 +235,7 @@ int model_run(struct run *r, const struct arch *a, const struct graph *g,
 	run_regions_free(rgn, n_rgn);
 	if (rc)
 		return diag_error(d, diag_nowhere(), rc, "out of memory");
-	if (o->values) {
+	if (o->values && n_run == p->n_layers) {
 		uint64_t size;
 		uint8_t *dram = chip_mem(c, ISA_MEM_DRAM, 0, &size);
 		res->n_outputs = g->n_outputs;
@@ -277,7 +278,7 @@ int model_write_csv(FILE *f, const struct graph *g, const struct map_plan *p,
 	      "stall_dram_cycles,stall_sram_cycles,stall_noc_cycles,"
 	      "stall_sync_cycles,macs,mac_util,mapping_eff,dram_read_bytes,"
 	      "dram_write_bytes,dram_gbps,energy_uj,time_us\n", f);
-	for (int l = 0; l < p->n_layers; l++) {
+	for (int l = 0; l < res->n_layers; l++) {
 		const struct map_layer *L = &p->layers[l];
 		const struct model_layer_stats *s = &res->layers[l];
 		str_csv_field(f, L->name);
@@ -315,7 +316,7 @@ void model_print(FILE *f, const struct graph *g, const struct map_plan *p,
 	uint64_t compute = 0, rd = 0, wr = 0;
 	fprintf(f, "%-28s %-28s %12s %7s %9s\n", "layer", "kernel", "cycles",
 		"MAC%", "DRAM MB");
-	for (int l = 0; l < p->n_layers; l++) {
+	for (int l = 0; l < res->n_layers; l++) {
 		const struct model_layer_stats *s = &res->layers[l];
 		compute += s->compute_cycles;
 		rd += s->dram_read;

@@ -26,6 +26,8 @@ struct model_opts {
 	   zeros); set by the caller when values is on. */
 	float *const *inputs;
 	const char *emit_asm_dir; /* write every step's source here, or NULL */
+	int upto;                 /* run the first upto layers only (0: all);
+				     the graph outputs are then not read */
 };
 
 /* What one layer did, from its region's counters (all cores). */
