@@ -45,6 +45,7 @@ same() {
 "$g" gen 3 96 fp32 7 "$tmp/S3.npy"
 "$g" gen 300 32 fp32 8 "$tmp/E.npy"
 "$g" idx 50 0 300 9 "$tmp/I.npy"
+"$build/permref" gen fp32 10 "$tmp/X4.npy" 1 8 8 16
 
 # the SPMD kernels on one core and on 16
 for cfg in default.cfg datacenter.cfg; do
@@ -68,6 +69,8 @@ for cfg in default.cfg datacenter.cfg; do
 	same "gemm_mc" "$cfg" gemm_mc.s "-D M=48 -D K=64 -D N=32" \
 		"-D A_DRAM=0x9040 -D B_DRAM=0x40 -D C_DRAM=0x4000" \
 		"--input A=$tmp/A8.npy --input B=$tmp/B8.npy" C
+	same "copy pad" "$cfg" copy.s "-D MODE=1 -D D1=8 -D D2=8 -D D3=16 -D B1=1 -D A2=2" \
+		"-D X_DRAM=0x40000 -D Z_DRAM=0x40" "--input X=$tmp/X4.npy" Z
 	same "eltwise silu*y+r" "$cfg" eltwise.s "-D ROWS=40 -D L=96" \
 		"-D X_DRAM=0x50000 -D Y_DRAM=0x40 -D R_DRAM=0x10000 -D Z_DRAM=0x50000" \
 		"--input X=$tmp/X.npy --input Y=$tmp/X.npy --input R=$tmp/X.npy" Z
