@@ -179,7 +179,7 @@ $(BUILD)/tests/test_onnx: $(ONNX_FIXTURE)
 $(BUILD)/tests/test_onnx: TEST_DEFS = -DONNX_FIXTURE='"$(ONNX_FIXTURE)"'
 
 # Host tools used by `make run` and the golden tests (independent references).
-TOOLS      := $(BUILD)/gemmref $(BUILD)/convref $(BUILD)/lnref $(BUILD)/attnref $(BUILD)/gatherref $(BUILD)/bnref $(BUILD)/permref $(BUILD)/quantref $(BUILD)/trccheck $(BUILD)/pngstat
+TOOLS      := $(BUILD)/gemmref $(BUILD)/convref $(BUILD)/lnref $(BUILD)/attnref $(BUILD)/gatherref $(BUILD)/bnref $(BUILD)/permref $(BUILD)/quantref $(BUILD)/eltref $(BUILD)/trccheck $(BUILD)/pngstat
 $(BUILD)/%: tests/tools/%.c tests/tools/fpref.h $(LIB)
 	$(say) TOOL $@
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
