@@ -3,6 +3,8 @@
  * topology CSV), map it onto the kernel library for a chip and run it
  * layer by layer (compiler/, docs/models.md).
  */
+/* realpath */
+#define _XOPEN_SOURCE 700
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -189,7 +191,11 @@ static const char *kernel_dir(const struct mopts *o, char *buf, size_t n)
 					     rel[i]) >= n)
 				continue;
 			if (!stat(buf, &st)) {
+				char real[PATH_MAX];
 				buf[strlen(buf) - strlen("/conv2d.s")] = 0;
+				/* messages name kernels by a clean path */
+				if (realpath(buf, real) && strlen(real) < n)
+					strcpy(buf, real);
 				return buf;
 			}
 		}
