@@ -39,7 +39,7 @@
 # the bias table.  Accumulator: one MB x COUT int32 block (OUT=int8: mout
 # frees it at once) or two (OUT=int32, stored from the accumulator).
 #
-# Footprint: scratchpad K + 2*MB*K + 2*IR*W*CIN + K*COUT + 2*MB*COUT (int8)
+# Footprint (per core): scratchpad K + 2*MB*K + 2*IR*W*CIN + K*COUT + 2*MB*COUT (int8)
 # + 4*COUT
 # (+ alignment), accumulator MB*COUT*4 (int8) or 2*MB*COUT*4 (int32);
 # RB defaults to the most output rows that fit, checked with .error.
@@ -108,6 +108,9 @@
 .ifndef RELU
 .equ RELU, 0
 .endif
+.if RELU < 0 || RELU > 2
+.error "conv2d.s: RELU is 0 (none), 1 (relu) or 2 (relu6: relu, then the CLIP bound)"
+.endif
 .ifndef ROWS
 .equ ROWS, CFG_CORE_MATRIX_ROWS
 .endif
@@ -121,6 +124,13 @@
 .error "conv2d.s: bf16 inputs give OUT = bf16 or fp32"
 .endif
 .equ XB, FLT ? 2 : 1			# input element bytes
+.if OUT == int8
+.equ CB, 1				# output element bytes
+.elif OUT == bf16
+.equ CB, 2
+.else
+.equ CB, 4
+.endif
 .if FLT
 .equ ATYPE, fp32
 .else
@@ -146,21 +156,86 @@
 .if DIRECT && (S != 1 || DIL != 1)
 .error "conv2d.s: DIRECT=1 needs S=1 and DIL=1"
 .endif
-.equ HO, (H + 2*PAD - DIL*(KH - 1) - 1) / S + 1
-.equ WO, (W + 2*PAD - DIL*(KW - 1) - 1) / S + 1
+# FLAT: a pointwise convolution is a GEMM over the H*W pixels, so its
+# input can be taken as H*W rows of one pixel (IH x IW below): blocks are
+# then any number of pixels, not whole rows - the GEMM form H = 1, W = M
+# (MatMul/Gemm mapped as a 1x1 convolution) needs it when a row of M
+# pixels does not fit.  Default: on for pointwise convolutions with H = 1.
+.equ PW1, KH == 1 && KW == 1 && S == 1 && PAD == 0 && DIL == 1
+.ifndef FLAT
+.equ FLAT, PW1 && H == 1
+.endif
+.if FLAT && !PW1
+.error "conv2d.s: FLAT=1 needs a pointwise convolution (KH = KW = 1, S = 1, PAD = 0, DIL = 1)"
+.endif
+.equ IH, FLAT ? H*W : H			# the geometry the kernel walks
+.equ IW, FLAT ? 1 : W
+.equ HO, (IH + 2*PAD - DIL*(KH - 1) - 1) / S + 1
+.equ WO, (IW + 2*PAD - DIL*(KW - 1) - 1) / S + 1
 # (tested on the sizes: the assembler's / truncates toward zero, so a
 # window larger than the padded input would otherwise give HO = 1)
-.if H + 2*PAD < DIL*(KH - 1) + 1 || W + 2*PAD < DIL*(KW - 1) + 1
+.if IH + 2*PAD < DIL*(KH - 1) + 1 || IW + 2*PAD < DIL*(KW - 1) + 1
 .error "conv2d.s: the window does not fit the padded input"
 .endif
+.equ YH, FLAT ? H : HO			# Y's shape as the caller sees it
+.equ YW, FLAT ? W : WO
 .equ K, KH*KW*CING			# a group's GEMM depth
 .equ KT, (K + ROWS - 1) / ROWS		# k tiles; the last has KL rows
 .equ KL, K - (KT - 1)*ROWS
+# SPMD: the work is a grid of (channel group, block of output rows)
+# items; the cores form PR x PC (core c: column c % PC, row c / PC).
+# Core column j takes the channel groups j, j + PC, ...; core row i the
+# row blocks i, i + PR, ... (block-cyclic), so outputs are disjoint.
+# Every core reads the weights of its groups and the input rows of its
+# blocks, so DRAM carries the weights PR times and the input about PC
+# times: SPLIT=1 (rows: PC = 1), SPLIT=2 (channels: PC = cores) or -D PC
+# choose; the default (SPLIT=0) takes the power of two PC that minimises
+# PR*weights + PC*input (the largest p with p^2*input < 2*cores*weights),
+# raised until every core row has an output row (PR <= HO).  One core:
+# PC = PR = 1, the single-core schedule.
+.equ NCORE, CFG_CHIP_CORES
+.equ MC, NCORE > 1
+.equ XBYTES, H*W*CIN*XB
+.equ WBYTES, K*COUT*XB
+.macro pc_try p
+.if NCORE % (\p) == 0 && (\p)*(\p)*XBYTES < 2*NCORE*WBYTES
+.equ PC_D, \p
+.elif (\p) > 1
+	pc_try (\p)/2
+.else
+.equ PC_D, 1
+.endif
+.endm
+	pc_try	64
+.equ PC_R, NCORE <= HO ? 1 : NCORE % 2 == 0 && NCORE <= 2*HO ? 2 : NCORE % 4 == 0 && NCORE <= 4*HO ? 4 : NCORE % 8 == 0 && NCORE <= 8*HO ? 8 : NCORE % 16 == 0 && NCORE <= 16*HO ? 16 : NCORE % 32 == 0 && NCORE <= 32*HO ? 32 : NCORE
+.ifndef SPLIT
+.equ SPLIT, 0
+.endif
+.if SPLIT < 0 || SPLIT > 2
+.error "conv2d.s: SPLIT is 0 (auto), 1 (rows) or 2 (channels)"
+.endif
+.ifndef PC
+.if SPLIT == 1
+.equ PC, 1
+.elif SPLIT == 2
+.equ PC, NCORE
+.else
+.equ PC, PC_D > PC_R ? PC_D : PC_R
+.endif
+.endif
+.if PC < 1 || NCORE % PC
+.error "conv2d.s: PC (cores sharing out the channel groups) must divide the number of cores"
+.endif
+.equ PR, NCORE / PC
+
 # Output channels in groups of NG: the weights of one group (K x NG) are
 # resident while every block of the output is computed for it; the next
 # group's load waits for the last fold of the group before.  NG = COUT
 # when the weights fit half the scratchpad, else the largest COUT/2^j
-# that does.
+# that does, else the most that fit (a multiple of COLS or 16 when it can
+# be): then the last group is narrower (NGL channels, "ragged").  With
+# PC > 1 a group is at most ceil(COUT/PC) rounded up to 16 channels, so
+# that every core column gets one.
 .ifndef NG
 .equ WBUD, CFG_CORE_SCRATCHPAD_BYTES / 2
 .if GROUPS > 1 && K*COUTG*XB <= WBUD
@@ -177,36 +252,68 @@
 .equ NG_FIT, COUT/16
 .elif COUT % 32 == 0 && K*(COUT/32)*XB <= WBUD
 .equ NG_FIT, COUT/32
-.else
+.elif COUT % 64 == 0 && K*(COUT/64)*XB <= WBUD
 .equ NG_FIT, COUT/64
+.else
+.equ NGF, WBUD / (K*XB)			# ragged: the most that fit
+.equ NG_FIT, NGF >= COLS ? NGF / COLS * COLS : NGF >= 16 ? NGF / 16 * 16 : NGF
 .endif
 .tunable NGDIV, 1, 2, 4
 .if NG_FIT % NGDIV
 .error "conv2d.s: NGDIV does not divide the channel group"
 .endif
-.equ NG, NG_FIT / NGDIV
+.equ NG_1, NG_FIT / NGDIV
+.equ NG_PCC, (COUT + PC - 1) / PC
+# (a slice of whole 4-byte words of Y when COUT/PC is not one: the hazard
+# checker tracks 4-byte granules, and DMA likes aligned runs)
+.equ NG_PC, GROUPS > 1 || (COUT % PC == 0 && NG_PCC*CB % 4 == 0) ? NG_PCC : (NG_PCC + 15) / 16 * 16
+.equ NG, NG_1 < NG_PC ? NG_1 : NG_PC
 .endif
-.if NG < 1 || COUT % NG || (GROUPS > 1 && COUTG % NG)
-.error "conv2d.s: the weights do not fit the scratchpad in COUT/2^j groups (give -D NG, a divisor of COUT and, with GROUPS, of COUT/GROUPS)"
+.if NG < 1 || NG > COUT || (GROUPS > 1 && (COUT % NG || COUTG % NG))
+.error "conv2d.s: the weights do not fit the scratchpad (give -D NG <= COUT; with GROUPS a divisor of COUT/GROUPS)"
 .endif
-.equ NGRP, COUT / NG
+.equ NGRP, (COUT + NG - 1) / NG		# channel groups; the last has NGL
+.equ NGL, COUT - (NGRP - 1)*NG
+.equ RAG, NGL != NG
 .equ NT, (NG + COLS - 1) / COLS		# n tiles; the last has NL columns
 .equ NL, NG - (NT - 1)*COLS
-.if OUT == int8
-.equ CB, 1
-.elif OUT == bf16
-.equ CB, 2
-.else
-.equ CB, 4
-.endif
+.equ NTL, (NGL + COLS - 1) / COLS	# the same for the last group
+.equ NLL, NGL - (NTL - 1)*COLS
 # The output stage (mout) for narrow outputs, a bias or relu; else the
 # accumulator is stored directly.
 .equ STAGE, CB != 4 || WITH_BIAS || RELU
+# RELU=2 (relu6): mout's relu, then min(Y, CLIP) on the vector unit over
+# the block in the scratchpad before its store (mout has no upper clip;
+# min commutes with the output rounding, so this equals clipping first).
+# Float outputs clip at 6.0; integer outputs at CLIP in Y's units - the
+# quantised 6, rne(6/s_Y) + zp_Y - whose default for int8 is 127: the
+# saturation is then the clip (an output scale of 6/127) and no pass runs.
+.if OUT == int8
+.ifndef CLIP
+.equ CLIP, 127
+.endif
+.elif !FLT && RELU == 2
+.ifndef CLIP
+.error "conv2d.s: RELU=2 with OUT=int32 needs -D CLIP (the bound in accumulator units)"
+.endif
+.endif
+.if FLT
+.equ CLIPV, RELU == 2
+.equ CLIPBITS, OUT == bf16 ? f32(6.0) >> 16 : f32(6.0)
+.else
+.equ CLIPV, RELU == 2 && (OUT != int8 || CLIP < 127)
+.equ CLIPBITS, RELU == 2 ? CLIP : 0
+.endif
 .if STAGE
 .equ NCBUF, 1				# accumulator blocks: mout frees them
 .else
 .equ NCBUF, 2
 .endif
+
+# Several cores: by default one block per core row (ceil(HO/PR) rows)
+# when it fits - the folds' fill and drain (ROWS + COLS cycles) are paid
+# per block, so blocks are as tall as a core's share allows.
+.equ RB_PR, MC ? (HO + PR - 1) / PR : HO
 
 # Scratchpad layout; buffers start on a bank period.
 .equ PERIOD, CFG_CORE_SCRATCHPAD_BANKS * CFG_CORE_SCRATCHPAD_BANK_WIDTH
@@ -218,7 +325,7 @@
 # bytes of the padded slab from pixel (oy + ky)*VW + ox on, and virtual
 # row + 1 is CIN bytes further (sa = CIN: the rows overlap).  The KW - 1
 # virtual columns past WO wrap into the next row: computed, never stored.
-.equ VW, W + 2*PAD
+.equ VW, IW + 2*PAD
 .equ SR, VW*CING*XB			# bytes per padded slab row
 .equ KG, KW*CING			# K of one tap row
 .equ KGT, (KG + ROWS - 1) / ROWS	# its k tiles; the last has KGL rows
@@ -240,7 +347,8 @@
 .if RBSEL > RB_FIT
 .error "conv2d.s: RBSEL output rows do not fit (or exceed the output)"
 .endif
-.equ RB, RBSEL ? RBSEL : RB_FIT
+.equ RB_DEF, RB_FIT < RB_PR ? RB_FIT : RB_PR
+.equ RB, RBSEL ? RBSEL : RB_DEF
 .endif
 .if RB < 1 || RB > HO
 .error "conv2d.s: not even one output row fits: the scratchpad needs 2*(KH+1)*(W+2*PAD)*CIN + K*NG (+ 2*(W+2*PAD)*NG) bytes, the accumulator (W+2*PAD)*NG*4 per block"
@@ -269,7 +377,7 @@
 .else
 # Gather: A buffers of MB pixel rows of K bytes, gathered from padded
 # input slabs of IR rows of VW = W + 2*PAD pixels.
-.equ VW, W + 2*PAD
+.equ VW, IW + 2*PAD
 .equ SR, VW*CING*XB			# bytes per padded slab row
 .if STAGE
 .equ SPM_ROW, 2*WO*K*XB + 2*WO*NG*CB + 2*S*SR
@@ -287,7 +395,8 @@
 .if RBSEL > RB_FIT
 .error "conv2d.s: RBSEL output rows do not fit (or exceed the output)"
 .endif
-.equ RB, RBSEL ? RBSEL : RB_FIT
+.equ RB_DEF, RB_FIT < RB_PR ? RB_FIT : RB_PR
+.equ RB, RBSEL ? RBSEL : RB_DEF
 .endif
 .if RB < 1 || RB > HO
 .error "conv2d.s: not even one output row fits: the scratchpad needs 2*WO*K + 2*((KH-1)*DIL+1)*(W+2*PAD)*CIN + K*NG (+ 2*WO*NG) bytes, the accumulator WO*NG*4 per block"
@@ -317,16 +426,33 @@
 .endif
 .endif
 
+# DRAM: each base can be placed with -D NAME=addr (64-byte aligned); by
+# default X, WGT, BIAS and Y follow each other from 0.
+.ifndef X_DRAM
 .equ X_DRAM, 0
+.endif
+.ifndef W_DRAM
 .equ W_DRAM, (X_DRAM + H*W*CIN*XB + 63) & ~63
+.endif
+.ifndef BIAS_DRAM
 .equ BIAS_DRAM, (W_DRAM + K*COUT*XB + 63) & ~63
+.endif
+.ifndef Y_DRAM
 .equ Y_DRAM, (BIAS_DRAM + 4*COUT + 63) & ~63
+.endif
+.if X_DRAM % 64 || W_DRAM % 64 || BIAS_DRAM % 64 || Y_DRAM % 64 || X_DRAM < 0 || W_DRAM < 0 || BIAS_DRAM < 0 || Y_DRAM < 0
+.error "conv2d.s: X_DRAM, W_DRAM, BIAS_DRAM and Y_DRAM must be 64-byte aligned"
+.endif
+.equ Y_END, Y_DRAM + YH*YW*COUT*CB
+.if (Y_DRAM < X_DRAM + XBYTES && X_DRAM < Y_END) || (Y_DRAM < W_DRAM + K*COUT*XB && W_DRAM < Y_END) || (WITH_BIAS && Y_DRAM < BIAS_DRAM + 4*COUT && BIAS_DRAM < Y_END)
+.error "conv2d.s: Y overlaps an input in DRAM"
+.endif
 .tensor X, dram, X_DRAM, ITYPE, H, W, CIN
 .tensor WGT, dram, W_DRAM, ITYPE, K, COUT
 .if WITH_BIAS
 .tensor BIAS, dram, BIAS_DRAM, ATYPE, COUT
 .endif
-.tensor Y, dram, Y_DRAM, OUT, HO, WO, COUT
+.tensor Y, dram, Y_DRAM, OUT, YH, YW, COUT
 
 # The zero row the padding copies come from.
 .spm SPM_ZERO
@@ -340,6 +466,7 @@
 .equ XFULL, 9		# +b: slab b landed (dma1 -> dma0)
 .equ XFREE, 11		# +b: the taps no longer read slab b (dma0 -> dma1)
 .equ WFREE, 13		# the folds of a channel group are done (mtx -> dma1)
+.equ CFULL, 14		# +b: RELU=2: mout wrote Y buffer b (mtx -> vec)
 .equ NBT, NB*NGRP	# flat blocks: every row block of every group
 # Who loads the slabs, where, and their semaphores: direct - dma0 into the
 # A buffers themselves; gather - dma1 into the slabs the gathers read.
@@ -378,6 +505,72 @@
 	li	t3, (\b)*C_SZ
 	cdesc	t3, t4, acc, dram, NG*CB, WO, NG*CB, COUT*CB, t2, (\pw)*NG*CB, WO*COUT*CB
 .endif
+.if RAG
+	li	t1, NGRP - 1
+	bne	s8, t1, sr\@
+	li	t0, NGL*CB			# the last group is narrower
+	dset	n0, t0
+sr\@:
+.endif
+.endm
+
+# REG = the width of channel group s8: NG, or NGL for a ragged last one.
+.macro ngw reg
+	li	\reg, NG
+.if RAG
+	li	t1, NGRP - 1
+	bne	s8, t1, nw\@
+	li	\reg, NGL
+nw\@:
+.endif
+.endm
+
+# s4 = the n tiles of group s8, a6 = its last tile's width (ragged).
+.macro ntiles
+	li	s4, NT
+.if RAG
+	li	a6, NL
+	li	t1, NGRP - 1
+	bne	s8, t1, nn\@
+	li	s4, NTL
+	li	a6, NLL
+nn\@:
+.endif
+.endm
+
+# The last n tile (s4 = 1) is NL (a6) wide.
+.macro lastn
+.if NL != COLS || RAG
+	li	t1, 1
+	bne	s4, t1, nf\@
+.if RAG
+	mset	n, a6
+.else
+	li	t0, NL
+	mset	n, t0
+.endif
+nf\@:
+.endif
+.endm
+
+# Branch to LBL unless block s9 is the first of its group on this core
+# (row block 0, or the core's first row block a5).
+.macro firstblk lbl
+.if MC
+	bne	s9, a5, \lbl
+.else
+	bne	s9, zero, \lbl
+.endif
+.endm
+
+# Branch to LBL when local block REG is past this core's last.
+.macro past reg, lbl
+.if MC
+	bge	\reg, s10, \lbl
+.else
+	li	t1, NBT
+	bge	\reg, t1, \lbl
+.endif
 .endm
 
 # The end of block s0 in buffer b, after its folds: release the A
@@ -385,13 +578,13 @@
 # the weights after a group's last block, store rows s1 .. s3 of Y (group
 # s8; the buffer's rows PW pixels apart), load the next group's weights.
 .macro block_end b, pw
-.if NL != COLS
+.if NL != COLS || RAG
 	li	t0, COLS
 	mset	n, t0
 .endif
 	sig	mtx, AFREE + (\b)
 .if STAGE
-	li	t0, NG
+	ngw	t0
 	mset	n, t0
 	li	t3, SPM_O + (\b)*OBUF_SZ
 	li	t4, 0
@@ -399,7 +592,21 @@
 	li	t0, COLS
 	mset	n, t0
 .endif
+.if CLIPV
+	# relu6: min(Y, CLIP) over the block's rows, in place
+	sig	mtx, CFULL + (\b)
+	wait	vec, CFULL + (\b), 1
+	sub	t1, s3, s1
+	li	t0, \pw
+	mul	t1, t1, t0
+	vset	rows, t1
+	li	t3, SPM_O + (\b)*OBUF_SZ
+	li	t0, CLIPBITS
+	vmins	t3, t3, t0
+	sig	vec, OFULL + (\b)
+.else
 	sig	mtx, OFULL + (\b)
+.endif
 	groupend wg\@
 	store	\b, \pw
 	dma	1
@@ -419,40 +626,69 @@
 	li	t4, SPM_B
 	li	t1, K
 	cdesc	t3, t4, dram, spm, NG*XB, 1, 0, 0, t1, COUT*XB, NG*XB
+.if RAG
+	li	t1, NGRP - 1
+	bne	\reg, t1, wl\@
+	li	t0, NGL*XB			# the last group is narrower
+	dset	n0, t0
+wl\@:
+.endif
 	dma	1
 	sig	dma1, BFULL
 .endm
 
 # After the last block of a channel group (s8, s9) with another group to
 # come: the folds release the weights (mtx), then dma1 loads the next.
-.macro groupend lbl
-.if NGRP > 1
+# (Several cores: the core's next local block s0 + 1 exists and starts a
+# group, (s0 + 1) % NBc == 0; its next group is s8 + PC.)
+.macro lastofgrp lbl
+.if MC
+	addi	t1, s0, 1
+	bge	t1, s10, \lbl
+	remu	t1, t1, s11
+	bne	t1, zero, \lbl
+.else
 	li	t1, NB - 1
 	bne	s9, t1, \lbl
 	li	t1, NGRP - 1
 	bge	s8, t1, \lbl
+.endif
+.endm
+.macro groupend lbl
+.if NGRP > 1
+	lastofgrp \lbl
 	sig	mtx, WFREE
 \lbl:
 .endif
 .endm
 .macro groupnext lbl
 .if NGRP > 1
-	li	t1, NB - 1
-	bne	s9, t1, \lbl
-	li	t1, NGRP - 1
-	bge	s8, t1, \lbl
-	addi	t6, s8, 1
+	lastofgrp \lbl
+	addi	t6, s8, PC
 	wload	t6
 \lbl:
 .endif
 .endm
 
-# Split flat block index REG into s8 = its channel group and s9 = its
-# block of output rows.
+# Split local block index REG into s8 = its channel group and s9 = its
+# block of output rows: one core walks its groups (a = REG / NBc) and
+# within each its row blocks (b = REG % NBc); s8 = a*PC + column, s9 =
+# b*PR + row (registers: s11 = NBc, a4 = column, a5 = row).
 .macro grp_blk reg
+.if MC
+	divu	s8, \reg, s11
+	remu	s9, \reg, s11
+	li	t1, PC
+	mul	s8, s8, t1
+	add	s8, s8, a4
+	li	t1, PR
+	mul	s9, s9, t1
+	add	s9, s9, a5
+.else
 	li	t1, NB
 	divu	s8, \reg, t1
 	remu	s9, \reg, t1
+.endif
 .endm
 
 # Rows of block REG (a register): s1 = first output row, s3 = one past
@@ -475,7 +711,7 @@ br2\@:
 	addi	a2, s3, -1
 	mul	a2, a2, t1
 	addi	a2, a2, (KH - 1)*DIL + 1 - PAD
-	li	t1, H
+	li	t1, IH
 	bge	t1, a2, br3\@
 	mv	a2, t1
 br3\@:
@@ -517,7 +753,7 @@ zs\@:
 	sub	a3, t6, a3			# slab rows in use
 	zero_slab \b, a1, a3
 	sub	t2, a2, s7			# rows inside X
-	li	t1, W*CIN*XB
+	li	t1, IW*CIN*XB
 	mul	t4, s7, t1
 	li	t1, X_DRAM
 	add	t4, t4, t1
@@ -534,7 +770,7 @@ zs\@:
 	mul	t3, a0, t1
 	li	t1, SLAB + (\b)*XBUF_SZ + PAD*CING*XB
 	add	t3, t3, t1
-	cdesc	t4, t3, dram, spm, CING*XB, W, CIN*XB, CING*XB, t2, W*CIN*XB, SR
+	cdesc	t4, t3, dram, spm, CING*XB, IW, CIN*XB, CING*XB, t2, IW*CIN*XB, SR
 	dma	SL_ENG
 	sig	(SL_UNIT), SL_FULL + (\b)
 .endm
@@ -553,9 +789,9 @@ zs\@:
 	li	t4, SLAB
 	cdesc	t3, t4, spm, spm, PAD*CING*XB, 1, 0, 0, t1, 0, SR
 	dma	SL_ENG
-	clear_pad (PAD + W)*CING*XB
+	clear_pad (PAD + IW)*CING*XB
 	clear_pad XBUF_SZ
-	clear_pad XBUF_SZ + (PAD + W)*CING*XB
+	clear_pad XBUF_SZ + (PAD + IW)*CING*XB
 .endif
 	sig	(SL_UNIT), SL_FREE + 0
 	sig	(SL_UNIT), SL_FREE + 1
@@ -603,8 +839,7 @@ kg\@:
 # then store the WO valid columns of each output row.
 .macro block b
 	addi	t6, s0, 1
-	li	t1, NBT
-	bge	t6, t1, nl\@
+	past	t6, nl\@
 	slab_load t6, 1 - (\b)
 nl\@:
 	grp_blk	s0
@@ -614,7 +849,7 @@ nl\@:
 	mul	t1, t1, t0
 	mset	m, t1				# MB, or fewer in the last block
 	wait	mtx, AFULL + (\b), 1
-	bne	s9, zero, wb\@			# a group's first block waits
+	firstblk wb\@				# a group's first block waits
 	wait	mtx, BFULL, 1			# for its weights
 wb\@:
 .if WITH_BIAS && STAGE
@@ -631,15 +866,9 @@ wb\@:
 	li	t4, (\b)*C_SZ
 .endif
 	li	s6, SPM_B
-	li	s4, NT
+	ntiles
 nt\@:
-.if NL != COLS
-	li	t1, 1
-	bne	s4, t1, nf\@
-	li	t0, NL
-	mset	n, t0
-nf\@:
-.endif
+	lastn
 	mv	s5, t4
 	kgroup	0, \b
 	addi	t4, s5, COLS*4
@@ -709,13 +938,11 @@ nk\@:
 # store.
 .macro block b
 	addi	t6, s0, 2
-	li	t1, NBT
-	bge	t6, t1, ns\@
+	past	t6, ns\@
 	slab_load t6, \b			# block s0+2 reuses slab b
 ns\@:
 	addi	t6, s0, 1
-	li	t1, NBT
-	bge	t6, t1, nl\@
+	past	t6, nl\@
 	gather	t6, 1 - (\b)
 nl\@:
 	grp_blk	s0
@@ -731,7 +958,7 @@ rb\@:
 	mul	t1, t1, t0
 	mset	m, t1				# MB, or fewer in the last block
 	wait	mtx, AFULL + (\b), 1
-	bne	s9, zero, wb\@			# a group's first block waits
+	firstblk wb\@				# a group's first block waits
 	wait	mtx, BFULL, 1			# for its weights
 wb\@:
 .if WITH_BIAS && STAGE
@@ -749,16 +976,10 @@ wb\@:
 	li	t4, (\b)*C_SZ
 .endif
 	li	t5, SPM_B
-	li	s4, NT
+	ntiles
 nt\@:
 	li	t3, ABUF + (\b)*ABUF_SZ
-.if NL != COLS
-	li	t1, 1
-	bne	s4, t1, nf\@
-	li	t0, NL
-	mset	n, t0
-nf\@:
-.endif
+	lastn
 	mv	s5, t4
 	mv	s6, t5
 	ntile
@@ -823,6 +1044,34 @@ nf\@:
 	mset	opar, t0
 .endif
 .endif
+.if CLIPV
+	li	t0, OUT
+	vset	type, t0
+	li	t0, NG
+	vset	len, t0
+	li	t0, NG*CB
+	vset	sd, t0
+	vset	ss1, t0
+.endif
+.if MC
+	# This core's place in the PR x PC grid and its share: s11 = NBc
+	# row blocks (a5, a5 + PR, ...) of NGc groups (a4, a4 + PC, ...),
+	# s10 = NJ = NGc*NBc local blocks; none: straight to the barrier.
+	csrr	t0, coreid
+	li	t1, PC
+	remu	a4, t0, t1
+	divu	a5, t0, t1
+	li	t1, NB + PR - 1
+	sub	t1, t1, a5
+	li	t0, PR
+	divu	s11, t1, t0
+	li	t1, NGRP + PC - 1
+	sub	t1, t1, a4
+	li	t0, PC
+	divu	t1, t1, t0
+	mul	s10, t1, s11
+	beq	s10, zero, done
+.endif
 
 	# The bias table, then the first group's weights, on dma1 (BFULL
 	# covers both); the slabs cleared by their loader.
@@ -834,7 +1083,11 @@ nf\@:
 	dma	1
 .endif
 	sig	ctl, WFREE
+.if MC
+	mv	t6, a4				# the core's first group
+.else
 	li	t6, 0
+.endif
 	wload	t6
 	clear_slabs
 	sig	ctl, OFREE + 0
@@ -844,7 +1097,12 @@ nf\@:
 .if !DIRECT
 	sig	ctl, AFREE + 0			# the A buffers: every byte
 	sig	ctl, AFREE + 1			# is gathered each block
-.if NBT > 1
+.if MC
+	li	s0, 1
+	past	s0, g1
+	slab_load s0, 1
+g1:
+.elif NBT > 1
 	li	s0, 1
 	slab_load s0, 1
 .endif
@@ -852,16 +1110,21 @@ nf\@:
 	gather	s0, 0
 .endif
 	block	0
-	li	t1, NBT
-	bge	s0, t1, done
+	past	s0, done
 loop:
 	block	1
-	li	t1, NBT
-	bge	s0, t1, done
+	past	s0, done
 	block	0
+.if MC
+	blt	s0, s10, loop
+.else
 	li	t1, NBT
 	blt	s0, t1, loop
+.endif
 done:
 	fence	all
+.if MC
+	barrier				# every core's stores have landed
+.endif
 	rend	conv2d
 	halt
