@@ -444,8 +444,11 @@
 .error "conv2d.s: X_DRAM, W_DRAM, BIAS_DRAM and Y_DRAM must be 64-byte aligned"
 .endif
 .equ Y_END, Y_DRAM + YH*YW*COUT*CB
-.if (Y_DRAM < X_DRAM + XBYTES && X_DRAM < Y_END) || (Y_DRAM < W_DRAM + K*COUT*XB && W_DRAM < Y_END) || (WITH_BIAS && Y_DRAM < BIAS_DRAM + 4*COUT && BIAS_DRAM < Y_END)
+.if (Y_DRAM < X_DRAM + XBYTES && X_DRAM < Y_END) || (Y_DRAM < W_DRAM + WBYTES && W_DRAM < Y_END) || (WITH_BIAS && Y_DRAM < BIAS_DRAM + 4*COUT && BIAS_DRAM < Y_END)
 .error "conv2d.s: Y overlaps an input in DRAM"
+.endif
+.if (X_DRAM < W_DRAM + WBYTES && W_DRAM < X_DRAM + XBYTES) || (WITH_BIAS && ((BIAS_DRAM < W_DRAM + WBYTES && W_DRAM < BIAS_DRAM + 4*COUT) || (BIAS_DRAM < X_DRAM + XBYTES && X_DRAM < BIAS_DRAM + 4*COUT)))
+.error "conv2d.s: the inputs X, WGT, BIAS overlap in DRAM"
 .endif
 .tensor X, dram, X_DRAM, ITYPE, H, W, CIN
 .tensor WGT, dram, W_DRAM, ITYPE, K, COUT

@@ -175,6 +175,9 @@
 .if (Y_DRAM < X_DRAM + H*W*C*EB && X_DRAM < Y_END) || (Y_DRAM < W_DRAM + KK*C*EB && W_DRAM < Y_END) || (WITH_BIAS && Y_DRAM < BIAS_DRAM + 4*C && BIAS_DRAM < Y_END)
 .error "dwconv2d.s: Y overlaps an input in DRAM"
 .endif
+.if (X_DRAM < W_DRAM + KK*C*EB && W_DRAM < X_DRAM + H*W*C*EB) || (WITH_BIAS && ((BIAS_DRAM < W_DRAM + KK*C*EB && W_DRAM < BIAS_DRAM + 4*C) || (BIAS_DRAM < X_DRAM + H*W*C*EB && X_DRAM < BIAS_DRAM + 4*C)))
+.error "dwconv2d.s: the inputs X, WGT, BIAS overlap in DRAM"
+.endif
 .tensor X, dram, X_DRAM, ITYPE, H, W, C
 .tensor WGT, dram, W_DRAM, ITYPE, KK, C
 .if WITH_BIAS
