@@ -229,50 +229,91 @@
 .equ PR, NCORE / PC
 
 # Output channels in groups of NG: the weights of one group (K x NG) are
-# resident while every block of the output is computed for it; the next
-# group's load waits for the last fold of the group before.  NG = COUT
-# when the weights fit half the scratchpad, else the largest COUT/2^j
-# that does, else the most that fit (a multiple of COLS or 16 when it can
-# be): then the last group is narrower (NGL channels, "ragged").  With
-# PC > 1 a group is at most ceil(COUT/PC) rounded up to 16 channels, so
-# that every core column gets one.
-.ifndef NG
-.equ WBUD, CFG_CORE_SCRATCHPAD_BYTES / 2
-.if GROUPS > 1 && K*COUTG*XB <= WBUD
-.equ NG_FIT, COUTG				# one convolution group at a time
-.elif K*COUT*XB <= WBUD && GROUPS == 1
-.equ NG_FIT, COUT
-.elif COUT % 2 == 0 && K*(COUT/2)*XB <= WBUD
-.equ NG_FIT, COUT/2
-.elif COUT % 4 == 0 && K*(COUT/4)*XB <= WBUD
-.equ NG_FIT, COUT/4
-.elif COUT % 8 == 0 && K*(COUT/8)*XB <= WBUD
-.equ NG_FIT, COUT/8
-.elif COUT % 16 == 0 && K*(COUT/16)*XB <= WBUD
-.equ NG_FIT, COUT/16
-.elif COUT % 32 == 0 && K*(COUT/32)*XB <= WBUD
-.equ NG_FIT, COUT/32
-.elif COUT % 64 == 0 && K*(COUT/64)*XB <= WBUD
-.equ NG_FIT, COUT/64
+# resident while every block of the output is computed for it.  NG = COUT
+# when the weights fit the budget, else the largest COUT/2^j that does,
+# else the most that fit (a multiple of COLS or 16 when it can be): then
+# the last group is narrower (NGL channels, "ragged").  With PC > 1 a
+# group is at most ceil(COUT/PC) rounded up to 16 channels, so that every
+# core column gets one.  The budget is half the scratchpad for one weight
+# buffer - the next group's load then waits for the last fold of the group
+# before - or, with WDB=1, two buffers: the next group's weights load
+# while the current group computes.  WDB is the default for the GEMM form
+# (FLAT) when NG is not given, a core would have several groups and two
+# buffers of at least one full n tile fit beside the core's share of X:
+# each buffer then gets (7/8 of the scratchpad - that share) / 2, NG a
+# multiple of COLS (GEMV and small-M GEMMs, whose weight stream is the
+# cost).  -D WDB=1 elsewhere: a quarter of the scratchpad per buffer.
+.macro ng_fit name, bud
+.if GROUPS > 1 && K*COUTG*XB <= (\bud)
+.equ \name, COUTG				# one convolution group at a time
+.elif K*COUT*XB <= (\bud) && GROUPS == 1
+.equ \name, COUT
+.elif COUT % 2 == 0 && K*(COUT/2)*XB <= (\bud)
+.equ \name, COUT/2
+.elif COUT % 4 == 0 && K*(COUT/4)*XB <= (\bud)
+.equ \name, COUT/4
+.elif COUT % 8 == 0 && K*(COUT/8)*XB <= (\bud)
+.equ \name, COUT/8
+.elif COUT % 16 == 0 && K*(COUT/16)*XB <= (\bud)
+.equ \name, COUT/16
+.elif COUT % 32 == 0 && K*(COUT/32)*XB <= (\bud)
+.equ \name, COUT/32
+.elif COUT % 64 == 0 && K*(COUT/64)*XB <= (\bud)
+.equ \name, COUT/64
+.elif (\bud) / (K*XB) >= COLS
+.equ \name, (\bud) / (K*XB) / COLS * COLS	# ragged: the most that fit
+.elif (\bud) / (K*XB) >= 16
+.equ \name, (\bud) / (K*XB) / 16 * 16
 .else
-.equ NGF, WBUD / (K*XB)			# ragged: the most that fit
-.equ NG_FIT, NGF >= COLS ? NGF / COLS * COLS : NGF >= 16 ? NGF / 16 * 16 : NGF
+.equ \name, (\bud) / (K*XB)
+.endif
+.endm
+.equ NG_PCC, (COUT + PC - 1) / PC
+# (a slice of whole 4-byte words of Y when COUT/PC is not one: the hazard
+# checker tracks 4-byte granules, and DMA likes aligned runs)
+.equ NG_PC, GROUPS > 1 || (COUT % PC == 0 && NG_PCC*CB % 4 == 0) ? NG_PCC : (NG_PCC + 15) / 16 * 16
+.ifndef NG
+	ng_fit	NG_F2, CFG_CORE_SCRATCHPAD_BYTES / 2
+.equ NG_2, NG_F2 < NG_PC ? NG_F2 : NG_PC
+.equ WBUD2, (CFG_CORE_SCRATCHPAD_BYTES / 8 * 7 - XBYTES / PR) / 2
+.equ WDB_DEF, GROUPS == 1 && FLAT && (COUT + NG_2 - 1) / NG_2 > PC && WBUD2 >= K*(COLS < COUT ? COLS : COUT)*XB
+.else
+.equ WDB_DEF, 0
+.endif
+.ifndef WDB
+.equ WDB, WDB_DEF
+.endif
+.if WDB != 0 && WDB != 1
+.error "conv2d.s: WDB is 0 or 1"
+.endif
+.ifndef NG
+.if WDB
+.equ NGW, (WDB_DEF ? WBUD2 : CFG_CORE_SCRATCHPAD_BYTES / 4) / (K*XB)
+.equ NGW1, NGW >= COLS ? NGW / COLS * COLS : NGW >= 16 ? NGW / 16 * 16 : NGW
+.equ NG_FIT, NGW1 < COUT ? NGW1 : COUT
+.else
+.equ NG_FIT, NG_F2
 .endif
 .tunable NGDIV, 1, 2, 4
 .if NG_FIT % NGDIV
 .error "conv2d.s: NGDIV does not divide the channel group"
 .endif
 .equ NG_1, NG_FIT / NGDIV
-.equ NG_PCC, (COUT + PC - 1) / PC
-# (a slice of whole 4-byte words of Y when COUT/PC is not one: the hazard
-# checker tracks 4-byte granules, and DMA likes aligned runs)
-.equ NG_PC, GROUPS > 1 || (COUT % PC == 0 && NG_PCC*CB % 4 == 0) ? NG_PCC : (NG_PCC + 15) / 16 * 16
-.equ NG, NG_1 < NG_PC ? NG_1 : NG_PC
+.equ NG_3, NG_1 < NG_PC ? NG_1 : NG_PC
+.equ NG, NG_3 < COUT ? NG_3 : COUT
 .endif
 .if NG < 1 || NG > COUT || (GROUPS > 1 && (COUT % NG || COUTG % NG))
 .error "conv2d.s: the weights do not fit the scratchpad (give -D NG <= COUT; with GROUPS a divisor of COUT/GROUPS)"
 .endif
 .equ NGRP, (COUT + NG - 1) / NG		# channel groups; the last has NGL
+# WPACK=1: WGT is pre-arranged per channel group (the compiler's layout
+# for this dataflow): group g's K x NG_g weights (NG_g = NG, the last NGL)
+# row-major at element g*K*NG, so each group loads as one contiguous copy
+# (unpacked, a group is K runs of NG elements, COUT apart: slow on DRAM
+# when NG*XB is small).  WGT is then declared flat (K*COUT elements).
+.ifndef WPACK
+.equ WPACK, 0
+.endif
 .equ NGL, COUT - (NGRP - 1)*NG
 .equ RAG, NGL != NG
 .equ NT, (NG + COLS - 1) / COLS		# n tiles; the last has NL columns
@@ -315,6 +356,26 @@
 # per block, so blocks are as tall as a core's share allows.
 .equ RB_PR, MC ? (HO + PR - 1) / PR : HO
 
+# The default block height RB (from RB_S / RB_S1: the rows that fit with
+# two slabs / one, RB_A: in the accumulator): as many rows as fit, at
+# most a core row's share RB_PR.  ONESLAB: when a core's share fits one
+# block only with a single slab (and A buffer), and the core has several
+# channel groups, it takes that one block: every group then reads the
+# same rows, which stay in the one slab (loaded once; later blocks skip
+# the copy) - the GEMM form with a resident A and streamed weights.
+.macro rb_choose
+.equ RB_SA, RB_S < RB_A ? RB_S : RB_A
+.equ RB_FIT, RB_SA < HO ? RB_SA : HO
+.equ RB_SA1, RB_S1 < RB_A ? RB_S1 : RB_A
+.tunable RBSEL, 0, 1, 2, 4, 8, 16, 32, 64
+.if RBSEL > RB_FIT
+.error "conv2d.s: RBSEL output rows do not fit (or exceed the output)"
+.endif
+.equ OS_OK, GROUPS == 1 && RBSEL == 0 && RB_FIT < RB_PR && RB_SA1 >= RB_PR && NGRP > PC
+.equ RB_DEF, OS_OK || RB_FIT >= RB_PR ? RB_PR : RB_FIT
+.equ RB, RBSEL ? RBSEL : RB_DEF
+.endm
+
 # Scratchpad layout; buffers start on a bank period.
 .equ PERIOD, CFG_CORE_SCRATCHPAD_BANKS * CFG_CORE_SCRATCHPAD_BANK_WIDTH
 .equ ALN, PERIOD > 64 ? PERIOD : 64
@@ -337,18 +398,20 @@
 .else
 .equ SPM_ROW, 2*SR
 .endif
-.equ SPM_FIX, 6*ALN + SR + K*NG*XB + 4*COUT + 2*KH*SR
+.equ SPM_FIX, 6*ALN + SR + (1 + WDB)*K*NG*XB + 4*COUT + 2*KH*SR
+# (one slab: half the slab bytes)
+.equ SPM_ROW1, SPM_ROW - SR
+.equ SPM_FIX1, SPM_FIX - KH*SR
 .ifndef RB
 .equ RB_S, (CFG_CORE_SCRATCHPAD_BYTES - SPM_FIX) / SPM_ROW
+.equ RB_S1, (CFG_CORE_SCRATCHPAD_BYTES - SPM_FIX1) / SPM_ROW1
 .equ RB_A, CFG_CORE_ACCUMULATOR_BYTES / (NCBUF*VW*NG*4)
-.equ RB_SA, RB_S < RB_A ? RB_S : RB_A
-.equ RB_FIT, RB_SA < HO ? RB_SA : HO
-.tunable RBSEL, 0, 1, 2, 4, 8, 16, 32, 64
-.if RBSEL > RB_FIT
-.error "conv2d.s: RBSEL output rows do not fit (or exceed the output)"
+	rb_choose
+.else
+.equ OS_OK, 0
 .endif
-.equ RB_DEF, RB_FIT < RB_PR ? RB_FIT : RB_PR
-.equ RB, RBSEL ? RBSEL : RB_DEF
+.ifndef ONESLAB
+.equ ONESLAB, OS_OK
 .endif
 .if RB < 1 || RB > HO
 .error "conv2d.s: not even one output row fits: the scratchpad needs 2*(KH+1)*(W+2*PAD)*CIN + K*NG (+ 2*(W+2*PAD)*NG) bytes, the accumulator (W+2*PAD)*NG*4 per block"
@@ -359,8 +422,10 @@
 .equ ABUF, (ZB + ALN - 1) / ALN * ALN	# slab 0; slab 1 at +XBUF_SZ
 .equ IR, RB + KH			# slab rows, one for the wrapped reads
 .equ XBUF_SZ, (IR*SR + ALN - 1) / ALN * ALN
-.equ SPM_B, ABUF + 2*XBUF_SZ
-.equ SPM_O, SPM_B + (K*NG*XB + ALN - 1) / ALN * ALN
+.equ XSTEP, ONESLAB ? 0 : XBUF_SZ	# slab 1 (ONESLAB: slab 0 again)
+.equ SPM_B, ABUF + (2 - ONESLAB)*XBUF_SZ
+.equ WSZ, (K*NG*XB + ALN - 1) / ALN * ALN	# a weight buffer
+.equ SPM_O, SPM_B + (1 + WDB)*WSZ
 .equ OBUF_SZ, (MB*NG*CB + ALN - 1) / ALN * ALN
 .if STAGE
 .equ SPM_PAR, SPM_O + 2*OBUF_SZ
@@ -385,18 +450,20 @@
 .equ SPM_ROW, 2*WO*K*XB + 2*S*SR
 .endif
 .equ SLAB_FIX, (KH - 1)*DIL + 1 - S > 0 ? (KH - 1)*DIL + 1 - S : 0
-.equ SPM_FIX, 7*ALN + SR + K*NG*XB + 4*COUT + 2*SLAB_FIX*SR
+.equ SPM_FIX, 7*ALN + SR + (1 + WDB)*K*NG*XB + 4*COUT + 2*SLAB_FIX*SR
+# (one A buffer and one slab)
+.equ SPM_ROW1, SPM_ROW - WO*K*XB - S*SR
+.equ SPM_FIX1, SPM_FIX - SLAB_FIX*SR
 .ifndef RB
 .equ RB_S, (CFG_CORE_SCRATCHPAD_BYTES - SPM_FIX) / SPM_ROW
+.equ RB_S1, (CFG_CORE_SCRATCHPAD_BYTES - SPM_FIX1) / SPM_ROW1
 .equ RB_A, CFG_CORE_ACCUMULATOR_BYTES / (NCBUF*WO*NG*4)
-.equ RB_SA, RB_S < RB_A ? RB_S : RB_A
-.equ RB_FIT, RB_SA < HO ? RB_SA : HO
-.tunable RBSEL, 0, 1, 2, 4, 8, 16, 32, 64
-.if RBSEL > RB_FIT
-.error "conv2d.s: RBSEL output rows do not fit (or exceed the output)"
+	rb_choose
+.else
+.equ OS_OK, 0
 .endif
-.equ RB_DEF, RB_FIT < RB_PR ? RB_FIT : RB_PR
-.equ RB, RBSEL ? RBSEL : RB_DEF
+.ifndef ONESLAB
+.equ ONESLAB, OS_OK
 .endif
 .if RB < 1 || RB > HO
 .error "conv2d.s: not even one output row fits: the scratchpad needs 2*WO*K + 2*((KH-1)*DIL+1)*(W+2*PAD)*CIN + K*NG (+ 2*WO*NG) bytes, the accumulator WO*NG*4 per block"
@@ -406,11 +473,14 @@
 .equ ZB, SR				# zero row bytes
 .equ ABUF, (ZB + ALN - 1) / ALN * ALN	# A buffer 0; buffer 1 at +ABUF_SZ
 .equ ABUF_SZ, (MB*K*XB + ALN - 1) / ALN * ALN
+.equ ASTEP, ONESLAB ? 0 : ABUF_SZ	# A buffer 1 (ONESLAB: 0 again)
 .equ IR, (RB - 1)*S + (KH - 1)*DIL + 1	# slab rows a block reads
-.equ XBUF, ABUF + 2*ABUF_SZ		# slab 0; slab 1 at +XBUF_SZ
+.equ XBUF, ABUF + (2 - ONESLAB)*ABUF_SZ	# slab 0; slab 1 at +XSTEP
 .equ XBUF_SZ, (IR*SR + ALN - 1) / ALN * ALN
-.equ SPM_B, XBUF + 2*XBUF_SZ
-.equ SPM_O, SPM_B + (K*NG*XB + ALN - 1) / ALN * ALN
+.equ XSTEP, ONESLAB ? 0 : XBUF_SZ
+.equ SPM_B, XBUF + (2 - ONESLAB)*XBUF_SZ
+.equ WSZ, (K*NG*XB + ALN - 1) / ALN * ALN	# a weight buffer
+.equ SPM_O, SPM_B + (1 + WDB)*WSZ
 .equ OBUF_SZ, (MB*NG*CB + ALN - 1) / ALN * ALN
 .if STAGE
 .equ SPM_PAR, SPM_O + 2*OBUF_SZ
@@ -451,7 +521,11 @@
 .error "conv2d.s: the inputs X, WGT, BIAS overlap in DRAM"
 .endif
 .tensor X, dram, X_DRAM, ITYPE, H, W, CIN
+.if WPACK
+.tensor WGT, dram, W_DRAM, ITYPE, K*COUT
+.else
 .tensor WGT, dram, W_DRAM, ITYPE, K, COUT
+.endif
 .if WITH_BIAS
 .tensor BIAS, dram, BIAS_DRAM, ATYPE, COUT
 .endif
@@ -470,10 +544,16 @@
 .equ XFREE, 11		# +b: the taps no longer read slab b (dma0 -> dma1)
 .equ WFREE, 13		# the folds of a channel group are done (mtx -> dma1)
 .equ CFULL, 14		# +b: RELU=2: mout wrote Y buffer b (mtx -> vec)
+# the weight buffers' semaphores: +w, w = 0, 1 (WDB) or 0 alone
+.equ BF0, WDB ? 16 : BFULL	# weight buffer w loaded (dma1 -> mtx)
+.equ WF0, WDB ? 18 : WFREE	# weight buffer w free (mtx -> dma1)
 .equ NBT, NB*NGRP	# flat blocks: every row block of every group
 # Who loads the slabs, where, and their semaphores: direct - dma0 into the
 # A buffers themselves; gather - dma1 into the slabs the gathers read.
 .if DIRECT
+.if ONESLAB && NB > PR
+.error "conv2d.s: ONESLAB needs one block per core row (RB >= ceil(HO/PR))"
+.endif
 .equ SLAB, ABUF
 .equ SL_ENG, 0
 .equ SL_FREE, AFREE
@@ -618,26 +698,53 @@ nf\@:
 	addi	s0, s0, 1
 .endm
 
-# Weights of channel group REG (K rows of NG of the K x COUT matrix), on
-# dma1, once the folds of the group before are done.
-.macro wload reg
-	wait	dma1, WFREE, 1
+# Weights of channel group REG (K rows of NG of the K x COUT matrix, or
+# its packed block) into weight buffer WB (a constant), on dma1, once the
+# buffer is free.
+.macro wload reg, wb=0
+	wait	dma1, WF0 + (\wb), 1
+.if WPACK
+	li	t1, K*NG*XB
+.else
 	li	t1, NG*XB
+.endif
 	mul	t3, \reg, t1
 	li	t1, W_DRAM
 	add	t3, t3, t1
-	li	t4, SPM_B
+	li	t4, SPM_B + (\wb)*WSZ
+.if WPACK
+	li	t1, 1
+	cdesc	t3, t4, dram, spm, K*NG*XB, 1, 0, 0, t1, 0, 0
+.else
 	li	t1, K
 	cdesc	t3, t4, dram, spm, NG*XB, 1, 0, 0, t1, COUT*XB, NG*XB
+.endif
 .if RAG
 	li	t1, NGRP - 1
 	bne	\reg, t1, wl\@
 	li	t0, NGL*XB			# the last group is narrower
 	dset	n0, t0
+.if WPACK
+	dset	ss2, t0				# K rows of NGL, packed
+	li	t0, K
+	dset	n2, t0
+	li	t0, NG*XB
+	dset	ds2, t0
+.endif
 wl\@:
 .endif
 	dma	1
-	sig	dma1, BFULL
+	sig	dma1, BF0 + (\wb)
+.endm
+
+# The same into weight buffer REG2 & 1 (a register; WDB).
+.macro wload_r reg, wreg
+	bne	\wreg, zero, w1\@
+	wload	\reg, 0
+	j	w2\@
+w1\@:
+	wload	\reg, 1
+w2\@:
 .endm
 
 # After the last block of a channel group (s8, s9) with another group to
@@ -658,18 +765,107 @@ wl\@:
 .endif
 .endm
 .macro groupend lbl
-.if NGRP > 1
+.if WDB
+.if NGRP > 2
+	lastofgrp2 \lbl
+	bne	a7, zero, ge\@
+	sig	mtx, WF0
+	j	\lbl
+ge\@:
+	sig	mtx, WF0 + 1
+\lbl:
+.endif
+.elif NGRP > 1
 	lastofgrp \lbl
 	sig	mtx, WFREE
 \lbl:
 .endif
 .endm
 .macro groupnext lbl
-.if NGRP > 1
+.if WDB
+.if NGRP > 2
+	lastofgrp2 \lbl
+	addi	t6, s8, 2*PC
+	wload_r	t6, a7
+\lbl:
+.endif
+.elif NGRP > 1
 	lastofgrp \lbl
 	addi	t6, s8, PC
 	wload	t6
 \lbl:
+.endif
+.endm
+# WDB: the last block of a group whose successor's successor exists (it
+# reuses this group's weight buffer, a7 = the local group's parity).
+.macro lastofgrp2 lbl
+.if MC
+	addi	t1, s0, 1
+	remu	t0, t1, s11
+	bne	t0, zero, \lbl
+	add	t1, t1, s11
+	bge	t1, s10, \lbl
+.else
+	li	t1, NB - 1
+	bne	s9, t1, \lbl
+	li	t1, NGRP - 2
+	bge	s8, t1, \lbl
+.endif
+.endm
+
+# a7 = the parity of block s0's group among this core's groups (WDB).
+.macro grp_par
+.if MC
+	divu	t1, s0, s11
+	andi	a7, t1, 1
+.else
+	andi	a7, s8, 1
+.endif
+.endm
+
+# A group's first block waits for its weights (buffer a7 with WDB).
+.macro wait_w lbl
+	firstblk \lbl
+.if WDB
+	bne	a7, zero, wq\@
+	wait	mtx, BF0, 1
+	j	\lbl
+wq\@:
+	wait	mtx, BF0 + 1, 1
+.else
+	wait	mtx, BFULL, 1
+.endif
+\lbl:
+.endm
+
+# REG = the weight buffer of block s0's group.
+.macro wbase reg
+	li	\reg, SPM_B
+.if WDB
+	beq	a7, zero, wv\@
+	li	\reg, SPM_B + WSZ
+wv\@:
+.endif
+.endm
+
+# Slab and A buffer reuse: when a core's share of the rows is one block,
+# every one of its blocks reads the same rows, so from its third block on
+# (channel groups 2, 3, ...) the slab - and in the gather path the A
+# buffer - still hold them: branch to LBL (skip the copies) then.  Not with
+# GROUPS > 1 (each group reads other input channels).
+.macro reuse reg, lbl
+.if ONESLAB
+	li	t1, 1
+	bge	\reg, t1, \lbl
+.elif GROUPS == 1 && MC && NGRP > 2*PC
+	li	t1, 2
+	blt	\reg, t1, ru\@
+	li	t1, 1
+	beq	s11, t1, \lbl
+ru\@:
+.elif GROUPS == 1 && !MC && NB == 1 && NGRP > 2
+	li	t1, 2
+	bge	\reg, t1, \lbl
 .endif
 .endm
 
@@ -726,7 +922,7 @@ br3\@:
 	sub	t2, \r1, \r0
 	li	t1, SR
 	mul	t3, \r0, t1
-	li	t1, SLAB + (\b)*XBUF_SZ
+	li	t1, SLAB + (\b)*XSTEP
 	add	t3, t3, t1
 	li	t4, SPM_ZERO
 	cdesc	t4, t3, spm, spm, SR, 1, 0, 0, t2, 0, SR
@@ -742,6 +938,7 @@ zs\@:
 	grp_blk	\reg
 	blk_rows s9
 	wait	(SL_UNIT), SL_FREE + (\b), 1
+	reuse	\reg, sk\@
 	li	t1, S
 	mul	a3, s1, t1			# padded row of slab row 0
 	addi	a0, s7, PAD
@@ -771,10 +968,11 @@ zs\@:
 .endif
 	li	t1, SR
 	mul	t3, a0, t1
-	li	t1, SLAB + (\b)*XBUF_SZ + PAD*CING*XB
+	li	t1, SLAB + (\b)*XSTEP + PAD*CING*XB
 	add	t3, t3, t1
 	cdesc	t4, t3, dram, spm, CING*XB, IW, CIN*XB, CING*XB, t2, IW*CIN*XB, SR
 	dma	SL_ENG
+sk\@:
 	sig	(SL_UNIT), SL_FULL + (\b)
 .endm
 
@@ -793,8 +991,8 @@ zs\@:
 	cdesc	t3, t4, spm, spm, PAD*CING*XB, 1, 0, 0, t1, 0, SR
 	dma	SL_ENG
 	clear_pad (PAD + IW)*CING*XB
-	clear_pad XBUF_SZ
-	clear_pad XBUF_SZ + (PAD + IW)*CING*XB
+	clear_pad XSTEP
+	clear_pad XSTEP + (PAD + IW)*CING*XB
 .endif
 	sig	(SL_UNIT), SL_FREE + 0
 	sig	(SL_UNIT), SL_FREE + 1
@@ -805,7 +1003,7 @@ zs\@:
 # KG rows of W in k tiles (mprep/mmulp step A by ROWS bytes and W by ROWS
 # rows); the very first fold of a tile overwrites C, the rest add.
 .macro kgroup ky, b
-	li	t3, ABUF + (\b)*XBUF_SZ + (\ky)*SR
+	li	t3, ABUF + (\b)*XSTEP + (\ky)*SR
 	li	t1, (\ky)*KG*NG*XB
 	add	t5, s6, t1
 .if KGT > 1 && KGL != ROWS
@@ -852,9 +1050,10 @@ nl\@:
 	mul	t1, t1, t0
 	mset	m, t1				# MB, or fewer in the last block
 	wait	mtx, AFULL + (\b), 1
-	firstblk wb\@				# a group's first block waits
-	wait	mtx, BFULL, 1			# for its weights
-wb\@:
+.if WDB
+	grp_par
+.endif
+	wait_w	wb\@				# a group's first block waits
 .if WITH_BIAS && STAGE
 	li	t1, NG*4
 	mul	t1, s8, t1
@@ -868,7 +1067,7 @@ wb\@:
 .else
 	li	t4, (\b)*C_SZ
 .endif
-	li	s6, SPM_B
+	wbase	s6
 	ntiles
 nt\@:
 	lastn
@@ -884,8 +1083,8 @@ nt\@:
 # copies): per tap row one 3-D copy of KW*CIN contiguous bytes per output
 # pixel (per tap and CIN bytes with a dilation), every pixel of every row.
 .macro gtap ky, kx, b
-	li	t4, XBUF + (\b)*XBUF_SZ + (\ky)*DIL*SR + (\kx)*DIL*CING*XB
-	li	t3, ABUF + (\b)*ABUF_SZ + ((\ky)*KW + (\kx))*CING*XB
+	li	t4, XBUF + (\b)*XSTEP + (\ky)*DIL*SR + (\kx)*DIL*CING*XB
+	li	t3, ABUF + (\b)*ASTEP + ((\ky)*KW + (\kx))*CING*XB
 .if DIL == 1
 	cdesc	t4, t3, spm, spm, KW*CING*XB, WO, S*CING*XB, K*XB, t2, S*SR, WO*K*XB
 	dma	0
@@ -905,8 +1104,10 @@ nt\@:
 	blk_rows s9
 	wait	dma0, AFREE + (\b), 1
 	wait	dma0, XFULL + (\b), 1
+	reuse	\reg, gk\@
 	sub	t2, s3, s1			# output rows
 	gtap	0, 0, \b
+gk\@:
 	sig	dma0, AFULL + (\b)
 	sig	dma0, XFREE + (\b)
 .endm
@@ -961,9 +1162,10 @@ rb\@:
 	mul	t1, t1, t0
 	mset	m, t1				# MB, or fewer in the last block
 	wait	mtx, AFULL + (\b), 1
-	firstblk wb\@				# a group's first block waits
-	wait	mtx, BFULL, 1			# for its weights
-wb\@:
+.if WDB
+	grp_par
+.endif
+	wait_w	wb\@				# a group's first block waits
 .if WITH_BIAS && STAGE
 	li	t1, NG*4
 	mul	t1, s8, t1
@@ -978,10 +1180,10 @@ wb\@:
 	wait	mtx, OFREE + (\b), 1
 	li	t4, (\b)*C_SZ
 .endif
-	li	t5, SPM_B
+	wbase	t5
 	ntiles
 nt\@:
-	li	t3, ABUF + (\b)*ABUF_SZ
+	li	t3, ABUF + (\b)*ASTEP
 	lastn
 	mv	s5, t4
 	mv	s6, t5
@@ -1085,7 +1287,10 @@ nt\@:
 	cdesc	t3, t4, dram, spm, 4*COUT, 1, 0, 0, t1, 0, 0
 	dma	1
 .endif
-	sig	ctl, WFREE
+	sig	ctl, WF0
+.if WDB
+	sig	ctl, WF0 + 1
+.endif
 .if MC
 	mv	t6, a4				# the core's first group
 .else
@@ -1111,6 +1316,19 @@ g1:
 .endif
 	li	s0, 0
 	gather	s0, 0
+.endif
+.if WDB
+	# the core's second group's weights into buffer 1, behind the first
+	# slabs on their queue
+.if MC
+	bge	s11, s10, w2
+	addi	t6, a4, PC
+	wload	t6, 1
+w2:
+.elif NGRP > 1
+	li	t6, 1
+	wload	t6, 1
+.endif
 .endif
 	block	0
 	past	s0, done

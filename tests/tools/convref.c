@@ -34,6 +34,10 @@
  *   convref dwcheckf X.npy W.npy Y.npy S PAD [BIAS.npy|- [RELU]]
  *       bf16 (or fp32) Y == the depthwise convolution in double (+ bias,
  *       relu, RELU 2: min(relu, 6)), rounded once to Y's type
+ *   convref pack W.npy NG OUT.npy
+ *       conv2d.s's WPACK layout of W (K x COUT): channel group g (NG
+ *       channels, the last COUT - g*NG) as its K x NG_g block, row-major,
+ *       from element g*K*NG on; OUT is flat (K*COUT)
  *   convref pool X.npy Y.npy KIND K S PAD
  *       Y == KIND (max | avg) pooling of X with a K x K window, stride S
  *       and padding PAD (max ignores padding; avg divides by K*K with the
@@ -473,6 +477,46 @@ out:
 	return rc;
 }
 
+/* pack W NG OUT: the per-group layout (element size kept) */
+static int pack(int argc, char **argv, struct diag *d)
+{
+	struct npy w, o;
+	uint64_t K, N, ng, g, k, j, es, at = 0;
+	int rc = 2;
+
+	memset(&w, 0, sizeof(w));
+	memset(&o, 0, sizeof(o));
+	if (argc != 5 || npy_read(argv[2], &w, d))
+		goto out;
+	ng = arg(argv[3]);
+	if (w.ndim != 2 || ng < 1 || ng > w.shape[1]) {
+		(void)diag_error(d, diag_nowhere(), NPU_ETENSOR,
+				 "convref pack: W (K, COUT) and 1 <= NG <= COUT");
+		goto out;
+	}
+	K = w.shape[0];
+	N = w.shape[1];
+	es = (uint64_t)dtype_bits(w.dtype) / 8;
+	{
+		uint64_t n = K * N;
+
+		if (npy_alloc(&o, w.dtype, 1, &n))
+			goto out;
+	}
+	for (g = 0; g * ng < N; g++) {
+		uint64_t w_g = N - g * ng < ng ? N - g * ng : ng;
+
+		for (k = 0; k < K; k++)
+			for (j = 0; j < w_g; j++, at++)
+				memcpy(o.data + at * es, w.data + (k * N + g * ng + j) * es, es);
+	}
+	rc = npy_write(argv[4], &o, d) ? 2 : 0;
+out:
+	npy_free(&w);
+	npy_free(&o);
+	return rc;
+}
+
 static int pool(int argc, char **argv, struct diag *d)
 {
 	struct npy x, y;
@@ -559,6 +603,8 @@ int main(int argc, char **argv)
 		rc = check(argc, argv, &d);
 	else if (argc >= 2 && strcmp(argv[1], "pool") == 0)
 		rc = pool(argc, argv, &d);
+	else if (argc >= 2 && strcmp(argv[1], "pack") == 0)
+		rc = pack(argc, argv, &d);
 	else if (argc >= 2 && strcmp(argv[1], "gendw") == 0)
 		rc = gendw_as(argc, argv, &d, 0);
 	else if (argc >= 2 && strcmp(argv[1], "gendwf") == 0)
@@ -576,6 +622,7 @@ int main(int argc, char **argv)
 				"       convref dwcheck X.npy W.npy Y.npy S PAD SHIFT [BIAS.npy|- [RELU [CLIP]]]\n"
 				"       convref gendwf H W C K SEED X.npy W.npy [BIAS.npy]\n"
 				"       convref dwcheckf X.npy W.npy Y.npy S PAD [BIAS.npy|- [RELU]]\n"
+				"       convref pack W.npy NG OUT.npy\n"
 				"       convref pool X.npy Y.npy max|avg K S PAD\n");
 	return rc;
 }

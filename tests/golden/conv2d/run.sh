@@ -42,11 +42,18 @@ case_conv() {
 	"$conv" gen "$h" "$w" $((ci / g)) "$co" "$k" "$k" $((h * 7 + co)) "$tmp/unused.npy" "$tmp/W.npy" "$tmp/B.npy"
 	binput=
 	[ "$bias" = 1 ] && binput="--input BIAS=$tmp/B.npy"
+	wfile=$tmp/W.npy
+	if [ -n "${PACK:-}" ]; then
+		# WPACK: the weights pre-arranged in groups of PACK channels
+		"$conv" pack "$tmp/W.npy" "$PACK" "$tmp/Wp.npy" || fail "$name: pack failed"
+		wfile=$tmp/Wp.npy
+	fi
 	# shellcheck disable=SC2086 # optional arguments, split on purpose
 	"$bin" run -q -c "configs/$cfg" asm/kernels/conv2d.s -D H="$h" -D W="$w" \
 		-D CIN="$ci" -D COUT="$co" -D KH="$k" -D S="$s" -D PAD="$p" -D DIL="$d" \
-		-D OUT="$out" -D WITH_BIAS="$bias" -D RELU="$relu" -D GROUPS="$g" ${CLIP:+-D CLIP=$CLIP} "$@" \
-		--input X="$tmp/X.npy" --input WGT="$tmp/W.npy" $binput \
+		-D OUT="$out" -D WITH_BIAS="$bias" -D RELU="$relu" -D GROUPS="$g" ${CLIP:+-D CLIP=$CLIP} \
+		${PACK:+-D WPACK=1 -D NG=$PACK} "$@" \
+		--input X="$tmp/X.npy" --input WGT="$wfile" $binput \
 		--output Y="$tmp/Y.npy" --counters "$tmp/c.csv" --check-hazards 2> "$tmp/err" ||
 		{ cat "$tmp/err" >&2; fail "$name: run failed or reported hazards"; }
 	if [ "$out" = int8 ]; then
@@ -118,6 +125,12 @@ RELU=2 casef "default bf16 3x3/2 pad 1, 16->24, relu6, fp32" default.cfg 9 16 24
 case_conv "default GEMM 40x64x48, blocks of 16 pixels" default.cfg 1 40 64 48 1 1 0 1 int8 1 0 -D RB=16
 case_conv "default GEMV 1x256x100, groups of 32 (ragged)" default.cfg 1 1 256 100 1 1 0 1 int8 1 0 -D NG=32
 FW=24 casef "default bf16 GEMM 24x96x72, groups of 32 (ragged)" default.cfg 1 96 72 1 1 0 bf16 1 -D NG=32
+# weights pre-arranged per channel group (WPACK) and double-buffered
+# (WDB); A resident in one slab (ONESLAB) while the groups stream, also
+# through the gather path
+PACK=32 case_conv "default GEMV 1x512x200, packed groups of 32, double-buffered" default.cfg 1 1 512 200 1 1 0 1 int8 1 0 -D WDB=1
+PACK=48 case_conv "default GEMM 64x128x96, packed, one slab, double-buffered" default.cfg 1 64 128 96 1 1 0 1 int8 1 1 -D WDB=1 -D ONESLAB=1
+case_conv "default 3x3/2 pad 1, 9x9x16->64, gather, one slab, 4 groups" default.cfg 9 9 16 64 3 2 1 1 int8 1 1 -D NG=16 -D ONESLAB=1 -D WDB=1
 # DRAM bases placed by the caller (Y first, then the weights, the bias, X)
 case_conv "default 3x3 pad 1, 16->40, tensors placed with -D" default.cfg 8 8 16 40 3 1 1 1 int8 1 1 \
 	-D Y_DRAM=0x1000 -D W_DRAM=0x10000 -D BIAS_DRAM=0x20000 -D X_DRAM=0x30040
@@ -136,6 +149,8 @@ MINC=16 case_conv "datacenter 3x3/2 pad 1, 14x14x16->64, 4x4 grid, gather" datac
 MINC=16 case_conv "datacenter 3x3 pad 1, 9x9x32->64, 2 blocks x 2 groups per core" datacenter.cfg 9 9 32 64 3 1 1 1 int32 0 0 -D PC=4 -D NG=8 -D RB=2
 GROUPS=4 MINC=8 case_conv "datacenter 3x3 pad 1, 8x8x32->64, 4 groups" datacenter.cfg 8 8 32 64 3 1 1 1 int8 1 1
 MINC=16 case_conv "datacenter GEMV 1x512x1000 (ragged groups of 64)" datacenter.cfg 1 1 512 1000 1 1 0 1 int8 1 0
+PACK=64 MINC=16 case_conv "datacenter GEMV 1x512x1000, packed" datacenter.cfg 1 1 512 1000 1 1 0 1 int8 1 0
+MINC=16 case_conv "datacenter GEMM 40x64x512, 2 groups per core, one slab" datacenter.cfg 1 40 64 512 1 1 0 1 int8 1 1 -D PC=16 -D NG=16 -D ONESLAB=1 -D WDB=1
 RELU=2 MINC=16 casef "datacenter bf16 3x3 pad 1, 12x12x32->96, relu6" datacenter.cfg 12 32 96 3 1 1 bf16 1
 MINC=16 casef "datacenter bf16 3x3/2 pad 1, 15x15x16->128, fp32" datacenter.cfg 15 16 128 3 2 1 fp32 1
 golden
