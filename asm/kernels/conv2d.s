@@ -376,6 +376,25 @@
 .equ RB, RBSEL ? RBSEL : RB_DEF
 .endm
 
+# XSHARE=1 (several cores): when each core row has at most one block of
+# rows (NB <= PR) and PC > 1 cores share it, the PCW = min(PC, NGRP)
+# working cores of a row need the same slab: each loads 1/PCW of its
+# rows from DRAM and multicasts them to the others over the NoC (dmask),
+# so DRAM carries the input once per core row, not once per core.  The
+# slab then stays for all of a core's groups (ONESLAB).  Off by default:
+# every core still receives the whole slab through its own network link,
+# and on datacenter.cfg those links, not the DRAM, bound the load (as
+# docs/noc.md found for gemm_mc_share.s) - ResNet-50's late layers move
+# 30-60 % fewer DRAM bytes (DRAM energy) in about the same time, some
+# faster, some slower (docs/kernels_notes.md).
+.equ PCW, PC < NGRP ? PC : NGRP
+.ifndef XSHARE
+.equ XSHARE, 0
+.endif
+.macro xsh_ok
+.equ XSH_OK, MC && PCW > 1 && GROUPS == 1 && (HO + RB - 1) / RB <= PR
+.endm
+
 # Scratchpad layout; buffers start on a bank period.
 .equ PERIOD, CFG_CORE_SCRATCHPAD_BANKS * CFG_CORE_SCRATCHPAD_BANK_WIDTH
 .equ ALN, PERIOD > 64 ? PERIOD : 64
@@ -410,8 +429,9 @@
 .else
 .equ OS_OK, 0
 .endif
+	xsh_ok
 .ifndef ONESLAB
-.equ ONESLAB, OS_OK
+.equ ONESLAB, OS_OK || XSHARE
 .endif
 .if RB < 1 || RB > HO
 .error "conv2d.s: not even one output row fits: the scratchpad needs 2*(KH+1)*(W+2*PAD)*CIN + K*NG (+ 2*(W+2*PAD)*NG) bytes, the accumulator (W+2*PAD)*NG*4 per block"
@@ -462,8 +482,9 @@
 .else
 .equ OS_OK, 0
 .endif
+	xsh_ok
 .ifndef ONESLAB
-.equ ONESLAB, OS_OK
+.equ ONESLAB, OS_OK || XSHARE
 .endif
 .if RB < 1 || RB > HO
 .error "conv2d.s: not even one output row fits: the scratchpad needs 2*WO*K + 2*((KH-1)*DIL+1)*(W+2*PAD)*CIN + K*NG (+ 2*WO*NG) bytes, the accumulator WO*NG*4 per block"
@@ -531,6 +552,10 @@
 .endif
 .tensor Y, dram, Y_DRAM, OUT, YH, YW, COUT
 
+.if XSHARE && (!XSH_OK || !ONESLAB)
+.error "conv2d.s: XSHARE needs several cores per row sharing one block of rows (NB <= PR, PC > 1, GROUPS = 1) and ONESLAB"
+.endif
+
 # The zero row the padding copies come from.
 .spm SPM_ZERO
 .zero ZB
@@ -544,6 +569,7 @@
 .equ XFREE, 11		# +b: the taps no longer read slab b (dma0 -> dma1)
 .equ WFREE, 13		# the folds of a channel group are done (mtx -> dma1)
 .equ CFULL, 14		# +b: RELU=2: mout wrote Y buffer b (mtx -> vec)
+.equ XSH, 20		# XSHARE: a row peer's slice of the slab landed here
 # the weight buffers' semaphores: +w, w = 0, 1 (WDB) or 0 alone
 .equ BF0, WDB ? 16 : BFULL	# weight buffer w loaded (dma1 -> mtx)
 .equ WF0, WDB ? 18 : WFREE	# weight buffer w free (mtx -> dma1)
@@ -934,7 +960,7 @@ zs\@:
 # slab b is free: rows outside X zeroed, the rows inside one strided copy
 # (W*CIN bytes each, PAD*CIN bytes into a padded row: the pad columns stay
 # zero from the initial clear).
-.macro slab_load reg, b
+.macro slab_load reg, b, share=0
 	grp_blk	\reg
 	blk_rows s9
 	wait	(SL_UNIT), SL_FREE + (\b), 1
@@ -970,10 +996,69 @@ zs\@:
 	mul	t3, a0, t1
 	li	t1, SLAB + (\b)*XSTEP + PAD*CING*XB
 	add	t3, t3, t1
+.if \share
+	share_rows
+.else
 	cdesc	t4, t3, dram, spm, CING*XB, IW, CIN*XB, CING*XB, t2, IW*CIN*XB, SR
 	dma	SL_ENG
+.endif
 sk\@:
 	sig	(SL_UNIT), SL_FULL + (\b)
+.endm
+
+# XSHARE: of the t2 rows inside X (DRAM t4, slab t3), this core (column
+# a4 of row a5) loads rows [lo, lo + q) (q = ceil(t2/PCW)), multicasts
+# them to the row's other working cores, waits until they have landed
+# everywhere (fence), signals those cores (rsig) and waits for all of
+# theirs: then its slab is whole.
+.macro share_rows
+	li	t1, PCW
+	addi	t0, t2, PCW - 1
+	divu	t0, t0, t1			# q
+	mul	t5, a4, t0
+	min	t5, t5, t2			# lo
+	add	t6, t5, t0
+	min	t6, t6, t2
+	sub	t2, t6, t5			# my rows
+	li	t1, IW*CIN*XB
+	mul	t0, t5, t1
+	add	t4, t4, t0
+	li	t1, SR
+	mul	t0, t5, t1
+	add	t3, t3, t0
+	bge	zero, t2, sn\@
+	cdesc	t4, t3, dram, spm, CING*XB, IW, CIN*XB, CING*XB, t2, IW*CIN*XB, SR
+	dma	SL_ENG
+	cdesc	t3, t3, spm, rspm, IW*CING*XB, 1, 0, 0, t2, SR, SR
+	li	t0, (1 << PCW) - 1
+	li	t1, PC
+	mul	t1, a5, t1
+	sll	t0, t0, t1			# the row's working cores
+	csrr	t1, coreid
+	li	t6, 1
+	sll	t6, t6, t1
+	xor	t0, t0, t6			# but this one
+	dset	dmask, t0
+	dma	SL_ENG
+	dset	dmask, zero
+sn\@:
+.if SL_ENG
+	fence	dma1
+.else
+	fence	dma0
+.endif
+	li	t5, 0
+sr\@:
+	beq	t5, a4, ss\@
+	li	t1, PC
+	mul	t1, a5, t1
+	add	t1, t1, t5
+	rsig	t1, XSH
+ss\@:
+	addi	t5, t5, 1
+	li	t1, PCW
+	blt	t5, t1, sr\@
+	wait	ctl, XSH, PCW - 1
 .endm
 
 # Zero the pad columns of both slabs (the slab loads never write them)
@@ -1301,7 +1386,7 @@ nt\@:
 	sig	ctl, OFREE + 0
 	sig	ctl, OFREE + 1
 	li	s0, 0
-	slab_load s0, 0
+	slab_load s0, 0, XSHARE && XSH_OK
 .if !DIRECT
 	sig	ctl, AFREE + 0			# the A buffers: every byte
 	sig	ctl, AFREE + 1			# is gathered each block

@@ -10,10 +10,11 @@
 # (exact: the inputs are multiples of 1/8, every partial sum exact in fp32).
 # Then: relu6 (RELU=2: int8 clipped at CLIP, bf16/fp32 at 6), the GEMM
 # form (H = 1, W = M: pixel rows, FLAT) with ragged channel groups, DRAM
-# bases placed with -D (and a misaligned one refused), and SPMD on
-# datacenter.cfg's 16 cores - row blocks, channel groups, both, the
-# gather path, grouped and ragged - each asserting that several cores did
-# MACs.  Golden: cycles and matrix busy cycles (multi-core: the cores
+# bases placed with -D (and a misaligned one refused), packed and
+# double-buffered weights with a resident A, and SPMD on datacenter.cfg's
+# 16 cores - row blocks, channel groups, both, the gather path, grouped,
+# ragged, the input shared over the NoC - each asserting that several
+# cores did MACs.  Golden: cycles and matrix busy cycles (multi-core: the cores
 # that did MACs and their total busy cycles).
 . "$(dirname "$0")/../lib.sh"
 conv=$build/convref
@@ -151,6 +152,10 @@ GROUPS=4 MINC=8 case_conv "datacenter 3x3 pad 1, 8x8x32->64, 4 groups" datacente
 MINC=16 case_conv "datacenter GEMV 1x512x1000 (ragged groups of 64)" datacenter.cfg 1 1 512 1000 1 1 0 1 int8 1 0
 PACK=64 MINC=16 case_conv "datacenter GEMV 1x512x1000, packed" datacenter.cfg 1 1 512 1000 1 1 0 1 int8 1 0
 MINC=16 case_conv "datacenter GEMM 40x64x512, 2 groups per core, one slab" datacenter.cfg 1 40 64 512 1 1 0 1 int8 1 1 -D PC=16 -D NG=16 -D ONESLAB=1 -D WDB=1
+# the input rows shared between the cores of a row over the NoC (XSHARE:
+# each loads a slice and multicasts it), also through the gather path
+MINC=16 case_conv "datacenter 3x3 pad 1, 14x14x16->64, 4x4 grid, XSHARE, 2 groups per core" datacenter.cfg 14 14 16 64 3 1 1 1 int8 1 1 -D PC=4 -D NG=8 -D XSHARE=1
+MINC=16 case_conv "datacenter 3x3/2 pad 1, 7x7x64->256, channels, XSHARE, gather" datacenter.cfg 7 7 64 256 3 2 1 1 int8 1 1 -D XSHARE=1
 RELU=2 MINC=16 casef "datacenter bf16 3x3 pad 1, 12x12x32->96, relu6" datacenter.cfg 12 32 96 3 1 1 bf16 1
 MINC=16 casef "datacenter bf16 3x3/2 pad 1, 15x15x16->128, fp32" datacenter.cfg 15 16 128 3 2 1 fp32 1
 golden
