@@ -1,6 +1,7 @@
-# conv2d.s - Y = conv2d(X, W) (+ bias, relu), int8 or bf16 NHWC, weight
-# stationary, with the im2col matrix built block by block on chip (it never
-# exists in DRAM).
+# conv2d.s - Y = conv2d(X, W) (+ bias, relu / relu6), int8 or bf16 NHWC,
+# weight stationary, with the im2col matrix built block by block on chip
+# (it never exists in DRAM); SPMD over the cores.  Also MatMul/Gemm as a
+# 1x1 convolution (H = 1, W = M, CIN = K, COUT = N).
 #
 # Computes Y[oy][ox][co] = sum over ky, kx, ci of
 #     X[oy*S + ky*DIL - PAD][ox*S + kx*DIL - PAD][ci] * W[ky][kx][ci][co]
@@ -13,36 +14,59 @@
 # each input byte once (plus the halo rows two blocks share), not KH*KW
 # times.
 #
-#   dma1   W once (K x COUT, resident), the bias table
+#   dma1   the bias table; the weights of a channel group (K x NG)
 #   for every block i of RB output rows (MB = RB*WO pixels), buffer b,
 #   dispatched in this order so that the in-order control unit never waits
 #   behind a slow copy while the array could start:
 #     dma1  the input rows block i+2 needs (one contiguous DRAM copy)
 #     dma0  gathers block i+1's A from its slab into the other A buffer
 #           (on-chip copies: quick; they wait only for block i-1's folds)
-#     mtx   for each COLS-wide tile of COUT, for each ROWS-deep tile of K:
+#     mtx   for each COLS-wide tile of NG, for each ROWS-deep tile of K:
 #           mprep the weight tile, mmulp/mmaccp the MB rows of A
 #     mtx   OUT=int8: one mout of the block (bias, relu, 2^-SHIFT, sat8)
+#     vec   RELU=2: min(Y, CLIP) over the block (mout has no upper clip)
 #     dma1  stores the block's HO rows of Y (contiguous in NHWC)
+#   (stride 1, DIRECT: the slab is A itself, loaded by dma0, no gather).
 #
 # Padding: a tap column outside X (left/right) is a fixed set of (pixel,
 # tap) entries - the DMA never writes them and they stay zero from the
 # initial clear; a tap row outside X (top/bottom blocks) is zeroed per
 # block by a DMA from a zero row in the scratchpad (source strides 0).
 #
-# Layouts.  DRAM: X (H x W x CIN int8, NHWC, batch 1); WGT (K x COUT int8,
-# HWIO flattened: row (ky*KW + kx)*CIN + ci - pre-arranged weights, as
-# deployed models store them); BIAS (COUT int32, with WITH_BIAS=1); Y (HO x
-# WO x COUT, int8 or int32).  Scratchpad: the zero row, two A buffers (MB
-# rows of K bytes), two input slabs (IR = (RB-1)*S + (KH-1)*DIL + 1 rows of
-# W*CIN bytes), W (K rows of COUT bytes), two int8 Y buffers (MB x COUT),
-# the bias table.  Accumulator: one MB x COUT int32 block (OUT=int8: mout
-# frees it at once) or two (OUT=int32, stored from the accumulator).
+# Channel groups: when the weights do not fit (or several cores share the
+# output channels), the output channels go in groups of NG (the last may
+# be narrower, NGL); a group's weights stay while all its row blocks run.
+# WDB=1 double-buffers them (the next group loads during this one's folds;
+# default for the GEMM form when the weights stream); WPACK=1 takes them
+# pre-arranged per group, one contiguous copy each; ONESLAB keeps one
+# block of rows in a single slab for all groups (A resident, weights
+# streamed), and a core whose rows are one block never reloads them.
 #
-# Footprint (per core): scratchpad K + 2*MB*K + 2*IR*W*CIN + K*COUT + 2*MB*COUT (int8)
-# + 4*COUT
-# (+ alignment), accumulator MB*COUT*4 (int8) or 2*MB*COUT*4 (int32);
-# RB defaults to the most output rows that fit, checked with .error.
+# Cores (csrr coreid): the (channel group, row block) items form a grid;
+# the cores are PR x PC, core c takes the groups c % PC, + PC, ... and the
+# row blocks c / PC, + PR, ... (block-cyclic); outputs are disjoint, and
+# `barrier` ends the kernel.  SPLIT=1 rows only, SPLIT=2 channels only,
+# -D PC a grid; the default picks the PC that moves the fewest DRAM bytes
+# (see below).  XSHARE=1 shares a core row's input slab over the NoC.  One
+# core: PC = PR = 1, the single-core schedule.
+#
+# Layouts.  DRAM: X (H x W x CIN, NHWC, batch 1); WGT (K x COUT, HWIO
+# flattened: row (ky*KW + kx)*CIN + ci - pre-arranged weights, as deployed
+# models store them; WPACK: per group, flat); BIAS (COUT int32 / fp32,
+# WITH_BIAS=1); Y (HO x WO x COUT).  Each base can be placed with -D
+# X_DRAM, W_DRAM, BIAS_DRAM, Y_DRAM (64-byte aligned; overlaps refused);
+# by default they follow each other from 0.  Scratchpad (per core): the
+# zero row, two A buffers (MB rows of K elements), two input slabs (IR =
+# (RB-1)*S + (KH-1)*DIL + 1 rows of (W+2*PAD)*CIN elements), one or two
+# weight buffers (K rows of NG), two Y buffers (MB x NG), the bias table.
+# Accumulator: one MB x NG block (a mout frees it at once) or two (OUT =
+# int32/fp32 without bias or relu, stored from the accumulator).
+#
+# Footprint (per core, elements of E bytes): scratchpad E*(SR + 2*MB*K +
+# 2*IR*(W+2*PAD)*CIN + (1+WDB)*K*NG) + 2*MB*NG*CB + 4*COUT (+ alignment;
+# DIRECT: no A buffers, slabs of RB + KH rows; ONESLAB: one of each),
+# accumulator MB*NG*4 (or twice); RB defaults to the most output rows that
+# fit (several cores: at most a core row's share), checked with .error.
 # Grouped convolution (GROUPS = G): output channel co reads only input
 # channels co/(COUT/G)*CIN/G ..; the weights are K x COUT with K =
 # KH*KW*CIN/G (each column its group's taps), the slab of a block holds its
@@ -53,8 +77,9 @@
 # GROUPS (1),
 # ITYPE = int8 (default) or bf16 (with OUT = bf16 or fp32, an fp32 bias),
 # OUT = int8 (default) or int32, SHIFT (8): int8 Y = sat8(rne((acc + bias)
-# / 2^SHIFT)), WITH_BIAS (0/1: tensor BIAS), RELU (0/1), RB; ROWS, COLS
-# from the config.
+# / 2^SHIFT)), WITH_BIAS (0/1: tensor BIAS), RELU (0 none, 1 relu, 2
+# relu6 with CLIP), RB, NG, SPLIT, PC, WDB, WPACK, ONESLAB, XSHARE, FLAT,
+# the DRAM bases; ROWS, COLS from the config.
 # Limits: KH, KW <= 7 (the taps are unrolled).  docs/kernels.md has the
 # measured utilisation, ResNet-50's layers among them.
 
