@@ -17,7 +17,8 @@
 #     dma0  the padded input rows the block needs (one strided copy; rows
 #           outside X zero-filled on chip) - one block ahead
 #     vec   the slab widened to int32 / fp32 (vcvt); per output row and
-#           chunk of WC pixels: the accumulator from the bias tile, then
+#           chunk of WC pixels (stride 1 and fewer channels than lanes: as
+#           one row of WC*C elements): the accumulator from the bias tile, then
 #           per tap a vmul (tap's weight tile x the tap's pixels, read in
 #           place, S*C elements apart) and a vadd; relu (vmaxs 0), relu6
 #           (vmins); int8 vquant by 2^SHIFT, bf16 vcvt
@@ -112,6 +113,13 @@
 
 .equ SR, VW*CS*EB			# bytes per padded slab row
 .equ SRE, VW*CS				# its elements
+# LONG: with stride 1 every operand of a chunk (its pixels of the slab,
+# the weight and bias tiles, the accumulator, the output) is one
+# contiguous run of WC*CS elements, so when a pixel's CS channels fill
+# less than the vector unit's lanes the chunk runs as one row of WC*CS
+# elements instead of WC rows of CS (a 32-channel layer on 128 lanes:
+# 4x fewer lane groups).
+.equ LONG, S == 1 && CS < CFG_CORE_VECTOR_LANES
 .equ PERIOD, CFG_CORE_SCRATCHPAD_BANKS * CFG_CORE_SCRATCHPAD_BANK_WIDTH
 .equ ALN, PERIOD > 64 ? PERIOD : 64
 # WC: pixels per vector chunk - the weight tiles (KK of WC x CS 4-byte)
@@ -255,6 +263,10 @@ nl\@:
 	vset	sd, t0
 	vset	ss1, t0
 	vset	ss2, t0
+.if LONG
+	li	t0, 1
+	vset	rows, t0
+.endif
 	li	a4, SPM_TMP
 	li	a5, SPM_ACC
 	sub	s2, s3, s1			# output rows
@@ -268,7 +280,13 @@ ck\@:
 	bge	t1, t2, cn\@
 	mv	t2, t1
 cn\@:
+.if LONG
+	li	t1, CS
+	mul	t1, t2, t1
+	vset	len, t1				# the chunk as one row
+.else
 	vset	rows, t2			# this chunk's pixels
+.endif
 	mv	s5, t2
 	li	t3, SPM_BB
 	vmov	a5, t3				# ACC = bias
