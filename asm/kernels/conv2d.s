@@ -216,8 +216,11 @@
 # times: SPLIT=1 (rows: PC = 1), SPLIT=2 (channels: PC = cores) or -D PC
 # choose; the default (SPLIT=0) takes the power of two PC that minimises
 # PR*weights + PC*input (the largest p with p^2*input < 2*cores*weights),
-# raised until every core row has an output row (PR <= HO).  One core:
-# PC = PR = 1, the single-core schedule.
+# raised until every core row has an output row (PR <= HO); rows only for
+# grouped convolutions whose groups are narrower than a 4-byte word of Y
+# (depthwise on the array: the cores' channels would share words - the
+# hazard checker tracks 4-byte granules).  One core: PC = PR = 1, the
+# single-core schedule.
 .equ NCORE, CFG_CHIP_CORES
 .equ MC, NCORE > 1
 .equ XBYTES, H*W*CIN*XB
@@ -244,6 +247,8 @@
 .equ PC, 1
 .elif SPLIT == 2
 .equ PC, NCORE
+.elif GROUPS > 1 && COUTG*CB % 4
+.equ PC, 1			# groups narrower than a 4-byte word: rows only
 .else
 .equ PC, PC_D > PC_R ? PC_D : PC_R
 .endif
@@ -296,7 +301,10 @@
 .equ NG_PCC, (COUT + PC - 1) / PC
 # (a slice of whole 4-byte words of Y when COUT/PC is not one: the hazard
 # checker tracks 4-byte granules, and DMA likes aligned runs)
-.equ NG_PC, GROUPS > 1 || (COUT % PC == 0 && NG_PCC*CB % 4 == 0) ? NG_PCC : (NG_PCC + 15) / 16 * 16
+# (grouped: a convolution group is split only evenly, else the columns
+# take whole convolution groups in turn)
+.equ NG_PCG, COUT % PC == 0 && COUTG % (COUT / PC + (COUT < PC)) == 0 ? NG_PCC : COUTG
+.equ NG_PC, GROUPS > 1 ? NG_PCG : COUT % PC == 0 && NG_PCC*CB % 4 == 0 ? NG_PCC : (NG_PCC + 15) / 16 * 16
 .ifndef NG
 	ng_fit	NG_F2, CFG_CORE_SCRATCHPAD_BYTES / 2
 .equ NG_2, NG_F2 < NG_PC ? NG_F2 : NG_PC

@@ -149,6 +149,8 @@ MINC=16 case_conv "datacenter 1x1, 7x7x64->256, channels (SPLIT=2)" datacenter.c
 MINC=16 case_conv "datacenter 3x3/2 pad 1, 14x14x16->64, 4x4 grid, gather" datacenter.cfg 14 14 16 64 3 2 1 1 int8 1 1 -D PC=4
 MINC=16 case_conv "datacenter 3x3 pad 1, 9x9x32->64, 2 blocks x 2 groups per core" datacenter.cfg 9 9 32 64 3 1 1 1 int32 0 0 -D PC=4 -D NG=8 -D RB=2
 GROUPS=4 MINC=8 case_conv "datacenter 3x3 pad 1, 8x8x32->64, 4 groups" datacenter.cfg 8 8 32 64 3 1 1 1 int8 1 1
+GROUPS=3 MINC=6 case_conv "datacenter 3x3 pad 1, 8x8x48->48, 3 groups" datacenter.cfg 8 8 48 48 3 1 1 1 int8 1 1
+GROUPS=16 MINC=16 case_conv "datacenter 3x3 pad 1, 32x32, depthwise 16 on the array (rows)" datacenter.cfg 32 32 16 16 3 1 1 1 int8 1 1
 MINC=16 case_conv "datacenter GEMV 1x512x1000 (ragged groups of 64)" datacenter.cfg 1 1 512 1000 1 1 0 1 int8 1 0
 PACK=64 MINC=16 case_conv "datacenter GEMV 1x512x1000, packed" datacenter.cfg 1 1 512 1000 1 1 0 1 int8 1 0
 MINC=16 case_conv "datacenter GEMM 40x64x512, 2 groups per core, one slab" datacenter.cfg 1 40 64 512 1 1 0 1 int8 1 1 -D PC=16 -D NG=16 -D ONESLAB=1 -D WDB=1
