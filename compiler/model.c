@@ -125,15 +125,16 @@ static uint64_t max_of(const struct ctr_sink *s, const char *unit_leaf)
 static void layer_stats(struct model_layer_stats *st, const struct arch *a,
 			uint64_t cycles)
 {
+	/* cycles: the layer's phases, end to end (its regions open and close
+	 * within them) */
 	const struct ctr_sink *s = st->s;
 	double clock = ARCH_F(a, CHIP_CLOCK_GHZ);
 	double pe = (double)ARCH_I(a, MTX_ROWS) * (double)ARCH_I(a, MTX_COLS);
 	double peak = a->d.macs_per_s_chip / (clock * 1e9);
 	struct energy e;
-	st->cycles = cycles;
-	st->macs = sum_of(s, "core", ".matrix.macs");
+	st->array_macs = sum_of(s, "core", ".matrix.macs");
 	st->compute_cycles = max_of(s, "matrix.busy_cycles");
-	if (!st->macs)
+	if (!st->array_macs)
 		st->compute_cycles = max_of(s, "vector.busy_cycles");
 	st->dram_read = sum_of(s, "dram.", ".read_bytes");
 	st->dram_write = sum_of(s, "dram.", ".write_bytes");
@@ -188,6 +189,7 @@ int model_run(struct run *r, const struct arch *a, const struct graph *g,
 	}
 	for (int l = 0; l < n_run && !rc; l++) {
 		const struct map_layer *L = &p->layers[l];
+		uint64_t t0 = chip_now(c);
 		for (int s = 0; s < L->n_steps && !rc; s++) {
 			size_t len;
 			char *text = step_source(L, l, s, &len);
@@ -216,6 +218,8 @@ int model_run(struct run *r, const struct arch *a, const struct graph *g,
 					    "(%s) failed", l, s,
 					    L->steps[s].kernel);
 		}
+		/* the layer's time: its phases, which follow each other */
+		res->layers[l].cycles = chip_now(c) - t0;
 	}
 	if (rc)
 		return rc;
@@ -228,7 +232,8 @@ int model_run(struct run *r, const struct arch *a, const struct graph *g,
 		region_name(&p->layers[l], l, rn, sizeof rn);
 		rc = merge_regions(rgn, n_rgn, rn, &res->sinks[l], &cyc);
 		res->layers[l].s = &res->sinks[l];
-		layer_stats(&res->layers[l], a, cyc);
+		res->layers[l].macs = p->layers[l].macs;
+		layer_stats(&res->layers[l], a, res->layers[l].cycles);
 		res->macs += res->layers[l].macs;
 		res->energy_pj += res->layers[l].energy_pj;
 	}
@@ -276,7 +281,7 @@ int model_write_csv(FILE *f, const struct graph *g, const struct map_plan *p,
 	double clock = ARCH_F(a, CHIP_CLOCK_GHZ);
 	fputs("layer,op,shapes,kernel,tiling,cycles,compute_cycles,"
 	      "stall_dram_cycles,stall_sram_cycles,stall_noc_cycles,"
-	      "stall_sync_cycles,macs,mac_util,mapping_eff,dram_read_bytes,"
+	      "stall_sync_cycles,macs,array_macs,mac_util,mapping_eff,dram_read_bytes,"
 	      "dram_write_bytes,dram_gbps,energy_uj,time_us\n", f);
 	for (int l = 0; l < res->n_layers; l++) {
 		const struct map_layer *L = &p->layers[l];
@@ -290,7 +295,7 @@ int model_write_csv(FILE *f, const struct graph *g, const struct map_plan *p,
 		str_csv_field(f, L->kernels);
 		fputc(',', f);
 		str_csv_field(f, L->tiling);
-		fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.4f,%.4f,%llu,"
+		fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.4f,%.4f,%llu,"
 			"%llu,%.3f,%.3f,%.3f\n",
 			(unsigned long long)s->cycles,
 			(unsigned long long)s->compute_cycles,
@@ -298,7 +303,8 @@ int model_write_csv(FILE *f, const struct graph *g, const struct map_plan *p,
 			(unsigned long long)s->stall_sram,
 			(unsigned long long)s->stall_noc,
 			(unsigned long long)s->stall_sync,
-			(unsigned long long)s->macs, s->mac_util, s->map_eff,
+			(unsigned long long)s->macs,
+			(unsigned long long)s->array_macs, s->mac_util, s->map_eff,
 			(unsigned long long)s->dram_read,
 			(unsigned long long)s->dram_write, s->dram_gbps,
 			s->energy_pj * 1e-6, (double)s->cycles / (clock * 1e3));
