@@ -26,7 +26,14 @@ void fold_store(enum g_dtype t, void *data, int64_t i, double v)
 {
 	unsigned char *p = data;
 	switch (t) {
-	case G_DT_F32: num_store(DT_FP32, p, (uint64_t)i, v, NUM_OVF_IEEE); break;
+	case G_DT_F32: {
+		/* C's double -> float is the same RNE with overflow to inf as
+		 * num_store's IEEE mode, without its generic encoder: weights
+		 * (BatchNormalization folding) go through here by millions */
+		float f = (float)v;
+		memcpy(p + 4 * i, &f, 4);
+		break;
+	}
 	case G_DT_F16: num_store(DT_FP16, p, (uint64_t)i, v, NUM_OVF_IEEE); break;
 	case G_DT_BF16: num_store(DT_BF16, p, (uint64_t)i, v, NUM_OVF_IEEE); break;
 	case G_DT_I8: num_store(DT_INT8, p, (uint64_t)i, v, NUM_OVF_SAT); break;
