@@ -10,6 +10,7 @@
 #   make golden-update   rewrite committed goldens (only on purpose)
 #   make models     the bundled ONNX workloads, $(BUILD)/workloads/*.onnx
 #   make test-models     the small test models, $(BUILD)/tests/models/
+#   make models-report   docs/models_resnet50.md (npusim against the analytic model)
 #   make install    PREFIX=/usr/local DESTDIR=
 #
 # BUILD selects the output folder, so several builds can coexist
@@ -115,7 +116,7 @@ DEPS := $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(UNIT_BINS:=.d) $(MKDOC).d $(BENCH_
 
 # ---- rules ------------------------------------------------------------------
 .PHONY: all deps run test unit docs docs-check asan debug bench bench-compare test-slurm kernels-report fuzz fuzz-objs \
-        golden-update install clean models test-models
+        golden-update install clean models test-models models-report
 all: $(BIN) $(SOLIB)
 
 deps:
@@ -301,6 +302,12 @@ models: $(MODELS:%=$(BUILD)/workloads/%.onnx)
 $(BUILD)/workloads/%.onnx: $(MODEL_GEN)
 	$(say) GEN $@
 	$(Q)$(PYTHON) workloads/models/gen.py -q $(BUILD)/workloads $*
+
+# ResNet-50's conv and GEMM layers against the analytic systolic model on
+# three chips: docs/models_resnet50.md (measured, not a staleness test).
+models-report: $(BIN) $(BUILD)/workloads/resnet50.onnx
+	@$(PYTHON) scripts/models_report.py $(BIN) $(BUILD)/workloads/resnet50.onnx \
+	  docs/models_resnet50.md configs/tpu-v1.cfg configs/default.cfg configs/datacenter.cfg
 
 # Small models for value checks and importer errors, each with its inputs
 # as <name>.<input>.npy (tests/models/gen_small.py).
