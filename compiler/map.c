@@ -1401,10 +1401,13 @@ int map_plan_build(const struct graph *g, const struct arch *a,
 		return plan_build(g, a, &o8, p, d);
 	o16.dtype = DT_BF16;
 	int rc = plan_build(g, a, &o16, p, d);
-	if (!rc)
+	if (!rc) {
+		/* the reason without its "file: error: " */
+		const char *why = strstr(quiet.last, "error: ");
 		diag_note(d, diag_at_file(g->source, 0, 0),
-			  "the model runs in bf16 on this int8 chip (%s); "
-			  "--dtype says which", quiet.last);
+			  "the model runs in bf16 on this int8 chip: %s "
+			  "(--dtype chooses)", why ? why + 7 : quiet.last);
+	}
 	return rc;
 }
 
