@@ -276,7 +276,8 @@ fuzz-objs:
 fuzz-%: fuzz-objs
 	$(call FUZZ_RUN,$*)
 
-bench: deps $(BIN) $(SOLIB) $(BENCH_BINS) $(TOOLS)
+bench: deps $(BIN) $(SOLIB) $(BENCH_BINS) $(TOOLS) $(BUILD)/workloads/resnet50.onnx \
+       $(BUILD)/workloads/bert_layer.onnx
 	@sh bench/run.sh $(BIN)
 
 # docs/kernels.md: the kernel library measured (scripts/kernels/*.cases).
