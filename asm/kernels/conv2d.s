@@ -609,10 +609,10 @@
 .equ NBT, NB*NGRP	# flat blocks: every row block of every group
 # Who loads the slabs, where, and their semaphores: direct - dma0 into the
 # A buffers themselves; gather - dma1 into the slabs the gathers read.
-.if DIRECT
-.if ONESLAB && NB > PR
-.error "conv2d.s: ONESLAB needs one block per core row (RB >= ceil(HO/PR))"
+.if ONESLAB && (NB > PR || GROUPS > 1)
+.error "conv2d.s: ONESLAB needs one block per core row (RB >= ceil(HO/PR)) and GROUPS = 1"
 .endif
+.if DIRECT
 .equ SLAB, ABUF
 .equ SL_ENG, 0
 .equ SL_FREE, AFREE

@@ -4,12 +4,14 @@
 # Computes, by default, Y[oy][ox][c] = max over the K x K window of
 # X[oy*S + ky - PAD][ox*S + kx - PAD][c] (taps outside X do not count: the
 # padding is the type's minimum, -128 or -inf); with AVG=1, Y = sum /
-# (K*K) with the padding counted as zeros (PyTorch's count_include_pad,
-# ONNX's AveragePool default): int8 rne(sum / (K*K)), saturated; bf16 the
-# sum in fp32 and the mean rounded into bf16 (vdiv, then vcvt: the fp32
-# quotient is correctly rounded, so the bf16 result is the correctly
-# rounded mean except when that quotient lands exactly on a bf16 tie).
-# Global average pooling is K = H = W, S = 1.
+# (K*K) with the padding counted as zeros (PyTorch's default
+# count_include_pad=True; ONNX AveragePool with count_include_pad=1 - the
+# ONNX default, 0, divides an edge window by its pixels inside X instead:
+# not done here; the same without padding): int8 rne(sum / (K*K)),
+# saturated; bf16 the sum in fp32 and the mean rounded into bf16 (vdiv,
+# then vcvt: the fp32 quotient is correctly rounded, so the bf16 result is
+# the correctly rounded mean except when that quotient lands exactly on a
+# bf16 tie).  Global average pooling is K = H = W, S = 1.
 #
 #   for every block of RB output rows, slab b:
 #     dma0  the padded input rows the block needs (one strided copy; rows
