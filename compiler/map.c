@@ -1,0 +1,1784 @@
+/*
+ * map.c - the mapping compiler: layouts, layers and their kernels, DRAM
+ * planning, constants laid out per kernel (docs/models.md "Mapping").
+ */
+#include "map.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/num.h"
+
+#define ALIGN 64                /* every DRAM tensor: a burst boundary */
+#define INT8_ACT_EXP (-4)       /* int8 activations: Q3.4 (docs/models.md) */
+
+/* How a constant is laid out for the kernel that reads it. */
+enum wlay {
+	WL_NONE,
+	WL_CONV,        /* OIHW -> (kh, kw, ci) x co: conv2d.s's WGT */
+	WL_DW,          /* C x 1 x K x K -> (kh, kw) x C: dwconv2d.s's WGT */
+	WL_MAT,         /* K x N as is (MatMul B, Gemm B) */
+	WL_MAT_T,       /* N x K transposed to K x N (Gemm transB) */
+	WL_BIAS,        /* the accumulator type: int32 / fp32 */
+	WL_ROW,         /* the plan's dtype, flattened */
+	WL_F32,         /* fp32, flattened (norm.s gamma and beta) */
+	WL_I32,         /* int32, flattened (gather.s indices) */
+};
+
+/* The mapper's state beyond the plan. */
+struct mctx {
+	const struct graph *g;
+	const struct arch *a;
+	const struct map_opts *o;
+	struct map_plan *p;
+	struct diag *d;
+	enum wlay *wl;          /* per tensor */
+	float *wscale;          /* per tensor: alpha/beta of Gemm, 1 */
+	int *wexp;              /* int8 weights: value = q * 2^wexp */
+};
+
+/* ---- text -------------------------------------------------------------- */
+
+struct emit {
+	char *buf;
+	size_t len, cap;
+	int oom;
+};
+
+static void NPU_PRINTF(2, 3) em(struct emit *e, const char *fmt, ...)
+{
+	va_list ap;
+	for (;;) {
+		size_t room = e->cap - e->len;
+		va_start(ap, fmt);
+		int n = vsnprintf(e->buf ? e->buf + e->len : NULL, e->buf ? room : 0,
+				  fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			e->oom = 1;
+			return;
+		}
+		if (e->buf && (size_t)n < room) {
+			e->len += (size_t)n;
+			return;
+		}
+		size_t cap = e->cap ? e->cap * 2 : 1024;
+		while (cap < e->len + (size_t)n + 1)
+			cap *= 2;
+		char *b = realloc(e->buf, cap);
+		if (!b) {
+			e->oom = 1;
+			return;
+		}
+		e->buf = b;
+		e->cap = cap;
+	}
+}
+
+static const char *dt_name(enum npu_dtype t) { return dtype_name(t); }
+
+static int dt_bytes(enum npu_dtype t) { return dtype_bits(t) / 8; }
+
+/* ---- shapes ------------------------------------------------------------ */
+
+static const struct g_tensor *T(const struct mctx *m, int t)
+{
+	return &m->g->tensors[t];
+}
+
+static int is_const(const struct mctx *m, int t)
+{
+	return t >= 0 && (T(m, t)->flags & (G_T_CONST | G_T_SYNTH));
+}
+
+/* A rank-4 activation: N, C, H, W of its NCHW shape. */
+static void nchw(const struct g_tensor *t, int64_t *n, int64_t *c, int64_t *h,
+		 int64_t *w)
+{
+	*n = t->dim[0];
+	*c = t->dim[1];
+	*h = t->dim[2];
+	*w = t->dim[3];
+}
+
+static void shape_str(const struct g_tensor *t, char *buf, size_t n)
+{
+	size_t k = 0;
+	buf[0] = 0;
+	for (int i = 0; i < t->rank && k + 24 < n; i++)
+		k += (size_t)snprintf(buf + k, n - k, "%s%lld", i ? "x" : "",
+				      (long long)t->dim[i]);
+	if (t->rank == 0)
+		snprintf(buf, n, "scalar");
+}
+
+/* ---- layouts ----------------------------------------------------------- */
+
+static int is_view_op(enum g_op op)
+{
+	return op == G_FLATTEN || op == G_RESHAPE || op == G_SQUEEZE ||
+	       op == G_UNSQUEEZE || op == G_IDENTITY || op == G_DROPOUT;
+}
+
+static int is_spatial(enum g_op op)
+{
+	return op == G_CONV || op == G_MAXPOOL || op == G_AVGPOOL ||
+	       op == G_GAP || op == G_BATCHNORM || op == G_RESIZE;
+}
+
+static int is_eltwise(enum g_op op)
+{
+	switch (op) {
+	case G_ADD: case G_SUB: case G_MUL: case G_DIV: case G_RELU:
+	case G_CLIP: case G_SIGMOID: case G_TANH: case G_GELU:
+	case G_HARDSWISH: case G_HARDSIGMOID:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * NHWC for the rank-4 tensors the spatial kernels read or write, spread
+ * through elementwise ops (same shape in, same shape out); everything else
+ * row-major in its logical shape.  Repeated to a fixed point so that an
+ * Add between two convolutions is NHWC whichever way the graph runs.
+ */
+static void assign_layouts(struct mctx *m)
+{
+	const struct graph *g = m->g;
+	struct map_plan *p = m->p;
+	for (int k = 0; k < g->n_nodes; k++) {
+		const struct g_node *n = &g->nodes[k];
+		if (!is_spatial(n->op))
+			continue;
+		if (n->in[0] >= 0 && T(m, n->in[0])->rank == 4)
+			p->t[n->in[0]].layout = MAP_NHWC;
+		if (n->out[0] >= 0 && T(m, n->out[0])->rank == 4)
+			p->t[n->out[0]].layout = MAP_NHWC;
+		if (n->res >= 0)
+			p->t[n->res].layout = MAP_NHWC;
+	}
+	for (int changed = 1; changed;) {
+		changed = 0;
+		for (int k = 0; k < g->n_nodes; k++) {
+			const struct g_node *n = &g->nodes[k];
+			if (!is_eltwise(n->op) || n->out[0] < 0 ||
+			    T(m, n->out[0])->rank != 4)
+				continue;
+			int any = p->t[n->out[0]].layout == MAP_NHWC;
+			for (int i = 0; i < n->n_in; i++)
+				if (n->in[i] >= 0 && !is_const(m, n->in[i]) &&
+				    p->t[n->in[i]].layout == MAP_NHWC)
+					any = 1;
+			if (!any)
+				continue;
+			for (int i = -1; i < n->n_in; i++) {
+				int t = i < 0 ? n->out[0] : n->in[i];
+				if (t < 0 || is_const(m, t) ||
+				    T(m, t)->rank != 4 ||
+				    p->t[t].layout == MAP_NHWC)
+					continue;
+				p->t[t].layout = MAP_NHWC;
+				changed = 1;
+			}
+		}
+	}
+}
+
+/* ---- layers and steps -------------------------------------------------- */
+
+static int add_step(struct mctx *m, struct map_layer *L, const char *kernel,
+		    struct emit *e, uint64_t macs)
+{
+	if (e->oom)
+		return diag_error(m->d, diag_nowhere(), NPU_ENOMEM,
+				  "out of memory");
+	em(e, ".include \"%s\"\n", kernel);
+	if (e->oom)
+		return diag_error(m->d, diag_nowhere(), NPU_ENOMEM,
+				  "out of memory");
+	struct map_step *s = realloc(L->steps, (size_t)(L->n_steps + 1) *
+					       sizeof *s);
+	if (!s) {
+		free(e->buf);
+		return diag_error(m->d, diag_nowhere(), NPU_ENOMEM,
+				  "out of memory");
+	}
+	L->steps = s;
+	s[L->n_steps].kernel = kernel;
+	s[L->n_steps].src = e->buf;
+	s[L->n_steps].macs = macs;
+	L->n_steps++;
+	L->macs += macs;
+	size_t k = strlen(L->kernels);
+	if (!strstr(L->kernels, kernel))
+		snprintf(L->kernels + k, sizeof L->kernels - k, "%s%s",
+			 k ? "+" : "", kernel);
+	memset(e, 0, sizeof *e);
+	return 0;
+}
+
+static void step_head(struct emit *e, const struct map_layer *L,
+		      int step)
+{
+	em(e, "# layer '%s' (%s), step %d - generated by npusim model\n",
+	   L->name, L->op, step);
+}
+
+static void em_addr(struct emit *e, const char *sym, uint64_t addr)
+{
+	em(e, ".equ %s, 0x%llx\n", sym, (unsigned long long)addr);
+}
+
+static uint64_t A(const struct mctx *m, int t)
+{
+	return m->p->t[m->p->t[t].root].addr + m->p->t[t].offset;
+}
+
+static void tiling_add(struct map_layer *L, const char *fmt, ...)
+	NPU_PRINTF(2, 3);
+static void tiling_add(struct map_layer *L, const char *fmt, ...)
+{
+	size_t k = strlen(L->tiling);
+	va_list ap;
+	if (k && k + 2 < sizeof L->tiling)
+		L->tiling[k++] = ' ', L->tiling[k] = 0;
+	va_start(ap, fmt);
+	vsnprintf(L->tiling + k, sizeof L->tiling - k, fmt, ap);
+	va_end(ap);
+}
+
+/* The int8 output shift of a product of an activation and weights w:
+ * y = acc * 2^(e_in + e_w), stored at INT8_ACT_EXP. */
+static int int8_shift(const struct mctx *m, int w)
+{
+	int s = INT8_ACT_EXP - (INT8_ACT_EXP + m->wexp[w]);
+	return s < 0 ? 0 : s > 24 ? 24 : s;
+}
+
+static uint32_t f32bits(double v)
+{
+	float f = (float)v;
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	return u;
+}
+
+/* An int8 value of the activations' format (Q3.4), saturated. */
+static int q_act(double v)
+{
+	double q = nearbyint(ldexp(v, -INT8_ACT_EXP));
+	return q < -128 ? -128 : q > 127 ? 127 : (int)q;
+}
+
+/* eltwise.s OP 6's ACT (and its bounds) for a fused or standalone
+ * activation; -1 when it has none. */
+static int em_act(const struct mctx *m, struct emit *e, enum g_act act,
+		  float lo, float hi)
+{
+	int i8 = m->p->dtype == DT_INT8;
+	switch (act) {
+	case G_ACT_NONE: return 0;
+	case G_ACT_RELU: return 1;
+	case G_ACT_CLIP:
+		if (i8)
+			em(e, ".equ LO, %d\n.equ HI, %d\n",
+			   isinf(lo) ? -128 : q_act(lo), isinf(hi) ? 127 : q_act(hi));
+		else
+			em(e, ".equ LO, 0x%08x\n.equ HI, 0x%08x\n", f32bits(lo),
+			   f32bits(hi));
+		return 2;
+	case G_ACT_SIGMOID: return i8 ? -1 : 3;
+	case G_ACT_TANH: return i8 ? -1 : 4;
+	case G_ACT_GELU: return i8 ? -1 : 5;
+	case G_ACT_HARDSWISH: return i8 ? -1 : 7;
+	case G_ACT_HARDSIGMOID:
+		if (i8)
+			return -1;
+		em(e, ".equ ALPHA, 0x%08x\n.equ BETA, 0x%08x\n", f32bits(lo),
+		   f32bits(hi));
+		return 8;
+	case G_ACT_SILU: return i8 ? -1 : 9;
+	}
+	return -1;
+}
+
+/* The activation of node n as g_act with its parameters (a standalone
+ * Relu/Clip/... node, or the act fused into n); a GELU's form is
+ * n->approx_tanh. */
+static enum g_act node_act(const struct g_node *n, float *lo, float *hi)
+{
+	*lo = n->act_lo;
+	*hi = n->act_hi;
+	switch (n->op) {
+	case G_RELU: return G_ACT_RELU;
+	case G_CLIP: *lo = n->lo; *hi = n->hi; return G_ACT_CLIP;
+	case G_SIGMOID: return G_ACT_SIGMOID;
+	case G_TANH: return G_ACT_TANH;
+	case G_GELU: return G_ACT_GELU;
+	case G_HARDSWISH: return G_ACT_HARDSWISH;
+	case G_HARDSIGMOID: *lo = n->alpha; *hi = n->beta;
+		return G_ACT_HARDSIGMOID;
+	default: return n->act;
+	}
+}
+
+/* One eltwise.s OP 6 step: z = act(x bin s) over rows x l.  smode: 0 a
+ * tensor like x at s, 1 a row of l at s, 2 a column of rows at s, 3 the
+ * constant sc (fp32; int8: in Q3.4). */
+static int elt_step(struct mctx *m, struct map_layer *L, int bin, int smode,
+		    uint64_t x, uint64_t sa, double sc, enum g_act act,
+		    float lo, float hi, uint64_t z, int64_t rows, int64_t l)
+{
+	struct emit e = { 0 };
+	/* a node has one GELU form (fuse_post_act keeps it so) */
+	int gelu_tanh = act == G_ACT_GELU && m->g->nodes[L->node].approx_tanh;
+	step_head(&e, L, L->n_steps);
+	em(&e, ".equ ROWS, %lld\n.equ L, %lld\n.equ OP, 6\n.equ DT, %s\n"
+	   ".equ BIN, %d\n.equ SMODE, %d\n", (long long)rows, (long long)l,
+	   dt_name(m->p->dtype), bin, smode);
+	int a = em_act(m, &e, act, lo, hi);
+	if (a < 0) {
+		free(e.buf);
+		return graph_error(m->g, L->node, m->d,
+				   "%s in int8: run the model with --dtype bf16",
+				   graph_act_name(act));
+	}
+	em(&e, ".equ ACT, %d\n", gelu_tanh ? 6 : a);
+	if (bin && smode == 3) {
+		if (m->p->dtype == DT_INT8)
+			em(&e, ".equ SC, %d\n", q_act(sc));
+		else
+			em(&e, ".equ SC, 0x%08x\n", f32bits(sc));
+	}
+	em_addr(&e, "X_DRAM", x);
+	if (bin && smode != 3)
+		em_addr(&e, smode == 0 ? "Y_DRAM" : smode == 1 ? "B_DRAM" :
+						   "C_DRAM", sa);
+	em_addr(&e, "Z_DRAM", z);
+	return add_step(m, L, "eltwise.s", &e, 0);
+}
+
+/* An activation a kernel could not fuse: a second step in place. */
+static int act_step(struct mctx *m, struct map_layer *L, enum g_act act,
+		    float lo, float hi, uint64_t addr, int64_t rows, int64_t l)
+{
+	return elt_step(m, L, 0, 0, addr, 0, 0, act, lo, hi, addr, rows, l);
+}
+
+/* A standalone activation layer x -> z. */
+static int act_step_to(struct mctx *m, struct map_layer *L, enum g_act act,
+		       float lo, float hi, uint64_t x, uint64_t z, int64_t rows,
+		       int64_t l)
+{
+	return elt_step(m, L, 0, 0, x, 0, 0, act, lo, hi, z, rows, l);
+}
+
+/* The residual add of layer L's node: z = post_act(x + r) over rows x l
+ * elements. */
+static int add_step_res(struct mctx *m, struct map_layer *L, uint64_t x,
+			uint64_t r, uint64_t z, int64_t rows, int64_t l)
+{
+	const struct g_node *n = &m->g->nodes[L->node];
+	return elt_step(m, L, 1, 0, x, r, 0, n->post_act, n->post_lo,
+			n->post_hi, z, rows, l);
+}
+
+/* Conv: conv2d.s (dense, grouped) or dwconv2d.s (depthwise). */
+static int map_conv(struct mctx *m, struct map_layer *L, const struct g_node *n)
+{
+	const struct g_tensor *x = T(m, n->in[0]), *w = T(m, n->in[1]),
+			      *y = T(m, n->out[0]);
+	int64_t N, C, H, W, Nn, CO, HO, WO;
+	nchw(x, &N, &C, &H, &W);
+	nchw(y, &Nn, &CO, &HO, &WO);
+	int kh = (int)w->dim[2], kw = (int)w->dim[3];
+	int bf = m->p->dtype != DT_INT8;
+	if (N != 1)
+		return graph_error(m->g, L->node, m->d,
+				   "batch %lld: the conv kernels take one image "
+				   "(batch 1)", (long long)N);
+	if (n->pad[0] != n->pad[2] || n->pad[1] != n->pad[3] ||
+	    n->pad[0] != n->pad[1])
+		return graph_error(m->g, L->node, m->d,
+				   "pads %d,%d,%d,%d: the conv kernels take the "
+				   "same padding on every side", n->pad[0],
+				   n->pad[1], n->pad[2], n->pad[3]);
+	if (n->stride[0] != n->stride[1] || n->dil[0] != n->dil[1])
+		return graph_error(m->g, L->node, m->d,
+				   "strides %d,%d dilations %d,%d: the conv "
+				   "kernels take one stride and one dilation",
+				   n->stride[0], n->stride[1], n->dil[0],
+				   n->dil[1]);
+	int has_bias = n->n_in > 2 && n->in[2] >= 0;
+	/* the output stage fuses relu and relu6 (RELU=1, 2) */
+	int relu = n->act == G_ACT_RELU ||
+		   (n->act == G_ACT_CLIP && n->act_lo == 0 && isinf(n->act_hi)) ? 1 :
+		   n->act == G_ACT_CLIP && n->act_lo == 0 && n->act_hi == 6 ? 2 : 0;
+	int fused_act = relu || n->act == G_ACT_NONE;
+	int depthwise = n->group > 1 && n->group == C && CO == C;
+	uint64_t macs = (uint64_t)(HO * WO * CO) * (uint64_t)(C / n->group) *
+			(uint64_t)(kh * kw);
+	struct emit e = { 0 };
+	step_head(&e, L, 0);
+	if (depthwise) {
+		if (kh != kw)
+			return graph_error(m->g, L->node, m->d,
+					   "a %dx%d depthwise window: dwconv2d.s "
+					   "takes square windows", kh, kw);
+		em(&e, ".equ H, %lld\n.equ W, %lld\n.equ C, %lld\n.equ K, %d\n"
+		   ".equ S, %d\n.equ PAD, %d\n", (long long)H, (long long)W,
+		   (long long)C, kh, n->stride[0], n->pad[0]);
+		if (bf)
+			em(&e, ".equ ITYPE, bf16\n");
+		else
+			em(&e, ".equ SHIFT, %d\n", int8_shift(m, n->in[1]));
+		m->wl[n->in[1]] = WL_DW;
+		tiling_add(L, "K=%d S=%d", kh, n->stride[0]);
+	} else {
+		em(&e, ".equ H, %lld\n.equ W, %lld\n.equ CIN, %lld\n"
+		   ".equ COUT, %lld\n.equ KH, %d\n.equ KW, %d\n.equ S, %d\n"
+		   ".equ PAD, %d\n.equ DIL, %d\n.equ GROUPS, %d\n",
+		   (long long)H, (long long)W, (long long)C, (long long)CO, kh,
+		   kw, n->stride[0], n->pad[0], n->dil[0], n->group);
+		if (bf)
+			em(&e, ".equ ITYPE, bf16\n.equ OUT, bf16\n");
+		else
+			em(&e, ".equ SHIFT, %d\n", int8_shift(m, n->in[1]));
+		m->wl[n->in[1]] = WL_CONV;
+		tiling_add(L, "K=%dx%dx%lld S=%d", kh, kw,
+			   (long long)(C / n->group), n->stride[0]);
+	}
+	if (has_bias) {
+		em(&e, ".equ WITH_BIAS, 1\n");
+		em_addr(&e, "BIAS_DRAM", A(m, n->in[2]));
+		m->wl[n->in[2]] = WL_BIAS;
+		m->wexp[n->in[2]] = INT8_ACT_EXP + m->wexp[n->in[1]];
+	}
+	if (relu)
+		em(&e, ".equ RELU, %d\n", relu);
+	if (relu == 2 && !bf)
+		em(&e, ".equ CLIP, %d\n", q_act(6.0));
+	if (m->o->split == MAP_SPLIT_ROWS)
+		em(&e, ".equ SPLIT, 1\n");
+	else if (m->o->split == MAP_SPLIT_CHANNELS)
+		em(&e, ".equ SPLIT, 2\n");
+	em_addr(&e, "X_DRAM", A(m, n->in[0]));
+	em_addr(&e, "W_DRAM", A(m, n->in[1]));
+	em_addr(&e, "Y_DRAM", A(m, n->out[0]));
+	int rc = add_step(m, L, depthwise ? "dwconv2d.s" : "conv2d.s", &e,
+			  macs);
+	if (rc)
+		return rc;
+	if (!fused_act &&
+	    (rc = act_step(m, L, n->act, n->act_lo, n->act_hi, A(m, n->out[0]),
+			   HO * WO, CO)))
+		return rc;
+	if (n->res >= 0)
+		rc = add_step_res(m, L, A(m, n->out[0]), A(m, n->res),
+				  A(m, n->out[0]), HO * WO, CO);
+	return rc;
+}
+
+/*
+ * MatMul / Gemm as conv2d.s's 1x1 convolution: X (1 x M x K) times the
+ * weights (K x N) is Y (1 x M x N) - A row-major, as the producing layer
+ * wrote it.  A constant B is the weights once; a B computed by the model
+ * (attention's K^T, V) is read from where its producer left it, one step
+ * per batch matrix.
+ */
+static int map_matmul(struct mctx *m, struct map_layer *L,
+		      const struct g_node *n)
+{
+	const struct g_tensor *a = T(m, n->in[0]), *b = T(m, n->in[1]),
+			      *y = T(m, n->out[0]);
+	int tb = n->op == G_GEMM && n->trans_b;
+	if (n->op == G_GEMM && n->trans_a)
+		return graph_error(m->g, L->node, m->d,
+				   "transA=1: the GEMM kernel reads A row-major "
+				   "(put a Transpose before it)");
+	if (a->rank < 1 || b->rank < 2)
+		return graph_error(m->g, L->node, m->d,
+				   "a 1-D right operand: not mapped");
+	int64_t K = a->dim[a->rank - 1];
+	int64_t Nc = tb ? b->dim[b->rank - 2] : b->dim[b->rank - 1];
+	int64_t M = graph_elems(a) / K;
+	int64_t batches = 1;
+	int bconst = is_const(m, n->in[1]);
+	if (!bconst) {
+		if (tb)
+			return graph_error(m->g, L->node, m->d,
+					   "transB=1 on a computed operand: "
+					   "not mapped");
+		for (int i = 0; i < b->rank - 2; i++)
+			batches *= b->dim[i];
+		M = graph_elems(a) / K / batches;
+		if (graph_elems(a) != batches * M * K)
+			return graph_error(m->g, L->node, m->d,
+					   "broadcast batch dimensions: not "
+					   "mapped");
+	} else if (b->rank != 2) {
+		return graph_error(m->g, L->node, m->d,
+				   "a constant right operand of rank %d: the "
+				   "weights must be 2-D", b->rank);
+	}
+	int bf = m->p->dtype != DT_INT8;
+	int eb = bf ? 2 : 1;
+	int has_bias = (n->op == G_GEMM || n->op == G_MATMUL) &&
+		       n->n_in > 2 && n->in[2] >= 0;
+	int relu = n->act == G_ACT_RELU;
+	if (has_bias && (!is_const(m, n->in[2]) ||
+			 graph_elems(T(m, n->in[2])) != Nc))
+		return graph_error(m->g, L->node, m->d,
+				   "the bias must be a constant of N = %lld "
+				   "values", (long long)Nc);
+	if (bconst)
+		m->wl[n->in[1]] = tb ? WL_MAT_T : WL_MAT;
+	if (has_bias) {
+		m->wl[n->in[2]] = WL_BIAS;
+		m->wexp[n->in[2]] = INT8_ACT_EXP + m->wexp[n->in[1]];
+	}
+	if (n->op == G_GEMM) {
+		m->wscale[n->in[1]] = n->alpha;
+		if (has_bias)
+			m->wscale[n->in[2]] = n->beta;
+	}
+	tiling_add(L, "M=%lld K=%lld N=%lld", (long long)M, (long long)K,
+		   (long long)Nc);
+	if (batches > 1)
+		tiling_add(L, "x%lld", (long long)batches);
+	for (int64_t bi = 0; bi < batches; bi++) {
+		struct emit e = { 0 };
+		step_head(&e, L, L->n_steps);
+		em(&e, ".equ H, 1\n.equ W, %lld\n.equ CIN, %lld\n"
+		   ".equ COUT, %lld\n.equ KH, 1\n.equ KW, 1\n", (long long)M,
+		   (long long)K, (long long)Nc);
+		if (bf)
+			em(&e, ".equ ITYPE, bf16\n.equ OUT, bf16\n");
+		else
+			em(&e, ".equ SHIFT, %d\n",
+			   bconst ? int8_shift(m, n->in[1]) : 7);
+		if (has_bias) {
+			em(&e, ".equ WITH_BIAS, 1\n");
+			em_addr(&e, "BIAS_DRAM", A(m, n->in[2]));
+		}
+		if (relu)
+			em(&e, ".equ RELU, 1\n");
+		em_addr(&e, "X_DRAM", A(m, n->in[0]) +
+				     (uint64_t)(bi * M * K * eb));
+		em_addr(&e, "W_DRAM", A(m, n->in[1]) +
+				     (uint64_t)(bi * K * Nc * eb));
+		em_addr(&e, "Y_DRAM", A(m, n->out[0]) +
+				     (uint64_t)(bi * M * Nc * eb));
+		int rc = add_step(m, L, "conv2d.s", &e,
+				  (uint64_t)(M * K * Nc));
+		if (rc)
+			return rc;
+	}
+	(void)y;
+	int rc = 0;
+	if (n->act != G_ACT_NONE && !relu)
+		rc = act_step(m, L, n->act, n->act_lo, n->act_hi, A(m, n->out[0]),
+			      M * batches, Nc);
+	if (!rc && n->res >= 0)
+		rc = add_step_res(m, L, A(m, n->out[0]), A(m, n->res),
+				  A(m, n->out[0]), M * batches, Nc);
+	return rc;
+}
+
+/* Max/AveragePool, GlobalAveragePool (a window of the whole map). */
+static int map_pool(struct mctx *m, struct map_layer *L, const struct g_node *n)
+{
+	int64_t N, C, H, W;
+	nchw(T(m, n->in[0]), &N, &C, &H, &W);
+	int k = n->kernel[0], s = n->stride[0], pad = n->pad[0];
+	if (n->op == G_GAP) {
+		if (H != W)
+			return graph_error(m->g, L->node, m->d,
+					   "a %lldx%lld map: global pooling "
+					   "takes square maps", (long long)H,
+					   (long long)W);
+		k = (int)H;
+		s = (int)H;
+		pad = 0;
+	} else if (n->kernel[0] != n->kernel[1] ||
+		   n->stride[0] != n->stride[1] || n->pad[0] != n->pad[1] ||
+		   n->pad[0] != n->pad[2] || n->pad[1] != n->pad[3]) {
+		return graph_error(m->g, L->node, m->d,
+				   "pool2d.s takes square windows, one stride "
+				   "and the same padding on every side");
+	}
+	if (n->op == G_AVGPOOL && pad && !n->count_include_pad)
+		return graph_error(m->g, L->node, m->d,
+				   "average pooling with padding that is not "
+				   "counted (count_include_pad=0): not mapped");
+	if (N != 1)
+		return graph_error(m->g, L->node, m->d, "batch %lld: pool2d.s "
+				   "takes one image", (long long)N);
+	struct emit e = { 0 };
+	step_head(&e, L, 0);
+	em(&e, ".equ H, %lld\n.equ W, %lld\n.equ C, %lld\n.equ K, %d\n"
+	   ".equ S, %d\n.equ PAD, %d\n.equ AVG, %d\n", (long long)H,
+	   (long long)W, (long long)C, k, s, pad, n->op != G_MAXPOOL);
+	if (m->p->dtype != DT_INT8)
+		em(&e, ".equ ITYPE, bf16\n");
+	em_addr(&e, "X_DRAM", A(m, n->in[0]));
+	em_addr(&e, "Y_DRAM", A(m, n->out[0]));
+	tiling_add(L, "K=%d S=%d", k, s);
+	return add_step(m, L, "pool2d.s", &e, 0);
+}
+
+/* rows x l of a tensor whose elements are processed along the last
+ * axis: NHWC keeps C last. */
+static void rows_l(const struct mctx *m, int t, int64_t *rows, int64_t *l)
+{
+	const struct g_tensor *x = T(m, t);
+	if (m->p->t[t].layout == MAP_NHWC) {
+		*l = x->dim[1];
+		*rows = graph_elems(x) / *l;
+	} else {
+		*l = x->rank ? x->dim[x->rank - 1] : 1;
+		*rows = *l ? graph_elems(x) / *l : 0;
+	}
+}
+
+/* How operand t broadcasts against an output of rows x l (rows_l of the
+ * output): 0 the same elements, 1 a row of l (the last axis, or the
+ * channels of NHWC), 2 a column of rows (one value per row), 3 a scalar;
+ * -1 for any other broadcast. */
+static int bcast_mode(const struct mctx *m, int t, int out)
+{
+	const struct g_tensor *x = T(m, t), *y = T(m, out);
+	int64_t n = graph_elems(x), rows, l;
+	rows_l(m, out, &rows, &l);
+	if (n == graph_elems(y))
+		return 0;
+	if (n == 1)
+		return 3;
+	/* right-aligned dims of x against y's */
+	int off = y->rank - x->rank;
+	int nhwc = m->p->t[m->p->t[out].root].layout == MAP_NHWC;
+	int last = nhwc ? 1 : y->rank - 1;
+	int only_last = 1, only_rows = x->rank ? x->dim[x->rank - 1] == 1 : 0;
+	for (int i = 0; i < x->rank; i++) {
+		int yi = i + off;
+		if (x->dim[i] != 1 && yi != last)
+			only_last = 0;
+		if (x->dim[i] != 1 && x->dim[i] != y->dim[yi < 0 ? 0 : yi])
+			return -1;
+	}
+	if (only_last && n == l)
+		return 1;
+	if (!nhwc && only_rows && n == rows)
+		return 2;
+	return -1;
+}
+
+static int map_eltwise(struct mctx *m, struct map_layer *L,
+		       const struct g_node *n)
+{
+	int64_t rows, l;
+	float lo, hi;
+	rows_l(m, n->out[0], &rows, &l);
+	enum g_act act = node_act(n, &lo, &hi);
+	tiling_add(L, "rows=%lld L=%lld", (long long)rows, (long long)l);
+	if (n->n_in == 1 || n->op == G_CLIP)
+		return act_step_to(m, L, act, lo, hi, A(m, n->in[0]),
+				   A(m, n->out[0]), rows, l);
+	int bin = n->op == G_ADD ? 1 : n->op == G_SUB ? 2 : n->op == G_MUL ? 3 :
+		  n->op == G_DIV ? 4 : 0;
+	int x = n->in[0], s = n->in[1];
+	int mx = bcast_mode(m, x, n->out[0]), ms = bcast_mode(m, s, n->out[0]);
+	if (mx != 0 && (bin == 1 || bin == 3)) {
+		int t = x; x = s; s = t;
+		t = mx; mx = ms; ms = t;
+	}
+	if (mx != 0 || ms < 0)
+		return graph_error(m->g, L->node, m->d,
+				   "%s of %s and %s: eltwise.s takes the full "
+				   "tensor first and the other operand as the "
+				   "same shape, a row along the last axis, a "
+				   "column or a scalar",
+				   graph_op_name(n->op), T(m, n->in[0])->name,
+				   T(m, n->in[1])->name);
+	if (m->p->dtype == DT_INT8 && bin > 2)
+		return graph_error(m->g, L->node, m->d,
+				   "%s in int8: run the model with --dtype bf16",
+				   graph_op_name(n->op));
+	double sc = 0;
+	if (ms == 3) {
+		if (!is_const(m, s))
+			return graph_error(m->g, L->node, m->d,
+					   "a computed scalar operand: not "
+					   "mapped");
+		if (T(m, s)->data)
+			(void)graph_const_f64(T(m, s), 0, &sc);
+	} else if (is_const(m, s)) {
+		m->wl[s] = WL_ROW;
+	}
+	return elt_step(m, L, bin, ms, A(m, x), ms == 3 ? 0 : A(m, s), sc,
+			act, lo, hi, A(m, n->out[0]), rows, l);
+}
+
+static int map_softmax(struct mctx *m, struct map_layer *L,
+		       const struct g_node *n)
+{
+	const struct g_tensor *x = T(m, n->in[0]);
+	int axis = n->axis < 0 ? n->axis + x->rank : n->axis;
+	if (axis != x->rank - 1 || m->p->t[n->in[0]].layout != MAP_ROWMAJOR)
+		return graph_error(m->g, L->node, m->d,
+				   "softmax along axis %d: softmax.s works "
+				   "along the last axis", n->axis);
+	if (m->p->dtype == DT_INT8)
+		return graph_error(m->g, L->node, m->d,
+				   "softmax in int8: run the model with "
+				   "--dtype bf16");
+	int64_t rows, l;
+	rows_l(m, n->in[0], &rows, &l);
+	struct emit e = { 0 };
+	step_head(&e, L, 0);
+	em(&e, ".equ R, %lld\n.equ L, %lld\n.equ DT, %s\n", (long long)rows,
+	   (long long)l, dt_name(m->p->dtype));
+	em_addr(&e, "X_DRAM", A(m, n->in[0]));
+	em_addr(&e, "Y_DRAM", A(m, n->out[0]));
+	tiling_add(L, "R=%lld L=%lld", (long long)rows, (long long)l);
+	return add_step(m, L, "softmax.s", &e, 0);
+}
+
+static int map_layernorm(struct mctx *m, struct map_layer *L,
+			 const struct g_node *n)
+{
+	const struct g_tensor *x = T(m, n->in[0]);
+	int axis = n->axis < 0 ? n->axis + x->rank : n->axis;
+	if (axis != x->rank - 1)
+		return graph_error(m->g, L->node, m->d,
+				   "normalisation over axes %d..: norm.s "
+				   "normalises the last axis", n->axis);
+	if (m->p->dtype == DT_INT8)
+		return graph_error(m->g, L->node, m->d,
+				   "layer normalisation in int8: run the model "
+				   "with --dtype bf16");
+	if (n->in[1] < 0 || n->in[2] < 0 || !is_const(m, n->in[1]) ||
+	    !is_const(m, n->in[2]))
+		return graph_error(m->g, L->node, m->d,
+				   "norm.s needs a constant scale and bias");
+	int64_t rows, l;
+	rows_l(m, n->in[0], &rows, &l);
+	m->wl[n->in[1]] = WL_F32;
+	m->wl[n->in[2]] = WL_F32;
+	struct emit e = { 0 };
+	uint32_t eps;
+	memcpy(&eps, &n->eps, 4);
+	step_head(&e, L, 0);
+	em(&e, ".equ R, %lld\n.equ L, %lld\n.equ DT, %s\n.equ MODE, 0\n"
+	   ".equ EPS, 0x%08x\n", (long long)rows, (long long)l,
+	   dt_name(m->p->dtype), eps);
+	em_addr(&e, "X_DRAM", A(m, n->in[0]));
+	em_addr(&e, "Y_DRAM", A(m, n->out[0]));
+	em_addr(&e, "G_DRAM", A(m, n->in[1]));
+	em_addr(&e, "B_DRAM", A(m, n->in[2]));
+	tiling_add(L, "R=%lld L=%lld", (long long)rows, (long long)l);
+	return add_step(m, L, "norm.s", &e, 0);
+}
+
+static int map_transpose(struct mctx *m, struct map_layer *L,
+			 const struct g_node *n)
+{
+	const struct g_tensor *x = T(m, n->in[0]);
+	if (x->rank < 2 || x->rank > 4 ||
+	    m->p->t[n->in[0]].layout != MAP_ROWMAJOR)
+		return graph_error(m->g, L->node, m->d,
+				   "transpose.s takes row-major tensors of "
+				   "rank 2..4 (this one: rank %d)", x->rank);
+	struct emit e = { 0 };
+	step_head(&e, L, 0);
+	em(&e, ".equ DT, %s\n.equ RANK, %d\n", dt_name(m->p->dtype), x->rank);
+	for (int i = 0; i < x->rank; i++)
+		em(&e, ".equ D%d, %lld\n.equ P%d, %d\n", i,
+		   (long long)x->dim[i], i,
+		   n->n_perm ? n->perm[i] : x->rank - 1 - i);
+	em_addr(&e, "X_DRAM", A(m, n->in[0]));
+	em_addr(&e, "Y_DRAM", A(m, n->out[0]));
+	return add_step(m, L, "transpose.s", &e, 0);
+}
+
+/* A tensor's shape in DRAM order (NHWC: N, H, W, C) and the DRAM axis of
+ * logical axis i. */
+static int phys_shape(const struct mctx *m, int t, int64_t *d)
+{
+	const struct g_tensor *x = T(m, t);
+	if (m->p->t[t].layout == MAP_NHWC) {
+		d[0] = x->dim[0];
+		d[1] = x->dim[2];
+		d[2] = x->dim[3];
+		d[3] = x->dim[1];
+		return 4;
+	}
+	for (int i = 0; i < x->rank; i++)
+		d[i] = x->dim[i];
+	return x->rank;
+}
+
+static int phys_axis(const struct mctx *m, int t, int axis)
+{
+	static const int nhwc[4] = { 0, 3, 1, 2 };
+	return m->p->t[t].layout == MAP_NHWC ? nhwc[axis] : axis;
+}
+
+/* Shapes of rank < 2 as rank 2 (1 x n): the copy kernels take 2..4. */
+static int rank2(int r, int64_t *d)
+{
+	if (r >= 2)
+		return r;
+	d[1] = r ? d[0] : 1;
+	d[0] = 1;
+	return 2;
+}
+
+static int map_concat(struct mctx *m, struct map_layer *L,
+		      const struct g_node *n)
+{
+	int64_t da[G_MAX_RANK], db[G_MAX_RANK];
+	if (n->n_in != 2)
+		return graph_error(m->g, L->node, m->d,
+				   "a Concat of %d inputs: concat.s joins two "
+				   "(not mapped yet)", n->n_in);
+	int x = n->in[0], y = n->in[1];
+	if (m->p->t[m->p->t[x].root].layout != m->p->t[n->out[0]].layout ||
+	    m->p->t[m->p->t[y].root].layout != m->p->t[n->out[0]].layout)
+		return graph_error(m->g, L->node, m->d,
+				   "inputs of different layouts (NHWC and "
+				   "row-major): not mapped");
+	int r = phys_shape(m, x, da);
+	phys_shape(m, y, db);
+	int axis = phys_axis(m, x, n->axis < 0 ? n->axis + T(m, x)->rank :
+						    n->axis);
+	if (r > 4)
+		return graph_error(m->g, L->node, m->d, "rank %d: concat.s "
+				   "takes rank 2..4", r);
+	int64_t bk = db[axis];
+	if (r < 2) {
+		r = rank2(r, da);
+		axis = 1;
+	}
+	struct emit e = { 0 };
+	step_head(&e, L, 0);
+	em(&e, ".equ DT, %s\n.equ RANK, %d\n.equ AXIS, %d\n.equ BK, %lld\n",
+	   dt_name(m->p->dtype), r, axis, (long long)bk);
+	for (int i = 0; i < r; i++)
+		em(&e, ".equ D%d, %lld\n", i, (long long)da[i]);
+	if (is_const(m, x))
+		m->wl[x] = WL_ROW;
+	if (is_const(m, y))
+		m->wl[y] = WL_ROW;
+	em_addr(&e, "A_DRAM", A(m, x));
+	em_addr(&e, "B_DRAM", A(m, y));
+	em_addr(&e, "W_DRAM", A(m, n->out[0]));
+	tiling_add(L, "axis=%d", axis);
+	return add_step(m, L, "concat.s", &e, 0);
+}
+
+/* copy.s MODE 0: out = x[start .. start + out's extent) on every axis. */
+static int slice_step(struct mctx *m, struct map_layer *L, int x, int out,
+		      const int64_t *start)
+{
+	int64_t d[G_MAX_RANK], o[G_MAX_RANK], st[G_MAX_RANK] = { 0 };
+	int r = phys_shape(m, x, d);
+	phys_shape(m, out, o);
+	for (int i = 0; i < T(m, x)->rank; i++)
+		st[phys_axis(m, x, i)] = start[i];
+	if (r > 4)
+		return graph_error(m->g, L->node, m->d, "rank %d: copy.s "
+				   "takes rank <= 4", r);
+	struct emit e = { 0 };
+	step_head(&e, L, L->n_steps);
+	em(&e, ".equ MODE, 0\n.equ DT, %s\n.equ RANK, %d\n",
+	   dt_name(m->p->dtype), r);
+	for (int i = 0; i < r; i++)
+		em(&e, ".equ D%d, %lld\n.equ S%d, %lld\n.equ E%d, %lld\n", i,
+		   (long long)d[i], i, (long long)st[i], i,
+		   (long long)(st[i] + o[i]));
+	em_addr(&e, "X_DRAM", A(m, x));
+	em_addr(&e, "Z_DRAM", A(m, out));
+	return add_step(m, L, "copy.s", &e, 0);
+}
+
+static int map_split(struct mctx *m, struct map_layer *L,
+		     const struct g_node *n)
+{
+	const struct g_tensor *x = T(m, n->in[0]);
+	int axis = n->axis < 0 ? n->axis + x->rank : n->axis;
+	int64_t start[G_MAX_RANK] = { 0 };
+	for (int o = 0; o < n->n_out; o++) {
+		if (n->out[o] < 0)
+			continue;
+		int rc = slice_step(m, L, n->in[0], n->out[o], start);
+		if (rc)
+			return rc;
+		start[axis] += T(m, n->out[o])->dim[axis];
+	}
+	tiling_add(L, "axis=%d parts=%d", axis, n->n_out);
+	return 0;
+}
+
+static int map_slice(struct mctx *m, struct map_layer *L,
+		     const struct g_node *n)
+{
+	const struct g_tensor *x = T(m, n->in[0]);
+	int64_t start[G_MAX_RANK] = { 0 };
+	int na = n->n_in > 3 && n->in[3] >= 0 ? (int)graph_elems(T(m, n->in[3])) :
+		 (int)graph_elems(T(m, n->in[1]));
+	for (int j = 0; j < na; j++) {
+		int64_t ax = j, st = 1, b;
+		if (n->n_in > 3 && n->in[3] >= 0 &&
+		    graph_const_i64(T(m, n->in[3]), j, &ax))
+			return graph_error(m->g, L->node, m->d,
+					   "computed axes: not mapped");
+		if (n->n_in > 4 && n->in[4] >= 0 &&
+		    graph_const_i64(T(m, n->in[4]), j, &st))
+			return graph_error(m->g, L->node, m->d,
+					   "computed steps: not mapped");
+		if (graph_const_i64(T(m, n->in[1]), j, &b))
+			return graph_error(m->g, L->node, m->d,
+					   "computed starts: not mapped");
+		if (ax < 0)
+			ax += x->rank;
+		if (st != 1)
+			return graph_error(m->g, L->node, m->d,
+					   "step %lld: copy.s slices with step 1",
+					   (long long)st);
+		if (b < 0)
+			b += x->dim[ax];
+		start[ax] = b < 0 ? 0 : b > x->dim[ax] ? x->dim[ax] : b;
+	}
+	return slice_step(m, L, n->in[0], n->out[0], start);
+}
+
+static int map_pad(struct mctx *m, struct map_layer *L, const struct g_node *n)
+{
+	const struct g_tensor *x = T(m, n->in[0]);
+	int64_t d[G_MAX_RANK], bef[G_MAX_RANK] = { 0 }, aft[G_MAX_RANK] = { 0 };
+	double pv = 0;
+	if (n->mode[0] && strcmp(n->mode, "constant"))
+		return graph_error(m->g, L->node, m->d, "mode %s: copy.s pads "
+				   "with a constant", n->mode);
+	if (n->n_in < 2 || n->in[1] < 0 || !is_const(m, n->in[1]))
+		return graph_error(m->g, L->node, m->d,
+				   "the pads must be a constant input");
+	for (int i = 0; i < x->rank; i++) {
+		int64_t b, a;
+		if (graph_const_i64(T(m, n->in[1]), i, &b) ||
+		    graph_const_i64(T(m, n->in[1]), i + x->rank, &a) || b < 0 ||
+		    a < 0)
+			return graph_error(m->g, L->node, m->d,
+					   "pads must be non-negative constants");
+		bef[phys_axis(m, n->in[0], i)] = b;
+		aft[phys_axis(m, n->in[0], i)] = a;
+	}
+	if (n->n_in > 2 && n->in[2] >= 0 && T(m, n->in[2])->data)
+		(void)graph_const_f64(T(m, n->in[2]), 0, &pv);
+	int r = phys_shape(m, n->in[0], d);
+	struct emit e = { 0 };
+	step_head(&e, L, 0);
+	uint32_t bits = m->p->dtype == DT_INT8 ? (uint32_t)(q_act(pv) & 0xff) :
+			f32bits(pv) >> 16;
+	em(&e, ".equ MODE, 1\n.equ DT, %s\n.equ RANK, %d\n.equ PV, 0x%x\n",
+	   dt_name(m->p->dtype), r, bits);
+	for (int i = 0; i < r; i++)
+		em(&e, ".equ D%d, %lld\n.equ B%d, %lld\n.equ A%d, %lld\n", i,
+		   (long long)d[i], i, (long long)bef[i], i, (long long)aft[i]);
+	em_addr(&e, "X_DRAM", A(m, n->in[0]));
+	em_addr(&e, "Z_DRAM", A(m, n->out[0]));
+	return add_step(m, L, "copy.s", &e, 0);
+}
+
+static int map_resize(struct mctx *m, struct map_layer *L,
+		      const struct g_node *n)
+{
+	const struct g_tensor *x = T(m, n->in[0]), *y = T(m, n->out[0]);
+	if (x->rank != 4 || m->p->t[n->in[0]].layout != MAP_NHWC ||
+	    y->dim[0] != x->dim[0] || y->dim[1] != x->dim[1] ||
+	    y->dim[2] % x->dim[2] || y->dim[3] % x->dim[3])
+		return graph_error(m->g, L->node, m->d,
+				   "copy.s resizes NCHW maps by integer factors "
+				   "of H and W");
+	int64_t d[4];
+	phys_shape(m, n->in[0], d);
+	struct emit e = { 0 };
+	step_head(&e, L, 0);
+	em(&e, ".equ MODE, 2\n.equ DT, %s\n.equ RANK, 4\n.equ FH, %lld\n"
+	   ".equ FW, %lld\n", dt_name(m->p->dtype),
+	   (long long)(y->dim[2] / x->dim[2]), (long long)(y->dim[3] / x->dim[3]));
+	for (int i = 0; i < 4; i++)
+		em(&e, ".equ D%d, %lld\n", i, (long long)d[i]);
+	em_addr(&e, "X_DRAM", A(m, n->in[0]));
+	em_addr(&e, "Z_DRAM", A(m, n->out[0]));
+	return add_step(m, L, "copy.s", &e, 0);
+}
+
+/* Gather along axis 0 of a table (an embedding lookup): gather.s, the
+ * indices as int32. */
+static int map_gather(struct mctx *m, struct map_layer *L,
+		      const struct g_node *n)
+{
+	const struct g_tensor *x = T(m, n->in[0]), *ix = T(m, n->in[1]);
+	if (n->axis != 0 || m->p->t[n->in[0]].layout != MAP_ROWMAJOR)
+		return graph_error(m->g, L->node, m->d,
+				   "Gather along axis %d: gather.s looks rows "
+				   "up along axis 0", n->axis);
+	int64_t v = x->dim[0], dd = graph_elems(x) / (v ? v : 1);
+	if (is_const(m, n->in[0]))
+		m->wl[n->in[0]] = WL_ROW;
+	if (is_const(m, n->in[1]))
+		m->wl[n->in[1]] = WL_I32;
+	struct emit e = { 0 };
+	step_head(&e, L, 0);
+	em(&e, ".equ OP, 0\n.equ V, %lld\n.equ D, %lld\n.equ N, %lld\n"
+	   ".equ TYPE, %s\n", (long long)v, (long long)dd,
+	   (long long)graph_elems(ix), dt_name(m->p->dtype));
+	em_addr(&e, "E_DRAM", A(m, n->in[0]));
+	em_addr(&e, "I_DRAM", A(m, n->in[1]));
+	em_addr(&e, "Y_DRAM", A(m, n->out[0]));
+	tiling_add(L, "V=%lld D=%lld N=%lld", (long long)v, (long long)dd,
+		   (long long)graph_elems(ix));
+	return add_step(m, L, "gather.s", &e, 0);
+}
+
+/* ReduceMean over the spatial axes of NHWC (a global average pool) or the
+ * last axis of a row-major tensor. */
+static int map_reducemean(struct mctx *m, struct map_layer *L,
+			  const struct g_node *n)
+{
+	const struct g_tensor *x = T(m, n->in[0]);
+	int spatial = x->rank == 4 && n->n_axes == 2 &&
+		      ((n->axes[0] == 2 && n->axes[1] == 3) ||
+		       (n->axes[0] == 3 && n->axes[1] == 2));
+	if (spatial && m->p->t[n->in[0]].layout == MAP_NHWC) {
+		struct g_node gap = *n;
+		gap.op = G_GAP;
+		return map_pool(m, L, &gap);
+	}
+	return graph_error(m->g, L->node, m->d,
+			   "ReduceMean over these axes: only the spatial mean "
+			   "of a feature map (axes 2, 3) is mapped; a decomposed "
+			   "LayerNormalization is recognised as a whole");
+}
+
+/*
+ * QuantizeLinear / DequantizeLinear with one scale and zero point (per
+ * tensor): quant.s between the plan's float type and int8 - a QDQ model's
+ * fake quantisation in a bf16 run.  Per-axis scales and uint8 are not
+ * mapped; neither is a QDQ model in an int8 run (its scales would replace
+ * the Q3.4 format: docs/models.md).
+ */
+static int map_qdq(struct mctx *m, struct map_layer *L, const struct g_node *n)
+{
+	int q = n->op == G_QUANT;
+	const struct g_tensor *x = T(m, n->in[0]);
+	double sc = 0, zp = 0;
+	if (m->p->dtype == DT_INT8)
+		return graph_error(m->g, L->node, m->d,
+				   "%s in an int8 run: run the model with "
+				   "--dtype bf16 (QDQ scales are not used as "
+				   "the int8 format)", graph_op_name(n->op));
+	if (!is_const(m, n->in[1]) || graph_elems(T(m, n->in[1])) != 1 ||
+	    (n->n_in > 2 && n->in[2] >= 0 &&
+	     (!is_const(m, n->in[2]) || graph_elems(T(m, n->in[2])) != 1)))
+		return graph_error(m->g, L->node, m->d,
+				   "a scale and zero point per tensor (constant "
+				   "scalars) are mapped, not per axis");
+	enum g_dtype it = q ? (n->n_in > 2 && n->in[2] >= 0 ?
+				T(m, n->in[2])->dtype : G_DT_U8) :
+			      x->dtype;
+	if (it != G_DT_I8)
+		return graph_error(m->g, L->node, m->d,
+				   "%s type: quant.s maps int8 (not uint8)",
+				   g_dtype_name(it));
+	(void)graph_const_f64(T(m, n->in[1]), 0, &sc);
+	if (n->n_in > 2 && n->in[2] >= 0)
+		(void)graph_const_f64(T(m, n->in[2]), 0, &zp);
+	int64_t rows, l;
+	rows_l(m, n->in[0], &rows, &l);
+	struct emit e = { 0 };
+	step_head(&e, L, 0);
+	em(&e, ".equ R, %lld\n.equ C, %lld\n.equ OP, %d\n.equ IT, %s\n"
+	   ".equ OT, %s\n.equ GRAN, 0\n.equ SCALE, 0x%08x\n.equ ZP, %d\n",
+	   (long long)rows, (long long)l, !q, q ? dt_name(m->p->dtype) : "int8",
+	   q ? "int8" : dt_name(m->p->dtype), f32bits(sc), (int)zp);
+	em_addr(&e, "X_DRAM", A(m, n->in[0]));
+	em_addr(&e, "Y_DRAM", A(m, n->out[0]));
+	return add_step(m, L, "quant.s", &e, 0);
+}
+
+/* A BatchNormalization left standing (no conv before it): batchnorm.s
+ * over pixels x channels, the statistics folded on chip. */
+static int map_batchnorm(struct mctx *m, struct map_layer *L,
+			 const struct g_node *n)
+{
+	int64_t rows, l;
+	rows_l(m, n->in[0], &rows, &l);
+	if (m->p->dtype == DT_INT8)
+		return graph_error(m->g, L->node, m->d,
+				   "a BatchNormalization not folded into a conv, "
+				   "in int8: run the model with --dtype bf16");
+	for (int i = 1; i < 5; i++) {
+		if (!is_const(m, n->in[i]))
+			return graph_error(m->g, L->node, m->d,
+					   "batchnorm.s needs constant "
+					   "parameters");
+		m->wl[n->in[i]] = WL_F32;
+	}
+	uint32_t eps;
+	memcpy(&eps, &n->eps, 4);
+	struct emit e = { 0 };
+	step_head(&e, L, 0);
+	em(&e, ".equ R, %lld\n.equ C, %lld\n.equ TYPE, %s\n.equ EPS, 0x%08x\n",
+	   (long long)rows, (long long)l, dt_name(m->p->dtype), eps);
+	if (n->act == G_ACT_RELU)
+		em(&e, ".equ RELU, 1\n");
+	em_addr(&e, "X_DRAM", A(m, n->in[0]));
+	em_addr(&e, "Y_DRAM", A(m, n->out[0]));
+	em_addr(&e, "G_DRAM", A(m, n->in[1]));
+	em_addr(&e, "B_DRAM", A(m, n->in[2]));
+	em_addr(&e, "M_DRAM", A(m, n->in[3]));
+	em_addr(&e, "V_DRAM", A(m, n->in[4]));
+	return add_step(m, L, "batchnorm.s", &e, 0);
+}
+
+static int map_node(struct mctx *m, struct map_layer *L, const struct g_node *n)
+{
+	switch (n->op) {
+	case G_CONV: return map_conv(m, L, n);
+	case G_MATMUL: case G_GEMM: return map_matmul(m, L, n);
+	case G_MAXPOOL: case G_AVGPOOL: case G_GAP: return map_pool(m, L, n);
+	case G_SOFTMAX: return map_softmax(m, L, n);
+	case G_LAYERNORM: return map_layernorm(m, L, n);
+	case G_TRANSPOSE: return map_transpose(m, L, n);
+	case G_CONCAT: return map_concat(m, L, n);
+	case G_SPLIT: return map_split(m, L, n);
+	case G_SLICE: return map_slice(m, L, n);
+	case G_PAD: return map_pad(m, L, n);
+	case G_RESIZE: return map_resize(m, L, n);
+	case G_GATHER: return map_gather(m, L, n);
+	case G_REDUCEMEAN: return map_reducemean(m, L, n);
+	case G_QUANT: case G_DEQUANT: return map_qdq(m, L, n);
+	case G_BATCHNORM: return map_batchnorm(m, L, n);
+	default:
+		if (is_eltwise(n->op))
+			return map_eltwise(m, L, n);
+		return graph_error(m->g, L->node, m->d,
+				   "no kernel mapping for %s yet",
+				   graph_op_name(n->op));
+	}
+}
+
+/* ---- DRAM planning ----------------------------------------------------- */
+
+static uint64_t align_up(uint64_t x) { return (x + ALIGN - 1) & ~(uint64_t)(ALIGN - 1); }
+
+/* Bytes of a constant as its kernel reads it. */
+static uint64_t wbytes(const struct mctx *m, int t)
+{
+	int64_t n = graph_elems(T(m, t));
+	switch (m->wl[t]) {
+	case WL_BIAS: case WL_F32: case WL_I32: return (uint64_t)n * 4;
+	default: return (uint64_t)n * (uint64_t)dt_bytes(m->p->dtype);
+	}
+}
+
+struct live {
+	int t;
+	uint64_t bytes;
+};
+
+static int by_size_desc(const void *a, const void *b)
+{
+	const struct live *x = a, *y = b;
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? 1 : -1;
+	return x->t - y->t; /* deterministic */
+}
+
+/*
+ * Activations by liveness: greedy by size (the largest first, each at the
+ * lowest offset that overlaps no placed tensor alive at the same time) -
+ * the "greedy by size" offset planner of TFLite's arena (Pisarchyk and
+ * Lee, "Efficient memory management for deep neural net inference",
+ * 2020).  Deterministic: ties by tensor index.
+ */
+static int plan_arena(struct mctx *m)
+{
+	struct map_plan *p = m->p;
+	struct live *v = malloc((size_t)(p->n_tensors + 1) * sizeof *v);
+	int *placed = malloc((size_t)(p->n_tensors + 1) * sizeof *placed);
+	struct { uint64_t lo, hi; } *iv =
+		malloc((size_t)(p->n_tensors + 1) * sizeof *iv);
+	if (!v || !placed || !iv) {
+		free(v); free(placed); free(iv);
+		return diag_error(m->d, diag_nowhere(), NPU_ENOMEM,
+				  "out of memory");
+	}
+	int nv = 0, np = 0;
+	for (int t = 0; t < p->n_tensors; t++) {
+		const struct map_tensor *x = &p->t[t];
+		if (x->root != t || x->wlay || x->first < 0 ||
+		    is_const(m, t))
+			continue;
+		v[nv].t = t;
+		v[nv].bytes = align_up(x->bytes ? x->bytes : 1);
+		p->act_naive += v[nv].bytes;
+		nv++;
+	}
+	qsort(v, (size_t)nv, sizeof *v, by_size_desc);
+	for (int i = 0; i < nv; i++) {
+		struct map_tensor *x = &p->t[v[i].t];
+		/* the intervals in use during x's life, sorted by offset */
+		int ni = 0;
+		for (int j = 0; j < np; j++) {
+			const struct map_tensor *y = &p->t[placed[j]];
+			if (y->first > x->last || x->first > y->last)
+				continue;
+			iv[ni].lo = y->addr - p->act_base;
+			iv[ni].hi = iv[ni].lo + align_up(y->bytes ? y->bytes : 1);
+			ni++;
+		}
+		uint64_t off = 0;
+		for (int again = 1; again;) {
+			again = 0;
+			for (int j = 0; j < ni; j++)
+				if (off < iv[j].hi && iv[j].lo < off + v[i].bytes) {
+					off = iv[j].hi;
+					again = 1;
+				}
+		}
+		x->addr = p->act_base + off;
+		if (off + v[i].bytes > p->act_peak)
+			p->act_peak = off + v[i].bytes;
+		placed[np++] = v[i].t;
+	}
+	free(v);
+	free(placed);
+	free(iv);
+	return 0;
+}
+
+/* ---- the plan ---------------------------------------------------------- */
+
+static int root_of(const struct map_plan *p, int t)
+{
+	while (p->t[t].root != t)
+		t = p->t[t].root;
+	return t;
+}
+
+/* dst is src's bytes from offset on. */
+static void make_view(struct map_plan *p, int dst, int src, uint64_t offset)
+{
+	p->t[dst].root = root_of(p, src);
+	p->t[dst].offset = p->t[src].offset + offset;
+	p->t[dst].layout = p->t[src].layout;
+}
+
+/*
+ * A Split, or a Slice with unit steps along one axis, whose input has only
+ * 1s before that axis: every part is one contiguous run of the input's
+ * bytes (GPT-2's fused QKV split of a single token), so each output is a
+ * view at its offset and nothing moves.  Row-major inputs only.
+ */
+static int contiguous_parts(struct mctx *m, int k)
+{
+	const struct g_node *n = &m->g->nodes[k];
+	const struct g_tensor *x = T(m, n->in[0]);
+	struct map_plan *p = m->p;
+	if (p->t[root_of(p, n->in[0])].layout != MAP_ROWMAJOR)
+		return 0;
+	int axis = -1;
+	int64_t start = 0;
+	if (n->op == G_SPLIT) {
+		axis = n->axis < 0 ? n->axis + x->rank : n->axis;
+	} else {
+		/* the one axis whose extent changes, unit steps */
+		const struct g_tensor *y = T(m, n->out[0]);
+		for (int i = 0; i < x->rank; i++)
+			if (y->dim[i] != x->dim[i]) {
+				if (axis >= 0)
+					return 0;
+				axis = i;
+			}
+		if (axis < 0)
+			axis = 0;
+		int na = n->n_in > 3 && n->in[3] >= 0 ?
+			 (int)graph_elems(T(m, n->in[3])) : x->rank;
+		for (int j = 0; j < na; j++) {
+			int64_t ax = j, st = 1, b = 0;
+			if (n->n_in > 3 && n->in[3] >= 0 &&
+			    graph_const_i64(T(m, n->in[3]), j, &ax))
+				return 0;
+			if (ax < 0)
+				ax += x->rank;
+			if (n->n_in > 4 && n->in[4] >= 0 &&
+			    graph_const_i64(T(m, n->in[4]), j, &st))
+				return 0;
+			if (graph_const_i64(T(m, n->in[1]), j, &b))
+				return 0;
+			if (ax != axis)
+				continue;
+			if (st != 1)
+				return 0;
+			if (b < 0)
+				b += x->dim[axis];
+			start = b < 0 ? 0 : b > x->dim[axis] ? x->dim[axis] : b;
+		}
+	}
+	if (axis < 0 || axis >= x->rank)
+		return 0;
+	int64_t outer = 1, inner = 1;
+	for (int i = 0; i < axis; i++)
+		outer *= x->dim[i];
+	for (int i = axis + 1; i < x->rank; i++)
+		inner *= x->dim[i];
+	if (outer != 1)
+		return 0;
+	uint64_t eb = (uint64_t)dt_bytes(p->dtype), off = (uint64_t)(start * inner) * eb;
+	for (int o = 0; o < n->n_out; o++) {
+		if (n->out[o] < 0)
+			continue;
+		make_view(p, n->out[o], n->in[0], off);
+		off += (uint64_t)(T(m, n->out[o])->dim[axis] * inner) * eb;
+	}
+	return 1;
+}
+
+static int weight_exp(const struct mctx *m, int t)
+{
+	double mx = 0;
+	int64_t n = graph_elems(T(m, t));
+	for (int64_t i = 0; i < n; i++) {
+		double v;
+		if (graph_const_f64(T(m, t), i, &v) == 0 && fabs(v) > mx)
+			mx = fabs(v);
+	}
+	mx *= fabs(m->wscale[t]);
+	if (mx == 0)
+		return -7;
+	/* the smallest e with max|w| / 2^e <= 127 */
+	return (int)ceil(log2(mx / 127.0));
+}
+
+static int plan_build(const struct graph *g, const struct arch *a,
+		      const struct map_opts *o, struct map_plan *p,
+		      struct diag *d);
+
+/*
+ * The element type by default: int8 on a chip whose array takes integers
+ * - when every layer has an int8 kernel; a model with float-only layers
+ * (Softmax, LayerNormalization, GELU, ...) runs in bf16 there, with a
+ * note.  bf16 on float chips.
+ */
+int map_plan_build(const struct graph *g, const struct arch *a,
+		   const struct map_opts *o, struct map_plan *p, struct diag *d)
+{
+	int it = (int)ARCH_E(a, MTX_IN_TYPE);
+	int intchip = it == ARCH_MTX_IN_TYPE_INT8 || it == ARCH_MTX_IN_TYPE_INT4 ||
+		      it == ARCH_MTX_IN_TYPE_INT16;
+	if (o->dtype != DT_N || !intchip) {
+		struct map_opts o2 = *o;
+		if (o2.dtype == DT_N)
+			o2.dtype = DT_BF16;
+		return plan_build(g, a, &o2, p, d);
+	}
+	struct map_opts o8 = *o, o16 = *o;
+	struct diag quiet;
+	diag_init(&quiet, NULL);
+	o8.dtype = DT_INT8;
+	if (!plan_build(g, a, &o8, p, &quiet))
+		return 0;
+	if (quiet.last_err != NPU_EMODEL)   /* not a missing int8 kernel */
+		return plan_build(g, a, &o8, p, d);
+	o16.dtype = DT_BF16;
+	int rc = plan_build(g, a, &o16, p, d);
+	if (!rc)
+		diag_note(d, diag_at_file(g->source, 0, 0),
+			  "the model runs in bf16 on this int8 chip (%s); "
+			  "--dtype says which", quiet.last);
+	return rc;
+}
+
+static int plan_build(const struct graph *g, const struct arch *a,
+		      const struct map_opts *o, struct map_plan *p,
+		      struct diag *d)
+{
+	struct mctx m = { g, a, o, p, d, NULL, NULL, NULL };
+	int rc = 0;
+	memset(p, 0, sizeof *p);
+	p->dtype = o->dtype;
+	if (p->dtype != DT_INT8 && p->dtype != DT_BF16)
+		return diag_error(d, diag_nowhere(), NPU_EUSAGE,
+				  "model dtype %s: int8 or bf16",
+				  dtype_name(p->dtype));
+	p->n_tensors = g->n_tensors;
+	p->t = calloc((size_t)g->n_tensors + 1, sizeof *p->t);
+	m.wl = calloc((size_t)g->n_tensors + 1, sizeof *m.wl);
+	m.wscale = malloc(((size_t)g->n_tensors + 1) * sizeof *m.wscale);
+	m.wexp = calloc((size_t)g->n_tensors + 1, sizeof *m.wexp);
+	p->layers = calloc((size_t)g->n_nodes + 1, sizeof *p->layers);
+	if (!p->t || !m.wl || !m.wscale || !m.wexp || !p->layers) {
+		rc = diag_error(d, diag_nowhere(), NPU_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (int t = 0; t < g->n_tensors; t++) {
+		struct map_tensor *x = &p->t[t];
+		x->addr = MAP_NOADDR;
+		x->root = t;
+		x->first = x->last = -1;
+		enum g_dtype gd = g->tensors[t].dtype;
+		x->dt = gd == G_DT_I64 || gd == G_DT_I32 ? DT_INT32 :
+			gd == G_DT_I8 ? DT_INT8 : p->dtype;
+		/* int8 activations of an int8 run are Q3.4; a QDQ model's
+		 * int8 tensors are its own integers */
+		x->exp = p->dtype == DT_INT8 && x->dt == DT_INT8 ? INT8_ACT_EXP : 0;
+		x->bytes = (uint64_t)graph_elems(&g->tensors[t]) *
+			   (uint64_t)dt_bytes(x->dt);
+		m.wscale[t] = 1.0f;
+	}
+	assign_layouts(&m);
+
+	/* Layers, views as aliases; liveness in layer indices. */
+	for (int k = 0; k < g->n_nodes; k++) {
+		const struct g_node *n = &g->nodes[k];
+		if (n->op == G_CONSTANT)
+			continue;
+		if (is_view_op(n->op)) {
+			int src = n->in[0], dst = n->out[0];
+			int nhwc = p->t[root_of(p, src)].layout == MAP_NHWC;
+			const struct g_tensor *s = T(&m, src);
+			/* NHWC viewed as another shape keeps its bytes only
+			 * when H*W = 1 (a pooled vector) or C = 1. */
+			if (nhwc && s->rank == 4 && s->dim[2] * s->dim[3] != 1 &&
+			    s->dim[1] != 1) {
+				rc = graph_error(g, k, d,
+						 "%s of an NHWC activation "
+						 "%lldx%lldx%lldx%lld: the "
+						 "channels-last bytes are not "
+						 "the NCHW order it assumes "
+						 "(not mapped yet)",
+						 graph_op_name(n->op),
+						 (long long)s->dim[0],
+						 (long long)s->dim[1],
+						 (long long)s->dim[2],
+						 (long long)s->dim[3]);
+				goto out;
+			}
+			make_view(p, dst, src, 0);
+			continue;
+		}
+		if ((n->op == G_SPLIT || n->op == G_SLICE) &&
+		    contiguous_parts(&m, k))
+			continue;
+		struct map_layer *L = &p->layers[p->n_layers];
+		L->node = k;
+		L->name = strdup(n->name);
+		if (!L->name) {
+			rc = diag_error(d, diag_nowhere(), NPU_ENOMEM,
+					"out of memory");
+			goto out;
+		}
+		snprintf(L->op, sizeof L->op, "%s%s%s", graph_op_name(n->op),
+			 n->n_fused ? "+" : "", n->n_fused ? n->fused : "");
+		char si[64], so[64];
+		shape_str(T(&m, n->in[0] >= 0 ? n->in[0] : n->out[0]), si,
+			  sizeof si);
+		shape_str(T(&m, n->out[0]), so, sizeof so);
+		snprintf(L->shapes, sizeof L->shapes, "%s -> %s", si, so);
+		int li = p->n_layers++;
+		for (int i = -1; i < n->n_in + 1; i++) {
+			int t = i < 0 ? n->res : i < n->n_in ? n->in[i] : -1;
+			if (i == n->n_in)
+				continue;
+			if (t < 0 || is_const(&m, t))
+				continue;
+			struct map_tensor *r = &p->t[root_of(p, t)];
+			if (r->first < 0)
+				r->first = li;
+			r->last = li;
+		}
+		for (int o2 = 0; o2 < n->n_out; o2++) {
+			int t = n->out[o2];
+			if (t < 0)
+				continue;
+			struct map_tensor *r = &p->t[root_of(p, t)];
+			if (r->first < 0)
+				r->first = li;
+			if (r->last < li)
+				r->last = li;
+		}
+	}
+	if (o->keep_all)
+		for (int t = 0; t < g->n_tensors; t++)
+			if (p->t[t].root == t && p->t[t].first >= 0)
+				p->t[t].last = p->n_layers;
+	/* Graph inputs live from the start, outputs to the end. */
+	for (int i = 0; i < g->n_inputs; i++) {
+		struct map_tensor *r = &p->t[root_of(p, g->inputs[i])];
+		r->first = 0;
+		if (r->last < 0)
+			r->last = 0;
+	}
+	for (int i = 0; i < g->n_outputs; i++) {
+		struct map_tensor *r = &p->t[root_of(p, g->outputs[i])];
+		if (r->first < 0)
+			r->first = 0;
+		r->last = p->n_layers;
+	}
+
+	/* Constants first: a dry mapping pass marks how each is read.  The
+	 * steps it makes are thrown away; the real pass below has addresses. */
+	for (int l = 0; l < p->n_layers && !rc; l++)
+		rc = map_node(&m, &p->layers[l], &g->nodes[p->layers[l].node]);
+	for (int l = 0; l < p->n_layers; l++) {
+		struct map_layer *L = &p->layers[l];
+		for (int s = 0; s < L->n_steps; s++)
+			free(L->steps[s].src);
+		free(L->steps);
+		L->steps = NULL;
+		L->n_steps = 0;
+		L->macs = 0;
+		L->kernels[0] = L->tiling[0] = 0;
+	}
+	if (rc)
+		goto out;
+	uint64_t at = 0;
+	for (int t = 0; t < g->n_tensors; t++) {
+		if (!is_const(&m, t) || m.wl[t] == WL_NONE)
+			continue;
+		struct map_tensor *x = &p->t[t];
+		x->wlay = (int)m.wl[t];
+		x->bytes = wbytes(&m, t);
+		x->addr = at;
+		if (p->dtype == DT_INT8 && m.wl[t] != WL_BIAS &&
+		    m.wl[t] != WL_F32)
+			m.wexp[t] = weight_exp(&m, t);
+		at = align_up(at + x->bytes);
+	}
+	p->weights_bytes = at;
+	p->act_base = align_up(at) + 4096;
+	if ((rc = plan_arena(&m)))
+		goto out;
+	p->dram_bytes = p->act_base + p->act_peak;
+	if (p->dram_bytes > (uint64_t)ARCH_I(a, DRAM_BYTES)) {
+		rc = diag_error(d, diag_nowhere(), NPU_ECONFIG,
+				"the model needs %llu bytes of DRAM (weights "
+				"%llu, activations %llu at their peak); the "
+				"config has dram.bytes = %llu: raise it with -s "
+				"dram.bytes=N",
+				(unsigned long long)p->dram_bytes,
+				(unsigned long long)p->weights_bytes,
+				(unsigned long long)p->act_peak,
+				(unsigned long long)ARCH_I(a, DRAM_BYTES));
+		goto out;
+	}
+	for (int l = 0; l < p->n_layers && !rc; l++)
+		rc = map_node(&m, &p->layers[l], &g->nodes[p->layers[l].node]);
+	/* Views: their root's address and their offset. */
+	for (int t = 0; t < g->n_tensors; t++)
+		if (p->t[t].root != t)
+			p->t[t].addr = p->t[p->t[t].root].addr + p->t[t].offset;
+	/* The constants' scales for map_write_consts. */
+	for (int t = 0; t < g->n_tensors && !rc; t++) {
+		if (!p->t[t].wlay)
+			continue;
+		p->t[t].exp = m.wl[t] == WL_ROW ? INT8_ACT_EXP : m.wexp[t];
+		p->t[t].scale = m.wscale[t];
+	}
+out:
+	free(m.wl);
+	free(m.wscale);
+	free(m.wexp);
+	if (rc)
+		map_plan_free(p);
+	return rc;
+}
+
+void map_plan_free(struct map_plan *p)
+{
+	for (int l = 0; l < p->n_layers; l++) {
+		struct map_layer *L = &p->layers[l];
+		for (int s = 0; s < L->n_steps; s++)
+			free(L->steps[s].src);
+		free(L->steps);
+		free(L->name);
+	}
+	free(p->layers);
+	free(p->t);
+	memset(p, 0, sizeof *p);
+}
+
+/* ---- values ------------------------------------------------------------ */
+
+/* A weight the source did not give (topology CSV): uniform in
+ * +-sqrt(3 / fan_in) (unit variance of the products' sum), from a
+ * xorshift generator seeded by the tensor's index and element. */
+static double synth_value(const struct g_tensor *t, int ti, int64_t i)
+{
+	uint64_t x = ((uint64_t)ti << 32) ^ (uint64_t)i ^ 0x9e3779b97f4a7c15ull;
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	x ^= x >> 33;
+	double u = (double)(x >> 11) / 9007199254740992.0 * 2 - 1;
+	int64_t fan = t->rank > 1 ? graph_elems(t) / t->dim[0] : 1;
+	return u * sqrt(3.0 / (double)(fan ? fan : 1));
+}
+
+static double cval(const struct graph *g, int t, int64_t i)
+{
+	const struct g_tensor *x = &g->tensors[t];
+	double v = 0;
+	if (!x->data)
+		return synth_value(x, t, i);
+	(void)graph_const_f64(x, i, &v);
+	return v;
+}
+
+static void put(enum npu_dtype dt, uint8_t *base, uint64_t i, double v,
+		int exp)
+{
+	if (dt == DT_INT8 || dt == DT_INT32)
+		v = ldexp(v, -exp);
+	num_store(dt, base, i, v, NUM_OVF_SAT);
+}
+
+int map_write_consts(const struct graph *g, const struct map_plan *p,
+		     uint8_t *dram, uint64_t n, struct diag *d)
+{
+	for (int t = 0; t < p->n_tensors; t++) {
+		const struct map_tensor *x = &p->t[t];
+		const struct g_tensor *gt = &g->tensors[t];
+		if (!x->wlay)
+			continue;
+		if (x->addr + x->bytes > n)
+			return diag_error(d, diag_nowhere(), NPU_EINTERNAL,
+					  "constant '%s' beyond the DRAM",
+					  gt->name);
+		uint8_t *b = dram + x->addr;
+		int64_t ne = graph_elems(gt);
+		enum npu_dtype dt = p->dtype;
+		double s = x->scale;
+		switch ((enum wlay)x->wlay) {
+		case WL_CONV: {
+			int64_t co = gt->dim[0], ci = gt->dim[1],
+				kh = gt->dim[2], kw = gt->dim[3];
+			for (int64_t o = 0; o < co; o++)
+				for (int64_t c = 0; c < ci; c++)
+					for (int64_t y = 0; y < kh; y++)
+						for (int64_t z = 0; z < kw; z++) {
+							int64_t si = ((o * ci + c) * kh + y) * kw + z;
+							int64_t r = (y * kw + z) * ci + c;
+							put(dt, b, (uint64_t)(r * co + o),
+							    s * cval(g, t, si), x->exp);
+						}
+			break;
+		}
+		case WL_DW: {
+			int64_t c = gt->dim[0], kk = gt->dim[2] * gt->dim[3];
+			for (int64_t ch = 0; ch < c; ch++)
+				for (int64_t k = 0; k < kk; k++)
+					put(dt, b, (uint64_t)(k * c + ch),
+					    s * cval(g, t, ch * kk + k), x->exp);
+			break;
+		}
+		case WL_MAT_T: {
+			int64_t nn = gt->dim[0], kk = gt->dim[1];
+			for (int64_t i = 0; i < nn; i++)
+				for (int64_t k = 0; k < kk; k++)
+					put(dt, b, (uint64_t)(k * nn + i),
+					    s * cval(g, t, i * kk + k), x->exp);
+			break;
+		}
+		case WL_BIAS:
+			dt = dt == DT_INT8 ? DT_INT32 : DT_FP32;
+			for (int64_t i = 0; i < ne; i++)
+				put(dt, b, (uint64_t)i, s * cval(g, t, i), x->exp);
+			break;
+		case WL_F32:
+			for (int64_t i = 0; i < ne; i++)
+				put(DT_FP32, b, (uint64_t)i, s * cval(g, t, i), 0);
+			break;
+		case WL_I32:
+			for (int64_t i = 0; i < ne; i++)
+				num_store(DT_INT32, b, (uint64_t)i, cval(g, t, i),
+					  NUM_OVF_SAT);
+			break;
+		case WL_MAT:
+		case WL_ROW:
+			for (int64_t i = 0; i < ne; i++)
+				put(dt, b, (uint64_t)i, s * cval(g, t, i), x->exp);
+			break;
+		case WL_NONE:
+			break;
+		}
+	}
+	return 0;
+}
+
+/* Element i (logical NCHW / row-major index) of tensor t: its index in
+ * DRAM order. */
+static uint64_t phys_index(const struct g_tensor *gt, enum map_layout l,
+			   int64_t i)
+{
+	if (l != MAP_NHWC)
+		return (uint64_t)i;
+	int64_t c = gt->dim[1], h = gt->dim[2], w = gt->dim[3];
+	int64_t x = i % w, y = i / w % h, ch = i / (w * h) % c,
+		nn = i / (w * h * c);
+	return (uint64_t)(((nn * h + y) * w + x) * c + ch);
+}
+
+static int tensor_span(const struct graph *g, const struct map_plan *p, int t,
+		       uint64_t n, struct diag *d)
+{
+	const struct map_tensor *x = &p->t[t];
+	if (x->addr == MAP_NOADDR || x->addr + x->bytes > n)
+		return diag_error(d, diag_nowhere(), NPU_EINTERNAL,
+				  "tensor '%s' has no DRAM place",
+				  g->tensors[t].name);
+	return 0;
+}
+
+int map_write_input(const struct graph *g, const struct map_plan *p, int t,
+		    const float *v, uint8_t *dram, uint64_t n, struct diag *d)
+{
+	int rc = tensor_span(g, p, t, n, d);
+	if (rc)
+		return rc;
+	const struct g_tensor *gt = &g->tensors[t];
+	const struct map_tensor *x = &p->t[t];
+	/* a view is read in its own order: the views the mapper accepts
+	 * keep the elements' order (docs/models.md) */
+	enum map_layout l = x->root == t ? x->layout : MAP_ROWMAJOR;
+	for (int64_t i = 0; i < graph_elems(gt); i++)
+		put(x->dt, dram + x->addr, phys_index(gt, l, i), v[i],
+		    x->dt == DT_INT32 ? 0 : x->exp);
+	return 0;
+}
+
+int map_read_tensor(const struct graph *g, const struct map_plan *p, int t,
+		    const uint8_t *dram, uint64_t n, float *v, struct diag *d)
+{
+	int rc = tensor_span(g, p, t, n, d);
+	if (rc)
+		return rc;
+	const struct g_tensor *gt = &g->tensors[t];
+	const struct map_tensor *x = &p->t[t];
+	enum map_layout l = x->root == t ? x->layout : MAP_ROWMAJOR;
+	for (int64_t i = 0; i < graph_elems(gt); i++) {
+		double q = num_load(x->dt, dram + x->addr, phys_index(gt, l, i));
+		v[i] = (float)(x->dt == DT_INT8 ? ldexp(q, x->exp) : q);
+	}
+	return 0;
+}

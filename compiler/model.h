@@ -1,0 +1,84 @@
+/*
+ * model.h - the model runner: a mapped model (compiler/map.h) run as
+ * phases on one chip through the run library, layer by layer, each layer
+ * a program region; per-layer statistics out.
+ *
+ *   struct run *r = run_new(&arch, &params, &d);
+ *   struct model_result res;
+ *   model_run(r, &arch, &g, &plan, &opts, &res, &d);   // values in/out: opts
+ *   ... res.layers[i] ...
+ *   model_result_free(&res);
+ */
+#ifndef NPU_MODEL_H
+#define NPU_MODEL_H
+
+#include <stdint.h>
+
+#include "../run/run.h"
+#include "map.h"
+
+struct model_opts {
+	const char *kernel_dir;   /* where the library's kernels are */
+	int one_core;             /* every layer on core 0, the others idle */
+	int values;               /* write constants and inputs, read outputs
+				     (a run with values: run_params) */
+	/* Graph inputs' values, fp32 in NCHW order, by input index (NULL:
+	   zeros); set by the caller when values is on. */
+	float *const *inputs;
+	const char *emit_asm_dir; /* write every step's source here, or NULL */
+	int upto;                 /* run the first upto layers only (0: all);
+				     the graph outputs are then not read */
+};
+
+/* What one layer did, from its region's counters (all cores). */
+struct model_layer_stats {
+	uint64_t cycles;          /* from its first step's start to the end of
+				     its last step */
+	uint64_t compute_cycles;  /* matrix busy cycles, the busiest core (or
+				     the vector unit's, for layers without
+				     MACs) */
+	uint64_t macs;            /* MACs of the layer's math (the plan's) */
+	uint64_t array_macs;      /* MACs the arrays did: more when a kernel
+				     computes padding (conv2d.s's wrapped
+				     columns, partial tiles) */
+	uint64_t dram_read, dram_write;   /* bytes */
+	uint64_t stall_dram, stall_sram, stall_noc, stall_sync; /* cycles,
+				     summed over units: DMA waiting for DRAM,
+				     any unit for SRAM banks, DMA for the
+				     NoC, control units for semaphores,
+				     fences and barriers */
+	double energy_pj;
+	double mac_util;          /* macs / (cycles x peak MACs per cycle) */
+	double map_eff;           /* macs / (matrix busy x R x C), busy
+				     summed over cores: the useful fill of the
+				     array while it works */
+	double dram_gbps;
+	const struct ctr_sink *s; /* the region's counters (merged over the
+				     cores), owned by the result */
+};
+
+struct model_result {
+	int n_layers;
+	struct model_layer_stats *layers;  /* per plan layer */
+	struct ctr_sink *sinks;            /* their counters (owned) */
+	uint64_t cycles;                   /* the whole model */
+	uint64_t macs;
+	double energy_pj;
+	int n_outputs;
+	float **outputs;                   /* with values: per graph output,
+					      fp32 NCHW (owned) */
+};
+
+int model_run(struct run *r, const struct arch *a, const struct graph *g,
+	      const struct map_plan *p, const struct model_opts *o,
+	      struct model_result *res, struct diag *d) NPU_WUR;
+void model_result_free(struct model_result *res);
+
+/* The per-layer CSV (docs/formats.md "Per-layer CSV"); 0 or NPU_EIO. */
+int model_write_csv(FILE *f, const struct graph *g, const struct map_plan *p,
+		    const struct model_result *res, const struct arch *a);
+/* The whole-model summary and the layer table, as `npusim model` prints. */
+void model_print(FILE *f, const struct graph *g, const struct map_plan *p,
+		 const struct model_result *res, const struct arch *a);
+
+#endif
