@@ -132,16 +132,11 @@
 .error "pool2d.s: the blocks do not fit core.scratchpad.bytes (lower RB)"
 .endif
 
-# DRAM: -D X_DRAM / Y_DRAM place the tensors (64-byte aligned).
-.ifndef X_DRAM
-.equ X_DRAM, 0
-.endif
-.ifndef Y_DRAM
-.equ Y_DRAM, (X_DRAM + H*W*C*EB + 63) & ~63
-.endif
-.if X_DRAM % 64 || Y_DRAM % 64 || X_DRAM < 0 || Y_DRAM < 0
-.error "pool2d.s: X_DRAM and Y_DRAM must be 64-byte aligned"
-.endif
+# DRAM bases: lib/dram.inc (-D NAME_DRAM=ADDR moves one); by default Y
+# follows X.  Y over X is refused.
+.include "lib/dram.inc"
+	dram_base X_DRAM, 0
+	dram_base Y_DRAM, (X_DRAM + H*W*C*EB + 63) & ~63
 .if Y_DRAM < X_DRAM + H*W*C*EB && X_DRAM < Y_DRAM + HO*WO*C*EB
 .error "pool2d.s: Y overlaps X in DRAM"
 .endif
