@@ -550,23 +550,13 @@
 .endif
 .endif
 
-# DRAM: each base can be placed with -D NAME=addr (64-byte aligned); by
-# default X, WGT, BIAS and Y follow each other from 0.
-.ifndef X_DRAM
-.equ X_DRAM, 0
-.endif
-.ifndef W_DRAM
-.equ W_DRAM, (X_DRAM + H*W*CIN*XB + 63) & ~63
-.endif
-.ifndef BIAS_DRAM
-.equ BIAS_DRAM, (W_DRAM + K*COUT*XB + 63) & ~63
-.endif
-.ifndef Y_DRAM
-.equ Y_DRAM, (BIAS_DRAM + 4*COUT + 63) & ~63
-.endif
-.if X_DRAM % 64 || W_DRAM % 64 || BIAS_DRAM % 64 || Y_DRAM % 64 || X_DRAM < 0 || W_DRAM < 0 || BIAS_DRAM < 0 || Y_DRAM < 0
-.error "conv2d.s: X_DRAM, W_DRAM, BIAS_DRAM and Y_DRAM must be 64-byte aligned"
-.endif
+# DRAM bases: lib/dram.inc (-D NAME_DRAM=ADDR moves one); by default X,
+# WGT, BIAS and Y follow each other from 0.  Overlaps are refused.
+.include "lib/dram.inc"
+	dram_base X_DRAM, 0
+	dram_base W_DRAM, (X_DRAM + H*W*CIN*XB + 63) & ~63
+	dram_base BIAS_DRAM, (W_DRAM + K*COUT*XB + 63) & ~63
+	dram_base Y_DRAM, (BIAS_DRAM + 4*COUT + 63) & ~63
 .equ Y_END, Y_DRAM + YH*YW*COUT*CB
 .if (Y_DRAM < X_DRAM + XBYTES && X_DRAM < Y_END) || (Y_DRAM < W_DRAM + WBYTES && W_DRAM < Y_END) || (WITH_BIAS && Y_DRAM < BIAS_DRAM + 4*COUT && BIAS_DRAM < Y_END)
 .error "conv2d.s: Y overlaps an input in DRAM"
@@ -609,10 +599,10 @@
 .equ NBT, NB*NGRP	# flat blocks: every row block of every group
 # Who loads the slabs, where, and their semaphores: direct - dma0 into the
 # A buffers themselves; gather - dma1 into the slabs the gathers read.
-.if DIRECT
-.if ONESLAB && NB > PR
-.error "conv2d.s: ONESLAB needs one block per core row (RB >= ceil(HO/PR))"
+.if ONESLAB && (NB > PR || GROUPS > 1)
+.error "conv2d.s: ONESLAB needs one block per core row (RB >= ceil(HO/PR)) and GROUPS = 1"
 .endif
+.if DIRECT
 .equ SLAB, ABUF
 .equ SL_ENG, 0
 .equ SL_FREE, AFREE

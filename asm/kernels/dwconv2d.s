@@ -94,8 +94,8 @@
 .ifndef CLIP
 .equ CLIP, 127
 .endif
-.if !FLT && (CLIP < 0 || CLIP > 127)
-.error "dwconv2d.s: CLIP is an int8 bound, 0..127"
+.if !FLT && CLIP < 0
+.error "dwconv2d.s: CLIP is an int8 bound, >= 0 (127 and above: the saturation)"
 .endif
 .equ CLIPV, RELU == 2 && (FLT || CLIP < 127)	# relu6 needs a vmins
 .equ CLIPBITS, FLT ? f32(6.0) : CLIP << SHIFT
@@ -162,23 +162,13 @@
 .error "dwconv2d.s: the blocks do not fit core.scratchpad.bytes (lower RB or WC)"
 .endif
 
-# DRAM: -D X_DRAM, W_DRAM, BIAS_DRAM, Y_DRAM place the tensors (64-byte
-# aligned); by default they follow each other from 0.
-.ifndef X_DRAM
-.equ X_DRAM, 0
-.endif
-.ifndef W_DRAM
-.equ W_DRAM, (X_DRAM + H*W*C*EB + 63) & ~63
-.endif
-.ifndef BIAS_DRAM
-.equ BIAS_DRAM, (W_DRAM + KK*C*EB + 63) & ~63
-.endif
-.ifndef Y_DRAM
-.equ Y_DRAM, (BIAS_DRAM + 4*C + 63) & ~63
-.endif
-.if X_DRAM % 64 || W_DRAM % 64 || BIAS_DRAM % 64 || Y_DRAM % 64 || X_DRAM < 0 || W_DRAM < 0 || BIAS_DRAM < 0 || Y_DRAM < 0
-.error "dwconv2d.s: X_DRAM, W_DRAM, BIAS_DRAM and Y_DRAM must be 64-byte aligned"
-.endif
+# DRAM bases: lib/dram.inc (-D NAME_DRAM=ADDR moves one); by default X,
+# WGT, BIAS and Y follow each other from 0.  Overlaps are refused.
+.include "lib/dram.inc"
+	dram_base X_DRAM, 0
+	dram_base W_DRAM, (X_DRAM + H*W*C*EB + 63) & ~63
+	dram_base BIAS_DRAM, (W_DRAM + KK*C*EB + 63) & ~63
+	dram_base Y_DRAM, (BIAS_DRAM + 4*C + 63) & ~63
 .equ Y_END, Y_DRAM + HO*WO*C*EB
 .if (Y_DRAM < X_DRAM + H*W*C*EB && X_DRAM < Y_END) || (Y_DRAM < W_DRAM + KK*C*EB && W_DRAM < Y_END) || (WITH_BIAS && Y_DRAM < BIAS_DRAM + 4*C && BIAS_DRAM < Y_END)
 .error "dwconv2d.s: Y overlaps an input in DRAM"

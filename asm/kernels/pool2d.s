@@ -4,12 +4,14 @@
 # Computes, by default, Y[oy][ox][c] = max over the K x K window of
 # X[oy*S + ky - PAD][ox*S + kx - PAD][c] (taps outside X do not count: the
 # padding is the type's minimum, -128 or -inf); with AVG=1, Y = sum /
-# (K*K) with the padding counted as zeros (PyTorch's count_include_pad,
-# ONNX's AveragePool default): int8 rne(sum / (K*K)), saturated; bf16 the
-# sum in fp32 and the mean rounded into bf16 (vdiv, then vcvt: the fp32
-# quotient is correctly rounded, so the bf16 result is the correctly
-# rounded mean except when that quotient lands exactly on a bf16 tie).
-# Global average pooling is K = H = W, S = 1.
+# (K*K) with the padding counted as zeros (PyTorch's default
+# count_include_pad=True; ONNX AveragePool with count_include_pad=1 - the
+# ONNX default, 0, divides an edge window by its pixels inside X instead:
+# not done here; the same without padding): int8 rne(sum / (K*K)),
+# saturated; bf16 the sum in fp32 and the mean rounded into bf16 (vdiv,
+# then vcvt: the fp32 quotient is correctly rounded, so the bf16 result is
+# the correctly rounded mean except when that quotient lands exactly on a
+# bf16 tie).  Global average pooling is K = H = W, S = 1.
 #
 #   for every block of RB output rows, slab b:
 #     dma0  the padded input rows the block needs (one strided copy; rows
@@ -130,16 +132,11 @@
 .error "pool2d.s: the blocks do not fit core.scratchpad.bytes (lower RB)"
 .endif
 
-# DRAM: -D X_DRAM / Y_DRAM place the tensors (64-byte aligned).
-.ifndef X_DRAM
-.equ X_DRAM, 0
-.endif
-.ifndef Y_DRAM
-.equ Y_DRAM, (X_DRAM + H*W*C*EB + 63) & ~63
-.endif
-.if X_DRAM % 64 || Y_DRAM % 64 || X_DRAM < 0 || Y_DRAM < 0
-.error "pool2d.s: X_DRAM and Y_DRAM must be 64-byte aligned"
-.endif
+# DRAM bases: lib/dram.inc (-D NAME_DRAM=ADDR moves one); by default Y
+# follows X.  Y over X is refused.
+.include "lib/dram.inc"
+	dram_base X_DRAM, 0
+	dram_base Y_DRAM, (X_DRAM + H*W*C*EB + 63) & ~63
 .if Y_DRAM < X_DRAM + H*W*C*EB && X_DRAM < Y_DRAM + HO*WO*C*EB
 .error "pool2d.s: Y overlaps X in DRAM"
 .endif
