@@ -1,8 +1,9 @@
 #!/usr/bin/python3
-"""check.py MODEL.onnx INPUT.npy DIR TOL - every .npy that `npusim model
+"""check.py MODEL.onnx INPUT DIR TOL - every .npy that `npusim model
 --dump-layers DIR` (and --output-dir DIR) wrote against the NumPy reference
 evaluator (tests/python/onnxref.py, independent of the simulator): each
-tensor within TOL x max|reference| of it.  Prints one line per tensor and
+tensor within TOL x max|reference| of it.  INPUT: the .npy of the model's
+one input, or a directory holding <input>.npy for each graph input.  Prints one line per tensor and
 exits 1 on the first that is off."""
 import os
 import sys
@@ -18,7 +19,11 @@ import onnxref  # noqa: E402
 def main():
     path, inp, d, tol = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
     model = onnx.load(path)
-    ref = onnxref.run(model, {model.graph.input[0].name: np.load(inp)})
+    if os.path.isdir(inp):
+        feeds = {i.name: np.load(os.path.join(inp, i.name + ".npy")) for i in model.graph.input}
+    else:
+        feeds = {model.graph.input[0].name: np.load(inp)}
+    ref = onnxref.run(model, feeds)
     by_file = {k.replace("/", "_").replace(" ", "_"): k for k in ref}
     n = 0
     for f in sorted(os.listdir(d)):
