@@ -29,7 +29,8 @@ static void model_usage(FILE *fp)
 {
 	fputs("usage: npusim model [-c CONFIG] [-s key=value]... MODEL.onnx|TOPOLOGY.csv\n"
 	      "                    [--timing-only] [--dtype int8|bf16] [--split rows|channels]\n"
-	      "                    [--one-core] [--input NAME=FILE.npy]... [--output NAME=FILE.npy]...\n"
+	      "                    [--one-core] [--batch N] [--input NAME=FILE.npy]...\n"
+	      "                    [--output NAME=FILE.npy]...\n"
 	      "                    [--output-dir DIR] [--layers FILE.csv] [--counters FILE]...\n"
 	      "                    [--emit-asm DIR] [--dump-layers DIR] [--upto N]\n"
 	      "                    [--dump-graph] [--no-fuse] [--kernels DIR]\n"
@@ -48,6 +49,8 @@ static void model_usage(FILE *fp)
 	      "  --split S            how a multi-core chip shares a layer: rows or\n"
 	      "                       channels of the output (default: the kernel's)\n"
 	      "  --one-core           run every layer on core 0\n"
+	      "  --batch N            N inputs at once (the first dimension of every\n"
+	      "                       graph input; the conv kernels take an image per step)\n"
 	      "  --input NAME=FILE    a graph input's values (.npy, the model's shape);\n"
 	      "                       default: uniform in [-1, 1) from a fixed seed\n"
 	      "  --output NAME=FILE   write a graph output (.npy, fp32, the model's layout)\n"
@@ -75,7 +78,7 @@ struct mopts {
 	int n_sets;
 	const char *inputs[MAX_ARGS], *outputs[MAX_ARGS], *counters[8];
 	int n_inputs, n_outputs, n_counters;
-	int timing_only, one_core, dump_graph, no_fuse, quiet, upto;
+	int timing_only, one_core, dump_graph, no_fuse, quiet, upto, batch;
 	const char *dump_layers;
 	enum npu_dtype dtype;
 	enum map_split split;
@@ -128,6 +131,12 @@ static int parse(int argc, char **argv, struct mopts *o)
 		else if (VAL(0, "--layers")) o->layers = v;
 		else if (VAL(0, "--emit-asm")) o->emit_asm = v;
 		else if (VAL(0, "--dump-layers")) o->dump_layers = v;
+		else if (VAL(0, "--batch")) {
+			uint64_t n;
+			if (cli_parse_u64("model", "--batch", v, 1, 65536, &n))
+				return -1;
+			o->batch = (int)n;
+		}
 		else if (VAL(0, "--upto")) {
 			uint64_t n;
 			if (cli_parse_u64("model", "--upto", v, 1, 1000000, &n))
@@ -163,6 +172,27 @@ static int parse(int argc, char **argv, struct mopts *o)
 	if (o->upto && (o->n_outputs || o->output_dir))
 		return usage_err("--upto stops before the graph outputs exist: "
 				 "--dump-layers reads the layers it ran", NULL);
+	return 0;
+}
+
+/* --batch N: the first dimension of every graph input (1 in the model)
+ * becomes N; shapes inside follow by inference (a Reshape to a constant
+ * shape with a batch of 1 in it then fails, naming the node). */
+static int set_batch(struct graph *g, int n, struct diag *d)
+{
+	for (int i = 0; i < g->n_inputs; i++) {
+		struct g_tensor *t = &g->tensors[g->inputs[i]];
+		if (t->rank < 1 || t->dim[0] != 1)
+			return diag_error(d, diag_at_file(g->source, 0, 0),
+					  NPU_EUSAGE, "--batch %d: input '%s' "
+					  "has no batch dimension of 1", n,
+					  t->name);
+		t->dim[0] = n;
+	}
+	/* shapes the file recorded for the tensors inside had batch 1 */
+	for (int t = 0; t < g->n_tensors; t++)
+		if (!(g->tensors[t].flags & (G_T_INPUT | G_T_CONST | G_T_SYNTH)))
+			g->tensors[t].rank = -1;
 	return 0;
 }
 
@@ -440,6 +470,8 @@ int cmd_model(int argc, char **argv)
 	graph_init(&g, o.model);
 	rc = ends_with(o.model, ".csv") ? topo_import(&g, o.model, &d)
 					: onnx_import(&g, o.model, &d);
+	if (!rc && o.batch)
+		rc = set_batch(&g, o.batch, &d);
 	if (!rc)
 		rc = graph_infer(&g, &d);
 	if (!rc) {
@@ -503,6 +535,7 @@ int cmd_model(int argc, char **argv)
 		goto out;
 	if (o.n_counters && (rc = write_counters(&o, r, &a, res.cycles, &d)))
 		goto out;
+	res.batch = o.batch;
 	if (!o.quiet)
 		model_print(stdout, &g, &plan, &res, &a);
 out:

@@ -398,10 +398,6 @@ static int map_conv(struct mctx *m, struct map_layer *L, const struct g_node *n)
 	nchw(y, &Nn, &CO, &HO, &WO);
 	int kh = (int)w->dim[2], kw = (int)w->dim[3];
 	int bf = m->p->dtype != DT_INT8;
-	if (N != 1)
-		return graph_error(m->g, L->node, m->d,
-				   "batch %lld: the conv kernels take one image "
-				   "(batch 1)", (long long)N);
 	if (n->pad[0] != n->pad[2] || n->pad[1] != n->pad[3] ||
 	    n->pad[0] != n->pad[1])
 		return graph_error(m->g, L->node, m->d,
@@ -423,8 +419,29 @@ static int map_conv(struct mctx *m, struct map_layer *L, const struct g_node *n)
 	int depthwise = n->group > 1 && n->group == C && CO == C;
 	uint64_t macs = (uint64_t)(HO * WO * CO) * (uint64_t)(C / n->group) *
 			(uint64_t)(kh * kw);
+	uint64_t eb = (uint64_t)dt_bytes(m->p->dtype);
+	/* A pointwise conv over a batch is one GEMM over all its pixels
+	 * (NHWC images follow each other): conv2d.s's FLAT form, the weights
+	 * loaded once.  Otherwise the kernels take one image: a step per
+	 * image, the weights where the plan put them. */
+	int flat = N > 1 && kh == 1 && kw == 1 && n->stride[0] == 1 &&
+		   !n->pad[0] && n->group == 1;
+	int64_t imgs = flat ? 1 : N;
+	if (flat) {
+		H = 1;
+		W = N * HO * WO;
+		macs *= (uint64_t)N;
+	}
+	if (imgs > 1 && ((uint64_t)(H * W * C) * eb % 64 ||
+			 (uint64_t)(HO * WO * CO) * eb % 64))
+		return graph_error(m->g, L->node, m->d,
+				   "batch %lld: an image of %llu bytes is not a "
+				   "multiple of 64 (the kernels' DRAM alignment): "
+				   "not mapped", (long long)N, (unsigned long long)
+				   ((uint64_t)(H * W * C) * eb));
+	for (int64_t img = 0; img < imgs; img++) {
 	struct emit e = { 0 };
-	step_head(&e, L, 0);
+	step_head(&e, L, L->n_steps);
 	if (depthwise) {
 		if (kh != kw)
 			return graph_error(m->g, L->node, m->d,
@@ -438,7 +455,8 @@ static int map_conv(struct mctx *m, struct map_layer *L, const struct g_node *n)
 		else
 			em(&e, ".equ SHIFT, %d\n", int8_shift(m, n->in[1]));
 		m->wl[n->in[1]] = WL_DW;
-		tiling_add(L, "K=%d S=%d", kh, n->stride[0]);
+		if (!img)
+			tiling_add(L, "K=%d S=%d", kh, n->stride[0]);
 	} else {
 		em(&e, ".equ H, %lld\n.equ W, %lld\n.equ CIN, %lld\n"
 		   ".equ COUT, %lld\n.equ KH, %d\n.equ KW, %d\n.equ S, %d\n"
@@ -450,8 +468,9 @@ static int map_conv(struct mctx *m, struct map_layer *L, const struct g_node *n)
 		else
 			em(&e, ".equ SHIFT, %d\n", int8_shift(m, n->in[1]));
 		m->wl[n->in[1]] = WL_CONV;
-		tiling_add(L, "K=%dx%dx%lld S=%d", kh, kw,
-			   (long long)(C / n->group), n->stride[0]);
+		if (!img)
+			tiling_add(L, "K=%dx%dx%lld S=%d", kh, kw,
+				   (long long)(C / n->group), n->stride[0]);
 	}
 	if (has_bias) {
 		em(&e, ".equ WITH_BIAS, 1\n");
@@ -467,20 +486,26 @@ static int map_conv(struct mctx *m, struct map_layer *L, const struct g_node *n)
 		em(&e, ".equ SPLIT, 1\n");
 	else if (m->o->split == MAP_SPLIT_CHANNELS)
 		em(&e, ".equ SPLIT, 2\n");
-	em_addr(&e, "X_DRAM", A(m, n->in[0]));
+	em_addr(&e, "X_DRAM", A(m, n->in[0]) + (uint64_t)(img * H * W * C) * eb);
 	em_addr(&e, "W_DRAM", A(m, n->in[1]));
-	em_addr(&e, "Y_DRAM", A(m, n->out[0]));
+	em_addr(&e, "Y_DRAM", A(m, n->out[0]) + (uint64_t)(img * HO * WO * CO) * eb);
 	int rc = add_step(m, L, depthwise ? "dwconv2d.s" : "conv2d.s", &e,
 			  macs);
 	if (rc)
 		return rc;
+	}
+	if (imgs > 1)
+		tiling_add(L, "x%lld images", (long long)imgs);
+	else if (flat)
+		tiling_add(L, "%lld images as one GEMM", (long long)N);
+	int rc = 0;
 	if (!fused_act &&
 	    (rc = act_step(m, L, n->act, n->act_lo, n->act_hi, A(m, n->out[0]),
-			   HO * WO, CO)))
+			   N * HO * WO, CO)))
 		return rc;
 	if (n->res >= 0)
 		rc = add_step_res(m, L, A(m, n->out[0]), A(m, n->res),
-				  A(m, n->out[0]), HO * WO, CO);
+				  A(m, n->out[0]), N * HO * WO, CO);
 	return rc;
 }
 
@@ -616,20 +641,42 @@ static int map_pool(struct mctx *m, struct map_layer *L, const struct g_node *n)
 		return graph_error(m->g, L->node, m->d,
 				   "average pooling with padding that is not "
 				   "counted (count_include_pad=0): not mapped");
-	if (N != 1)
-		return graph_error(m->g, L->node, m->d, "batch %lld: pool2d.s "
-				   "takes one image", (long long)N);
+	int64_t HO = T(m, n->out[0])->dim[2], WO = T(m, n->out[0])->dim[3];
+	uint64_t eb = (uint64_t)dt_bytes(m->p->dtype);
+	tiling_add(L, "K=%d S=%d", k, s);
+	/* a global pool of a batch: the images stacked as one map of N*H
+	 * rows, one window of H rows per image (stride H: none straddles
+	 * two); other pools take an image per step */
+	int64_t imgs = N;
+	if (n->op == G_GAP && N > 1) {
+		H *= N;
+		imgs = 1;
+		tiling_add(L, "%lld images stacked", (long long)N);
+	} else if (N > 1) {
+		tiling_add(L, "x%lld images", (long long)N);
+		if ((uint64_t)(H * W * C) * eb % 64 || (uint64_t)(HO * WO * C) * eb % 64)
+			return graph_error(m->g, L->node, m->d,
+					   "batch %lld: an image of %llu bytes is "
+					   "not a multiple of 64 (the kernels' "
+					   "DRAM alignment): not mapped",
+					   (long long)N, (unsigned long long)
+					   ((uint64_t)(HO * WO * C) * eb));
+	}
+	for (int64_t img = 0; img < imgs; img++) {
 	struct emit e = { 0 };
-	step_head(&e, L, 0);
+	step_head(&e, L, L->n_steps);
 	em(&e, ".equ H, %lld\n.equ W, %lld\n.equ C, %lld\n.equ K, %d\n"
 	   ".equ S, %d\n.equ PAD, %d\n.equ AVG, %d\n", (long long)H,
 	   (long long)W, (long long)C, k, s, pad, n->op != G_MAXPOOL);
 	if (m->p->dtype != DT_INT8)
 		em(&e, ".equ ITYPE, bf16\n");
-	em_addr(&e, "X_DRAM", A(m, n->in[0]));
-	em_addr(&e, "Y_DRAM", A(m, n->out[0]));
-	tiling_add(L, "K=%d S=%d", k, s);
-	return add_step(m, L, "pool2d.s", &e, 0);
+	em_addr(&e, "X_DRAM", A(m, n->in[0]) + (uint64_t)(img * H * W * C) * eb);
+	em_addr(&e, "Y_DRAM", A(m, n->out[0]) + (uint64_t)(img * HO * WO * C) * eb);
+	int rc = add_step(m, L, "pool2d.s", &e, 0);
+	if (rc)
+		return rc;
+	}
+	return 0;
 }
 
 /* rows x l of a tensor whose elements are processed along the last

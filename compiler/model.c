@@ -318,6 +318,7 @@ void model_print(FILE *f, const struct graph *g, const struct map_plan *p,
 {
 	double clock = ARCH_F(a, CHIP_CLOCK_GHZ);
 	double sec = (double)res->cycles / (clock * 1e9);
+	int batch = res->batch > 0 ? res->batch : 1;
 	double peak = a->d.macs_per_s_chip;
 	uint64_t compute = 0, rd = 0, wr = 0;
 	fprintf(f, "%-28s %-28s %12s %7s %9s\n", "layer", "kernel", "cycles",
@@ -332,12 +333,12 @@ void model_print(FILE *f, const struct graph *g, const struct map_plan *p,
 			(unsigned long long)s->cycles, 100 * s->mac_util,
 			(double)(s->dram_read + s->dram_write) / 1e6);
 	}
-	fprintf(f, "\nmodel: %s, %d layers (%d nodes), %s\n", g->source,
-		p->n_layers, g->n_nodes, dtype_name(p->dtype));
+	fprintf(f, "\nmodel: %s, %d layers (%d nodes), %s, batch %d\n",
+		g->source, p->n_layers, g->n_nodes, dtype_name(p->dtype), batch);
 	fprintf(f, "latency: %llu cycles = %.3f ms at %.3g GHz; "
 		"throughput %.1f inferences/s\n",
 		(unsigned long long)res->cycles, sec * 1e3, clock,
-		sec > 0 ? 1 / sec : 0);
+		sec > 0 ? batch / sec : 0);
 	fprintf(f, "MACs: %llu (%.2f TOPS achieved, %.1f%% of the %.2f TOPS "
 		"peak)\n", (unsigned long long)res->macs,
 		sec > 0 ? 2e-12 * (double)res->macs / sec : 0,
@@ -348,6 +349,7 @@ void model_print(FILE *f, const struct graph *g, const struct map_plan *p,
 		"without reuse)\n", (double)rd / 1e6, (double)wr / 1e6,
 		(double)p->dram_bytes / 1e6, (double)p->weights_bytes / 1e6,
 		(double)p->act_peak / 1e6, (double)p->act_naive / 1e6);
-	fprintf(f, "energy: %.3f mJ per inference\n", res->energy_pj * 1e-9);
+	fprintf(f, "energy: %.3f mJ per inference\n",
+		res->energy_pj * 1e-9 / batch);
 	(void)compute;
 }

@@ -62,6 +62,9 @@ struct model_result {
 	struct model_layer_stats *layers;  /* per plan layer */
 	struct ctr_sink *sinks;            /* their counters (owned) */
 	uint64_t cycles;                   /* the whole model */
+	int batch;                         /* inferences per run (the caller's
+					      --batch; 0 = 1): throughput and
+					      energy per inference divide by it */
 	uint64_t macs;
 	double energy_pj;
 	int n_outputs;

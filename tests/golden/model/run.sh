@@ -10,7 +10,7 @@
 # cycles; the per-layer CSV has a row per layer; the counters file's layer
 # regions go through npusim roofline; the importer's errors (an unsupported
 # op, a Resize mode, opset 9, a truncated file) exit 1 with the node and the
-# reason; a SCALE-Sim topology CSV runs.  Golden: cycles per model and config.
+# reason; a batch of two runs right; a SCALE-Sim topology CSV runs.  Golden: cycles per model and config.
 . "$(dirname "$0")/../lib.sh"
 py=/usr/bin/python3
 m=$tmp/models
@@ -47,6 +47,19 @@ for net in tiny_cnn tiny_mbv2 tiny_mlp tiny_attn tiny_attn_ln17; do
 		[ "$regions" -ge "$layers" ] || fail "$net $cfg: $regions layer regions on the roofline, $layers layers"
 		record "$net $cfg: $layers layers, $cycles cycles in layers, tol $tol"
 	done
+done
+# a batch of two images (--batch 2): the conv and pooling kernels a step per
+# image (the 1x1 conv one GEMM over both, the global pool the images stacked)
+$py -c "import numpy as np; x = np.load('$m/tiny_cnn.x.npy'); np.save('$tmp/xb.npy', np.concatenate([x, -x[:, :, ::-1]], 0))"
+for cfg in default.cfg datacenter.cfg; do
+	tol=8e-2
+	[ "$cfg" = datacenter.cfg ] && tol=2e-2
+	"$bin" model -q -c "configs/$cfg" "$m/tiny_cnn.onnx" --batch 2 --input x="$tmp/xb.npy" \
+		--dump-layers "$tmp/b.$cfg" --layers "$tmp/l.csv" 2> "$tmp/err" ||
+		{ cat "$tmp/err" >&2; fail "tiny_cnn batch 2 $cfg: the run failed"; }
+	$py "$check" "$m/tiny_cnn.onnx" "$tmp/xb.npy" "$tmp/b.$cfg" $tol > "$tmp/out" ||
+		fail "tiny_cnn batch 2 $cfg: $(grep -v '^ok' "$tmp/out")"
+	record "tiny_cnn batch 2 $cfg: $(awk -F, 'NR > 1 { s += $6 } END { print s }' "$tmp/l.csv") cycles in layers"
 done
 # errors: the node, the op and what is supported; exit status 1
 err_case() {
