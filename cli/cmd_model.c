@@ -19,10 +19,12 @@
 #include "../compiler/model.h"
 #include "../compiler/onnx.h"
 #include "../compiler/topo.h"
+#include "../dse/tune.h"
 #include "../isa/isa.h"
 #include "../traces/ctrout.h"
 #include "../util/fsout.h"
 #include "../util/npy.h"
+#include "../util/strutil.h"
 #include "cli.h"
 
 static void model_usage(FILE *fp)
@@ -33,7 +35,7 @@ static void model_usage(FILE *fp)
 	      "                    [--output NAME=FILE.npy]...\n"
 	      "                    [--output-dir DIR] [--layers FILE.csv] [--counters FILE]...\n"
 	      "                    [--emit-asm DIR] [--dump-layers DIR] [--upto N]\n"
-	      "                    [--dump-graph] [--no-fuse] [--kernels DIR]\n"
+	      "                    [--dump-graph] [--no-fuse] [--tune] [--untuned] [--kernels DIR]\n"
 	      "                    [--max-cycles N] [-q]\n"
 	      "\n"
 	      "Import a model, map every layer onto a kernel of the library with a\n"
@@ -64,6 +66,9 @@ static void model_usage(FILE *fp)
 	      "  --upto N             run the first N layers only (with --dump-layers)\n"
 	      "  --dump-graph         print the simplified graph and stop\n"
 	      "  --no-fuse            keep activations and residual adds as layers\n"
+	      "  --tune               tune every layer's schedule first (npusim tune's\n"
+	      "                       model-guided search, cached: later runs reuse it)\n"
+	      "  --untuned            ignore the tuner's cache: the kernels' defaults\n"
 	      "  --kernels DIR        the kernel library (default: found next to npusim)\n"
 	      "  --max-cycles N       watchdog per layer step\n"
 	      "  -q, --quiet          print nothing but errors\n"
@@ -79,6 +84,7 @@ struct mopts {
 	const char *inputs[MAX_ARGS], *outputs[MAX_ARGS], *counters[8];
 	int n_inputs, n_outputs, n_counters;
 	int timing_only, one_core, dump_graph, no_fuse, quiet, upto, batch;
+	int tune, untuned;
 	const char *dump_layers;
 	enum npu_dtype dtype;
 	enum map_split split;
@@ -156,6 +162,8 @@ static int parse(int argc, char **argv, struct mopts *o)
 		else if (!strcmp(a, "--one-core")) o->one_core = 1;
 		else if (!strcmp(a, "--dump-graph")) o->dump_graph = 1;
 		else if (!strcmp(a, "--no-fuse")) o->no_fuse = 1;
+		else if (!strcmp(a, "--tune")) o->tune = 1;
+		else if (!strcmp(a, "--untuned")) o->untuned = 1;
 		else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) o->quiet = 1;
 		else if (a[0] == '-' && a[1]) return usage_err("unknown option", a);
 		else if (o->model) return usage_err("one model only; extra", a);
@@ -388,6 +396,127 @@ static int dump_layers(const char *dir, struct run *r, const struct graph *g,
 	return rc;
 }
 
+/* A step's fixed parameters as "NAME=VALUE" (its .equ lines), without
+ * the DRAM bases: the tuner's cache key for the layer's shape. */
+static int step_defines(const char *src, char **buf, const char **v, int max)
+{
+	int n = 0;
+	*buf = strdup(src);
+	if (!*buf)
+		return -1;
+	char *save = NULL;
+	for (char *l = strtok_r(*buf, "\n", &save); l && n < max;
+	     l = strtok_r(NULL, "\n", &save)) {
+		char *name, *comma;
+		if (strncmp(l, ".equ ", 5))
+			continue;
+		name = l + 5;
+		if (!(comma = strstr(name, ", ")))
+			continue;
+		*comma = 0;
+		if (strlen(name) > 5 && !strcmp(name + strlen(name) - 5, "_DRAM"))
+			continue;
+		memmove(comma + 1, comma + 2, strlen(comma + 2) + 1);
+		*comma = '=';
+		v[n++] = name;
+	}
+	return n;
+}
+
+/*
+ * The tuner's best schedule for each layer step whose kernel declares
+ * .tunable parameters: with --tune, search it first (npusim tune's
+ * model-guided strategy, results cached); then, unless --untuned, put
+ * the cached best's values before the kernel's .include.  The cache is
+ * keyed by the config, the kernel and the step's parameters without its
+ * DRAM bases, so `npusim tune KERNEL -D ...` with the parameters of
+ * --emit-asm's source (in that order) tunes a layer for later runs too.
+ */
+static int apply_tuned(struct map_plan *p, const struct mopts *o,
+		       const struct arch *a, const char *kdir, struct diag *d)
+{
+	char self[PATH_MAX];
+	ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
+	self[sl > 0 ? sl : 0] = 0;
+	for (int l = 0; l < p->n_layers; l++) {
+		struct map_layer *L = &p->layers[l];
+		for (int s = 0; s < L->n_steps; s++) {
+			struct map_step *st = &L->steps[s];
+			char kpath[PATH_MAX], best[1024], *buf;
+			const char *defs[64];
+			snprintf(kpath, sizeof kpath, "%s/%s", kdir, st->kernel);
+			char *ktext = str_read_file(kpath, NULL);
+			int has = ktext && strstr(ktext, ".tunable");
+			free(ktext);
+			if (!has)
+				continue;
+			int nd = step_defines(st->src, &buf, defs, 64);
+			if (nd < 0)
+				return diag_error(d, diag_nowhere(), NPU_ENOMEM,
+						  "out of memory");
+			int rc = 0;
+			if (o->tune && !tune_cached_best(a, kpath, defs, nd, best,
+							 sizeof best)) {
+				struct tune_opts to;
+				memset(&to, 0, sizeof to);
+				to.config = o->config;
+				to.sets = o->sets;
+				to.n_sets = o->n_sets;
+				to.defines = defs;
+				to.n_defines = nd;
+				to.kernel = kpath;
+				to.strategy = TUNE_MODEL;
+				to.seed = 1;
+				to.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
+				to.self = self;
+				to.quiet = o->quiet ? 2 : 1;
+				if (!o->quiet)
+					fprintf(stderr, "npusim model: tuning layer "
+						"'%s' (%s)\n", L->name, st->kernel);
+				rc = tune_run(&to, d);
+			}
+			if (!rc && !o->untuned &&
+			    tune_cached_best(a, kpath, defs, nd, best, sizeof best)) {
+				/* the best's values before the .include */
+				char *inc = strstr(st->src, ".include");
+				size_t pre = inc ? (size_t)(inc - st->src) : strlen(st->src);
+				size_t add = strlen(best) * 2 + 16;
+				char *ns = malloc(strlen(st->src) + add);
+				if (!ns) {
+					free(buf);
+					return diag_error(d, diag_nowhere(),
+							  NPU_ENOMEM, "out of memory");
+				}
+				size_t k = pre;
+				memcpy(ns, st->src, pre);
+				char *save = NULL;
+				int first = 1;
+				for (char *t = strtok_r(best, "\n", &save); t;
+				     t = strtok_r(NULL, "\n", &save)) {
+					char *eq = strchr(t, '=');
+					if (!eq)
+						continue;
+					*eq = 0;
+					k += (size_t)sprintf(ns + k, ".equ %s, %s\n",
+							     t, eq + 1);
+					size_t tl = strlen(L->tiling);
+					snprintf(L->tiling + tl, sizeof L->tiling - tl,
+						 "%s%s=%s", first ? " tuned " : " ",
+						 t, eq + 1);
+					first = 0;
+				}
+				strcpy(ns + k, st->src + pre);
+				free(st->src);
+				st->src = ns;
+			}
+			free(buf);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
 static int write_counters(const struct mopts *o, struct run *r,
 			  const struct arch *a, uint64_t cycles, struct diag *d)
 {
@@ -491,6 +620,9 @@ int cmd_model(int argc, char **argv)
 	if ((rc = map_plan_build(&g, &a, &mo, &plan, &d)))
 		goto out;
 	plan_ok = 1;
+	if ((o.tune || !o.untuned) &&
+	    (rc = apply_tuned(&plan, &o, &a, kernel_dir(&o, kbuf, sizeof kbuf), &d)))
+		goto out;
 	const char *dirs[3] = { o.emit_asm, o.output_dir, o.dump_layers };
 	for (int i = 0; i < 3; i++)
 		if (dirs[i] && mkdir(dirs[i], 0777) && errno != EEXIST) {

@@ -10,8 +10,11 @@
 # cycles; the per-layer CSV has a row per layer; the counters file's layer
 # regions go through npusim roofline; the importer's errors (an unsupported
 # op, a Resize mode, opset 9, a truncated file) exit 1 with the node and the
-# reason; a batch of two runs right; a SCALE-Sim topology CSV runs.  Golden: cycles per model and config.
+# reason; a batch of two runs right; layers take the tuner's cached
+# schedules (--tune, --untuned); a SCALE-Sim topology CSV runs.  Golden: cycles per model and config.
 . "$(dirname "$0")/../lib.sh"
+# the kernels' default schedules, whatever the user's tuning cache holds
+export NPUSIM_CACHE="$tmp/cache"
 py=/usr/bin/python3
 m=$tmp/models
 $py tests/models/gen_small.py "$m" > /dev/null || fail "gen_small.py failed"
@@ -61,6 +64,20 @@ for cfg in default.cfg datacenter.cfg; do
 		fail "tiny_cnn batch 2 $cfg: $(grep -v '^ok' "$tmp/out")"
 	record "tiny_cnn batch 2 $cfg: $(awk -F, 'NR > 1 { s += $6 } END { print s }' "$tmp/l.csv") cycles in layers"
 done
+# the tuner: --tune searches each layer's .tunable schedule (cached), a later
+# run takes the cached best (still right), --untuned the kernels' defaults
+"$bin" model -q -c configs/default.cfg "$m/tiny_cnn.onnx" --timing-only --tune \
+	--layers "$tmp/tu.csv" 2> "$tmp/err" || { cat "$tmp/err" >&2; fail "--tune failed"; }
+grep -q "tuned" "$tmp/tu.csv" || fail "--tune: no layer took a tuned schedule"
+"$bin" model -q -c configs/default.cfg "$m/tiny_cnn.onnx" --input x="$m/tiny_cnn.x.npy" \
+	--output-dir "$tmp/tuned" --layers "$tmp/tu2.csv" 2> /dev/null || fail "tuned run failed"
+grep -q "tuned" "$tmp/tu2.csv" || fail "the cached schedules were not used"
+$py "$check" "$m/tiny_cnn.onnx" "$m/tiny_cnn.x.npy" "$tmp/tuned" 8e-2 > "$tmp/out" ||
+	fail "tuned tiny_cnn: $(grep -v '^ok' "$tmp/out")"
+"$bin" model -q -c configs/default.cfg "$m/tiny_cnn.onnx" --timing-only --untuned \
+	--layers "$tmp/tu3.csv" 2> /dev/null || fail "--untuned failed"
+! grep -q "tuned" "$tmp/tu3.csv" || fail "--untuned used the cache"
+record "tiny_cnn tuned default.cfg: $(cut -d, -f5 "$tmp/tu.csv" | grep -o 'tuned.*' | head -1)"
 # errors: the node, the op and what is supported; exit status 1
 err_case() {
 	if "$bin" model -q "$m/$1.onnx" --timing-only 2> "$tmp/err"; then

@@ -8,6 +8,8 @@
 # off by more - the Q3.4 input grid over 27 taps - and only timed, in
 # tests/golden/model's runs).  Golden: the layers' cycles.
 . "$(dirname "$0")/../lib.sh"
+# the kernels' default schedules, whatever the user's tuning cache holds
+export NPUSIM_CACHE="$tmp/cache"
 py=/usr/bin/python3
 w=$tmp/w
 $py workloads/models/gen.py -q "$w" resnet50 mobilenetv2 bert_layer gpt2_decode ||
