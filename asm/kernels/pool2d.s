@@ -30,18 +30,27 @@
 # of C/PC (SPLIT=1 rows only, SPLIT=2 channels only, or -D PC); `barrier`
 # at the end.  One core: the single-core schedule.
 #
+# Channel slices over time: when not even one output row of a core's CS =
+# C/PC channels fits the scratchpad (ResNet-50's global average pool,
+# 7x7x2048, on 256 KiB), the core walks its channels CT at a time, as few
+# slices as fit (CT a multiple of the vector lanes where possible, the
+# last slice the rest), every slice running all the core's row blocks;
+# the next slice's slab loads while this one pools, as between row
+# blocks.  When all CS channels fit, CT = CS: the schedule above.  -D CT
+# forces a width.
+#
 # Layouts.  DRAM: X (H x W x C), Y (HO x WO x C), of ITYPE; X_DRAM (0)
 # and Y_DRAM (after X) can be given (-D, 64-byte aligned).  Scratchpad
-# (per core, CS = C/PC channels): the fill row, two padded slabs (IR =
-# (RB-1)*S + K rows of (W + 2*PAD)*CS elements), (avg) one int32/fp32
-# copy of a slab, one accumulator row (WO x CS, 4-byte elements for avg),
-# two Y buffers of RB*WO*CS elements, (bf16 avg) a row of CS K*K.
-# Footprint: E*(W+2*PAD)*CS*(1 + 2*IR) [+ 4*IR*(W+2*PAD)*CS] + 4*WO*CS +
-# 2*E*RB*WO*CS [+ 4*CS] bytes of scratchpad (E = 1 int8, 2 bf16; +
+# (per core, CT channels a slab): the fill row, two padded slabs (IR =
+# (RB-1)*S + K rows of (W + 2*PAD)*CT elements), (avg) one int32/fp32
+# copy of a slab, one accumulator row (WO x CT, 4-byte elements for avg),
+# two Y buffers of RB*WO*CT elements, (bf16 avg) a row of CT K*K.
+# Footprint: E*(W+2*PAD)*CT*(1 + 2*IR) [+ 4*IR*(W+2*PAD)*CT] + 4*WO*CT +
+# 2*E*RB*WO*CT [+ 4*CT] bytes of scratchpad (E = 1 int8, 2 bf16; +
 # alignment); RB defaults to the most output rows that fit (several
 # cores: at most half a core row's share, so that two blocks overlap),
 # or -D RB.  Parameters: H, W, C, K (3), S (K), PAD (0), AVG (0: max
-# pooling, 1: average pooling), ITYPE (int8 or bf16), SPLIT, PC, RB,
+# pooling, 1: average pooling), ITYPE (int8 or bf16), SPLIT, PC, CT, RB,
 # X_DRAM, Y_DRAM.
 
 .ifndef H
@@ -91,8 +100,6 @@
 .include "lib/slab2d.inc"
 	core_grid pool2d.s
 
-.equ SR, VW*CS*EB			# bytes per padded slab row
-.equ SRE, VW*CS				# its elements
 .if MAXP
 .equ FILL, EB == 1 ? -128 : 0xff80	# the type's minimum (bf16: -inf)
 .equ AB, EB				# accumulator element bytes
@@ -106,9 +113,20 @@
 
 .equ PERIOD, CFG_CORE_SCRATCHPAD_BANKS * CFG_CORE_SCRATCHPAD_BANK_WIDTH
 .equ ALN, PERIOD > 64 ? PERIOD : 64
-.equ KROW, AVG && EB == 2 ? ALN + 4*CS : 0	# bf16 avg: the row of K*K
-.equ SPM_FIX, 8*ALN + SR + 4*WO*CS + (2 + WIDE)*(K - S > 0 ? K - S : 0)*SR + KROW
-.equ SPM_ROW, (2 + WIDE)*S*SR + 2*WO*CS*EB
+# The footprint of one output row (RB = 1) is FIX_0 + FIX_CH bytes per
+# channel of the slab (SPM_FIX + SPM_ROW below): the channel slices over
+# time (CT channels per slab, lib/slab2d.inc's ct_grid) are the widest
+# that fit.
+.equ FIX_0, 8*ALN + (AVG && EB == 2 ? ALN : 0)
+.equ FIX_CH, VW*EB*(1 + (2 + WIDE)*((K > S ? K - S : 0) + S)) + 4*WO + 2*WO*EB + (AVG && EB == 2 ? 4 : 0)
+.equ CT_FIT, (CFG_CORE_SCRATCHPAD_BYTES - FIX_0) / FIX_CH
+	ct_grid pool2d.s, CS <= CT_FIT, CT_FIT
+
+.equ SR, VW*CT*EB			# bytes per padded slab row
+.equ SRE, VW*CT				# its elements
+.equ KROW, AVG && EB == 2 ? ALN + 4*CT : 0	# bf16 avg: the row of K*K
+.equ SPM_FIX, 8*ALN + SR + 4*WO*CT + (2 + WIDE)*(K - S > 0 ? K - S : 0)*SR + KROW
+.equ SPM_ROW, (2 + WIDE)*S*SR + 2*WO*CT*EB
 .ifndef RB
 .equ RB_S, (CFG_CORE_SCRATCHPAD_BYTES - SPM_FIX) / SPM_ROW
 .equ RB_MC, ((HO + PR - 1) / PR + 1) / 2	# half a core row's share
@@ -125,9 +143,9 @@
 .equ XBUF_SZ, (IR*SR + ALN - 1) / ALN * ALN
 .equ SPM_WIDE, SLAB + 2*XBUF_SZ		# avg: the slab as int32 / fp32
 .equ SPM_ACC, SPM_WIDE + (WIDE*IR*SR + ALN - 1) / ALN * ALN
-.equ SPM_O, SPM_ACC + (4*WO*CS + ALN - 1) / ALN * ALN
-.equ OBUF_SZ, (RB*WO*CS*EB + ALN - 1) / ALN * ALN
-.equ SPM_KK, SPM_O + 2*OBUF_SZ		# bf16 avg: CS fp32 K*K
+.equ SPM_O, SPM_ACC + (4*WO*CT + ALN - 1) / ALN * ALN
+.equ OBUF_SZ, (RB*WO*CT*EB + ALN - 1) / ALN * ALN
+.equ SPM_KK, SPM_O + 2*OBUF_SZ		# bf16 avg: CT fp32 K*K
 .if SPM_O + 2*OBUF_SZ + KROW > CFG_CORE_SCRATCHPAD_BYTES
 .error "pool2d.s: the blocks do not fit core.scratchpad.bytes (lower RB)"
 .endif
@@ -147,7 +165,7 @@
 .fill SR / EB, EB, FILL
 .if KROW
 .spm SPM_KK
-.fill CS, 4, NN_F32
+.fill CT, 4, NN_F32
 .endif
 
 .equ AFULL, 0		# +b: slab b landed (dma0 -> vec)
@@ -158,11 +176,11 @@
 
 # Tap (ky, kx) of output row a0 (register, block-relative) into the
 # accumulator row: src = slab (SRC, element bytes AB) + ((a0*S + ky)*SRE +
-# kx*CS) elements.
+# kx*CT) elements.
 .macro tap ky, kx, src
 	li	t1, S*SRE*AB
 	mul	t4, a0, t1
-	li	t1, (\src) + ((\ky)*SRE + (\kx)*CS)*AB
+	li	t1, (\src) + ((\ky)*SRE + (\kx)*CT)*AB
 	add	t4, t4, t1
 .if MAXP
 	vmax	t3, t3, t4
@@ -176,13 +194,9 @@
 .endif
 .endm
 
-# Block s0 from slab b: load the core's next slab, pool, store.
+# Block s0 (slice s8) from slab b: load the core's next slab, pool, store.
 .macro block b
-	addi	t6, s0, PR
-	li	t1, NB
-	bge	t6, t1, nl\@
-	slab_load t6, 1 - (\b)
-nl\@:
+	blk_prefetch \b
 	blk_rows s0
 	wait	vec, AFULL + (\b), 1
 	wait	vec, OFREE + (\b), 1
@@ -209,12 +223,12 @@ nl\@:
 .endif
 	li	t0, WO
 	vset	rows, t0
-	li	t0, CS
+	li	t0, CT
 	vset	len, t0
-	li	t0, CS*AB
+	li	t0, CT*AB
 	vset	sd, t0				# accumulator rows: one pixel
 	vset	ss1, t0
-	li	t0, S*CS*AB
+	li	t0, S*CT*AB
 	vset	ss2, t0				# taps: every S-th pixel
 	sub	s2, s3, s1			# output rows
 	li	a0, 0
@@ -224,17 +238,17 @@ rw\@:
 	vbcast	t3, t0
 .if MAXP
 	tap	0, 0, SLAB + (\b)*XBUF_SZ
-	li	t1, WO*CS*EB
+	li	t1, WO*CT*EB
 	mul	t2, a0, t1
 	li	t1, SPM_O + (\b)*OBUF_SZ
 	add	t2, t2, t1
-	li	t0, CS*EB
+	li	t0, CT*EB
 	vset	ss1, t0
 	vset	sd, t0
 	vmov	t2, t3
 .elif EB == 1
 	tap	0, 0, SPM_WIDE
-	li	t1, WO*CS
+	li	t1, WO*CT
 	mul	t2, a0, t1
 	li	t1, SPM_O + (\b)*OBUF_SZ
 	add	t2, t2, t1
@@ -242,10 +256,10 @@ rw\@:
 	vset	otype, t0
 	li	t0, NN_F32
 	vset	scale, t0
-	li	t0, CS
+	li	t0, CT
 	vset	sd, t0
 	vquant	t2, t3				# rne(sum / (K*K)), saturated
-	li	t0, CS*4
+	li	t0, CT*4
 	vset	sd, t0
 .else
 	tap	0, 0, SPM_WIDE
@@ -254,20 +268,20 @@ rw\@:
 	li	t4, SPM_KK
 	vdiv	t3, t3, t4			# the fp32 mean, correctly rounded
 	vset	bc, zero
-	li	t1, WO*CS*2
+	li	t1, WO*CT*2
 	mul	t2, a0, t1
 	li	t1, SPM_O + (\b)*OBUF_SZ
 	add	t2, t2, t1
 	li	t0, bf16
 	vset	otype, t0
-	li	t0, CS*2
+	li	t0, CT*2
 	vset	sd, t0
 	vcvt	t2, t3				# rounded once into bf16
-	li	t0, CS*4
+	li	t0, CT*4
 	vset	sd, t0
 .endif
 .if MAXP
-	li	t0, CS*EB
+	li	t0, CT*EB
 	vset	sd, t0
 	vset	ss1, t0
 .endif
@@ -278,7 +292,7 @@ rw\@:
 	wait	dma1, OFULL + (\b), 1
 	slab_store SPM_O + (\b)*OBUF_SZ
 	sig	dma1, OFREE + (\b)
-	addi	s0, s0, PR
+	blk_next
 .endm
 
 .text
