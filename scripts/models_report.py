@@ -60,7 +60,8 @@ def main():
              "For every conv and GEMM layer run on the array (the depthwise and pooling layers run",
              "on the vector unit and are left out): **analytic** is SCALE-Sim's weight-stationary",
              "per-fold model with ideal memory, ceil(K/R) x ceil(N/C) folds of 2R + C + M - 2",
-             "cycles (docs/timing.md) with M = HO x WO, K = KH x KW x CIN, N = COUT; **compute**",
+             "cycles (docs/timing.md) with M = HO x WO, K = KH x KW x CIN, N = COUT (on several",
+             "cores, an equal share of that per core); **compute**",
              "is npusim's matrix busy cycles (the busiest core; no memory stalls); **layer** is",
              "the layer's cycles with every stall. docs/models.md says why they differ.", ""]
     for cfg, (r, c, cores), rows in runs:
@@ -75,15 +76,16 @@ def main():
             if not g or "dwconv" in row["kernel"] or "pool" in row["kernel"]:
                 continue
             m, k, n = g
-            an = math.ceil(k / r) * math.ceil(n / c) * (2 * r + c + m - 2)
+            # one array's folds; on several cores each does an equal share
+            an = math.ceil(k / r) * math.ceil(n / c) * (2 * r + c + m - 2) / cores
             comp, lay = int(row["compute_cycles"]), int(row["cycles"])
             bound = "memory" if int(row["stall_dram_cycles"]) > comp else "compute"
             ta += an
             tc += comp
             tl += lay
-            lines.append("| %s | %dx%dx%d | %d | %d | %.2f | %d | %.2f | %s |" % (
+            lines.append("| %s | %dx%dx%d | %.0f | %d | %.2f | %d | %.2f | %s |" % (
                 row["layer"], m, k, n, an, comp, comp / an, lay, lay / an, bound))
-        lines += ["| **total** | | %d | %d | %.2f | %d | %.2f | |" % (ta, tc, tc / ta, tl,
+        lines += ["| **total** | | %.0f | %d | %.2f | %d | %.2f | |" % (ta, tc, tc / ta, tl,
                                                                        tl / ta), ""]
     tmp = outp + ".tmp"
     with open(tmp, "w") as f:
