@@ -795,6 +795,21 @@ static int fuse_bias(struct pass *p, int q)
 	return 1;
 }
 
+/* The activation node a applies to t alone (a fusable reader of t), with
+ * its Clip bounds or HardSigmoid alpha/beta in lo/hi; G_ACT_NONE if a is
+ * no such node. */
+static enum g_act reader_act(const struct g_node *a,
+			     int t, float *lo, float *hi)
+{
+	enum g_act act = act_of(a->op);
+	if (act == G_ACT_NONE || a->in[0] != t || a->n_out != 1 ||
+	    a->act != G_ACT_NONE || a->res >= 0)
+		return G_ACT_NONE;
+	*lo = act == G_ACT_CLIP ? a->lo : act == G_ACT_HARDSIGMOID ? a->alpha : 0;
+	*hi = act == G_ACT_CLIP ? a->hi : act == G_ACT_HARDSIGMOID ? a->beta : 0;
+	return act;
+}
+
 /* The activation after node q; x * sigmoid(x) as SiLU. */
 static int fuse_act(struct pass *p, int q)
 {
@@ -807,20 +822,12 @@ static int fuse_act(struct pass *p, int q)
 	if (g->tensors[t].n_uses == 1) {
 		int r = p->reader[t];
 		const struct g_node *a = &g->nodes[r];
-		enum g_act act = act_of(a->op);
-		if (act == G_ACT_NONE || a->in[0] != t || a->n_out != 1 ||
-		    a->act != G_ACT_NONE || a->res >= 0)
+		enum g_act act = reader_act(a, t, &n->act_lo, &n->act_hi);
+		if (act == G_ACT_NONE)
 			return 0;
 		n->act = act;
-		if (act == G_ACT_CLIP) {
-			n->act_lo = a->lo;
-			n->act_hi = a->hi;
-		} else if (act == G_ACT_HARDSIGMOID) {
-			n->act_lo = a->alpha;
-			n->act_hi = a->beta;
-		} else if (act == G_ACT_GELU) {
+		if (act == G_ACT_GELU)
 			n->approx_tanh = a->approx_tanh;
-		}
 		n->out[0] = a->out[0];
 		add_fused(n, graph_op_name(a->op), a->n_fused ? a->n_fused : 1);
 		kill(g, r);
@@ -888,23 +895,17 @@ static int fuse_post_act(struct pass *p, int q)
 		return 0;
 	int r = p->reader[t];
 	const struct g_node *a = &g->nodes[r];
-	enum g_act act = act_of(a->op);
-	if (act == G_ACT_NONE || a->in[0] != t || a->n_out != 1 ||
-	    a->act != G_ACT_NONE || a->res >= 0)
+	float lo, hi;
+	enum g_act act = reader_act(a, t, &lo, &hi);
+	if (act == G_ACT_NONE ||
+	    (act == G_ACT_GELU && n->act == G_ACT_GELU &&
+	     n->approx_tanh != a->approx_tanh))   /* one GELU form per node */
 		return 0;
-	n->post_act = act;
-	if (act == G_ACT_CLIP) {
-		n->post_lo = a->lo;
-		n->post_hi = a->hi;
-	} else if (act == G_ACT_HARDSIGMOID) {
-		n->post_lo = a->alpha;
-		n->post_hi = a->beta;
-	} else if (act == G_ACT_GELU && n->act == G_ACT_NONE) {
+	if (act == G_ACT_GELU)
 		n->approx_tanh = a->approx_tanh;
-	} else if (act == G_ACT_GELU && n->approx_tanh != a->approx_tanh) {
-		n->post_act = G_ACT_NONE;   /* one GELU form per node */
-		return 0;
-	}
+	n->post_act = act;
+	n->post_lo = lo;
+	n->post_hi = hi;
 	n->out[0] = a->out[0];
 	add_fused(n, graph_op_name(a->op), 1);
 	kill(g, r);
