@@ -43,6 +43,12 @@
 
 #include "../../util/num.h"
 
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__)) && \
+	defined(__SSE2__)
+#include <immintrin.h>
+#define MTX_X86 1 /* SSE2 always; AVX2 when the host has it (mtx_imac) */
+#endif
+
 /* Eight 32-bit lanes (GCC/clang vector extensions; lowered to SSE2 on the
  * baseline x86-64 target): the functional inner loops (mac_row_*,
  * acc_add). */
@@ -445,6 +451,7 @@ static void tile_put(struct mtx_tile *t)
 	if (t && --t->refs == 0) {
 		free(t->data);
 		free(t->dec);
+		free(t->wp);
 		free(t);
 	}
 }
@@ -1785,6 +1792,58 @@ static int place_ready(struct mtx *m)
 }
 
 /*
+ * Row buffers: the stream buffers of a completed instruction go to a small
+ * pool that the next instructions take them from, largest need first fit.
+ * The fast model writes every byte of a row before it reads it (reads are
+ * captured whole, result rows computed whole), so a reused buffer is not
+ * cleared; the per-PE model's gets zeroes, as from calloc.
+ */
+static uint8_t *buf_get(struct mtx *m, size_t need, size_t *cap)
+{
+	int i, best = -1;
+	uint8_t *p;
+
+	for (i = 0; i < m->n_pool; i++)
+		if (m->pool[i].cap >= need &&
+		    (best < 0 || m->pool[i].cap < m->pool[best].cap))
+			best = i;
+	if (best < 0) {
+		*cap = need;
+		return calloc(1, need ? need : 1);
+	}
+	p = m->pool[best].p;
+	*cap = m->pool[best].cap;
+	m->pool[best] = m->pool[--m->n_pool];
+	if (m->be != &mtx_fast_backend)
+		memset(p, 0, *cap);
+	return p;
+}
+
+static void buf_put(struct mtx *m, uint8_t *p, size_t cap)
+{
+	int i, small = 0;
+
+	if (!p)
+		return;
+	if (m->n_pool < MTX_POOL) {
+		m->pool[m->n_pool].p = p;
+		m->pool[m->n_pool++].cap = cap;
+		return;
+	}
+	/* full: keep the larger of this one and the smallest kept */
+	for (i = 1; i < MTX_POOL; i++)
+		if (m->pool[i].cap < m->pool[small].cap)
+			small = i;
+	if (m->pool[small].cap < cap) {
+		free(m->pool[small].p);
+		m->pool[small].p = p;
+		m->pool[small].cap = cap;
+	} else {
+		free(p);
+	}
+}
+
+/*
  * Release an instruction.  An mpre's stream buffer is its tile's data (the
  * rows land there directly), so the tile reference, not the stream, owns
  * those bytes.
@@ -1797,9 +1856,11 @@ static void insn_free(struct mtx *m, struct mtx_insn *in)
 		m->be->insn_done(m, in);
 	for (i = 0; i < in->n_st; i++)
 		if (!(in->kind == MTX_PRELOAD && i == 0))
-			free(in->st[i].buf);
+			buf_put(m, in->st[i].buf, in->st[i].buf_cap);
 	tile_put(in->tile);
 	free(in->dec);
+	free(in->wp);
+	free(in->at16);
 	free(in);
 }
 
@@ -1982,6 +2043,316 @@ static void mac_row(int fl, union mtx_val *acc, union mtx_val a,
 }
 
 /*
+ * ---- Integer MACs -------------------------------------------------------
+ *
+ * Integer inputs (int4, int8, int16) decode to values that fit int16, and
+ * int32 accumulation wraps modulo 2^32 (numerics.md "Accumulation").
+ * Addition modulo 2^32 is associative and commutative, so every order of
+ * the same products gives the same bits as the chain in k order: the
+ * integer path may multiply two k at once.  Operands are packed in pairs
+ * of k, one 32-bit word holding the int16 values of k = 2p (low half) and
+ * 2p + 1 (high half; 0 past an odd K): the operand row as ap[p], the
+ * stationary (or B) tile as w[p][n], np words per row.  Then
+ *   out[n] = sum over p of lo(ap[p]) lo(w[p][n]) + hi(ap[p]) hi(w[p][n])
+ * is x86's pmaddwd per 32-bit lane followed by a wrapping add.  pmaddwd
+ * leaves int32 only for (-2^15)^2 + (-2^15)^2 = 2^31, which it returns as
+ * -2^31: the same value modulo 2^32.  An int8 GEMM row of 32 outputs
+ * over K = 32 is 16 x 4 such instructions with AVX2 instead of 1,024
+ * emulated 32-bit multiplies (SSE2 has none).  The float types keep the
+ * k-ordered chains of mac_row (their rounding is not associative).
+ */
+
+/* The int16 halves of a packed word, as int32. */
+static int32_t lo16(uint32_t v)
+{
+	return (int32_t)(v & 0xffff) - (int32_t)(v & 0x8000) * 2;
+}
+
+static int32_t hi16(uint32_t v) { return lo16(v >> 16); }
+
+/* One packed word from two values (each in the int16 range). */
+static uint32_t pack16(int32_t a, int32_t b)
+{
+	return ((uint32_t)a & 0xffff) | ((uint32_t)b & 0xffff) << 16;
+}
+
+static void imac_c(const uint32_t *ap, uint32_t kp, const uint32_t *w,
+		   uint32_t np, uint32_t *out)
+{
+	uint32_t p, n;
+
+	memset(out, 0, (size_t)np * sizeof(*out));
+	for (p = 0; p < kp; p++) {
+		uint32_t a0 = (uint32_t)lo16(ap[p]), a1 = (uint32_t)hi16(ap[p]);
+		const uint32_t *wr = w + (size_t)p * np;
+
+		/* unsigned: the products and the sum wrap modulo 2^32 */
+		for (n = 0; n < np; n++)
+			out[n] += a0 * (uint32_t)lo16(wr[n]) +
+				  a1 * (uint32_t)hi16(wr[n]);
+	}
+}
+
+#ifdef MTX_X86
+/* SSE2 (the x86-64 baseline): 16, then 8 outputs at a time, the sums in
+ * registers across all of k. */
+static void imac_sse2(const uint32_t *ap, uint32_t kp, const uint32_t *w,
+		      uint32_t np, uint32_t *out)
+{
+	uint32_t n = 0, p;
+
+	for (; n + 16 <= np; n += 16) {
+		__m128i s0 = _mm_setzero_si128(), s1 = s0, s2 = s0, s3 = s0;
+
+		for (p = 0; p < kp; p++) {
+			const __m128i *wr = (const __m128i *)(w + (size_t)p * np + n);
+			__m128i a = _mm_set1_epi32((int)ap[p]);
+
+			s0 = _mm_add_epi32(s0, _mm_madd_epi16(a, _mm_loadu_si128(wr)));
+			s1 = _mm_add_epi32(s1, _mm_madd_epi16(a, _mm_loadu_si128(wr + 1)));
+			s2 = _mm_add_epi32(s2, _mm_madd_epi16(a, _mm_loadu_si128(wr + 2)));
+			s3 = _mm_add_epi32(s3, _mm_madd_epi16(a, _mm_loadu_si128(wr + 3)));
+		}
+		_mm_storeu_si128((__m128i *)(out + n), s0);
+		_mm_storeu_si128((__m128i *)(out + n + 4), s1);
+		_mm_storeu_si128((__m128i *)(out + n + 8), s2);
+		_mm_storeu_si128((__m128i *)(out + n + 12), s3);
+	}
+	for (; n + 8 <= np; n += 8) {
+		__m128i s0 = _mm_setzero_si128(), s1 = s0;
+
+		for (p = 0; p < kp; p++) {
+			const __m128i *wr = (const __m128i *)(w + (size_t)p * np + n);
+			__m128i a = _mm_set1_epi32((int)ap[p]);
+
+			s0 = _mm_add_epi32(s0, _mm_madd_epi16(a, _mm_loadu_si128(wr)));
+			s1 = _mm_add_epi32(s1, _mm_madd_epi16(a, _mm_loadu_si128(wr + 1)));
+		}
+		_mm_storeu_si128((__m128i *)(out + n), s0);
+		_mm_storeu_si128((__m128i *)(out + n + 4), s1);
+	}
+}
+
+/* AVX2 where the host has it (checked once at run time): 64, 32, then 8
+ * outputs at a time. */
+__attribute__((target("avx2")))
+static void imac_avx2(const uint32_t *ap, uint32_t kp, const uint32_t *w,
+		      uint32_t np, uint32_t *out)
+{
+	uint32_t n = 0, p, j;
+
+	for (; n + 64 <= np; n += 64) {
+		__m256i s[8];
+
+		for (j = 0; j < 8; j++)
+			s[j] = _mm256_setzero_si256();
+		for (p = 0; p < kp; p++) {
+			const __m256i *wr = (const __m256i *)(w + (size_t)p * np + n);
+			__m256i a = _mm256_set1_epi32((int)ap[p]);
+
+			for (j = 0; j < 8; j++)
+				s[j] = _mm256_add_epi32(s[j],
+					_mm256_madd_epi16(a, _mm256_loadu_si256(wr + j)));
+		}
+		for (j = 0; j < 8; j++)
+			_mm256_storeu_si256((__m256i *)(out + n + 8 * j), s[j]);
+	}
+	for (; n + 32 <= np; n += 32) {
+		__m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0;
+
+		for (p = 0; p < kp; p++) {
+			const __m256i *wr = (const __m256i *)(w + (size_t)p * np + n);
+			__m256i a = _mm256_set1_epi32((int)ap[p]);
+
+			s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(a, _mm256_loadu_si256(wr)));
+			s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(a, _mm256_loadu_si256(wr + 1)));
+			s2 = _mm256_add_epi32(s2, _mm256_madd_epi16(a, _mm256_loadu_si256(wr + 2)));
+			s3 = _mm256_add_epi32(s3, _mm256_madd_epi16(a, _mm256_loadu_si256(wr + 3)));
+		}
+		_mm256_storeu_si256((__m256i *)(out + n), s0);
+		_mm256_storeu_si256((__m256i *)(out + n + 8), s1);
+		_mm256_storeu_si256((__m256i *)(out + n + 16), s2);
+		_mm256_storeu_si256((__m256i *)(out + n + 24), s3);
+	}
+	for (; n + 8 <= np; n += 8) {
+		__m256i s0 = _mm256_setzero_si256();
+
+		for (p = 0; p < kp; p++) {
+			const __m256i *wr = (const __m256i *)(w + (size_t)p * np + n);
+
+			s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(
+				_mm256_set1_epi32((int)ap[p]), _mm256_loadu_si256(wr)));
+		}
+		_mm256_storeu_si256((__m256i *)(out + n), s0);
+	}
+}
+
+/* 1 if the host runs AVX2 (asked once; the answer never changes). */
+static int host_avx2(void)
+{
+	static int have = -1;
+
+	if (have < 0) {
+		__builtin_cpu_init();
+		have = __builtin_cpu_supports("avx2") ? 1 : 0;
+	}
+	return have;
+}
+#endif
+
+void mtx_imac(const uint32_t *ap, uint32_t kp, const uint32_t *w,
+	      uint32_t np, uint32_t *out, int impl)
+{
+#ifdef MTX_X86
+	if ((impl == 0 || impl == 3) && host_avx2()) {
+		imac_avx2(ap, kp, w, np, out);
+		return;
+	}
+	if (impl == 0 || impl == 2) {
+		imac_sse2(ap, kp, w, np, out);
+		return;
+	}
+#endif
+	imac_c(ap, kp, w, np, out);
+}
+
+/* Columns padded to the kernels' step of 8. */
+static uint32_t pad8(uint32_t n) { return (n + 7) & ~7u; }
+
+/*
+ * rows x cols values (row k of K, stride cols) as pairs of k: word [p][n]
+ * holds rows 2p and 2p + 1 of column n; padding (an odd last row, columns
+ * up to np) is 0 and adds nothing.
+ */
+static uint32_t *pack_pairs(const union mtx_val *v, uint32_t rows,
+			    uint32_t cols, uint32_t np)
+{
+	uint32_t kp = (rows + 1) / 2, p, n;
+	uint32_t *w = calloc((size_t)kp * np + 1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	for (p = 0; p < kp; p++)
+		for (n = 0; n < cols; n++)
+			w[(size_t)p * np + n] =
+				pack16(v[(size_t)2 * p * cols + n].i,
+				       2 * p + 1 < rows ?
+				       v[(size_t)(2 * p + 1) * cols + n].i : 0);
+	return w;
+}
+
+/* Integer scratch of n words (the operand pairs and the sums). */
+static uint32_t *iscratch(struct mtx *m, uint32_t n)
+{
+	if (n > m->n_itmp) {
+		uint32_t *v = realloc(m->itmp, (size_t)n * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		m->itmp = v;
+		m->n_itmp = n;
+	}
+	return m->itmp;
+}
+
+/*
+ * One result row of an integer instruction (WS, IS, OS) by pairs of k:
+ * the same int32 sums as the k-ordered chains (see "Integer MACs").
+ */
+static int fast_row_int(struct mtx *m, struct mtx_insn *in, uint32_t row,
+			uint8_t *dst, uint32_t cols)
+{
+	uint32_t K = in->k, kp = (K + 1) / 2, p, j, np;
+	const uint32_t *w;
+	uint32_t *ap, *out;
+
+	if (in->df == MTX_OS) {
+		/* B as pairs and A^T as int16, once per instruction (all
+		 * reads have completed by its first result row) */
+		if (!in->wp) {
+			union mtx_val *v = malloc((size_t)K *
+						  (in->m > in->n ? in->m : in->n) *
+						  sizeof(*v));
+			uint32_t k;
+
+			if (!v)
+				return NPU_ENOMEM;
+			in->wp_np = pad8(in->n);
+			in->at16 = malloc((size_t)K * in->m * sizeof(int16_t));
+			for (k = 0; k < K; k++)
+				mtx_decode(in->in_type,
+					   in->st[1].buf + (size_t)k * in->st[1].bytes,
+					   in->n, v + (size_t)k * in->n);
+			in->wp = pack_pairs(v, K, in->n, in->wp_np);
+			if (in->at16)
+				for (k = 0; k < K; k++) {
+					mtx_decode(in->in_type,
+						   in->st[0].buf + (size_t)k * in->st[0].bytes,
+						   in->m, v);
+					for (j = 0; j < in->m; j++)
+						in->at16[(size_t)k * in->m + j] =
+							(int16_t)v[j].i;
+				}
+			free(v);
+			if (!in->wp || !in->at16)
+				return NPU_ENOMEM;
+		}
+		w = in->wp;
+		np = in->wp_np;
+		if (!(ap = iscratch(m, kp + np)))
+			return NPU_ENOMEM;
+		for (p = 0; p < kp; p++)
+			ap[p] = pack16(in->at16[(size_t)2 * p * in->m + row],
+				       2 * p + 1 < K ?
+				       in->at16[(size_t)(2 * p + 1) * in->m + row] : 0);
+	} else {
+		/* WS: A row x W (K x N); IS: B^T row x A^T (K x M) */
+		struct mtx_tile *t = in->tile;
+		const uint8_t *raw = in->st[0].buf + (size_t)row * in->st[0].bytes;
+
+		if (!t->wp) {
+			union mtx_val *v = tile_dec(t);
+
+			if (!v)
+				return NPU_ENOMEM;
+			t->wp_np = pad8(t->cols);
+			if (!(t->wp = pack_pairs(v, t->rows, t->cols, t->wp_np)))
+				return NPU_ENOMEM;
+		}
+		w = t->wp;
+		np = t->wp_np;
+		if (!(ap = iscratch(m, kp + np)))
+			return NPU_ENOMEM;
+		if (in->in_type == DT_INT8) {
+			const int8_t *a = (const int8_t *)raw;
+
+			for (p = 0; p < K / 2; p++)
+				ap[p] = pack16(a[2 * p], a[2 * p + 1]);
+			if (K & 1)
+				ap[kp - 1] = pack16(a[K - 1], 0);
+		} else {
+			union mtx_val *a = scratch(m, K);
+
+			if (!a)
+				return NPU_ENOMEM;
+			mtx_decode(in->in_type, raw, K, a);
+			for (p = 0; p < kp; p++)
+				ap[p] = pack16(a[2 * p].i,
+					       2 * p + 1 < K ? a[2 * p + 1].i : 0);
+		}
+	}
+	out = ap + kp;
+	mtx_imac(ap, kp, w, np, out, 0);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(dst, out, (size_t)cols * 4);
+#else
+	for (j = 0; j < cols; j++)
+		put_le32(dst + 4 * j, out[j]);
+#endif
+	return 0;
+}
+
+/*
  * One result row by the array's arithmetic: each output is the chain of
  * products in increasing k from +0, as the partial sum moves down the
  * column (WS, IS) or accumulates in place (OS); padded PEs add +0*+0,
@@ -2016,6 +2387,8 @@ static int fast_row_values(struct mtx *m, struct mtx_insn *in, uint32_t row)
 		}
 		return 0;
 	}
+	if (in->acc_type == DT_INT32)
+		return fast_row_int(m, in, row, dst, cols);
 	/* acc[0..cols) sums, then a[0..K) the decoded operand row. */
 	if (!(acc = scratch(m, cols + K)))
 		return NPU_ENOMEM;
@@ -2138,8 +2511,11 @@ static void mtx_destroy(struct unit *u)
 	if (m->be->fini)
 		m->be->fini(m);
 	tile_put(m->cur_tile);
+	for (i = 0; i < (size_t)m->n_pool; i++)
+		free(m->pool[i].p);
 	free(m->segs);
 	free(m->tmp);
+	free(m->itmp);
 	free(m);
 }
 
@@ -2199,8 +2575,10 @@ static int insn_alloc(struct mtx *m, struct mtx_insn *in)
 		in->st[0].buf = t->data; /* rows land in the tile directly */
 		return 0;
 	}
-	for (i = 0; i < in->n_st; i++) {
-		in->st[i].buf = calloc(in->st[i].n, in->st[i].bytes);
+	/* a timing-only run moves no bytes: no row buffers */
+	for (i = 0; i < in->n_st && eng_values(m->u.eng); i++) {
+		in->st[i].buf = buf_get(m, (size_t)in->st[i].n * in->st[i].bytes,
+					&in->st[i].buf_cap);
 		if (!in->st[i].buf)
 			return NPU_ENOMEM;
 	}

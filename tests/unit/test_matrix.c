@@ -689,6 +689,64 @@ START_TEST(matrix_decode_fast_paths)
 END_TEST
 
 /*
+ * The integer pair kernels (mtx_imac: portable C, SSE2, AVX2) against the
+ * k-ordered chain of num_mac_i32 over the same values, on random int16
+ * operands and on the extremes where pmaddwd's pair sum leaves int32
+ * ((-2^15)^2 + (-2^15)^2 = 2^31): the sums must agree modulo 2^32.
+ */
+START_TEST(matrix_int_pairs_exact)
+{
+	enum { KP = 9, NP = 136 };
+	static uint32_t ap[KP], w[KP * NP], out[NP], ref[NP];
+	uint32_t seed = 12345, p, n;
+	int impl, round;
+
+	for (round = 0; round < 3; round++) {
+		for (p = 0; p < KP; p++) {
+			seed = seed * 1103515245u + 12345u;
+			ap[p] = round == 1 ? 0x80008000u : seed;
+			for (n = 0; n < NP; n++) {
+				seed = seed * 1103515245u + 12345u;
+				w[p * NP + n] = round == 1 ? 0x80008000u :
+						round == 2 ? (seed | 0x80008000u) : seed;
+			}
+		}
+		for (n = 0; n < NP; n++) {
+			int32_t acc = 0;
+
+			for (p = 0; p < KP; p++) {
+				int32_t a0 = (int16_t)(ap[p] & 0xffff);
+				int32_t a1 = (int16_t)(ap[p] >> 16);
+				int32_t w0 = (int16_t)(w[p * NP + n] & 0xffff);
+				int32_t w1 = (int16_t)(w[p * NP + n] >> 16);
+
+				acc = num_mac_i32(acc, a0, w0);
+				acc = num_mac_i32(acc, a1, w1);
+			}
+			ref[n] = (uint32_t)acc;
+		}
+		for (impl = 0; impl <= 3; impl++) {
+			/* every step the kernels take: 64, 32, 16, 8 columns */
+			uint32_t nps[] = { NP, 64, 40, 8 };
+			size_t i;
+
+			for (i = 0; i < 4; i++) {
+				uint32_t np = nps[i];
+				static uint32_t w2[KP * NP];
+
+				for (p = 0; p < KP; p++)
+					memcpy(w2 + p * np, w + p * NP, np * 4);
+				memset(out, 0xa5, sizeof(out));
+				mtx_imac(ap, KP, w2, np, out, impl);
+				for (n = 0; n < np; n++)
+					ck_assert_uint_eq(out[n], ref[n]);
+			}
+		}
+	}
+}
+END_TEST
+
+/*
  * Packed PEs (core.matrix.macs_per_pe.<type> = p): a WS/IS fold holds pR
  * rows of K and takes the same cycles as an unpacked fold of R; an OS
  * fold streams K rows in ceil(K/p) cycles.  Values as without packing
@@ -1440,6 +1498,7 @@ static Suite *suite_matrix(void)
 	TEST_ADD(s, matrix_int8_gemm_exact);
 	TEST_ADD(s, matrix_float_gemm_ordered);
 	TEST_ADD(s, matrix_decode_fast_paths);
+	TEST_ADD(s, matrix_int_pairs_exact);
 	TEST_ADD(s, matrix_packed_macs);
 	TEST_ADD(s, matrix_pe_equals_fast_shapes);
 	TEST_ADD(s, matrix_pe_equals_fast_options);
