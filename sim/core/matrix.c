@@ -1056,6 +1056,25 @@ static int op_done(void *ctx, uint64_t tag, cycle_t when)
 	return was_frozen || m->frozen ? seq_kick(m) : 0;
 }
 
+/* First row of op i of a stream (g rows per op, in reverse if rev). */
+static uint32_t op_row(const struct mtx_stream *s, uint32_t i)
+{
+	return s->g > 1 ? i * s->g : s->rev ? s->n - 1 - i : i;
+}
+
+/* The memory request of the op whose first row is 'row', for cycle t. */
+static void op_req(const struct mtx_stream *s, uint32_t row, cycle_t t,
+		   struct mem_req *r)
+{
+	uint32_t nr = s->n - row < s->g ? s->n - row : s->g;
+
+	memset(r, 0, sizeof(*r));
+	r->addr = s->addr + (uint64_t)row * s->stride;
+	r->bytes = nr * s->bytes;
+	r->write = (uint8_t)s->write;
+	r->when = t;
+}
+
 /*
  * Issue op i of a stream at the current cycle.  The deadline differs by
  * direction: a read must have arrived when the array consumes it (its
@@ -1068,8 +1087,7 @@ static int op_issue(struct mtx *m, struct mtx_insn *in, int si, uint32_t i,
 {
 	struct mtx_stream *s = &in->st[si];
 	struct mtx_op *op = m->free_ops;
-	uint32_t row = s->g > 1 ? i * s->g : s->rev ? s->n - 1 - i : i;
-	uint32_t nr = s->n - row < s->g ? s->n - row : s->g;
+	uint32_t row = op_row(s, i);
 	struct mem_req r;
 	int rc;
 
@@ -1094,10 +1112,7 @@ static int op_issue(struct mtx *m, struct mtx_insn *in, int si, uint32_t i,
 		return rc;
 	}
 	m->u.ctr[s->write ? CTR_MATRIX_SRAM_WRITES : CTR_MATRIX_SRAM_READS]++;
-	r.addr = s->addr + (uint64_t)row * s->stride;
-	r.bytes = nr * s->bytes;
-	r.write = (uint8_t)s->write;
-	r.when = eng_now(m->u.eng);
+	op_req(s, row, eng_now(m->u.eng), &r);
 	r.done = op_done;
 	r.ctx = m;
 	r.tag = (uint64_t)(uintptr_t)op;
@@ -1550,6 +1565,344 @@ out:
 	return rc;
 }
 
+/* ---- fast-forward over uncontended streaming ---------------------------- */
+
+/*
+ * Most of an mmul's cycles do one thing: each stream issues its next row,
+ * a one-cycle access that nothing else contends with, which completes
+ * exactly at its deadline.  The per-cycle model spends a sequencer event,
+ * an arbitration event and a completion event (per memory) on each such
+ * cycle.  When nobody else can act before the window ends (eng_horizon:
+ * no other unit's event, no sampling boundary, no pause or limit) and
+ * nobody else has an access presented to the matrix engine's memories
+ * (mem quiet), the outcome of those cycles is fixed: every access is
+ * granted at its issue cycle and completes one cycle later, no array
+ * cycle freezes, and no other unit can see the state in between.  So the
+ * window's cycles are applied at once, from this pass: the same counters,
+ * round-robin pointers and requestor positions in the memories
+ * (mem_target_ops.ff_cycle), the same values captured and written in the
+ * same order (op_effect), the same stream positions and instruction
+ * bookkeeping - only without the events.
+ *
+ * A window [x, y) of array cycles holds only stream accesses: it ends
+ * before any instruction's start or interval end (those notify the
+ * control unit and may complete instructions), before the first access
+ * of a stream that is not one access per cycle of one cycle each at a
+ * memory of latency 1 (those may stall the array), before a cycle whose
+ * accesses would meet in a bank or in a requestor, and early enough that
+ * the completions of its last cycle (at y + off) come before the
+ * horizon.  It starts only with no access of the engine in flight.
+ * Contention is therefore never skipped: a cycle that could see any runs
+ * the per-cycle model, and a competing requestor is an event (an issue
+ * by another unit) that bounds every window.
+ */
+
+/* 1 if every access of the stream is one per cycle, of one cycle, at a
+ * latency-1 memory that can fast-forward. */
+static int ff_stream_ok(const struct mtx *m, const struct mtx_stream *s)
+{
+	const struct mem_port *p = &m->port[s->req];
+	struct mem_info mi;
+
+	if (s->dyn || s->per != 1 || !p->t.ops->ff_cycle)
+		return 0;
+	mem_info(p, &mi);
+	/* lead = latency + the widest row's cycles - 1 (stream_lead) */
+	return mi.latency == 1 && s->lead == 1;
+}
+
+/* One access of a window cycle. */
+struct ff_op {
+	struct mtx_insn *in;
+	int si;
+	struct mem_req r;
+};
+
+#define FF_MAX_OPS 24
+/* Array cycles one window may cover: bounds the instructions it looks at
+ * (those with work before its end) in a deep queue of small ones. */
+#define FF_SPAN 1024
+
+/*
+ * The accesses of array cycle c among the acting instructions, in the
+ * order process_cycle issues them; *next = the following cycle with any.
+ * Returns the count, or -1 if they are more than FF_MAX_OPS.
+ */
+static int ff_gather(struct mtx *m, struct mtx_insn *act, cycle_t c,
+		     struct ff_op *ops, cycle_t *next)
+{
+	struct mtx_insn *in;
+	int n = 0, i;
+
+	*next = CYCLE_MAX;
+	for (in = act; in; in = in->act_next)
+		for (i = 0; i < in->n_st; i++) {
+			struct mtx_stream *s = &in->st[i];
+			cycle_t ic;
+
+			if (s->next >= s->nops)
+				continue;
+			ic = op_issue_cycle(in, s, s->next);
+			if (ic != c) {
+				if (ic < *next)
+					*next = ic;
+				continue;
+			}
+			if (n == FF_MAX_OPS)
+				return -1;
+			ops[n].in = in;
+			ops[n].si = i;
+			op_req(s, op_row(s, s->next), c + m->off, &ops[n].r);
+			n++;
+			/* per == 1: its next access is the next cycle's */
+			if (c + 1 < *next)
+				*next = c + 1;
+		}
+	return n;
+}
+
+/*
+ * The memories' side of one cycle's accesses, grouped by memory: check
+ * (apply 0) that none meets another in a bank or requestor, or account
+ * them (apply 1).  Returns 0, MEM_RETRY (contended) or an error.
+ */
+static int ff_memories(struct mtx *m, const struct ff_op *ops, int n,
+		       int apply)
+{
+	int done[FF_MAX_OPS] = { 0 }, i, k, rc;
+
+	for (i = 0; i < n; i++) {
+		const struct mem_port *p;
+		struct mem_req rq[FF_MAX_OPS];
+		int ids[FF_MAX_OPS], cnt = 0;
+
+		if (done[i])
+			continue;
+		p = &m->port[ops[i].in->st[ops[i].si].req];
+		for (k = i; k < n; k++) {
+			const struct mem_port *q = &m->port[ops[k].in->st[ops[k].si].req];
+			int j;
+
+			if (done[k] || q->t.obj != p->t.obj)
+				continue;
+			/* one access per requestor per cycle */
+			for (j = 0; j < cnt; j++)
+				if (ids[j] == q->id)
+					return MEM_RETRY;
+			done[k] = 1;
+			ids[cnt] = q->id;
+			rq[cnt++] = ops[k].r;
+		}
+		if ((rc = p->t.ops->ff_cycle(p->t.obj, ids, rq, cnt, apply)))
+			return rc;
+	}
+	return 0;
+}
+
+/* A stream's accesses in a window: ops j0 .. j0 + cnt - 1, the first
+ * issued at array cycle c0, one per cycle. */
+struct ff_run {
+	struct mtx_insn *in;
+	int si;
+	uint32_t j0, cnt;
+	cycle_t c0;
+};
+
+/* The matrix engine's side of a run's accesses: what op_issue and op_done
+ * do for each (values only with values on: reads before writes, see
+ * ff_bulk). */
+static int ff_run_effect(struct mtx *m, const struct ff_run *u, int values)
+{
+	struct mtx_stream *s = &u->in->st[u->si];
+	uint32_t j;
+	int rc;
+
+	if (values) {
+		for (j = u->j0; j < u->j0 + u->cnt; j++)
+			if ((rc = op_effect(m, u->in, u->si, op_row(s, j))))
+				return rc;
+		return 0;
+	}
+	m->u.ctr[s->write ? CTR_MATRIX_SRAM_WRITES :
+			    CTR_MATRIX_SRAM_READS] += u->cnt;
+	m->op_seq += u->cnt;
+	s->next += u->cnt;
+	u->in->ops_left -= u->cnt;
+	if (u->c0 + u->cnt + m->off > u->in->last_done)
+		u->in->last_done = u->c0 + u->cnt + m->off;
+	return 0;
+}
+
+/*
+ * The window [x, y) stream by stream, when each memory sees one requestor
+ * at a time (WS and IS folds, mpre, mout): every access is then alone in
+ * its memory, and each stream's are one bulk call to the memory.  Values
+ * in order: every read of the window before every write, which is the
+ * order of their completions wherever it matters (a result row needs
+ * operand rows that completed before it; within a window no instruction
+ * writes a memory that another of its accesses reads, since mout drains
+ * the engine on both sides).  *adv = 0 (nothing done) when two
+ * requestors of one memory overlap in time: the per-cycle path checks
+ * their banks cycle by cycle.
+ */
+static int ff_bulk(struct mtx *m, struct mtx_insn *act, cycle_t x, cycle_t y,
+		   int *adv)
+{
+	struct ff_run runs[FF_MAX_OPS], t;
+	struct mtx_insn *in;
+	int n = 0, i, k, rc, values = eng_values(m->u.eng);
+
+	*adv = 0;
+	for (in = act; in; in = in->act_next)
+		for (i = 0; i < in->n_st; i++) {
+			struct mtx_stream *s = &in->st[i];
+			cycle_t c0;
+
+			if (s->next >= s->nops ||
+			    (c0 = op_issue_cycle(in, s, s->next)) >= y)
+				continue;
+			if (c0 < x || n == FF_MAX_OPS)
+				return 0;
+			runs[n].in = in;
+			runs[n].si = i;
+			runs[n].j0 = s->next;
+			runs[n].cnt = s->nops - s->next < y - c0 ?
+				      s->nops - s->next : (uint32_t)(y - c0);
+			runs[n++].c0 = c0;
+		}
+	/* by first cycle (insertion sort: a handful), so that the memories
+	 * see each requestor's accesses in time order */
+	for (i = 1; i < n; i++) {
+		t = runs[i];
+		for (k = i; k > 0 && runs[k - 1].c0 > t.c0; k--)
+			runs[k] = runs[k - 1];
+		runs[k] = t;
+	}
+	for (i = 0; i < n; i++)
+		for (k = i + 1; k < n; k++) {
+			const struct mem_port *p = &m->port[runs[i].in->st[runs[i].si].req];
+			const struct mem_port *q = &m->port[runs[k].in->st[runs[k].si].req];
+
+			if (p->t.obj == q->t.obj &&
+			    runs[k].c0 < runs[i].c0 + runs[i].cnt)
+				return 0; /* two at once in one memory */
+		}
+	for (i = 0; i < n; i++) {
+		const struct ff_run *u = &runs[i];
+		struct mtx_stream *s = &u->in->st[u->si];
+		const struct mem_port *p = &m->port[s->req];
+		uint32_t row = op_row(s, u->j0), full = u->cnt;
+		int64_t step = s->g > 1 ? (int64_t)s->stride * s->g :
+			       s->rev ? -(int64_t)s->stride : (int64_t)s->stride;
+		struct mem_req r;
+
+		/* a grouped stream's last op may hold fewer rows */
+		op_req(s, op_row(s, u->j0 + u->cnt - 1), 0, &r);
+		if (r.bytes != s->bytes * s->g && s->g > 1)
+			full--;
+		if (full && (rc = p->t.ops->ff_stream(p->t.obj, p->id,
+					s->addr + (uint64_t)row * s->stride,
+					step, s->bytes * s->g, full, s->write,
+					u->c0 + m->off)))
+			return rc;
+		if (full < u->cnt &&
+		    (rc = p->t.ops->ff_stream(p->t.obj, p->id, r.addr, 0,
+					      r.bytes, 1, s->write,
+					      u->c0 + full + m->off)))
+			return rc;
+	}
+	for (k = 0; values && k < 2; k++)
+		for (i = 0; i < n; i++)
+			if (runs[i].in->st[runs[i].si].write == k &&
+			    (rc = ff_run_effect(m, &runs[i], 1)))
+				return rc;
+	for (i = 0; i < n; i++)
+		if ((rc = ff_run_effect(m, &runs[i], 0)))
+			return rc;
+	*adv = n > 0;
+	return 0;
+}
+
+/*
+ * Try to fast-forward from array cycle x (real 'now', whose pass is about
+ * to run).  *adv = 1 if a window was applied (the pass then schedules the
+ * next one), 0 if cycle x must run the per-cycle way.
+ */
+static int ff_window(struct mtx *m, cycle_t x, cycle_t now, int *adv)
+{
+	struct mtx_insn *act = NULL, *in, *next_in;
+	struct ff_op ops[FF_MAX_OPS];
+	cycle_t h, y, c, nc;
+	int i, n, rc = 0;
+
+	*adv = 0;
+	if (!eng_fast_forward(m->u.eng) || m->be != &mtx_fast_backend ||
+	    m->frozen || m->n_heap)
+		return 0;
+	for (i = 0; i < MTX_N_REQ; i++)
+		if (!m->port[i].t.ops->quiet ||
+		    !m->port[i].t.ops->quiet(m->port[i].t.obj))
+			return 0;
+	/* the completions of cycle y - 1 land at real y + off < h */
+	h = eng_horizon(m->u.eng);
+	if (h <= now + 1)
+		return 0;
+	y = h - 1 - m->off;
+	if (y > x + FF_SPAN)
+		y = x + FF_SPAN;
+	due_collect(m, 0, y - 1, &act);
+	for (in = act; in; in = in->act_next) {
+		if (!in->started && in->b < y)
+			y = in->b;
+		if (!in->array_done && in->b + in->t - 1 < y)
+			y = in->b + in->t - 1;
+		for (i = 0; i < in->n_st; i++) {
+			struct mtx_stream *s = &in->st[i];
+
+			if (s->next < s->nops && !ff_stream_ok(m, s) &&
+			    op_issue_cycle(in, s, s->next) < y)
+				y = op_issue_cycle(in, s, s->next);
+		}
+	}
+	if (y > x && (rc = ff_bulk(m, act, x, y, adv)))
+		goto out;
+	for (c = x; c < y && !*adv; c = nc) {
+		if ((n = ff_gather(m, act, c, ops, &nc)) < 0)
+			break;
+		if ((rc = ff_memories(m, ops, n, 0))) {
+			if (rc != MEM_RETRY)
+				goto out;
+			rc = 0;
+			break;    /* contended: the per-cycle model decides */
+		}
+		if ((rc = ff_memories(m, ops, n, 1)))
+			goto out;
+		/* op_issue, then op_done at c + off + 1 (never late: no
+		 * freeze, and never an instruction's last access) */
+		for (i = 0; i < n; i++) {
+			struct mtx_insn *oi = ops[i].in;
+			struct mtx_stream *s = &oi->st[ops[i].si];
+
+			m->u.ctr[s->write ? CTR_MATRIX_SRAM_WRITES :
+					    CTR_MATRIX_SRAM_READS]++;
+			m->op_seq++;
+			if ((rc = op_effect(m, oi, ops[i].si, op_row(s, s->next))))
+				goto out;
+			s->next++;
+			oi->ops_left--;
+			if (c + m->off + 1 > oi->last_done)
+				oi->last_done = c + m->off + 1;
+		}
+		*adv = 1;
+	}
+out:
+	for (in = act; in; in = next_in) {
+		next_in = in->act_next;
+		due_rekey(m, in);
+	}
+	return rc;
+}
+
 /*
  * The sequencer: repeatedly take the next array cycle x with work, make
  * sure every due deadline is met (else wait, frozen), and either schedule
@@ -1558,7 +1911,7 @@ out:
 static int seq_run(struct mtx *m)
 {
 	cycle_t now = eng_now(m->u.eng);
-	int rc;
+	int rc, adv;
 
 	for (;;) {
 		cycle_t x, r;
@@ -1575,7 +1928,9 @@ static int seq_run(struct mtx *m)
 			return seq_schedule(m, r);
 		if (r < now)
 			return NPU_EINTERNAL; /* a cycle was skipped */
-		if ((rc = process_cycle(m, x, now)))
+		if ((rc = ff_window(m, x, now, &adv)))
+			return rc;
+		if (!adv && (rc = process_cycle(m, x, now)))
 			return rc;
 	}
 }

@@ -89,6 +89,9 @@ struct eng {
 	void *poll_ctx;         /* its context */
 	uint32_t poll_left;     /* events until the next poll */
 	int no_values;          /* timing only (eng_values) */
+	int no_ff;              /* fast-forward off (eng_fast_forward) */
+	cycle_t run_stop;       /* eng_run_until's pause cycle and cycle */
+	cycle_t run_max;        /* limit while a run is on (eng_horizon) */
 };
 
 /*
@@ -110,8 +113,10 @@ eng *eng_new(void)
 {
 	eng *e = calloc(1, sizeof(struct eng));
 
-	if (e)
+	if (e) {
 		e->sample_at = CYCLE_MAX; /* no sampler */
+		e->run_stop = e->run_max = CYCLE_MAX;
+	}
 	return e;
 }
 
@@ -172,6 +177,8 @@ void eng_set_diag(eng *e, struct diag *d) { e->diag = d; }
 size_t eng_pending(const eng *e) { return e->n; }
 int eng_values(const eng *e) { return !e->no_values; }
 void eng_set_values(eng *e, int on) { e->no_values = !on; }
+int eng_fast_forward(const eng *e) { return !e->no_ff; }
+void eng_set_fast_forward(eng *e, int on) { e->no_ff = !on; }
 
 void eng_set_poll(eng *e, eng_poll_fn fn, void *ctx)
 {
@@ -436,6 +443,21 @@ static void heap_check(const eng *e)
 }
 #endif
 
+cycle_t eng_horizon(const eng *e)
+{
+	cycle_t h = e->n ? q_next_when(e) : CYCLE_MAX;
+
+	if (e->sample_at < h)
+		h = e->sample_at;
+	/* a pause at run_stop shows the state after every event up to it */
+	if (e->run_stop < e->run_max && e->run_stop + 1 < h)
+		h = e->run_stop + 1;
+	/* an event past run_max ends the run at run_max */
+	if (e->run_max < CYCLE_MAX && e->run_max + 1 < h)
+		h = e->run_max + 1;
+	return h;
+}
+
 /*
  * After the queue drained: name every unit that still has work.  A unit
  * that is blocked with no event pending can never be woken again (every
@@ -524,6 +546,8 @@ int eng_run_until(eng *e, cycle_t stop, cycle_t max_cycles,
 	struct ev ev;
 	int rc = 0;
 
+	e->run_stop = stop;
+	e->run_max = max_cycles;
 	while (e->n > 0) {
 		/* A pause leaves the event in the heap: continuing pops it
 		 * with its own (when, pri, seq), so a paused and continued
