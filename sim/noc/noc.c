@@ -111,6 +111,7 @@ struct router {
 	struct ivc *in;          /* NOC_N_PORTS * vcs */
 	struct ovc *out;         /* NOC_N_PORTS * vcs */
 	int n_buf;               /* flits held in all input VCs */
+	int n_va;                /* input VCs in IVC_VA (router_va's work) */
 	uint16_t rr_in[NOC_N_PORTS];  /* SA: next VC to favour per input */
 	uint16_t rr_out[NOC_N_PORTS]; /* SA: next input per output */
 	uint16_t rr_va[NOC_N_PORTS];  /* VA: next input VC per output */
@@ -589,6 +590,7 @@ static void ivc_new_head(struct noc *n, int node, struct ivc *iv, cycle_t from)
 	iv->bdone = 0;
 	memset(iv->bpos, 0, sizeof(iv->bpos));
 	iv->state = IVC_VA;
+	n->r[node].n_va++;
 	iv->ready = start + (cycle_t)n->p.t_rc;
 }
 
@@ -728,6 +730,7 @@ static int va_multicast(struct noc *n, struct router *r, int in, cycle_t c,
 	iv->bvc[NOC_LOCAL] = NOC_NO_VC;
 	iv->out_vc = iv->bvc[iv->out_port];
 	iv->state = IVC_ACTIVE;
+	r->n_va--;
 	iv->ready = c + (cycle_t)n->t_va_eff;
 	if (iv->ready > c)
 		*waiting = 1;
@@ -747,6 +750,8 @@ static int router_va(struct noc *n, struct router *r, cycle_t c,
 	int V = n->p.vcs, PV = n->pv, k, grants = 0;
 	int req[NOC_N_PORTS * NOC_N_PORTS * NOC_MAX_VCS], nreq[NOC_N_PORTS];
 
+	if (!r->n_va)
+		return 0; /* no head waits for a VC (most router cycles) */
 	memset(nreq, 0, sizeof(nreq));
 	for (k = 0; k < PV; k++) {
 		struct ivc *iv = &r->in[k];
@@ -799,6 +804,7 @@ static int router_va(struct noc *n, struct router *r, cycle_t c,
 			r->out[k * V + v].owner = in;
 			iv->out_vc = (uint16_t)v;
 			iv->state = IVC_ACTIVE;
+			r->n_va--;
 			iv->ready = c + (cycle_t)n->t_va_eff;
 			if (iv->ready > c)
 				*waiting = 1;
@@ -969,6 +975,7 @@ static int router_sa(struct noc *n, int node, struct router *r, cycle_t c,
 	int V = n->p.vcs, p, v, o, moved = 0;
 	int pick[NOC_N_PORTS];   /* input VC chosen per input port, -1 */
 	int win[NOC_N_PORTS];    /* input port granted per output, -1 */
+	uint32_t want[NOC_N_PORTS]; /* input ports bidding per output */
 
 	for (p = 0; p < NOC_N_PORTS; p++) {
 		pick[p] = -1;
@@ -998,20 +1005,49 @@ static int router_sa(struct noc *n, int node, struct router *r, cycle_t c,
 				break;
 		}
 	}
-	for (o = 0; o < NOC_N_PORTS; o++)
-		win[o] = -1;
+	/*
+	 * Output stage: want[o] = the input ports whose pick bids for o.  A
+	 * unicast pick bids for its route alone (sa_ready found its credit,
+	 * and nothing has changed since); a multicast one for each branch
+	 * sa_wants names.  Round robin takes the first bidder at or after
+	 * the port's pointer, cyclically; age the oldest, lowest port first
+	 * on a tie (the order the bidders were once visited in, p = 0..4).
+	 */
 	for (o = 0; o < NOC_N_PORTS; o++) {
-		for (p = 0; p < NOC_N_PORTS; p++) {
-			int ip = n->p.age ? p : (r->rr_out[o] + p) % NOC_N_PORTS;
+		want[o] = 0;
+		win[o] = -1;
+	}
+	for (p = 0; p < NOC_N_PORTS; p++) {
+		const struct ivc *iv;
 
-			if (pick[ip] < 0 || !sa_wants(n, r, pick[ip], o))
-				continue;
+		if (pick[p] < 0)
+			continue;
+		iv = &r->in[pick[p]];
+		if (!iv->branches) {
+			want[iv->out_port] |= 1u << p;
+			continue;
+		}
+		for (o = 0; o < NOC_N_PORTS; o++)
+			if (sa_wants(n, r, pick[p], o))
+				want[o] |= 1u << p;
+	}
+	for (o = 0; o < NOC_N_PORTS; o++) {
+		uint32_t m = want[o], hi;
+
+		if (!m)
+			continue;
+		if (!n->p.age) {
+			hi = m & ~((1u << r->rr_out[o]) - 1);
+			win[o] = __builtin_ctz(hi ? hi : m);
+			continue;
+		}
+		for (; m; m &= m - 1) {
+			int ip = __builtin_ctz(m);
+
 			if (win[o] < 0 ||
-			    (n->p.age && older(front_pkt(n, r, pick[ip]),
-					       front_pkt(n, r, pick[win[o]]))))
+			    older(front_pkt(n, r, pick[ip]),
+				  front_pkt(n, r, pick[win[o]])))
 				win[o] = ip;
-			if (!n->p.age)
-				break;
 		}
 	}
 	for (o = 0; o < NOC_N_PORTS; o++) {
