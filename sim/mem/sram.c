@@ -1109,6 +1109,7 @@ int sram_ff_stream(sram *s, int req, uint64_t addr, int64_t stride,
 	struct sram_req *r;
 	uint32_t banks = (uint32_t)s->g.banks, rrv, b0, nb, k;
 	uint64_t j, a, last = addr + (n - 1) * (uint64_t)stride, n_words;
+	uint64_t span, period, g, h;
 	int kind = write ? SRAM_ST_WRITES : SRAM_ST_READS;
 
 	if (!n)
@@ -1121,7 +1122,26 @@ int sram_ff_stream(sram *s, int req, uint64_t addr, int64_t stride,
 	    (s->arb_ran && t0 < s->last_arb))
 		return NPU_EINTERNAL;
 	rrv = add_mod((uint32_t)req, 1, (uint32_t)s->n_reqs);
-	for (j = 0, a = addr; j < n; j++, a += (uint64_t)stride) {
+	/*
+	 * Access j's shape depends on its address modulo span = banks x
+	 * bank_width only, which repeats every period = span / gcd(stride
+	 * mod span, span) accesses: access j < period stands for the
+	 * q = (n - 1 - j) / period + 1 accesses j, j + period, ... of the run.
+	 * Example: 8 banks x 16 B, 32-byte rows at stride 32: period 4.
+	 */
+	span = (uint64_t)banks * (uint64_t)s->g.bank_width;
+	/* gcd(x, span) = gcd(-x mod span, span): the magnitude will do */
+	g = (stride < 0 ? (uint64_t)0 - (uint64_t)stride : (uint64_t)stride) % span;
+	for (h = span; g;) {
+		uint64_t t = h % g;
+
+		h = g;
+		g = t;
+	}
+	period = span / h; /* h = gcd(stride mod span, span) */
+	for (j = 0, a = addr; j < n && j < period; j++, a += (uint64_t)stride) {
+		uint64_t q = (n - 1 - j) / period + 1;
+
 		acc_shape(s, a, bytes, &n_words, &b0, &nb);
 		/* one cycle alone: no bank holds more words than ports */
 		if (words_in(s, n_words, 0) > (uint64_t)s->g.ports)
@@ -1130,7 +1150,7 @@ int sram_ff_stream(sram *s, int req, uint64_t addr, int64_t stride,
 			uint32_t b = add_mod(b0, k, banks);
 
 			s->bank_st[(uint64_t)b * SRAM_N_ST + (uint64_t)kind] +=
-				n_words <= banks ? 1 : words_in(s, n_words, k);
+				q * (n_words <= banks ? 1 : words_in(s, n_words, k));
 			s->rr[b] = (int)rrv;
 		}
 	}

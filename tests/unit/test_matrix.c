@@ -1123,7 +1123,7 @@ START_TEST(matrix_fast_forward_same_results)
 
 	for (df = 0; df < 3; df++)
 	for (ti = 0; ti < 2; ti++)
-	for (geo = 0; geo < 4; geo++)
+	for (geo = 0; geo < 5; geo++)
 	for (opt = 0; opt < 5; opt++)
 	for (hog = 0; hog < 3; hog++)
 	for (step = 0; step < 2; step++) {
@@ -1137,7 +1137,7 @@ START_TEST(matrix_fast_forward_same_results)
 			continue; /* packed int8 only */
 		switch (geo) {
 		case 1: /* 8 banks x 4 B: 8-byte int8 rows in one cycle, 32-byte
-			 * result rows in one */
+			 * result rows too */
 			c.spm_banks = c.acc_banks = 8;
 			c.spm_width = c.acc_width = 4;
 			c.spm_ports = c.acc_ports = 1;
@@ -1149,6 +1149,13 @@ START_TEST(matrix_fast_forward_same_results)
 			break;
 		case 3: /* latency 2 */
 			c.spm_lat = c.acc_lat = 2;
+			break;
+		case 4: /* 6 banks of 8 B: a 48-byte span, not a power of
+			 * two, that row strides of 13 or 19 bytes take up
+			 * to 48 rows to repeat */
+			c.spm_banks = c.acc_banks = 6;
+			c.spm_width = c.acc_width = 8;
+			c.spm_ports = c.acc_ports = 1;
 			break;
 		default:
 			break;
