@@ -2494,23 +2494,37 @@ __attribute__((target("avx2")))
 static void imac_avx2(const uint32_t *ap, uint32_t kp, const uint32_t *w,
 		      uint32_t np, uint32_t *out)
 {
-	uint32_t n = 0, p, j;
+	uint32_t n = 0, p;
 
+	/* (the eight sums written out: an array of them stays in memory at
+	 * -O2, a load and a store per multiply) */
+#define IMAC_STEP(s, j) \
+	s = _mm256_add_epi32(s, _mm256_madd_epi16(a, _mm256_loadu_si256(wr + j)))
 	for (; n + 64 <= np; n += 64) {
-		__m256i s[8];
+		__m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0;
+		__m256i s4 = s0, s5 = s0, s6 = s0, s7 = s0;
 
-		for (j = 0; j < 8; j++)
-			s[j] = _mm256_setzero_si256();
 		for (p = 0; p < kp; p++) {
 			const __m256i *wr = (const __m256i *)(w + (size_t)p * np + n);
 			__m256i a = _mm256_set1_epi32((int)ap[p]);
 
-			for (j = 0; j < 8; j++)
-				s[j] = _mm256_add_epi32(s[j],
-					_mm256_madd_epi16(a, _mm256_loadu_si256(wr + j)));
+			IMAC_STEP(s0, 0);
+			IMAC_STEP(s1, 1);
+			IMAC_STEP(s2, 2);
+			IMAC_STEP(s3, 3);
+			IMAC_STEP(s4, 4);
+			IMAC_STEP(s5, 5);
+			IMAC_STEP(s6, 6);
+			IMAC_STEP(s7, 7);
 		}
-		for (j = 0; j < 8; j++)
-			_mm256_storeu_si256((__m256i *)(out + n + 8 * j), s[j]);
+		_mm256_storeu_si256((__m256i *)(out + n), s0);
+		_mm256_storeu_si256((__m256i *)(out + n + 8), s1);
+		_mm256_storeu_si256((__m256i *)(out + n + 16), s2);
+		_mm256_storeu_si256((__m256i *)(out + n + 24), s3);
+		_mm256_storeu_si256((__m256i *)(out + n + 32), s4);
+		_mm256_storeu_si256((__m256i *)(out + n + 40), s5);
+		_mm256_storeu_si256((__m256i *)(out + n + 48), s6);
+		_mm256_storeu_si256((__m256i *)(out + n + 56), s7);
 	}
 	for (; n + 32 <= np; n += 32) {
 		__m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0;
@@ -2519,10 +2533,10 @@ static void imac_avx2(const uint32_t *ap, uint32_t kp, const uint32_t *w,
 			const __m256i *wr = (const __m256i *)(w + (size_t)p * np + n);
 			__m256i a = _mm256_set1_epi32((int)ap[p]);
 
-			s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(a, _mm256_loadu_si256(wr)));
-			s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(a, _mm256_loadu_si256(wr + 1)));
-			s2 = _mm256_add_epi32(s2, _mm256_madd_epi16(a, _mm256_loadu_si256(wr + 2)));
-			s3 = _mm256_add_epi32(s3, _mm256_madd_epi16(a, _mm256_loadu_si256(wr + 3)));
+			IMAC_STEP(s0, 0);
+			IMAC_STEP(s1, 1);
+			IMAC_STEP(s2, 2);
+			IMAC_STEP(s3, 3);
 		}
 		_mm256_storeu_si256((__m256i *)(out + n), s0);
 		_mm256_storeu_si256((__m256i *)(out + n + 8), s1);
@@ -2540,6 +2554,7 @@ static void imac_avx2(const uint32_t *ap, uint32_t kp, const uint32_t *w,
 		}
 		_mm256_storeu_si256((__m256i *)(out + n), s0);
 	}
+#undef IMAC_STEP
 }
 
 /* 1 if the host runs AVX2 (asked once; the answer never changes). */
