@@ -1514,11 +1514,15 @@ static int queue_burst(dram *d, uint32_t ri, const struct dram_loc *loc,
  * and make sure each touched channel wakes no later than its new burst's
  * first command could issue.
  */
+/* Bursts of one request whose decoded location the admission keeps for
+ * the queuing (a DMA burst of 64 B is two of LPDDR5's 32 B). */
+#define DRAM_LOC_KEEP 8
+
 int dram_request(dram *d, uint64_t addr, uint32_t bytes, int write,
 		 dram_done_fn done, void *ctx, uint64_t tag)
 {
 	uint64_t q, q0, q1, end = addr + bytes;
-	struct dram_loc loc;
+	struct dram_loc loc, locs[DRAM_LOC_KEEP]; /* the first bursts' */
 	int cls = write ? CL_WRITE : CL_READ;
 	uint32_t ri;
 	int i, rc;
@@ -1556,6 +1560,8 @@ int dram_request(dram *d, uint64_t addr, uint32_t bytes, int write,
 		memset(d->need, 0, (size_t)d->n_ch * sizeof(*d->need));
 		for (q = q0; q <= q1; q++) {
 			dram_locate(d, q * d->burst_bytes, &loc);
+			if (q - q0 < DRAM_LOC_KEEP)
+				locs[q - q0] = loc;
 			d->need[loc.channel]++;
 		}
 		for (i = 0; i < d->n_ch; i++) {
@@ -1584,7 +1590,10 @@ int dram_request(dram *d, uint64_t addr, uint32_t bytes, int write,
 			lo = addr;
 		if (hi > end)
 			hi = end;
-		dram_locate(d, q * d->burst_bytes, &loc);
+		if (!d->ideal && q - q0 < DRAM_LOC_KEEP)
+			loc = locs[q - q0]; /* decoded for the admission */
+		else
+			dram_locate(d, q * d->burst_bytes, &loc);
 		rc = queue_burst(d, ri, &loc, (uint32_t)(hi - lo), write);
 		if (rc)
 			return rc;

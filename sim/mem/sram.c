@@ -468,6 +468,33 @@ static int arbitrate(struct sram *s, cycle_t t)
 	if (s->arb_ran && s->last_arb == t)
 		return 0; /* duplicate event for a cycle already resolved */
 
+	/*
+	 * One requestor with a head (a DMA engine's stream, most passes): it
+	 * shares no bank, so the pass below reduces to catching it up,
+	 * activating or advancing it, and letting it run free - the same
+	 * steps without the four walks (bank_stamp/bank_n are this pass's
+	 * scratch, read by no later one).
+	 */
+	if (s->n_live_words == 1 && s->live[0] &&
+	    !(s->live[0] & (s->live[0] - 1))) {
+		struct sram_req *r;
+
+		i = __builtin_ctzll(s->live[0]);
+		r = &s->reqs[i];
+		if ((rc = head_catch_up(s, i, t)))
+			return rc;
+		if (r->hs == HS_PENDING && r->elig <= t) {
+			head_activate(s, r);
+			r->hs = HS_ARB;
+			r->free_s = t;
+		} else if (r->hs == HS_FREE) {
+			head_materialise(s, i, t);
+		}
+		s->arb_ran = 1;
+		s->last_arb = t;
+		return active(r) ? head_set_free(s, i, t) : 0;
+	}
+
 	/* (Idle requestors have nothing to catch up, activate or count.) */
 	FOR_LIVE(s, i, w, m) {
 		struct sram_req *r = &s->reqs[i];
