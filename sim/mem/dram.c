@@ -288,6 +288,9 @@ struct dram {
 	int ch_top;         /* the whole channel field is most significant */
 	uint64_t top_span;  /* ch_top: bursts of one channel's share */
 	uint32_t burst_bytes;/* bytes per burst (interleave granule) */
+	int burst_shift;    /* its log2 when a power of two (always, with the
+			       presets), else -1: addresses to bursts without
+			       a 64-bit division */
 	uint32_t whigh, wlow;/* write buffer watermarks, entries */
 	uint32_t hit_cap;   /* dram.row_hit_cap, 0 = none */
 	int per_bank_ref;   /* dram.refresh == per_bank */
@@ -421,9 +424,16 @@ static uint64_t hist_low(unsigned i)
  * whole channel field, each channel instead owns a contiguous share of
  * dram.bytes: channel = q / top_span (dram_map.h).
  */
+/* The burst an address falls in. */
+static uint64_t burst_of(const dram *d, uint64_t addr)
+{
+	return d->burst_shift >= 0 ? addr >> d->burst_shift
+				   : addr / d->burst_bytes;
+}
+
 void dram_locate(const dram *d, uint64_t addr, struct dram_loc *loc)
 {
-	uint64_t q = addr / d->burst_bytes, v[DRAM_F_N] = { 0 };
+	uint64_t q = burst_of(d, addr), v[DRAM_F_N] = { 0 };
 	int i, lo = 0;
 
 	if (d->ch_top) {
@@ -1534,8 +1544,8 @@ int dram_request(dram *d, uint64_t addr, uint32_t bytes, int write,
 		return NPU_ERANGE;
 	if (end < addr || end > d->size)
 		return NPU_EFAULT;
-	q0 = addr / d->burst_bytes;
-	q1 = (end - 1) / d->burst_bytes;
+	q0 = burst_of(d, addr);
+	q1 = burst_of(d, end - 1);
 	if (q0 == q1) {
 		/* one burst (the common case): decode once */
 		struct queue *qq;
@@ -1877,6 +1887,8 @@ static int setup_geometry(dram *d, const struct arch *a)
 	/* Bytes per burst: bus width in bytes x burst length in beats, e.g.
 	 * DDR4 x64 BL8 = 64 B, LPDDR5 x16 BL16 = 32 B, HBM3 x32 BL8 = 32 B. */
 	d->burst_bytes = (uint32_t)(bus / 8 * bl);
+	d->burst_shift = d->burst_bytes && !(d->burst_bytes & (d->burst_bytes - 1))
+			 ? __builtin_ctz(d->burst_bytes) : -1;
 	d->cols = (uint64_t)row_bytes / d->burst_bytes;
 	if (d->cols < 1)
 		d->cols = 1;
