@@ -986,12 +986,13 @@ static int op_effect(struct mtx *m, struct mtx_insn *in, int si, uint32_t row)
 	struct mtx_stream *s = &in->st[si];
 	uint8_t *mem = m->data[s->req];
 	uint64_t addr = s->addr + (uint64_t)row * s->stride;
-	uint8_t *src = s->buf + (size_t)row * s->bytes;
+	uint8_t *src;
 	uint32_t j, cols;
 	int rc;
 
 	if (!eng_values(m->u.eng))
-		return 0;       /* timing only: no bytes move */
+		return 0;       /* timing only: no bytes move (and no buffers) */
+	src = s->buf + (size_t)row * s->bytes;
 	if (!s->write) {
 		/* Operand rows are captured when they arrive (g adjacent
 		 * rows of a grouped access at once). */
