@@ -981,6 +981,8 @@ static void acc_add(uint8_t *dst, const uint8_t *add, uint32_t cols, int fl)
 	}
 }
 
+static int stream_buf(struct mtx *m, struct mtx_stream *s);
+
 static int op_effect(struct mtx *m, struct mtx_insn *in, int si, uint32_t row)
 {
 	struct mtx_stream *s = &in->st[si];
@@ -992,6 +994,8 @@ static int op_effect(struct mtx *m, struct mtx_insn *in, int si, uint32_t row)
 
 	if (!eng_values(m->u.eng))
 		return 0;       /* timing only: no bytes move (and no buffers) */
+	if (!s->buf && (rc = stream_buf(m, s)))
+		return rc;
 	src = s->buf + (size_t)row * s->bytes;
 	if (!s->write) {
 		/* Operand rows are captured when they arrive (g adjacent
@@ -2199,6 +2203,13 @@ static void buf_put(struct mtx *m, uint8_t *p, size_t cap)
 	}
 }
 
+/* A stream's row buffer (all its rows), from the pool. */
+static int stream_buf(struct mtx *m, struct mtx_stream *s)
+{
+	s->buf = buf_get(m, (size_t)s->n * s->bytes, &s->buf_cap);
+	return s->buf ? 0 : NPU_ENOMEM;
+}
+
 /*
  * Release an instruction.  An mpre's stream buffer is its tile's data (the
  * rows land there directly), so the tile reference, not the stream, owns
@@ -2923,7 +2934,7 @@ static int mtx_idle(const struct unit *u)
  */
 static int insn_alloc(struct mtx *m, struct mtx_insn *in)
 {
-	int i;
+	int i, rc;
 
 	if (in->kind == MTX_PRELOAD) {
 		struct mtx_tile *t = calloc(1, sizeof(*t));
@@ -2946,13 +2957,18 @@ static int insn_alloc(struct mtx *m, struct mtx_insn *in)
 		in->st[0].buf = t->data; /* rows land in the tile directly */
 		return 0;
 	}
-	/* a timing-only run moves no bytes: no row buffers */
-	for (i = 0; i < in->n_st && eng_values(m->u.eng); i++) {
-		in->st[i].buf = buf_get(m, (size_t)in->st[i].n * in->st[i].bytes,
-					&in->st[i].buf_cap);
-		if (!in->st[i].buf)
-			return NPU_ENOMEM;
-	}
+	/*
+	 * A timing-only run moves no bytes: no row buffers.  The fast model
+	 * takes a stream's buffer at its first completed access (op_effect),
+	 * so that only instructions in flight hold one: a deep queue
+	 * (queue_depth 1024) accepts far ahead of the array.  The per-PE
+	 * model writes result rows into its buffer as the array emits them,
+	 * so it gets all of them now.
+	 */
+	for (i = 0; i < in->n_st && eng_values(m->u.eng) &&
+		    m->be != &mtx_fast_backend; i++)
+		if ((rc = stream_buf(m, &in->st[i])))
+			return rc;
 	if (in->kind != MTX_OUT && in->df != MTX_OS) {
 		in->tile = m->cur_tile;
 		in->tile->refs++;
