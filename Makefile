@@ -10,6 +10,7 @@
 #   make golden-update   rewrite committed goldens (only on purpose)
 #   make models     the bundled ONNX workloads, $(BUILD)/workloads/*.onnx
 #   make test-models     the small test models, $(BUILD)/tests/models/
+#   make models-report   docs/models_resnet50.md (npusim against the analytic model)
 #   make install    PREFIX=/usr/local DESTDIR=
 #
 # BUILD selects the output folder, so several builds can coexist
@@ -42,13 +43,13 @@ Q := @
 say = @printf '  %-6s %s\n'
 endif
 
-PKGS    := libconfig zlib json-c
+PKGS    := libconfig zlib json-c libprotobuf-c
 WARN    := -Wall -Wextra -Werror -Wshadow -Wundef -Wstrict-prototypes \
            -Wmissing-prototypes -Wwrite-strings -Wno-missing-field-initializers
 CFLAGS  ?=
 # -fPIC: the same objects make libnpusim.a and libnpusim.so.
 CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -fPIC $(DEFS) $(OPT) $(WARN) $(SAN) -MMD -MP \
-           $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+           -I$(BUILD)/gen $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
@@ -73,18 +74,29 @@ TRC_SRCS   := traces/ctrout.c traces/trace.c traces/ctrread.c traces/roofline.c 
               traces/energy.c traces/plot.c
 # The model compiler: layer graph, importers, passes, mapping, the model
 # runner (docs/models.md).
-COMPILER_SRCS := compiler/graph.c compiler/map.c compiler/model.c
+COMPILER_SRCS := compiler/graph.c compiler/onnx.c compiler/infer.c compiler/fold.c \
+                 compiler/passes.c compiler/topo.c compiler/map.c compiler/model.c
 # Doc writers that join several tables (the ISA and the assembler's
 # directives); mkdoc and the staleness tests call them.
 DOC_SRCS   := docs/isa_doc.c
 # The public C API (include/npusim.h, docs/api.md).
 API_SRCS   := api/npusim.c
 CLI_SRCS   := cli/main.c cli/cmd_config.c cli/cmd_dram.c cli/cmd_noc.c cli/cmd_as.c \
-              cli/cmd_objdump.c cli/cmd_run.c cli/cmd_roofline.c cli/cmd_sweep.c cli/cmd_tune.c
+              cli/cmd_objdump.c cli/cmd_run.c cli/cmd_roofline.c cli/cmd_sweep.c cli/cmd_tune.c \
+              cli/cmd_model.c
+
+# The ONNX schema is not committed: Debian's python3-onnx ships onnx.proto
+# and protoc-c compiles it into $(BUILD)/gen/onnx.pb-c.[ch] (the importer's
+# and test_onnx's only view of the format).  The Debian path first (no
+# Python start-up on every make), then wherever the system onnx lives.
+ONNX_PROTO ?= $(or $(wildcard /usr/lib/python3/dist-packages/onnx/onnx.proto),$(wildcard \
+              $(shell /usr/bin/python3 -c 'import onnx, os; print(os.path.dirname(onnx.__file__))' 2>/dev/null)/onnx.proto))
+ONNX_PROTO := $(ONNX_PROTO)
+ONNX_PB    := $(BUILD)/gen/onnx.pb-c
 
 LIB_SRCS   := $(UTIL_SRCS) $(ARCH_SRCS) $(ISA_SRCS) $(PROG_SRCS) $(ASM_SRCS) $(SIM_SRCS) \
               $(RUN_SRCS) $(TRC_SRCS) $(DSE_SRCS) $(COMPILER_SRCS) $(DOC_SRCS) $(API_SRCS)
-LIB_OBJS   := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+LIB_OBJS   := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(ONNX_PB).o
 HOT_OBJS   := $(addprefix $(BUILD)/,sim/engine/engine.o sim/noc/noc.o \
               sim/noc/nocport.o sim/mem/dram.o sim/mem/sram.o sim/core/dma.o \
               sim/core/matrix.o sim/core/vector.o sim/chip.o)
@@ -99,7 +111,7 @@ SOLIB      := $(BUILD)/libnpusim.so.$(SOVERSION)
 
 # Check unit tests: tests/unit/test_<name>.c -> $(BUILD)/tests/test_<name>
 UNIT_TESTS := engine diag num vecmath vector npy traces sram arch dram fsout progress \
-              matrix isa asm obj dma control hazard run roofline noc regions dse
+              matrix isa asm obj dma control hazard run roofline noc regions dse graph onnx model
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/test_%)
 
 # Benchmarks of the simulator itself: bench/<name>.c -> $(BUILD)/bench/<name>
@@ -114,7 +126,7 @@ DEPS := $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(UNIT_BINS:=.d) $(MKDOC).d $(BENCH_
 
 # ---- rules ------------------------------------------------------------------
 .PHONY: all deps run test unit docs docs-check asan debug bench bench-compare test-slurm kernels-report fuzz fuzz-objs \
-        golden-update install clean models test-models
+        golden-update install clean models test-models models-report
 all: $(BIN) $(SOLIB)
 
 deps:
@@ -124,6 +136,27 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(say) CC $<
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
+
+# A pattern rule, so one protoc-c run makes both files even under -j.
+$(BUILD)/gen/%.pb-c.c $(BUILD)/gen/%.pb-c.h: $(ONNX_PROTO)
+	@if [ -z "$(ONNX_PROTO)" ]; then \
+	  echo "npusim: onnx.proto not found (python3-onnx is missing: make deps, or ONNX_PROTO=/path/to/onnx.proto)" >&2; exit 1; fi
+	@command -v protoc-c >/dev/null 2>&1 || { \
+	  echo "npusim: protoc-c not found (protobuf-c-compiler is missing: make deps)" >&2; exit 1; }
+	@mkdir -p $(dir $@)
+	$(say) PROTOC $(ONNX_PROTO)
+	$(Q)protoc-c --proto_path=$(dir $(ONNX_PROTO)) --c_out=$(BUILD)/gen $(notdir $(ONNX_PROTO))
+
+# Generated code is not ours to fix: it compiles cleanly with protoc-c 1.4
+# under gcc and clang today, and another protoc-c's warnings are shown but
+# must not stop the build (-Wno-error).
+$(ONNX_PB).o: $(ONNX_PB).c
+	$(say) CC $<
+	$(Q)$(CC) $(CFLAGS) -Wno-error -c -o $@ $<
+
+# Before the first build there is no .d to say that these include the
+# generated header.
+$(BUILD)/compiler/onnx.o $(BUILD)/tests/test_onnx: $(ONNX_PB).h
 
 $(LIB): $(LIB_OBJS)
 	@rm -f $@
@@ -144,10 +177,20 @@ $(BIN): $(CLI_OBJS) $(LIB)
 $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/testutil.h $(LIB)
 	@mkdir -p $(dir $@)
 	$(say) TEST $@
-	$(Q)$(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(LIB) $(CHECK_LIBS) $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $(TEST_DEFS) $(CHECK_CFLAGS) -o $@ $< $(LIB) $(CHECK_LIBS) $(LDLIBS)
+
+# test_onnx also reads a model that python3-onnx's helper API wrote (and
+# fuzz-onnx starts from it).
+ONNX_FIXTURE := $(BUILD)/tests/onnx/fixture.onnx
+$(ONNX_FIXTURE): tests/unit/onnx_fixture.py
+	@mkdir -p $(dir $@)
+	$(say) GEN $@
+	$(Q)/usr/bin/python3 $< $@
+$(BUILD)/tests/test_onnx: $(ONNX_FIXTURE)
+$(BUILD)/tests/test_onnx: TEST_DEFS = -DONNX_FIXTURE='"$(ONNX_FIXTURE)"'
 
 # Host tools used by `make run` and the golden tests (independent references).
-TOOLS      := $(BUILD)/gemmref $(BUILD)/convref $(BUILD)/lnref $(BUILD)/attnref $(BUILD)/gatherref $(BUILD)/bnref $(BUILD)/permref $(BUILD)/quantref $(BUILD)/trccheck $(BUILD)/pngstat
+TOOLS      := $(BUILD)/gemmref $(BUILD)/convref $(BUILD)/lnref $(BUILD)/attnref $(BUILD)/gatherref $(BUILD)/bnref $(BUILD)/permref $(BUILD)/quantref $(BUILD)/eltref $(BUILD)/trccheck $(BUILD)/pngstat
 $(BUILD)/%: tests/tools/%.c tests/tools/fpref.h $(LIB)
 	$(say) TOOL $@
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
@@ -216,6 +259,13 @@ FUZZ_SEEDS_ctr := fuzz/corpus/ctr fuzz/regress/ctr
 # sweep specs and constraint expressions (fuzz_spec)
 FUZZ_OBJS  += $(patsubst %.c,build/fuzz/%.o,dse/spec.c dse/expr.c)
 FUZZ_SEEDS_spec := fuzz/corpus/spec workloads/sweeps
+# ONNX models (fuzz_onnx): the importer over protobuf-c and the schema
+# generated into build/fuzz/gen; seeded with test_onnx's python3-onnx model.
+FUZZ_TARGETS += onnx
+FUZZ_OBJS  += $(patsubst %.c,build/fuzz/%.o,compiler/graph.c compiler/onnx.c) \
+              build/fuzz/gen/onnx.pb-c.o
+FUZZ_SEEDS_onnx := $(dir $(ONNX_FIXTURE))
+fuzz-onnx: $(ONNX_FIXTURE)
 define FUZZ_RUN
 	clang -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) \
 	  $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -o build/fuzz/fuzz_$(1) \
@@ -236,7 +286,8 @@ fuzz-objs:
 fuzz-%: fuzz-objs
 	$(call FUZZ_RUN,$*)
 
-bench: deps $(BIN) $(SOLIB) $(BENCH_BINS) $(TOOLS)
+bench: deps $(BIN) $(SOLIB) $(BENCH_BINS) $(TOOLS) $(BUILD)/workloads/resnet50.onnx \
+       $(BUILD)/workloads/bert_layer.onnx
 	@sh bench/run.sh $(BIN)
 
 # docs/kernels.md: the kernel library measured (scripts/kernels/*.cases).
@@ -262,6 +313,12 @@ models: $(MODELS:%=$(BUILD)/workloads/%.onnx)
 $(BUILD)/workloads/%.onnx: $(MODEL_GEN)
 	$(say) GEN $@
 	$(Q)$(PYTHON) workloads/models/gen.py -q $(BUILD)/workloads $*
+
+# ResNet-50's conv and GEMM layers against the analytic systolic model on
+# three chips: docs/models_resnet50.md (measured, not a staleness test).
+models-report: $(BIN) $(BUILD)/workloads/resnet50.onnx
+	@$(PYTHON) scripts/models_report.py $(BIN) $(BUILD)/workloads/resnet50.onnx \
+	  docs/models_resnet50.md configs/tpu-v1.cfg configs/default.cfg configs/datacenter.cfg
 
 # Small models for value checks and importer errors, each with its inputs
 # as <name>.<input>.npy (tests/models/gen_small.py).

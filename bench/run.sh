@@ -36,7 +36,7 @@ while IFS='|' read -r name cmd; do
 	cmd=$(eval "echo $cmd")
 	cyc=-
 	case $cmd in
-	"$BIN run "*)
+	"$BIN run "*|"$BIN model "*)
 		# shellcheck disable=SC2086 # the case's words, split on purpose
 		if $cmd -q --counters "$D/c.csv" >/dev/null 2>&1; then
 			cyc=$(grep '^cycles,' "$D/c.csv" | head -1 | cut -d, -f2)

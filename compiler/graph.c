@@ -272,8 +272,12 @@ const char *graph_node_where(const struct graph *g, int node, char *buf,
 			     size_t n)
 {
 	const struct g_node *x = &g->nodes[node];
-	snprintf(buf, n, "node %d '%s' (%s, opset %d)", x->src_index, x->name,
-		 graph_op_name(x->op), x->opset);
+	if (x->opset)
+		snprintf(buf, n, "node %d '%s' (%s, opset %d)", x->src_index,
+			 x->name, graph_op_name(x->op), x->opset);
+	else    /* a topology CSV's layer: no opset */
+		snprintf(buf, n, "node %d '%s' (%s)", x->src_index, x->name,
+			 graph_op_name(x->op));
 	return buf;
 }
 
@@ -435,6 +439,8 @@ void graph_print(const struct graph *g, FILE *f)
 			fprintf(f, " act=%s", graph_act_name(n->act));
 		if (n->res >= 0)
 			fprintf(f, " res=%s", g->tensors[n->res].name);
+		if (n->post_act != G_ACT_NONE)
+			fprintf(f, " post=%s", graph_act_name(n->post_act));
 		if (n->n_fused)
 			fprintf(f, " fused=%s", n->fused);
 		fputc('\n', f);

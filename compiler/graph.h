@@ -120,12 +120,20 @@ struct g_node {
 	int n_split;            /* Split sizes (0: equal parts) */
 	int64_t split[G_MAX_OUT];
 	char mode[16];          /* Resize ("nearest"), Pad ("constant") */
-	int approx_tanh;        /* Gelu: the tanh approximation */
+	int approx_tanh;        /* Gelu, and a node with act G_ACT_GELU:
+				   the tanh approximation */
 
-	/* Fusion (graph_simplify): y = act(op(...) [+ bias]) [+ res]. */
+	/* Fusion (graph_simplify): y = act(op(...) [+ bias]) [+ res].  The
+	 * bias is input 2: Conv's and Gemm's own (Gemm with beta 1), and
+	 * for MatMul a [N] vector added to every row (ops.def allows
+	 * MatMul a third input for it). */
 	enum g_act act;
 	float act_lo, act_hi;   /* G_ACT_CLIP bounds; HardSigmoid alpha/beta */
 	int res;                /* tensor added after the activation, -1 */
+	enum g_act post_act;    /* an activation after the residual add
+				   (ResNet's relu(conv + x)): y =
+				   post_act(act(op + bias) + res) */
+	float post_lo, post_hi; /* its Clip bounds / HardSigmoid alpha, beta */
 	int n_fused;            /* source nodes folded into this one */
 	char fused[96];         /* their ops, "BatchNormalization+Relu" */
 };
@@ -189,7 +197,10 @@ int graph_const_f64(const struct g_tensor *t, int64_t i, double *v);
  * auto_pad into pad[]; check each node's inputs (ranks, channel counts,
  * broadcastability) and report the first mismatch at its node.  Constant
  * subgraphs (Shape-free: Constant, Reshape/Unsqueeze of constants) are
- * evaluated.  0 or NPU_EMODEL.
+ * evaluated.  Negative axes become non-negative; axes, split sizes and
+ * Clip bounds given as constant inputs are copied into n_axes/axes,
+ * n_split/split and lo/hi.  Running it again is harmless.  0 or
+ * NPU_EMODEL.
  */
 int graph_infer(struct graph *g, struct diag *d) NPU_WUR;
 

@@ -25,6 +25,7 @@ enum wlay {
 	WL_BIAS,        /* the accumulator type: int32 / fp32 */
 	WL_ROW,         /* the plan's dtype, flattened */
 	WL_F32,         /* fp32, flattened (norm.s gamma and beta) */
+	WL_I32,         /* int32, flattened (gather.s indices) */
 };
 
 /* The mapper's state beyond the plan. */
@@ -259,45 +260,132 @@ static int int8_shift(const struct mctx *m, int w)
 	return s < 0 ? 0 : s > 24 ? 24 : s;
 }
 
-/* Elementwise activation after a kernel that cannot fuse it: eltwise.s
- * over rows x l elements in place (x -> z at the same address). */
-static int act_step(struct mctx *m, struct map_layer *L, enum g_act act,
-		    uint64_t addr, int64_t rows, int64_t l);
+static uint32_t f32bits(double v)
+{
+	float f = (float)v;
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	return u;
+}
 
-/* Residual add z = x + r over rows x l elements. */
-static int add_step_res(struct mctx *m, struct map_layer *L, uint64_t x,
-			uint64_t r, uint64_t z, int64_t rows, int64_t l)
+/* An int8 value of the activations' format (Q3.4), saturated. */
+static int q_act(double v)
+{
+	double q = nearbyint(ldexp(v, -INT8_ACT_EXP));
+	return q < -128 ? -128 : q > 127 ? 127 : (int)q;
+}
+
+/* eltwise.s OP 6's ACT (and its bounds) for a fused or standalone
+ * activation; -1 when it has none. */
+static int em_act(const struct mctx *m, struct emit *e, enum g_act act,
+		  float lo, float hi)
+{
+	int i8 = m->p->dtype == DT_INT8;
+	switch (act) {
+	case G_ACT_NONE: return 0;
+	case G_ACT_RELU: return 1;
+	case G_ACT_CLIP:
+		if (i8)
+			em(e, ".equ LO, %d\n.equ HI, %d\n",
+			   isinf(lo) ? -128 : q_act(lo), isinf(hi) ? 127 : q_act(hi));
+		else
+			em(e, ".equ LO, 0x%08x\n.equ HI, 0x%08x\n", f32bits(lo),
+			   f32bits(hi));
+		return 2;
+	case G_ACT_SIGMOID: return i8 ? -1 : 3;
+	case G_ACT_TANH: return i8 ? -1 : 4;
+	case G_ACT_GELU: return i8 ? -1 : 5;
+	case G_ACT_HARDSWISH: return i8 ? -1 : 7;
+	case G_ACT_HARDSIGMOID:
+		if (i8)
+			return -1;
+		em(e, ".equ ALPHA, 0x%08x\n.equ BETA, 0x%08x\n", f32bits(lo),
+		   f32bits(hi));
+		return 8;
+	case G_ACT_SILU: return i8 ? -1 : 9;
+	}
+	return -1;
+}
+
+/* The activation of node n as g_act with its parameters (a standalone
+ * Relu/Clip/... node, or the act fused into n); a GELU's form is
+ * n->approx_tanh. */
+static enum g_act node_act(const struct g_node *n, float *lo, float *hi)
+{
+	*lo = n->act_lo;
+	*hi = n->act_hi;
+	switch (n->op) {
+	case G_RELU: return G_ACT_RELU;
+	case G_CLIP: *lo = n->lo; *hi = n->hi; return G_ACT_CLIP;
+	case G_SIGMOID: return G_ACT_SIGMOID;
+	case G_TANH: return G_ACT_TANH;
+	case G_GELU: return G_ACT_GELU;
+	case G_HARDSWISH: return G_ACT_HARDSWISH;
+	case G_HARDSIGMOID: *lo = n->alpha; *hi = n->beta;
+		return G_ACT_HARDSIGMOID;
+	default: return n->act;
+	}
+}
+
+/* One eltwise.s OP 6 step: z = act(x bin s) over rows x l.  smode: 0 a
+ * tensor like x at s, 1 a row of l at s, 2 a column of rows at s, 3 the
+ * constant sc (fp32; int8: in Q3.4). */
+static int elt_step(struct mctx *m, struct map_layer *L, int bin, int smode,
+		    uint64_t x, uint64_t sa, double sc, enum g_act act,
+		    float lo, float hi, uint64_t z, int64_t rows, int64_t l)
 {
 	struct emit e = { 0 };
+	/* a node has one GELU form (fuse_post_act keeps it so) */
+	int gelu_tanh = act == G_ACT_GELU && m->g->nodes[L->node].approx_tanh;
 	step_head(&e, L, L->n_steps);
-	em(&e, ".equ ROWS, %lld\n.equ L, %lld\n.equ OP, 4\n.equ DT, %s\n",
-	   (long long)rows, (long long)l, dt_name(m->p->dtype));
+	em(&e, ".equ ROWS, %lld\n.equ L, %lld\n.equ OP, 6\n.equ DT, %s\n"
+	   ".equ BIN, %d\n.equ SMODE, %d\n", (long long)rows, (long long)l,
+	   dt_name(m->p->dtype), bin, smode);
+	int a = em_act(m, &e, act, lo, hi);
+	if (a < 0) {
+		free(e.buf);
+		return graph_error(m->g, L->node, m->d,
+				   "%s in int8: run the model with --dtype bf16",
+				   graph_act_name(act));
+	}
+	em(&e, ".equ ACT, %d\n", gelu_tanh ? 6 : a);
+	if (bin && smode == 3) {
+		if (m->p->dtype == DT_INT8)
+			em(&e, ".equ SC, %d\n", q_act(sc));
+		else
+			em(&e, ".equ SC, 0x%08x\n", f32bits(sc));
+	}
 	em_addr(&e, "X_DRAM", x);
-	em_addr(&e, "R_DRAM", r);
+	if (bin && smode != 3)
+		em_addr(&e, smode == 0 ? "Y_DRAM" : smode == 1 ? "B_DRAM" :
+						   "C_DRAM", sa);
 	em_addr(&e, "Z_DRAM", z);
 	return add_step(m, L, "eltwise.s", &e, 0);
 }
 
+/* An activation a kernel could not fuse: a second step in place. */
 static int act_step(struct mctx *m, struct map_layer *L, enum g_act act,
-		    uint64_t addr, int64_t rows, int64_t l)
+		    float lo, float hi, uint64_t addr, int64_t rows, int64_t l)
 {
-	int op;
-	switch (act) {
-	case G_ACT_SILU: op = 1; break;
-	case G_ACT_GELU: op = 2; break;
-	default:
-		return graph_error(m->g, L->node, m->d,
-				   "activation %s after this op has no kernel "
-				   "(supported unfused: silu, gelu)",
-				   graph_act_name(act));
-	}
-	struct emit e = { 0 };
-	step_head(&e, L, L->n_steps);
-	em(&e, ".equ ROWS, %lld\n.equ L, %lld\n.equ OP, %d\n.equ DT, %s\n",
-	   (long long)rows, (long long)l, op, dt_name(m->p->dtype));
-	em_addr(&e, "X_DRAM", addr);
-	em_addr(&e, "Z_DRAM", addr);
-	return add_step(m, L, "eltwise.s", &e, 0);
+	return elt_step(m, L, 0, 0, addr, 0, 0, act, lo, hi, addr, rows, l);
+}
+
+/* A standalone activation layer x -> z. */
+static int act_step_to(struct mctx *m, struct map_layer *L, enum g_act act,
+		       float lo, float hi, uint64_t x, uint64_t z, int64_t rows,
+		       int64_t l)
+{
+	return elt_step(m, L, 0, 0, x, 0, 0, act, lo, hi, z, rows, l);
+}
+
+/* The residual add of layer L's node: z = post_act(x + r) over rows x l
+ * elements. */
+static int add_step_res(struct mctx *m, struct map_layer *L, uint64_t x,
+			uint64_t r, uint64_t z, int64_t rows, int64_t l)
+{
+	const struct g_node *n = &m->g->nodes[L->node];
+	return elt_step(m, L, 1, 0, x, r, 0, n->post_act, n->post_lo,
+			n->post_hi, z, rows, l);
 }
 
 /* Conv: conv2d.s (dense, grouped) or dwconv2d.s (depthwise). */
@@ -310,10 +398,6 @@ static int map_conv(struct mctx *m, struct map_layer *L, const struct g_node *n)
 	nchw(y, &Nn, &CO, &HO, &WO);
 	int kh = (int)w->dim[2], kw = (int)w->dim[3];
 	int bf = m->p->dtype != DT_INT8;
-	if (N != 1)
-		return graph_error(m->g, L->node, m->d,
-				   "batch %lld: the conv kernels take one image "
-				   "(batch 1)", (long long)N);
 	if (n->pad[0] != n->pad[2] || n->pad[1] != n->pad[3] ||
 	    n->pad[0] != n->pad[1])
 		return graph_error(m->g, L->node, m->d,
@@ -327,14 +411,37 @@ static int map_conv(struct mctx *m, struct map_layer *L, const struct g_node *n)
 				   n->stride[0], n->stride[1], n->dil[0],
 				   n->dil[1]);
 	int has_bias = n->n_in > 2 && n->in[2] >= 0;
+	/* the output stage fuses relu and relu6 (RELU=1, 2) */
 	int relu = n->act == G_ACT_RELU ||
-		   (n->act == G_ACT_CLIP && n->act_lo == 0 && isinf(n->act_hi));
+		   (n->act == G_ACT_CLIP && n->act_lo == 0 && isinf(n->act_hi)) ? 1 :
+		   n->act == G_ACT_CLIP && n->act_lo == 0 && n->act_hi == 6 ? 2 : 0;
 	int fused_act = relu || n->act == G_ACT_NONE;
 	int depthwise = n->group > 1 && n->group == C && CO == C;
 	uint64_t macs = (uint64_t)(HO * WO * CO) * (uint64_t)(C / n->group) *
 			(uint64_t)(kh * kw);
+	uint64_t eb = (uint64_t)dt_bytes(m->p->dtype);
+	/* A pointwise conv over a batch is one GEMM over all its pixels
+	 * (NHWC images follow each other): conv2d.s's FLAT form, the weights
+	 * loaded once.  Otherwise the kernels take one image: a step per
+	 * image, the weights where the plan put them. */
+	int flat = N > 1 && kh == 1 && kw == 1 && n->stride[0] == 1 &&
+		   !n->pad[0] && n->group == 1;
+	int64_t imgs = flat ? 1 : N;
+	if (flat) {
+		H = 1;
+		W = N * HO * WO;
+		macs *= (uint64_t)N;
+	}
+	if (imgs > 1 && ((uint64_t)(H * W * C) * eb % 64 ||
+			 (uint64_t)(HO * WO * CO) * eb % 64))
+		return graph_error(m->g, L->node, m->d,
+				   "batch %lld: an image of %llu bytes is not a "
+				   "multiple of 64 (the kernels' DRAM alignment): "
+				   "not mapped", (long long)N, (unsigned long long)
+				   ((uint64_t)(H * W * C) * eb));
+	for (int64_t img = 0; img < imgs; img++) {
 	struct emit e = { 0 };
-	step_head(&e, L, 0);
+	step_head(&e, L, L->n_steps);
 	if (depthwise) {
 		if (kh != kw)
 			return graph_error(m->g, L->node, m->d,
@@ -348,7 +455,8 @@ static int map_conv(struct mctx *m, struct map_layer *L, const struct g_node *n)
 		else
 			em(&e, ".equ SHIFT, %d\n", int8_shift(m, n->in[1]));
 		m->wl[n->in[1]] = WL_DW;
-		tiling_add(L, "K=%d S=%d", kh, n->stride[0]);
+		if (!img)
+			tiling_add(L, "K=%d S=%d", kh, n->stride[0]);
 	} else {
 		em(&e, ".equ H, %lld\n.equ W, %lld\n.equ CIN, %lld\n"
 		   ".equ COUT, %lld\n.equ KH, %d\n.equ KW, %d\n.equ S, %d\n"
@@ -360,8 +468,9 @@ static int map_conv(struct mctx *m, struct map_layer *L, const struct g_node *n)
 		else
 			em(&e, ".equ SHIFT, %d\n", int8_shift(m, n->in[1]));
 		m->wl[n->in[1]] = WL_CONV;
-		tiling_add(L, "K=%dx%dx%lld S=%d", kh, kw,
-			   (long long)(C / n->group), n->stride[0]);
+		if (!img)
+			tiling_add(L, "K=%dx%dx%lld S=%d", kh, kw,
+				   (long long)(C / n->group), n->stride[0]);
 	}
 	if (has_bias) {
 		em(&e, ".equ WITH_BIAS, 1\n");
@@ -370,24 +479,33 @@ static int map_conv(struct mctx *m, struct map_layer *L, const struct g_node *n)
 		m->wexp[n->in[2]] = INT8_ACT_EXP + m->wexp[n->in[1]];
 	}
 	if (relu)
-		em(&e, ".equ RELU, 1\n");
+		em(&e, ".equ RELU, %d\n", relu);
+	if (relu == 2 && !bf)
+		em(&e, ".equ CLIP, %d\n", q_act(6.0));
 	if (m->o->split == MAP_SPLIT_ROWS)
-		em(&e, ".equ SPLIT, 0\n");
-	else if (m->o->split == MAP_SPLIT_CHANNELS)
 		em(&e, ".equ SPLIT, 1\n");
-	em_addr(&e, "X_DRAM", A(m, n->in[0]));
+	else if (m->o->split == MAP_SPLIT_CHANNELS)
+		em(&e, ".equ SPLIT, 2\n");
+	em_addr(&e, "X_DRAM", A(m, n->in[0]) + (uint64_t)(img * H * W * C) * eb);
 	em_addr(&e, "W_DRAM", A(m, n->in[1]));
-	em_addr(&e, "Y_DRAM", A(m, n->out[0]));
+	em_addr(&e, "Y_DRAM", A(m, n->out[0]) + (uint64_t)(img * HO * WO * CO) * eb);
 	int rc = add_step(m, L, depthwise ? "dwconv2d.s" : "conv2d.s", &e,
 			  macs);
 	if (rc)
 		return rc;
+	}
+	if (imgs > 1)
+		tiling_add(L, "x%lld images", (long long)imgs);
+	else if (flat)
+		tiling_add(L, "%lld images as one GEMM", (long long)N);
+	int rc = 0;
 	if (!fused_act &&
-	    (rc = act_step(m, L, n->act, A(m, n->out[0]), HO * WO, CO)))
+	    (rc = act_step(m, L, n->act, n->act_lo, n->act_hi, A(m, n->out[0]),
+			   N * HO * WO, CO)))
 		return rc;
 	if (n->res >= 0)
 		rc = add_step_res(m, L, A(m, n->out[0]), A(m, n->res),
-				  A(m, n->out[0]), HO * WO, CO);
+				  A(m, n->out[0]), N * HO * WO, CO);
 	return rc;
 }
 
@@ -489,7 +607,8 @@ static int map_matmul(struct mctx *m, struct map_layer *L,
 	(void)y;
 	int rc = 0;
 	if (n->act != G_ACT_NONE && !relu)
-		rc = act_step(m, L, n->act, A(m, n->out[0]), M * batches, Nc);
+		rc = act_step(m, L, n->act, n->act_lo, n->act_hi, A(m, n->out[0]),
+			      M * batches, Nc);
 	if (!rc && n->res >= 0)
 		rc = add_step_res(m, L, A(m, n->out[0]), A(m, n->res),
 				  A(m, n->out[0]), M * batches, Nc);
@@ -522,20 +641,42 @@ static int map_pool(struct mctx *m, struct map_layer *L, const struct g_node *n)
 		return graph_error(m->g, L->node, m->d,
 				   "average pooling with padding that is not "
 				   "counted (count_include_pad=0): not mapped");
-	if (N != 1)
-		return graph_error(m->g, L->node, m->d, "batch %lld: pool2d.s "
-				   "takes one image", (long long)N);
+	int64_t HO = T(m, n->out[0])->dim[2], WO = T(m, n->out[0])->dim[3];
+	uint64_t eb = (uint64_t)dt_bytes(m->p->dtype);
+	tiling_add(L, "K=%d S=%d", k, s);
+	/* a global pool of a batch: the images stacked as one map of N*H
+	 * rows, one window of H rows per image (stride H: none straddles
+	 * two); other pools take an image per step */
+	int64_t imgs = N;
+	if (n->op == G_GAP && N > 1) {
+		H *= N;
+		imgs = 1;
+		tiling_add(L, "%lld images stacked", (long long)N);
+	} else if (N > 1) {
+		tiling_add(L, "x%lld images", (long long)N);
+		if ((uint64_t)(H * W * C) * eb % 64 || (uint64_t)(HO * WO * C) * eb % 64)
+			return graph_error(m->g, L->node, m->d,
+					   "batch %lld: an image of %llu bytes is "
+					   "not a multiple of 64 (the kernels' "
+					   "DRAM alignment): not mapped",
+					   (long long)N, (unsigned long long)
+					   ((uint64_t)(HO * WO * C) * eb));
+	}
+	for (int64_t img = 0; img < imgs; img++) {
 	struct emit e = { 0 };
-	step_head(&e, L, 0);
+	step_head(&e, L, L->n_steps);
 	em(&e, ".equ H, %lld\n.equ W, %lld\n.equ C, %lld\n.equ K, %d\n"
 	   ".equ S, %d\n.equ PAD, %d\n.equ AVG, %d\n", (long long)H,
 	   (long long)W, (long long)C, k, s, pad, n->op != G_MAXPOOL);
 	if (m->p->dtype != DT_INT8)
 		em(&e, ".equ ITYPE, bf16\n");
-	em_addr(&e, "X_DRAM", A(m, n->in[0]));
-	em_addr(&e, "Y_DRAM", A(m, n->out[0]));
-	tiling_add(L, "K=%d S=%d", k, s);
-	return add_step(m, L, "pool2d.s", &e, 0);
+	em_addr(&e, "X_DRAM", A(m, n->in[0]) + (uint64_t)(img * H * W * C) * eb);
+	em_addr(&e, "Y_DRAM", A(m, n->out[0]) + (uint64_t)(img * HO * WO * C) * eb);
+	int rc = add_step(m, L, "pool2d.s", &e, 0);
+	if (rc)
+		return rc;
+	}
+	return 0;
 }
 
 /* rows x l of a tensor whose elements are processed along the last
@@ -552,21 +693,82 @@ static void rows_l(const struct mctx *m, int t, int64_t *rows, int64_t *l)
 	}
 }
 
+/* How operand t broadcasts against an output of rows x l (rows_l of the
+ * output): 0 the same elements, 1 a row of l (the last axis, or the
+ * channels of NHWC), 2 a column of rows (one value per row), 3 a scalar;
+ * -1 for any other broadcast. */
+static int bcast_mode(const struct mctx *m, int t, int out)
+{
+	const struct g_tensor *x = T(m, t), *y = T(m, out);
+	int64_t n = graph_elems(x), rows, l;
+	rows_l(m, out, &rows, &l);
+	if (n == graph_elems(y))
+		return 0;
+	if (n == 1)
+		return 3;
+	/* right-aligned dims of x against y's */
+	int off = y->rank - x->rank;
+	int nhwc = m->p->t[m->p->t[out].root].layout == MAP_NHWC;
+	int last = nhwc ? 1 : y->rank - 1;
+	int only_last = 1, only_rows = x->rank ? x->dim[x->rank - 1] == 1 : 0;
+	for (int i = 0; i < x->rank; i++) {
+		int yi = i + off;
+		if (x->dim[i] != 1 && yi != last)
+			only_last = 0;
+		if (x->dim[i] != 1 && x->dim[i] != y->dim[yi < 0 ? 0 : yi])
+			return -1;
+	}
+	if (only_last && n == l)
+		return 1;
+	if (!nhwc && only_rows && n == rows)
+		return 2;
+	return -1;
+}
+
 static int map_eltwise(struct mctx *m, struct map_layer *L,
 		       const struct g_node *n)
 {
 	int64_t rows, l;
+	float lo, hi;
 	rows_l(m, n->out[0], &rows, &l);
-	if (n->op == G_ADD && !is_const(m, n->in[0]) &&
-	    !is_const(m, n->in[1]) &&
-	    graph_elems(T(m, n->in[0])) == graph_elems(T(m, n->in[1]))) {
-		tiling_add(L, "rows=%lld L=%lld", (long long)rows, (long long)l);
-		return add_step_res(m, L, A(m, n->in[0]), A(m, n->in[1]),
-				    A(m, n->out[0]), rows, l);
+	enum g_act act = node_act(n, &lo, &hi);
+	tiling_add(L, "rows=%lld L=%lld", (long long)rows, (long long)l);
+	if (n->n_in == 1 || n->op == G_CLIP)
+		return act_step_to(m, L, act, lo, hi, A(m, n->in[0]),
+				   A(m, n->out[0]), rows, l);
+	int bin = n->op == G_ADD ? 1 : n->op == G_SUB ? 2 : n->op == G_MUL ? 3 :
+		  n->op == G_DIV ? 4 : 0;
+	int x = n->in[0], s = n->in[1];
+	int mx = bcast_mode(m, x, n->out[0]), ms = bcast_mode(m, s, n->out[0]);
+	if (mx != 0 && (bin == 1 || bin == 3)) {
+		int t = x; x = s; s = t;
+		t = mx; mx = ms; ms = t;
 	}
-	return graph_error(m->g, L->node, m->d,
-			   "no kernel mapping for %s in this form yet",
-			   graph_op_name(n->op));
+	if (mx != 0 || ms < 0)
+		return graph_error(m->g, L->node, m->d,
+				   "%s of %s and %s: eltwise.s takes the full "
+				   "tensor first and the other operand as the "
+				   "same shape, a row along the last axis, a "
+				   "column or a scalar",
+				   graph_op_name(n->op), T(m, n->in[0])->name,
+				   T(m, n->in[1])->name);
+	if (m->p->dtype == DT_INT8 && bin > 2)
+		return graph_error(m->g, L->node, m->d,
+				   "%s in int8: run the model with --dtype bf16",
+				   graph_op_name(n->op));
+	double sc = 0;
+	if (ms == 3) {
+		if (!is_const(m, s))
+			return graph_error(m->g, L->node, m->d,
+					   "a computed scalar operand: not "
+					   "mapped");
+		if (T(m, s)->data)
+			(void)graph_const_f64(T(m, s), 0, &sc);
+	} else if (is_const(m, s)) {
+		m->wl[s] = WL_ROW;
+	}
+	return elt_step(m, L, bin, ms, A(m, x), ms == 3 ? 0 : A(m, s), sc,
+			act, lo, hi, A(m, n->out[0]), rows, l);
 }
 
 static int map_softmax(struct mctx *m, struct map_layer *L,
@@ -651,6 +853,349 @@ static int map_transpose(struct mctx *m, struct map_layer *L,
 	return add_step(m, L, "transpose.s", &e, 0);
 }
 
+/* A tensor's shape in DRAM order (NHWC: N, H, W, C) and the DRAM axis of
+ * logical axis i. */
+static int phys_shape(const struct mctx *m, int t, int64_t *d)
+{
+	const struct g_tensor *x = T(m, t);
+	if (m->p->t[t].layout == MAP_NHWC) {
+		d[0] = x->dim[0];
+		d[1] = x->dim[2];
+		d[2] = x->dim[3];
+		d[3] = x->dim[1];
+		return 4;
+	}
+	for (int i = 0; i < x->rank; i++)
+		d[i] = x->dim[i];
+	return x->rank;
+}
+
+static int phys_axis(const struct mctx *m, int t, int axis)
+{
+	static const int nhwc[4] = { 0, 3, 1, 2 };
+	return m->p->t[t].layout == MAP_NHWC ? nhwc[axis] : axis;
+}
+
+/* Shapes of rank < 2 as rank 2 (1 x n): the copy kernels take 2..4. */
+static int rank2(int r, int64_t *d)
+{
+	if (r >= 2)
+		return r;
+	d[1] = r ? d[0] : 1;
+	d[0] = 1;
+	return 2;
+}
+
+static int map_concat(struct mctx *m, struct map_layer *L,
+		      const struct g_node *n)
+{
+	int64_t da[G_MAX_RANK], db[G_MAX_RANK];
+	if (n->n_in != 2)
+		return graph_error(m->g, L->node, m->d,
+				   "a Concat of %d inputs: concat.s joins two "
+				   "(not mapped yet)", n->n_in);
+	int x = n->in[0], y = n->in[1];
+	if (m->p->t[m->p->t[x].root].layout != m->p->t[n->out[0]].layout ||
+	    m->p->t[m->p->t[y].root].layout != m->p->t[n->out[0]].layout)
+		return graph_error(m->g, L->node, m->d,
+				   "inputs of different layouts (NHWC and "
+				   "row-major): not mapped");
+	int r = phys_shape(m, x, da);
+	phys_shape(m, y, db);
+	int axis = phys_axis(m, x, n->axis < 0 ? n->axis + T(m, x)->rank :
+						    n->axis);
+	if (r > 4)
+		return graph_error(m->g, L->node, m->d, "rank %d: concat.s "
+				   "takes rank 2..4", r);
+	int64_t bk = db[axis];
+	if (r < 2) {
+		r = rank2(r, da);
+		axis = 1;
+	}
+	struct emit e = { 0 };
+	step_head(&e, L, 0);
+	em(&e, ".equ DT, %s\n.equ RANK, %d\n.equ AXIS, %d\n.equ BK, %lld\n",
+	   dt_name(m->p->dtype), r, axis, (long long)bk);
+	for (int i = 0; i < r; i++)
+		em(&e, ".equ D%d, %lld\n", i, (long long)da[i]);
+	if (is_const(m, x))
+		m->wl[x] = WL_ROW;
+	if (is_const(m, y))
+		m->wl[y] = WL_ROW;
+	em_addr(&e, "A_DRAM", A(m, x));
+	em_addr(&e, "B_DRAM", A(m, y));
+	em_addr(&e, "W_DRAM", A(m, n->out[0]));
+	tiling_add(L, "axis=%d", axis);
+	return add_step(m, L, "concat.s", &e, 0);
+}
+
+/* copy.s MODE 0: out = x[start .. start + out's extent) on every axis. */
+static int slice_step(struct mctx *m, struct map_layer *L, int x, int out,
+		      const int64_t *start)
+{
+	int64_t d[G_MAX_RANK], o[G_MAX_RANK], st[G_MAX_RANK] = { 0 };
+	int r = phys_shape(m, x, d);
+	phys_shape(m, out, o);
+	for (int i = 0; i < T(m, x)->rank; i++)
+		st[phys_axis(m, x, i)] = start[i];
+	if (r > 4)
+		return graph_error(m->g, L->node, m->d, "rank %d: copy.s "
+				   "takes rank <= 4", r);
+	struct emit e = { 0 };
+	step_head(&e, L, L->n_steps);
+	em(&e, ".equ MODE, 0\n.equ DT, %s\n.equ RANK, %d\n",
+	   dt_name(m->p->dtype), r);
+	for (int i = 0; i < r; i++)
+		em(&e, ".equ D%d, %lld\n.equ S%d, %lld\n.equ E%d, %lld\n", i,
+		   (long long)d[i], i, (long long)st[i], i,
+		   (long long)(st[i] + o[i]));
+	em_addr(&e, "X_DRAM", A(m, x));
+	em_addr(&e, "Z_DRAM", A(m, out));
+	return add_step(m, L, "copy.s", &e, 0);
+}
+
+static int map_split(struct mctx *m, struct map_layer *L,
+		     const struct g_node *n)
+{
+	const struct g_tensor *x = T(m, n->in[0]);
+	int axis = n->axis < 0 ? n->axis + x->rank : n->axis;
+	int64_t start[G_MAX_RANK] = { 0 };
+	for (int o = 0; o < n->n_out; o++) {
+		if (n->out[o] < 0)
+			continue;
+		int rc = slice_step(m, L, n->in[0], n->out[o], start);
+		if (rc)
+			return rc;
+		start[axis] += T(m, n->out[o])->dim[axis];
+	}
+	tiling_add(L, "axis=%d parts=%d", axis, n->n_out);
+	return 0;
+}
+
+static int map_slice(struct mctx *m, struct map_layer *L,
+		     const struct g_node *n)
+{
+	const struct g_tensor *x = T(m, n->in[0]);
+	int64_t start[G_MAX_RANK] = { 0 };
+	int na = n->n_in > 3 && n->in[3] >= 0 ? (int)graph_elems(T(m, n->in[3])) :
+		 (int)graph_elems(T(m, n->in[1]));
+	for (int j = 0; j < na; j++) {
+		int64_t ax = j, st = 1, b;
+		if (n->n_in > 3 && n->in[3] >= 0 &&
+		    graph_const_i64(T(m, n->in[3]), j, &ax))
+			return graph_error(m->g, L->node, m->d,
+					   "computed axes: not mapped");
+		if (n->n_in > 4 && n->in[4] >= 0 &&
+		    graph_const_i64(T(m, n->in[4]), j, &st))
+			return graph_error(m->g, L->node, m->d,
+					   "computed steps: not mapped");
+		if (graph_const_i64(T(m, n->in[1]), j, &b))
+			return graph_error(m->g, L->node, m->d,
+					   "computed starts: not mapped");
+		if (ax < 0)
+			ax += x->rank;
+		if (st != 1)
+			return graph_error(m->g, L->node, m->d,
+					   "step %lld: copy.s slices with step 1",
+					   (long long)st);
+		if (b < 0)
+			b += x->dim[ax];
+		start[ax] = b < 0 ? 0 : b > x->dim[ax] ? x->dim[ax] : b;
+	}
+	return slice_step(m, L, n->in[0], n->out[0], start);
+}
+
+static int map_pad(struct mctx *m, struct map_layer *L, const struct g_node *n)
+{
+	const struct g_tensor *x = T(m, n->in[0]);
+	int64_t d[G_MAX_RANK], bef[G_MAX_RANK] = { 0 }, aft[G_MAX_RANK] = { 0 };
+	double pv = 0;
+	if (n->mode[0] && strcmp(n->mode, "constant"))
+		return graph_error(m->g, L->node, m->d, "mode %s: copy.s pads "
+				   "with a constant", n->mode);
+	if (n->n_in < 2 || n->in[1] < 0 || !is_const(m, n->in[1]))
+		return graph_error(m->g, L->node, m->d,
+				   "the pads must be a constant input");
+	for (int i = 0; i < x->rank; i++) {
+		int64_t b, a;
+		if (graph_const_i64(T(m, n->in[1]), i, &b) ||
+		    graph_const_i64(T(m, n->in[1]), i + x->rank, &a) || b < 0 ||
+		    a < 0)
+			return graph_error(m->g, L->node, m->d,
+					   "pads must be non-negative constants");
+		bef[phys_axis(m, n->in[0], i)] = b;
+		aft[phys_axis(m, n->in[0], i)] = a;
+	}
+	if (n->n_in > 2 && n->in[2] >= 0 && T(m, n->in[2])->data)
+		(void)graph_const_f64(T(m, n->in[2]), 0, &pv);
+	int r = phys_shape(m, n->in[0], d);
+	struct emit e = { 0 };
+	step_head(&e, L, 0);
+	uint32_t bits = m->p->dtype == DT_INT8 ? (uint32_t)(q_act(pv) & 0xff) :
+			f32bits(pv) >> 16;
+	em(&e, ".equ MODE, 1\n.equ DT, %s\n.equ RANK, %d\n.equ PV, 0x%x\n",
+	   dt_name(m->p->dtype), r, bits);
+	for (int i = 0; i < r; i++)
+		em(&e, ".equ D%d, %lld\n.equ B%d, %lld\n.equ A%d, %lld\n", i,
+		   (long long)d[i], i, (long long)bef[i], i, (long long)aft[i]);
+	em_addr(&e, "X_DRAM", A(m, n->in[0]));
+	em_addr(&e, "Z_DRAM", A(m, n->out[0]));
+	return add_step(m, L, "copy.s", &e, 0);
+}
+
+static int map_resize(struct mctx *m, struct map_layer *L,
+		      const struct g_node *n)
+{
+	const struct g_tensor *x = T(m, n->in[0]), *y = T(m, n->out[0]);
+	if (x->rank != 4 || m->p->t[n->in[0]].layout != MAP_NHWC ||
+	    y->dim[0] != x->dim[0] || y->dim[1] != x->dim[1] ||
+	    y->dim[2] % x->dim[2] || y->dim[3] % x->dim[3])
+		return graph_error(m->g, L->node, m->d,
+				   "copy.s resizes NCHW maps by integer factors "
+				   "of H and W");
+	int64_t d[4];
+	phys_shape(m, n->in[0], d);
+	struct emit e = { 0 };
+	step_head(&e, L, 0);
+	em(&e, ".equ MODE, 2\n.equ DT, %s\n.equ RANK, 4\n.equ FH, %lld\n"
+	   ".equ FW, %lld\n", dt_name(m->p->dtype),
+	   (long long)(y->dim[2] / x->dim[2]), (long long)(y->dim[3] / x->dim[3]));
+	for (int i = 0; i < 4; i++)
+		em(&e, ".equ D%d, %lld\n", i, (long long)d[i]);
+	em_addr(&e, "X_DRAM", A(m, n->in[0]));
+	em_addr(&e, "Z_DRAM", A(m, n->out[0]));
+	return add_step(m, L, "copy.s", &e, 0);
+}
+
+/* Gather along axis 0 of a table (an embedding lookup): gather.s, the
+ * indices as int32. */
+static int map_gather(struct mctx *m, struct map_layer *L,
+		      const struct g_node *n)
+{
+	const struct g_tensor *x = T(m, n->in[0]), *ix = T(m, n->in[1]);
+	if (n->axis != 0 || m->p->t[n->in[0]].layout != MAP_ROWMAJOR)
+		return graph_error(m->g, L->node, m->d,
+				   "Gather along axis %d: gather.s looks rows "
+				   "up along axis 0", n->axis);
+	int64_t v = x->dim[0], dd = graph_elems(x) / (v ? v : 1);
+	if (is_const(m, n->in[0]))
+		m->wl[n->in[0]] = WL_ROW;
+	if (is_const(m, n->in[1]))
+		m->wl[n->in[1]] = WL_I32;
+	struct emit e = { 0 };
+	step_head(&e, L, 0);
+	em(&e, ".equ OP, 0\n.equ V, %lld\n.equ D, %lld\n.equ N, %lld\n"
+	   ".equ TYPE, %s\n", (long long)v, (long long)dd,
+	   (long long)graph_elems(ix), dt_name(m->p->dtype));
+	em_addr(&e, "E_DRAM", A(m, n->in[0]));
+	em_addr(&e, "I_DRAM", A(m, n->in[1]));
+	em_addr(&e, "Y_DRAM", A(m, n->out[0]));
+	tiling_add(L, "V=%lld D=%lld N=%lld", (long long)v, (long long)dd,
+		   (long long)graph_elems(ix));
+	return add_step(m, L, "gather.s", &e, 0);
+}
+
+/* ReduceMean over the spatial axes of NHWC (a global average pool) or the
+ * last axis of a row-major tensor. */
+static int map_reducemean(struct mctx *m, struct map_layer *L,
+			  const struct g_node *n)
+{
+	const struct g_tensor *x = T(m, n->in[0]);
+	int spatial = x->rank == 4 && n->n_axes == 2 &&
+		      ((n->axes[0] == 2 && n->axes[1] == 3) ||
+		       (n->axes[0] == 3 && n->axes[1] == 2));
+	if (spatial && m->p->t[n->in[0]].layout == MAP_NHWC) {
+		struct g_node gap = *n;
+		gap.op = G_GAP;
+		return map_pool(m, L, &gap);
+	}
+	return graph_error(m->g, L->node, m->d,
+			   "ReduceMean over these axes: only the spatial mean "
+			   "of a feature map (axes 2, 3) is mapped; a decomposed "
+			   "LayerNormalization is recognised as a whole");
+}
+
+/*
+ * QuantizeLinear / DequantizeLinear with one scale and zero point (per
+ * tensor): quant.s between the plan's float type and int8 - a QDQ model's
+ * fake quantisation in a bf16 run.  Per-axis scales and uint8 are not
+ * mapped; neither is a QDQ model in an int8 run (its scales would replace
+ * the Q3.4 format: docs/models.md).
+ */
+static int map_qdq(struct mctx *m, struct map_layer *L, const struct g_node *n)
+{
+	int q = n->op == G_QUANT;
+	const struct g_tensor *x = T(m, n->in[0]);
+	double sc = 0, zp = 0;
+	if (m->p->dtype == DT_INT8)
+		return graph_error(m->g, L->node, m->d,
+				   "%s in an int8 run: run the model with "
+				   "--dtype bf16 (QDQ scales are not used as "
+				   "the int8 format)", graph_op_name(n->op));
+	if (!is_const(m, n->in[1]) || graph_elems(T(m, n->in[1])) != 1 ||
+	    (n->n_in > 2 && n->in[2] >= 0 &&
+	     (!is_const(m, n->in[2]) || graph_elems(T(m, n->in[2])) != 1)))
+		return graph_error(m->g, L->node, m->d,
+				   "a scale and zero point per tensor (constant "
+				   "scalars) are mapped, not per axis");
+	enum g_dtype it = q ? (n->n_in > 2 && n->in[2] >= 0 ?
+				T(m, n->in[2])->dtype : G_DT_U8) :
+			      x->dtype;
+	if (it != G_DT_I8)
+		return graph_error(m->g, L->node, m->d,
+				   "%s type: quant.s maps int8 (not uint8)",
+				   g_dtype_name(it));
+	(void)graph_const_f64(T(m, n->in[1]), 0, &sc);
+	if (n->n_in > 2 && n->in[2] >= 0)
+		(void)graph_const_f64(T(m, n->in[2]), 0, &zp);
+	int64_t rows, l;
+	rows_l(m, n->in[0], &rows, &l);
+	struct emit e = { 0 };
+	step_head(&e, L, 0);
+	em(&e, ".equ R, %lld\n.equ C, %lld\n.equ OP, %d\n.equ IT, %s\n"
+	   ".equ OT, %s\n.equ GRAN, 0\n.equ SCALE, 0x%08x\n.equ ZP, %d\n",
+	   (long long)rows, (long long)l, !q, q ? dt_name(m->p->dtype) : "int8",
+	   q ? "int8" : dt_name(m->p->dtype), f32bits(sc), (int)zp);
+	em_addr(&e, "X_DRAM", A(m, n->in[0]));
+	em_addr(&e, "Y_DRAM", A(m, n->out[0]));
+	return add_step(m, L, "quant.s", &e, 0);
+}
+
+/* A BatchNormalization left standing (no conv before it): batchnorm.s
+ * over pixels x channels, the statistics folded on chip. */
+static int map_batchnorm(struct mctx *m, struct map_layer *L,
+			 const struct g_node *n)
+{
+	int64_t rows, l;
+	rows_l(m, n->in[0], &rows, &l);
+	if (m->p->dtype == DT_INT8)
+		return graph_error(m->g, L->node, m->d,
+				   "a BatchNormalization not folded into a conv, "
+				   "in int8: run the model with --dtype bf16");
+	for (int i = 1; i < 5; i++) {
+		if (!is_const(m, n->in[i]))
+			return graph_error(m->g, L->node, m->d,
+					   "batchnorm.s needs constant "
+					   "parameters");
+		m->wl[n->in[i]] = WL_F32;
+	}
+	uint32_t eps;
+	memcpy(&eps, &n->eps, 4);
+	struct emit e = { 0 };
+	step_head(&e, L, 0);
+	em(&e, ".equ R, %lld\n.equ C, %lld\n.equ TYPE, %s\n.equ EPS, 0x%08x\n",
+	   (long long)rows, (long long)l, dt_name(m->p->dtype), eps);
+	if (n->act == G_ACT_RELU)
+		em(&e, ".equ RELU, 1\n");
+	em_addr(&e, "X_DRAM", A(m, n->in[0]));
+	em_addr(&e, "Y_DRAM", A(m, n->out[0]));
+	em_addr(&e, "G_DRAM", A(m, n->in[1]));
+	em_addr(&e, "B_DRAM", A(m, n->in[2]));
+	em_addr(&e, "M_DRAM", A(m, n->in[3]));
+	em_addr(&e, "V_DRAM", A(m, n->in[4]));
+	return add_step(m, L, "batchnorm.s", &e, 0);
+}
+
 static int map_node(struct mctx *m, struct map_layer *L, const struct g_node *n)
 {
 	switch (n->op) {
@@ -660,6 +1205,15 @@ static int map_node(struct mctx *m, struct map_layer *L, const struct g_node *n)
 	case G_SOFTMAX: return map_softmax(m, L, n);
 	case G_LAYERNORM: return map_layernorm(m, L, n);
 	case G_TRANSPOSE: return map_transpose(m, L, n);
+	case G_CONCAT: return map_concat(m, L, n);
+	case G_SPLIT: return map_split(m, L, n);
+	case G_SLICE: return map_slice(m, L, n);
+	case G_PAD: return map_pad(m, L, n);
+	case G_RESIZE: return map_resize(m, L, n);
+	case G_GATHER: return map_gather(m, L, n);
+	case G_REDUCEMEAN: return map_reducemean(m, L, n);
+	case G_QUANT: case G_DEQUANT: return map_qdq(m, L, n);
+	case G_BATCHNORM: return map_batchnorm(m, L, n);
 	default:
 		if (is_eltwise(n->op))
 			return map_eltwise(m, L, n);
@@ -678,7 +1232,7 @@ static uint64_t wbytes(const struct mctx *m, int t)
 {
 	int64_t n = graph_elems(T(m, t));
 	switch (m->wl[t]) {
-	case WL_BIAS: case WL_F32: return (uint64_t)n * 4;
+	case WL_BIAS: case WL_F32: case WL_I32: return (uint64_t)n * 4;
 	default: return (uint64_t)n * (uint64_t)dt_bytes(m->p->dtype);
 	}
 }
@@ -849,11 +1403,21 @@ static int contiguous_parts(struct mctx *m, int k)
 static int weight_exp(const struct mctx *m, int t)
 {
 	double mx = 0;
-	int64_t n = graph_elems(T(m, t));
-	for (int64_t i = 0; i < n; i++) {
-		double v;
-		if (graph_const_f64(T(m, t), i, &v) == 0 && fabs(v) > mx)
-			mx = fabs(v);
+	const struct g_tensor *x = T(m, t);
+	int64_t n = graph_elems(x);
+	if (x->dtype == G_DT_F32 && x->data) {
+		/* the common case, without a lookup per element: ResNet-50's
+		 * 25 M weights */
+		const float *f = x->data;
+		for (int64_t i = 0; i < n; i++)
+			if (fabs(f[i]) > mx)
+				mx = fabs(f[i]);
+	} else {
+		for (int64_t i = 0; i < n; i++) {
+			double v;
+			if (graph_const_f64(x, i, &v) == 0 && fabs(v) > mx)
+				mx = fabs(v);
+		}
 	}
 	mx *= fabs(m->wscale[t]);
 	if (mx == 0)
@@ -862,19 +1426,56 @@ static int weight_exp(const struct mctx *m, int t)
 	return (int)ceil(log2(mx / 127.0));
 }
 
+static int plan_build(const struct graph *g, const struct arch *a,
+		      const struct map_opts *o, struct map_plan *p,
+		      struct diag *d);
+
+/*
+ * The element type by default: int8 on a chip whose array takes integers
+ * - when every layer has an int8 kernel; a model with float-only layers
+ * (Softmax, LayerNormalization, GELU, ...) runs in bf16 there, with a
+ * note.  bf16 on float chips.
+ */
 int map_plan_build(const struct graph *g, const struct arch *a,
 		   const struct map_opts *o, struct map_plan *p, struct diag *d)
+{
+	int it = (int)ARCH_E(a, MTX_IN_TYPE);
+	int intchip = it == ARCH_MTX_IN_TYPE_INT8 || it == ARCH_MTX_IN_TYPE_INT4 ||
+		      it == ARCH_MTX_IN_TYPE_INT16;
+	if (o->dtype != DT_N || !intchip) {
+		struct map_opts o2 = *o;
+		if (o2.dtype == DT_N)
+			o2.dtype = DT_BF16;
+		return plan_build(g, a, &o2, p, d);
+	}
+	struct map_opts o8 = *o, o16 = *o;
+	struct diag quiet;
+	diag_init(&quiet, NULL);
+	o8.dtype = DT_INT8;
+	if (!plan_build(g, a, &o8, p, &quiet))
+		return 0;
+	if (quiet.last_err != NPU_EMODEL)   /* not a missing int8 kernel */
+		return plan_build(g, a, &o8, p, d);
+	o16.dtype = DT_BF16;
+	int rc = plan_build(g, a, &o16, p, d);
+	if (!rc) {
+		/* the reason without its "file: error: " */
+		const char *why = strstr(quiet.last, "error: ");
+		diag_note(d, diag_at_file(g->source, 0, 0),
+			  "the model runs in bf16 on this int8 chip: %s "
+			  "(--dtype chooses)", why ? why + 7 : quiet.last);
+	}
+	return rc;
+}
+
+static int plan_build(const struct graph *g, const struct arch *a,
+		      const struct map_opts *o, struct map_plan *p,
+		      struct diag *d)
 {
 	struct mctx m = { g, a, o, p, d, NULL, NULL, NULL };
 	int rc = 0;
 	memset(p, 0, sizeof *p);
 	p->dtype = o->dtype;
-	if (p->dtype == DT_N) {
-		int it = (int)ARCH_E(a, MTX_IN_TYPE);
-		p->dtype = it == ARCH_MTX_IN_TYPE_INT8 ||
-			   it == ARCH_MTX_IN_TYPE_INT4 ||
-			   it == ARCH_MTX_IN_TYPE_INT16 ? DT_INT8 : DT_BF16;
-	}
 	if (p->dtype != DT_INT8 && p->dtype != DT_BF16)
 		return diag_error(d, diag_nowhere(), NPU_EUSAGE,
 				  "model dtype %s: int8 or bf16",
@@ -894,9 +1495,14 @@ int map_plan_build(const struct graph *g, const struct arch *a,
 		x->addr = MAP_NOADDR;
 		x->root = t;
 		x->first = x->last = -1;
-		x->exp = INT8_ACT_EXP;
+		enum g_dtype gd = g->tensors[t].dtype;
+		x->dt = gd == G_DT_I64 || gd == G_DT_I32 ? DT_INT32 :
+			gd == G_DT_I8 ? DT_INT8 : p->dtype;
+		/* int8 activations of an int8 run are Q3.4; a QDQ model's
+		 * int8 tensors are its own integers */
+		x->exp = p->dtype == DT_INT8 && x->dt == DT_INT8 ? INT8_ACT_EXP : 0;
 		x->bytes = (uint64_t)graph_elems(&g->tensors[t]) *
-			   (uint64_t)dt_bytes(p->dtype);
+			   (uint64_t)dt_bytes(x->dt);
 		m.wscale[t] = 1.0f;
 	}
 	assign_layouts(&m);
@@ -971,6 +1577,10 @@ int map_plan_build(const struct graph *g, const struct arch *a,
 				r->last = li;
 		}
 	}
+	if (o->keep_all)
+		for (int t = 0; t < g->n_tensors; t++)
+			if (p->t[t].root == t && p->t[t].first >= 0)
+				p->t[t].last = p->n_layers;
 	/* Graph inputs live from the start, outputs to the end. */
 	for (int i = 0; i < g->n_inputs; i++) {
 		struct map_tensor *r = &p->t[root_of(p, g->inputs[i])];
@@ -1159,6 +1769,11 @@ int map_write_consts(const struct graph *g, const struct map_plan *p,
 			for (int64_t i = 0; i < ne; i++)
 				put(DT_FP32, b, (uint64_t)i, s * cval(g, t, i), 0);
 			break;
+		case WL_I32:
+			for (int64_t i = 0; i < ne; i++)
+				num_store(DT_INT32, b, (uint64_t)i, cval(g, t, i),
+					  NUM_OVF_SAT);
+			break;
 		case WL_MAT:
 		case WL_ROW:
 			for (int64_t i = 0; i < ne; i++)
@@ -1207,8 +1822,8 @@ int map_write_input(const struct graph *g, const struct map_plan *p, int t,
 	 * keep the elements' order (docs/models.md) */
 	enum map_layout l = x->root == t ? x->layout : MAP_ROWMAJOR;
 	for (int64_t i = 0; i < graph_elems(gt); i++)
-		put(p->dtype, dram + x->addr, phys_index(gt, l, i), v[i],
-		    x->exp);
+		put(x->dt, dram + x->addr, phys_index(gt, l, i), v[i],
+		    x->dt == DT_INT32 ? 0 : x->exp);
 	return 0;
 }
 
@@ -1222,9 +1837,8 @@ int map_read_tensor(const struct graph *g, const struct map_plan *p, int t,
 	const struct map_tensor *x = &p->t[t];
 	enum map_layout l = x->root == t ? x->layout : MAP_ROWMAJOR;
 	for (int64_t i = 0; i < graph_elems(gt); i++) {
-		double q = num_load(p->dtype, dram + x->addr,
-				    phys_index(gt, l, i));
-		v[i] = (float)(p->dtype == DT_INT8 ? ldexp(q, x->exp) : q);
+		double q = num_load(x->dt, dram + x->addr, phys_index(gt, l, i));
+		v[i] = (float)(x->dt == DT_INT8 ? ldexp(q, x->exp) : q);
 	}
 	return 0;
 }

@@ -43,13 +43,17 @@ struct map_opts {
 	enum npu_dtype dtype;   /* activations and weights (DT_INT8,
 				   DT_BF16); DT_N: from core.matrix.in_type */
 	enum map_split split;
-	int one_core;           /* run every layer on core 0 only */
+	int keep_all;           /* keep every activation to the end (no DRAM
+				   reuse): to read each layer's output
+				   afterwards (--dump-layers) */
 };
 
 struct map_tensor {
 	uint64_t addr;          /* DRAM byte address, MAP_NOADDR: none */
-	uint64_t bytes;         /* in the plan's dtype (constants: as laid
-				   out for their kernel) */
+	uint64_t bytes;         /* in dt (constants: as laid out for their
+				   kernel) */
+	enum npu_dtype dt;      /* activations: the plan's dtype; integer
+				   tensors (indices): int32 */
 	enum map_layout layout;
 	int root;               /* the tensor whose storage this one is a view
 				   of (Reshape, Flatten, a contiguous Split

@@ -125,15 +125,16 @@ static uint64_t max_of(const struct ctr_sink *s, const char *unit_leaf)
 static void layer_stats(struct model_layer_stats *st, const struct arch *a,
 			uint64_t cycles)
 {
+	/* cycles: the layer's phases, end to end (its regions open and close
+	 * within them) */
 	const struct ctr_sink *s = st->s;
 	double clock = ARCH_F(a, CHIP_CLOCK_GHZ);
 	double pe = (double)ARCH_I(a, MTX_ROWS) * (double)ARCH_I(a, MTX_COLS);
 	double peak = a->d.macs_per_s_chip / (clock * 1e9);
 	struct energy e;
-	st->cycles = cycles;
-	st->macs = sum_of(s, "core", ".matrix.macs");
+	st->array_macs = sum_of(s, "core", ".matrix.macs");
 	st->compute_cycles = max_of(s, "matrix.busy_cycles");
-	if (!st->macs)
+	if (!st->array_macs)
 		st->compute_cycles = max_of(s, "vector.busy_cycles");
 	st->dram_read = sum_of(s, "dram.", ".read_bytes");
 	st->dram_write = sum_of(s, "dram.", ".write_bytes");
@@ -164,8 +165,9 @@ int model_run(struct run *r, const struct arch *a, const struct graph *g,
 	struct asm_opts ao = { NULL, 0, incs, 1 };
 	struct chip_result cr;
 
+	int n_run = o->upto > 0 && o->upto < p->n_layers ? o->upto : p->n_layers;
 	memset(res, 0, sizeof *res);
-	res->n_layers = p->n_layers;
+	res->n_layers = n_run;
 	res->layers = calloc((size_t)p->n_layers + 1, sizeof *res->layers);
 	res->sinks = calloc((size_t)p->n_layers + 1, sizeof *res->sinks);
 	if (!res->layers || !res->sinks)
@@ -185,8 +187,9 @@ int model_run(struct run *r, const struct arch *a, const struct graph *g,
 				return rc;
 		}
 	}
-	for (int l = 0; l < p->n_layers && !rc; l++) {
+	for (int l = 0; l < n_run && !rc; l++) {
 		const struct map_layer *L = &p->layers[l];
+		uint64_t t0 = chip_now(c);
 		for (int s = 0; s < L->n_steps && !rc; s++) {
 			size_t len;
 			char *text = step_source(L, l, s, &len);
@@ -215,26 +218,29 @@ int model_run(struct run *r, const struct arch *a, const struct graph *g,
 					    "(%s) failed", l, s,
 					    L->steps[s].kernel);
 		}
+		/* the layer's time: its phases, which follow each other */
+		res->layers[l].cycles = chip_now(c) - t0;
 	}
 	if (rc)
 		return rc;
 	res->cycles = chip_now(c);
 	if ((rc = run_regions(r, &rgn, &n_rgn)))
 		return diag_error(d, diag_nowhere(), rc, "out of memory");
-	for (int l = 0; l < p->n_layers && !rc; l++) {
+	for (int l = 0; l < n_run && !rc; l++) {
 		char rn[160];
 		uint64_t cyc;
 		region_name(&p->layers[l], l, rn, sizeof rn);
 		rc = merge_regions(rgn, n_rgn, rn, &res->sinks[l], &cyc);
 		res->layers[l].s = &res->sinks[l];
-		layer_stats(&res->layers[l], a, cyc);
+		res->layers[l].macs = p->layers[l].macs;
+		layer_stats(&res->layers[l], a, res->layers[l].cycles);
 		res->macs += res->layers[l].macs;
 		res->energy_pj += res->layers[l].energy_pj;
 	}
 	run_regions_free(rgn, n_rgn);
 	if (rc)
 		return diag_error(d, diag_nowhere(), rc, "out of memory");
-	if (o->values) {
+	if (o->values && n_run == p->n_layers) {
 		uint64_t size;
 		uint8_t *dram = chip_mem(c, ISA_MEM_DRAM, 0, &size);
 		res->n_outputs = g->n_outputs;
@@ -275,9 +281,9 @@ int model_write_csv(FILE *f, const struct graph *g, const struct map_plan *p,
 	double clock = ARCH_F(a, CHIP_CLOCK_GHZ);
 	fputs("layer,op,shapes,kernel,tiling,cycles,compute_cycles,"
 	      "stall_dram_cycles,stall_sram_cycles,stall_noc_cycles,"
-	      "stall_sync_cycles,macs,mac_util,mapping_eff,dram_read_bytes,"
+	      "stall_sync_cycles,macs,array_macs,mac_util,mapping_eff,dram_read_bytes,"
 	      "dram_write_bytes,dram_gbps,energy_uj,time_us\n", f);
-	for (int l = 0; l < p->n_layers; l++) {
+	for (int l = 0; l < res->n_layers; l++) {
 		const struct map_layer *L = &p->layers[l];
 		const struct model_layer_stats *s = &res->layers[l];
 		str_csv_field(f, L->name);
@@ -289,7 +295,7 @@ int model_write_csv(FILE *f, const struct graph *g, const struct map_plan *p,
 		str_csv_field(f, L->kernels);
 		fputc(',', f);
 		str_csv_field(f, L->tiling);
-		fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.4f,%.4f,%llu,"
+		fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.4f,%.4f,%llu,"
 			"%llu,%.3f,%.3f,%.3f\n",
 			(unsigned long long)s->cycles,
 			(unsigned long long)s->compute_cycles,
@@ -297,7 +303,8 @@ int model_write_csv(FILE *f, const struct graph *g, const struct map_plan *p,
 			(unsigned long long)s->stall_sram,
 			(unsigned long long)s->stall_noc,
 			(unsigned long long)s->stall_sync,
-			(unsigned long long)s->macs, s->mac_util, s->map_eff,
+			(unsigned long long)s->macs,
+			(unsigned long long)s->array_macs, s->mac_util, s->map_eff,
 			(unsigned long long)s->dram_read,
 			(unsigned long long)s->dram_write, s->dram_gbps,
 			s->energy_pj * 1e-6, (double)s->cycles / (clock * 1e3));
@@ -311,11 +318,12 @@ void model_print(FILE *f, const struct graph *g, const struct map_plan *p,
 {
 	double clock = ARCH_F(a, CHIP_CLOCK_GHZ);
 	double sec = (double)res->cycles / (clock * 1e9);
+	int batch = res->batch > 0 ? res->batch : 1;
 	double peak = a->d.macs_per_s_chip;
 	uint64_t compute = 0, rd = 0, wr = 0;
 	fprintf(f, "%-28s %-28s %12s %7s %9s\n", "layer", "kernel", "cycles",
 		"MAC%", "DRAM MB");
-	for (int l = 0; l < p->n_layers; l++) {
+	for (int l = 0; l < res->n_layers; l++) {
 		const struct model_layer_stats *s = &res->layers[l];
 		compute += s->compute_cycles;
 		rd += s->dram_read;
@@ -325,12 +333,12 @@ void model_print(FILE *f, const struct graph *g, const struct map_plan *p,
 			(unsigned long long)s->cycles, 100 * s->mac_util,
 			(double)(s->dram_read + s->dram_write) / 1e6);
 	}
-	fprintf(f, "\nmodel: %s, %d layers (%d nodes), %s\n", g->source,
-		p->n_layers, g->n_nodes, dtype_name(p->dtype));
+	fprintf(f, "\nmodel: %s, %d layers (%d nodes), %s, batch %d\n",
+		g->source, p->n_layers, g->n_nodes, dtype_name(p->dtype), batch);
 	fprintf(f, "latency: %llu cycles = %.3f ms at %.3g GHz; "
 		"throughput %.1f inferences/s\n",
 		(unsigned long long)res->cycles, sec * 1e3, clock,
-		sec > 0 ? 1 / sec : 0);
+		sec > 0 ? batch / sec : 0);
 	fprintf(f, "MACs: %llu (%.2f TOPS achieved, %.1f%% of the %.2f TOPS "
 		"peak)\n", (unsigned long long)res->macs,
 		sec > 0 ? 2e-12 * (double)res->macs / sec : 0,
@@ -341,6 +349,7 @@ void model_print(FILE *f, const struct graph *g, const struct map_plan *p,
 		"without reuse)\n", (double)rd / 1e6, (double)wr / 1e6,
 		(double)p->dram_bytes / 1e6, (double)p->weights_bytes / 1e6,
 		(double)p->act_peak / 1e6, (double)p->act_naive / 1e6);
-	fprintf(f, "energy: %.3f mJ per inference\n", res->energy_pj * 1e-9);
+	fprintf(f, "energy: %.3f mJ per inference\n",
+		res->energy_pj * 1e-9 / batch);
 	(void)compute;
 }

@@ -26,6 +26,8 @@ struct model_opts {
 	   zeros); set by the caller when values is on. */
 	float *const *inputs;
 	const char *emit_asm_dir; /* write every step's source here, or NULL */
+	int upto;                 /* run the first upto layers only (0: all);
+				     the graph outputs are then not read */
 };
 
 /* What one layer did, from its region's counters (all cores). */
@@ -35,7 +37,10 @@ struct model_layer_stats {
 	uint64_t compute_cycles;  /* matrix busy cycles, the busiest core (or
 				     the vector unit's, for layers without
 				     MACs) */
-	uint64_t macs;            /* MACs the array did */
+	uint64_t macs;            /* MACs of the layer's math (the plan's) */
+	uint64_t array_macs;      /* MACs the arrays did: more when a kernel
+				     computes padding (conv2d.s's wrapped
+				     columns, partial tiles) */
 	uint64_t dram_read, dram_write;   /* bytes */
 	uint64_t stall_dram, stall_sram, stall_noc, stall_sync; /* cycles,
 				     summed over units: DMA waiting for DRAM,
@@ -44,8 +49,9 @@ struct model_layer_stats {
 				     fences and barriers */
 	double energy_pj;
 	double mac_util;          /* macs / (cycles x peak MACs per cycle) */
-	double map_eff;           /* macs / (matrix busy x R x C): the
-				     array's fill while it works */
+	double map_eff;           /* macs / (matrix busy x R x C), busy
+				     summed over cores: the useful fill of the
+				     array while it works */
 	double dram_gbps;
 	const struct ctr_sink *s; /* the region's counters (merged over the
 				     cores), owned by the result */
@@ -56,6 +62,9 @@ struct model_result {
 	struct model_layer_stats *layers;  /* per plan layer */
 	struct ctr_sink *sinks;            /* their counters (owned) */
 	uint64_t cycles;                   /* the whole model */
+	int batch;                         /* inferences per run (the caller's
+					      --batch; 0 = 1): throughput and
+					      energy per inference divide by it */
 	uint64_t macs;
 	double energy_pj;
 	int n_outputs;

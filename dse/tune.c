@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../arch/arch.h"
 #include "../asm/asm.h"
@@ -173,6 +174,83 @@ static int pinned(const struct tuner *t, const char *name)
 		    (t->o->defines[k][l] == '=' || !t->o->defines[k][l]))
 			return 1;
 	return 0;
+}
+
+/*
+ * The cache directory of a kernel (absolute path kabs, its text) with
+ * fixed defines and inputs on chip a: $NPUSIM_CACHE/tune/HASH, or
+ * ~/.cache/npusim/tune/HASH, the hash over the resolved config, the
+ * kernel's path and text and the fixed arguments in order.
+ */
+static void cache_dir(const struct arch *a, const char *kabs, const char *text,
+		      const char *const *defines, int n_defines,
+		      const char *const *inputs, int n_inputs, char *dir,
+		      size_t n)
+{
+	uint64_t h = arch_hash(a);
+	const char *c = getenv("NPUSIM_CACHE"), *home = getenv("HOME");
+	int i;
+
+	h = fnv(h, kabs, strlen(kabs));
+	h = fnv(h, text, strlen(text));
+	for (i = 0; i < n_defines; i++)
+		h = fnv(h, defines[i], strlen(defines[i]) + 1);
+	for (i = 0; i < n_inputs; i++)
+		h = fnv(h, inputs[i], strlen(inputs[i]) + 1);
+	if (c && *c)
+		snprintf(dir, n, "%s/tune/%016llx", c, (unsigned long long)h);
+	else
+		snprintf(dir, n, "%s/.cache/npusim/tune/%016llx",
+			 home && *home ? home : "/tmp", (unsigned long long)h);
+}
+
+int tune_cached_best(const struct arch *a, const char *kernel,
+		     const char *const *defines, int n_defines, char *out,
+		     size_t n)
+{
+	char kabs[PATH_MAX], dir[PATH_MAX], path[PATH_MAX + 16], text2[400];
+	char *text;
+	struct spec s;
+	struct diag quiet;
+	uint64_t k, best_k = 0;
+	double best = 0;
+	int found = 0;
+
+	if (!realpath(kernel, kabs) || !(text = str_read_file(kabs, NULL)))
+		return 0;
+	cache_dir(a, kabs, text, defines, n_defines, NULL, 0, dir, sizeof(dir));
+	free(text);
+	snprintf(path, sizeof(path), "%s/tune.sweep", dir);
+	if (access(path, R_OK))
+		return 0;
+	diag_init(&quiet, NULL);
+	if (spec_load(&s, path, &quiet))
+		return 0;
+	for (k = 0; k < s.n_points; k++) {
+		double v = 0;
+
+		if (sweep_point(dir, k, "cycles", &v, text2, sizeof(text2)) == 1 &&
+		    (!found || v < best)) {
+			best = v;
+			best_k = k;
+			found = 1;
+		}
+	}
+	if (found) {
+		struct spec_point pt;
+		size_t len = 0;
+		int i;
+
+		spec_point(&s, best_k, &pt);
+		out[0] = '\0';
+		for (i = 0; i < s.n_params && len < n; i++)
+			len += (size_t)snprintf(out + len, n - len, "%s=%s\n",
+						s.p[i].name, spec_value(&s, &pt, i));
+		if (len >= n)
+			found = 0;
+	}
+	spec_free(&s);
+	return found;
 }
 
 /* The tuning directory and its sweep spec. */
@@ -561,7 +639,7 @@ int tune_run(const struct tune_opts *o, struct diag *d)
 	struct obj_prog *p = NULL;
 	char err[300], kabs[PATH_MAX], cabs[PATH_MAX], path[PATH_MAX + 16];
 	char *text = NULL;
-	uint64_t h, k, budget, def_k = UINT64_MAX, *batch = NULL;
+	uint64_t k, budget, def_k = UINT64_MAX, *batch = NULL;
 	int rc, i, jobs = o->jobs > 0 ? o->jobs : 1;
 
 	memset(&t, 0, sizeof(t));
@@ -616,24 +694,11 @@ int tune_run(const struct tune_opts *o, struct diag *d)
 		t.bound = bps > 0 && hz > 0 ? bytes / bps * hz : 0;
 	}
 	/* the cache key: config, kernel (path and text), fixed arguments */
-	h = arch_hash(&t.a);
-	h = fnv(h, kabs, strlen(kabs));
-	h = fnv(h, text, strlen(text));
-	for (i = 0; i < o->n_defines; i++)
-		h = fnv(h, o->defines[i], strlen(o->defines[i]) + 1);
-	for (i = 0; i < o->n_inputs; i++)
-		h = fnv(h, o->inputs[i], strlen(o->inputs[i]) + 1);
-	if (o->dir) {
+	if (o->dir)
 		snprintf(t.dir, sizeof(t.dir), "%s", o->dir);
-	} else {
-		const char *c = getenv("NPUSIM_CACHE"), *home = getenv("HOME");
-
-		if (c && *c)
-			snprintf(t.dir, sizeof(t.dir), "%s/tune/%016llx", c, (unsigned long long)h);
-		else
-			snprintf(t.dir, sizeof(t.dir), "%s/.cache/npusim/tune/%016llx",
-				 home && *home ? home : "/tmp", (unsigned long long)h);
-	}
+	else
+		cache_dir(&t.a, kabs, text, o->defines, o->n_defines, o->inputs,
+			  o->n_inputs, t.dir, sizeof(t.dir));
 	if (mkdirs(t.dir)) {
 		rc = diag_error(d, diag_nowhere(), NPU_EIO, "%s: cannot create: %s", t.dir,
 				strerror(errno));
@@ -738,6 +803,8 @@ int tune_run(const struct tune_opts *o, struct diag *d)
 				o->kernel);
 		goto out;
 	}
+	if (o->quiet > 1)       /* a caller that reports on its own */
+		goto out;
 	printf("best: ");
 	print_point(&t, t.best_k, stdout);
 	printf(": %.0f cycles\n", t.best);

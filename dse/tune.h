@@ -40,10 +40,23 @@ struct tune_opts {
 	const char *self;            /* the npusim binary */
 	const char *curve_csv;       /* search curve, NULL = DIR/curve.csv */
 	const char *curve_svg;       /* and its plot, NULL = DIR/curve.svg */
-	int quiet;
+	int quiet;                   /* 1: no progress; 2: nor the result
+					(npusim model -q) */
 };
 
 /* Run the search; prints the result on stdout.  0 or NPU_E*. */
 int tune_run(const struct tune_opts *o, struct diag *d);
+
+/*
+ * What an earlier `npusim tune` found for kernel with these fixed defines
+ * (and no inputs) on chip a, from its cache: the fastest schedule among
+ * the cached results, as "NAME=VALUE\n" lines for every tunable into out
+ * (n bytes).  1 when there is one, 0 when nothing is cached (no error:
+ * a model then uses the kernel's defaults).
+ */
+struct arch;
+int tune_cached_best(const struct arch *a, const char *kernel,
+		     const char *const *defines, int n_defines, char *out,
+		     size_t n);
 
 #endif

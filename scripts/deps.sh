@@ -14,17 +14,24 @@ if command -v pkg-config >/dev/null 2>&1; then
 	pkg-config --exists check || need="$need check"
 	# json-c reads counter files back (roofline) and checks traces in tests.
 	pkg-config --exists json-c || need="$need libjson-c-dev"
+	# protobuf-c decodes ONNX models (compiler/onnx.c).
+	pkg-config --exists libprotobuf-c || need="$need libprotobuf-c-dev"
 else
-	need="$need libconfig-dev zlib1g-dev check libjson-c-dev"
+	need="$need libconfig-dev zlib1g-dev check libjson-c-dev libprotobuf-c-dev"
 fi
+# protoc-c compiles python3-onnx's onnx.proto at build time.
+command -v protoc-c >/dev/null 2>&1 || need="$need protobuf-c-compiler"
 # The Python package (python/npusim) and its tests run on the system
 # Python with Debian's NumPy, cffi and pytest.
 if [ -x /usr/bin/python3 ]; then
 	/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || need="$need python3-numpy"
 	/usr/bin/python3 -c 'import cffi' >/dev/null 2>&1 || need="$need python3-cffi"
 	/usr/bin/python3 -c 'import pytest' >/dev/null 2>&1 || need="$need python3-pytest"
+	# python3-onnx ships onnx.proto (the schema the importer is built
+	# from) and writes test_onnx's model.
+	/usr/bin/python3 -c 'import onnx' >/dev/null 2>&1 || need="$need python3-onnx"
 else
-	need="$need python3 python3-numpy python3-cffi python3-pytest"
+	need="$need python3 python3-numpy python3-cffi python3-pytest python3-onnx"
 fi
 # rsvg-convert renders the roofline SVG to PNG in the tests.
 command -v rsvg-convert >/dev/null 2>&1 || need="$need librsvg2-bin"

@@ -41,6 +41,22 @@ trap 'rm -rf "$tmp"' EXIT
 	echo "vector unit's busy time with the DRAM time at its peak. *vec busy* is the vector units' busy cycles over the run's"
 	echo "cycles, averaged over the cores."
 	echo
+	echo "**Where the tensors are.** Each kernel names the DRAM base of every tensor NAME_DRAM"
+	echo "(below) and defines it in asm/kernels/lib/dram.inc's \`dram_base\`: the kernel's own layout"
+	echo "(its tensors one after another from address 0: the runs measured here) unless NAME_DRAM"
+	echo "is already defined - by \`-D NAME_DRAM=ADDR\` or an \`.equ\` before the kernel is included - so"
+	echo "the model compiler places every layer's tensors by its DRAM plan. A default that follows"
+	echo "an earlier base moves with it. A base must be a multiple of 64 (an assembly error"
+	echo "otherwise); the caller keeps tensors apart unless the kernel's header allows an"
+	echo "in-place output."
+	echo
+	echo "| kernel | DRAM bases |"
+	echo "| --- | --- |"
+	for k in asm/kernels/*.s; do
+		b=$(sed -n 's/^[[:space:]]*dram_base[[:space:]]*\([A-Z0-9_]*\),.*/\1/p' "$k" | awk '!seen[$0]++' | tr '\n' ' ' | sed 's/ $//; s/ /, /g')
+		if [ -n "$b" ]; then echo "| $(basename "$k") | $b |"; fi
+	done
+	echo
 	echo "| kernel | config | case | cycles | MAC util | vec busy | DRAM MiB | DRAM GB/s (% peak) | ceiling | bound | note |"
 	echo "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"
 } > "$tmp/md"

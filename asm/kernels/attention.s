@@ -181,10 +181,12 @@
 .error "attention.s: the tiles exceed the accumulator (lower BR or BC)"
 .endif
 
-.equ Q_DRAM, 0
-.equ KT_DRAM, (Q_DRAM + H*N*D*ES + 63) & ~63
-.equ V_DRAM, (KT_DRAM + H*D*NK*ES + 63) & ~63
-.equ O_DRAM, (V_DRAM + H*NK*D*ES + 63) & ~63
+# DRAM bases: lib/dram.inc (-D NAME_DRAM=ADDR moves one)
+.include "lib/dram.inc"
+	dram_base Q_DRAM, 0
+	dram_base KT_DRAM, (Q_DRAM + H*N*D*ES + 63) & ~63
+	dram_base V_DRAM, (KT_DRAM + H*D*NK*ES + 63) & ~63
+	dram_base O_DRAM, (V_DRAM + H*NK*D*ES + 63) & ~63
 .tensor Q, dram, Q_DRAM, ITYPE, H*N, D
 .tensor KT, dram, KT_DRAM, ITYPE, H*D, NK
 .tensor V, dram, V_DRAM, ITYPE, H*NK, D

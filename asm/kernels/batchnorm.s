@@ -24,7 +24,9 @@
 # fits): on datacenter.cfg's 16 cores that reaches 55 % of the DRAM peak
 # against 45-49 % with one contiguous slice of rows per core.
 # Memory-bound: 2 (bf16: 4) element operations per 8 (4) DRAM bytes.
-# Layouts: DRAM X, Y row-major R x C; scratchpad: the parameters (4 x C
+# Layouts: DRAM X, Y row-major R x C (bases X_DRAM, Y_DRAM; GAMMA, BETA,
+# MEAN, VAR at G_DRAM, B_DRAM, M_DRAM, V_DRAM, by default adjacent, each
+# PV bytes: lib/dram.inc); scratchpad: the parameters (4 x C
 # fp32), two blocks of RB x C of TYPE and, for bf16, one fp32 work block.
 # Footprint: 16*C + 2*RB*C*size (+ 4*RB*C for bf16) bytes (+ alignment).
 # Parameters: R, C, TYPE (fp32), EPS (fp32 bits, default 1e-5), RELU (0),
@@ -80,12 +82,16 @@
 .error "batchnorm.s: the blocks exceed the scratchpad (lower RB)"
 .endif
 
-.equ X_DRAM, 0
-.equ Y_DRAM, (R*C*ES + 63) & ~63
-.equ G_DRAM, (Y_DRAM + R*C*ES + 63) & ~63
-.equ B_DRAM, G_DRAM + PV
-.equ M_DRAM, B_DRAM + PV
-.equ V_DRAM, M_DRAM + PV
+# DRAM bases: lib/dram.inc (-D NAME_DRAM=ADDR moves one)
+.include "lib/dram.inc"
+	dram_base X_DRAM, 0
+	dram_base Y_DRAM, (R*C*ES + 63) & ~63
+	dram_base G_DRAM, (Y_DRAM + R*C*ES + 63) & ~63
+	dram_base B_DRAM, G_DRAM + PV
+	dram_base M_DRAM, B_DRAM + PV
+	dram_base V_DRAM, M_DRAM + PV
+# adjacent parameter vectors (the default) load in one copy
+.equ PADJ, B_DRAM == G_DRAM + PV && M_DRAM == B_DRAM + PV && V_DRAM == M_DRAM + PV
 .tensor X, dram, X_DRAM, TYPE, R, C
 .tensor Y, dram, Y_DRAM, TYPE, R, C
 .tensor GAMMA, dram, G_DRAM, fp32, C
@@ -191,11 +197,28 @@ nl\@:
 	add	t0, t0, s7
 	addi	t0, t0, -1
 	divu	s5, t0, s7
-	# the four parameter vectors, one copy (they are adjacent in DRAM)
+	# the four parameter vectors: one copy when they are adjacent in
+	# DRAM (the default layout), else one each
+.if PADJ
 	li	t4, G_DRAM
 	li	t3, PG
 	li	t2, 4*PV
 	copy	t4, t3, t2, 1
+.else
+	li	t2, 4*C
+	li	t4, G_DRAM
+	li	t3, PG
+	copy	t4, t3, t2, 1
+	li	t4, B_DRAM
+	li	t3, PB
+	copy	t4, t3, t2, 1
+	li	t4, M_DRAM
+	li	t3, PM
+	copy	t4, t3, t2, 1
+	li	t4, V_DRAM
+	li	t3, PVAR
+	copy	t4, t3, t2, 1
+.endif
 	sig	dma1, PFULL
 	li	t0, fp32
 	vset	type, t0

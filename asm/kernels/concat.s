@@ -13,7 +13,8 @@
 #   BK      B's extent along AXIS
 #   SPLIT   0 concat (A, B -> Y), 1 split (X -> A, B)
 #   NE      DMA engines per core (default: every engine, at most 4)
-# Layouts (DRAM, row-major, 4 KiB aligned): A, B, then Y (concat) or X
+# Layouts (DRAM, row-major, 4 KiB aligned by default; bases A_DRAM,
+# B_DRAM and W_DRAM for Y or X: lib/dram.inc): A, B, then Y (concat) or X
 # (split), the whole tensor (AXIS extent DA + BK).
 #
 # How: along AXIS, A's part of every "row" of the whole tensor is one
@@ -82,9 +83,11 @@
 .equ RB, BK * INNER			# B,
 .equ RW, WK * INNER			# the whole tensor
 
-.equ A_DRAM, 0
-.equ B_DRAM, (A_DRAM + OUTER * RA * ESZ + 4095) & ~4095
-.equ W_DRAM, (B_DRAM + OUTER * RB * ESZ + 4095) & ~4095
+# DRAM bases: lib/dram.inc (-D NAME_DRAM=ADDR moves one)
+.include "lib/dram.inc"
+	dram_base A_DRAM, 0
+	dram_base B_DRAM, (A_DRAM + OUTER * RA * ESZ + 4095) & ~4095
+	dram_base W_DRAM, (B_DRAM + OUTER * RB * ESZ + 4095) & ~4095
 
 # The tensors' shapes: A's with BK (B) or WK (the whole) along AXIS.
 .macro shape_of name, addr, k

@@ -71,10 +71,13 @@
 # the most that fit, at most 64), B and DC (OP 1: updates per block, at
 # most the array's rows; columns per chunk).
 # Layouts: DRAM E (V x D, OP 0) or Y (V x D, OP 1, one scratch row after
-# it), I (N int32), Y (N x D, OP 0) or U (N x D, OP 1), row-major.
+# it), I (N int32), Y (N x D, OP 0) or U (N x D, OP 1), row-major; their
+# bases E_DRAM, I_DRAM, Y_DRAM, U_DRAM (lib/dram.inc; OP 1: Y_DRAM needs
+# V + 1 rows, the last the scratch row).
 
 .include "lib/cdesc.inc"
 .include "lib/spmd.inc"
+.include "lib/dram.inc"
 
 .ifndef OP
 .equ OP, 0
@@ -125,9 +128,9 @@
 .error "gather.s: two blocks of G rows exceed the scratchpad (lower G)"
 .endif
 
-.equ E_DRAM, 0
-.equ I_DRAM, (V*ROWB + 63) & ~63
-.equ Y_DRAM, (I_DRAM + 4*N + 63) & ~63
+	dram_base E_DRAM, 0
+	dram_base I_DRAM, (V*ROWB + 63) & ~63
+	dram_base Y_DRAM, (I_DRAM + 4*N + 63) & ~63
 .tensor E, dram, E_DRAM, TYPE, V, D
 .tensor I, dram, I_DRAM, int32, N
 .tensor Y, dram, Y_DRAM, TYPE, N, D
@@ -282,9 +285,9 @@ done:
 .endif
 .equ ACC0, 0
 
-.equ Y_DRAM, 0
-.equ I_DRAM, ((V + 1)*D*4 + 63) & ~63	# row V of Y: the drop row
-.equ U_DRAM, (I_DRAM + 4*N + 63) & ~63
+	dram_base Y_DRAM, 0
+	dram_base I_DRAM, ((V + 1)*D*4 + 63) & ~63	# row V of Y: the drop row
+	dram_base U_DRAM, (I_DRAM + 4*N + 63) & ~63
 .tensor Y, dram, Y_DRAM, YT, V, D
 .tensor I, dram, I_DRAM, int32, N
 .tensor U, dram, U_DRAM, TYPE, N, D

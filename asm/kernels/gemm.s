@@ -73,10 +73,12 @@
 .equ SHIFT, 8
 .endif
 
-# DRAM layout: A, then B, then C (64-byte aligned).
-.equ A_DRAM, 0
-.equ B_DRAM, (A_DRAM + M*K*EB + 63) & ~63
-.equ C_DRAM, (B_DRAM + K*N*EB + 63) & ~63
+# DRAM layout: A, then B, then C (64-byte aligned; the bases A_DRAM,
+# B_DRAM, C_DRAM can be moved: lib/dram.inc).
+.include "lib/dram.inc"
+	dram_base A_DRAM, 0
+	dram_base B_DRAM, (A_DRAM + M*K*EB + 63) & ~63
+	dram_base C_DRAM, (B_DRAM + K*N*EB + 63) & ~63
 .tensor A, dram, A_DRAM, IT, M, K
 .tensor B, dram, B_DRAM, IT, K, N
 .tensor C, dram, C_DRAM, OUT, M, N

@@ -51,9 +51,11 @@
 .error "M must be a multiple of TM * NBUF"
 .endif
 
-.equ A_DRAM, 0
-.equ B_DRAM, (A_DRAM + M*K + 63) & ~63
-.equ C_DRAM, (B_DRAM + K*N + 63) & ~63
+# DRAM bases: lib/dram.inc (-D NAME_DRAM=ADDR moves one)
+.include "lib/dram.inc"
+	dram_base A_DRAM, 0
+	dram_base B_DRAM, (A_DRAM + M*K + 63) & ~63
+	dram_base C_DRAM, (B_DRAM + K*N + 63) & ~63
 .tensor A, dram, A_DRAM, int8, M, K
 .tensor B, dram, B_DRAM, int8, K, N
 .tensor C, dram, C_DRAM, int32, M, N

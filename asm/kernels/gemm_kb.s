@@ -88,10 +88,12 @@
 .error "gemm_kb.s: G tiles of partial sums exceed core.accumulator.bytes"
 .endif
 
-.equ AT_DRAM, 0
-.equ B_DRAM, (AT_DRAM + T*K*ARB + 63) & ~63
-.equ BIAS_DRAM, (B_DRAM + K*N*EBITS/8 + 63) & ~63
-.equ C_DRAM, (BIAS_DRAM + 4*N + 63) & ~63
+# DRAM bases: lib/dram.inc (-D NAME_DRAM=ADDR moves one)
+.include "lib/dram.inc"
+	dram_base AT_DRAM, 0
+	dram_base B_DRAM, (AT_DRAM + T*K*ARB + 63) & ~63
+	dram_base BIAS_DRAM, (B_DRAM + K*N*EBITS/8 + 63) & ~63
+	dram_base C_DRAM, (BIAS_DRAM + 4*N + 63) & ~63
 .tensor AT, dram, AT_DRAM, ITYPE, T, K, ROWS
 .tensor B, dram, B_DRAM, ITYPE, K, N
 .if WITH_BIAS

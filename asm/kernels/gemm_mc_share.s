@@ -45,10 +45,12 @@
 .equ COLS, CFG_CORE_MATRIX_COLS
 .endif
 
-# DRAM layout: A, then B, then C (64-byte aligned), shared by every core.
-.equ A_DRAM, 0
-.equ B_DRAM, (A_DRAM + M*K + 63) & ~63
-.equ C_DRAM, (B_DRAM + K*N + 63) & ~63
+# DRAM layout: A, then B, then C (64-byte aligned), shared by every core
+# (the bases A_DRAM, B_DRAM, C_DRAM can be moved: lib/dram.inc).
+.include "lib/dram.inc"
+	dram_base A_DRAM, 0
+	dram_base B_DRAM, (A_DRAM + M*K + 63) & ~63
+	dram_base C_DRAM, (B_DRAM + K*N + 63) & ~63
 .tensor A, dram, A_DRAM, int8, M, K
 .tensor B, dram, B_DRAM, int8, K, N
 .tensor C, dram, C_DRAM, int32, M, N

@@ -19,8 +19,10 @@
 .equ L, 64
 .equ ROWB, L*4
 
-.equ X_DRAM, 0
-.equ Y_DRAM, (R*ROWB + 63) & ~63
+# DRAM bases: lib/dram.inc (-D NAME_DRAM=ADDR moves one)
+.include "lib/dram.inc"
+	dram_base X_DRAM, 0
+	dram_base Y_DRAM, (R*ROWB + 63) & ~63
 .tensor X, dram, X_DRAM, fp32, R, L
 .tensor Y, dram, Y_DRAM, fp32, R, L
 

@@ -72,10 +72,12 @@
 .error "norm.s: the blocks exceed the scratchpad (lower RB)"
 .endif
 
-.equ X_DRAM, 0
-.equ Y_DRAM, (ES*R*L + 63) & ~63
-.equ G_DRAM, (Y_DRAM + ES*R*L + 63) & ~63
-.equ B_DRAM, (G_DRAM + 4*L + 63) & ~63
+# DRAM bases: lib/dram.inc (-D NAME_DRAM=ADDR moves one)
+.include "lib/dram.inc"
+	dram_base X_DRAM, 0
+	dram_base Y_DRAM, (ES*R*L + 63) & ~63
+	dram_base G_DRAM, (Y_DRAM + ES*R*L + 63) & ~63
+	dram_base B_DRAM, (G_DRAM + 4*L + 63) & ~63
 .tensor X, dram, X_DRAM, DT, R, L
 .tensor Y, dram, Y_DRAM, DT, R, L
 .tensor G, dram, G_DRAM, fp32, 1, L

@@ -1,29 +1,57 @@
-# pool2d.s - Y = max or average pooling of X, int8 NHWC, on the vector unit.
+# pool2d.s - Y = max or average pooling of X, int8 or bf16 NHWC, on the
+# vector unit, SPMD over the cores.
 #
 # Computes, by default, Y[oy][ox][c] = max over the K x K window of
 # X[oy*S + ky - PAD][ox*S + kx - PAD][c] (taps outside X do not count: the
-# padding is -128, the int8 minimum); with AVG=1, Y = rne(sum / (K*K))
-# with the padding counted as zeros (PyTorch's count_include_pad, ONNX's
-# AveragePool default).  Global average pooling is K = H = W, S = 1.
+# padding is the type's minimum, -128 or -inf); with AVG=1, Y = sum /
+# (K*K) with the padding counted as zeros (PyTorch's default
+# count_include_pad=True; ONNX AveragePool with count_include_pad=1 - the
+# ONNX default, 0, divides an edge window by its pixels inside X instead:
+# not done here; the same without padding): int8 rne(sum / (K*K)),
+# saturated; bf16 the sum in fp32 and the mean rounded into bf16 (vdiv,
+# then vcvt: the fp32 quotient is correctly rounded, so the bf16 result is
+# the correctly rounded mean except when that quotient lands exactly on a
+# bf16 tie).  Global average pooling is K = H = W, S = 1.
 #
 #   for every block of RB output rows, slab b:
 #     dma0  the padded input rows the block needs (one strided copy; rows
 #           outside X filled from a fill row on chip) - dispatched one
 #           block ahead, so it overlaps the vector work
-#     vec   avg: the slab widened to int32 once (vcvt); then per output row
-#           an accumulator row (WO x C) set to the fill value (vbcast) and
-#           one vmax / vadd per tap, the taps read in place from the slab
-#           (rows S*C bytes apart); avg: vquant by K*K into int8
+#     vec   avg: the slab widened to int32 / fp32 once (vcvt); then per
+#           output row an accumulator row (WO x C) set to the fill value
+#           (vbcast) and one vmax / vadd per tap, the taps read in place
+#           from the slab (rows S*C elements apart); avg: int8 vquant by
+#           K*K, bf16 vdiv by a row of K*K and vcvt
 #     dma1  stores the block's rows of Y (contiguous in NHWC)
 #
-# Layouts.  DRAM: X (H x W x C int8), Y (HO x WO x C int8).  Scratchpad: the
-# fill row, two padded slabs (IR = (RB-1)*S + K rows of (W + 2*PAD)*C
-# bytes), (avg) one int32 copy of a slab, one accumulator row (WO*C int32
-# or int8), two Y buffers of RB*WO*C bytes.
-# Footprint: (W+2*PAD)*C + 2*IR*(W+2*PAD)*C [+ 4*IR*(W+2*PAD)*C] + 4*WO*C +
-# 2*RB*WO*C bytes of scratchpad (+ alignment); RB defaults to the most
-# output rows that fit (or -D RB).  Parameters: H, W, C, K (3), S (K), PAD
-# (0), AVG (0: max pooling, 1: average pooling).
+# Cores (csrr coreid; lib/slab2d.inc): blocks of output rows dealt round
+# the cores (block-cyclic); when the output has fewer rows than cores
+# (global pooling, 7x7 maps) the channels are split too, into PC slices
+# of C/PC (SPLIT=1 rows only, SPLIT=2 channels only, or -D PC); `barrier`
+# at the end.  One core: the single-core schedule.
+#
+# Channel slices over time: when not even one output row of a core's CS =
+# C/PC channels fits the scratchpad (ResNet-50's global average pool,
+# 7x7x2048, on 256 KiB), the core walks its channels CT at a time, as few
+# slices as fit (CT a multiple of the vector lanes where possible, the
+# last slice the rest), every slice running all the core's row blocks;
+# the next slice's slab loads while this one pools, as between row
+# blocks.  When all CS channels fit, CT = CS: the schedule above.  -D CT
+# forces a width.
+#
+# Layouts.  DRAM: X (H x W x C), Y (HO x WO x C), of ITYPE; X_DRAM (0)
+# and Y_DRAM (after X) can be given (-D, 64-byte aligned).  Scratchpad
+# (per core, CT channels a slab): the fill row, two padded slabs (IR =
+# (RB-1)*S + K rows of (W + 2*PAD)*CT elements), (avg) one int32/fp32
+# copy of a slab, one accumulator row (WO x CT, 4-byte elements for avg),
+# two Y buffers of RB*WO*CT elements, (bf16 avg) a row of CT K*K.
+# Footprint: E*(W+2*PAD)*CT*(1 + 2*IR) [+ 4*IR*(W+2*PAD)*CT] + 4*WO*CT +
+# 2*E*RB*WO*CT [+ 4*CT] bytes of scratchpad (E = 1 int8, 2 bf16; +
+# alignment); RB defaults to the most output rows that fit (several
+# cores: at most half a core row's share, so that two blocks overlap),
+# or -D RB.  Parameters: H, W, C, K (3), S (K), PAD (0), AVG (0: max
+# pooling, 1: average pooling), ITYPE (int8 or bf16), SPLIT, PC, CT, RB,
+# X_DRAM, Y_DRAM.
 
 .ifndef H
 .equ H, 16
@@ -46,6 +74,13 @@
 .ifndef AVG
 .equ AVG, 0
 .endif
+.ifndef ITYPE
+.equ ITYPE, int8
+.endif
+.if ITYPE != int8 && ITYPE != bf16
+.error "pool2d.s: ITYPE must be int8 or bf16"
+.endif
+.equ EB, ITYPE == bf16 ? 2 : 1		# bytes per element of X and Y
 .equ MAXP, !AVG
 .equ HO, (H + 2*PAD - K) / S + 1
 .equ WO, (W + 2*PAD - K) / S + 1
@@ -61,24 +96,42 @@
 .endif
 .equ LG, NN >= 32768 ? 15 : NN >= 16384 ? 14 : NN >= 8192 ? 13 : NN >= 4096 ? 12 : NN >= 2048 ? 11 : NN >= 1024 ? 10 : NN >= 512 ? 9 : NN >= 256 ? 8 : NN >= 128 ? 7 : NN >= 64 ? 6 : NN >= 32 ? 5 : NN >= 16 ? 4 : NN >= 8 ? 3 : NN >= 4 ? 2 : NN >= 2 ? 1 : 0
 .equ NN_F32, ((127 + LG) << 23) | ((NN << (23 - LG)) & 0x7fffff)
-.equ SR, VW*C				# bytes per padded slab row
+
+.include "lib/slab2d.inc"
+	core_grid pool2d.s
+
 .if MAXP
-.equ FILL, -128
-.equ EB, 1				# accumulator element bytes
+.equ FILL, EB == 1 ? -128 : 0xff80	# the type's minimum (bf16: -inf)
+.equ AB, EB				# accumulator element bytes
 .equ WIDE, 0
 .else
 .equ FILL, 0
-.equ EB, 4
-.equ WIDE, 4				# the int32 slab copy, per byte
+.equ AB, 4
+.equ WIDE, 4 / EB			# the int32/fp32 slab copy, per slab byte
 .endif
+.equ WTYPE, EB == 1 ? int32 : fp32	# the type avg sums in
 
 .equ PERIOD, CFG_CORE_SCRATCHPAD_BANKS * CFG_CORE_SCRATCHPAD_BANK_WIDTH
 .equ ALN, PERIOD > 64 ? PERIOD : 64
-.equ SPM_FIX, 8*ALN + SR + 4*WO*C + (2 + WIDE)*(K - S > 0 ? K - S : 0)*SR
-.equ SPM_ROW, (2 + WIDE)*S*SR + 2*WO*C
+# The footprint of one output row (RB = 1) is FIX_0 + FIX_CH bytes per
+# channel of the slab (SPM_FIX + SPM_ROW below): the channel slices over
+# time (CT channels per slab, lib/slab2d.inc's ct_grid) are the widest
+# that fit.
+.equ FIX_0, 8*ALN + (AVG && EB == 2 ? ALN : 0)
+.equ FIX_CH, VW*EB*(1 + (2 + WIDE)*((K > S ? K - S : 0) + S)) + 4*WO + 2*WO*EB + (AVG && EB == 2 ? 4 : 0)
+.equ CT_FIT, (CFG_CORE_SCRATCHPAD_BYTES - FIX_0) / FIX_CH
+	ct_grid pool2d.s, CS <= CT_FIT, CT_FIT
+
+.equ SR, VW*CT*EB			# bytes per padded slab row
+.equ SRE, VW*CT				# its elements
+.equ KROW, AVG && EB == 2 ? ALN + 4*CT : 0	# bf16 avg: the row of K*K
+.equ SPM_FIX, 8*ALN + SR + 4*WO*CT + (2 + WIDE)*(K - S > 0 ? K - S : 0)*SR + KROW
+.equ SPM_ROW, (2 + WIDE)*S*SR + 2*WO*CT*EB
 .ifndef RB
 .equ RB_S, (CFG_CORE_SCRATCHPAD_BYTES - SPM_FIX) / SPM_ROW
-.equ RB, RB_S < HO ? RB_S : HO
+.equ RB_MC, ((HO + PR - 1) / PR + 1) / 2	# half a core row's share
+.equ RB_C, MC && RB_MC < HO ? RB_MC : HO
+.equ RB, RB_S < RB_C ? RB_S : RB_C
 .endif
 .if RB < 1 || RB > HO
 .error "pool2d.s: not even one output row fits the scratchpad"
@@ -88,37 +141,46 @@
 .equ SPM_FILLROW, 0
 .equ SLAB, (SR + ALN - 1) / ALN * ALN	# slab 0; slab 1 at +XBUF_SZ
 .equ XBUF_SZ, (IR*SR + ALN - 1) / ALN * ALN
-.equ SPM_WIDE, SLAB + 2*XBUF_SZ		# avg: the slab as int32
+.equ SPM_WIDE, SLAB + 2*XBUF_SZ		# avg: the slab as int32 / fp32
 .equ SPM_ACC, SPM_WIDE + (WIDE*IR*SR + ALN - 1) / ALN * ALN
-.equ SPM_O, SPM_ACC + (4*WO*C + ALN - 1) / ALN * ALN
-.equ OBUF_SZ, (RB*WO*C + ALN - 1) / ALN * ALN
-.if SPM_O + 2*OBUF_SZ > CFG_CORE_SCRATCHPAD_BYTES
+.equ SPM_O, SPM_ACC + (4*WO*CT + ALN - 1) / ALN * ALN
+.equ OBUF_SZ, (RB*WO*CT*EB + ALN - 1) / ALN * ALN
+.equ SPM_KK, SPM_O + 2*OBUF_SZ		# bf16 avg: CT fp32 K*K
+.if SPM_O + 2*OBUF_SZ + KROW > CFG_CORE_SCRATCHPAD_BYTES
 .error "pool2d.s: the blocks do not fit core.scratchpad.bytes (lower RB)"
 .endif
 
-.equ X_DRAM, 0
-.equ Y_DRAM, (H*W*C + 63) & ~63
-.tensor X, dram, X_DRAM, int8, H, W, C
-.tensor Y, dram, Y_DRAM, int8, HO, WO, C
+# DRAM bases: lib/dram.inc (-D NAME_DRAM=ADDR moves one); by default Y
+# follows X.  Y over X is refused.
+.include "lib/dram.inc"
+	dram_base X_DRAM, 0
+	dram_base Y_DRAM, (X_DRAM + H*W*C*EB + 63) & ~63
+.if Y_DRAM < X_DRAM + H*W*C*EB && X_DRAM < Y_DRAM + HO*WO*C*EB
+.error "pool2d.s: Y overlaps X in DRAM"
+.endif
+.tensor X, dram, X_DRAM, ITYPE, H, W, C
+.tensor Y, dram, Y_DRAM, ITYPE, HO, WO, C
 
 .spm SPM_FILLROW
-.fill SR, 1, FILL
+.fill SR / EB, EB, FILL
+.if KROW
+.spm SPM_KK
+.fill CT, 4, NN_F32
+.endif
 
 .equ AFULL, 0		# +b: slab b landed (dma0 -> vec)
 .equ AFREE, 2		# +b: the vector unit is done with slab b
 .equ OFULL, 4		# +b: Y buffer b holds the block
 .equ OFREE, 6		# +b: its store is done
 
-.include "lib/slab2d.inc"
-
 
 # Tap (ky, kx) of output row a0 (register, block-relative) into the
-# accumulator row: src = slab (SRC, element bytes EB) + ((a0*S + ky)*SR +
-# kx*C) elements.
+# accumulator row: src = slab (SRC, element bytes AB) + ((a0*S + ky)*SRE +
+# kx*CT) elements.
 .macro tap ky, kx, src
-	li	t1, S*SR*EB
+	li	t1, S*SRE*AB
 	mul	t4, a0, t1
-	li	t1, (\src) + ((\ky)*SR + (\kx)*C)*EB
+	li	t1, (\src) + ((\ky)*SRE + (\kx)*CT)*AB
 	add	t4, t4, t1
 .if MAXP
 	vmax	t3, t3, t4
@@ -132,45 +194,41 @@
 .endif
 .endm
 
-# Block s0 from slab b: load the next slab, pool, store.
+# Block s0 (slice s8) from slab b: load the core's next slab, pool, store.
 .macro block b
-	addi	t6, s0, 1
-	li	t1, NB
-	bge	t6, t1, nl\@
-	slab_load t6, 1 - (\b)
-nl\@:
+	blk_prefetch \b
 	blk_rows s0
 	wait	vec, AFULL + (\b), 1
 	wait	vec, OFREE + (\b), 1
 .if MAXP
-	li	t0, int8
+	li	t0, ITYPE
 	vset	type, t0
 .else
-	# the slab widened to int32 once: taps then add in place
-	li	t0, int8
+	# the slab widened to int32 / fp32 once: taps then add in place
+	li	t0, ITYPE
 	vset	type, t0
-	li	t0, int32
+	li	t0, WTYPE
 	vset	otype, t0
 	li	t0, IR
 	vset	rows, t0
-	li	t0, SR
+	li	t0, SRE
 	vset	len, t0
 	vset	ss1, zero
 	vset	sd, zero
 	li	t3, SPM_WIDE
 	li	t4, SLAB + (\b)*XBUF_SZ
 	vcvt	t3, t4
-	li	t0, int32
+	li	t0, WTYPE
 	vset	type, t0
 .endif
 	li	t0, WO
 	vset	rows, t0
-	li	t0, C
+	li	t0, CT
 	vset	len, t0
-	li	t0, C*EB
+	li	t0, CT*AB
 	vset	sd, t0				# accumulator rows: one pixel
 	vset	ss1, t0
-	li	t0, S*C*EB
+	li	t0, S*CT*AB
 	vset	ss2, t0				# taps: every S-th pixel
 	sub	s2, s3, s1			# output rows
 	li	a0, 0
@@ -180,17 +238,17 @@ rw\@:
 	vbcast	t3, t0
 .if MAXP
 	tap	0, 0, SLAB + (\b)*XBUF_SZ
-	li	t1, WO*C
+	li	t1, WO*CT*EB
 	mul	t2, a0, t1
 	li	t1, SPM_O + (\b)*OBUF_SZ
 	add	t2, t2, t1
-	li	t0, C
+	li	t0, CT*EB
 	vset	ss1, t0
 	vset	sd, t0
 	vmov	t2, t3
-.else
+.elif EB == 1
 	tap	0, 0, SPM_WIDE
-	li	t1, WO*C
+	li	t1, WO*CT
 	mul	t2, a0, t1
 	li	t1, SPM_O + (\b)*OBUF_SZ
 	add	t2, t2, t1
@@ -198,14 +256,32 @@ rw\@:
 	vset	otype, t0
 	li	t0, NN_F32
 	vset	scale, t0
-	li	t0, C
+	li	t0, CT
 	vset	sd, t0
 	vquant	t2, t3				# rne(sum / (K*K)), saturated
-	li	t0, C*4
+	li	t0, CT*4
+	vset	sd, t0
+.else
+	tap	0, 0, SPM_WIDE
+	li	t0, 2
+	vset	bc, t0				# the row of K*K for every row
+	li	t4, SPM_KK
+	vdiv	t3, t3, t4			# the fp32 mean, correctly rounded
+	vset	bc, zero
+	li	t1, WO*CT*2
+	mul	t2, a0, t1
+	li	t1, SPM_O + (\b)*OBUF_SZ
+	add	t2, t2, t1
+	li	t0, bf16
+	vset	otype, t0
+	li	t0, CT*2
+	vset	sd, t0
+	vcvt	t2, t3				# rounded once into bf16
+	li	t0, CT*4
 	vset	sd, t0
 .endif
 .if MAXP
-	li	t0, C
+	li	t0, CT*EB
 	vset	sd, t0
 	vset	ss1, t0
 .endif
@@ -214,19 +290,9 @@ rw\@:
 	sig	vec, AFREE + (\b)
 	sig	vec, OFULL + (\b)
 	wait	dma1, OFULL + (\b), 1
-	sub	t2, s3, s1
-	li	t1, WO*C
-	mul	t2, t2, t1			# bytes
-	mul	t4, s1, t1
-	li	t1, Y_DRAM
-	add	t4, t4, t1
-	li	t3, SPM_O + (\b)*OBUF_SZ
-	li	t1, 1
-	cdesc	t3, t4, spm, dram, 1, 1, 0, 0, t1, 0, 0
-	dset	n0, t2
-	dma	1
+	slab_store SPM_O + (\b)*OBUF_SZ
 	sig	dma1, OFREE + (\b)
-	addi	s0, s0, 1
+	blk_next
 .endm
 
 .text

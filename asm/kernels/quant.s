@@ -237,12 +237,14 @@
 .error "quant.s: the blocks exceed the scratchpad (lower RB)"
 .endif
 
-# DRAM: X, Y, S, Z, 64-byte aligned.
-.equ X_DRAM, 0
-.equ Y_DRAM, (X_DRAM + (N*IBITS + 7)/8 + 63) & ~63
-.equ S_DRAM, (Y_DRAM + (N*OBITS + 7)/8 + 63) & ~63
+# DRAM: X, Y, S, Z, 64-byte aligned (bases X_DRAM .. Z_DRAM: lib/dram.inc,
+# -D NAME_DRAM=ADDR moves one).
+.include "lib/dram.inc"
+	dram_base X_DRAM, 0
+	dram_base Y_DRAM, (X_DRAM + (N*IBITS + 7)/8 + 63) & ~63
+	dram_base S_DRAM, (Y_DRAM + (N*OBITS + 7)/8 + 63) & ~63
 .equ NTAB, GRAN == 2 ? R : C
-.equ Z_DRAM, (S_DRAM + 4*NTAB + 63) & ~63
+	dram_base Z_DRAM, (S_DRAM + 4*NTAB + 63) & ~63
 .tensor X, dram, X_DRAM, IT, R, C
 .tensor Y, dram, Y_DRAM, OT, R, C
 .if IT == int4

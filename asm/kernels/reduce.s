@@ -68,8 +68,10 @@
 .equ INNER, AXIS == 0 ? L : 1
 .endif
 
-.equ X_DRAM, 0
-.equ Y_DRAM, (4*OUTER*A*INNER + 63) & ~63
+# DRAM bases: lib/dram.inc (-D NAME_DRAM=ADDR moves one)
+.include "lib/dram.inc"
+	dram_base X_DRAM, 0
+	dram_base Y_DRAM, (4*OUTER*A*INNER + 63) & ~63
 .ifdef D0
 .tensor X, dram, X_DRAM, fp32, D0, D1, D2, D3
 .if AXIS == 0

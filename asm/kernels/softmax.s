@@ -51,8 +51,10 @@
 .error "softmax.s: the blocks exceed the scratchpad (lower RB)"
 .endif
 
-.equ X_DRAM, 0
-.equ Y_DRAM, (ES*R*L + 63) & ~63
+# DRAM bases: lib/dram.inc (-D NAME_DRAM=ADDR moves one)
+.include "lib/dram.inc"
+	dram_base X_DRAM, 0
+	dram_base Y_DRAM, (ES*R*L + 63) & ~63
 .tensor X, dram, X_DRAM, DT, R, L
 .tensor Y, dram, Y_DRAM, DT, R, L
 

@@ -203,9 +203,10 @@
 
 .equ COPY, GS3 == 1 || GF3 == 1		# Y rows are runs of X
 
-# ---- DRAM ----
-.equ X_DRAM, 0
-.equ Y_DRAM, (NEL * ESZ + 4095) & ~4095
+# ---- DRAM (bases: lib/dram.inc, -D NAME_DRAM=ADDR moves one) ----
+.include "lib/dram.inc"
+	dram_base X_DRAM, 0
+	dram_base Y_DRAM, (NEL * ESZ + 4095) & ~4095
 .if RANK == 2
 .tensor X, dram, X_DRAM, DT, D0, D1
 .elif RANK == 3

@@ -7,28 +7,43 @@
  *       W (KH*KW*CIN x COUT: HWIO flattened, row (ky*KW + kx)*CIN + ci),
  *       and with BIAS.npy an int32 bias per output channel in
  *       [-2^12, 2^12]
- *   convref check X.npy W.npy Y.npy S PAD DIL [SHIFT [BIAS.npy|- [RELU [GROUPS]]]]
+ *   convref check X.npy W.npy Y.npy S PAD DIL [SHIFT [BIAS.npy|- [RELU [GROUPS [CLIP]]]]]
  *       Y (HO x WO x COUT) == the convolution with stride S, zero padding
  *       PAD on every side and dilation DIL: exact int32, or with SHIFT an
  *       int8 Y = sat8(rne(act(acc + bias) / 2^SHIFT)), act = relu when
- *       RELU is 1; with GROUPS, W is (KH*KW*CIN/GROUPS x COUT) and output
- *       channel co reads input channels (co / (COUT/GROUPS)) * CIN/GROUPS ..
+ *       RELU is 1; RELU 2 is relu6: relu, then Y = min(Y, CLIP) (CLIP in
+ *       Y's units, default 127); with GROUPS, W is (KH*KW*CIN/GROUPS x
+ *       COUT) and output channel co reads input channels (co /
+ *       (COUT/GROUPS)) * CIN/GROUPS ..
  *   convref genf H W CIN COUT KH KW SEED X.npy W.npy [BIAS.npy]
  *       as gen with fp32 values: multiples of 1/8 in [-2, 2] (exact in
  *       bf16; every partial sum exact in fp32), bias multiples of 1/8
  *   convref checkf X.npy W.npy Y.npy S PAD DIL [BIAS.npy|- [RELU [GROUPS]]]
- *       fp32 or bf16 Y == the convolution in double (+ bias, relu), rounded
- *       once to Y's type, ties to even
+ *       fp32 or bf16 Y == the convolution in double (+ bias, relu; RELU 2:
+ *       relu6, min(relu(v), 6)), rounded once to Y's type, ties to even
  *   convref gendw H W C K SEED X.npy W.npy [BIAS.npy]
  *       depthwise inputs: X (H x W x C) and W (K*K x C: row ky*K + kx holds
  *       every channel's weight of that tap), int8; BIAS C int32
- *   convref dwcheck X.npy W.npy Y.npy S PAD SHIFT [BIAS.npy|- [RELU]]
+ *   convref dwcheck X.npy W.npy Y.npy S PAD SHIFT [BIAS.npy|- [RELU [CLIP]]]
  *       int8 Y[oy][ox][c] == sat8(rne(act(bias[c] + sum over the window of
- *       X[..][..][c] * W[tap][c]) / 2^SHIFT)), zero padding PAD
+ *       X[..][..][c] * W[tap][c]) / 2^SHIFT)), zero padding PAD; RELU 2:
+ *       then min(Y, CLIP)
+ *   convref gendwf H W C K SEED X.npy W.npy [BIAS.npy]
+ *       as gendw with fp32 values (multiples of 1/8 in [-2, 2], exact in
+ *       bf16; every partial sum exact in fp32), bias fp32
+ *   convref dwcheckf X.npy W.npy Y.npy S PAD [BIAS.npy|- [RELU]]
+ *       bf16 (or fp32) Y == the depthwise convolution in double (+ bias,
+ *       relu, RELU 2: min(relu, 6)), rounded once to Y's type
+ *   convref pack W.npy NG OUT.npy
+ *       conv2d.s's WPACK layout of W (K x COUT): channel group g (NG
+ *       channels, the last COUT - g*NG) as its K x NG_g block, row-major,
+ *       from element g*K*NG on; OUT is flat (K*COUT)
  *   convref pool X.npy Y.npy KIND K S PAD
- *       Y == KIND (max | avg) pooling of int8 X with a K x K window,
- *       stride S and padding PAD (max ignores padding; avg divides by
- *       K*K with round-half-even, padding counted as zeros)
+ *       Y == KIND (max | avg) pooling of X with a K x K window, stride S
+ *       and padding PAD (max ignores padding; avg divides by K*K with the
+ *       padding counted as zeros): int8 X and Y, avg rounded half to even;
+ *       or fp32 / bf16 X and bf16 Y, max exact, avg the exact mean rounded
+ *       once into bf16
  *
  * The reference is the textbook seven-deep loop in int64 over the
  * unpadded input (a tap outside it contributes nothing): nothing like the
@@ -209,10 +224,24 @@ static double val(const struct npy *t, uint64_t i)
 	case DT_INT32:
 		memcpy(&v, t->data + 4 * i, 4);
 		return v;
+	case DT_BF16: {
+		uint32_t u = 0;
+
+		memcpy(&u, t->data + 2 * i, 2);
+		u <<= 16;
+		memcpy(&f, &u, 4);
+		return f;
+	}
 	default:
 		memcpy(&f, t->data + 4 * i, 4);
 		return f;
 	}
+}
+
+/* A float tensor: fp32, or bf16 bits. */
+static int is_float(const struct npy *t)
+{
+	return t->dtype == DT_FP32 || t->dtype == DT_BF16;
 }
 
 /*
@@ -265,7 +294,8 @@ static int check_any(int argc, char **argv, struct diag *d, int fl)
 	int shift = !fl && argc > 8 ? atoi(argv[8]) : -1;
 	int ab = fl ? 8 : 9; /* argument index of BIAS */
 	int has_bias = argc > ab && strcmp(argv[ab], "-") != 0;
-	int relu = argc > ab + 1 && atoi(argv[ab + 1]), rc = 2;
+	int relu = argc > ab + 1 ? atoi(argv[ab + 1]) : 0, rc = 2;
+	int64_t clip = !fl && argc > ab + 3 ? (int64_t)strtoll(argv[ab + 3], NULL, 0) : 127;
 	int64_t oy, ox, co;
 	uint64_t bad = 0;
 
@@ -304,23 +334,17 @@ static int check_any(int argc, char **argv, struct diag *d, int fl)
 					acc += val(&b, (uint64_t)co);
 				if (relu && acc < 0)
 					acc = 0;
+				if (relu == 2 && fl && acc > 6)
+					acc = 6; /* relu6 on real values */
 				if (fl)
 					want = round_p(acc, y.dtype == DT_FP32 ? 24 : 8);
 				else if (shift < 0)
 					want = acc; /* int32: exact */
 				else
 					want = (double)requant((int64_t)acc, shift);
-				if (y.dtype == DT_BF16) {
-					uint32_t u = 0;
-					float f;
-
-					memcpy(&u, y.data + 2 * o, 2);
-					u <<= 16;
-					memcpy(&f, &u, 4);
-					got = f;
-				} else {
-					got = val(&y, o);
-				}
+				if (relu == 2 && !fl && want > (double)clip)
+					want = (double)clip; /* in Y's units */
+				got = val(&y, o);
 				if (got != want && bad++ < 5)
 					fprintf(stderr, "convref: Y[%" PRId64 "][%" PRId64 "][%" PRId64 "] = %.9g, expected %.9g\n",
 						oy, ox, co, got, want);
@@ -344,8 +368,8 @@ static int checkf(int argc, char **argv, struct diag *d)
 	return check_any(argc, argv, d, 1);
 }
 
-/* gendw H W C K SEED X W [BIAS]: W is K*K x C */
-static int gendw(int argc, char **argv, struct diag *d)
+/* gendw / gendwf H W C K SEED X W [BIAS]: W is K*K x C */
+static int gendw_as(int argc, char **argv, struct diag *d, int fl)
 {
 	uint64_t sx[3], sw[2], sb[1];
 
@@ -357,31 +381,39 @@ static int gendw(int argc, char **argv, struct diag *d)
 	sw[0] = arg(argv[5]) * arg(argv[5]);
 	sw[1] = sx[2];
 	sb[0] = sx[2];
-	return gen_tensors(sx, sw, sb, 0, (uint32_t)arg(argv[6]), argv + 7,
+	return gen_tensors(sx, sw, sb, fl, (uint32_t)arg(argv[6]), argv + 7,
 			   argc - 7, d);
 }
 
-static int dwcheck(int argc, char **argv, struct diag *d)
+/*
+ * dwcheck (int8, SHIFT at argv[7], then BIAS, RELU, CLIP) and dwcheckf
+ * (fp32 or bf16 X and W, bf16 or fp32 Y; argv[7] BIAS, then RELU).
+ */
+static int dwcheck_any(int argc, char **argv, struct diag *d, int fl)
 {
 	struct npy x, w, y, b;
-	int64_t H, W, C, K, S, P, HO, WO, oy, ox, c, ky, kx;
-	int shift, relu = argc > 9 && atoi(argv[9]), rc = 2;
-	int has_bias = argc > 8 && strcmp(argv[8], "-") != 0;
+	int64_t H, W, C, K, S, P, HO, WO, oy, ox, c, ky, kx, clip;
+	int ab = fl ? 7 : 8; /* argument index of BIAS */
+	int shift = fl ? 0 : argc > 7 ? atoi(argv[7]) : 0;
+	int relu = argc > ab + 1 ? atoi(argv[ab + 1]) : 0, rc = 2;
+	int has_bias = argc > ab && strcmp(argv[ab], "-") != 0;
 	uint64_t bad = 0;
 
 	memset(&x, 0, sizeof(x));
 	memset(&w, 0, sizeof(w));
 	memset(&y, 0, sizeof(y));
 	memset(&b, 0, sizeof(b));
-	if (argc < 8 || npy_read(argv[2], &x, d) || npy_read(argv[3], &w, d) ||
-	    npy_read(argv[4], &y, d) || (has_bias && npy_read(argv[8], &b, d)))
+	clip = !fl && argc > ab + 2 ? (int64_t)strtoll(argv[ab + 2], NULL, 0) : 127;
+	if (argc < (fl ? 7 : 8) || npy_read(argv[2], &x, d) || npy_read(argv[3], &w, d) ||
+	    npy_read(argv[4], &y, d) || (has_bias && npy_read(argv[ab], &b, d)))
 		goto out;
 	S = (int64_t)arg(argv[5]);
 	P = (int64_t)arg(argv[6]);
-	shift = atoi(argv[7]);
-	if (x.ndim != 3 || w.ndim != 2 || y.ndim != 3 || x.dtype != DT_INT8 ||
-	    w.dtype != DT_INT8 || y.dtype != DT_INT8 || S < 1) {
-		(void)diag_error(d, diag_nowhere(), NPU_ETENSOR,
+	if (x.ndim != 3 || w.ndim != 2 || y.ndim != 3 || S < 1 ||
+	    (fl ? !is_float(&x) || !is_float(&w) || !is_float(&y)
+		: x.dtype != DT_INT8 || w.dtype != DT_INT8 || y.dtype != DT_INT8)) {
+		(void)diag_error(d, diag_nowhere(), NPU_ETENSOR, fl ?
+				 "convref dwcheckf: X (H,W,C), W (K*K,C), Y (HO,WO,C), fp32 or bf16" :
 				 "convref dwcheck: X (H,W,C), W (K*K,C), Y (HO,WO,C), all int8");
 		goto out;
 	}
@@ -395,7 +427,8 @@ static int dwcheck(int argc, char **argv, struct diag *d)
 	if (K * K != (int64_t)w.shape[0] || (int64_t)w.shape[1] != C ||
 	    (int64_t)y.shape[0] != HO || (int64_t)y.shape[1] != WO ||
 	    (int64_t)y.shape[2] != C ||
-	    (has_bias && (b.dtype != DT_INT32 || npy_count(&b) != (uint64_t)C))) {
+	    (has_bias && (b.dtype != (fl ? DT_FP32 : DT_INT32) ||
+			  npy_count(&b) != (uint64_t)C))) {
 		(void)diag_error(d, diag_nowhere(), NPU_ETENSOR,
 				 "convref dwcheck: shapes do not form a depthwise convolution with these S, PAD");
 		goto out;
@@ -403,27 +436,36 @@ static int dwcheck(int argc, char **argv, struct diag *d)
 	for (oy = 0; oy < HO; oy++)
 		for (ox = 0; ox < WO; ox++)
 			for (c = 0; c < C; c++) {
-				int64_t acc = 0, want, got;
-				int32_t bias = 0;
+				uint64_t o = (uint64_t)((oy * WO + ox) * C + c);
+				double acc = 0, want, got;
 
+				/* exact in double: int8 products, or the
+				 * generated float values */
 				for (ky = 0; ky < K; ky++)
 					for (kx = 0; kx < K; kx++) {
 						int64_t iy = oy * S + ky - P, ix = ox * S + kx - P;
 
 						if (iy < 0 || iy >= H || ix < 0 || ix >= W)
 							continue;
-						acc += (int64_t)(int8_t)x.data[(iy * W + ix) * C + c] *
-						       (int8_t)w.data[(ky * K + kx) * C + c];
+						acc += val(&x, (uint64_t)((iy * W + ix) * C + c)) *
+						       val(&w, (uint64_t)((ky * K + kx) * C + c));
 					}
 				if (has_bias)
-					memcpy(&bias, b.data + 4 * c, 4);
-				acc += bias;
+					acc += val(&b, (uint64_t)c);
 				if (relu && acc < 0)
 					acc = 0;
-				want = requant(acc, shift);
-				got = (int8_t)y.data[(oy * WO + ox) * C + c];
+				if (fl) {
+					if (relu == 2 && acc > 6)
+						acc = 6;
+					want = round_p(acc, y.dtype == DT_FP32 ? 24 : 8);
+				} else {
+					want = (double)requant((int64_t)acc, shift);
+					if (relu == 2 && want > (double)clip)
+						want = (double)clip;
+				}
+				got = val(&y, o);
 				if (got != want && bad++ < 5)
-					fprintf(stderr, "convref: dw Y[%" PRId64 "][%" PRId64 "][%" PRId64 "] = %" PRId64 ", expected %" PRId64 "\n",
+					fprintf(stderr, "convref: dw Y[%" PRId64 "][%" PRId64 "][%" PRId64 "] = %.9g, expected %.9g\n",
 						oy, ox, c, got, want);
 			}
 	rc = report(bad, (uint64_t)(HO * WO * C), "depthwise Y");
@@ -435,11 +477,51 @@ out:
 	return rc;
 }
 
+/* pack W NG OUT: the per-group layout (element size kept) */
+static int pack(int argc, char **argv, struct diag *d)
+{
+	struct npy w, o;
+	uint64_t K, N, ng, g, k, j, es, at = 0;
+	int rc = 2;
+
+	memset(&w, 0, sizeof(w));
+	memset(&o, 0, sizeof(o));
+	if (argc != 5 || npy_read(argv[2], &w, d))
+		goto out;
+	ng = arg(argv[3]);
+	if (w.ndim != 2 || ng < 1 || ng > w.shape[1]) {
+		(void)diag_error(d, diag_nowhere(), NPU_ETENSOR,
+				 "convref pack: W (K, COUT) and 1 <= NG <= COUT");
+		goto out;
+	}
+	K = w.shape[0];
+	N = w.shape[1];
+	es = (uint64_t)dtype_bits(w.dtype) / 8;
+	{
+		uint64_t n = K * N;
+
+		if (npy_alloc(&o, w.dtype, 1, &n))
+			goto out;
+	}
+	for (g = 0; g * ng < N; g++) {
+		uint64_t w_g = N - g * ng < ng ? N - g * ng : ng;
+
+		for (k = 0; k < K; k++)
+			for (j = 0; j < w_g; j++, at++)
+				memcpy(o.data + at * es, w.data + (k * N + g * ng + j) * es, es);
+	}
+	rc = npy_write(argv[4], &o, d) ? 2 : 0;
+out:
+	npy_free(&w);
+	npy_free(&o);
+	return rc;
+}
+
 static int pool(int argc, char **argv, struct diag *d)
 {
 	struct npy x, y;
 	int64_t H, W, C, K, S, P, HO, WO, oy, ox, c, ky, kx;
-	int mx, rc = 2;
+	int mx, fl, rc = 2;
 	uint64_t bad = 0;
 
 	memset(&x, 0, sizeof(x));
@@ -450,10 +532,12 @@ static int pool(int argc, char **argv, struct diag *d)
 	K = (int64_t)arg(argv[5]);
 	S = (int64_t)arg(argv[6]);
 	P = (int64_t)arg(argv[7]);
+	fl = is_float(&x);
 	if ((!mx && strcmp(argv[4], "avg") != 0) || x.ndim != 3 || y.ndim != 3 ||
-	    x.dtype != DT_INT8 || y.dtype != DT_INT8 || K < 1 || S < 1) {
+	    (fl ? y.dtype != DT_BF16 : x.dtype != DT_INT8 || y.dtype != DT_INT8) ||
+	    K < 1 || S < 1) {
 		(void)diag_error(d, diag_nowhere(), NPU_ETENSOR,
-				 "convref pool: KIND max|avg, int8 X (H,W,C) and Y (HO,WO,C)");
+				 "convref pool: KIND max|avg, int8 X (H,W,C) and Y (HO,WO,C), or fp32/bf16 X and bf16 Y");
 		goto out;
 	}
 	H = (int64_t)x.shape[0];
@@ -469,23 +553,31 @@ static int pool(int argc, char **argv, struct diag *d)
 	for (oy = 0; oy < HO; oy++)
 		for (ox = 0; ox < WO; ox++)
 			for (c = 0; c < C; c++) {
-				int64_t m = -129, s = 0, want, got;
+				double m = -INFINITY, s = 0, want, got;
 
+				/* exact in double: int8 values, or float
+				 * values exact in bf16 summed over a window */
 				for (ky = 0; ky < K; ky++)
 					for (kx = 0; kx < K; kx++) {
-						int64_t iy = oy * S + ky - P, ix = ox * S + kx - P, v;
+						int64_t iy = oy * S + ky - P, ix = ox * S + kx - P;
+						double v;
 
 						if (iy < 0 || iy >= H || ix < 0 || ix >= W)
 							continue;
-						v = (int8_t)x.data[(iy * W + ix) * C + c];
+						v = val(&x, (uint64_t)((iy * W + ix) * C + c));
 						s += v;
 						if (v > m)
 							m = v;
 					}
-				want = mx ? m : (int64_t)nearbyint((double)s / (double)(K * K));
-				got = (int8_t)y.data[(oy * WO + ox) * C + c];
+				if (mx)
+					want = m;
+				else if (fl)
+					want = round_p(s / (double)(K * K), 8);
+				else
+					want = nearbyint(s / (double)(K * K));
+				got = val(&y, (uint64_t)((oy * WO + ox) * C + c));
 				if (got != want && bad++ < 5)
-					fprintf(stderr, "convref: pool Y[%" PRId64 "][%" PRId64 "][%" PRId64 "] = %" PRId64 ", expected %" PRId64 "\n",
+					fprintf(stderr, "convref: pool Y[%" PRId64 "][%" PRId64 "][%" PRId64 "] = %.9g, expected %.9g\n",
 						oy, ox, c, got, want);
 			}
 	rc = report(bad, (uint64_t)(HO * WO * C), "pooled Y");
@@ -511,17 +603,26 @@ int main(int argc, char **argv)
 		rc = check(argc, argv, &d);
 	else if (argc >= 2 && strcmp(argv[1], "pool") == 0)
 		rc = pool(argc, argv, &d);
+	else if (argc >= 2 && strcmp(argv[1], "pack") == 0)
+		rc = pack(argc, argv, &d);
 	else if (argc >= 2 && strcmp(argv[1], "gendw") == 0)
-		rc = gendw(argc, argv, &d);
+		rc = gendw_as(argc, argv, &d, 0);
+	else if (argc >= 2 && strcmp(argv[1], "gendwf") == 0)
+		rc = gendw_as(argc, argv, &d, 1);
 	else if (argc >= 2 && strcmp(argv[1], "dwcheck") == 0)
-		rc = dwcheck(argc, argv, &d);
+		rc = dwcheck_any(argc, argv, &d, 0);
+	else if (argc >= 2 && strcmp(argv[1], "dwcheckf") == 0)
+		rc = dwcheck_any(argc, argv, &d, 1);
 	if (rc == 2)
 		fprintf(stderr, "usage: convref gen H W CIN COUT KH KW SEED X.npy W.npy [BIAS.npy]\n"
-				"       convref check X.npy W.npy Y.npy S PAD DIL [SHIFT [BIAS.npy|- [RELU]]]\n"
+				"       convref check X.npy W.npy Y.npy S PAD DIL [SHIFT [BIAS.npy|- [RELU [GROUPS [CLIP]]]]]\n"
 				"       convref genf H W CIN COUT KH KW SEED X.npy W.npy [BIAS.npy]\n"
 				"       convref checkf X.npy W.npy Y.npy S PAD DIL [BIAS.npy|- [RELU [GROUPS]]]\n"
 				"       convref gendw H W C K SEED X.npy W.npy [BIAS.npy]\n"
-				"       convref dwcheck X.npy W.npy Y.npy S PAD SHIFT [BIAS.npy|- [RELU]]\n"
+				"       convref dwcheck X.npy W.npy Y.npy S PAD SHIFT [BIAS.npy|- [RELU [CLIP]]]\n"
+				"       convref gendwf H W C K SEED X.npy W.npy [BIAS.npy]\n"
+				"       convref dwcheckf X.npy W.npy Y.npy S PAD [BIAS.npy|- [RELU]]\n"
+				"       convref pack W.npy NG OUT.npy\n"
 				"       convref pool X.npy Y.npy max|avg K S PAD\n");
 	return rc;
 }

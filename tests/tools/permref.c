@@ -1,6 +1,6 @@
 /*
  * permref.c - independent reference for the re-layout kernels
- * (asm/kernels/transpose.s, asm/kernels/concat.s).
+ * (asm/kernels/transpose.s, asm/kernels/concat.s, asm/kernels/copy.s).
  *
  *   permref gen DTYPE SEED OUT.npy D0 [D1 [D2 [D3]]]
  *       a tensor of DTYPE (int8, int16, int32, fp16, bf16, fp32) and the
@@ -14,6 +14,15 @@
  *       Y == numpy.concatenate((A, B), AXIS)
  *   permref split X.npy A.npy B.npy AXIS
  *       A and B == numpy.split(X, [A.shape[AXIS]], AXIS)
+ *   permref slice X.npy Z.npy S0:E0 [S1:E1 ...]
+ *       Z == X[S0:E0, S1:E1, ...] (one start:end per axis, step 1)
+ *   permref pad X.npy Z.npy VALUE B0:A0 [B1:A1 ...]
+ *       Z == numpy.pad(X, ((B0, A0), ...)) with VALUE (the element's bits,
+ *       an integer) everywhere outside X
+ *   permref resize X.npy Z.npy FH FW
+ *       nearest-neighbour upsampling of a rank-3 or rank-4 channels-last
+ *       X (..., H, W, C) by integer factors: Z[.., h, w, c] =
+ *       X[.., h / FH, w / FW, c]
  *
  * The checks compare bytes: a re-layout copies bit patterns, so equality
  * is exact.  The reference walks the output element by element with an
@@ -239,6 +248,120 @@ out:
 	return rc;
 }
 
+/* "A:B" -> a, b (non-negative); -1 when malformed. */
+static int pair(const char *s, uint64_t *a, uint64_t *b)
+{
+	char *e;
+
+	*a = strtoull(s, &e, 0);
+	if (*e != ':' || *s == '-')
+		return -1;
+	*b = strtoull(e + 1, &e, 0);
+	return *e || e[-1] == ':' ? -1 : 0;
+}
+
+/*
+ * slice / pad / resize (MODE 0, 1, 2 of asm/kernels/copy.s): Z's
+ * elements walked in order, each compared with the X element (or the pad
+ * value) that the operator's definition names.
+ */
+static int layout(int mode, int argc, char **argv, struct diag *d)
+{
+	struct npy x, z;
+	uint64_t lo[MAXD] = { 0 }, hi[MAXD] = { 0 }, idx[MAXD] = { 0 }, i, n, bad = 0;
+	uint64_t fh = 1, fw = 1, val = 0;
+	int k, eb, rc = 2, a0 = mode == 1 ? 5 : 4;
+
+	memset(&x, 0, sizeof(x));
+	memset(&z, 0, sizeof(z));
+	if (npy_read(argv[2], &x, d) || npy_read(argv[3], &z, d))
+		goto out;
+	if (x.ndim < 1 || x.ndim > MAXD || z.ndim != x.ndim || !same_type(&x, &z) ||
+	    (mode == 2 ? argc != 6 || x.ndim < 3 : argc != a0 + x.ndim)) {
+		fprintf(stderr, "permref: X and Z of one rank (1 to 4; resize 3 or 4) and a START:END or BEFORE:AFTER per axis\n");
+		goto out;
+	}
+	if (mode == 1)
+		val = strtoull(argv[4], NULL, 0);
+	if (mode == 2) {
+		fh = strtoull(argv[4], NULL, 0);
+		fw = strtoull(argv[5], NULL, 0);
+	}
+	for (k = 0; k < x.ndim; k++) {
+		uint64_t want;
+
+		if (mode != 2 && pair(argv[a0 + k], &lo[k], &hi[k])) {
+			fprintf(stderr, "permref: axis %d: %s is not A:B\n", k, argv[a0 + k]);
+			goto out;
+		}
+		if (mode == 0 && (lo[k] >= hi[k] || hi[k] > x.shape[k])) {
+			fprintf(stderr, "permref: axis %d: the slice is empty or beyond X\n", k);
+			goto out;
+		}
+		want = mode == 0 ? hi[k] - lo[k] : mode == 1 ? x.shape[k] + lo[k] + hi[k] :
+		       k == x.ndim - 3 ? x.shape[k] * fh : k == x.ndim - 2 ? x.shape[k] * fw :
+		       x.shape[k];
+		if (z.shape[k] != want) {
+			fprintf(stderr, "permref: Z's axis %d has %" PRIu64 " elements, expected %" PRIu64 "\n",
+				k, z.shape[k], want);
+			rc = 1;
+			goto out;
+		}
+	}
+	if (mode == 2 && (fh < 1 || fw < 1)) {
+		fprintf(stderr, "permref: FH and FW must be at least 1\n");
+		goto out;
+	}
+	eb = dtype_bits(x.dtype) / 8;
+	n = npy_count(&z);
+	for (i = 0; i < n; i++) {
+		uint64_t src = 0, v = val;
+		int inside = 1;
+		const uint8_t *want = (const uint8_t *)&v; /* little-endian host */
+
+		for (k = 0; k < x.ndim; k++) {
+			uint64_t j = idx[k];
+
+			if (mode == 0)
+				j += lo[k];
+			else if (mode == 1) {
+				if (j < lo[k] || j >= lo[k] + x.shape[k])
+					inside = 0;
+				j -= lo[k];
+			} else if (k == x.ndim - 3)
+				j /= fh;
+			else if (k == x.ndim - 2)
+				j /= fw;
+			src = src * x.shape[k] + (inside ? j : 0);
+		}
+		if (inside)
+			want = x.data + src * (uint64_t)eb;
+		if (memcmp(z.data + i * (uint64_t)eb, want, (size_t)eb)) {
+			if (bad < 5) {
+				printf("permref: Z element %" PRIu64 " (", i);
+				for (k = 0; k < z.ndim; k++)
+					printf("%s%" PRIu64, k ? ", " : "", idx[k]);
+				if (inside)
+					printf(") differs from X element %" PRIu64 "\n", src);
+				else
+					printf(") is not the pad value\n");
+			}
+			bad++;
+		}
+		for (k = z.ndim - 1; k >= 0; k--) {
+			if (++idx[k] < z.shape[k])
+				break;
+			idx[k] = 0;
+		}
+	}
+	printf("permref: %" PRIu64 " of %" PRIu64 " elements differ\n", bad, n);
+	rc = bad ? 1 : 0;
+out:
+	npy_free(&x);
+	npy_free(&z);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct diag d;
@@ -252,10 +375,19 @@ int main(int argc, char **argv)
 		return catsplit(1, argv, &d);
 	if (argc == 6 && strcmp(argv[1], "split") == 0)
 		return catsplit(0, argv, &d);
+	if (argc >= 5 && strcmp(argv[1], "slice") == 0)
+		return layout(0, argc, argv, &d);
+	if (argc >= 6 && strcmp(argv[1], "pad") == 0)
+		return layout(1, argc, argv, &d);
+	if (argc >= 4 && strcmp(argv[1], "resize") == 0)
+		return layout(2, argc, argv, &d);
 	fprintf(stderr,
 		"usage: permref gen DTYPE SEED OUT.npy D0 [D1 [D2 [D3]]]\n"
 		"       permref perm X.npy Y.npy P0 [P1 [P2 [P3]]]\n"
 		"       permref concat A.npy B.npy Y.npy AXIS\n"
-		"       permref split X.npy A.npy B.npy AXIS\n");
+		"       permref split X.npy A.npy B.npy AXIS\n"
+		"       permref slice X.npy Z.npy S0:E0 [S1:E1 ...]\n"
+		"       permref pad X.npy Z.npy VALUE B0:A0 [B1:A1 ...]\n"
+		"       permref resize X.npy Z.npy FH FW\n");
 	return 2;
 }

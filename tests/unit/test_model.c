@@ -166,7 +166,9 @@ static void run_cnn(const char *cfg, enum npu_dtype dt, double tol)
 	}
 	ck_assert_uint_le(sum, res.cycles);
 	ck_assert_uint_eq(res.layers[0].macs, (uint64_t)H * W * F * C * 9);
+	ck_assert_uint_ge(res.layers[0].array_macs, res.layers[0].macs);
 	ck_assert_uint_eq(res.layers[3].macs, (uint64_t)F * O);
+	ck_assert_uint_ge(res.layers[3].array_macs, res.layers[3].macs);
 	model_result_free(&res);
 	run_free(r);
 	map_plan_free(&p);

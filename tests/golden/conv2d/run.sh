@@ -7,10 +7,29 @@
 # row blocks, channel groups (weights that do not fit), grouped
 # convolutions (GROUPS; depthwise as GROUPS = CIN), int32 output, the fused
 # bias + relu + requantisation, and bf16 inputs with fp32 or bf16 outputs
-# (exact: the inputs are multiples of 1/8, every partial sum exact in fp32).  Golden: cycles and matrix busy
-# cycles.
+# (exact: the inputs are multiples of 1/8, every partial sum exact in fp32).
+# Then: relu6 (RELU=2: int8 clipped at CLIP, bf16/fp32 at 6), the GEMM
+# form (H = 1, W = M: pixel rows, FLAT) with ragged channel groups, DRAM
+# bases placed with -D (and a misaligned one refused), packed and
+# double-buffered weights with a resident A, and SPMD on datacenter.cfg's
+# 16 cores - row blocks, channel groups, both, the gather path, grouped,
+# ragged, the input shared over the NoC - each asserting that several
+# cores did MACs.  Golden: cycles and matrix busy cycles (multi-core: the cores
+# that did MACs and their total busy cycles).
 . "$(dirname "$0")/../lib.sh"
 conv=$build/convref
+# rec_mtx NAME: cycles and core 0's matrix busy cycles; with several cores
+# (MINC=n in the environment) also how many cores did MACs - at least n -
+# and their busy cycles summed.
+rec_mtx() {
+	if [ -n "${MINC:-}" ]; then
+		nc=$(awk -F, '$4 == "" && $1 ~ /^core[0-9]+\.matrix\.macs$/ && $2 > 0 { n++ } END { print n + 0 }' "$tmp/c.csv")
+		[ "$nc" -ge "$MINC" ] || fail "$1: only $nc cores did MACs (expected >= $MINC)"
+		record "$1: cycles $(counter "$tmp/c.csv" cycles) cores_with_macs $nc matrix_busy_sum $(counter_sum "$tmp/c.csv" 'core[0-9]+\.matrix\.busy_cycles')"
+	else
+		record "$1: cycles $(counter "$tmp/c.csv" cycles) matrix_busy $(counter "$tmp/c.csv" core0.matrix.busy_cycles)"
+	fi
+}
 # case NAME CONFIG H W CIN COUT K S PAD DIL OUT BIAS RELU [-D ...]
 # (GROUPS=G in the environment: a grouped convolution)
 case_conv() {
@@ -24,23 +43,30 @@ case_conv() {
 	"$conv" gen "$h" "$w" $((ci / g)) "$co" "$k" "$k" $((h * 7 + co)) "$tmp/unused.npy" "$tmp/W.npy" "$tmp/B.npy"
 	binput=
 	[ "$bias" = 1 ] && binput="--input BIAS=$tmp/B.npy"
+	wfile=$tmp/W.npy
+	if [ -n "${PACK:-}" ]; then
+		# WPACK: the weights pre-arranged in groups of PACK channels
+		"$conv" pack "$tmp/W.npy" "$PACK" "$tmp/Wp.npy" || fail "$name: pack failed"
+		wfile=$tmp/Wp.npy
+	fi
 	# shellcheck disable=SC2086 # optional arguments, split on purpose
 	"$bin" run -q -c "configs/$cfg" asm/kernels/conv2d.s -D H="$h" -D W="$w" \
 		-D CIN="$ci" -D COUT="$co" -D KH="$k" -D S="$s" -D PAD="$p" -D DIL="$d" \
-		-D OUT="$out" -D WITH_BIAS="$bias" -D RELU="$relu" -D GROUPS="$g" "$@" \
-		--input X="$tmp/X.npy" --input WGT="$tmp/W.npy" $binput \
+		-D OUT="$out" -D WITH_BIAS="$bias" -D RELU="$relu" -D GROUPS="$g" ${CLIP:+-D CLIP=$CLIP} \
+		${PACK:+-D WPACK=1 -D NG=$PACK} "$@" \
+		--input X="$tmp/X.npy" --input WGT="$wfile" $binput \
 		--output Y="$tmp/Y.npy" --counters "$tmp/c.csv" --check-hazards 2> "$tmp/err" ||
 		{ cat "$tmp/err" >&2; fail "$name: run failed or reported hazards"; }
 	if [ "$out" = int8 ]; then
 		bfile=-
 		[ "$bias" = 1 ] && bfile=$tmp/B.npy
-		"$conv" check "$tmp/X.npy" "$tmp/W.npy" "$tmp/Y.npy" "$s" "$p" "$d" 8 "$bfile" "$relu" "$g" > /dev/null ||
+		"$conv" check "$tmp/X.npy" "$tmp/W.npy" "$tmp/Y.npy" "$s" "$p" "$d" 8 "$bfile" "$relu" "$g" "${CLIP:-127}" > /dev/null ||
 			fail "$name: Y differs from the reference"
 	else
 		"$conv" check "$tmp/X.npy" "$tmp/W.npy" "$tmp/Y.npy" "$s" "$p" "$d" -1 - 0 "$g" > /dev/null ||
 			fail "$name: Y differs from the reference"
 	fi
-	record "$name: cycles $(counter "$tmp/c.csv" cycles) matrix_busy $(counter "$tmp/c.csv" core0.matrix.busy_cycles)"
+	rec_mtx "$name"
 }
 case_conv "default 3x3 pad 1, 16->16, int32" default.cfg 8 8 16 16 3 1 1 1 int32 0 0
 case_conv "default 3x3 pad 1, 16->40, bias relu" default.cfg 8 8 16 40 3 1 1 1 int8 1 1
@@ -56,12 +82,14 @@ case_conv "gemmini 3x3/2 pad 1, 16->24, gather" gemmini.cfg 10 10 16 24 3 2 1 1 
 case_conv "tpu-v1 3x3 pad 1, 64->64" tpu-v1.cfg 14 14 64 64 3 1 1 1 int8 0 0
 case_conv "tpu-v1 1x1/2, 64->128, gather" tpu-v1.cfg 14 14 64 128 1 2 0 1 int8 0 1
 # casef NAME CONFIG H CIN COUT K S PAD OUT BIAS_RELU [-D ...]: bf16 inputs
+# (W = H, or FW in the environment; RELU=2 in the environment: relu6)
 casef() {
 	name=$1 cfg=$2 h=$3 ci=$4 co=$5 k=$6 s=$7 p=$8 out=$9
 	shift 9
 	br=$1
 	shift
-	"$conv" genf "$h" "$h" "$ci" "$co" "$k" "$k" $((h + co)) "$tmp/X.npy" "$tmp/W.npy" "$tmp/B.npy"
+	w=${FW:-$h}
+	"$conv" genf "$h" "$w" "$ci" "$co" "$k" "$k" $((h + co)) "$tmp/X.npy" "$tmp/W.npy" "$tmp/B.npy"
 	binput=
 	bfile=-
 	if [ "$br" = 1 ]; then
@@ -69,15 +97,15 @@ casef() {
 		bfile=$tmp/B.npy
 	fi
 	# shellcheck disable=SC2086 # optional arguments, split on purpose
-	"$bin" run -q -c "configs/$cfg" asm/kernels/conv2d.s -D H="$h" -D W="$h" \
+	"$bin" run -q -c "configs/$cfg" asm/kernels/conv2d.s -D H="$h" -D W="$w" \
 		-D CIN="$ci" -D COUT="$co" -D KH="$k" -D S="$s" -D PAD="$p" -D ITYPE=bf16 \
-		-D OUT="$out" -D WITH_BIAS="$br" -D RELU="$br" "$@" \
+		-D OUT="$out" -D WITH_BIAS="$br" -D RELU="${RELU:-$br}" "$@" \
 		--input X="$tmp/X.npy" --input WGT="$tmp/W.npy" $binput \
 		--output Y="$tmp/Y.npy" --counters "$tmp/c.csv" --check-hazards 2> "$tmp/err" ||
 		{ cat "$tmp/err" >&2; fail "$name: run failed or reported hazards"; }
-	"$conv" checkf "$tmp/X.npy" "$tmp/W.npy" "$tmp/Y.npy" "$s" "$p" 1 "$bfile" "$br" > /dev/null ||
+	"$conv" checkf "$tmp/X.npy" "$tmp/W.npy" "$tmp/Y.npy" "$s" "$p" 1 "$bfile" "${RELU:-$br}" > /dev/null ||
 		fail "$name: Y differs from the reference"
-	record "$name: cycles $(counter "$tmp/c.csv" cycles) matrix_busy $(counter "$tmp/c.csv" core0.matrix.busy_cycles)"
+	rec_mtx "$name"
 }
 casef "default bf16 3x3 pad 1, 16->16, fp32" default.cfg 8 16 16 3 1 1 fp32 0
 casef "default bf16 3x3 pad 1, 16->40, bias relu, bf16" default.cfg 8 16 40 3 1 1 bf16 1
@@ -89,4 +117,47 @@ GROUPS=4 case_conv "default 3x3 pad 1, 32->64, 4 groups" default.cfg 8 8 32 64 3
 GROUPS=2 case_conv "default 3x3/2 pad 1, 32->32, 2 groups, int32" default.cfg 9 9 32 32 3 2 1 1 int32 0 0
 GROUPS=16 case_conv "default 3x3 pad 1, depthwise 16 on the array" default.cfg 8 8 16 16 3 1 1 1 int8 1 1
 GROUPS=32 case_conv "tpu-v1 3x3 pad 1, 128->128, 32 groups (ResNeXt)" tpu-v1.cfg 14 14 128 128 3 1 1 1 int8 1 1
+# relu6: int8 clipped at CLIP in Y's units, float outputs at 6
+CLIP=30 case_conv "default 3x3 pad 1, 16->40, relu6 (CLIP 30)" default.cfg 8 8 16 40 3 1 1 1 int8 1 2
+RELU=2 casef "default bf16 3x3 pad 1, 16->40, relu6, bf16" default.cfg 8 16 40 3 1 1 bf16 1
+RELU=2 casef "default bf16 3x3/2 pad 1, 16->24, relu6, fp32" default.cfg 9 16 24 3 2 1 fp32 1
+# the GEMM form: X = 1 x M x K, Y = 1 x M x N (pixel rows: blocks of any
+# number of pixels); a GEMV; ragged channel groups (100 = 3 x 32 + 4)
+case_conv "default GEMM 40x64x48, blocks of 16 pixels" default.cfg 1 40 64 48 1 1 0 1 int8 1 0 -D RB=16
+case_conv "default GEMV 1x256x100, groups of 32 (ragged)" default.cfg 1 1 256 100 1 1 0 1 int8 1 0 -D NG=32
+FW=24 casef "default bf16 GEMM 24x96x72, groups of 32 (ragged)" default.cfg 1 96 72 1 1 0 bf16 1 -D NG=32
+# weights pre-arranged per channel group (WPACK) and double-buffered
+# (WDB); A resident in one slab (ONESLAB) while the groups stream, also
+# through the gather path
+PACK=32 case_conv "default GEMV 1x512x200, packed groups of 32, double-buffered" default.cfg 1 1 512 200 1 1 0 1 int8 1 0 -D WDB=1
+PACK=48 case_conv "default GEMM 64x128x96, packed, one slab, double-buffered" default.cfg 1 64 128 96 1 1 0 1 int8 1 1 -D WDB=1 -D ONESLAB=1
+case_conv "default 3x3/2 pad 1, 9x9x16->64, gather, one slab, 4 groups" default.cfg 9 9 16 64 3 2 1 1 int8 1 1 -D NG=16 -D ONESLAB=1 -D WDB=1
+# DRAM bases placed by the caller (Y first, then the weights, the bias, X)
+case_conv "default 3x3 pad 1, 16->40, tensors placed with -D" default.cfg 8 8 16 40 3 1 1 1 int8 1 1 \
+	-D Y_DRAM=0x1000 -D W_DRAM=0x10000 -D BIAS_DRAM=0x20000 -D X_DRAM=0x30040
+"$bin" run -q --timing-only -c configs/default.cfg asm/kernels/conv2d.s -D X_DRAM=100 \
+	2> "$tmp/err" && fail "a misaligned X_DRAM was accepted"
+grep -q "64-byte aligned" "$tmp/err" || fail "misaligned X_DRAM: no message"
+"$bin" run -q --timing-only -c configs/default.cfg asm/kernels/conv2d.s -D Y_DRAM=0 \
+	2> "$tmp/err" && fail "Y over X was accepted"
+grep -q "overlaps" "$tmp/err" || fail "Y over X: no message"
+# SPMD on datacenter.cfg (16 cores): the default split, rows, channels
+# and a grid; the gather path; grouped; ragged groups; bf16 and int8
+MINC=8 case_conv "datacenter 3x3 pad 1, 20x20x16->64, default split" datacenter.cfg 20 20 16 64 3 1 1 1 int8 1 1
+MINC=16 case_conv "datacenter 3x3 pad 1, 20x20x16->64, rows (SPLIT=1)" datacenter.cfg 20 20 16 64 3 1 1 1 int8 1 1 -D SPLIT=1 -D RB=1
+MINC=16 case_conv "datacenter 1x1, 7x7x64->256, channels (SPLIT=2)" datacenter.cfg 7 7 64 256 1 1 0 1 int8 1 1 -D SPLIT=2
+MINC=16 case_conv "datacenter 3x3/2 pad 1, 14x14x16->64, 4x4 grid, gather" datacenter.cfg 14 14 16 64 3 2 1 1 int8 1 1 -D PC=4
+MINC=16 case_conv "datacenter 3x3 pad 1, 9x9x32->64, 2 blocks x 2 groups per core" datacenter.cfg 9 9 32 64 3 1 1 1 int32 0 0 -D PC=4 -D NG=8 -D RB=2
+GROUPS=4 MINC=8 case_conv "datacenter 3x3 pad 1, 8x8x32->64, 4 groups" datacenter.cfg 8 8 32 64 3 1 1 1 int8 1 1
+GROUPS=3 MINC=6 case_conv "datacenter 3x3 pad 1, 8x8x48->48, 3 groups" datacenter.cfg 8 8 48 48 3 1 1 1 int8 1 1
+GROUPS=16 MINC=16 case_conv "datacenter 3x3 pad 1, 32x32, depthwise 16 on the array (rows)" datacenter.cfg 32 32 16 16 3 1 1 1 int8 1 1
+MINC=16 case_conv "datacenter GEMV 1x512x1000 (ragged groups of 64)" datacenter.cfg 1 1 512 1000 1 1 0 1 int8 1 0
+PACK=64 MINC=16 case_conv "datacenter GEMV 1x512x1000, packed" datacenter.cfg 1 1 512 1000 1 1 0 1 int8 1 0
+MINC=16 case_conv "datacenter GEMM 40x64x512, 2 groups per core, one slab" datacenter.cfg 1 40 64 512 1 1 0 1 int8 1 1 -D PC=16 -D NG=16 -D ONESLAB=1 -D WDB=1
+# the input rows shared between the cores of a row over the NoC (XSHARE:
+# each loads a slice and multicasts it), also through the gather path
+MINC=16 case_conv "datacenter 3x3 pad 1, 14x14x16->64, 4x4 grid, XSHARE, 2 groups per core" datacenter.cfg 14 14 16 64 3 1 1 1 int8 1 1 -D PC=4 -D NG=8 -D XSHARE=1
+MINC=16 case_conv "datacenter 3x3/2 pad 1, 7x7x64->256, channels, XSHARE, gather" datacenter.cfg 7 7 64 256 3 2 1 1 int8 1 1 -D XSHARE=1
+RELU=2 MINC=16 casef "datacenter bf16 3x3 pad 1, 12x12x32->96, relu6" datacenter.cfg 12 32 96 3 1 1 bf16 1
+MINC=16 casef "datacenter bf16 3x3/2 pad 1, 15x15x16->128, fp32" datacenter.cfg 15 16 128 3 2 1 fp32 1
 golden

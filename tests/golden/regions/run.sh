@@ -20,7 +20,7 @@ grep -q "^[[:space:]]*r\(beg\|end\)[[:space:]]" "$tmp/plain.s" && fail "markers 
 for k in gemm plain; do
 	src=asm/kernels/gemm.s
 	[ $k = plain ] && src=$tmp/plain.s
-	"$bin" run -q -c "$cfg" "$src" -D M=$M -D K=$K -D N=$N \
+	"$bin" run -q -c "$cfg" "$src" -D M=$M -D K=$K -D N=$N -I asm/kernels \
 		--input A="$tmp/A.npy" --input B="$tmp/B.npy" --output C="$tmp/C$k.npy" \
 		--counters "$tmp/$k.csv" --counters "$tmp/$k.json" --trace "$tmp/$k.json.gz" ||
 		fail "$k: run failed"

@@ -53,7 +53,7 @@ st=$?
 set -e
 [ "$st" = 3 ] || fail "a sweep with failed points exited $st, want 3: $(cat "$tmp/err")"
 grep -q "4 points: 2 ok, 0 skipped by constraints, 2 failed" "$tmp/err" || fail "$(cat "$tmp/err")"
-grep -q "^failed 1 asm/kernels/gemm.s:104:1: error: gemm.s keeps A and B" "$tmp/f/points/2.status" ||
+grep -q "^failed 1 asm/kernels/gemm.s:106:1: error: gemm.s keeps A and B" "$tmp/f/points/2.status" ||
 	fail "the failure was not recorded: $(cat "$tmp/f/points/2.status")"
 set +e
 "$bin" sweep --collect "$tmp/f" 2> "$tmp/err"

@@ -1,0 +1,100 @@
+# npusim model end to end: the small ONNX models of tests/models/gen_small.py
+# (a CNN with BatchNormalization and a residual, a MobileNetV2 block, an MLP
+# with the Erf GELU, one attention head with the decomposed LayerNorm, the
+# same with opset 17's LayerNormalization) imported, mapped and run with
+# values on default.cfg (int8 where every layer has an int8 kernel, else
+# bf16), datacenter.cfg (bf16, 16 cores) and tpu-v1.cfg; every layer's
+# output and the model's output against tests/python/onnxref.py (NumPy,
+# float64): bf16 within 2e-2 and int8 (Q3.4) within 8e-2 of max|reference|
+# (docs/numerics.md "Models").  A timing-only run gives the same per-layer
+# cycles; the per-layer CSV has a row per layer; the counters file's layer
+# regions go through npusim roofline; the importer's errors (an unsupported
+# op, a Resize mode, opset 9, a truncated file) exit 1 with the node and the
+# reason; a batch of two runs right; layers take the tuner's cached
+# schedules (--tune, --untuned); a SCALE-Sim topology CSV runs.  Golden: cycles per model and config.
+. "$(dirname "$0")/../lib.sh"
+# the kernels' default schedules, whatever the user's tuning cache holds
+export NPUSIM_CACHE="$tmp/cache"
+py=/usr/bin/python3
+m=$tmp/models
+$py tests/models/gen_small.py "$m" > /dev/null || fail "gen_small.py failed"
+check=tests/golden/model/check.py
+for net in tiny_cnn tiny_mbv2 tiny_mlp tiny_attn tiny_attn_ln17; do
+	for cfg in default.cfg datacenter.cfg tpu-v1.cfg; do
+		[ "$cfg" = tpu-v1.cfg ] && [ "$net" != tiny_cnn ] && continue
+		out=$tmp/$net.$cfg
+		"$bin" model -q -c "configs/$cfg" "$m/$net.onnx" --input x="$m/$net.x.npy" \
+			--output-dir "$out" --layers "$tmp/layers.csv" \
+			--counters "$tmp/c.json" 2> "$tmp/err" ||
+			{ cat "$tmp/err" >&2; fail "$net $cfg: the run failed"; }
+		# every layer's output (kept in DRAM to the end: another plan)
+		"$bin" model -q -c "configs/$cfg" "$m/$net.onnx" --input x="$m/$net.x.npy" \
+			--dump-layers "$out" 2> /dev/null || fail "$net $cfg: --dump-layers failed"
+		# the run's type: int8 unless the note says bf16 (or the chip's is)
+		tol=8e-2
+		{ grep -q "runs in bf16" "$tmp/err" || [ "$cfg" = datacenter.cfg ]; } && tol=2e-2
+		$py "$check" "$m/$net.onnx" "$m/$net.x.npy" "$out" $tol > "$tmp/out" ||
+			fail "$net $cfg: $(grep -v '^ok' "$tmp/out")"
+		layers=$(($(wc -l < "$tmp/layers.csv") - 1))
+		cycles=$(awk -F, 'NR > 1 { s += $6 } END { print s }' "$tmp/layers.csv")
+		# timing-only: the same cycles, layer by layer
+		"$bin" model -q -c "configs/$cfg" "$m/$net.onnx" --timing-only \
+			--layers "$tmp/t.csv" 2> "$tmp/err" ||
+			{ cat "$tmp/err" >&2; fail "$net $cfg: the timing-only run failed"; }
+		[ "$(cut -d, -f6 "$tmp/layers.csv")" = "$(cut -d, -f6 "$tmp/t.csv")" ] ||
+			fail "$net $cfg: timing-only cycles differ from the run with values"
+		# every layer is a region the roofline places
+		"$bin" roofline -c "configs/$cfg" "$tmp/c.json" -o "$tmp/r.svg" --csv "$tmp/r.csv" ||
+			fail "$net $cfg: roofline failed"
+		regions=$(grep -c ',L[0-9]* ' "$tmp/r.csv" || true)
+		[ "$regions" -ge "$layers" ] || fail "$net $cfg: $regions layer regions on the roofline, $layers layers"
+		record "$net $cfg: $layers layers, $cycles cycles in layers, tol $tol"
+	done
+done
+# a batch of two images (--batch 2): the conv and pooling kernels a step per
+# image (the 1x1 conv one GEMM over both, the global pool the images stacked)
+$py -c "import numpy as np; x = np.load('$m/tiny_cnn.x.npy'); np.save('$tmp/xb.npy', np.concatenate([x, -x[:, :, ::-1]], 0))"
+for cfg in default.cfg datacenter.cfg; do
+	tol=8e-2
+	[ "$cfg" = datacenter.cfg ] && tol=2e-2
+	"$bin" model -q -c "configs/$cfg" "$m/tiny_cnn.onnx" --batch 2 --input x="$tmp/xb.npy" \
+		--dump-layers "$tmp/b.$cfg" --layers "$tmp/l.csv" 2> "$tmp/err" ||
+		{ cat "$tmp/err" >&2; fail "tiny_cnn batch 2 $cfg: the run failed"; }
+	$py "$check" "$m/tiny_cnn.onnx" "$tmp/xb.npy" "$tmp/b.$cfg" $tol > "$tmp/out" ||
+		fail "tiny_cnn batch 2 $cfg: $(grep -v '^ok' "$tmp/out")"
+	record "tiny_cnn batch 2 $cfg: $(awk -F, 'NR > 1 { s += $6 } END { print s }' "$tmp/l.csv") cycles in layers"
+done
+# the tuner: --tune searches each layer's .tunable schedule (cached), a later
+# run takes the cached best (still right), --untuned the kernels' defaults
+"$bin" model -q -c configs/default.cfg "$m/tiny_cnn.onnx" --timing-only --tune \
+	--layers "$tmp/tu.csv" 2> "$tmp/err" || { cat "$tmp/err" >&2; fail "--tune failed"; }
+grep -q "tuned" "$tmp/tu.csv" || fail "--tune: no layer took a tuned schedule"
+"$bin" model -q -c configs/default.cfg "$m/tiny_cnn.onnx" --input x="$m/tiny_cnn.x.npy" \
+	--output-dir "$tmp/tuned" --layers "$tmp/tu2.csv" 2> /dev/null || fail "tuned run failed"
+grep -q "tuned" "$tmp/tu2.csv" || fail "the cached schedules were not used"
+$py "$check" "$m/tiny_cnn.onnx" "$m/tiny_cnn.x.npy" "$tmp/tuned" 8e-2 > "$tmp/out" ||
+	fail "tuned tiny_cnn: $(grep -v '^ok' "$tmp/out")"
+"$bin" model -q -c configs/default.cfg "$m/tiny_cnn.onnx" --timing-only --untuned \
+	--layers "$tmp/tu3.csv" 2> /dev/null || fail "--untuned failed"
+! grep -q "tuned" "$tmp/tu3.csv" || fail "--untuned used the cache"
+record "tiny_cnn tuned default.cfg: $(cut -d, -f5 "$tmp/tu.csv" | grep -o 'tuned.*' | head -1)"
+# errors: the node, the op and what is supported; exit status 1
+err_case() {
+	if "$bin" model -q "$m/$1.onnx" --timing-only 2> "$tmp/err"; then
+		fail "$1 was accepted"
+	else
+		st=$?
+	fi
+	[ $st = 1 ] || fail "$1: exit status $st, expected 1"
+	grep -q "$2" "$tmp/err" || fail "$1: message without '$2': $(cat "$tmp/err")"
+	record "$1: $(head -1 "$tmp/err" | sed "s|$m/||")"
+}
+err_case err_unsupported_op "LSTM"
+err_case err_resize_linear "linear"
+err_case err_opset9 "opset 9"
+err_case err_truncated "at byte"
+# a SCALE-Sim topology CSV (the layers independent, weights drawn from a seed)
+"$bin" model -q -c configs/default.cfg workloads/topologies/gpt2_decode.csv --timing-only \
+	--layers "$tmp/t.csv" 2> "$tmp/err" || { cat "$tmp/err" >&2; fail "topology CSV failed"; }
+record "gpt2_decode.csv default.cfg: $(($(wc -l < "$tmp/t.csv") - 1)) layers, $(awk -F, 'NR > 1 { s += $6 } END { print s }' "$tmp/t.csv") cycles in layers"
+golden
