@@ -1034,43 +1034,12 @@ int sram_quiet(const sram *s)
  * issued for cycle t (sram_access), arbitrated at t (arbitrate: it is the
  * only head wanting its banks, so it runs free), and completed at t +
  * latency (head_catch_up, head_finalise, complete), less the events and
- * the callback: the counters, the round-robin pointers of its banks (which
- * move past a requestor granted there), the requestor's ring position and
- * last grant, and the memory's last arbitration cycle.
+ * the callback: a stream of one (sram_ff_stream says what it accounts).
  */
 int sram_ff_access(sram *s, int req, uint64_t addr, uint32_t bytes,
 		   int write, cycle_t t)
 {
-	struct sram_req *r;
-	uint64_t n_words;
-	uint32_t b0, nb, j;
-
-	if (req < 0 || req >= s->n_reqs || bytes == 0 ||
-	    sram_check_range(s, addr, bytes))
-		return NPU_EINTERNAL;
-	r = &s->reqs[req];
-	/* the caller's promises: nothing of this requestor in flight, not
-	 * before its previous grant or a pass already run, one cycle */
-	if (r->retire != r->tail || (r->have_prev && t <= r->prev_last) ||
-	    (s->arb_ran && t < s->last_arb) ||
-	    sram_alone_cycles(s, addr, bytes) != 1)
-		return NPU_EINTERNAL;
-	acc_shape(s, addr, bytes, &n_words, &b0, &nb);
-	for (j = 0; j < nb; j++)
-		s->rr[add_mod(b0, j, (uint32_t)s->g.banks)] =
-			(int)add_mod((uint32_t)req, 1, (uint32_t)s->n_reqs);
-	acc_count(s, r, addr, bytes, write);
-	r->retire++;
-	r->head++;
-	r->tail++;
-	r->prev_last = t;
-	r->have_prev = 1;
-	r->succ_arb = CYCLE_MAX;
-	s->arb_ran = 1;
-	s->last_arb = t;
-	s->arb_sched_any = 1;
-	s->arb_sched_last = t;
-	return 0;
+	return sram_ff_stream(s, req, addr, 0, bytes, 1, write, t);
 }
 
 /* ---- the memory protocol (port.h) ------------------------------------------*/
@@ -1127,8 +1096,12 @@ static int sram_t_quiet(const void *t)
 /*
  * n one-cycle accesses of requestor req, access j of 'bytes' at addr +
  * j * stride (stride may be negative: two's complement) issued for cycle
- * t0 + j, none meeting another requestor's access: sram_ff_access for
- * each, with the shape of every access computed once.
+ * t0 + j, none meeting another requestor's access, accounted as the events
+ * would have: the counters, the round-robin pointers of the banks touched
+ * (which move past a requestor granted there), the requestor's ring
+ * position and last grant, and the memory's last arbitration cycle.  The
+ * caller promises nothing of the requestor in flight, t0 after its
+ * previous grant and not before a pass already run, one cycle per access.
  */
 int sram_ff_stream(sram *s, int req, uint64_t addr, int64_t stride,
 		   uint32_t bytes, uint64_t n, int write, cycle_t t0)
