@@ -6,7 +6,7 @@
  *              [--input NAME[@CORE]=a.npy]... [--output NAME[@CORE]=c.npy]...
  *              [--counters FILE.json|.csv|.txt] [--trace FILE.json.gz]
  *              [--trace-interval N] [--trace-window START:END]
- *              [--trace-units LIST] [--max-cycles N] [--check-hazards] [--timing-only] [--trace-insn]
+ *              [--trace-units LIST] [--max-cycles N] [--check-hazards] [--timing-only] [--no-fast-forward] [--trace-insn]
  *              [--matrix-model=fast|pe] [-q]
  *
  * PROGRAM is assembly (.s, assembled in memory) or an object file (.npo,
@@ -88,6 +88,7 @@ struct run_opts {
 	cycle_t max_cycles;                /* watchdog, CYCLE_MAX = none */
 	int check_hazards;                 /* --check-hazards */
 	int timing_only;                   /* --timing-only */
+	int no_ff;                         /* --no-fast-forward */
 	int trace_insn;                    /* --trace-insn: to stderr */
 	int quiet;                         /* -q: errors only */
 	int stat;          /* `npusim stat`: print the full summary */
@@ -110,7 +111,7 @@ static void run_usage(FILE *fp, const char *cmd)
 		"                  [--input NAME[@CORE]=FILE.npy]... [--output NAME[@CORE]=FILE.npy]...\n"
 		"                  [--counters FILE.json|.csv|.txt] [--trace FILE.json.gz]\n"
 		"                  [--trace-interval N] [--trace-window START:END] [--trace-units LIST]\n"
-		"                  [--max-cycles N] [--check-hazards] [--timing-only] [--trace-insn]\n"
+		"                  [--max-cycles N] [--check-hazards] [--timing-only] [--no-fast-forward] [--trace-insn]\n"
 		"                  [--matrix-model=fast|pe] [-q]\n\n"
 		"Simulate PROGRAM (assembly .s or object .npo) on the chip described by CONFIG\n"
 		"(built-in defaults when -c is omitted; see docs/config.md).\n\n"
@@ -138,6 +139,9 @@ static void run_usage(FILE *fp, const char *cmd)
 		"  --timing-only       compute no tensor values: the same cycles, counters\n"
 		"                      and trace, faster (no --output; vgather/vscatter\n"
 		"                      programs are refused)\n"
+		"  --no-fast-forward   simulate every cycle's events even where the\n"
+		"                      matrix engine streams alone (the same results,\n"
+		"                      slower: a cross-check)\n"
 		"  --trace-insn        print every control-unit instruction to stderr\n"
 		"  --matrix-model=M    fast (default) or pe (per-PE reference model, slow)\n"
 		"  -q                  print nothing but errors\n\n"
@@ -360,6 +364,8 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 			o->check_hazards = 1;
 		else if (strcmp(a, "--timing-only") == 0)
 			o->timing_only = 1;
+		else if (strcmp(a, "--no-fast-forward") == 0)
+			o->no_ff = 1;
 		else if (strcmp(a, "--trace-insn") == 0)
 			o->trace_insn = 1;
 		else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)
@@ -810,6 +816,7 @@ static int cmd_run_common(int argc, char **argv, int stat)
 	ro.max_cycles = o->max_cycles;
 	ro.check_hazards = o->check_hazards;
 	ro.timing_only = o->timing_only;
+	ro.no_fast_forward = o->no_ff;
 	ro.trace_insns = o->trace_insn;
 	ro.trace = trace;
 	ro.trace_interval = o->trace_interval;

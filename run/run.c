@@ -61,6 +61,7 @@ struct run *run_new(const struct arch *a, const struct run_params *o,
 	co.max_cycles = o ? o->max_cycles : CYCLE_MAX;
 	co.check_hazards = o ? o->check_hazards : 0;
 	co.timing_only = o ? o->timing_only : 0;
+	co.no_fast_forward = o ? o->no_fast_forward : 0;
 	co.trace_insns = o ? o->trace_insns : 0;
 	co.trace = o ? o->trace : NULL;
 	co.trace_interval = o ? o->trace_interval : 0;

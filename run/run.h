@@ -50,6 +50,7 @@ struct run_params {
 	cycle_t max_cycles;      /* watchdog, CYCLE_MAX = none */
 	int check_hazards;       /* run the hazard checker */
 	int timing_only;         /* compute no tensor values (chip_opts) */
+	int no_fast_forward;     /* every cycle's events (chip_opts) */
 	int trace_insns;         /* print every control-unit instruction */
 	struct trc *trace;       /* Chrome trace writer (not owned), or NULL */
 	cycle_t trace_interval;  /* trace counter samples every N cycles;

@@ -284,6 +284,7 @@ struct chip *chip_new(const struct arch *a, const struct chip_opts *o,
 	eng_set_diag(c->e, d);
 	eng_set_trace(c->e, o->trace);
 	eng_set_values(c->e, !o->timing_only);
+	eng_set_fast_forward(c->e, !o->no_fast_forward);
 	if (o->timing_only && ARCH_E(a, MTX_MODEL) == ARCH_MTX_MODEL_PE) {
 		(void)diag_error(d, diag_nowhere(), NPU_EUSAGE,
 				 "timing only: the per-PE reference model (core.matrix.model = \"pe\") times the array by computing it; use the fast model");

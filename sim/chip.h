@@ -36,6 +36,9 @@ struct chip_opts {
 				    full run (docs/performance.md,
 				    "Timing-only runs"); programs whose timing depends
 				    on data are refused when loaded */
+	int no_fast_forward;     /* every cycle's events, no fast-forward
+				    (eng_set_fast_forward): the same
+				    results, for cross-checks */
 };
 
 struct chip_result {

@@ -43,6 +43,12 @@
 
 #include "../../util/num.h"
 
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__)) && \
+	defined(__SSE2__)
+#include <immintrin.h>
+#define MTX_X86 1 /* SSE2 always; AVX2 when the host has it (mtx_imac) */
+#endif
+
 /* Eight 32-bit lanes (GCC/clang vector extensions; lowered to SSE2 on the
  * baseline x86-64 target): the functional inner loops (mac_row_*,
  * acc_add). */
@@ -445,6 +451,7 @@ static void tile_put(struct mtx_tile *t)
 	if (t && --t->refs == 0) {
 		free(t->data);
 		free(t->dec);
+		free(t->wp);
 		free(t);
 	}
 }
@@ -974,17 +981,22 @@ static void acc_add(uint8_t *dst, const uint8_t *add, uint32_t cols, int fl)
 	}
 }
 
+static int stream_buf(struct mtx *m, struct mtx_stream *s);
+
 static int op_effect(struct mtx *m, struct mtx_insn *in, int si, uint32_t row)
 {
 	struct mtx_stream *s = &in->st[si];
 	uint8_t *mem = m->data[s->req];
 	uint64_t addr = s->addr + (uint64_t)row * s->stride;
-	uint8_t *src = s->buf + (size_t)row * s->bytes;
+	uint8_t *src;
 	uint32_t j, cols;
 	int rc;
 
 	if (!eng_values(m->u.eng))
-		return 0;       /* timing only: no bytes move */
+		return 0;       /* timing only: no bytes move (and no buffers) */
+	if (!s->buf && (rc = stream_buf(m, s)))
+		return rc;
+	src = s->buf + (size_t)row * s->bytes;
 	if (!s->write) {
 		/* Operand rows are captured when they arrive (g adjacent
 		 * rows of a grouped access at once). */
@@ -1049,6 +1061,25 @@ static int op_done(void *ctx, uint64_t tag, cycle_t when)
 	return was_frozen || m->frozen ? seq_kick(m) : 0;
 }
 
+/* First row of op i of a stream (g rows per op, in reverse if rev). */
+static uint32_t op_row(const struct mtx_stream *s, uint32_t i)
+{
+	return s->g > 1 ? i * s->g : s->rev ? s->n - 1 - i : i;
+}
+
+/* The memory request of the op whose first row is 'row', for cycle t. */
+static void op_req(const struct mtx_stream *s, uint32_t row, cycle_t t,
+		   struct mem_req *r)
+{
+	uint32_t nr = s->n - row < s->g ? s->n - row : s->g;
+
+	memset(r, 0, sizeof(*r));
+	r->addr = s->addr + (uint64_t)row * s->stride;
+	r->bytes = nr * s->bytes;
+	r->write = (uint8_t)s->write;
+	r->when = t;
+}
+
 /*
  * Issue op i of a stream at the current cycle.  The deadline differs by
  * direction: a read must have arrived when the array consumes it (its
@@ -1061,8 +1092,7 @@ static int op_issue(struct mtx *m, struct mtx_insn *in, int si, uint32_t i,
 {
 	struct mtx_stream *s = &in->st[si];
 	struct mtx_op *op = m->free_ops;
-	uint32_t row = s->g > 1 ? i * s->g : s->rev ? s->n - 1 - i : i;
-	uint32_t nr = s->n - row < s->g ? s->n - row : s->g;
+	uint32_t row = op_row(s, i);
 	struct mem_req r;
 	int rc;
 
@@ -1087,10 +1117,7 @@ static int op_issue(struct mtx *m, struct mtx_insn *in, int si, uint32_t i,
 		return rc;
 	}
 	m->u.ctr[s->write ? CTR_MATRIX_SRAM_WRITES : CTR_MATRIX_SRAM_READS]++;
-	r.addr = s->addr + (uint64_t)row * s->stride;
-	r.bytes = nr * s->bytes;
-	r.write = (uint8_t)s->write;
-	r.when = eng_now(m->u.eng);
+	op_req(s, row, eng_now(m->u.eng), &r);
 	r.done = op_done;
 	r.ctx = m;
 	r.tag = (uint64_t)(uintptr_t)op;
@@ -1543,6 +1570,344 @@ out:
 	return rc;
 }
 
+/* ---- fast-forward over uncontended streaming ---------------------------- */
+
+/*
+ * Most of an mmul's cycles do one thing: each stream issues its next row,
+ * a one-cycle access that nothing else contends with, which completes
+ * exactly at its deadline.  The per-cycle model spends a sequencer event,
+ * an arbitration event and a completion event (per memory) on each such
+ * cycle.  When nobody else can act before the window ends (eng_horizon:
+ * no other unit's event, no sampling boundary, no pause or limit) and
+ * nobody else has an access presented to the matrix engine's memories
+ * (mem quiet), the outcome of those cycles is fixed: every access is
+ * granted at its issue cycle and completes one cycle later, no array
+ * cycle freezes, and no other unit can see the state in between.  So the
+ * window's cycles are applied at once, from this pass: the same counters,
+ * round-robin pointers and requestor positions in the memories
+ * (mem_target_ops.ff_cycle), the same values captured and written in the
+ * same order (op_effect), the same stream positions and instruction
+ * bookkeeping - only without the events.
+ *
+ * A window [x, y) of array cycles holds only stream accesses: it ends
+ * before any instruction's start or interval end (those notify the
+ * control unit and may complete instructions), before the first access
+ * of a stream that is not one access per cycle of one cycle each at a
+ * memory of latency 1 (those may stall the array), before a cycle whose
+ * accesses would meet in a bank or in a requestor, and early enough that
+ * the completions of its last cycle (at y + off) come before the
+ * horizon.  It starts only with no access of the engine in flight.
+ * Contention is therefore never skipped: a cycle that could see any runs
+ * the per-cycle model, and a competing requestor is an event (an issue
+ * by another unit) that bounds every window.
+ */
+
+/* 1 if every access of the stream is one per cycle, of one cycle, at a
+ * latency-1 memory that can fast-forward. */
+static int ff_stream_ok(const struct mtx *m, const struct mtx_stream *s)
+{
+	const struct mem_port *p = &m->port[s->req];
+	struct mem_info mi;
+
+	if (s->dyn || s->per != 1 || !p->t.ops->ff_cycle)
+		return 0;
+	mem_info(p, &mi);
+	/* lead = latency + the widest row's cycles - 1 (stream_lead) */
+	return mi.latency == 1 && s->lead == 1;
+}
+
+/* One access of a window cycle. */
+struct ff_op {
+	struct mtx_insn *in;
+	int si;
+	struct mem_req r;
+};
+
+#define FF_MAX_OPS 24
+/* Array cycles one window may cover: bounds the instructions it looks at
+ * (those with work before its end) in a deep queue of small ones. */
+#define FF_SPAN 1024
+
+/*
+ * The accesses of array cycle c among the acting instructions, in the
+ * order process_cycle issues them; *next = the following cycle with any.
+ * Returns the count, or -1 if they are more than FF_MAX_OPS.
+ */
+static int ff_gather(struct mtx *m, struct mtx_insn *act, cycle_t c,
+		     struct ff_op *ops, cycle_t *next)
+{
+	struct mtx_insn *in;
+	int n = 0, i;
+
+	*next = CYCLE_MAX;
+	for (in = act; in; in = in->act_next)
+		for (i = 0; i < in->n_st; i++) {
+			struct mtx_stream *s = &in->st[i];
+			cycle_t ic;
+
+			if (s->next >= s->nops)
+				continue;
+			ic = op_issue_cycle(in, s, s->next);
+			if (ic != c) {
+				if (ic < *next)
+					*next = ic;
+				continue;
+			}
+			if (n == FF_MAX_OPS)
+				return -1;
+			ops[n].in = in;
+			ops[n].si = i;
+			op_req(s, op_row(s, s->next), c + m->off, &ops[n].r);
+			n++;
+			/* per == 1: its next access is the next cycle's */
+			if (c + 1 < *next)
+				*next = c + 1;
+		}
+	return n;
+}
+
+/*
+ * The memories' side of one cycle's accesses, grouped by memory: check
+ * (apply 0) that none meets another in a bank or requestor, or account
+ * them (apply 1).  Returns 0, MEM_RETRY (contended) or an error.
+ */
+static int ff_memories(struct mtx *m, const struct ff_op *ops, int n,
+		       int apply)
+{
+	int done[FF_MAX_OPS] = { 0 }, i, k, rc;
+
+	for (i = 0; i < n; i++) {
+		const struct mem_port *p;
+		struct mem_req rq[FF_MAX_OPS];
+		int ids[FF_MAX_OPS], cnt = 0;
+
+		if (done[i])
+			continue;
+		p = &m->port[ops[i].in->st[ops[i].si].req];
+		for (k = i; k < n; k++) {
+			const struct mem_port *q = &m->port[ops[k].in->st[ops[k].si].req];
+			int j;
+
+			if (done[k] || q->t.obj != p->t.obj)
+				continue;
+			/* one access per requestor per cycle */
+			for (j = 0; j < cnt; j++)
+				if (ids[j] == q->id)
+					return MEM_RETRY;
+			done[k] = 1;
+			ids[cnt] = q->id;
+			rq[cnt++] = ops[k].r;
+		}
+		if ((rc = p->t.ops->ff_cycle(p->t.obj, ids, rq, cnt, apply)))
+			return rc;
+	}
+	return 0;
+}
+
+/* A stream's accesses in a window: ops j0 .. j0 + cnt - 1, the first
+ * issued at array cycle c0, one per cycle. */
+struct ff_run {
+	struct mtx_insn *in;
+	int si;
+	uint32_t j0, cnt;
+	cycle_t c0;
+};
+
+/* The matrix engine's side of a run's accesses: what op_issue and op_done
+ * do for each (values only with values on: reads before writes, see
+ * ff_bulk). */
+static int ff_run_effect(struct mtx *m, const struct ff_run *u, int values)
+{
+	struct mtx_stream *s = &u->in->st[u->si];
+	uint32_t j;
+	int rc;
+
+	if (values) {
+		for (j = u->j0; j < u->j0 + u->cnt; j++)
+			if ((rc = op_effect(m, u->in, u->si, op_row(s, j))))
+				return rc;
+		return 0;
+	}
+	m->u.ctr[s->write ? CTR_MATRIX_SRAM_WRITES :
+			    CTR_MATRIX_SRAM_READS] += u->cnt;
+	m->op_seq += u->cnt;
+	s->next += u->cnt;
+	u->in->ops_left -= u->cnt;
+	if (u->c0 + u->cnt + m->off > u->in->last_done)
+		u->in->last_done = u->c0 + u->cnt + m->off;
+	return 0;
+}
+
+/*
+ * The window [x, y) stream by stream, when each memory sees one requestor
+ * at a time (WS and IS folds, mpre, mout): every access is then alone in
+ * its memory, and each stream's are one bulk call to the memory.  Values
+ * in order: every read of the window before every write, which is the
+ * order of their completions wherever it matters (a result row needs
+ * operand rows that completed before it; within a window no instruction
+ * writes a memory that another of its accesses reads, since mout drains
+ * the engine on both sides).  *adv = 0 (nothing done) when two
+ * requestors of one memory overlap in time: the per-cycle path checks
+ * their banks cycle by cycle.
+ */
+static int ff_bulk(struct mtx *m, struct mtx_insn *act, cycle_t x, cycle_t y,
+		   int *adv)
+{
+	struct ff_run runs[FF_MAX_OPS], t;
+	struct mtx_insn *in;
+	int n = 0, i, k, rc, values = eng_values(m->u.eng);
+
+	*adv = 0;
+	for (in = act; in; in = in->act_next)
+		for (i = 0; i < in->n_st; i++) {
+			struct mtx_stream *s = &in->st[i];
+			cycle_t c0;
+
+			if (s->next >= s->nops ||
+			    (c0 = op_issue_cycle(in, s, s->next)) >= y)
+				continue;
+			if (c0 < x || n == FF_MAX_OPS)
+				return 0;
+			runs[n].in = in;
+			runs[n].si = i;
+			runs[n].j0 = s->next;
+			runs[n].cnt = s->nops - s->next < y - c0 ?
+				      s->nops - s->next : (uint32_t)(y - c0);
+			runs[n++].c0 = c0;
+		}
+	/* by first cycle (insertion sort: a handful), so that the memories
+	 * see each requestor's accesses in time order */
+	for (i = 1; i < n; i++) {
+		t = runs[i];
+		for (k = i; k > 0 && runs[k - 1].c0 > t.c0; k--)
+			runs[k] = runs[k - 1];
+		runs[k] = t;
+	}
+	for (i = 0; i < n; i++)
+		for (k = i + 1; k < n; k++) {
+			const struct mem_port *p = &m->port[runs[i].in->st[runs[i].si].req];
+			const struct mem_port *q = &m->port[runs[k].in->st[runs[k].si].req];
+
+			if (p->t.obj == q->t.obj &&
+			    runs[k].c0 < runs[i].c0 + runs[i].cnt)
+				return 0; /* two at once in one memory */
+		}
+	for (i = 0; i < n; i++) {
+		const struct ff_run *u = &runs[i];
+		struct mtx_stream *s = &u->in->st[u->si];
+		const struct mem_port *p = &m->port[s->req];
+		uint32_t row = op_row(s, u->j0), full = u->cnt;
+		int64_t step = s->g > 1 ? (int64_t)s->stride * s->g :
+			       s->rev ? -(int64_t)s->stride : (int64_t)s->stride;
+		struct mem_req r;
+
+		/* a grouped stream's last op may hold fewer rows */
+		op_req(s, op_row(s, u->j0 + u->cnt - 1), 0, &r);
+		if (r.bytes != s->bytes * s->g && s->g > 1)
+			full--;
+		if (full && (rc = p->t.ops->ff_stream(p->t.obj, p->id,
+					s->addr + (uint64_t)row * s->stride,
+					step, s->bytes * s->g, full, s->write,
+					u->c0 + m->off)))
+			return rc;
+		if (full < u->cnt &&
+		    (rc = p->t.ops->ff_stream(p->t.obj, p->id, r.addr, 0,
+					      r.bytes, 1, s->write,
+					      u->c0 + full + m->off)))
+			return rc;
+	}
+	for (k = 0; values && k < 2; k++)
+		for (i = 0; i < n; i++)
+			if (runs[i].in->st[runs[i].si].write == k &&
+			    (rc = ff_run_effect(m, &runs[i], 1)))
+				return rc;
+	for (i = 0; i < n; i++)
+		if ((rc = ff_run_effect(m, &runs[i], 0)))
+			return rc;
+	*adv = n > 0;
+	return 0;
+}
+
+/*
+ * Try to fast-forward from array cycle x (real 'now', whose pass is about
+ * to run).  *adv = 1 if a window was applied (the pass then schedules the
+ * next one), 0 if cycle x must run the per-cycle way.
+ */
+static int ff_window(struct mtx *m, cycle_t x, cycle_t now, int *adv)
+{
+	struct mtx_insn *act = NULL, *in, *next_in;
+	struct ff_op ops[FF_MAX_OPS];
+	cycle_t h, y, c, nc;
+	int i, n, rc = 0;
+
+	*adv = 0;
+	if (!eng_fast_forward(m->u.eng) || m->be != &mtx_fast_backend ||
+	    m->frozen || m->n_heap)
+		return 0;
+	for (i = 0; i < MTX_N_REQ; i++)
+		if (!m->port[i].t.ops->quiet ||
+		    !m->port[i].t.ops->quiet(m->port[i].t.obj))
+			return 0;
+	/* the completions of cycle y - 1 land at real y + off < h */
+	h = eng_horizon(m->u.eng);
+	if (h <= now + 1)
+		return 0;
+	y = h - 1 - m->off;
+	if (y > x + FF_SPAN)
+		y = x + FF_SPAN;
+	due_collect(m, 0, y - 1, &act);
+	for (in = act; in; in = in->act_next) {
+		if (!in->started && in->b < y)
+			y = in->b;
+		if (!in->array_done && in->b + in->t - 1 < y)
+			y = in->b + in->t - 1;
+		for (i = 0; i < in->n_st; i++) {
+			struct mtx_stream *s = &in->st[i];
+
+			if (s->next < s->nops && !ff_stream_ok(m, s) &&
+			    op_issue_cycle(in, s, s->next) < y)
+				y = op_issue_cycle(in, s, s->next);
+		}
+	}
+	if (y > x && (rc = ff_bulk(m, act, x, y, adv)))
+		goto out;
+	for (c = x; c < y && !*adv; c = nc) {
+		if ((n = ff_gather(m, act, c, ops, &nc)) < 0)
+			break;
+		if ((rc = ff_memories(m, ops, n, 0))) {
+			if (rc != MEM_RETRY)
+				goto out;
+			rc = 0;
+			break;    /* contended: the per-cycle model decides */
+		}
+		if ((rc = ff_memories(m, ops, n, 1)))
+			goto out;
+		/* op_issue, then op_done at c + off + 1 (never late: no
+		 * freeze, and never an instruction's last access) */
+		for (i = 0; i < n; i++) {
+			struct mtx_insn *oi = ops[i].in;
+			struct mtx_stream *s = &oi->st[ops[i].si];
+
+			m->u.ctr[s->write ? CTR_MATRIX_SRAM_WRITES :
+					    CTR_MATRIX_SRAM_READS]++;
+			m->op_seq++;
+			if ((rc = op_effect(m, oi, ops[i].si, op_row(s, s->next))))
+				goto out;
+			s->next++;
+			oi->ops_left--;
+			if (c + m->off + 1 > oi->last_done)
+				oi->last_done = c + m->off + 1;
+		}
+		*adv = 1;
+	}
+out:
+	for (in = act; in; in = next_in) {
+		next_in = in->act_next;
+		due_rekey(m, in);
+	}
+	return rc;
+}
+
 /*
  * The sequencer: repeatedly take the next array cycle x with work, make
  * sure every due deadline is met (else wait, frozen), and either schedule
@@ -1551,7 +1916,7 @@ out:
 static int seq_run(struct mtx *m)
 {
 	cycle_t now = eng_now(m->u.eng);
-	int rc;
+	int rc, adv;
 
 	for (;;) {
 		cycle_t x, r;
@@ -1568,7 +1933,9 @@ static int seq_run(struct mtx *m)
 			return seq_schedule(m, r);
 		if (r < now)
 			return NPU_EINTERNAL; /* a cycle was skipped */
-		if ((rc = process_cycle(m, x, now)))
+		if ((rc = ff_window(m, x, now, &adv)))
+			return rc;
+		if (!adv && (rc = process_cycle(m, x, now)))
 			return rc;
 	}
 }
@@ -1785,6 +2152,65 @@ static int place_ready(struct mtx *m)
 }
 
 /*
+ * Row buffers: the stream buffers of a completed instruction go to a small
+ * pool that the next instructions take them from, largest need first fit.
+ * The fast model writes every byte of a row before it reads it (reads are
+ * captured whole, result rows computed whole), so a reused buffer is not
+ * cleared; the per-PE model's gets zeroes, as from calloc.
+ */
+static uint8_t *buf_get(struct mtx *m, size_t need, size_t *cap)
+{
+	int i, best = -1;
+	uint8_t *p;
+
+	for (i = 0; i < m->n_pool; i++)
+		if (m->pool[i].cap >= need &&
+		    (best < 0 || m->pool[i].cap < m->pool[best].cap))
+			best = i;
+	if (best < 0) {
+		*cap = need;
+		return calloc(1, need ? need : 1);
+	}
+	p = m->pool[best].p;
+	*cap = m->pool[best].cap;
+	m->pool[best] = m->pool[--m->n_pool];
+	if (m->be != &mtx_fast_backend)
+		memset(p, 0, *cap);
+	return p;
+}
+
+static void buf_put(struct mtx *m, uint8_t *p, size_t cap)
+{
+	int i, small = 0;
+
+	if (!p)
+		return;
+	if (m->n_pool < MTX_POOL) {
+		m->pool[m->n_pool].p = p;
+		m->pool[m->n_pool++].cap = cap;
+		return;
+	}
+	/* full: keep the larger of this one and the smallest kept */
+	for (i = 1; i < MTX_POOL; i++)
+		if (m->pool[i].cap < m->pool[small].cap)
+			small = i;
+	if (m->pool[small].cap < cap) {
+		free(m->pool[small].p);
+		m->pool[small].p = p;
+		m->pool[small].cap = cap;
+	} else {
+		free(p);
+	}
+}
+
+/* A stream's row buffer (all its rows), from the pool. */
+static int stream_buf(struct mtx *m, struct mtx_stream *s)
+{
+	s->buf = buf_get(m, (size_t)s->n * s->bytes, &s->buf_cap);
+	return s->buf ? 0 : NPU_ENOMEM;
+}
+
+/*
  * Release an instruction.  An mpre's stream buffer is its tile's data (the
  * rows land there directly), so the tile reference, not the stream, owns
  * those bytes.
@@ -1797,9 +2223,11 @@ static void insn_free(struct mtx *m, struct mtx_insn *in)
 		m->be->insn_done(m, in);
 	for (i = 0; i < in->n_st; i++)
 		if (!(in->kind == MTX_PRELOAD && i == 0))
-			free(in->st[i].buf);
+			buf_put(m, in->st[i].buf, in->st[i].buf_cap);
 	tile_put(in->tile);
 	free(in->dec);
+	free(in->wp);
+	free(in->at16);
 	free(in);
 }
 
@@ -1982,6 +2410,331 @@ static void mac_row(int fl, union mtx_val *acc, union mtx_val a,
 }
 
 /*
+ * ---- Integer MACs -------------------------------------------------------
+ *
+ * Integer inputs (int4, int8, int16) decode to values that fit int16, and
+ * int32 accumulation wraps modulo 2^32 (numerics.md "Accumulation").
+ * Addition modulo 2^32 is associative and commutative, so every order of
+ * the same products gives the same bits as the chain in k order: the
+ * integer path may multiply two k at once.  Operands are packed in pairs
+ * of k, one 32-bit word holding the int16 values of k = 2p (low half) and
+ * 2p + 1 (high half; 0 past an odd K): the operand row as ap[p], the
+ * stationary (or B) tile as w[p][n], np words per row.  Then
+ *   out[n] = sum over p of lo(ap[p]) lo(w[p][n]) + hi(ap[p]) hi(w[p][n])
+ * is x86's pmaddwd per 32-bit lane followed by a wrapping add.  pmaddwd
+ * leaves int32 only for (-2^15)^2 + (-2^15)^2 = 2^31, which it returns as
+ * -2^31: the same value modulo 2^32.  An int8 GEMM row of 32 outputs
+ * over K = 32 is 16 x 4 such instructions with AVX2 instead of 1,024
+ * emulated 32-bit multiplies (SSE2 has none).  The float types keep the
+ * k-ordered chains of mac_row (their rounding is not associative).
+ */
+
+/* The int16 halves of a packed word, as int32. */
+static int32_t lo16(uint32_t v)
+{
+	return (int32_t)(v & 0xffff) - (int32_t)(v & 0x8000) * 2;
+}
+
+static int32_t hi16(uint32_t v) { return lo16(v >> 16); }
+
+/* One packed word from two values (each in the int16 range). */
+static uint32_t pack16(int32_t a, int32_t b)
+{
+	return ((uint32_t)a & 0xffff) | ((uint32_t)b & 0xffff) << 16;
+}
+
+static void imac_c(const uint32_t *ap, uint32_t kp, const uint32_t *w,
+		   uint32_t np, uint32_t *out)
+{
+	uint32_t p, n;
+
+	memset(out, 0, (size_t)np * sizeof(*out));
+	for (p = 0; p < kp; p++) {
+		uint32_t a0 = (uint32_t)lo16(ap[p]), a1 = (uint32_t)hi16(ap[p]);
+		const uint32_t *wr = w + (size_t)p * np;
+
+		/* unsigned: the products and the sum wrap modulo 2^32 */
+		for (n = 0; n < np; n++)
+			out[n] += a0 * (uint32_t)lo16(wr[n]) +
+				  a1 * (uint32_t)hi16(wr[n]);
+	}
+}
+
+#ifdef MTX_X86
+/* SSE2 (the x86-64 baseline): 16, then 8 outputs at a time, the sums in
+ * registers across all of k. */
+static void imac_sse2(const uint32_t *ap, uint32_t kp, const uint32_t *w,
+		      uint32_t np, uint32_t *out)
+{
+	uint32_t n = 0, p;
+
+	for (; n + 16 <= np; n += 16) {
+		__m128i s0 = _mm_setzero_si128(), s1 = s0, s2 = s0, s3 = s0;
+
+		for (p = 0; p < kp; p++) {
+			const __m128i *wr = (const __m128i *)(w + (size_t)p * np + n);
+			__m128i a = _mm_set1_epi32((int)ap[p]);
+
+			s0 = _mm_add_epi32(s0, _mm_madd_epi16(a, _mm_loadu_si128(wr)));
+			s1 = _mm_add_epi32(s1, _mm_madd_epi16(a, _mm_loadu_si128(wr + 1)));
+			s2 = _mm_add_epi32(s2, _mm_madd_epi16(a, _mm_loadu_si128(wr + 2)));
+			s3 = _mm_add_epi32(s3, _mm_madd_epi16(a, _mm_loadu_si128(wr + 3)));
+		}
+		_mm_storeu_si128((__m128i *)(out + n), s0);
+		_mm_storeu_si128((__m128i *)(out + n + 4), s1);
+		_mm_storeu_si128((__m128i *)(out + n + 8), s2);
+		_mm_storeu_si128((__m128i *)(out + n + 12), s3);
+	}
+	for (; n + 8 <= np; n += 8) {
+		__m128i s0 = _mm_setzero_si128(), s1 = s0;
+
+		for (p = 0; p < kp; p++) {
+			const __m128i *wr = (const __m128i *)(w + (size_t)p * np + n);
+			__m128i a = _mm_set1_epi32((int)ap[p]);
+
+			s0 = _mm_add_epi32(s0, _mm_madd_epi16(a, _mm_loadu_si128(wr)));
+			s1 = _mm_add_epi32(s1, _mm_madd_epi16(a, _mm_loadu_si128(wr + 1)));
+		}
+		_mm_storeu_si128((__m128i *)(out + n), s0);
+		_mm_storeu_si128((__m128i *)(out + n + 4), s1);
+	}
+}
+
+/* AVX2 where the host has it (checked once at run time): 64, 32, then 8
+ * outputs at a time. */
+__attribute__((target("avx2")))
+static void imac_avx2(const uint32_t *ap, uint32_t kp, const uint32_t *w,
+		      uint32_t np, uint32_t *out)
+{
+	uint32_t n = 0, p;
+
+	/* (the eight sums written out: an array of them stays in memory at
+	 * -O2, a load and a store per multiply) */
+#define IMAC_STEP(s, j) \
+	s = _mm256_add_epi32(s, _mm256_madd_epi16(a, _mm256_loadu_si256(wr + j)))
+	for (; n + 64 <= np; n += 64) {
+		__m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0;
+		__m256i s4 = s0, s5 = s0, s6 = s0, s7 = s0;
+
+		for (p = 0; p < kp; p++) {
+			const __m256i *wr = (const __m256i *)(w + (size_t)p * np + n);
+			__m256i a = _mm256_set1_epi32((int)ap[p]);
+
+			IMAC_STEP(s0, 0);
+			IMAC_STEP(s1, 1);
+			IMAC_STEP(s2, 2);
+			IMAC_STEP(s3, 3);
+			IMAC_STEP(s4, 4);
+			IMAC_STEP(s5, 5);
+			IMAC_STEP(s6, 6);
+			IMAC_STEP(s7, 7);
+		}
+		_mm256_storeu_si256((__m256i *)(out + n), s0);
+		_mm256_storeu_si256((__m256i *)(out + n + 8), s1);
+		_mm256_storeu_si256((__m256i *)(out + n + 16), s2);
+		_mm256_storeu_si256((__m256i *)(out + n + 24), s3);
+		_mm256_storeu_si256((__m256i *)(out + n + 32), s4);
+		_mm256_storeu_si256((__m256i *)(out + n + 40), s5);
+		_mm256_storeu_si256((__m256i *)(out + n + 48), s6);
+		_mm256_storeu_si256((__m256i *)(out + n + 56), s7);
+	}
+	for (; n + 32 <= np; n += 32) {
+		__m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0;
+
+		for (p = 0; p < kp; p++) {
+			const __m256i *wr = (const __m256i *)(w + (size_t)p * np + n);
+			__m256i a = _mm256_set1_epi32((int)ap[p]);
+
+			IMAC_STEP(s0, 0);
+			IMAC_STEP(s1, 1);
+			IMAC_STEP(s2, 2);
+			IMAC_STEP(s3, 3);
+		}
+		_mm256_storeu_si256((__m256i *)(out + n), s0);
+		_mm256_storeu_si256((__m256i *)(out + n + 8), s1);
+		_mm256_storeu_si256((__m256i *)(out + n + 16), s2);
+		_mm256_storeu_si256((__m256i *)(out + n + 24), s3);
+	}
+	for (; n + 8 <= np; n += 8) {
+		__m256i s0 = _mm256_setzero_si256();
+
+		for (p = 0; p < kp; p++) {
+			const __m256i *wr = (const __m256i *)(w + (size_t)p * np + n);
+
+			s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(
+				_mm256_set1_epi32((int)ap[p]), _mm256_loadu_si256(wr)));
+		}
+		_mm256_storeu_si256((__m256i *)(out + n), s0);
+	}
+#undef IMAC_STEP
+}
+
+/* 1 if the host runs AVX2 (asked once; the answer never changes). */
+static int host_avx2(void)
+{
+	static int have = -1;
+
+	if (have < 0) {
+		__builtin_cpu_init();
+		have = __builtin_cpu_supports("avx2") ? 1 : 0;
+	}
+	return have;
+}
+#endif
+
+void mtx_imac(const uint32_t *ap, uint32_t kp, const uint32_t *w,
+	      uint32_t np, uint32_t *out, int impl)
+{
+#ifdef MTX_X86
+	if ((impl == 0 || impl == 3) && host_avx2()) {
+		imac_avx2(ap, kp, w, np, out);
+		return;
+	}
+	if (impl == 0 || impl == 2) {
+		imac_sse2(ap, kp, w, np, out);
+		return;
+	}
+#endif
+	imac_c(ap, kp, w, np, out);
+}
+
+/* Columns padded to the kernels' step of 8. */
+static uint32_t pad8(uint32_t n) { return (n + 7) & ~7u; }
+
+/*
+ * rows x cols values (row k of K, stride cols) as pairs of k: word [p][n]
+ * holds rows 2p and 2p + 1 of column n; padding (an odd last row, columns
+ * up to np) is 0 and adds nothing.
+ */
+static uint32_t *pack_pairs(const union mtx_val *v, uint32_t rows,
+			    uint32_t cols, uint32_t np)
+{
+	uint32_t kp = (rows + 1) / 2, p, n;
+	uint32_t *w = calloc((size_t)kp * np + 1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	for (p = 0; p < kp; p++)
+		for (n = 0; n < cols; n++)
+			w[(size_t)p * np + n] =
+				pack16(v[(size_t)2 * p * cols + n].i,
+				       2 * p + 1 < rows ?
+				       v[(size_t)(2 * p + 1) * cols + n].i : 0);
+	return w;
+}
+
+/* Integer scratch of n words (the operand pairs and the sums). */
+static uint32_t *iscratch(struct mtx *m, uint32_t n)
+{
+	if (n > m->n_itmp) {
+		uint32_t *v = realloc(m->itmp, (size_t)n * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		m->itmp = v;
+		m->n_itmp = n;
+	}
+	return m->itmp;
+}
+
+/*
+ * One result row of an integer instruction (WS, IS, OS) by pairs of k:
+ * the same int32 sums as the k-ordered chains (see "Integer MACs").
+ */
+static int fast_row_int(struct mtx *m, struct mtx_insn *in, uint32_t row,
+			uint8_t *dst, uint32_t cols)
+{
+	uint32_t K = in->k, kp = (K + 1) / 2, p, j, np;
+	const uint32_t *w;
+	uint32_t *ap, *out;
+
+	if (in->df == MTX_OS) {
+		/* B as pairs and A^T as int16, once per instruction (all
+		 * reads have completed by its first result row) */
+		if (!in->wp) {
+			union mtx_val *v = malloc((size_t)K *
+						  (in->m > in->n ? in->m : in->n) *
+						  sizeof(*v));
+			uint32_t k;
+
+			if (!v)
+				return NPU_ENOMEM;
+			in->wp_np = pad8(in->n);
+			in->at16 = malloc((size_t)K * in->m * sizeof(int16_t));
+			for (k = 0; k < K; k++)
+				mtx_decode(in->in_type,
+					   in->st[1].buf + (size_t)k * in->st[1].bytes,
+					   in->n, v + (size_t)k * in->n);
+			in->wp = pack_pairs(v, K, in->n, in->wp_np);
+			if (in->at16)
+				for (k = 0; k < K; k++) {
+					mtx_decode(in->in_type,
+						   in->st[0].buf + (size_t)k * in->st[0].bytes,
+						   in->m, v);
+					for (j = 0; j < in->m; j++)
+						in->at16[(size_t)k * in->m + j] =
+							(int16_t)v[j].i;
+				}
+			free(v);
+			if (!in->wp || !in->at16)
+				return NPU_ENOMEM;
+		}
+		w = in->wp;
+		np = in->wp_np;
+		if (!(ap = iscratch(m, kp + np)))
+			return NPU_ENOMEM;
+		for (p = 0; p < kp; p++)
+			ap[p] = pack16(in->at16[(size_t)2 * p * in->m + row],
+				       2 * p + 1 < K ?
+				       in->at16[(size_t)(2 * p + 1) * in->m + row] : 0);
+	} else {
+		/* WS: A row x W (K x N); IS: B^T row x A^T (K x M) */
+		struct mtx_tile *t = in->tile;
+		const uint8_t *raw = in->st[0].buf + (size_t)row * in->st[0].bytes;
+
+		if (!t->wp) {
+			union mtx_val *v = tile_dec(t);
+
+			if (!v)
+				return NPU_ENOMEM;
+			t->wp_np = pad8(t->cols);
+			if (!(t->wp = pack_pairs(v, t->rows, t->cols, t->wp_np)))
+				return NPU_ENOMEM;
+		}
+		w = t->wp;
+		np = t->wp_np;
+		if (!(ap = iscratch(m, kp + np)))
+			return NPU_ENOMEM;
+		if (in->in_type == DT_INT8) {
+			const int8_t *a = (const int8_t *)raw;
+
+			for (p = 0; p < K / 2; p++)
+				ap[p] = pack16(a[2 * p], a[2 * p + 1]);
+			if (K & 1)
+				ap[kp - 1] = pack16(a[K - 1], 0);
+		} else {
+			union mtx_val *a = scratch(m, K);
+
+			if (!a)
+				return NPU_ENOMEM;
+			mtx_decode(in->in_type, raw, K, a);
+			for (p = 0; p < kp; p++)
+				ap[p] = pack16(a[2 * p].i,
+					       2 * p + 1 < K ? a[2 * p + 1].i : 0);
+		}
+	}
+	out = ap + kp;
+	mtx_imac(ap, kp, w, np, out, 0);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(dst, out, (size_t)cols * 4);
+#else
+	for (j = 0; j < cols; j++)
+		put_le32(dst + 4 * j, out[j]);
+#endif
+	return 0;
+}
+
+/*
  * One result row by the array's arithmetic: each output is the chain of
  * products in increasing k from +0, as the partial sum moves down the
  * column (WS, IS) or accumulates in place (OS); padded PEs add +0*+0,
@@ -2016,6 +2769,8 @@ static int fast_row_values(struct mtx *m, struct mtx_insn *in, uint32_t row)
 		}
 		return 0;
 	}
+	if (in->acc_type == DT_INT32)
+		return fast_row_int(m, in, row, dst, cols);
 	/* acc[0..cols) sums, then a[0..K) the decoded operand row. */
 	if (!(acc = scratch(m, cols + K)))
 		return NPU_ENOMEM;
@@ -2138,8 +2893,11 @@ static void mtx_destroy(struct unit *u)
 	if (m->be->fini)
 		m->be->fini(m);
 	tile_put(m->cur_tile);
+	for (i = 0; i < (size_t)m->n_pool; i++)
+		free(m->pool[i].p);
 	free(m->segs);
 	free(m->tmp);
+	free(m->itmp);
 	free(m);
 }
 
@@ -2176,7 +2934,7 @@ static int mtx_idle(const struct unit *u)
  */
 static int insn_alloc(struct mtx *m, struct mtx_insn *in)
 {
-	int i;
+	int i, rc;
 
 	if (in->kind == MTX_PRELOAD) {
 		struct mtx_tile *t = calloc(1, sizeof(*t));
@@ -2199,11 +2957,18 @@ static int insn_alloc(struct mtx *m, struct mtx_insn *in)
 		in->st[0].buf = t->data; /* rows land in the tile directly */
 		return 0;
 	}
-	for (i = 0; i < in->n_st; i++) {
-		in->st[i].buf = calloc(in->st[i].n, in->st[i].bytes);
-		if (!in->st[i].buf)
-			return NPU_ENOMEM;
-	}
+	/*
+	 * A timing-only run moves no bytes: no row buffers.  The fast model
+	 * takes a stream's buffer at its first completed access (op_effect),
+	 * so that only instructions in flight hold one: a deep queue
+	 * (queue_depth 1024) accepts far ahead of the array.  The per-PE
+	 * model writes result rows into its buffer as the array emits them,
+	 * so it gets all of them now.
+	 */
+	for (i = 0; i < in->n_st && eng_values(m->u.eng) &&
+		    m->be != &mtx_fast_backend; i++)
+		if ((rc = stream_buf(m, &in->st[i])))
+			return rc;
 	if (in->kind != MTX_OUT && in->df != MTX_OS) {
 		in->tile = m->cur_tile;
 		in->tile->refs++;

@@ -81,6 +81,9 @@ struct mtx_tile {
 	uint32_t row_bytes;   /* bytes of one stored row */
 	uint8_t *data;        /* rows * row_bytes, filled as reads complete */
 	void *dec;            /* decoded values (fast model), lazily */
+	uint32_t *wp;         /* integer types: the tile as pairs of k
+				 (mtx_imac's layout), lazily */
+	uint32_t wp_np;       /* its padded row length (columns) */
 };
 
 /*
@@ -112,7 +115,9 @@ struct mtx_stream {
 	uint32_t lead;        /* see above */
 	uint8_t *buf;         /* reads: snapshot of each row at completion;
 				 writes: each row's values (acc: the raw
-				 int32/fp32 sums to store or add) */
+				 int32/fp32 sums to store or add); NULL in
+				 a timing-only run */
+	size_t buf_cap;       /* bytes allocated at buf */
 };
 
 /* One accepted instruction. */
@@ -142,6 +147,9 @@ struct mtx_insn {
 	uint32_t ops_left;        /* accesses not yet completed */
 	struct mtx_tile *tile;    /* mpre: being filled; mmul: used */
 	void *dec;                /* fast model: decoded operands (OS) */
+	uint32_t *wp;             /* fast model, integer OS: B as pairs of k */
+	int16_t *at16;            /* ... and A^T decoded (K x M) */
+	uint32_t wp_np;           /* padded row length of wp */
 	void *pe;                 /* pe model: per-instruction state */
 	struct mtx_insn *prev, *next; /* queue, program order */
 	uint64_t ord;             /* program order (accept count), heap tie */
@@ -197,6 +205,10 @@ struct mtx_seg { cycle_t lo, hi; };
 /* Numerics shared by both models (defined in matrix.c). */
 union mtx_val { int32_t i; float f; };
 
+/* Row buffers kept for reuse (a fresh 128 KiB calloc per instruction
+ * was a zeroing and a page fault per 4 KiB). */
+#define MTX_POOL 8
+
 /* The unit. */
 struct mtx {
 	struct unit u;                /* common header */
@@ -246,6 +258,12 @@ struct mtx {
 	void *span_ctx;
 	union mtx_val *tmp;           /* fast model: one decoded row */
 	uint32_t n_tmp;               /* its capacity */
+	struct mtx_buf { uint8_t *p; size_t cap; } pool[MTX_POOL];
+	int n_pool;                   /* row buffers of completed
+					 instructions, for the next ones */
+	uint32_t *itmp;               /* fast model, integers: pairs of one
+					 row and its sums */
+	uint32_t n_itmp;              /* its capacity */
 	void *pe;                     /* backend state */
 };
 
@@ -258,6 +276,16 @@ uint32_t mtx_row_bytes(int type, uint32_t n);
 
 /* Decode n raw elements of type t into v (ints as int32, floats as fp32). */
 void mtx_decode(int t, const uint8_t *raw, uint32_t n, union mtx_val *v);
+/*
+ * Integer dot products by pairs of k (matrix.c, "Integer MACs"):
+ * out[n] = sum over p < kp of lo(ap[p]) lo(w[p][n]) + hi(ap[p]) hi(w[p][n])
+ * modulo 2^32, where lo/hi are the int16 halves of a word and w has np
+ * words per row (np a multiple of 8).  impl: 0 the fastest the host has,
+ * 1 portable C, 2 SSE2, 3 AVX2 (tests compare them; an impl the host
+ * lacks falls back to portable C).
+ */
+void mtx_imac(const uint32_t *ap, uint32_t kp, const uint32_t *w,
+	      uint32_t np, uint32_t *out, int impl);
 /* acc = acc + a*b by the accumulation rule of num.h (int or fp32). */
 union mtx_val mtx_mac(int is_float, union mtx_val acc, union mtx_val a,
 		      union mtx_val b);

@@ -89,6 +89,9 @@ struct eng {
 	void *poll_ctx;         /* its context */
 	uint32_t poll_left;     /* events until the next poll */
 	int no_values;          /* timing only (eng_values) */
+	int no_ff;              /* fast-forward off (eng_fast_forward) */
+	cycle_t run_stop;       /* eng_run_until's pause cycle and cycle */
+	cycle_t run_max;        /* limit while a run is on (eng_horizon) */
 };
 
 /*
@@ -110,8 +113,10 @@ eng *eng_new(void)
 {
 	eng *e = calloc(1, sizeof(struct eng));
 
-	if (e)
+	if (e) {
 		e->sample_at = CYCLE_MAX; /* no sampler */
+		e->run_stop = e->run_max = CYCLE_MAX;
+	}
 	return e;
 }
 
@@ -172,6 +177,8 @@ void eng_set_diag(eng *e, struct diag *d) { e->diag = d; }
 size_t eng_pending(const eng *e) { return e->n; }
 int eng_values(const eng *e) { return !e->no_values; }
 void eng_set_values(eng *e, int on) { e->no_values = !on; }
+int eng_fast_forward(const eng *e) { return !e->no_ff; }
+void eng_set_fast_forward(eng *e, int on) { e->no_ff = !on; }
 
 void eng_set_poll(eng *e, eng_poll_fn fn, void *ctx)
 {
@@ -197,11 +204,16 @@ int eng_add_unit(eng *e, struct unit *u)
 	return 0;
 }
 
-/* Put ev into its calendar slot (when < base + slots), behind every event
- * of its cycle with pri <= its own. */
-static int cal_insert(eng *e, const struct ev *ev)
+/*
+ * The record where an event of cycle 'when' (< base + slots) and priority
+ * pri goes in its calendar slot: behind every event of its cycle with
+ * pri <= its own, later ones moved up one place.  NULL when out of memory.
+ * The caller fills it in (no copy through a temporary).
+ */
+static inline __attribute__((always_inline)) struct ev *
+cal_place(eng *e, cycle_t when, uint16_t pri)
 {
-	size_t k = (size_t)(ev->when & (ENG_CAL_SLOTS - 1));
+	size_t k = (size_t)(when & (ENG_CAL_SLOTS - 1));
 	struct slot *s = &e->cal[k];
 	uint32_t i;
 
@@ -225,18 +237,32 @@ static int cal_insert(eng *e, const struct ev *ev)
 		} else {
 			v = realloc(s->v, cap * sizeof(*v));
 			if (!v)
-				return NPU_ENOMEM;
+				return NULL;
 			s->v = v;
 			s->cap = cap;
 		}
 	}
+	e->busy[k >> 6] |= 1ULL << (k & 63);
 	/* Almost always an append; an earlier phase of the same cycle (a
 	 * completion scheduled by an arbiter) shifts past later ones. */
-	for (i = s->tail; i > s->head && s->v[i - 1].pri > ev->pri; i--)
-		s->v[i] = s->v[i - 1];
-	s->v[i] = *ev;
-	s->tail++;
-	e->busy[k >> 6] |= 1ULL << (k & 63);
+	i = s->tail++;
+	if (i > s->head && s->v[i - 1].pri > pri) {
+		do {
+			s->v[i] = s->v[i - 1];
+			i--;
+		} while (i > s->head && s->v[i - 1].pri > pri);
+	}
+	return &s->v[i];
+}
+
+/* Put ev into its calendar slot (when < base + slots). */
+static int cal_insert(eng *e, const struct ev *ev)
+{
+	struct ev *p = cal_place(e, ev->when, ev->pri);
+
+	if (!p)
+		return NPU_ENOMEM;
+	*p = *ev;
 	return 0;
 }
 
@@ -294,36 +320,48 @@ static int cal_rebase(eng *e, cycle_t when)
 	return cal_advance(e, when);
 }
 
-int eng_schedule_gen(eng *e, cycle_t when, enum ev_pri pri, struct unit *u,
-		     unsigned kind, uint64_t arg, const uint32_t *genp)
+/* eng_schedule and eng_schedule_gen, inlined into both (the per-event
+ * path: a call and its register saves were a tenth of an event). */
+static inline __attribute__((always_inline)) int
+schedule(eng *e, cycle_t when, enum ev_pri pri, struct unit *u,
+	 unsigned kind, uint64_t arg, const uint32_t *genp)
 {
-	struct ev ev;
+	struct ev ev, *p = &ev;
 	int rc;
 
 	if (when < e->now)
 		return NPU_EINTERNAL; /* a model tried to schedule in the past */
-	ev.when = when;
-	ev.seq = e->next_seq++;
-	ev.unit = u;
-	ev.genp = genp;
-	/* Snapshot the generation now; a later bump of *genp cancels us. */
-	ev.gen = genp ? *genp : 0;
-	ev.arg = arg;
-	ev.pri = (uint16_t)pri;
-	ev.kind = (uint16_t)kind;
 	if (when < e->base && (rc = cal_rebase(e, when)))
 		return rc;
-	rc = when - e->base < ENG_CAL_SLOTS ? cal_insert(e, &ev)
-					     : heap_push(e, &ev);
-	if (!rc)
-		e->n++;
-	return rc;
+	/* the near future (nearly every event) is filled in in its slot */
+	if (when - e->base < ENG_CAL_SLOTS &&
+	    !(p = cal_place(e, when, (uint16_t)pri)))
+		return NPU_ENOMEM;
+	p->when = when;
+	p->seq = e->next_seq++;
+	p->unit = u;
+	p->genp = genp;
+	/* Snapshot the generation now; a later bump of *genp cancels us. */
+	p->gen = genp ? *genp : 0;
+	p->arg = arg;
+	p->pri = (uint16_t)pri;
+	p->kind = (uint16_t)kind;
+	if (p == &ev && (rc = heap_push(e, &ev)))
+		return rc;
+	e->n++;
+	return 0;
+}
+
+int eng_schedule_gen(eng *e, cycle_t when, enum ev_pri pri, struct unit *u,
+		     unsigned kind, uint64_t arg, const uint32_t *genp)
+{
+	return schedule(e, when, pri, u, kind, arg, genp);
 }
 
 int eng_schedule(eng *e, cycle_t when, enum ev_pri pri, struct unit *u,
 		 unsigned kind, uint64_t arg)
 {
-	return eng_schedule_gen(e, when, pri, u, kind, arg, NULL);
+	return schedule(e, when, pri, u, kind, arg, NULL);
 }
 
 /*
@@ -400,13 +438,20 @@ static int cal_advance(eng *e, cycle_t when)
 /* Remove the next event into *out; the queue must not be empty. */
 static int q_pop(eng *e, struct ev *out)
 {
-	cycle_t when = q_next_when(e);
-	size_t k = (size_t)(when & (ENG_CAL_SLOTS - 1));
+	size_t k = (size_t)(e->base & (ENG_CAL_SLOTS - 1));
 	struct slot *s = &e->cal[k];
 	int rc;
 
-	if (when != e->base && (rc = cal_advance(e, when)))
-		return rc;
+	/* Base's own slot holds only events of cycle base, the earliest
+	 * there can be: pop there without a search while it lasts. */
+	if (s->head == s->tail) {
+		cycle_t when = q_next_when(e);
+
+		k = (size_t)(when & (ENG_CAL_SLOTS - 1));
+		s = &e->cal[k];
+		if (when != e->base && (rc = cal_advance(e, when)))
+			return rc;
+	}
 	*out = s->v[s->head++];
 	if (s->head == s->tail) {
 		s->head = s->tail = 0;
@@ -435,6 +480,21 @@ static void heap_check(const eng *e)
 		}
 }
 #endif
+
+cycle_t eng_horizon(const eng *e)
+{
+	cycle_t h = e->n ? q_next_when(e) : CYCLE_MAX;
+
+	if (e->sample_at < h)
+		h = e->sample_at;
+	/* a pause at run_stop shows the state after every event up to it */
+	if (e->run_stop < e->run_max && e->run_stop + 1 < h)
+		h = e->run_stop + 1;
+	/* an event past run_max ends the run at run_max */
+	if (e->run_max < CYCLE_MAX && e->run_max + 1 < h)
+		h = e->run_max + 1;
+	return h;
+}
 
 /*
  * After the queue drained: name every unit that still has work.  A unit
@@ -524,11 +584,13 @@ int eng_run_until(eng *e, cycle_t stop, cycle_t max_cycles,
 	struct ev ev;
 	int rc = 0;
 
+	e->run_stop = stop;
+	e->run_max = max_cycles;
 	while (e->n > 0) {
 		/* A pause leaves the event in the heap: continuing pops it
 		 * with its own (when, pri, seq), so a paused and continued
 		 * run dispatches exactly what an unpaused one does. */
-		if (q_next_when(e) > stop && stop < max_cycles) {
+		if (stop < max_cycles && q_next_when(e) > stop) {
 			e->now = stop;
 			local.paused = 1;
 			break;

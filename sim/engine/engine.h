@@ -80,6 +80,14 @@ struct diag *eng_diag(const eng *e);           /* where runtime faults go */
 int eng_values(const eng *e);
 void eng_set_values(eng *e, int on);
 void eng_set_diag(eng *e, struct diag *d);
+/*
+ * 1 (the default) when units may apply uncontended work of several cycles
+ * at once where nobody can tell (the matrix engine's streams, eng_horizon);
+ * 0 runs every cycle's events.  Results are the same either way (tested);
+ * only the host time and the number of events differ.
+ */
+int eng_fast_forward(const eng *e);
+void eng_set_fast_forward(eng *e, int on);
 
 /*
  * Counter sampling for traces: fn(ctx, at) runs once per 'interval'
@@ -118,6 +126,17 @@ int eng_schedule(eng *e, cycle_t when, enum ev_pri pri, struct unit *u,
 		 unsigned kind, uint64_t arg) NPU_WUR;
 int eng_schedule_gen(eng *e, cycle_t when, enum ev_pri pri, struct unit *u,
 		     unsigned kind, uint64_t arg, const uint32_t *genp) NPU_WUR;
+
+/*
+ * The first cycle at which anything but the running handler may act or
+ * look: the next pending event's cycle (stale ones included), the next
+ * sampling boundary, the cycle after a pause of eng_run_until, the cycle
+ * after its limit; CYCLE_MAX if none.  A unit that works alone (no event
+ * of anyone else, its own included, can come between) may apply the
+ * effects of its work of every cycle before it at once, from the handler
+ * running now: nobody can tell (the matrix engine's fast-forward).
+ */
+cycle_t eng_horizon(const eng *e);
 
 /* Number of events pending (including stale ones not yet dropped). */
 size_t eng_pending(const eng *e);

@@ -288,6 +288,9 @@ struct dram {
 	int ch_top;         /* the whole channel field is most significant */
 	uint64_t top_span;  /* ch_top: bursts of one channel's share */
 	uint32_t burst_bytes;/* bytes per burst (interleave granule) */
+	int burst_shift;    /* its log2 when a power of two (always, with the
+			       presets), else -1: addresses to bursts without
+			       a 64-bit division */
 	uint32_t whigh, wlow;/* write buffer watermarks, entries */
 	uint32_t hit_cap;   /* dram.row_hit_cap, 0 = none */
 	int per_bank_ref;   /* dram.refresh == per_bank */
@@ -309,6 +312,8 @@ struct dram {
 	int n_w, cap_w;     /* hooks registered, allocated */
 	int space_pending;  /* an EV_SPACE is scheduled */
 	uint32_t *need;     /* scratch: bursts per channel of one request */
+	struct adm *adm;    /* admission memo of multi-burst requests
+			       (adm_get), DRAM_ADM_SLOTS, lazily */
 	int *node;          /* NoC node of each channel (noc.dram_nodes) */
 	dram_cmd_fn log;    /* command hook (tests, debugging), NULL = off */
 	void *log_ctx;      /* its context */
@@ -421,9 +426,16 @@ static uint64_t hist_low(unsigned i)
  * whole channel field, each channel instead owns a contiguous share of
  * dram.bytes: channel = q / top_span (dram_map.h).
  */
+/* The burst an address falls in. */
+static uint64_t burst_of(const dram *d, uint64_t addr)
+{
+	return d->burst_shift >= 0 ? addr >> d->burst_shift
+				   : addr / d->burst_bytes;
+}
+
 void dram_locate(const dram *d, uint64_t addr, struct dram_loc *loc)
 {
-	uint64_t q = addr / d->burst_bytes, v[DRAM_F_N] = { 0 };
+	uint64_t q = burst_of(d, addr), v[DRAM_F_N] = { 0 };
 	int i, lo = 0;
 
 	if (d->ch_top) {
@@ -1514,11 +1526,72 @@ static int queue_burst(dram *d, uint32_t ri, const struct dram_loc *loc,
  * and make sure each touched channel wakes no later than its new burst's
  * first command could issue.
  */
+/* Bursts of one request whose decoded location the admission keeps for
+ * the queuing (a DMA burst of 64 B is two of LPDDR5's 32 B). */
+#define DRAM_LOC_KEEP 8
+
+/*
+ * What the admission of a multi-burst request of at most DRAM_LOC_KEEP
+ * bursts needs - its bursts' locations and how many land in each channel
+ * - depends on its address and length only.  A request refused for lack
+ * of room is retried, unchanged, each time room appears (datacenter.cfg's
+ * BERT layer: ten refusals per request), so the decoding is kept in a
+ * small direct-mapped memo instead of being redone per attempt.
+ */
+#define DRAM_ADM_SLOTS 64
+struct adm {
+	uint64_t addr;                  /* request, bytes 0 = empty */
+	uint32_t bytes;
+	int n;                          /* channels it touches */
+	int ch[DRAM_LOC_KEEP];          /* ... in increasing order */
+	uint32_t cnt[DRAM_LOC_KEEP];    /* its bursts in each */
+	struct dram_loc loc[DRAM_LOC_KEEP]; /* every burst's location */
+};
+
+/* The memo entry of request [addr, addr + bytes), bursts q0..q1 (at most
+ * DRAM_LOC_KEEP), decoded on a miss; NULL when out of memory. */
+static const struct adm *adm_get(dram *d, uint64_t addr, uint32_t bytes,
+				 uint64_t q0, uint64_t q1)
+{
+	struct adm *a;
+	uint64_t q;
+	int i, k;
+
+	if (!d->adm && !(d->adm = calloc(DRAM_ADM_SLOTS, sizeof(*d->adm))))
+		return NULL;
+	a = &d->adm[(q0 ^ (q0 >> 6)) & (DRAM_ADM_SLOTS - 1)];
+	if (a->bytes == bytes && a->addr == addr)
+		return a;
+	a->addr = addr;
+	a->bytes = bytes;
+	a->n = 0;
+	for (q = q0; q <= q1; q++) {
+		struct dram_loc *l = &a->loc[q - q0];
+
+		dram_locate(d, q * d->burst_bytes, l);
+		/* insert into the channel list, kept sorted */
+		for (i = 0; i < a->n && a->ch[i] < l->channel; i++)
+			;
+		if (i < a->n && a->ch[i] == l->channel) {
+			a->cnt[i]++;
+			continue;
+		}
+		for (k = a->n; k > i; k--) {
+			a->ch[k] = a->ch[k - 1];
+			a->cnt[k] = a->cnt[k - 1];
+		}
+		a->ch[i] = l->channel;
+		a->cnt[i] = 1;
+		a->n++;
+	}
+	return a;
+}
+
 int dram_request(dram *d, uint64_t addr, uint32_t bytes, int write,
 		 dram_done_fn done, void *ctx, uint64_t tag)
 {
 	uint64_t q, q0, q1, end = addr + bytes;
-	struct dram_loc loc;
+	struct dram_loc loc, locs[DRAM_LOC_KEEP]; /* the first bursts' */
 	int cls = write ? CL_WRITE : CL_READ;
 	uint32_t ri;
 	int i, rc;
@@ -1530,8 +1603,8 @@ int dram_request(dram *d, uint64_t addr, uint32_t bytes, int write,
 		return NPU_ERANGE;
 	if (end < addr || end > d->size)
 		return NPU_EFAULT;
-	q0 = addr / d->burst_bytes;
-	q1 = (end - 1) / d->burst_bytes;
+	q0 = burst_of(d, addr);
+	q1 = burst_of(d, end - 1);
 	if (q0 == q1) {
 		/* one burst (the common case): decode once */
 		struct queue *qq;
@@ -1551,11 +1624,30 @@ int dram_request(dram *d, uint64_t addr, uint32_t bytes, int write,
 		d->reqs[ri].remaining = 1;
 		return queue_burst(d, ri, &loc, bytes, write);
 	}
-	if (!d->ideal) {
-		/* admission: all bursts fit, or the class's queue is empty */
+	if (!d->ideal && q1 - q0 < DRAM_LOC_KEEP) {
+		/* admission: all bursts fit, or the class's queue is empty
+		 * (the first channel in index order that lacks room counts
+		 * the refusal) */
+		const struct adm *a = adm_get(d, addr, bytes, q0, q1);
+
+		if (!a)
+			return NPU_ENOMEM;
+		for (i = 0; i < a->n; i++) {
+			struct queue *qq = &d->ch[a->ch[i]].qs[cls];
+
+			if (qq->n > 0 && qq->n + a->cnt[i] > qq->depth) {
+				d->ch[a->ch[i]].u.ctr[CTR_DRAM_REJECTED]++;
+				return DRAM_FULL;
+			}
+		}
+		memcpy(locs, a->loc, (size_t)(q1 - q0 + 1) * sizeof(*locs));
+	} else if (!d->ideal) {
+		/* the same for a longer request, decoded each time */
 		memset(d->need, 0, (size_t)d->n_ch * sizeof(*d->need));
 		for (q = q0; q <= q1; q++) {
 			dram_locate(d, q * d->burst_bytes, &loc);
+			if (q - q0 < DRAM_LOC_KEEP)
+				locs[q - q0] = loc;
 			d->need[loc.channel]++;
 		}
 		for (i = 0; i < d->n_ch; i++) {
@@ -1584,7 +1676,10 @@ int dram_request(dram *d, uint64_t addr, uint32_t bytes, int write,
 			lo = addr;
 		if (hi > end)
 			hi = end;
-		dram_locate(d, q * d->burst_bytes, &loc);
+		if (!d->ideal && q - q0 < DRAM_LOC_KEEP)
+			loc = locs[q - q0]; /* decoded for the admission */
+		else
+			dram_locate(d, q * d->burst_bytes, &loc);
 		rc = queue_burst(d, ri, &loc, (uint32_t)(hi - lo), write);
 		if (rc)
 			return rc;
@@ -1764,6 +1859,7 @@ void dram_free(dram *d)
 		free(d->ch[i].floor);
 	}
 	free(d->ch);
+	free(d->adm);
 	if (d->data_mapped)
 		munmap(d->data, (size_t)d->size);
 	else
@@ -1868,6 +1964,8 @@ static int setup_geometry(dram *d, const struct arch *a)
 	/* Bytes per burst: bus width in bytes x burst length in beats, e.g.
 	 * DDR4 x64 BL8 = 64 B, LPDDR5 x16 BL16 = 32 B, HBM3 x32 BL8 = 32 B. */
 	d->burst_bytes = (uint32_t)(bus / 8 * bl);
+	d->burst_shift = d->burst_bytes && !(d->burst_bytes & (d->burst_bytes - 1))
+			 ? __builtin_ctz(d->burst_bytes) : -1;
 	d->cols = (uint64_t)row_bytes / d->burst_bytes;
 	if (d->cols < 1)
 		d->cols = 1;

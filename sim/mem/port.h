@@ -110,6 +110,23 @@ struct mem_target_ops {
 	/* Functional bytes at addr, for targets whose space is not one flat
 	 * array (info.data NULL: the remote scratchpads). */
 	uint8_t *(*bytes)(void *t, uint64_t addr);
+	/*
+	 * Fast-forward (SRAM; NULL elsewhere): quiet is 1 when no requester
+	 * has an access presented to the target.  ff_cycle takes n requests
+	 * of one cycle (r[i].when, requester ids[i]) that nothing else
+	 * contends with: it returns MEM_RETRY if they would contend with
+	 * each other or one of them takes more than one cycle alone, else 0
+	 * after accounting them as served (sram_ff_access) when apply is
+	 * set, with no event and no done call.
+	 */
+	int (*quiet)(const void *t);
+	int (*ff_cycle)(void *t, const int *ids, const struct mem_req *r,
+			int n, int apply);
+	/* ... and n accesses of requester id, one per cycle from t0, access
+	 * j at addr + j * stride, that nothing else contends with
+	 * (sram_ff_stream) */
+	int (*ff_stream)(void *t, int id, uint64_t addr, int64_t stride,
+			 uint32_t bytes, uint64_t n, int write, cycle_t t0);
 };
 
 /* A memory as the chip hands it to a requester: behaviour + object. */

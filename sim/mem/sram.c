@@ -269,36 +269,44 @@ static cycle_t head_cycles_left(const struct sram *s, const struct sram_req *r)
  * completion cycle (scheduling the event unless the tentative one already
  * stands at that cycle) and make the next access the head.
  */
-static int head_finalise(struct sram *s, int id, cycle_t last)
+/* Count a fully granted access: per-bank words from its shape (every word
+ * was granted exactly once, whichever way it got there), the memory's and
+ * the requestor's accesses and bytes. */
+static void acc_count(struct sram *s, struct sram_req *r, uint64_t addr,
+		      uint32_t bytes, int write)
 {
-	struct sram_req *r = &s->reqs[id];
-	struct sram_acc *a = slot(r, r->head);
 	uint64_t n_words, j;
 	uint32_t b0, nb;
-	int rc;
 
-	/* per-bank word counts from the access's shape: every word of it
-	 * was granted exactly once, whichever way it got there */
-	acc_shape(s, a->addr, a->bytes, &n_words, &b0, &nb);
+	acc_shape(s, addr, bytes, &n_words, &b0, &nb);
 	for (j = 0; j < nb; j++) {
 		uint64_t *bs = &s->bank_st[(uint64_t)add_mod(b0, (uint32_t)j,
 							     (uint32_t)s->g.banks) *
 					   SRAM_N_ST];
 
-		bs[a->write ? SRAM_ST_WRITES : SRAM_ST_READS] +=
+		bs[write ? SRAM_ST_WRITES : SRAM_ST_READS] +=
 			words_in(s, n_words, (uint32_t)j);
 	}
-	if (a->write) {
+	if (write) {
 		s->u.ctr[CTR_SRAM_WRITES]++;
-		s->u.ctr[CTR_SRAM_WRITE_BYTES] += a->bytes;
+		s->u.ctr[CTR_SRAM_WRITE_BYTES] += bytes;
 		r->st[SRAM_ST_WRITES]++;
-		r->st[SRAM_ST_WRITE_BYTES] += a->bytes;
+		r->st[SRAM_ST_WRITE_BYTES] += bytes;
 	} else {
 		s->u.ctr[CTR_SRAM_READS]++;
-		s->u.ctr[CTR_SRAM_READ_BYTES] += a->bytes;
+		s->u.ctr[CTR_SRAM_READ_BYTES] += bytes;
 		r->st[SRAM_ST_READS]++;
-		r->st[SRAM_ST_READ_BYTES] += a->bytes;
+		r->st[SRAM_ST_READ_BYTES] += bytes;
 	}
+}
+
+static int head_finalise(struct sram *s, int id, cycle_t last)
+{
+	struct sram_req *r = &s->reqs[id];
+	struct sram_acc *a = slot(r, r->head);
+	int rc;
+
+	acc_count(s, r, a->addr, a->bytes, a->write);
 	/* a free head already has its completion event at this cycle;
 	 * a contended one (or a free one that was delayed) needs one */
 	a->done_at = last + (cycle_t)s->g.latency;
@@ -459,6 +467,33 @@ static int arbitrate(struct sram *s, cycle_t t)
 
 	if (s->arb_ran && s->last_arb == t)
 		return 0; /* duplicate event for a cycle already resolved */
+
+	/*
+	 * One requestor with a head (a DMA engine's stream, most passes): it
+	 * shares no bank, so the pass below reduces to catching it up,
+	 * activating or advancing it, and letting it run free - the same
+	 * steps without the four walks (bank_stamp/bank_n are this pass's
+	 * scratch, read by no later one).
+	 */
+	if (s->n_live_words == 1 && s->live[0] &&
+	    !(s->live[0] & (s->live[0] - 1))) {
+		struct sram_req *r;
+
+		i = __builtin_ctzll(s->live[0]);
+		r = &s->reqs[i];
+		if ((rc = head_catch_up(s, i, t)))
+			return rc;
+		if (r->hs == HS_PENDING && r->elig <= t) {
+			head_activate(s, r);
+			r->hs = HS_ARB;
+			r->free_s = t;
+		} else if (r->hs == HS_FREE) {
+			head_materialise(s, i, t);
+		}
+		s->arb_ran = 1;
+		s->last_arb = t;
+		return active(r) ? head_set_free(s, i, t) : 0;
+	}
 
 	/* (Idle requestors have nothing to catch up, activate or count.) */
 	FOR_LIVE(s, i, w, m) {
@@ -982,6 +1017,31 @@ int sram_access(sram *s, int req, uint64_t addr, uint32_t bytes, int write,
 	return 0;
 }
 
+/* ---- fast-forward (the matrix engine's uncontended streams) ---------------*/
+
+int sram_quiet(const sram *s)
+{
+	int w;
+
+	for (w = 0; w < s->n_live_words; w++)
+		if (s->live[w])
+			return 0;
+	return 1;
+}
+
+/*
+ * What the per-cycle model does for a one-cycle access alone in its banks,
+ * issued for cycle t (sram_access), arbitrated at t (arbitrate: it is the
+ * only head wanting its banks, so it runs free), and completed at t +
+ * latency (head_catch_up, head_finalise, complete), less the events and
+ * the callback: a stream of one (sram_ff_stream says what it accounts).
+ */
+int sram_ff_access(sram *s, int req, uint64_t addr, uint32_t bytes,
+		   int write, cycle_t t)
+{
+	return sram_ff_stream(s, req, addr, 0, bytes, 1, write, t);
+}
+
 /* ---- the memory protocol (port.h) ------------------------------------------*/
 
 /* Requesters attach in creation order: matrix, vector, DMA engines; the
@@ -1028,6 +1088,138 @@ static uint64_t sram_t_conflicts(const void *t, int id)
 	return sram_req_stat(t, id, SRAM_ST_CONFLICTS);
 }
 
+static int sram_t_quiet(const void *t)
+{
+	return sram_quiet(t);
+}
+
+/*
+ * n one-cycle accesses of requestor req, access j of 'bytes' at addr +
+ * j * stride (stride may be negative: two's complement) issued for cycle
+ * t0 + j, none meeting another requestor's access, accounted as the events
+ * would have: the counters, the round-robin pointers of the banks touched
+ * (which move past a requestor granted there), the requestor's ring
+ * position and last grant, and the memory's last arbitration cycle.  The
+ * caller promises nothing of the requestor in flight, t0 after its
+ * previous grant and not before a pass already run, one cycle per access.
+ */
+int sram_ff_stream(sram *s, int req, uint64_t addr, int64_t stride,
+		   uint32_t bytes, uint64_t n, int write, cycle_t t0)
+{
+	struct sram_req *r;
+	uint32_t banks = (uint32_t)s->g.banks, rrv, b0, nb, k;
+	uint64_t j, a, last = addr + (n - 1) * (uint64_t)stride, n_words;
+	uint64_t span, period, g, h;
+	int kind = write ? SRAM_ST_WRITES : SRAM_ST_READS;
+
+	if (!n)
+		return 0;
+	if (req < 0 || req >= s->n_reqs || bytes == 0 ||
+	    sram_check_range(s, addr, bytes) || sram_check_range(s, last, bytes))
+		return NPU_EINTERNAL;
+	r = &s->reqs[req];
+	if (r->retire != r->tail || (r->have_prev && t0 <= r->prev_last) ||
+	    (s->arb_ran && t0 < s->last_arb))
+		return NPU_EINTERNAL;
+	rrv = add_mod((uint32_t)req, 1, (uint32_t)s->n_reqs);
+	/*
+	 * Access j's shape depends on its address modulo span = banks x
+	 * bank_width only, which repeats every period = span / gcd(stride
+	 * mod span, span) accesses: access j < period stands for the
+	 * q = (n - 1 - j) / period + 1 accesses j, j + period, ... of the run.
+	 * Example: 8 banks x 16 B, 32-byte rows at stride 32: period 4.
+	 */
+	span = (uint64_t)banks * (uint64_t)s->g.bank_width;
+	/* gcd(x, span) = gcd(-x mod span, span): the magnitude will do */
+	g = (stride < 0 ? (uint64_t)0 - (uint64_t)stride : (uint64_t)stride) % span;
+	for (h = span; g;) {
+		uint64_t t = h % g;
+
+		h = g;
+		g = t;
+	}
+	period = span / h; /* h = gcd(stride mod span, span) */
+	for (j = 0, a = addr; j < n && j < period; j++, a += (uint64_t)stride) {
+		uint64_t q = (n - 1 - j) / period + 1;
+
+		acc_shape(s, a, bytes, &n_words, &b0, &nb);
+		/* one cycle alone: no bank holds more words than ports */
+		if (words_in(s, n_words, 0) > (uint64_t)s->g.ports)
+			return NPU_EINTERNAL;
+		for (k = 0; k < nb; k++) {
+			uint32_t b = add_mod(b0, k, banks);
+
+			s->bank_st[(uint64_t)b * SRAM_N_ST + (uint64_t)kind] +=
+				q * (n_words <= banks ? 1 : words_in(s, n_words, k));
+			s->rr[b] = (int)rrv;
+		}
+	}
+	if (write) {
+		s->u.ctr[CTR_SRAM_WRITES] += n;
+		s->u.ctr[CTR_SRAM_WRITE_BYTES] += n * bytes;
+		r->st[SRAM_ST_WRITES] += n;
+		r->st[SRAM_ST_WRITE_BYTES] += n * bytes;
+	} else {
+		s->u.ctr[CTR_SRAM_READS] += n;
+		s->u.ctr[CTR_SRAM_READ_BYTES] += n * bytes;
+		r->st[SRAM_ST_READS] += n;
+		r->st[SRAM_ST_READ_BYTES] += n * bytes;
+	}
+	r->retire += n;
+	r->head += n;
+	r->tail += n;
+	r->prev_last = t0 + n - 1;
+	r->have_prev = 1;
+	r->succ_arb = CYCLE_MAX;
+	if (!s->arb_ran || s->last_arb < t0 + n - 1)
+		s->last_arb = t0 + n - 1;
+	s->arb_ran = 1;
+	s->arb_sched_any = 1;
+	s->arb_sched_last = s->last_arb;
+	return 0;
+}
+
+static int sram_t_ff_stream(void *t, int id, uint64_t addr, int64_t stride,
+			    uint32_t bytes, uint64_t n, int write, cycle_t t0)
+{
+	return sram_ff_stream(t, id, addr, stride, bytes, n, write, t0);
+}
+
+/* One cycle's accesses of a fast-forward: all alone in their banks? */
+static int sram_t_ff_cycle(void *t, const int *ids, const struct mem_req *r,
+			   int n, int apply)
+{
+	struct sram *s = t;
+	int i, k, rc;
+
+	for (i = 0; i < n; i++) {
+		uint64_t nw_i;
+		uint32_t b0_i, nb_i;
+
+		if (sram_alone_cycles(s, r[i].addr, r[i].bytes) != 1)
+			return MEM_RETRY;
+		acc_shape(s, r[i].addr, r[i].bytes, &nw_i, &b0_i, &nb_i);
+		for (k = 0; k < i; k++) {
+			uint64_t nw_k;
+			uint32_t b0_k, nb_k;
+
+			acc_shape(s, r[k].addr, r[k].bytes, &nw_k, &b0_k, &nb_k);
+			/* two runs of banks on the ring overlap iff one's
+			 * start lies in the other */
+			if (add_mod(b0_k, (uint32_t)s->g.banks - b0_i,
+				    (uint32_t)s->g.banks) < nb_i ||
+			    add_mod(b0_i, (uint32_t)s->g.banks - b0_k,
+				    (uint32_t)s->g.banks) < nb_k)
+				return MEM_RETRY;
+		}
+	}
+	for (i = 0; apply && i < n; i++)
+		if ((rc = sram_ff_access(s, ids[i], r[i].addr, r[i].bytes,
+					 r[i].write, r[i].when)))
+			return rc;
+	return 0;
+}
+
 static const struct mem_target_ops sram_target_ops = {
 	.attach = sram_t_attach,
 	.recv = sram_t_recv,
@@ -1036,6 +1228,9 @@ static const struct mem_target_ops sram_target_ops = {
 	.check = sram_t_check,
 	.alone_cycles = sram_t_alone,
 	.conflicts = sram_t_conflicts,
+	.quiet = sram_t_quiet,
+	.ff_cycle = sram_t_ff_cycle,
+	.ff_stream = sram_t_ff_stream,
 };
 
 struct mem_target sram_target(sram *s)

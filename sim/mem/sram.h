@@ -89,6 +89,30 @@ int sram_check_access(const sram *s, struct diag *d, const char *who,
  */
 uint32_t sram_alone_cycles(const sram *s, uint64_t addr, uint32_t bytes);
 
+/*
+ * Fast-forward of uncontended accesses (the matrix engine's streams, when
+ * eng_horizon says nobody else can act).  sram_quiet: 1 if no requestor
+ * has an access presented to the banks.  sram_ff_access: account an
+ * access of requestor req issued for cycle t, with no other access of the
+ * memory wanting its banks at t and taking one cycle alone, exactly as the
+ * per-cycle model would have by t + latency (counters, round-robin
+ * pointers, the requestor's position and last grant) but with no event and
+ * no callback: the caller applies the completion itself.  NPU_EINTERNAL
+ * if the requestor still has an access in flight or t is not after its
+ * last grant and the last arbitration pass, or the access takes more than
+ * one cycle.
+ */
+int sram_quiet(const sram *s);
+int sram_ff_access(sram *s, int req, uint64_t addr, uint32_t bytes,
+		   int write, cycle_t t) NPU_WUR;
+/*
+ * n such accesses of requestor req in consecutive cycles t0, t0 + 1, ...:
+ * access j is 'bytes' at addr + j * stride (stride may be negative), and
+ * no other requestor's access wants a bank of the memory in those cycles.
+ */
+int sram_ff_stream(sram *s, int req, uint64_t addr, int64_t stride,
+		   uint32_t bytes, uint64_t n, int write, cycle_t t0) NPU_WUR;
+
 /* Name a requestor was registered with ("matrix"), NULL if out of range. */
 const char *sram_requestor_name(const sram *s, int req);
 int sram_n_requestors(const sram *s);

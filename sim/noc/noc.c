@@ -111,6 +111,9 @@ struct router {
 	struct ivc *in;          /* NOC_N_PORTS * vcs */
 	struct ovc *out;         /* NOC_N_PORTS * vcs */
 	int n_buf;               /* flits held in all input VCs */
+	uint32_t ports;          /* input ports that exist: the local one
+				    and one per neighbour (bit per port) */
+	int n_va;                /* input VCs in IVC_VA (router_va's work) */
 	uint16_t rr_in[NOC_N_PORTS];  /* SA: next VC to favour per input */
 	uint16_t rr_out[NOC_N_PORTS]; /* SA: next input per output */
 	uint16_t rr_va[NOC_N_PORTS];  /* VA: next input VC per output */
@@ -357,8 +360,11 @@ static int opposite(int port)
 static void bit_set(uint64_t *b, int i) { b[i >> 6] |= 1ULL << (i & 63); }
 static void bit_clr(uint64_t *b, int i) { b[i >> 6] &= ~(1ULL << (i & 63)); }
 
-static void cal_push(struct noc *n, cycle_t when, const struct cal_item *it)
+/* A new calendar entry for cycle 'when', for the caller to fill in (a
+ * scratch entry, and n->oom set, when out of memory). */
+static struct cal_item *cal_new(struct noc *n, cycle_t when)
 {
+	static struct cal_item lost;
 	struct cal_slot *s = &n->cal[when & (n->cal_w - 1)];
 
 	if (s->n == s->cap) {
@@ -367,13 +373,13 @@ static void cal_push(struct noc *n, cycle_t when, const struct cal_item *it)
 
 		if (!v) {
 			n->oom = 1;
-			return;
+			return &lost;
 		}
 		s->v = v;
 		s->cap = cap;
 	}
-	s->v[s->n++] = *it;
 	n->cal_n++;
+	return &s->v[s->n++];
 }
 
 /* ---- ticks ------------------------------------------------------------------*/
@@ -424,7 +430,7 @@ static int pkt_alloc(struct noc *n, uint32_t *out)
 static int ni_inject(struct noc *n, int i, cycle_t c)
 {
 	struct ni *q = &n->ni[i];
-	struct cal_item it;
+	struct cal_item *it;
 	struct pkt *pk;
 	int v = 0, k;
 
@@ -462,16 +468,16 @@ static int ni_inject(struct noc *n, int i, cycle_t c)
 	if (q->credits[v] <= 0)
 		return 0;
 	pk = &n->pk[q->cur];
-	memset(&it, 0, sizeof(it));
-	it.kind = CAL_FLIT;
-	it.node = i;
-	it.port = NOC_LOCAL;
-	it.vc = (uint16_t)v;
-	it.f.pkt = q->cur;
-	it.f.idx = q->cur_idx;
-	it.f.arrive = c + 1;
+	it = cal_new(n, c + 1);
+	it->kind = CAL_FLIT;
+	it->node = i;
+	it->port = NOC_LOCAL;
+	it->tail = 0;
+	it->vc = (uint16_t)v;
+	it->f.pkt = q->cur;
+	it->f.idx = q->cur_idx;
+	it->f.arrive = c + 1;
 	q->credits[v]--;
-	cal_push(n, c + 1, &it);
 	n->st.flits_injected++;
 	n->u.ctr[CTR_NOC_FLITS_INJECTED]++;
 	q->last_inj = c + 1;
@@ -589,6 +595,7 @@ static void ivc_new_head(struct noc *n, int node, struct ivc *iv, cycle_t from)
 	iv->bdone = 0;
 	memset(iv->bpos, 0, sizeof(iv->bpos));
 	iv->state = IVC_VA;
+	n->r[node].n_va++;
 	iv->ready = start + (cycle_t)n->p.t_rc;
 }
 
@@ -728,6 +735,7 @@ static int va_multicast(struct noc *n, struct router *r, int in, cycle_t c,
 	iv->bvc[NOC_LOCAL] = NOC_NO_VC;
 	iv->out_vc = iv->bvc[iv->out_port];
 	iv->state = IVC_ACTIVE;
+	r->n_va--;
 	iv->ready = c + (cycle_t)n->t_va_eff;
 	if (iv->ready > c)
 		*waiting = 1;
@@ -744,29 +752,37 @@ static int va_multicast(struct noc *n, struct router *r, int in, cycle_t c,
 static int router_va(struct noc *n, struct router *r, cycle_t c,
 		     int *waiting)
 {
-	int V = n->p.vcs, PV = n->pv, k, grants = 0;
+	int V = n->p.vcs, PV = n->pv, k, grants = 0, left = r->n_va;
 	int req[NOC_N_PORTS * NOC_N_PORTS * NOC_MAX_VCS], nreq[NOC_N_PORTS];
+	uint32_t ports = 0; /* output ports with unicast requests */
 
+	if (!left)
+		return 0; /* no head waits for a VC (most router cycles) */
 	memset(nreq, 0, sizeof(nreq));
-	for (k = 0; k < PV; k++) {
+	/* in input VC order, up to the last of the n_va heads in VA */
+	for (k = 0; k < PV && left; k++) {
 		struct ivc *iv = &r->in[k];
 
 		if (iv->state != IVC_VA)
 			continue;
+		left--;
 		if (iv->ready > c) {
 			*waiting = 1;
 			continue;
 		}
-		if (iv->branches)
+		if (iv->branches) {
 			grants += va_multicast(n, r, k, c, waiting);
-		else
+		} else {
 			req[iv->out_port * PV + nreq[iv->out_port]++] = k;
+			ports |= 1u << iv->out_port;
+		}
 	}
-	for (k = 0; k < NOC_N_PORTS; k++) {
-		int *rq = &req[k * PV], m = nreq[k], i, j;
+	for (; ports; ports &= ports - 1) {
+		int *rq, m, i, j;
 
-		if (!m)
-			continue;
+		k = __builtin_ctz(ports);
+		rq = &req[k * PV];
+		m = nreq[k];
 		/* order the requests (insertion sort: at most PV) */
 		for (i = 1; i < m; i++) {
 			int x = rq[i];
@@ -799,6 +815,7 @@ static int router_va(struct noc *n, struct router *r, cycle_t c,
 			r->out[k * V + v].owner = in;
 			iv->out_vc = (uint16_t)v;
 			iv->state = IVC_ACTIVE;
+			r->n_va--;
 			iv->ready = c + (cycle_t)n->t_va_eff;
 			if (iv->ready > c)
 				*waiting = 1;
@@ -819,7 +836,7 @@ static void flit_out(struct noc *n, int node, struct router *r, int in,
 	struct flit f = iv->buf[wrap(iv->head + pos, n->p.buf_depth)];
 	struct pkt *pk = &n->pk[f.pkt];
 	int tail = f.idx + 1 == pk->flits;
-	struct cal_item it;
+	struct cal_item *it;
 
 	r->flits++;
 	r->link_flits[o]++;
@@ -836,15 +853,17 @@ static void flit_out(struct noc *n, int node, struct router *r, int in,
 					 (uint64_t)node << 32 | f.pkt))
 			n->oom = 1;
 	} else {
-		memset(&it, 0, sizeof(it));
-		it.kind = CAL_FLIT;
-		it.node = r->nbr[o];
-		it.port = (uint8_t)opposite(o);
-		it.vc = (uint16_t)ov;
-		it.f = f;
-		it.f.arrive = c + (cycle_t)(n->p.t_sa + n->p.t_st + n->p.t_link);
+		cycle_t at = c + (cycle_t)(n->p.t_sa + n->p.t_st + n->p.t_link);
+
+		it = cal_new(n, at);
+		it->kind = CAL_FLIT;
+		it->node = r->nbr[o];
+		it->port = (uint8_t)opposite(o);
+		it->tail = 0;
+		it->vc = (uint16_t)ov;
+		it->f = f;
+		it->f.arrive = at;
 		r->out[o * V + ov].credits--;
-		cal_push(n, it.f.arrive, &it);
 		n->st.hops++;
 		n->u.ctr[CTR_NOC_HOPS]++;
 		if (f.idx == 0)
@@ -869,23 +888,23 @@ static void flit_pop(struct noc *n, int node, struct router *r, int in,
 	struct ivc *iv = &r->in[in];
 	struct flit f = iv->buf[iv->head];
 	int tail = f.idx + 1 == n->pk[f.pkt].flits;
-	struct cal_item it;
+	struct cal_item *it;
 
 	iv->head = (uint16_t)wrap(iv->head + 1, n->p.buf_depth);
 	iv->n--;
 	r->n_buf--;
-	memset(&it, 0, sizeof(it));
-	it.tail = (uint8_t)tail;
-	it.vc = (uint16_t)vc;
+	it = cal_new(n, c + (cycle_t)n->p.t_credit);
+	it->tail = (uint8_t)tail;
+	it->vc = (uint16_t)vc;
 	if (ip == NOC_LOCAL) {
-		it.kind = CAL_NI_CREDIT;
-		it.node = node;
+		it->kind = CAL_NI_CREDIT;
+		it->node = node;
+		it->port = 0;
 	} else {
-		it.kind = CAL_CREDIT;
-		it.node = r->nbr[ip];
-		it.port = (uint8_t)opposite(ip);
+		it->kind = CAL_CREDIT;
+		it->node = r->nbr[ip];
+		it->port = (uint8_t)opposite(ip);
 	}
-	cal_push(n, c + (cycle_t)n->p.t_credit, &it);
 	if (iv->branches) {
 		int k = __builtin_popcount(iv->branches) - 1, o;
 
@@ -968,12 +987,16 @@ static int router_sa(struct noc *n, int node, struct router *r, cycle_t c,
 {
 	int V = n->p.vcs, p, v, o, moved = 0;
 	int pick[NOC_N_PORTS];   /* input VC chosen per input port, -1 */
-	int win[NOC_N_PORTS];    /* input port granted per output, -1 */
+	int win[NOC_N_PORTS];    /* input port granted per output */
+	uint32_t want[NOC_N_PORTS]; /* input ports bidding per output */
+	uint32_t pm, picked = 0, outs = 0; /* ports with a pick, outputs
+					      with a bidder (bit per port) */
 
-	for (p = 0; p < NOC_N_PORTS; p++) {
+	/* Every loop walks set bits only (a port of an edge router that has
+	 * no neighbour holds no flit; most cycles see one or two bids). */
+	for (pm = r->ports; pm; pm &= pm - 1) {
+		p = __builtin_ctz(pm);
 		pick[p] = -1;
-		if (r->nbr[p] < 0 && p != NOC_LOCAL)
-			continue;
 		for (v = 0; v < V; v++) {
 			int vv = n->p.age ? v : wrap(r->rr_in[p] + v, V);
 			int k = p * V + vv;
@@ -997,33 +1020,57 @@ static int router_sa(struct noc *n, int node, struct router *r, cycle_t c,
 			if (!n->p.age)
 				break;
 		}
+		if (pick[p] >= 0)
+			picked |= 1u << p;
 	}
-	for (o = 0; o < NOC_N_PORTS; o++)
-		win[o] = -1;
-	for (o = 0; o < NOC_N_PORTS; o++) {
-		for (p = 0; p < NOC_N_PORTS; p++) {
-			int ip = n->p.age ? p : (r->rr_out[o] + p) % NOC_N_PORTS;
+	/*
+	 * Output stage: want[o] = the input ports whose pick bids for o.  A
+	 * unicast pick bids for its route alone (sa_ready found its credit,
+	 * and nothing has changed since); a multicast one for each branch
+	 * sa_wants names.  Round robin takes the first bidder at or after
+	 * the port's pointer, cyclically; age the oldest, lowest port first
+	 * on a tie (the order the bidders were once visited in, p = 0..4).
+	 */
+	for (pm = picked; pm; pm &= pm - 1) {
+		const struct ivc *iv;
 
-			if (pick[ip] < 0 || !sa_wants(n, r, pick[ip], o))
+		p = __builtin_ctz(pm);
+		iv = &r->in[pick[p]];
+		for (o = 0; o < NOC_N_PORTS; o++) {
+			if (iv->branches ? !sa_wants(n, r, pick[p], o)
+					 : o != iv->out_port)
 				continue;
-			if (win[o] < 0 ||
-			    (n->p.age && older(front_pkt(n, r, pick[ip]),
-					       front_pkt(n, r, pick[win[o]]))))
-				win[o] = ip;
-			if (!n->p.age)
-				break;
+			if (!(outs >> o & 1)) {
+				outs |= 1u << o;
+				want[o] = 0;
+			}
+			want[o] |= 1u << p;
 		}
 	}
-	for (o = 0; o < NOC_N_PORTS; o++) {
-		int ip = win[o], k;
-		struct ivc *iv;
+	for (pm = outs; pm; pm &= pm - 1) {
+		uint32_t m = want[o = __builtin_ctz(pm)], hi;
 
-		if (ip < 0)
+		if (!n->p.age) {
+			hi = m & ~((1u << r->rr_out[o]) - 1);
+			win[o] = __builtin_ctz(hi ? hi : m);
 			continue;
-		k = pick[ip];
-		iv = &r->in[k];
+		}
+		for (win[o] = -1; m; m &= m - 1) {
+			int ip = __builtin_ctz(m);
+
+			if (win[o] < 0 ||
+			    older(front_pkt(n, r, pick[ip]),
+				  front_pkt(n, r, pick[win[o]])))
+				win[o] = ip;
+		}
+	}
+	/* the winners cross in output order */
+	for (pm = outs; pm; pm &= pm - 1) {
+		int ip = win[o = __builtin_ctz(pm)], k = pick[ip];
+		struct ivc *iv = &r->in[k];
+
 		r->rr_in[ip] = (uint16_t)wrap(k - ip * V + 1, V); /* k = ip*V + vc */
-		r->rr_out[o] = (uint16_t)((ip + 1) % NOC_N_PORTS);
+		r->rr_out[o] = (uint16_t)wrap(ip + 1, NOC_N_PORTS);
 		moved++;
 		if (!iv->branches) {
 			flit_out(n, node, r, k, 0, o, iv->out_vc, c);
@@ -1446,6 +1493,9 @@ static int router_init(struct noc *n, int i)
 			r->wrap[NOC_NORTH] = 1;
 		}
 	}
+	for (k = 0; k < NOC_N_PORTS; k++)
+		if (k == NOC_LOCAL || r->nbr[k] >= 0)
+			r->ports |= 1u << k;
 	r->in = calloc((size_t)n->pv, sizeof(*r->in));
 	r->out = calloc((size_t)n->pv, sizeof(*r->out));
 	if (!r->in || !r->out)

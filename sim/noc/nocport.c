@@ -450,7 +450,11 @@ static int dram_pieces(const struct nocport *np, const struct mem_req *r,
 	int n = 0;
 
 	while (a < end) {
-		uint64_t next = (a / np->granule + 1) * np->granule;
+		/* the next granule boundary (a power of two, as DRAM bursts
+		 * are: a mask instead of a 64-bit division) */
+		uint64_t next = !(np->granule & (np->granule - 1))
+				? (a | (np->granule - 1)) + 1
+				: (a / np->granule + 1) * np->granule;
 		struct dram_loc loc;
 
 		if (next > end)

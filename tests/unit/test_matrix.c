@@ -101,6 +101,8 @@ struct rig_cfg {
 	uint64_t hog_addr;
 	uint32_t hog_bytes;
 	cycle_t hog_period, hog_from, hog_until;
+	int no_ff;              /* eng_set_fast_forward(e, 0) */
+	cycle_t step;           /* pause every step cycles (0: one run) */
 };
 
 /* What a run produced. */
@@ -108,6 +110,8 @@ struct rig_out {
 	uint64_t ctr[CTR_N];    /* matrix counters */
 	cycle_t idle_at;        /* cycle the unit finished the last command */
 	uint64_t events;        /* engine events */
+	uint64_t digest;        /* every counter of the matrix and both
+				   memories at each pause and at the end */
 	uint8_t *spm, *acc;     /* final memory contents (owned) */
 	int rc;                 /* eng_run result */
 	char diag[512];         /* last diagnostic */
@@ -135,6 +139,40 @@ static struct rig_cfg ideal(int rows, int cols)
 	c.acc_lat = 1;
 	c.arb = SRAM_ARB_RR;
 	return c;
+}
+
+/* FNV-1a over 64-bit words. */
+static uint64_t fnv(uint64_t h, uint64_t v)
+{
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		h ^= (v >> (8 * i)) & 0xff;
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+/* The state counters can see: the cycle, every counter of the matrix
+ * unit and of both memories, per bank and per requestor. */
+static uint64_t state_digest(uint64_t h, eng *e, struct unit *x, sram *m[2])
+{
+	int i, k, b, q;
+
+	h = fnv(h, eng_now(e));
+	for (i = 0; i < CTR_N; i++)
+		h = fnv(h, x->ctr[i]);
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < CTR_N; i++)
+			h = fnv(h, sram_unit(m[k])->ctr[i]);
+		for (b = 0; b < sram_geom(m[k])->banks; b++)
+			for (i = 0; i < SRAM_N_ST; i++)
+				h = fnv(h, sram_bank_stat(m[k], b, (enum sram_stat)i));
+		for (q = 0; q < sram_n_requestors(m[k]); q++)
+			for (i = 0; i < SRAM_N_ST; i++)
+				h = fnv(h, sram_req_stat(m[k], q, (enum sram_stat)i));
+	}
+	return h;
 }
 
 /* Run cmds with spm/acc preloaded from the given images. */
@@ -204,10 +242,32 @@ static void rig_run(const struct rig_cfg *c, const struct tile_cmd *cmds,
 	f.cmds = cmds;
 	f.n = n;
 	ck_assert_int_eq(eng_schedule(e, 0, EV_PRI_CONTROL, &f.u, 1, 0), 0);
-	o->rc = eng_run(e, 100000000, &st);
+	eng_set_fast_forward(e, !c->no_ff);
+	if (!c->step) {
+		o->rc = eng_run(e, 100000000, &st);
+		o->events = st.n_events;
+	} else {
+		cycle_t stop = c->step;
+		sram *mem[2] = { spm, acc };
+
+		/* pause every step cycles: what a paused run shows must not
+		 * depend on how the run got there */
+		for (;;) {
+			o->rc = eng_run_until(e, stop, 100000000, &st);
+			o->events += st.n_events;
+			o->digest = state_digest(o->digest, e, x, mem);
+			if (o->rc || !st.paused)
+				break;
+			stop += c->step;
+		}
+	}
+	{
+		sram *mem[2] = { spm, acc };
+
+		o->digest = state_digest(o->digest, e, x, mem);
+	}
 	memcpy(o->ctr, x->ctr, sizeof(o->ctr));
 	o->idle_at = f.idle_at;
-	o->events = st.n_events;
 	snprintf(o->diag, sizeof(o->diag), "%s", d.last);
 	o->spm = malloc(SPM_BYTES);
 	o->acc = malloc(ACC_BYTES);
@@ -689,6 +749,64 @@ START_TEST(matrix_decode_fast_paths)
 END_TEST
 
 /*
+ * The integer pair kernels (mtx_imac: portable C, SSE2, AVX2) against the
+ * k-ordered chain of num_mac_i32 over the same values, on random int16
+ * operands and on the extremes where pmaddwd's pair sum leaves int32
+ * ((-2^15)^2 + (-2^15)^2 = 2^31): the sums must agree modulo 2^32.
+ */
+START_TEST(matrix_int_pairs_exact)
+{
+	enum { KP = 9, NP = 136 };
+	static uint32_t ap[KP], w[KP * NP], out[NP], ref[NP];
+	uint32_t seed = 12345, p, n;
+	int impl, round;
+
+	for (round = 0; round < 3; round++) {
+		for (p = 0; p < KP; p++) {
+			seed = seed * 1103515245u + 12345u;
+			ap[p] = round == 1 ? 0x80008000u : seed;
+			for (n = 0; n < NP; n++) {
+				seed = seed * 1103515245u + 12345u;
+				w[p * NP + n] = round == 1 ? 0x80008000u :
+						round == 2 ? (seed | 0x80008000u) : seed;
+			}
+		}
+		for (n = 0; n < NP; n++) {
+			int32_t acc = 0;
+
+			for (p = 0; p < KP; p++) {
+				int32_t a0 = (int16_t)(ap[p] & 0xffff);
+				int32_t a1 = (int16_t)(ap[p] >> 16);
+				int32_t w0 = (int16_t)(w[p * NP + n] & 0xffff);
+				int32_t w1 = (int16_t)(w[p * NP + n] >> 16);
+
+				acc = num_mac_i32(acc, a0, w0);
+				acc = num_mac_i32(acc, a1, w1);
+			}
+			ref[n] = (uint32_t)acc;
+		}
+		for (impl = 0; impl <= 3; impl++) {
+			/* every step the kernels take: 64, 32, 16, 8 columns */
+			uint32_t nps[] = { NP, 64, 40, 8 };
+			size_t i;
+
+			for (i = 0; i < 4; i++) {
+				uint32_t np = nps[i];
+				static uint32_t w2[KP * NP];
+
+				for (p = 0; p < KP; p++)
+					memcpy(w2 + p * np, w + p * NP, np * 4);
+				memset(out, 0xa5, sizeof(out));
+				mtx_imac(ap, KP, w2, np, out, impl);
+				for (n = 0; n < np; n++)
+					ck_assert_uint_eq(out[n], ref[n]);
+			}
+		}
+	}
+}
+END_TEST
+
+/*
  * Packed PEs (core.matrix.macs_per_pe.<type> = p): a WS/IS fold holds pR
  * rows of K and takes the same cycles as an unpacked fold of R; an OS
  * fold streams K rows in ceil(K/p) cycles.  Values as without packing
@@ -983,6 +1101,133 @@ START_TEST(matrix_pe_equals_fast_contention)
 			}
 	/* the contention was felt */
 	ck_assert_uint_gt(stalls, 100);
+}
+END_TEST
+
+/*
+ * Fast-forward (matrix.c: uncontended streaming applied window by window)
+ * against every cycle's events: the same counters of the matrix and of
+ * both memories (per bank, per requestor) at every pause of a run paused
+ * every few cycles and at its end, the same memory contents and finishing
+ * cycle, for every dataflow, int and float types, memories whose rows
+ * take one cycle or several, latency 1 and 2, double-buffering, pipeline
+ * latency, OS drain, packed MACs, a mout, and a competing requestor under
+ * both arbitrations.  And fast-forward must save events where it applies.
+ */
+START_TEST(matrix_fast_forward_same_results)
+{
+	static const int types[] = { DT_INT8, DT_BF16 };
+	int df, ti, geo, opt, hog, step;
+	uint64_t ev_ff = 0, ev_all = 0, ev_ideal_ff = 0, ev_ideal_all = 0;
+	uint64_t stalls = 0;
+
+	for (df = 0; df < 3; df++)
+	for (ti = 0; ti < 2; ti++)
+	for (geo = 0; geo < 5; geo++)
+	for (opt = 0; opt < 5; opt++)
+	for (hog = 0; hog < 3; hog++)
+	for (step = 0; step < 2; step++) {
+		struct rig_cfg c = ideal(8, 8);
+		struct gemm g;
+		struct rig_out a, b;
+		char what[160];
+		uint32_t seed = (uint32_t)(((df * 2 + ti) * 4 + geo) * 5 + opt);
+
+		if (opt == 4 && ti)
+			continue; /* packed int8 only */
+		switch (geo) {
+		case 1: /* 8 banks x 4 B: 8-byte int8 rows in one cycle, 32-byte
+			 * result rows too */
+			c.spm_banks = c.acc_banks = 8;
+			c.spm_width = c.acc_width = 4;
+			c.spm_ports = c.acc_ports = 1;
+			break;
+		case 2: /* narrow: rows take several cycles */
+			c.spm_banks = c.acc_banks = 2;
+			c.spm_width = c.acc_width = 4;
+			c.spm_ports = c.acc_ports = 1;
+			break;
+		case 3: /* latency 2 */
+			c.spm_lat = c.acc_lat = 2;
+			break;
+		case 4: /* 6 banks of 8 B: a 48-byte span, not a power of
+			 * two, that row strides of 13 or 19 bytes take up
+			 * to 48 rows to repeat */
+			c.spm_banks = c.acc_banks = 6;
+			c.spm_width = c.acc_width = 8;
+			c.spm_ports = c.acc_ports = 1;
+			break;
+		default:
+			break;
+		}
+		c.db = opt == 1;
+		c.pipe = opt == 2 ? 3 : 0;
+		c.os_drain = opt == 3;
+		c.pack_int8 = opt == 4 ? 2 : 0;
+		if (hog) {
+			c.arb = hog == 2 ? SRAM_ARB_FIXED : SRAM_ARB_RR;
+			c.hog_addr = 8 * (uint64_t)hog;
+			c.hog_bytes = 12;
+			c.hog_period = hog == 1 ? 7 : 23;
+			c.hog_from = 40 + 13 * (cycle_t)(seed % 7);
+			c.hog_until = c.hog_from + 300;
+		}
+		c.step = step ? 17 + seed % 11 : 0;
+		gemm_build(&g, df, types[ti], 21, 19, 13,
+			   df == 1 ? 8 : (opt == 4 ? 16 : 8), 8, seed + 1);
+		if (ti == 0 && opt == 0) {
+			/* requantise C to the scratchpad at the end */
+			struct tile_cmd *t = &g.cmds[g.n_cmds++];
+
+			memset(t, 0, sizeof(*t));
+			t->pc = 0x2000;
+			t->u.m.kind = MTX_OUT;
+			t->u.m.c = g.c;
+			t->u.m.d = 0x30000;
+			t->u.m.cfg.dataflow = df;
+			t->u.m.cfg.in_type = DT_INT8;
+			t->u.m.cfg.acc_type = DT_INT32;
+			t->u.m.cfg.m = df == 2 ? g.m : 8;
+			t->u.m.cfg.k = 1;
+			t->u.m.cfg.n = df == 2 ? 8 : g.n;
+			t->u.m.cfg.c_stride = 4 * (df == 2 ? g.m : g.n);
+			t->u.m.cfg.out_type = DT_INT8;
+			t->u.m.cfg.out_scale = 1.0f / 64;
+		}
+		c.no_ff = 1;
+		rig_run(&c, g.cmds, g.n_cmds, g.spm, NULL, &a);
+		c.no_ff = 0;
+		rig_run(&c, g.cmds, g.n_cmds, g.spm, NULL, &b);
+		snprintf(what, sizeof(what),
+			 "df %d type %d geo %d opt %d hog %d step %llu", df,
+			 types[ti], geo, opt, hog, (unsigned long long)c.step);
+		ck_assert_msg(a.rc == 0 && b.rc == 0, "%s: rc %d %d (%s)",
+			      what, a.rc, b.rc, b.diag);
+		ck_assert_msg(a.idle_at == b.idle_at, "%s: idle at %llu, %llu",
+			      what, (unsigned long long)a.idle_at,
+			      (unsigned long long)b.idle_at);
+		ck_assert_msg(a.digest == b.digest, "%s: counters differ", what);
+		ck_assert_msg(!memcmp(a.ctr, b.ctr, sizeof(a.ctr)),
+			      "%s: matrix counters differ", what);
+		ck_assert_msg(!memcmp(a.spm, b.spm, SPM_BYTES) &&
+			      !memcmp(a.acc, b.acc, ACC_BYTES),
+			      "%s: memory differs", what);
+		ev_all += a.events;
+		ev_ff += b.events;
+		if (geo == 0 && !hog) {
+			ev_ideal_all += a.events;
+			ev_ideal_ff += b.events;
+		}
+		stalls += a.ctr[CTR_MATRIX_STALL_SRAM];
+		out_free(&a);
+		out_free(&b);
+		gemm_free(&g);
+	}
+	/* contention was felt, and fast-forward saved most events where
+	 * nothing contends */
+	ck_assert_uint_gt(stalls, 100);
+	ck_assert_uint_lt(ev_ff, ev_all);
+	ck_assert_uint_lt(3 * ev_ideal_ff, ev_ideal_all);
 }
 END_TEST
 
@@ -1440,10 +1685,12 @@ static Suite *suite_matrix(void)
 	TEST_ADD(s, matrix_int8_gemm_exact);
 	TEST_ADD(s, matrix_float_gemm_ordered);
 	TEST_ADD(s, matrix_decode_fast_paths);
+	TEST_ADD(s, matrix_int_pairs_exact);
 	TEST_ADD(s, matrix_packed_macs);
 	TEST_ADD(s, matrix_pe_equals_fast_shapes);
 	TEST_ADD(s, matrix_pe_equals_fast_options);
 	TEST_ADD(s, matrix_pe_equals_fast_contention);
+	TEST_ADD(s, matrix_fast_forward_same_results);
 	TEST_ADD(s, matrix_contention_stalls_counted);
 	TEST_ADD(s, matrix_mout_requant);
 	TEST_ADD(s, matrix_mout_fused);

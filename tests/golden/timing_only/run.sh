@@ -2,7 +2,7 @@
 # counters and trace of the full run: every bundled kernel, every dataflow
 # and input type, single- and multi-core, with multicast, is run both ways
 # with the same real inputs and the counters files and traces compared byte
-# for byte.  Programs whose timing depends on data (vgather, vscatter) are
+# for byte; so is a third run with --no-fast-forward (every cycle's events).  Programs whose timing depends on data (vgather, vscatter) are
 # refused at their source line, as are --output and the per-PE model.
 . "$(dirname "$0")/../lib.sh"
 small() {
@@ -22,6 +22,11 @@ same() {
 		fail "$name: timing-only run failed"
 	cmp -s "$tmp/v.csv" "$tmp/t.csv" || fail "$name: counters differ: $(diff "$tmp/v.csv" "$tmp/t.csv" | head -4)"
 	[ "$(digest "$tmp/v.json.gz")" = "$(digest "$tmp/t.json.gz")" ] || fail "$name: traces differ"
+	# and fast-forward (the default) changes nothing either
+	"$bin" run -q "$@" --no-fast-forward --counters "$tmp/f.csv" --trace "$tmp/f.json.gz" ||
+		fail "$name: run without fast-forward failed"
+	cmp -s "$tmp/v.csv" "$tmp/f.csv" || fail "$name: counters differ without fast-forward: $(diff "$tmp/v.csv" "$tmp/f.csv" | head -4)"
+	[ "$(digest "$tmp/v.json.gz")" = "$(digest "$tmp/f.json.gz")" ] || fail "$name: traces differ without fast-forward"
 	record "$name: cycles $(counter "$tmp/v.csv" cycles), identical"
 	n=$((n + 1))
 }
