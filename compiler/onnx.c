@@ -1459,9 +1459,24 @@ static int import_graph(struct imp *im, const Onnx__GraphProto *gp)
 	return 0;
 }
 
+/* The import of *bufp; with own, the buffer is freed (and *bufp set to
+ * NULL) as soon as protobuf-c has decoded it (it copies every field), so
+ * a 100 MB model is not held three times (file, decoded message, the
+ * graph's weights).  The caller frees what is left in *bufp. */
+static int import_mem(struct graph *g, void **bufp, size_t n,
+		      const char *label, struct diag *d, int own);
+
 int onnx_import_mem(struct graph *g, const void *buf, size_t n,
 		    const char *label, struct diag *d)
 {
+	void *b = (void *)buf;
+	return import_mem(g, &b, n, label, d, 0);
+}
+
+static int import_mem(struct graph *g, void **bufp, size_t n,
+		      const char *label, struct diag *d, int own)
+{
+	const unsigned char *buf = *bufp;
 	struct imp im = { .g = g, .d = d, .label = label ? label : g->source,
 			  .cur = -1 };
 	struct wire_err we = { 0 };
@@ -1487,6 +1502,10 @@ int onnx_import_mem(struct graph *g, const void *buf, size_t n,
 			       "%zu (in %s): %s", we.at, ctx, we.why);
 	}
 	m = onnx__model_proto__unpack(NULL, n, buf);
+	if (own) {
+		free(*bufp);
+		*bufp = NULL;
+	}
 	if (!m)
 		return imp_err(&im, NPU_EMODEL, "protobuf-c could not decode "
 			       "the model (out of memory, or a fault the "
@@ -1558,7 +1577,8 @@ int onnx_import(struct graph *g, const char *path, struct diag *d)
 		return diag_error(d, at, NPU_EIO, "read error: %s", strerror(e));
 	}
 	fclose(fp);
-	e = onnx_import_mem(g, buf, n, path, d);
-	free(buf);
+	void *b = buf;
+	e = import_mem(g, &b, n, path, d, 1);
+	free(b);
 	return e;
 }
