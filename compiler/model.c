@@ -63,15 +63,12 @@ static int write_asm(const char *dir, const struct map_layer *L, int l, int s,
  * (core<N>.*) from its region, the chip-level ones (dram.*, noc.*) from
  * the first core's (each core's region holds them in full). */
 static int merge_regions(const struct run_region *v, size_t n, const char *rn,
-			 struct ctr_sink *out, uint64_t *cycles)
+			 struct ctr_sink *out)
 {
 	int first = -1;
-	*cycles = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(v[i].name, rn))
 			continue;
-		if (v[i].cycles > *cycles)
-			*cycles = v[i].cycles;
 		char own[32];
 		snprintf(own, sizeof own, "core%d.", v[i].core);
 		for (size_t k = 0; k < v[i].s.n; k++) {
@@ -228,9 +225,8 @@ int model_run(struct run *r, const struct arch *a, const struct graph *g,
 		return diag_error(d, diag_nowhere(), rc, "out of memory");
 	for (int l = 0; l < n_run && !rc; l++) {
 		char rn[160];
-		uint64_t cyc;
 		region_name(&p->layers[l], l, rn, sizeof rn);
-		rc = merge_regions(rgn, n_rgn, rn, &res->sinks[l], &cyc);
+		rc = merge_regions(rgn, n_rgn, rn, &res->sinks[l]);
 		res->layers[l].s = &res->sinks[l];
 		res->layers[l].macs = p->layers[l].macs;
 		layer_stats(&res->layers[l], a, res->layers[l].cycles);
@@ -320,12 +316,11 @@ void model_print(FILE *f, const struct graph *g, const struct map_plan *p,
 	double sec = (double)res->cycles / (clock * 1e9);
 	int batch = res->batch > 0 ? res->batch : 1;
 	double peak = a->d.macs_per_s_chip;
-	uint64_t compute = 0, rd = 0, wr = 0;
+	uint64_t rd = 0, wr = 0;
 	fprintf(f, "%-28s %-28s %12s %7s %9s\n", "layer", "kernel", "cycles",
 		"MAC%", "DRAM MB");
 	for (int l = 0; l < res->n_layers; l++) {
 		const struct model_layer_stats *s = &res->layers[l];
-		compute += s->compute_cycles;
 		rd += s->dram_read;
 		wr += s->dram_write;
 		fprintf(f, "%-28.28s %-28.28s %12llu %6.1f%% %9.2f\n",
@@ -351,5 +346,4 @@ void model_print(FILE *f, const struct graph *g, const struct map_plan *p,
 		(double)p->act_peak / 1e6, (double)p->act_naive / 1e6);
 	fprintf(f, "energy: %.3f mJ per inference\n",
 		res->energy_pj * 1e-9 / batch);
-	(void)compute;
 }
