@@ -290,6 +290,21 @@ static int own_copy(struct graph *g, int q, int t, const char *suffix)
 	return c;
 }
 
+/* Constant element i of t times sc, rounded back to t's type. */
+static void scale_elem(struct g_tensor *t, int64_t i, double sc)
+{
+	if (t->dtype == G_DT_F32) {
+		/* fp32 weights (nearly all) without the generic accessors:
+		 * the same values */
+		float *f = t->data;
+		f[i] = (float)((double)f[i] * sc);
+		return;
+	}
+	double v = 0;
+	graph_const_f64(t, i, &v);
+	fold_store(t->dtype, t->data, i, v * sc);
+}
+
 /*
  * y = gamma * (z - mean) / sqrt(var + eps) + beta with z = sum(W x) + b
  * is  z' = sum((s W) x) + (b - mean) s + beta,  s = gamma / sqrt(var + eps),
@@ -344,25 +359,16 @@ static int fold_batchnorm(struct pass *p, int k)
 		goto out;
 	struct g_tensor *wt = &g->tensors[w2];
 	int64_t ne = graph_elems(wt);
-	for (int64_t i = 0; i < ne; i++) {
-		int64_t j;
-		if (c->op == G_CONV)
-			j = i / (ne / m);                 /* OIHW: row m */
-		else if (c->trans_b)
-			j = i / wt->dim[1];               /* B [N, K] */
-		else
-			j = i % wt->dim[1];               /* B [K, N] */
-		if (wt->dtype == G_DT_F32) {
-			/* fp32 weights (nearly all), element by element
-			 * without the generic accessors: the same values */
-			float *f = wt->data;
-			f[i] = (float)((double)f[i] * s[j]);
-			continue;
-		}
-		double v = 0;
-		graph_const_f64(wt, i, &v);
-		fold_store(wt->dtype, wt->data, i, v * s[j]);
-	}
+	/* Element i scales by s[channel]: channel = i / run for OIHW rows
+	 * and B [N, K], i % n for B [K, N].  The loops count the channel
+	 * along instead of dividing per element: a 64-bit division per
+	 * weight was a third of ResNet-50's import. */
+	int64_t n = c->op == G_CONV ? m : c->trans_b ? wt->dim[0] : wt->dim[1];
+	int64_t run = c->op == G_CONV ? ne / m : c->trans_b ? wt->dim[1] : 1;
+	for (int64_t i = 0; i < ne && n > 0 && run > 0;)
+		for (int64_t j = 0; j < n && i < ne; j++)
+			for (int64_t r = 0; r < run && i < ne; r++, i++)
+				scale_elem(wt, i, s[j]);
 	int b2;
 	if (b >= 0) {
 		b2 = own_copy(g, q, b, ".bnfold");
