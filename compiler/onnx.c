@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "onnx.pb-c.h"
@@ -63,13 +64,87 @@ static const struct {
 };
 
 /* State of one import. */
+struct pb_heap;
+
 struct imp {
 	struct graph *g;
 	struct diag *d;
 	const char *label;      /* file name in messages */
 	int opset;              /* the model's default-domain opset */
 	int cur;                /* graph node being imported, or -1 */
+	struct pb_heap *heap;   /* protobuf-c's large blocks, or NULL */
 };
+
+/*
+ * protobuf-c allocates through this heap: malloc and free, with every
+ * block of PB_BIG bytes or more on record (pointer and size) while it
+ * lives.  A tensor's raw_data that is such a block, exactly, is handed to
+ * the graph instead of copied (pb_take), and the message forgets it: a
+ * 100 MB model's weights are then neither copied nor held twice.  Smaller
+ * blocks, or a raw_data that is not a whole block of its own, are copied
+ * as before, so nothing depends on how protobuf-c lays out its fields.
+ */
+#define PB_BIG 65536
+
+struct pb_heap {
+	void **p;               /* blocks on record */
+	size_t *n;              /* their sizes */
+	size_t cnt, cap;
+	int oom;                /* the record could not grow */
+};
+
+static void *pb_alloc(void *ctx, size_t size)
+{
+	struct pb_heap *h = ctx;
+	void *p = malloc(size ? size : 1);
+
+	if (!p || size < PB_BIG)
+		return p;
+	if (h->cnt == h->cap) {
+		size_t cap = h->cap ? h->cap * 2 : 64;
+		void **np = realloc(h->p, cap * sizeof(*np));
+		size_t *nn = np ? realloc(h->n, cap * sizeof(*nn)) : NULL;
+
+		if (np)
+			h->p = np;
+		if (!nn) {
+			h->oom = 1;     /* unrecorded: it is copied instead */
+			return p;
+		}
+		h->n = nn;
+		h->cap = cap;
+	}
+	h->p[h->cnt] = p;
+	h->n[h->cnt++] = size;
+	return p;
+}
+
+/* Drop block p from the record (the last entry fills its place). */
+static int pb_forget(struct pb_heap *h, const void *p, size_t size)
+{
+	for (size_t i = h->cnt; i-- > 0;)
+		if (h->p[i] == p && (size == SIZE_MAX || h->n[i] == size)) {
+			h->cnt--;
+			h->p[i] = h->p[h->cnt];
+			h->n[i] = h->n[h->cnt];
+			return 1;
+		}
+	return 0;
+}
+
+static void pb_free(void *ctx, void *p)
+{
+	if (p)
+		(void)pb_forget(ctx, p, SIZE_MAX);
+	free(p);
+}
+
+/* 1 if [p, p + size) is a whole block on record: it is now the caller's
+ * (free() releases it) and off the record. */
+static int pb_take(struct pb_heap *h, const void *p, size_t size)
+{
+	return h && size >= PB_BIG && pb_forget(h, p, size);
+}
 
 static int imp_err(struct imp *im, int err, const char *fmt, ...)
 	NPU_PRINTF(3, 4);
@@ -403,7 +478,7 @@ static int tsrc_allows(enum tsrc s, enum g_dtype t)
  * dtype, shape, and its values as a little-endian array of the dtype.
  * what names it in messages ("initializer 'w'").
  */
-static int tensor_from_proto(struct imp *im, const Onnx__TensorProto *tp,
+static int tensor_from_proto(struct imp *im, Onnx__TensorProto *tp,
 			     int t, const char *what)
 {
 	char buf[160], db[128];
@@ -473,9 +548,16 @@ static int tensor_from_proto(struct imp *im, const Onnx__TensorProto *tp,
 			       g_dtype_name(dt), (long long)elems * (long long)esz);
 
 	size_t bytes = (size_t)elems * esz;
-	unsigned char *data = malloc(bytes ? bytes : 1);
-	if (!data)
+	unsigned char *data;
+	if (src == TS_RAW && pb_take(im->heap, tp->raw_data.data, bytes)) {
+		/* the message's block becomes the tensor's */
+		data = tp->raw_data.data;
+		tp->raw_data.data = NULL;
+		tp->raw_data.len = 0;
+		src = -1;
+	} else if (!(data = malloc(bytes ? bytes : 1))) {
 		return oom(im);
+	}
 	switch (src) {
 	case TS_RAW:
 		if (bytes)
@@ -1394,7 +1476,7 @@ static int import_graph(struct imp *im, const Onnx__GraphProto *gp)
 				   gp->sparse_initializer[0]->values->name :
 				   NULL));
 	for (size_t i = 0; i < gp->n_initializer; i++) {
-		const Onnx__TensorProto *tp = gp->initializer[i];
+		Onnx__TensorProto *tp = gp->initializer[i];
 		if (!tp->name || !*tp->name)
 			return imp_err(im, NPU_EMODEL, "initializer %zu has no "
 				       "name", i);
@@ -1459,10 +1541,14 @@ static int import_graph(struct imp *im, const Onnx__GraphProto *gp)
 	return 0;
 }
 
-/* The import of *bufp; with own, the buffer is freed (and *bufp set to
- * NULL) as soon as protobuf-c has decoded it (it copies every field), so
- * a 100 MB model is not held three times (file, decoded message, the
- * graph's weights).  The caller frees what is left in *bufp. */
+/* How import_mem lets go of the file's bytes once decoded. */
+enum { BUF_KEEP, BUF_FREE, BUF_UNMAP };
+
+/* The import of *bufp; with BUF_FREE or BUF_UNMAP the buffer is freed or
+ * unmapped (and *bufp set to NULL) as soon as protobuf-c has decoded it
+ * (it copies every field), so a 100 MB model is not held three times
+ * (file, decoded message, the graph's weights).  The caller releases
+ * what is left in *bufp. */
 static int import_mem(struct graph *g, void **bufp, size_t n,
 		      const char *label, struct diag *d, int own);
 
@@ -1470,15 +1556,18 @@ int onnx_import_mem(struct graph *g, const void *buf, size_t n,
 		    const char *label, struct diag *d)
 {
 	void *b = (void *)buf;
-	return import_mem(g, &b, n, label, d, 0);
+	return import_mem(g, &b, n, label, d, BUF_KEEP);
 }
 
 static int import_mem(struct graph *g, void **bufp, size_t n,
 		      const char *label, struct diag *d, int own)
 {
 	const unsigned char *buf = *bufp;
+	struct pb_heap heap = { 0 };
+	ProtobufCAllocator al = { .alloc = pb_alloc, .free = pb_free,
+				  .allocator_data = &heap };
 	struct imp im = { .g = g, .d = d, .label = label ? label : g->source,
-			  .cur = -1 };
+			  .cur = -1, .heap = &heap };
 	struct wire_err we = { 0 };
 	Onnx__ModelProto *m;
 	int e;
@@ -1501,21 +1590,28 @@ static int import_mem(struct graph *g, void **bufp, size_t n,
 		return imp_err(&im, NPU_EMODEL, "malformed ONNX file at byte "
 			       "%zu (in %s): %s", we.at, ctx, we.why);
 	}
-	m = onnx__model_proto__unpack(NULL, n, buf);
-	if (own) {
+	m = onnx__model_proto__unpack(&al, n, buf);
+	if (own == BUF_FREE)
 		free(*bufp);
+	else if (own == BUF_UNMAP)
+		munmap(*bufp, n);
+	if (own != BUF_KEEP)
 		*bufp = NULL;
-	}
-	if (!m)
+	if (!m) {
+		free(heap.p);
+		free(heap.n);
 		return imp_err(&im, NPU_EMODEL, "protobuf-c could not decode "
 			       "the model (out of memory, or a fault the "
 			       "framing check does not locate)");
+	}
 	e = check_model(&im, m);
 	if (!e) {
 		g->opset = im.opset;
 		e = import_graph(&im, m->graph);
 	}
-	onnx__model_proto__free_unpacked(m, NULL);
+	onnx__model_proto__free_unpacked(m, &al);
+	free(heap.p);
+	free(heap.n);
 	return e;
 }
 
@@ -1543,10 +1639,26 @@ int onnx_import(struct graph *g, const char *path, struct diag *d)
 			fclose(fp);
 			return e;
 		}
-		/* A regular file is read in one go; a pipe grows the
-		 * buffer as it delivers. */
-		if (S_ISREG(st.st_mode))
-			cap = (size_t)st.st_size + 1;
+		/* A regular file is mapped: its pages come straight from
+		 * the page cache, with no copy into a buffer of our own
+		 * (for ResNet-50, 100 MB copied and faulted in); a pipe
+		 * grows a buffer as it delivers. */
+		if (S_ISREG(st.st_mode) && st.st_size > 0) {
+			void *map = mmap(NULL, (size_t)st.st_size, PROT_READ,
+					 MAP_PRIVATE, fileno(fp), 0);
+
+			fclose(fp);
+			if (map == MAP_FAILED)
+				return diag_error(d, at, NPU_EIO, "cannot map: "
+						  "%s", strerror(errno));
+			(void)posix_madvise(map, (size_t)st.st_size,
+					    POSIX_MADV_SEQUENTIAL);
+			e = import_mem(g, &map, (size_t)st.st_size, path, d,
+				       BUF_UNMAP);
+			if (map)
+				munmap(map, (size_t)st.st_size);
+			return e;
+		}
 	}
 	if (!(buf = malloc(cap))) {
 		fclose(fp);
@@ -1578,7 +1690,7 @@ int onnx_import(struct graph *g, const char *path, struct diag *d)
 	}
 	fclose(fp);
 	void *b = buf;
-	e = import_mem(g, &b, n, path, d, 1);
+	e = import_mem(g, &b, n, path, d, BUF_FREE);
 	free(b);
 	return e;
 }
