@@ -1409,9 +1409,21 @@ static int weight_exp(const struct mctx *m, int t)
 		/* the common case, without a lookup per element: ResNet-50's
 		 * 25 M weights */
 		const float *f = x->data;
-		for (int64_t i = 0; i < n; i++)
-			if (fabs(f[i]) > mx)
-				mx = fabs(f[i]);
+		/* Eight running maxima in float: one chain waited on each
+		 * compare (30 ms for ResNet-50).  The float maximum converts
+		 * to the double one exactly, and NaNs are skipped alike. */
+		float m8[8] = { 0 };
+		int64_t i = 0;
+		for (; i + 8 <= n; i += 8)
+			for (int k = 0; k < 8; k++)
+				if (fabsf(f[i + k]) > m8[k])
+					m8[k] = fabsf(f[i + k]);
+		for (; i < n; i++)
+			if (fabsf(f[i]) > m8[0])
+				m8[0] = fabsf(f[i]);
+		for (int k = 0; k < 8; k++)
+			if (m8[k] > mx)
+				mx = m8[k];
 	} else {
 		for (int64_t i = 0; i < n; i++) {
 			double v;
