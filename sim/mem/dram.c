@@ -287,6 +287,14 @@ struct dram {
 	uint64_t part_weight[DRAM_MAP_MAX_PARTS];/* its digit's weight in the field */
 	int ch_top;         /* the whole channel field is most significant */
 	uint64_t top_span;  /* ch_top: bursts of one channel's share */
+	/* The channel alone (dram_channel), when every part below the
+	 * channel's top part is a power of two: its parts' digits are bit
+	 * fields of the burst number, (q >> pos) & mask (% radix for the
+	 * top part when it is not a power of two), times their weight. */
+	int n_chp;          /* channel parts; -1: decode with dram_locate */
+	uint8_t chp_pos[DRAM_MAP_MAX_PARTS];
+	uint64_t chp_radix[DRAM_MAP_MAX_PARTS];
+	uint64_t chp_weight[DRAM_MAP_MAX_PARTS];
 	uint32_t burst_bytes;/* bytes per burst (interleave granule) */
 	int burst_shift;    /* its log2 when a power of two (always, with the
 			       presets), else -1: addresses to bursts without
@@ -466,6 +474,30 @@ void dram_locate(const dram *d, uint64_t addr, struct dram_loc *loc)
 	loc->bank = (int)(v[DRAM_F_BG] * (uint64_t)d->per_group + v[DRAM_F_BA]);
 	loc->row = v[DRAM_F_RO];
 	loc->col = v[DRAM_F_CO];
+}
+
+int dram_channel(const dram *d, uint64_t addr)
+{
+	uint64_t q = burst_of(d, addr), ch = 0;
+	struct dram_loc loc;
+	int i;
+
+	if (d->n_chp < 0) {
+		dram_locate(d, addr, &loc);
+		return loc.channel;
+	}
+	if (d->ch_top) {
+		ch = q / d->top_span;
+	} else {
+		for (i = 0; i < d->n_chp; i++) {
+			uint64_t x = q >> d->chp_pos[i], r = d->chp_radix[i];
+
+			ch += (r & (r - 1) ? x % r : x & (r - 1)) *
+			      d->chp_weight[i];
+		}
+	}
+	/* as dram_locate: clamp an overshoot beyond dram.bytes */
+	return ch >= (uint64_t)d->n_ch ? d->n_ch - 1 : (int)ch;
 }
 
 /* The inverse of dram_locate: the byte address of the first byte of the
@@ -1606,10 +1638,14 @@ int dram_request(dram *d, uint64_t addr, uint32_t bytes, int write,
 	q0 = burst_of(d, addr);
 	q1 = burst_of(d, end - 1);
 	if (q0 == q1) {
-		/* one burst (the common case): decode once */
+		/* one burst (the common case): decode once (the ideal mode
+		 * needs its channel only) */
 		struct queue *qq;
 
-		dram_locate(d, addr, &loc);
+		if (d->ideal)
+			loc.channel = dram_channel(d, addr);
+		else
+			dram_locate(d, addr, &loc);
 		qq = &d->ch[loc.channel].qs[cls];
 		if (!d->ideal && qq->n >= qq->depth) {
 			d->ch[loc.channel].u.ctr[CTR_DRAM_REJECTED]++;
@@ -1676,7 +1712,9 @@ int dram_request(dram *d, uint64_t addr, uint32_t bytes, int write,
 			lo = addr;
 		if (hi > end)
 			hi = end;
-		if (!d->ideal && q - q0 < DRAM_LOC_KEEP)
+		if (d->ideal)
+			loc.channel = dram_channel(d, q * d->burst_bytes);
+		else if (q - q0 < DRAM_LOC_KEEP)
 			loc = locs[q - q0]; /* decoded for the admission */
 		else
 			dram_locate(d, q * d->burst_bytes, &loc);
@@ -1931,6 +1969,31 @@ static int setup_mapping(dram *d, const struct arch *a)
 	}
 	/* channel-major: each channel owns a contiguous share of dram.bytes */
 	d->ch_top = m.p[0].field == DRAM_F_CH && n_ch_parts == 1;
+	/* dram_channel's bit fields, least significant part first */
+	{
+		int pos = 0, top = -1;
+
+		for (i = 0; i < m.n; i++)
+			if (m.p[i].field == DRAM_F_CH) {
+				top = i;
+				break;
+			}
+		d->n_chp = 0;
+		for (i = m.n - 1; i >= 0 && i >= top && !d->ch_top; i--) {
+			if (m.p[i].field == DRAM_F_CH) {
+				d->chp_pos[d->n_chp] = (uint8_t)pos;
+				d->chp_radix[d->n_chp] = d->part_radix[i];
+				d->chp_weight[d->n_chp++] = d->part_weight[i];
+			}
+			if (i == top)
+				break;
+			if (d->part_shift[i] < 0 || pos + d->part_shift[i] > 63) {
+				d->n_chp = -1; /* a mixed radix below it */
+				break;
+			}
+			pos += d->part_shift[i];
+		}
+	}
 	return 0;
 }
 

@@ -94,6 +94,9 @@ struct dram_loc {
 	uint64_t col;       /* burst-sized column within the row */
 };
 void dram_locate(const dram *d, uint64_t addr, struct dram_loc *loc);
+/* dram_locate's channel alone, cheaper (the ideal mode and the network's
+ * split of a request by channel need nothing else). */
+int dram_channel(const dram *d, uint64_t addr);
 /* The inverse: address of the first byte of the burst at loc (group is
  * implied by bank).  dram_locate(dram_address(l)) == l for every l inside
  * dram.bytes. */

@@ -455,17 +455,17 @@ static int dram_pieces(const struct nocport *np, const struct mem_req *r,
 		uint64_t next = !(np->granule & (np->granule - 1))
 				? (a | (np->granule - 1)) + 1
 				: (a / np->granule + 1) * np->granule;
-		struct dram_loc loc;
+		int c;
 
 		if (next > end)
 			next = end;
-		dram_locate(np->d, a, &loc);
-		if (n && ch[n - 1] == loc.channel) {
+		c = dram_channel(np->d, a);
+		if (n && ch[n - 1] == c) {
 			len[n - 1] += (uint32_t)(next - a);
 		} else {
 			if (n == max)
 				return -1;
-			ch[n] = loc.channel;
+			ch[n] = c;
 			at[n] = a;
 			len[n] = (uint32_t)(next - a);
 			n++;

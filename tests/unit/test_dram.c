@@ -945,6 +945,62 @@ START_TEST(dram_mapping_strings_round_trip)
 }
 END_TEST
 
+/*
+ * dram_channel (the channel alone, from bit fields where the parts below
+ * the channel's are powers of two) agrees with dram_locate: channels
+ * split around columns, a channel count that is not a power of two at the
+ * bottom or on top of a power-of-two part, channel-major, and a rank count
+ * of 3 below the channel (decoded the general way).
+ */
+START_TEST(dram_channel_matches_locate)
+{
+	static const struct { const char *ch, *ra, *map; } cases[] = {
+		{ "2", "2", "ro-ba-ra-bg-co-ch" },
+		{ "4", "2", "ro-ba-ra-bg-co-ch-co:2" },
+		{ "3", "2", "ro-ba-ra-bg-co-ch-co:2" },
+		{ "3", "2", "ro_ba_ra_co_ch" },
+		{ "4", "2", "ch-ro-ba-bg-ra-co" },
+		{ "3", "2", "ch-ro-ba-bg-ra-co" },
+		{ "4", "3", "ro-ba-bg-co-ch-ra" },
+		{ "8", "1", "ro:8-co-ro-ba-bg-ch:2-ra-ch" },
+	};
+	int m;
+
+	for (m = 0; m < (int)(sizeof(cases) / sizeof(cases[0])); m++) {
+		char map[64], ch[32], ra[32], by[48];
+		const char *sets[6] = { "dram.preset=ddr4_3200", ch, ra,
+					"noc.cols=12", map, by };
+		struct arch a;
+		eng *e = eng_new();
+		dram *d;
+		uint64_t s = 7, i;
+
+		snprintf(map, sizeof(map), "dram.mapping=%s", cases[m].map);
+		snprintf(ch, sizeof(ch), "dram.channels=%s", cases[m].ch);
+		snprintf(ra, sizeof(ra), "dram.ranks=%s", cases[m].ra);
+		/* 64 MiB per channel: a multiple of channels x row_bytes */
+		snprintf(by, sizeof(by), "dram.bytes=%d",
+			 atoi(cases[m].ch) << 26);
+		load(&a, sets, 6);
+		d = tdram_new(e, &a);
+		ck_assert_ptr_nonnull(d);
+		for (i = 0; i < 3000; i++) {
+			struct dram_loc l;
+			uint64_t addr;
+
+			s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+			addr = (s >> 11) % dram_size(d);
+			dram_locate(d, addr, &l);
+			ck_assert_msg(dram_channel(d, addr) == l.channel,
+				      "%s: %llx", cases[m].map,
+				      (unsigned long long)addr);
+		}
+		teng_free(e);
+		arch_free(&a);
+	}
+}
+END_TEST
+
 START_TEST(dram_mapping_documented_decodes)
 {
 	/* DDR4 default "ro-ba-ra-co-bg-ch", one channel, two ranks: bursts
@@ -1538,6 +1594,7 @@ static Suite *suite_dram(void)
 	TEST_ADD(s, dram_request_rejects_bad_ranges);
 	TEST_ADD(s, dram_mapping_fields);
 	TEST_ADD(s, dram_mapping_strings_round_trip);
+	TEST_ADD(s, dram_channel_matches_locate);
 	TEST_ADD(s, dram_mapping_documented_decodes);
 	TEST_ADD(s, dram_mapping_strings_rejected);
 	TEST_ADD(s, dram_write_drain_watermarks);
