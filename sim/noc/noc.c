@@ -75,7 +75,8 @@ enum { CAL_FLIT, CAL_CREDIT, CAL_NI_CREDIT };
  * the functional bytes move at delivery (port.h). */
 struct flit {
 	uint32_t pkt;            /* packet slot */
-	uint32_t idx;            /* 0 = head; flits - 1 = tail */
+	unsigned idx : 31;       /* 0 = head */
+	unsigned tail : 1;       /* the packet's last flit (idx = flits - 1) */
 	cycle_t arrive;          /* cycle it entered this buffer */
 };
 
@@ -94,6 +95,7 @@ struct ivc {
 	uint16_t bpos[NOC_N_PORTS]; /* per branch: the next flit it sends,
 				    counted from the buffer's front */
 	uint16_t bvc[NOC_N_PORTS]; /* output VC per branch */
+	uint8_t port, vc;        /* where it sits: in[port * vcs + vc] */
 };
 
 /* An output virtual channel: credits for the downstream buffer and the
@@ -114,6 +116,13 @@ struct router {
 	uint32_t ports;          /* input ports that exist: the local one
 				    and one per neighbour (bit per port) */
 	int n_va;                /* input VCs in IVC_VA (router_va's work) */
+	/* Bit v of [port]: the allocators' candidates, kept in step with the
+	 * VC states so that VA and SA visit only them (8 VCs x 5 ports were
+	 * 40 visits per router cycle, nearly all to idle VCs). */
+	uint16_t va_m[NOC_N_PORTS];   /* input VCs in IVC_VA */
+	uint16_t act_m[NOC_N_PORTS];  /* input VCs in IVC_ACTIVE */
+	uint16_t ne_m[NOC_N_PORTS];   /* input VCs holding a flit */
+	uint16_t free_m[NOC_N_PORTS]; /* output VCs without an owner */
 	uint16_t rr_in[NOC_N_PORTS];  /* SA: next VC to favour per input */
 	uint16_t rr_out[NOC_N_PORTS]; /* SA: next input per output */
 	uint16_t rr_va[NOC_N_PORTS];  /* VA: next input VC per output */
@@ -126,7 +135,7 @@ struct router {
 /* A network interface: the source queue and the injection channel. */
 struct ni {
 	uint32_t *q;             /* ring of waiting packet slots */
-	uint32_t qh, qn, qcap;   /* front, count, capacity */
+	uint32_t qh, qn, qcap;   /* front, count, capacity (a power of two) */
 	int busy;                /* a packet is being injected */
 	uint32_t cur;            /* its slot */
 	uint32_t cur_idx;        /* next flit of it */
@@ -149,7 +158,6 @@ struct waiter {
 struct pkt {
 	int src, dst;            /* nodes */
 	uint32_t flits;          /* length */
-	uint32_t hops;           /* router-to-router hops so far */
 	uint8_t cls;             /* enum noc_class */
 	cycle_t created;         /* cycle of noc_send */
 	uint64_t serial;         /* send order: age tie-break */
@@ -157,7 +165,6 @@ struct pkt {
 	void *ctx;               /* its context */
 	uint64_t tag;            /* passed back */
 	uint32_t next_free;      /* free list link */
-	int where;               /* router of its head, for reports */
 	uint8_t response;        /* outside the inject_queue limit */
 	uint8_t mc;              /* multicast: destinations in mcs[] */
 	uint32_t left;           /* deliveries still to come */
@@ -166,9 +173,10 @@ struct pkt {
 /* A calendar entry: something arriving at a fixed future cycle. */
 struct cal_item {
 	uint8_t kind;            /* CAL_FLIT / CAL_CREDIT / CAL_NI_CREDIT */
-	uint8_t port;            /* input port (flit) or output port (credit) */
 	uint8_t tail;            /* credit of a tail flit */
-	uint16_t vc;             /* virtual channel */
+	uint16_t k;              /* the router's input VC (flit) or output
+				    VC (credit), port * vcs + vc; the NI's
+				    VC (NI credit) */
 	int node;                /* router or NI */
 	struct flit f;           /* CAL_FLIT: the flit */
 };
@@ -292,8 +300,13 @@ uint32_t noc_flits_for(const struct noc_params *p, uint64_t bytes)
 static int route(const struct noc *n, int node, int dst)
 {
 	const struct noc_params *p = &n->p;
-	int dx = dim_delta(node % p->cols, dst % p->cols, p->cols, p->torus);
-	int dy = dim_delta(node / p->cols, dst / p->cols, p->rows, p->torus);
+	const struct router *a = &n->r[node], *b = &n->r[dst];
+	int dx = b->x - a->x, dy = b->y - a->y;
+
+	if (p->torus) {
+		dx = dim_delta(a->x, b->x, p->cols, 1);
+		dy = dim_delta(a->y, b->y, p->rows, 1);
+	}
 
 	if (p->yx && dy)
 		return dy > 0 ? NOC_SOUTH : NOC_NORTH;
@@ -302,6 +315,19 @@ static int route(const struct noc *n, int node, int dst)
 	if (dy)
 		return dy > 0 ? NOC_SOUTH : NOC_NORTH;
 	return NOC_LOCAL;
+}
+
+/* noc_hops from the routers' coordinates (no division on a mesh). */
+static int route_hops(const struct noc *n, int src, int dst)
+{
+	const struct router *a = &n->r[src], *b = &n->r[dst];
+	int dx = b->x - a->x, dy = b->y - a->y;
+
+	if (n->p.torus) {
+		dx = dim_delta(a->x, b->x, n->p.cols, 1);
+		dy = dim_delta(a->y, b->y, n->p.rows, 1);
+	}
+	return abs(dx) + abs(dy);
 }
 
 /* 1 if the dimension-order route from src to dst passes router 'node'
@@ -448,7 +474,7 @@ static int ni_inject(struct noc *n, int i, cycle_t c)
 			return 0;    /* every VC taken or full */
 		q->busy = 1;
 		q->cur = q->q[q->qh];
-		q->qh = (q->qh + 1) % q->qcap;
+		q->qh = (q->qh + 1) & (q->qcap - 1);
 		q->qn--;
 		if (n->pk[q->cur].response)
 			q->n_resp--;
@@ -471,14 +497,13 @@ static int ni_inject(struct noc *n, int i, cycle_t c)
 	it = cal_new(n, c + 1);
 	it->kind = CAL_FLIT;
 	it->node = i;
-	it->port = NOC_LOCAL;
 	it->tail = 0;
-	it->vc = (uint16_t)v;
+	it->k = (uint16_t)(NOC_LOCAL * n->p.vcs + v);
 	it->f.pkt = q->cur;
-	it->f.idx = q->cur_idx;
+	it->f.idx = q->cur_idx & 0x7fffffffu;
+	it->f.tail = q->cur_idx + 1 == pk->flits;
 	it->f.arrive = c + 1;
 	q->credits[v]--;
-	n->st.flits_injected++;
 	n->u.ctr[CTR_NOC_FLITS_INJECTED]++;
 	q->last_inj = c + 1;
 	if (++q->cur_idx == pk->flits) {
@@ -536,7 +561,7 @@ int noc_send(noc *n, const struct noc_msg *m)
 		if (!v)
 			return NPU_ENOMEM;
 		for (k = 0; k < q->qn; k++)
-			v[k] = q->q[(q->qh + k) % q->qcap];
+			v[k] = q->q[(q->qh + k) & (q->qcap - 1)];
 		free(q->q);
 		q->q = v;
 		q->qh = 0;
@@ -548,21 +573,19 @@ int noc_send(noc *n, const struct noc_msg *m)
 	pk->src = m->src;
 	pk->dst = m->dst;
 	pk->flits = m->flits;
-	pk->hops = 0;
 	pk->cls = (uint8_t)m->cls;
 	pk->created = now;
 	pk->serial = n->serial++;
 	pk->deliver = m->deliver;
 	pk->ctx = m->ctx;
 	pk->tag = m->tag;
-	pk->where = m->src;
 	pk->response = (uint8_t)(m->response != 0);
 	pk->mc = m->dsts != NULL;
 	pk->left = 1;
 	if (m->dsts && (rc = mc_store(n, slot, m->dsts, &pk->left)))
 		return rc;
 	q->n_resp += pk->response;
-	q->q[(q->qh + q->qn) % q->qcap] = slot;
+	q->q[(q->qh + q->qn) & (q->qcap - 1)] = slot;
 	q->qn++;
 	n->st.packets_sent++;
 	n->st.in_flight++;
@@ -583,6 +606,7 @@ int noc_send(noc *n, const struct noc_msg *m)
 static void ivc_new_head(struct noc *n, int node, struct ivc *iv, cycle_t from)
 {
 	const struct flit *f = &iv->buf[iv->head];
+	struct router *r = &n->r[node];
 	cycle_t start = f->arrive > from ? f->arrive : from;
 
 	if (n->pk[f->pkt].mc) {
@@ -595,7 +619,8 @@ static void ivc_new_head(struct noc *n, int node, struct ivc *iv, cycle_t from)
 	iv->bdone = 0;
 	memset(iv->bpos, 0, sizeof(iv->bpos));
 	iv->state = IVC_VA;
-	n->r[node].n_va++;
+	r->n_va++;
+	r->va_m[iv->port] |= (uint16_t)(1u << iv->vc);
 	iv->ready = start + (cycle_t)n->p.t_rc;
 }
 
@@ -609,35 +634,40 @@ static void deliver_arrivals(struct noc *n, cycle_t c)
 
 		if (it->kind == CAL_FLIT) {
 			struct router *r = &n->r[it->node];
-			struct ivc *iv = &r->in[it->port * n->p.vcs + it->vc];
+			struct ivc *iv = &r->in[it->k];
+			int held = iv->n; /* a local: the store below must not
+					     be read back (a stalled load) */
 
-			if (iv->n >= n->p.buf_depth) {
+			if (held >= n->p.buf_depth) {
 				n->oom = -1; /* credit protocol broken: a bug */
 				continue;
 			}
-			iv->buf[wrap(iv->head + iv->n, n->p.buf_depth)] = it->f;
-			iv->n++;
+			iv->buf[wrap(iv->head + held, n->p.buf_depth)] = it->f;
+			iv->n = (uint16_t)(held + 1);
+			r->ne_m[iv->port] |= (uint16_t)(1u << iv->vc);
 			r->n_buf++;
 			bit_set(n->act, it->node);
-			if (iv->n == 1 && iv->state == IVC_IDLE)
+			if (!held && iv->state == IVC_IDLE)
 				ivc_new_head(n, it->node, iv, c);
-			if (it->f.idx == 0)
-				n->pk[it->f.pkt].where = it->node;
 		} else if (it->kind == CAL_CREDIT) {
-			struct ovc *o = &n->r[it->node].out[it->port * n->p.vcs +
-							    it->vc];
+			struct router *r = &n->r[it->node];
+			struct ovc *o = &r->out[it->k];
 
 			o->credits++;
 			if (it->tail && o->tail_wait) {
+				int V = n->p.vcs;
+
 				o->tail_wait = 0;
 				o->owner = -1;
+				r->free_m[it->k / V] |=
+					(uint16_t)(1u << (it->k % V));
 			}
 		} else {
 			struct ni *q = &n->ni[it->node];
 
-			q->credits[it->vc]++;
+			q->credits[it->k]++;
 			if (it->tail && n->p.wait_tail)
-				q->owned[it->vc] = 0;
+				q->owned[it->k] = 0;
 		}
 	}
 	n->cal_n -= s->n;
@@ -657,7 +687,7 @@ static int vc_class(const struct noc *n, const struct router *r, int ip,
 /* Round robin: 1 if index a comes before b counting from pointer rr. */
 static int rr_before(int a, int b, int rr, int span)
 {
-	return (a - rr + span) % span < (b - rr + span) % span;
+	return wrap(a - rr + span, span) < wrap(b - rr + span, span);
 }
 
 /* The packet at the front of input VC k of router r. */
@@ -677,20 +707,37 @@ static int older(const struct pkt *a, const struct pkt *b)
 	return a->serial < b->serial;
 }
 
-/* Output VCs of port o that a packet on input VC 'in' may take: [lo, hi). */
-static void vc_range(const struct noc *n, const struct router *r, int in,
-		     int o, int *lo, int *hi)
+/* Output VCs of port o that the packet on input VC iv may take (bit per
+ * VC): all of them, or on a torus link the half of its dateline class. */
+static uint32_t vc_allowed(const struct noc *n, const struct router *r,
+			   const struct ivc *iv, int o)
 {
 	int V = n->p.vcs;
+	uint32_t all = (1u << V) - 1, lower = (1u << (V / 2)) - 1;
 
-	*lo = 0;
-	*hi = V;
-	if (n->p.torus && o != NOC_LOCAL) {
-		int cl = vc_class(n, r, in / V, in % V, o);
+	if (!n->p.torus || o == NOC_LOCAL)
+		return all;
+	return vc_class(n, r, iv->port, iv->vc, o) ? all & ~lower : lower;
+}
 
-		*lo = cl ? V / 2 : 0;
-		*hi = cl ? V : V / 2;
-	}
+/* Input VC k (iv) takes output VC v of port o. */
+static void ovc_take(struct router *r, int V, int k, int o, int v)
+{
+	r->out[o * V + v].owner = k;
+	r->free_m[o] &= (uint16_t)~(1u << v);
+}
+
+/* Input VC iv won VA in cycle c: on to SA after the VA stage. */
+static void va_granted(struct noc *n, struct router *r, struct ivc *iv,
+		       cycle_t c, int *waiting)
+{
+	iv->state = IVC_ACTIVE;
+	r->n_va--;
+	r->va_m[iv->port] &= (uint16_t)~(1u << iv->vc);
+	r->act_m[iv->port] |= (uint16_t)(1u << iv->vc);
+	iv->ready = c + (cycle_t)n->t_va_eff;
+	if (iv->ready > c)
+		*waiting = 1;
 }
 
 /*
@@ -713,32 +760,27 @@ static int va_multicast(struct noc *n, struct router *r, int in, cycle_t c,
 			int *waiting)
 {
 	struct ivc *iv = &r->in[in];
-	int V = n->p.vcs, o, v, lo, hi;
-	uint16_t got[NOC_N_PORTS];
+	int V = n->p.vcs, o;
+	uint16_t got[NOC_N_PORTS] = { 0 };
 
 	for (o = 1; o < NOC_N_PORTS; o++) {
+		uint32_t fm;
+
 		if (!(iv->branches >> o & 1))
 			continue;
-		vc_range(n, r, in, o, &lo, &hi);
-		for (v = lo; v < hi; v++)
-			if (r->out[o * V + v].owner < 0)
-				break;
-		if (v == hi)
+		fm = r->free_m[o] & vc_allowed(n, r, iv, o);
+		if (!fm)
 			return 0;    /* a branch has no free VC: retry */
-		got[o] = (uint16_t)v;
+		got[o] = (uint16_t)__builtin_ctz(fm); /* the lowest */
 	}
 	for (o = 1; o < NOC_N_PORTS; o++)
 		if (iv->branches >> o & 1) {
-			r->out[o * V + got[o]].owner = in;
+			ovc_take(r, V, in, o, got[o]);
 			iv->bvc[o] = got[o];
 		}
 	iv->bvc[NOC_LOCAL] = NOC_NO_VC;
 	iv->out_vc = iv->bvc[iv->out_port];
-	iv->state = IVC_ACTIVE;
-	r->n_va--;
-	iv->ready = c + (cycle_t)n->t_va_eff;
-	if (iv->ready > c)
-		*waiting = 1;
+	va_granted(n, r, iv, c, waiting);
 	return 1;
 }
 
@@ -752,20 +794,19 @@ static int va_multicast(struct noc *n, struct router *r, int in, cycle_t c,
 static int router_va(struct noc *n, struct router *r, cycle_t c,
 		     int *waiting)
 {
-	int V = n->p.vcs, PV = n->pv, k, grants = 0, left = r->n_va;
+	int V = n->p.vcs, PV = n->pv, k, p, grants = 0;
 	int req[NOC_N_PORTS * NOC_N_PORTS * NOC_MAX_VCS], nreq[NOC_N_PORTS];
 	uint32_t ports = 0; /* output ports with unicast requests */
+	uint32_t m;
 
-	if (!left)
+	if (!r->n_va)
 		return 0; /* no head waits for a VC (most router cycles) */
 	memset(nreq, 0, sizeof(nreq));
-	/* in input VC order, up to the last of the n_va heads in VA */
-	for (k = 0; k < PV && left; k++) {
-		struct ivc *iv = &r->in[k];
+	/* in input VC order (port, then VC): the heads in VA */
+	for (p = 0; p < NOC_N_PORTS; p++)
+	for (m = r->va_m[p]; m; m &= m - 1) {
+		struct ivc *iv = &r->in[k = p * V + __builtin_ctz(m)];
 
-		if (iv->state != IVC_VA)
-			continue;
-		left--;
 		if (iv->ready > c) {
 			*waiting = 1;
 			continue;
@@ -778,13 +819,13 @@ static int router_va(struct noc *n, struct router *r, cycle_t c,
 		}
 	}
 	for (; ports; ports &= ports - 1) {
-		int *rq, m, i, j;
+		int *rq, nr, i, j;
 
 		k = __builtin_ctz(ports);
 		rq = &req[k * PV];
-		m = nreq[k];
+		nr = nreq[k];
 		/* order the requests (insertion sort: at most PV) */
-		for (i = 1; i < m; i++) {
+		for (i = 1; i < nr; i++) {
 			int x = rq[i];
 
 			for (j = i; j > 0; j--) {
@@ -802,24 +843,18 @@ static int router_va(struct noc *n, struct router *r, cycle_t c,
 			}
 			rq[j] = x;
 		}
-		for (i = 0; i < m; i++) {
-			int in = rq[i], lo, hi, v;
+		for (i = 0; i < nr; i++) {
+			int in = rq[i], v;
 			struct ivc *iv = &r->in[in];
+			uint32_t fm = r->free_m[k] & vc_allowed(n, r, iv, k);
 
-			vc_range(n, r, in, k, &lo, &hi);
-			for (v = lo; v < hi; v++)
-				if (r->out[k * V + v].owner < 0)
-					break;
-			if (v == hi)
+			if (!fm)
 				continue;    /* no free VC: retry next cycle */
-			r->out[k * V + v].owner = in;
+			v = __builtin_ctz(fm); /* the lowest free one */
+			ovc_take(r, V, in, k, v);
 			iv->out_vc = (uint16_t)v;
-			iv->state = IVC_ACTIVE;
-			r->n_va--;
-			iv->ready = c + (cycle_t)n->t_va_eff;
-			if (iv->ready > c)
-				*waiting = 1;
-			r->rr_va[k] = (uint16_t)((in + 1) % PV);
+			va_granted(n, r, iv, c, waiting);
+			r->rr_va[k] = (uint16_t)wrap(in + 1, PV);
 			grants++;
 		}
 	}
@@ -834,8 +869,7 @@ static void flit_out(struct noc *n, int node, struct router *r, int in,
 	int V = n->p.vcs;
 	struct ivc *iv = &r->in[in];
 	struct flit f = iv->buf[wrap(iv->head + pos, n->p.buf_depth)];
-	struct pkt *pk = &n->pk[f.pkt];
-	int tail = f.idx + 1 == pk->flits;
+	int tail = f.tail;
 	struct cal_item *it;
 
 	r->flits++;
@@ -844,7 +878,6 @@ static void flit_out(struct noc *n, int node, struct router *r, int in,
 		/* ejection: the NI sinks every flit; the tail completes */
 		cycle_t at = c + (cycle_t)(n->p.t_sa + n->p.t_st + 1);
 
-		n->st.flits++;
 		n->u.ctr[CTR_NOC_FLITS]++;
 		if (at >= n->win_lo && at < n->win_hi)
 			n->win_flits++;
@@ -858,24 +891,22 @@ static void flit_out(struct noc *n, int node, struct router *r, int in,
 		it = cal_new(n, at);
 		it->kind = CAL_FLIT;
 		it->node = r->nbr[o];
-		it->port = (uint8_t)opposite(o);
 		it->tail = 0;
-		it->vc = (uint16_t)ov;
+		it->k = (uint16_t)(opposite(o) * V + ov);
 		it->f = f;
 		it->f.arrive = at;
 		r->out[o * V + ov].credits--;
-		n->st.hops++;
 		n->u.ctr[CTR_NOC_HOPS]++;
-		if (f.idx == 0)
-			pk->hops++;
 	}
 	if (tail && ov != NOC_NO_VC) {
 		struct ovc *oc = &r->out[o * V + ov];
 
-		if (o != NOC_LOCAL && n->p.wait_tail)
+		if (o != NOC_LOCAL && n->p.wait_tail) {
 			oc->tail_wait = 1;
-		else
+		} else {
 			oc->owner = -1;
+			r->free_m[o] |= (uint16_t)(1u << ov);
+		}
 	}
 }
 
@@ -884,31 +915,29 @@ static void flit_out(struct noc *n, int node, struct router *r, int in,
 static void flit_pop(struct noc *n, int node, struct router *r, int in,
 		     cycle_t c)
 {
-	int V = n->p.vcs, ip = in / V, vc = in % V;
 	struct ivc *iv = &r->in[in];
-	struct flit f = iv->buf[iv->head];
-	int tail = f.idx + 1 == n->pk[f.pkt].flits;
+	int ip = iv->port, vc = iv->vc;
+	int tail = iv->buf[iv->head].tail;
 	struct cal_item *it;
 
 	iv->head = (uint16_t)wrap(iv->head + 1, n->p.buf_depth);
-	iv->n--;
+	if (!--iv->n)
+		r->ne_m[ip] &= (uint16_t)~(1u << vc);
 	r->n_buf--;
 	it = cal_new(n, c + (cycle_t)n->p.t_credit);
 	it->tail = (uint8_t)tail;
-	it->vc = (uint16_t)vc;
 	if (ip == NOC_LOCAL) {
 		it->kind = CAL_NI_CREDIT;
 		it->node = node;
-		it->port = 0;
+		it->k = (uint16_t)vc;
 	} else {
 		it->kind = CAL_CREDIT;
 		it->node = r->nbr[ip];
-		it->port = (uint8_t)opposite(ip);
+		it->k = (uint16_t)(opposite(ip) * n->p.vcs + vc);
 	}
 	if (iv->branches) {
 		int k = __builtin_popcount(iv->branches) - 1, o;
 
-		n->st.flits_replicated += (uint64_t)k;
 		n->u.ctr[CTR_NOC_FLITS_REPLICATED] += (uint64_t)k;
 		for (o = 0; o < NOC_N_PORTS; o++)
 			if (iv->branches >> o & 1)
@@ -916,6 +945,7 @@ static void flit_pop(struct noc *n, int node, struct router *r, int in,
 	}
 	if (tail) {
 		iv->state = IVC_IDLE;
+		r->act_m[ip] &= (uint16_t)~(1u << vc);
 		if (iv->n)
 			ivc_new_head(n, node, iv, c + 1);
 	}
@@ -934,7 +964,7 @@ static void mc_out(struct noc *n, int node, struct router *r, int k, int o,
 	int pos = iv->bpos[o], b, all = 1;
 	const struct flit *f = &iv->buf[wrap(iv->head + pos, n->p.buf_depth)];
 
-	if (f->idx + 1 == n->pk[f->pkt].flits)
+	if (f->tail)
 		iv->bdone |= (uint8_t)(1u << o);
 	flit_out(n, node, r, k, pos, o, iv->bvc[o], c);
 	iv->bpos[o]++;
@@ -962,8 +992,11 @@ static int sa_wants(const struct noc *n, const struct router *r, int k, int o)
 /* 1 if input VC k's front flit may cross to some output now. */
 static int sa_ready(const struct noc *n, const struct router *r, int k)
 {
+	const struct ivc *iv = &r->in[k];
 	int o;
 
+	if (!iv->branches)
+		return sa_wants(n, r, k, iv->out_port);
 	for (o = 0; o < NOC_N_PORTS; o++)
 		if (sa_wants(n, r, k, o))
 			return 1;
@@ -985,7 +1018,7 @@ static int sa_ready(const struct noc *n, const struct router *r, int k)
 static int router_sa(struct noc *n, int node, struct router *r, cycle_t c,
 		     int *waiting)
 {
-	int V = n->p.vcs, p, v, o, moved = 0;
+	int V = n->p.vcs, p, o, moved = 0;
 	int pick[NOC_N_PORTS];   /* input VC chosen per input port, -1 */
 	int win[NOC_N_PORTS];    /* input port granted per output */
 	uint32_t want[NOC_N_PORTS]; /* input ports bidding per output */
@@ -995,15 +1028,24 @@ static int router_sa(struct noc *n, int node, struct router *r, cycle_t c,
 	/* Every loop walks set bits only (a port of an edge router that has
 	 * no neighbour holds no flit; most cycles see one or two bids). */
 	for (pm = r->ports; pm; pm &= pm - 1) {
+		/* the VCs with a flit past VA, in visiting order: from the
+		 * round-robin pointer up, then from 0 (age: from 0) */
+		uint32_t cand, part[2], h;
+		int rr;
+
 		p = __builtin_ctz(pm);
 		pick[p] = -1;
-		for (v = 0; v < V; v++) {
-			int vv = n->p.age ? v : wrap(r->rr_in[p] + v, V);
-			int k = p * V + vv;
+		cand = (uint32_t)(r->act_m[p] & r->ne_m[p]);
+		if (!cand)
+			continue;
+		rr = n->p.age ? 0 : r->rr_in[p];
+		part[0] = cand & ~((1u << rr) - 1);
+		part[1] = cand & ((1u << rr) - 1);
+		for (h = 0; h < 2 && pick[p] < 0; h++)
+		for (cand = part[h]; cand; cand &= cand - 1) {
+			int k = p * V + __builtin_ctz(cand);
 			struct ivc *iv = &r->in[k];
 
-			if (iv->state != IVC_ACTIVE || !iv->n)
-				continue;
 			if (iv->ready > c) {
 				*waiting = 1;
 				continue;
@@ -1168,11 +1210,10 @@ static int noc_deliver(struct noc *n, uint32_t slot, int node, cycle_t now)
 	noc_deliver_fn fn = pk->deliver;
 	void *ctx = pk->ctx;
 	uint64_t tag = pk->tag;
-	uint32_t hops = pk->mc ? (uint32_t)noc_hops(&n->p, pk->src, node)
-			       : pk->hops;
+	/* dimension-order routes are minimal: a unicast packet took
+	 * noc_hops hops, as the branch of a multicast tree to node did */
+	uint32_t hops = (uint32_t)route_hops(n, pk->src, node);
 
-	n->st.packets++;
-	n->st.latency_sum += lat;
 	n->u.ctr[CTR_NOC_PACKETS]++;
 	n->u.ctr[CTR_NOC_LATENCY_SUM] += lat;
 	if (!cs->hist && !(cs->hist = calloc(NOC_HIST_EXACT, sizeof(uint32_t))))
@@ -1500,10 +1541,14 @@ static int router_init(struct noc *n, int i)
 	r->out = calloc((size_t)n->pv, sizeof(*r->out));
 	if (!r->in || !r->out)
 		return NPU_ENOMEM;
+	for (k = 0; k < NOC_N_PORTS; k++)
+		r->free_m[k] = (uint16_t)((1u << p->vcs) - 1);
 	for (k = 0; k < n->pv; k++) {
 		r->in[k].buf = calloc((size_t)p->buf_depth, sizeof(struct flit));
 		if (!r->in[k].buf)
 			return NPU_ENOMEM;
+		r->in[k].port = (uint8_t)(k / p->vcs);
+		r->in[k].vc = (uint8_t)(k % p->vcs);
 		r->out[k].owner = -1;
 		/* ejection never runs out of credits: the NI sinks */
 		r->out[k].credits = k / p->vcs == NOC_LOCAL ? 1 << 30
@@ -1568,7 +1613,14 @@ int noc_words(const noc *n) { return n->n_words; }
 
 void noc_get_stats(const noc *n, struct noc_stats *s)
 {
+	/* the totals the counters keep (never reset) are taken from them */
 	*s = n->st;
+	s->packets = n->u.ctr[CTR_NOC_PACKETS];
+	s->latency_sum = n->u.ctr[CTR_NOC_LATENCY_SUM];
+	s->flits_injected = n->u.ctr[CTR_NOC_FLITS_INJECTED];
+	s->flits = n->u.ctr[CTR_NOC_FLITS];
+	s->flits_replicated = n->u.ctr[CTR_NOC_FLITS_REPLICATED];
+	s->hops = n->u.ctr[CTR_NOC_HOPS];
 }
 
 void noc_set_window(noc *n, cycle_t lo, cycle_t hi)
