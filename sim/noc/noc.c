@@ -186,6 +186,13 @@ struct cal_slot {
 	uint32_t n, cap;
 };
 
+/* The packets whose tails reach their NI in one cycle, in the order the
+ * routers ejected them: (node << 32 | packet slot). */
+struct dl_slot {
+	uint64_t *v;
+	uint32_t n, cap;
+};
+
 struct cls_stat {
 	uint64_t packets, flits, lat_sum, hops_sum, lat_max;
 	uint32_t *hist;          /* NOC_HIST_EXACT counts, lazily allocated */
@@ -204,6 +211,7 @@ struct noc {
 	int n_words;             /* words per bitmap */
 	struct cal_slot *cal;    /* calendar ring */
 	uint32_t cal_w;          /* slots (power of two) */
+	struct dl_slot *dl;      /* deliveries by cycle, cal_w slots */
 	uint64_t cal_n;          /* items in it */
 	struct pkt *pk;          /* packet slots */
 	uint32_t pk_cap;         /* slots allocated */
@@ -861,6 +869,36 @@ static int router_va(struct noc *n, struct router *r, cycle_t c,
 	return grants;
 }
 
+/*
+ * Packet slot's tail reaches node's NI at cycle 'at'.  Every delivery of
+ * a cycle comes from the one tick at - (t_sa + t_st + 1), during which no
+ * other unit schedules anything: one event per cycle for all of them, at
+ * the place the first one's would have had, dispatches them in the same
+ * order as one event each did (2 M fewer events in ResNet-50 on tpu-v1).
+ */
+static void deliver_at(struct noc *n, cycle_t at, int node, uint32_t slot)
+{
+	struct dl_slot *d = &n->dl[at & (n->cal_w - 1)];
+
+	if (d->n == d->cap) {
+		uint32_t cap = d->cap ? d->cap * 2 : 8;
+		uint64_t *v = realloc(d->v, cap * sizeof(*v));
+
+		if (!v) {
+			n->oom = 1;
+			return;
+		}
+		d->v = v;
+		d->cap = cap;
+	}
+	if (!d->n && eng_schedule(n->u.eng, at, EV_PRI_COMPLETE, &n->u,
+				  NOC_EV_DELIVER, 0)) {
+		n->oom = 1;
+		return;
+	}
+	d->v[d->n++] = (uint64_t)node << 32 | slot;
+}
+
 /* The front flit of input VC 'in' crosses the switch to output o (output
  * VC ov): onto the link to the next router, or out of the ejection port. */
 static void flit_out(struct noc *n, int node, struct router *r, int in,
@@ -881,10 +919,8 @@ static void flit_out(struct noc *n, int node, struct router *r, int in,
 		n->u.ctr[CTR_NOC_FLITS]++;
 		if (at >= n->win_lo && at < n->win_hi)
 			n->win_flits++;
-		if (tail && eng_schedule(n->u.eng, at, EV_PRI_COMPLETE, &n->u,
-					 NOC_EV_DELIVER,
-					 (uint64_t)node << 32 | f.pkt))
-			n->oom = 1;
+		if (tail)
+			deliver_at(n, at, node, f.pkt);
 	} else {
 		cycle_t at = c + (cycle_t)(n->p.t_sa + n->p.t_st + n->p.t_link);
 
@@ -1233,6 +1269,22 @@ static int noc_deliver(struct noc *n, uint32_t slot, int node, cycle_t now)
 	return fn ? fn(ctx, tag, node, now) : 0;
 }
 
+/* The deliveries of cycle 'now', in order (deliver_at).  The callbacks
+ * only send packets, which reach an NI no earlier than a later tick's
+ * ejection: nothing joins this cycle's list while it is walked. */
+static int noc_deliver_all(struct noc *n, cycle_t now)
+{
+	struct dl_slot *d = &n->dl[now & (n->cal_w - 1)];
+	uint32_t i;
+	int rc = 0;
+
+	for (i = 0; i < d->n && !rc; i++)
+		rc = noc_deliver(n, (uint32_t)d->v[i], (int)(d->v[i] >> 32),
+				 now);
+	d->n = 0;
+	return rc;
+}
+
 /* Room in node's source queue: call every refused sender, in the order
  * they were refused (each is one-shot; a sender refused again re-asks). */
 static int noc_space(struct noc *n, int node, cycle_t now)
@@ -1264,7 +1316,7 @@ static int noc_on_event(struct unit *u, const struct ev *ev)
 		return noc_tick(n, ev->when);
 	if (ev->kind == NOC_EV_SPACE)
 		return noc_space(n, (int)ev->arg, ev->when);
-	return noc_deliver(n, (uint32_t)ev->arg, (int)(ev->arg >> 32), ev->when);
+	return noc_deliver_all(n, ev->when);
 }
 
 int noc_room(const noc *n, int node)
@@ -1479,6 +1531,10 @@ static void noc_destroy(struct unit *u)
 	if (n->cal)
 		for (w = 0; w < n->cal_w; w++)
 			free(n->cal[w].v);
+	if (n->dl)
+		for (w = 0; w < n->cal_w; w++)
+			free(n->dl[w].v);
+	free(n->dl);
 	for (i = 0; i < NOC_N_CLS; i++)
 		free(n->cls[i].hist);
 	free(n->cal);
@@ -1584,7 +1640,8 @@ noc *noc_new(eng *e, const struct noc_params *p, const char *name)
 	n->act = calloc((size_t)n->n_words, sizeof(uint64_t));
 	n->nipend = calloc((size_t)n->n_words, sizeof(uint64_t));
 	n->cal = calloc(n->cal_w, sizeof(*n->cal));
-	if (!n->r || !n->ni || !n->act || !n->nipend || !n->cal)
+	n->dl = calloc(n->cal_w, sizeof(*n->dl));
+	if (!n->r || !n->ni || !n->act || !n->nipend || !n->cal || !n->dl)
 		goto fail;
 	for (i = 0; i < n->n_nodes; i++) {
 		struct ni *q = &n->ni[i];
