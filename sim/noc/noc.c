@@ -88,6 +88,8 @@ struct ivc {
 	uint8_t state;           /* IVC_IDLE / IVC_VA / IVC_ACTIVE */
 	uint8_t out_port;        /* route of the front packet (from RC) */
 	uint16_t out_vc;         /* its output VC once VA granted it */
+	uint16_t oidx;           /* unicast: out[] index of that VC
+				    (out_port * vcs + out_vc) */
 	cycle_t ready;           /* earliest cycle of the next stage */
 	uint8_t branches;        /* multicast: output ports of the tree here
 				    (bit per port); 0 = unicast (out_port) */
@@ -861,6 +863,7 @@ static int router_va(struct noc *n, struct router *r, cycle_t c,
 			v = __builtin_ctz(fm); /* the lowest free one */
 			ovc_take(r, V, in, k, v);
 			iv->out_vc = (uint16_t)v;
+			iv->oidx = (uint16_t)(k * V + v);
 			va_granted(n, r, iv, c, waiting);
 			r->rr_va[k] = (uint16_t)wrap(in + 1, PV);
 			grants++;
@@ -987,6 +990,75 @@ static void flit_pop(struct noc *n, int node, struct router *r, int in,
 	}
 }
 
+/* The front flit of unicast input VC iv crosses the switch to its output
+ * o and leaves the buffer: flit_out then flit_pop, the same updates in
+ * the same order, in one pass (the path of nearly every flit). */
+static void flit_move(struct noc *n, int node, struct router *r,
+		      struct ivc *iv, int o, cycle_t c)
+{
+	const struct noc_params *p = &n->p;
+	struct flit f = iv->buf[iv->head];
+	int ip = iv->port, vc = iv->vc;
+	struct cal_item *it;
+
+	r->flits++;
+	r->link_flits[o]++;
+	if (o == NOC_LOCAL) {
+		/* ejection: the NI sinks every flit; the tail completes */
+		cycle_t at = c + (cycle_t)(p->t_sa + p->t_st + 1);
+
+		n->u.ctr[CTR_NOC_FLITS]++;
+		if (at >= n->win_lo && at < n->win_hi)
+			n->win_flits++;
+		if (f.tail)
+			deliver_at(n, at, node, f.pkt);
+	} else {
+		cycle_t at = c + (cycle_t)(p->t_sa + p->t_st + p->t_link);
+
+		it = cal_new(n, at);
+		it->kind = CAL_FLIT;
+		it->node = r->nbr[o];
+		it->tail = 0;
+		it->k = (uint16_t)(opposite(o) * p->vcs + iv->out_vc);
+		it->f = f;
+		it->f.arrive = at;
+		r->out[iv->oidx].credits--;
+		n->u.ctr[CTR_NOC_HOPS]++;
+	}
+	if (f.tail) {
+		struct ovc *oc = &r->out[iv->oidx];
+
+		if (o != NOC_LOCAL && p->wait_tail) {
+			oc->tail_wait = 1;
+		} else {
+			oc->owner = -1;
+			r->free_m[o] |= (uint16_t)(1u << iv->out_vc);
+		}
+	}
+	/* the slot frees; its credit goes upstream */
+	iv->head = (uint16_t)wrap(iv->head + 1, p->buf_depth);
+	if (!--iv->n)
+		r->ne_m[ip] &= (uint16_t)~(1u << vc);
+	r->n_buf--;
+	it = cal_new(n, c + (cycle_t)p->t_credit);
+	it->tail = (uint8_t)f.tail;
+	if (ip == NOC_LOCAL) {
+		it->kind = CAL_NI_CREDIT;
+		it->node = node;
+		it->k = (uint16_t)vc;
+	} else {
+		it->kind = CAL_CREDIT;
+		it->node = r->nbr[ip];
+		it->k = (uint16_t)(opposite(ip) * p->vcs + vc);
+	}
+	if (f.tail) {
+		iv->state = IVC_IDLE;
+		r->act_m[ip] &= (uint16_t)~(1u << vc);
+		if (iv->n)
+			ivc_new_head(n, node, iv, c + 1);
+	}
+}
+
 /* Branch o of the multicast in input VC k sends its next flit; the front
  * flit leaves the buffer once every branch has sent it.  Branches advance
  * independently through the buffered packet (asynchronous replication):
@@ -1054,12 +1126,14 @@ static int sa_ready(const struct noc *n, const struct router *r, int k)
 static int router_sa(struct noc *n, int node, struct router *r, cycle_t c,
 		     int *waiting)
 {
-	int V = n->p.vcs, p, o, moved = 0;
-	int pick[NOC_N_PORTS];   /* input VC chosen per input port, -1 */
+	const int V = n->p.vcs, age = n->p.age;
+	int p, o, moved = 0;
+	int pick[NOC_N_PORTS];   /* input VC chosen per input port */
 	int win[NOC_N_PORTS];    /* input port granted per output */
 	uint32_t want[NOC_N_PORTS]; /* input ports bidding per output */
-	uint32_t pm, picked = 0, outs = 0; /* ports with a pick, outputs
-					      with a bidder (bit per port) */
+	uint32_t pm, mc = 0, outs = 0; /* ports whose pick is a multicast,
+					  outputs with a bidder (bit per
+					  port) */
 
 	/* Every loop walks set bits only (a port of an edge router that has
 	 * no neighbour holds no flit; most cycles see one or two bids). */
@@ -1067,56 +1141,65 @@ static int router_sa(struct noc *n, int node, struct router *r, cycle_t c,
 		/* the VCs with a flit past VA, in visiting order: from the
 		 * round-robin pointer up, then from 0 (age: from 0) */
 		uint32_t cand, part[2], h;
-		int rr;
+		const struct ivc *iv;
+		int k = -1;
 
 		p = __builtin_ctz(pm);
-		pick[p] = -1;
 		cand = (uint32_t)(r->act_m[p] & r->ne_m[p]);
 		if (!cand)
 			continue;
-		rr = n->p.age ? 0 : r->rr_in[p];
-		part[0] = cand & ~((1u << rr) - 1);
-		part[1] = cand & ((1u << rr) - 1);
-		for (h = 0; h < 2 && pick[p] < 0; h++)
+		h = age ? 0 : r->rr_in[p];
+		part[0] = cand & ~((1u << h) - 1);
+		part[1] = cand & ((1u << h) - 1);
+		for (h = 0; h < 2 && k < 0; h++)
 		for (cand = part[h]; cand; cand &= cand - 1) {
-			int k = p * V + __builtin_ctz(cand);
-			struct ivc *iv = &r->in[k];
+			int kk = p * V + __builtin_ctz(cand);
 
+			iv = &r->in[kk];
 			if (iv->ready > c) {
 				*waiting = 1;
 				continue;
 			}
-			if (!sa_ready(n, r, k)) {
+			/* a unicast flit's credit (ejection never runs
+			 * out: its VCs hold 2^30) */
+			if (iv->branches ? !sa_ready(n, r, kk)
+					 : r->out[iv->oidx].credits <= 0) {
 				r->stall_credit++;
 				n->u.ctr[CTR_NOC_STALL_CREDIT]++;
 				continue;
 			}
-			if (pick[p] < 0 ||
-			    (n->p.age && older(front_pkt(n, r, k),
-					       front_pkt(n, r, pick[p]))))
-				pick[p] = k;
-			if (!n->p.age)
+			if (k < 0 ||
+			    (age && older(front_pkt(n, r, kk),
+					  front_pkt(n, r, k))))
+				k = kk;
+			if (!age)
 				break;
 		}
-		if (pick[p] >= 0)
-			picked |= 1u << p;
+		if (k < 0)
+			continue;
+		pick[p] = k;
+		/*
+		 * Output stage: want[o] = the input ports whose pick bids
+		 * for o.  A unicast pick bids for its route alone (its
+		 * credit was just seen); a multicast one for each branch
+		 * sa_wants names, below.
+		 */
+		iv = &r->in[k];
+		if (iv->branches) {
+			mc |= 1u << p;
+			continue;
+		}
+		o = iv->out_port;
+		if (!(outs >> o & 1)) {
+			outs |= 1u << o;
+			want[o] = 0;
+		}
+		want[o] |= 1u << p;
 	}
-	/*
-	 * Output stage: want[o] = the input ports whose pick bids for o.  A
-	 * unicast pick bids for its route alone (sa_ready found its credit,
-	 * and nothing has changed since); a multicast one for each branch
-	 * sa_wants names.  Round robin takes the first bidder at or after
-	 * the port's pointer, cyclically; age the oldest, lowest port first
-	 * on a tie (the order the bidders were once visited in, p = 0..4).
-	 */
-	for (pm = picked; pm; pm &= pm - 1) {
-		const struct ivc *iv;
-
-		p = __builtin_ctz(pm);
-		iv = &r->in[pick[p]];
+	for (pm = mc; pm; pm &= pm - 1)
 		for (o = 0; o < NOC_N_PORTS; o++) {
-			if (iv->branches ? !sa_wants(n, r, pick[p], o)
-					 : o != iv->out_port)
+			p = __builtin_ctz(pm);
+			if (!sa_wants(n, r, pick[p], o))
 				continue;
 			if (!(outs >> o & 1)) {
 				outs |= 1u << o;
@@ -1124,11 +1207,15 @@ static int router_sa(struct noc *n, int node, struct router *r, cycle_t c,
 			}
 			want[o] |= 1u << p;
 		}
-	}
+	/*
+	 * Round robin takes the first bidder at or after the port's pointer,
+	 * cyclically; age the oldest, lowest port first on a tie (the order
+	 * the bidders were once visited in, p = 0..4).
+	 */
 	for (pm = outs; pm; pm &= pm - 1) {
 		uint32_t m = want[o = __builtin_ctz(pm)], hi;
 
-		if (!n->p.age) {
+		if (!age) {
 			hi = m & ~((1u << r->rr_out[o]) - 1);
 			win[o] = __builtin_ctz(hi ? hi : m);
 			continue;
@@ -1151,8 +1238,7 @@ static int router_sa(struct noc *n, int node, struct router *r, cycle_t c,
 		r->rr_out[o] = (uint16_t)wrap(ip + 1, NOC_N_PORTS);
 		moved++;
 		if (!iv->branches) {
-			flit_out(n, node, r, k, 0, o, iv->out_vc, c);
-			flit_pop(n, node, r, k, c);
+			flit_move(n, node, r, iv, o, c);
 			continue;
 		}
 		mc_out(n, node, r, k, o, c);
