@@ -61,6 +61,10 @@ const char *const noc_port_names[NOC_N_PORTS] = {
 	"local", "east", "west", "south", "north"
 };
 
+/* Networks of up to this many nodes keep their routes in a table (at most
+ * 1 MiB): a head's route is one load. */
+#define NOC_RT_NODES 1024
+
 /* Latencies kept exactly up to this many cycles (p99); longer ones count
  * in the last slot. */
 #define NOC_HIST_EXACT 65536
@@ -213,6 +217,8 @@ struct noc {
 	int n_words;             /* words per bitmap */
 	struct cal_slot *cal;    /* calendar ring */
 	uint32_t cal_w;          /* slots (power of two) */
+	uint8_t *rt;             /* route(node, dst) at [node * nodes + dst],
+				    for networks of up to NOC_RT_NODES */
 	struct dl_slot *dl;      /* deliveries by cycle, cal_w slots */
 	uint64_t cal_n;          /* items in it */
 	struct pkt *pk;          /* packet slots */
@@ -613,21 +619,26 @@ int noc_send(noc *n, const struct noc_msg *m)
 
 /* The front flit of an input VC became a head at cycle 'from': route it
  * and start its RC. */
-static void ivc_new_head(struct noc *n, int node, struct ivc *iv, cycle_t from)
+static inline void ivc_new_head(struct noc *n, int node, struct ivc *iv,
+				cycle_t from)
 {
 	const struct flit *f = &iv->buf[iv->head];
+	const struct pkt *pk = &n->pk[f->pkt];
 	struct router *r = &n->r[node];
 	cycle_t start = f->arrive > from ? f->arrive : from;
 
-	if (n->pk[f->pkt].mc) {
+	if (pk->mc) {
 		iv->branches = mc_branches(n, node, f->pkt);
 		iv->out_port = (uint8_t)__builtin_ctz(iv->branches);
+		iv->bdone = 0;
+		memset(iv->bpos, 0, sizeof(iv->bpos));
 	} else {
+		/* bdone and bpos are a multicast's alone */
 		iv->branches = 0;
-		iv->out_port = (uint8_t)route(n, node, n->pk[f->pkt].dst);
+		iv->out_port = n->rt ? n->rt[(size_t)node * (size_t)n->n_nodes +
+					     (size_t)pk->dst]
+				     : (uint8_t)route(n, node, pk->dst);
 	}
-	iv->bdone = 0;
-	memset(iv->bpos, 0, sizeof(iv->bpos));
 	iv->state = IVC_VA;
 	r->n_va++;
 	r->va_m[iv->port] |= (uint16_t)(1u << iv->vc);
@@ -692,12 +703,6 @@ static int vc_class(const struct noc *n, const struct router *r, int ip,
 	if (r->wrap[o])
 		return 1;
 	return ip == opposite(o) && iv >= n->p.vcs / 2;
-}
-
-/* Round robin: 1 if index a comes before b counting from pointer rr. */
-static int rr_before(int a, int b, int rr, int span)
-{
-	return wrap(a - rr + span, span) < wrap(b - rr + span, span);
 }
 
 /* The packet at the front of input VC k of router r. */
@@ -804,14 +809,14 @@ static int va_multicast(struct noc *n, struct router *r, int in, cycle_t c,
 static int router_va(struct noc *n, struct router *r, cycle_t c,
 		     int *waiting)
 {
-	int V = n->p.vcs, PV = n->pv, k, p, grants = 0;
-	int req[NOC_N_PORTS * NOC_N_PORTS * NOC_MAX_VCS], nreq[NOC_N_PORTS];
+	const int V = n->p.vcs, PV = n->pv;
+	int req[NOC_N_PORTS][NOC_N_PORTS * NOC_MAX_VCS], nreq[NOC_N_PORTS];
+	int k, p, o, grants = 0;
 	uint32_t ports = 0; /* output ports with unicast requests */
 	uint32_t m;
 
 	if (!r->n_va)
 		return 0; /* no head waits for a VC (most router cycles) */
-	memset(nreq, 0, sizeof(nreq));
 	/* in input VC order (port, then VC): the heads in VA */
 	for (p = 0; p < NOC_N_PORTS; p++)
 	for (m = r->va_m[p]; m; m &= m - 1) {
@@ -823,49 +828,48 @@ static int router_va(struct noc *n, struct router *r, cycle_t c,
 		}
 		if (iv->branches) {
 			grants += va_multicast(n, r, k, c, waiting);
-		} else {
-			req[iv->out_port * PV + nreq[iv->out_port]++] = k;
-			ports |= 1u << iv->out_port;
+			continue;
 		}
+		o = iv->out_port;
+		if (!(ports >> o & 1)) {
+			ports |= 1u << o;
+			nreq[o] = 0;
+		}
+		req[o][nreq[o]++] = k;
 	}
 	for (; ports; ports &= ports - 1) {
-		int *rq, nr, i, j;
+		int *rq = req[o = __builtin_ctz(ports)], nr = nreq[o], i, i0 = 0;
 
-		k = __builtin_ctz(ports);
-		rq = &req[k * PV];
-		nr = nreq[k];
-		/* order the requests (insertion sort: at most PV) */
-		for (i = 1; i < nr; i++) {
-			int x = rq[i];
+		/* Serve order: age, oldest first (insertion sort, at most
+		 * PV); round robin, the input VCs from the port's pointer
+		 * up, then from 0 - rq is in input VC order, so that is a
+		 * rotation at the first one at or past the pointer. */
+		if (n->p.age) {
+			for (i = 1; i < nr; i++) {
+				int x = rq[i], j;
 
-			for (j = i; j > 0; j--) {
-				int better;
-
-				if (n->p.age)
-					better = older(front_pkt(n, r, x),
-						       front_pkt(n, r, rq[j - 1]));
-				else
-					better = rr_before(x, rq[j - 1],
-							   r->rr_va[k], PV);
-				if (!better)
-					break;
-				rq[j] = rq[j - 1];
+				for (j = i; j > 0 && older(front_pkt(n, r, x),
+						front_pkt(n, r, rq[j - 1])); j--)
+					rq[j] = rq[j - 1];
+				rq[j] = x;
 			}
-			rq[j] = x;
+		} else {
+			while (i0 < nr && rq[i0] < r->rr_va[o])
+				i0++;
 		}
 		for (i = 0; i < nr; i++) {
-			int in = rq[i], v;
+			int in = rq[i0 + i < nr ? i0 + i : i0 + i - nr], v;
 			struct ivc *iv = &r->in[in];
-			uint32_t fm = r->free_m[k] & vc_allowed(n, r, iv, k);
+			uint32_t fm = r->free_m[o] & vc_allowed(n, r, iv, o);
 
 			if (!fm)
 				continue;    /* no free VC: retry next cycle */
 			v = __builtin_ctz(fm); /* the lowest free one */
-			ovc_take(r, V, in, k, v);
+			ovc_take(r, V, in, o, v);
 			iv->out_vc = (uint16_t)v;
-			iv->oidx = (uint16_t)(k * V + v);
+			iv->oidx = (uint16_t)(o * V + v);
 			va_granted(n, r, iv, c, waiting);
-			r->rr_va[k] = (uint16_t)wrap(in + 1, PV);
+			r->rr_va[o] = (uint16_t)wrap(in + 1, PV);
 			grants++;
 		}
 	}
@@ -1624,6 +1628,7 @@ static void noc_destroy(struct unit *u)
 	for (i = 0; i < NOC_N_CLS; i++)
 		free(n->cls[i].hist);
 	free(n->cal);
+	free(n->rt);
 	free(n->r);
 	free(n->ni);
 	free(n->act);
@@ -1740,6 +1745,17 @@ noc *noc_new(eng *e, const struct noc_params *p, const char *name)
 			goto fail;
 		for (k = 0; k < p->vcs; k++)
 			q->credits[k] = p->buf_depth;
+	}
+	if (n->n_nodes <= NOC_RT_NODES) {
+		int d;
+
+		n->rt = malloc((size_t)n->n_nodes * (size_t)n->n_nodes);
+		if (!n->rt)
+			goto fail;
+		for (i = 0; i < n->n_nodes; i++)
+			for (d = 0; d < n->n_nodes; d++)
+				n->rt[(size_t)i * (size_t)n->n_nodes +
+				      (size_t)d] = (uint8_t)route(n, i, d);
 	}
 	if (eng_add_unit(e, &n->u))
 		goto fail;
