@@ -85,7 +85,8 @@ struct flit {
 };
 
 /* An input virtual channel: a ring of flits and the state of the packet
- * at its front. */
+ * at its front (32 bytes: two to a cache line; what only a multicast
+ * needs is in struct ivc_mc). */
 struct ivc {
 	struct flit *buf;        /* buf_depth slots */
 	uint16_t head, n;        /* ring front, flits held */
@@ -94,14 +95,19 @@ struct ivc {
 	uint16_t out_vc;         /* its output VC once VA granted it */
 	uint16_t oidx;           /* unicast: out[] index of that VC
 				    (out_port * vcs + out_vc) */
-	cycle_t ready;           /* earliest cycle of the next stage */
 	uint8_t branches;        /* multicast: output ports of the tree here
 				    (bit per port); 0 = unicast (out_port) */
+	uint8_t port, vc;        /* where it sits: in[port * vcs + vc] */
+	uint8_t k;               /* that index, port * vcs + vc */
+	cycle_t ready;           /* earliest cycle of the next stage */
+};
+
+/* The multicast state of input VC k of a router (router.mc[k]). */
+struct ivc_mc {
 	uint8_t bdone;           /* branches that have sent the tail */
 	uint16_t bpos[NOC_N_PORTS]; /* per branch: the next flit it sends,
 				    counted from the buffer's front */
 	uint16_t bvc[NOC_N_PORTS]; /* output VC per branch */
-	uint8_t port, vc;        /* where it sits: in[port * vcs + vc] */
 };
 
 /* An output virtual channel: credits for the downstream buffer and the
@@ -117,6 +123,8 @@ struct router {
 	int nbr[NOC_N_PORTS];    /* neighbour router per port, -1 none */
 	uint8_t wrap[NOC_N_PORTS]; /* the link wraps around (torus dateline) */
 	struct ivc *in;          /* NOC_N_PORTS * vcs */
+	struct ivc_mc *mc;       /* the same, their multicast state */
+	struct flit *fbuf;       /* every input VC's buffer, in one block */
 	struct ovc *out;         /* NOC_N_PORTS * vcs */
 	int n_buf;               /* flits held in all input VCs */
 	uint32_t ports;          /* input ports that exist: the local one
@@ -630,8 +638,8 @@ static inline void ivc_new_head(struct noc *n, int node, struct ivc *iv,
 	if (pk->mc) {
 		iv->branches = mc_branches(n, node, f->pkt);
 		iv->out_port = (uint8_t)__builtin_ctz(iv->branches);
-		iv->bdone = 0;
-		memset(iv->bpos, 0, sizeof(iv->bpos));
+		r->mc[iv->k].bdone = 0;
+		memset(r->mc[iv->k].bpos, 0, sizeof(r->mc[iv->k].bpos));
 	} else {
 		/* bdone and bpos are a multicast's alone */
 		iv->branches = 0;
@@ -791,10 +799,10 @@ static int va_multicast(struct noc *n, struct router *r, int in, cycle_t c,
 	for (o = 1; o < NOC_N_PORTS; o++)
 		if (iv->branches >> o & 1) {
 			ovc_take(r, V, in, o, got[o]);
-			iv->bvc[o] = got[o];
+			r->mc[in].bvc[o] = got[o];
 		}
-	iv->bvc[NOC_LOCAL] = NOC_NO_VC;
-	iv->out_vc = iv->bvc[iv->out_port];
+	r->mc[in].bvc[NOC_LOCAL] = NOC_NO_VC;
+	iv->out_vc = r->mc[in].bvc[iv->out_port];
 	va_granted(n, r, iv, c, waiting);
 	return 1;
 }
@@ -984,7 +992,7 @@ static void flit_pop(struct noc *n, int node, struct router *r, int in,
 		n->u.ctr[CTR_NOC_FLITS_REPLICATED] += (uint64_t)k;
 		for (o = 0; o < NOC_N_PORTS; o++)
 			if (iv->branches >> o & 1)
-				iv->bpos[o]--;
+				r->mc[in].bpos[o]--;
 	}
 	if (tail) {
 		iv->state = IVC_IDLE;
@@ -1073,15 +1081,16 @@ static void mc_out(struct noc *n, int node, struct router *r, int k, int o,
 		   cycle_t c)
 {
 	struct ivc *iv = &r->in[k];
-	int pos = iv->bpos[o], b, all = 1;
+	struct ivc_mc *m = &r->mc[k];
+	int pos = m->bpos[o], b, all = 1;
 	const struct flit *f = &iv->buf[wrap(iv->head + pos, n->p.buf_depth)];
 
 	if (f->tail)
-		iv->bdone |= (uint8_t)(1u << o);
-	flit_out(n, node, r, k, pos, o, iv->bvc[o], c);
-	iv->bpos[o]++;
+		m->bdone |= (uint8_t)(1u << o);
+	flit_out(n, node, r, k, pos, o, m->bvc[o], c);
+	m->bpos[o]++;
 	for (b = 0; b < NOC_N_PORTS; b++)
-		if (iv->branches >> b & 1 && !iv->bpos[b])
+		if (iv->branches >> b & 1 && !m->bpos[b])
 			all = 0;
 	if (all)
 		flit_pop(n, node, r, k, c);
@@ -1097,8 +1106,10 @@ static int sa_wants(const struct noc *n, const struct router *r, int k, int o)
 	if (!iv->branches)
 		return iv->out_port == o &&
 		       (o == NOC_LOCAL || r->out[o * V + iv->out_vc].credits > 0);
-	return (iv->branches & ~iv->bdone) >> o & 1 && iv->bpos[o] < iv->n &&
-	       (o == NOC_LOCAL || r->out[o * V + iv->bvc[o]].credits > 0);
+	const struct ivc_mc *m = &r->mc[k];
+
+	return (iv->branches & ~m->bdone) >> o & 1 && m->bpos[o] < iv->n &&
+	       (o == NOC_LOCAL || r->out[o * V + m->bvc[o]].credits > 0);
 }
 
 /* 1 if input VC k's front flit may cross to some output now. */
@@ -1143,21 +1154,22 @@ static int router_sa(struct noc *n, int node, struct router *r, cycle_t c,
 	 * no neighbour holds no flit; most cycles see one or two bids). */
 	for (pm = r->ports; pm; pm &= pm - 1) {
 		/* the VCs with a flit past VA, in visiting order: from the
-		 * round-robin pointer up, then from 0 (age: from 0) */
-		uint32_t cand, part[2], h;
+		 * round-robin pointer up, then from 0 (age: from 0) - bit
+		 * b of the rotated mask is VC (rr + b) mod V */
+		uint32_t cand, rot;
 		const struct ivc *iv;
-		int k = -1;
+		int k = -1, rr, base;
 
 		p = __builtin_ctz(pm);
 		cand = (uint32_t)(r->act_m[p] & r->ne_m[p]);
 		if (!cand)
 			continue;
-		h = age ? 0 : r->rr_in[p];
-		part[0] = cand & ~((1u << h) - 1);
-		part[1] = cand & ((1u << h) - 1);
-		for (h = 0; h < 2 && k < 0; h++)
-		for (cand = part[h]; cand; cand &= cand - 1) {
-			int kk = p * V + __builtin_ctz(cand);
+		rr = age ? 0 : r->rr_in[p];
+		rot = ((cand >> rr) | (cand << (V - rr))) & ((1u << V) - 1);
+		base = p * V - V;
+		for (; rot; rot &= rot - 1) {
+			int v = __builtin_ctz(rot) + rr;
+			int kk = base + (v >= V ? v : v + V);
 
 			iv = &r->in[kk];
 			if (iv->ready > c) {
@@ -1603,11 +1615,8 @@ static void noc_destroy(struct unit *u)
 
 	if (n->r)
 		for (i = 0; i < n->n_nodes; i++) {
-			int k;
-
-			if (n->r[i].in)
-				for (k = 0; k < n->pv; k++)
-					free(n->r[i].in[k].buf);
+			free(n->r[i].fbuf);
+			free(n->r[i].mc);
 			free(n->r[i].in);
 			free(n->r[i].out);
 		}
@@ -1685,17 +1694,19 @@ static int router_init(struct noc *n, int i)
 		if (k == NOC_LOCAL || r->nbr[k] >= 0)
 			r->ports |= 1u << k;
 	r->in = calloc((size_t)n->pv, sizeof(*r->in));
+	r->mc = calloc((size_t)n->pv, sizeof(*r->mc));
 	r->out = calloc((size_t)n->pv, sizeof(*r->out));
-	if (!r->in || !r->out)
+	r->fbuf = calloc((size_t)n->pv * (size_t)p->buf_depth,
+			 sizeof(*r->fbuf));
+	if (!r->in || !r->mc || !r->out || !r->fbuf)
 		return NPU_ENOMEM;
 	for (k = 0; k < NOC_N_PORTS; k++)
 		r->free_m[k] = (uint16_t)((1u << p->vcs) - 1);
 	for (k = 0; k < n->pv; k++) {
-		r->in[k].buf = calloc((size_t)p->buf_depth, sizeof(struct flit));
-		if (!r->in[k].buf)
-			return NPU_ENOMEM;
+		r->in[k].buf = &r->fbuf[(size_t)k * (size_t)p->buf_depth];
 		r->in[k].port = (uint8_t)(k / p->vcs);
 		r->in[k].vc = (uint8_t)(k % p->vcs);
+		r->in[k].k = (uint8_t)k;
 		r->out[k].owner = -1;
 		/* ejection never runs out of credits: the NI sinks */
 		r->out[k].credits = k / p->vcs == NOC_LOCAL ? 1 << 30
