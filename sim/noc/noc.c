@@ -134,9 +134,24 @@ struct router {
 	 * VC states so that VA and SA visit only them (8 VCs x 5 ports were
 	 * 40 visits per router cycle, nearly all to idle VCs). */
 	uint16_t va_m[NOC_N_PORTS];   /* input VCs in IVC_VA */
-	uint16_t act_m[NOC_N_PORTS];  /* input VCs in IVC_ACTIVE */
+	uint16_t act_m[NOC_N_PORTS];  /* input VCs in IVC_ACTIVE, out of
+					 their VA stage */
+	int n_act;                    /* bits set in act_m */
 	uint16_t ne_m[NOC_N_PORTS];   /* input VCs holding a flit */
 	uint16_t free_m[NOC_N_PORTS]; /* output VCs without an owner */
+	/*
+	 * Heads still in RC (state VA, ready in the future) and VCs granted
+	 * VA still in its stage (state ACTIVE, ready in the future) wait in
+	 * these queues, not in va_m and act_m, so the allocators never visit
+	 * a VC only to find it not ready, and a router whose VCs all wait on
+	 * time does no allocation at all.  Each queue fills in the order of
+	 * its ready cycles (RC ends t_rc after an arrival or t_rc + 1 after
+	 * a tail left, VA t_va_eff after the grant) and empties into the
+	 * masks from the front when the router steps; a VC is in at most one
+	 * of them at a time.
+	 */
+	struct due *rcq, *saq;   /* rings of noc.dq_cap entries */
+	uint32_t rcq_h, rcq_n, saq_h, saq_n;
 	uint16_t rr_in[NOC_N_PORTS];  /* SA: next VC to favour per input */
 	uint16_t rr_out[NOC_N_PORTS]; /* SA: next input per output */
 	uint16_t rr_va[NOC_N_PORTS];  /* VA: next input VC per output */
@@ -162,6 +177,12 @@ struct ni {
 	struct waiter *w;        /* senders refused, waiting for room */
 	uint32_t n_w, cap_w;
 	int space_ev;            /* a NOC_EV_SPACE is scheduled */
+};
+
+/* A VC whose stage ends at cycle 'at' (router.rcq, router.saq). */
+struct due {
+	cycle_t at;
+	uint32_t k;              /* input VC index */
 };
 
 struct waiter {
@@ -217,6 +238,8 @@ struct noc {
 	struct noc_params p;     /* parameters */
 	int n_nodes;             /* cols * rows */
 	int pv;                  /* NOC_N_PORTS * vcs */
+	uint32_t dq_cap;         /* router.rcq/saq entries: a power of two
+				    >= pv (a VC is in one at most once) */
 	int t_va_eff;            /* VA grant -> SA eligibility */
 	struct router *r;        /* routers, by node */
 	struct ni *ni;           /* NIs, by node */
@@ -625,10 +648,20 @@ int noc_send(noc *n, const struct noc_msg *m)
 
 /* ---- routers ----------------------------------------------------------------*/
 
-/* The front flit of an input VC became a head at cycle 'from': route it
- * and start its RC. */
+/* Queue q (of n->dq_cap entries, front h, count *cnt) gets (at, k). */
+static inline void due_push(const struct noc *n, struct due *q, uint32_t h,
+			    uint32_t *cnt, cycle_t at, uint32_t k)
+{
+	struct due *d = &q[(h + (*cnt)++) & (n->dq_cap - 1)];
+
+	d->at = at;
+	d->k = k;
+}
+
+/* The front flit of an input VC became a head at cycle 'from' (in the
+ * tick of cycle now): route it and start its RC. */
 static inline void ivc_new_head(struct noc *n, int node, struct ivc *iv,
-				cycle_t from)
+				cycle_t from, cycle_t now)
 {
 	const struct flit *f = &iv->buf[iv->head];
 	const struct pkt *pk = &n->pk[f->pkt];
@@ -649,8 +682,11 @@ static inline void ivc_new_head(struct noc *n, int node, struct ivc *iv,
 	}
 	iv->state = IVC_VA;
 	r->n_va++;
-	r->va_m[iv->port] |= (uint16_t)(1u << iv->vc);
 	iv->ready = start + (cycle_t)n->p.t_rc;
+	if (iv->ready <= now)
+		r->va_m[iv->port] |= (uint16_t)(1u << iv->vc);
+	else
+		due_push(n, r->rcq, r->rcq_h, &r->rcq_n, iv->ready, iv->k);
 }
 
 static void deliver_arrivals(struct noc *n, cycle_t c)
@@ -677,7 +713,7 @@ static void deliver_arrivals(struct noc *n, cycle_t c)
 			r->n_buf++;
 			bit_set(n->act, it->node);
 			if (!held && iv->state == IVC_IDLE)
-				ivc_new_head(n, it->node, iv, c);
+				ivc_new_head(n, it->node, iv, c, c);
 		} else if (it->kind == CAL_CREDIT) {
 			struct router *r = &n->r[it->node];
 			struct ovc *o = &r->out[it->k];
@@ -757,10 +793,14 @@ static void va_granted(struct noc *n, struct router *r, struct ivc *iv,
 	iv->state = IVC_ACTIVE;
 	r->n_va--;
 	r->va_m[iv->port] &= (uint16_t)~(1u << iv->vc);
-	r->act_m[iv->port] |= (uint16_t)(1u << iv->vc);
 	iv->ready = c + (cycle_t)n->t_va_eff;
-	if (iv->ready > c)
+	if (iv->ready > c) {
 		*waiting = 1;
+		due_push(n, r->saq, r->saq_h, &r->saq_n, iv->ready, iv->k);
+	} else {
+		r->act_m[iv->port] |= (uint16_t)(1u << iv->vc);
+		r->n_act++;
+	}
 }
 
 /*
@@ -830,10 +870,6 @@ static int router_va(struct noc *n, struct router *r, cycle_t c,
 	for (m = r->va_m[p]; m; m &= m - 1) {
 		struct ivc *iv = &r->in[k = p * V + __builtin_ctz(m)];
 
-		if (iv->ready > c) {
-			*waiting = 1;
-			continue;
-		}
 		if (iv->branches) {
 			grants += va_multicast(n, r, k, c, waiting);
 			continue;
@@ -997,8 +1033,9 @@ static void flit_pop(struct noc *n, int node, struct router *r, int in,
 	if (tail) {
 		iv->state = IVC_IDLE;
 		r->act_m[ip] &= (uint16_t)~(1u << vc);
+		r->n_act--;
 		if (iv->n)
-			ivc_new_head(n, node, iv, c + 1);
+			ivc_new_head(n, node, iv, c + 1, c);
 	}
 }
 
@@ -1066,8 +1103,9 @@ static void flit_move(struct noc *n, int node, struct router *r,
 	if (f.tail) {
 		iv->state = IVC_IDLE;
 		r->act_m[ip] &= (uint16_t)~(1u << vc);
+		r->n_act--;
 		if (iv->n)
-			ivc_new_head(n, node, iv, c + 1);
+			ivc_new_head(n, node, iv, c + 1, c);
 	}
 }
 
@@ -1138,8 +1176,7 @@ static int sa_ready(const struct noc *n, const struct router *r, int k)
  * (asynchronous replication at the front of the buffer).  Returns the
  * number of flits that moved.
  */
-static int router_sa(struct noc *n, int node, struct router *r, cycle_t c,
-		     int *waiting)
+static int router_sa(struct noc *n, int node, struct router *r, cycle_t c)
 {
 	const int V = n->p.vcs, age = n->p.age;
 	int p, o, moved = 0;
@@ -1172,10 +1209,6 @@ static int router_sa(struct noc *n, int node, struct router *r, cycle_t c,
 			int kk = base + (v >= V ? v : v + V);
 
 			iv = &r->in[kk];
-			if (iv->ready > c) {
-				*waiting = 1;
-				continue;
-			}
 			/* a unicast flit's credit (ejection never runs
 			 * out: its VCs hold 2^30) */
 			if (iv->branches ? !sa_ready(n, r, kk)
@@ -1267,11 +1300,31 @@ static int router_sa(struct noc *n, int node, struct router *r, cycle_t c,
 static int router_step(struct noc *n, int node, cycle_t c, int *waiting)
 {
 	struct router *r = &n->r[node];
+	const uint32_t dm = n->dq_cap - 1;
 	int g;
 
 	r->occ_sum += (uint64_t)r->n_buf;
-	g = router_va(n, r, c, waiting);
-	g += router_sa(n, node, r, c, waiting);
+	/* the VCs whose RC or VA stage has ended join the allocators; those
+	 * still in a stage make the router wait on time */
+	for (; r->rcq_n && r->rcq[r->rcq_h].at <= c; r->rcq_n--) {
+		const struct ivc *iv = &r->in[r->rcq[r->rcq_h].k];
+
+		r->va_m[iv->port] |= (uint16_t)(1u << iv->vc);
+		r->rcq_h = (r->rcq_h + 1) & dm;
+	}
+	for (; r->saq_n && r->saq[r->saq_h].at <= c; r->saq_n--) {
+		const struct ivc *iv = &r->in[r->saq[r->saq_h].k];
+
+		r->act_m[iv->port] |= (uint16_t)(1u << iv->vc);
+		r->n_act++;
+		r->saq_h = (r->saq_h + 1) & dm;
+	}
+	if (r->rcq_n | r->saq_n)
+		*waiting = 1;
+	/* allocation only where some VC is past its stage's wait */
+	g = r->n_va > (int)r->rcq_n ? router_va(n, r, c, waiting) : 0;
+	if (r->n_act)
+		g += router_sa(n, node, r, c);
 	if (!r->n_buf)
 		bit_clr(n->act, node);
 	return g;
@@ -1616,6 +1669,8 @@ static void noc_destroy(struct unit *u)
 	if (n->r)
 		for (i = 0; i < n->n_nodes; i++) {
 			free(n->r[i].fbuf);
+			free(n->r[i].rcq);
+			free(n->r[i].saq);
 			free(n->r[i].mc);
 			free(n->r[i].in);
 			free(n->r[i].out);
@@ -1698,7 +1753,9 @@ static int router_init(struct noc *n, int i)
 	r->out = calloc((size_t)n->pv, sizeof(*r->out));
 	r->fbuf = calloc((size_t)n->pv * (size_t)p->buf_depth,
 			 sizeof(*r->fbuf));
-	if (!r->in || !r->mc || !r->out || !r->fbuf)
+	r->rcq = calloc(n->dq_cap, sizeof(*r->rcq));
+	r->saq = calloc(n->dq_cap, sizeof(*r->saq));
+	if (!r->in || !r->mc || !r->out || !r->fbuf || !r->rcq || !r->saq)
 		return NPU_ENOMEM;
 	for (k = 0; k < NOC_N_PORTS; k++)
 		r->free_m[k] = (uint16_t)((1u << p->vcs) - 1);
@@ -1726,6 +1783,8 @@ noc *noc_new(eng *e, const struct noc_params *p, const char *name)
 	n->p = *p;
 	n->n_nodes = p->cols * p->rows;
 	n->pv = NOC_N_PORTS * p->vcs;
+	for (n->dq_cap = 1; n->dq_cap < (uint32_t)n->pv; n->dq_cap *= 2)
+		;
 	n->t_va_eff = va_eff(p);
 	n->tick_at = CYCLE_MAX;
 	n->pk_free = UINT32_MAX;
