@@ -133,7 +133,12 @@ struct router {
 	/* Bit v of [port]: the allocators' candidates, kept in step with the
 	 * VC states so that VA and SA visit only them (8 VCs x 5 ports were
 	 * 40 visits per router cycle, nearly all to idle VCs). */
-	uint16_t va_m[NOC_N_PORTS];   /* input VCs in IVC_VA */
+	/* Heads in IVC_VA past their RC, bit k = input VC k (two words:
+	 * up to 128 VCs): unicast ones by the output port they ask for,
+	 * multicast ones apart (they go first). */
+	uint64_t vq[NOC_N_PORTS][2];
+	uint64_t vqmc[2];
+	uint8_t vq_ports;             /* ports whose vq is not empty */
 	uint16_t act_m[NOC_N_PORTS];  /* input VCs in IVC_ACTIVE, out of
 					 their VA stage */
 	int n_act;                    /* bits set in act_m */
@@ -142,7 +147,7 @@ struct router {
 	/*
 	 * Heads still in RC (state VA, ready in the future) and VCs granted
 	 * VA still in its stage (state ACTIVE, ready in the future) wait in
-	 * these queues, not in va_m and act_m, so the allocators never visit
+	 * these queues, not in vq and act_m, so the allocators never visit
 	 * a VC only to find it not ready, and a router whose VCs all wait on
 	 * time does no allocation at all.  Each queue fills in the order of
 	 * its ready cycles (RC ends t_rc after an arrival or t_rc + 1 after
@@ -658,6 +663,17 @@ static inline void due_push(const struct noc *n, struct due *q, uint32_t h,
 	d->k = k;
 }
 
+/* Head iv (RC done) joins VA's requests. */
+static inline void va_add(struct router *r, const struct ivc *iv)
+{
+	if (iv->branches) {
+		r->vqmc[iv->k >> 6] |= 1ULL << (iv->k & 63);
+	} else {
+		r->vq[iv->out_port][iv->k >> 6] |= 1ULL << (iv->k & 63);
+		r->vq_ports |= (uint8_t)(1u << iv->out_port);
+	}
+}
+
 /* The front flit of an input VC became a head at cycle 'from' (in the
  * tick of cycle now): route it and start its RC. */
 static inline void ivc_new_head(struct noc *n, int node, struct ivc *iv,
@@ -684,7 +700,7 @@ static inline void ivc_new_head(struct noc *n, int node, struct ivc *iv,
 	r->n_va++;
 	iv->ready = start + (cycle_t)n->p.t_rc;
 	if (iv->ready <= now)
-		r->va_m[iv->port] |= (uint16_t)(1u << iv->vc);
+		va_add(r, iv);
 	else
 		due_push(n, r->rcq, r->rcq_h, &r->rcq_n, iv->ready, iv->k);
 }
@@ -792,7 +808,15 @@ static void va_granted(struct noc *n, struct router *r, struct ivc *iv,
 {
 	iv->state = IVC_ACTIVE;
 	r->n_va--;
-	r->va_m[iv->port] &= (uint16_t)~(1u << iv->vc);
+	if (iv->branches) {
+		r->vqmc[iv->k >> 6] &= ~(1ULL << (iv->k & 63));
+	} else {
+		uint64_t *q = r->vq[iv->out_port];
+
+		q[iv->k >> 6] &= ~(1ULL << (iv->k & 63));
+		if (!(q[0] | q[1]))
+			r->vq_ports &= (uint8_t)~(1u << iv->out_port);
+	}
 	iv->ready = c + (cycle_t)n->t_va_eff;
 	if (iv->ready > c) {
 		*waiting = 1;
@@ -847,48 +871,84 @@ static int va_multicast(struct noc *n, struct router *r, int in, cycle_t c,
 	return 1;
 }
 
+/* The lowest set bit of m[2] at or after 'from' (< 128), or -1. */
+static inline int mask_next(const uint64_t m[2], int from)
+{
+	uint64_t w;
+
+	if (from < 64) {
+		w = m[0] & (~0ULL << from);
+		if (w)
+			return __builtin_ctzll(w);
+		from = 64;
+	}
+	if (from >= 128)
+		return -1;
+	w = m[1] & (~0ULL << (from - 64));
+	return w ? 64 + __builtin_ctzll(w) : -1;
+}
+
+/* Grant head 'in' (iv) of router r output VC v of port o. */
+static inline void va_grant(struct noc *n, struct router *r, struct ivc *iv,
+			    int o, int v, cycle_t c, int *waiting)
+{
+	ovc_take(r, n->p.vcs, iv->k, o, v);
+	iv->out_vc = (uint16_t)v;
+	iv->oidx = (uint16_t)(o * n->p.vcs + v);
+	va_granted(n, r, iv, c, waiting);
+	r->rr_va[o] = (uint16_t)wrap(iv->k + 1, n->pv);
+}
+
 /*
  * VC allocation: every head whose RC is done asks for an output VC of its
- * route's port, in its dateline class.  Requests for one port are served
- * oldest first (age) or round robin from the port's pointer; each winner
- * takes the lowest free VC of its class.  Returns the number of grants and
- * sets *waiting when a head still waits for its RC.
+ * route's port, in its dateline class.  Multicast heads go first, in input
+ * VC order (va_multicast).  Requests for one port are then served oldest
+ * first (age) or round robin from the port's pointer (input VCs from the
+ * pointer up, then from 0); each winner takes the lowest free VC of its
+ * class.  Returns the number of grants.
  */
 static int router_va(struct noc *n, struct router *r, cycle_t c,
 		     int *waiting)
 {
-	const int V = n->p.vcs, PV = n->pv;
-	int req[NOC_N_PORTS][NOC_N_PORTS * NOC_MAX_VCS], nreq[NOC_N_PORTS];
-	int k, p, o, grants = 0;
-	uint32_t ports = 0; /* output ports with unicast requests */
-	uint32_t m;
+	int k, o, grants = 0;
+	uint32_t pm;
 
-	if (!r->n_va)
-		return 0; /* no head waits for a VC (most router cycles) */
-	/* in input VC order (port, then VC): the heads in VA */
-	for (p = 0; p < NOC_N_PORTS; p++)
-	for (m = r->va_m[p]; m; m &= m - 1) {
-		struct ivc *iv = &r->in[k = p * V + __builtin_ctz(m)];
+	if (r->vqmc[0] | r->vqmc[1]) {
+		uint64_t m[2] = { r->vqmc[0], r->vqmc[1] };
 
-		if (iv->branches) {
+		for (k = mask_next(m, 0); k >= 0; k = mask_next(m, k + 1))
 			grants += va_multicast(n, r, k, c, waiting);
+	}
+	for (pm = r->vq_ports; pm; pm &= pm - 1) {
+		uint64_t m[2] = { r->vq[o = __builtin_ctz(pm)][0], r->vq[o][1] };
+		int rq[NOC_N_PORTS * NOC_MAX_VCS], nr = 0, i;
+
+		if (!n->p.age && !m[1] && (!n->p.torus || o == NOC_LOCAL)) {
+			/* Round robin over one word, every VC of the port
+			 * allowed: the requests from the pointer up, then
+			 * from 0, each taking the lowest free VC until none
+			 * is left (common case, no list) */
+			int rr = r->rr_va[o];
+			uint64_t hi = rr < 64 ? m[0] & (~0ULL << rr) : 0;
+			uint64_t part[2] = { hi, m[0] & ~hi };
+
+			for (i = 0; i < 2; i++)
+				for (; part[i]; part[i] &= part[i] - 1) {
+					uint32_t fm = r->free_m[o];
+
+					if (!fm)
+						break; /* retry next cycle */
+					va_grant(n, r, &r->in[__builtin_ctzll(part[i])],
+						 o, __builtin_ctz(fm), c, waiting);
+					grants++;
+				}
 			continue;
 		}
-		o = iv->out_port;
-		if (!(ports >> o & 1)) {
-			ports |= 1u << o;
-			nreq[o] = 0;
-		}
-		req[o][nreq[o]++] = k;
-	}
-	for (; ports; ports &= ports - 1) {
-		int *rq = req[o = __builtin_ctz(ports)], nr = nreq[o], i, i0 = 0;
-
-		/* Serve order: age, oldest first (insertion sort, at most
-		 * PV); round robin, the input VCs from the port's pointer
-		 * up, then from 0 - rq is in input VC order, so that is a
-		 * rotation at the first one at or past the pointer. */
+		/* the requests in the port's order */
 		if (n->p.age) {
+			for (k = mask_next(m, 0); k >= 0; k = mask_next(m, k + 1))
+				rq[nr++] = k;
+			/* oldest first (insertion sort, at most PV) */
 			for (i = 1; i < nr; i++) {
 				int x = rq[i], j;
 
@@ -898,22 +958,21 @@ static int router_va(struct noc *n, struct router *r, cycle_t c,
 				rq[j] = x;
 			}
 		} else {
-			while (i0 < nr && rq[i0] < r->rr_va[o])
-				i0++;
+			int rr = r->rr_va[o];
+
+			for (k = mask_next(m, rr); k >= 0; k = mask_next(m, k + 1))
+				rq[nr++] = k;
+			for (k = mask_next(m, 0); k >= 0 && k < rr;
+			     k = mask_next(m, k + 1))
+				rq[nr++] = k;
 		}
 		for (i = 0; i < nr; i++) {
-			int in = rq[i0 + i < nr ? i0 + i : i0 + i - nr], v;
-			struct ivc *iv = &r->in[in];
+			struct ivc *iv = &r->in[rq[i]];
 			uint32_t fm = r->free_m[o] & vc_allowed(n, r, iv, o);
 
 			if (!fm)
 				continue;    /* no free VC: retry next cycle */
-			v = __builtin_ctz(fm); /* the lowest free one */
-			ovc_take(r, V, in, o, v);
-			iv->out_vc = (uint16_t)v;
-			iv->oidx = (uint16_t)(o * V + v);
-			va_granted(n, r, iv, c, waiting);
-			r->rr_va[o] = (uint16_t)wrap(in + 1, PV);
+			va_grant(n, r, iv, o, __builtin_ctz(fm), c, waiting);
 			grants++;
 		}
 	}
@@ -1307,9 +1366,7 @@ static int router_step(struct noc *n, int node, cycle_t c, int *waiting)
 	/* the VCs whose RC or VA stage has ended join the allocators; those
 	 * still in a stage make the router wait on time */
 	for (; r->rcq_n && r->rcq[r->rcq_h].at <= c; r->rcq_n--) {
-		const struct ivc *iv = &r->in[r->rcq[r->rcq_h].k];
-
-		r->va_m[iv->port] |= (uint16_t)(1u << iv->vc);
+		va_add(r, &r->in[r->rcq[r->rcq_h].k]);
 		r->rcq_h = (r->rcq_h + 1) & dm;
 	}
 	for (; r->saq_n && r->saq[r->saq_h].at <= c; r->saq_n--) {
