@@ -57,6 +57,9 @@ struct piece {
 	uint8_t cls;             /* enum noc_class */
 	int target;              /* DRAM channel or core */
 	int node;                /* the target's node */
+	int home;                /* the requester's node (its response
+				    goes there; kept here, not looked up
+				    through the parent, a cache miss) */
 	int req_left;            /* request packets not yet arrived */
 	int resp_left;           /* response packets not yet arrived */
 	uint32_t next_mc;        /* router multicast: the next destination's
@@ -304,7 +307,7 @@ static int mem_done(void *ctx, uint64_t tag, cycle_t when)
 {
 	struct nocport *np = ctx;
 	struct piece *p = &np->pc[tag];
-	int src = p->node, dst = np->core_node[np->pa[p->parent].core];
+	int src = p->node, dst = p->home;
 
 	(void)when;
 	p->resp_left = resp_packets(np, p->write, p->bytes);
@@ -371,6 +374,7 @@ static int new_piece(struct nocport *np, uint32_t a, int node, int target,
 	p->cls = (uint8_t)cls;
 	p->target = target;
 	p->node = node;
+	p->home = np->core_node[np->pa[a].core];
 	p->req_left = req_packets(np, write, bytes);
 	p->resp_left = 0;
 	p->next_mc = UINT32_MAX;
