@@ -796,14 +796,14 @@ static uint32_t vc_allowed(const struct noc *n, const struct router *r,
 }
 
 /* Input VC k (iv) takes output VC v of port o. */
-static void ovc_take(struct router *r, int V, int k, int o, int v)
+static inline void ovc_take(struct router *r, int V, int k, int o, int v)
 {
 	r->out[o * V + v].owner = k;
 	r->free_m[o] &= (uint16_t)~(1u << v);
 }
 
 /* Input VC iv won VA in cycle c: on to SA after the VA stage. */
-static void va_granted(struct noc *n, struct router *r, struct ivc *iv,
+static inline __attribute__((always_inline)) void va_granted(struct noc *n, struct router *r, struct ivc *iv,
 		       cycle_t c, int *waiting)
 {
 	iv->state = IVC_ACTIVE;
