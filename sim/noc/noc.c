@@ -181,6 +181,10 @@ struct ni {
 	uint32_t n_resp;         /* queued responses (outside inject_queue) */
 	struct waiter *w;        /* senders refused, waiting for room */
 	uint32_t n_w, cap_w;
+	struct waiter *w2;       /* the other list noc_space swaps in while
+				    it calls the refused (no malloc per
+				    space event) */
+	uint32_t cap_w2;
 	int space_ev;            /* a NOC_EV_SPACE is scheduled */
 };
 
@@ -1502,21 +1506,21 @@ static int noc_deliver_all(struct noc *n, cycle_t now)
 static int noc_space(struct noc *n, int node, cycle_t now)
 {
 	struct ni *q = &n->ni[node];
-	uint32_t k, cnt = q->n_w;
-	struct waiter *w;
+	uint32_t k, cnt = q->n_w, cap = q->cap_w;
+	struct waiter *w = q->w;
 	int rc = 0;
 
 	q->space_ev = 0;
 	if (!cnt)
 		return 0;
-	w = malloc(cnt * sizeof(*w));
-	if (!w)
-		return NPU_ENOMEM;
-	memcpy(w, q->w, cnt * sizeof(*w));
+	/* the refused wait in w; those refused again queue in the other */
+	q->w = q->w2;
+	q->cap_w = q->cap_w2;
 	q->n_w = 0;
 	for (k = 0; k < cnt && !rc; k++)
 		rc = w[k].fn(w[k].ctx, now);
-	free(w);
+	q->w2 = w;
+	q->cap_w2 = cap;
 	return rc;
 }
 
@@ -1736,6 +1740,7 @@ static void noc_destroy(struct unit *u)
 		for (i = 0; i < n->n_nodes; i++) {
 			free(n->ni[i].q);
 			free(n->ni[i].w);
+			free(n->ni[i].w2);
 			free(n->ni[i].credits);
 			free(n->ni[i].owned);
 		}

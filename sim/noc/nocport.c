@@ -36,6 +36,9 @@ struct view {
 	int kind;                /* NV_* */
 	struct mem_port **w;     /* ports refused, waiting for room */
 	int n_w, cap_w;
+	struct mem_port **w2;    /* the other list v_space swaps in while it
+				    calls them (no malloc per retry) */
+	int cap_w2;
 	int asked;               /* noc_want_space pending */
 };
 
@@ -550,20 +553,20 @@ static int v_recv(void *t, struct mem_port *port, const struct mem_req *r)
 static int v_space(void *ctx, cycle_t when)
 {
 	struct view *v = ctx;
-	struct mem_port **w;
-	int k, n = v->n_w, rc = 0;
+	struct mem_port **w = v->w;
+	int k, n = v->n_w, cap = v->cap_w, rc = 0;
 
 	v->asked = 0;
 	if (!n)
 		return 0;
-	w = malloc((size_t)n * sizeof(*w));
-	if (!w)
-		return NPU_ENOMEM;
-	memcpy(w, v->w, (size_t)n * sizeof(*w));
+	/* the refused wait in w; those refused again queue in the other */
+	v->w = v->w2;
+	v->cap_w = v->cap_w2;
 	v->n_w = 0;
 	for (k = 0; k < n && !rc; k++)
 		rc = w[k]->retry(w[k]->retry_ctx, when);
-	free(w);
+	v->w2 = w;
+	v->cap_w2 = cap;
 	return rc;
 }
 
@@ -706,8 +709,10 @@ void nocport_free(nocport *np)
 	if (!np)
 		return;
 	if (np->views)
-		for (i = 0; i < np->n_cores * NV_N; i++)
+		for (i = 0; i < np->n_cores * NV_N; i++) {
 			free(np->views[i].w);
+			free(np->views[i].w2);
+		}
 	if (np->ch)
 		for (i = 0; i < np->n_ch; i++)
 			free(np->ch[i].fifo);
