@@ -809,6 +809,10 @@ int isa_reg_by_name(const char *name)
 		return (int)parse_index(name + 1, 31);
 	if (strcmp(name, "fp") == 0)
 		return 8; /* frame pointer = s0, as in RISC-V */
+	/* every ABI name is 2-4 characters: other identifiers (most of the
+	 * ones an assembler asks about) are not scanned for */
+	if (!name[0] || !name[1] || (name[2] && name[3] && name[4]))
+		return -1;
 	return find_name(isa_reg_names, 32, name);
 }
 
