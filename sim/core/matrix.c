@@ -1808,12 +1808,12 @@ static int ff_bulk(struct mtx *m, struct mtx_insn *act, cycle_t x, cycle_t y,
 		if (full && (rc = p->t.ops->ff_stream(p->t.obj, p->id,
 					s->addr + (uint64_t)row * s->stride,
 					step, s->bytes * s->g, full, s->write,
-					u->c0 + m->off)))
+					u->c0 + m->off, 1)))
 			return rc;
 		if (full < u->cnt &&
 		    (rc = p->t.ops->ff_stream(p->t.obj, p->id, r.addr, 0,
 					      r.bytes, 1, s->write,
-					      u->c0 + full + m->off)))
+					      u->c0 + full + m->off, 1)))
 			return rc;
 	}
 	for (k = 0; values && k < 2; k++)
@@ -1908,6 +1908,287 @@ out:
 	return rc;
 }
 
+/* ---- fast-forward over a stalling stream ---------------------------------- */
+
+/*
+ * A result row wider than its memory's banks can serve in a cycle (a
+ * 128 x 128 array's 512-byte int32 rows on 128 bytes a cycle: w = 4
+ * cycles each) makes the array stall on every row.  Alone, that settles
+ * into a period of w cycles per row: write row j completes at D; the
+ * sequencer, frozen on it, resumes: the row is w - 1 cycles late, the
+ * array runs one cycle (it issues the next result row and, with a read
+ * stream, the next operand row, whose access completes one cycle later)
+ * and freezes on row j + 1, due one cycle later but done at D + w; the
+ * memory serves the queued rows back to back.  Six events a row (the
+ * write's completion and the next one's arbitration, the read's
+ * arbitration and completion, two sequencer passes) for a state that
+ * only shifts by the period.
+ *
+ * So when the sequencer freezes in that state - the one running
+ * instruction frozen on its oldest result row at the array cycle of its
+ * deadline, lead = w rows in flight, the memory serving them as a chain
+ * (sram_ff_chain: alone, latency 1, each row w cycles), at most one read
+ * stream of one-cycle rows in another memory whose next row issues now,
+ * and nobody else acting before the shifted state's time
+ * (eng_horizon_except, the engine's own and the memory's events of
+ * these accesses aside) - k periods are applied at once: the memories
+ * account the rows granted (ff_chain, ff_stream), the values are
+ * captured and written in completion order, the freezes are accounted
+ * (k (w - 1) stall cycles), the ops of rows still in flight are rebuilt
+ * with the sequence numbers and deadlines they would have had, and the
+ * sequencer stays frozen on row j + k, whose completion (scheduled by the
+ * memory) resumes it as before.  A window ends before the instruction's
+ * last cycle, before any other instruction's work, and before a stream
+ * runs out.
+ */
+
+/* eng_horizon_except's filter: the sequencer's passes (stale ones: it is
+ * frozen) and every event of the result memory (its requestor's alone). */
+struct ff_mine {
+	const struct unit *mtx, *mem;
+};
+
+static int ff_mine(void *ctx, const struct ev *ev)
+{
+	const struct ff_mine *f = ctx;
+
+	return ev->unit == f->mem || (ev->unit == f->mtx && ev->kind == MTX_EV_SEQ);
+}
+
+/* An access op of stream si (of in), row 'row', due at 'deadline'. */
+static struct mtx_op *ff_op(struct mtx *m, struct mtx_insn *in, int si,
+			    uint32_t row, cycle_t deadline, uint64_t seq)
+{
+	struct mtx_op *op = m->free_ops;
+
+	if (op)
+		m->free_ops = op->free_next;
+	else if (!(op = malloc(sizeof(*op))))
+		return NULL;
+	op->in = in;
+	op->st = si;
+	op->row = row;
+	op->deadline = deadline;
+	op->done = 0;
+	op->done_at = CYCLE_MAX;
+	op->seq = seq;
+	op->free_next = NULL;
+	return op;
+}
+
+/* Chain rows applied per window at most (bounds the buffer below). */
+#define FF_CHAIN_MAX 256
+
+static int ff_stall(struct mtx *m, cycle_t now)
+{
+	struct mtx_op *x = m->n_heap ? m->heap[0] : NULL, *keep[2 * FF_MAX_OPS];
+	struct mem_req add[FF_CHAIN_MAX];
+	struct mtx_insn *in, *act = NULL, *o;
+	struct mtx_stream *ws, *rs = NULL;
+	const struct mem_port *pw, *pr = NULL;
+	struct mem_info mi;
+	struct ff_mine mine;
+	cycle_t aj, d, h, rd_done = 0, ld;
+	uint64_t k, i, w, seq0, n_s;
+	uint32_t x_row;
+	int si_w, si_r = -1, pos_w = 0, n_keep = 0, n_done = 0, rc;
+	size_t q;
+
+	if (!x || !eng_fast_forward(m->u.eng) || m->be != &mtx_fast_backend ||
+	    !(in = x->in) || m->run_head != in || in->run_next ||
+	    in->array_done || in->completed)
+		return 0;
+	si_w = x->st;
+	x_row = x->row; /* x itself is recycled below */
+	ws = &in->st[si_w];
+	pw = &m->port[ws->req];
+	aj = x->deadline;
+	w = ws->lead;
+	if (!ws->write || ws->dyn || ws->per != 1 || ws->g != 1 || ws->rev ||
+	    !pw->t.ops->ff_chain || !pw->t.ops->unit || w < 2 ||
+	    w > FF_MAX_OPS || now - m->off != aj || ws->next >= ws->nops ||
+	    x->row + w != ws->next || op_issue_cycle(in, ws, ws->next) != aj)
+		return 0;
+	mem_info(pw, &mi);
+	if (mi.latency != 1 || !mi.period)
+		return 0;
+	/* every row w cycles (lead is the worst): rows repeat their bank
+	 * alignment every span / gcd(stride, span) */
+	{
+		uint64_t a = ws->stride % mi.period, b = mi.period, t, per;
+
+		while (a) {
+			t = b % a;
+			b = a;
+			a = t;
+		}
+		per = mi.period / b;
+		if (per > 64)
+			return 0;
+		for (i = 0; i < per; i++)
+			if (mem_alone_cycles(pw, ws->addr + (ws->next + i) *
+					     ws->stride, ws->bytes) != w)
+				return 0;
+	}
+	/* at most one read stream going on: one-cycle rows in another
+	 * memory, its next row issued now */
+	for (i = 0; i < (uint64_t)in->n_st; i++) {
+		struct mtx_stream *s = &in->st[i];
+
+		if ((int)i == si_w || s->next >= s->nops)
+			continue;
+		if (rs || s->write || s->dyn || s->per != 1 || s->g != 1 ||
+		    s->rev || s->lead != 1 ||
+		    op_issue_cycle(in, s, s->next) != aj)
+			return 0;
+		rs = s;
+		si_r = (int)i;
+		pr = &m->port[s->req];
+		if (pr->t.obj == pw->t.obj || !pr->t.ops->ff_stream ||
+		    !pr->t.ops->quiet || !pr->t.ops->quiet(pr->t.obj))
+			return 0;
+	}
+	/* in flight: the w result rows from x's, and the read due now */
+	if (m->n_heap > w + 1)
+		return 0;
+	for (q = 0; q < m->n_heap; q++) {
+		const struct mtx_op *op = m->heap[q];
+
+		if (op->done ? op->deadline != aj || n_done++ :
+		    op->in != in || op->st != si_w || op->row < x->row ||
+		    op->row >= x->row + w || op->deadline != op->row - x->row + aj)
+			return 0;
+	}
+	if (m->n_heap != w + (uint64_t)n_done)
+		return 0;
+	/* the memory's side: a chain whose head (x's row) completes when
+	 * the period says */
+	if (pw->t.ops->ff_chain(pw->t.obj, pw->id, 0, NULL, &d) ||
+	    d != now + w - 1)
+		return 0;
+	/* how many periods: rows left, the instruction's last cycle, other
+	 * instructions' work, and anybody else acting before the shifted
+	 * state's time D + (k - 1) w + 1 */
+	k = ws->nops - ws->next;
+	if (rs && rs->nops - rs->next < k)
+		k = rs->nops - rs->next;
+	if (in->b + in->t - 1 - aj < k)
+		k = in->b + in->t - 1 - aj;
+	if (k > FF_CHAIN_MAX)
+		k = FF_CHAIN_MAX;
+	due_collect(m, 0, aj + k, &act);
+	for (o = act; o; o = o->act_next)
+		if (o != in && (o->key <= aj || o->key - aj < k))
+			k = o->key > aj ? o->key - aj : 0;
+	mine.mtx = &m->u;
+	mine.mem = pw->t.ops->unit(pw->t.obj);
+	h = eng_horizon_except(m->u.eng, ff_mine, &mine);
+	if (h < d + 2)
+		return 0;
+	if ((h - d - 2) / w + 1 < k)
+		k = (h - d - 2) / w + 1;
+	if (!k)
+		return 0;
+
+	/*
+	 * Apply.  Row i (0 <= i < k) of the window: result row x->row + i
+	 * completes at D_i = d + i w; the array runs cycle aj + i, issuing
+	 * result row ws->next + i (due aj + i + w) and operand row
+	 * rs->next + i (due aj + i + 1, complete D_i + 1), in stream order.
+	 */
+	n_s = rs ? 2 : 1;
+	pos_w = rs && si_r < si_w;
+	seq0 = m->op_seq;
+	for (i = 0; i < k; i++) {
+		struct mem_req *r = &add[i];
+
+		op_req(ws, op_row(ws, ws->next + (uint32_t)i), d + i * w, r);
+		r->done = op_done;
+		r->ctx = m;
+		r->tag = 0; /* completed within the window: never called */
+	}
+	/* the ops still in flight afterwards: result rows x->row + k on,
+	 * old ones kept, new ones made; and the last operand row's (done) */
+	for (q = 0; q < m->n_heap; q++) {
+		struct mtx_op *op = m->heap[q];
+
+		if (!op->done && op->row >= x_row + k)
+			keep[n_keep++] = op;
+		else {
+			op->free_next = m->free_ops;
+			m->free_ops = op;
+		}
+	}
+	for (i = k > w ? k - w : 0; i < k; i++) {
+		struct mtx_op *op = ff_op(m, in, si_w,
+					  op_row(ws, ws->next + (uint32_t)i),
+					  aj + i + w, seq0 + i * n_s + (uint64_t)pos_w);
+
+		if (!op)
+			return NPU_ENOMEM;
+		add[i].tag = (uint64_t)(uintptr_t)op;
+		keep[n_keep++] = op;
+	}
+	if (rs) {
+		struct mtx_op *op = ff_op(m, in, si_r,
+					  op_row(rs, rs->next + (uint32_t)(k - 1)),
+					  aj + k, seq0 + (k - 1) * n_s +
+					  (uint64_t)!pos_w);
+
+		if (!op)
+			return NPU_ENOMEM;
+		rd_done = d + (k - 1) * w + 1;
+		op->in = NULL; /* as op_done leaves a completed op */
+		op->done = 1;
+		op->done_at = rd_done;
+		keep[n_keep++] = op;
+	}
+	/* the memories */
+	if ((rc = pw->t.ops->ff_chain(pw->t.obj, pw->id, k, add, &h)))
+		return rc == MEM_RETRY ? NPU_EINTERNAL : rc;
+	if (rs) {
+		struct mem_req r0;
+
+		op_req(rs, op_row(rs, rs->next), d, &r0);
+		if ((rc = pr->t.ops->ff_stream(pr->t.obj, pr->id, r0.addr,
+					       (int64_t)rs->stride, r0.bytes,
+					       k, 0, d, w)))
+			return rc;
+	}
+	/* the values, in completion order: result row, then operand row */
+	for (i = 0; i < k; i++) {
+		if ((rc = op_effect(m, in, si_w, op_row(ws, x_row + (uint32_t)i))))
+			return rc;
+		if (rs && (rc = op_effect(m, in, si_r,
+					  op_row(rs, rs->next + (uint32_t)i))))
+			return rc;
+	}
+	/* the sequencer: counters, freezes, positions, ops in flight */
+	m->n_heap = 0;
+	for (q = 0; q < (size_t)n_keep; q++)
+		if ((rc = heap_push(m, keep[q])))
+			return rc;
+	m->u.ctr[CTR_MATRIX_SRAM_WRITES] += k;
+	if (rs)
+		m->u.ctr[CTR_MATRIX_SRAM_READS] += k;
+	m->op_seq += k * n_s;
+	account_freeze(m, aj, k * (w - 1));
+	m->off += k * (w - 1);
+	in->ops_left -= (uint32_t)(k * n_s);
+	ld = rs ? rd_done : d + (k - 1) * w;
+	if (ld > in->last_done)
+		in->last_done = ld;
+	ws->next += (uint32_t)k;
+	if (rs)
+		rs->next += (uint32_t)k;
+	due_rekey(m, in);
+	m->frozen = 1;
+	m->frozen_at = aj + k;
+	m->seq_gen += (uint32_t)(2 * k);
+	m->seq_when = d + (k - 1) * w + 1;
+	return 0;
+}
+
 /*
  * The sequencer: repeatedly take the next array cycle x with work, make
  * sure every due deadline is met (else wait, frozen), and either schedule
@@ -1922,7 +2203,8 @@ static int seq_run(struct mtx *m)
 		cycle_t x, r;
 
 		if (deadlines_due(m, now))
-			return 0; /* resumed by the access's completion */
+			return ff_stall(m, now); /* resumed by the access's
+						    completion */
 		x = next_cycle(m);
 		if (x == CYCLE_MAX)
 			return 0;

@@ -481,6 +481,47 @@ static void heap_check(const eng *e)
 }
 #endif
 
+/* eng_horizon's bounds other than the pending events, applied to h. */
+static cycle_t horizon_bounds(const eng *e, cycle_t h)
+{
+	if (e->sample_at < h)
+		h = e->sample_at;
+	/* a pause at run_stop shows the state after every event up to it */
+	if (e->run_stop < e->run_max && e->run_stop + 1 < h)
+		h = e->run_stop + 1;
+	/* an event past run_max ends the run at run_max */
+	if (e->run_max < CYCLE_MAX && e->run_max + 1 < h)
+		h = e->run_max + 1;
+	return h;
+}
+
+cycle_t eng_horizon_except(const eng *e, eng_ev_fn mine, void *ctx)
+{
+	cycle_t t = e->base, end = e->base + ENG_CAL_SLOTS;
+	uint32_t i;
+
+	/* the busy slots in cycle order from base, word by word */
+	while (e->n && t < end) {
+		size_t k = (size_t)(t & (ENG_CAL_SLOTS - 1));
+		uint64_t m = e->busy[k >> 6] >> (k & 63);
+		const struct slot *s;
+
+		if (!m) {
+			t += 64 - (k & 63);
+			continue;
+		}
+		t += (cycle_t)__builtin_ctzll(m);
+		if (t >= end)
+			break;
+		s = &e->cal[t & (ENG_CAL_SLOTS - 1)];
+		for (i = s->head; i < s->tail; i++)
+			if (!mine(ctx, &s->v[i]))
+				return horizon_bounds(e, t);
+		t++;
+	}
+	return horizon_bounds(e, e->n_heap ? e->heap[0].when : CYCLE_MAX);
+}
+
 cycle_t eng_horizon(const eng *e)
 {
 	cycle_t h = e->n ? q_next_when(e) : CYCLE_MAX;

@@ -138,6 +138,16 @@ int eng_schedule_gen(eng *e, cycle_t when, enum ev_pri pri, struct unit *u,
  */
 cycle_t eng_horizon(const eng *e);
 
+/*
+ * eng_horizon with the pending events 'mine' accepts taken as absent: a
+ * unit that will apply work of its own at once, and replace its own
+ * events in between, asks when anybody else may act.  Events beyond the
+ * calendar window (a thousand cycles ahead) are not looked at one by one:
+ * the first of them bounds the result.
+ */
+typedef int (*eng_ev_fn)(void *ctx, const struct ev *ev);
+cycle_t eng_horizon_except(const eng *e, eng_ev_fn mine, void *ctx);
+
 /* Number of events pending (including stale ones not yet dropped). */
 size_t eng_pending(const eng *e);
 

@@ -122,11 +122,21 @@ struct mem_target_ops {
 	int (*quiet)(const void *t);
 	int (*ff_cycle)(void *t, const int *ids, const struct mem_req *r,
 			int n, int apply);
-	/* ... and n accesses of requester id, one per cycle from t0, access
-	 * j at addr + j * stride, that nothing else contends with
-	 * (sram_ff_stream) */
+	/* ... and n one-cycle accesses of requester id at t0, t0 + every,
+	 * ..., access j at addr + j * stride, that nothing else contends
+	 * with (sram_ff_stream) */
 	int (*ff_stream)(void *t, int id, uint64_t addr, int64_t stride,
-			 uint32_t bytes, uint64_t n, int write, cycle_t t0);
+			 uint32_t bytes, uint64_t n, int write, cycle_t t0,
+			 cycle_t every);
+	/* ... and requester id's queue of accesses of several cycles each,
+	 * running back to back alone, moved on by k accesses as add[0..k)
+	 * join it (k = 0: check it and give the head's completion cycle;
+	 * sram_ff_chain) */
+	int (*ff_chain)(void *t, int id, uint64_t k, const struct mem_req *add,
+			cycle_t *done);
+	/* The unit whose events the target schedules (a fast-forwarding
+	 * requester replaces those of its own accesses) */
+	const struct unit *(*unit)(const void *t);
 };
 
 /* A memory as the chip hands it to a requester: behaviour + object. */

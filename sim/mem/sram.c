@@ -121,6 +121,8 @@ struct sram {
 	int arb_ran;            /* last_arb is valid */
 	cycle_t arb_sched_last; /* last cycle an ARB event was scheduled for */
 	int arb_sched_any;      /* arb_sched_last is valid */
+	uint32_t arb_gen;       /* ARB events carry it: sram_ff_chain bumps
+				   it to drop the pending ones it replaces */
 	/* Requestors with a head (hs != HS_NONE), a bit each: arbitration
 	 * visits only these, in id order (most of a scratchpad's dozen
 	 * requestors are idle at any time). */
@@ -229,7 +231,8 @@ static int ensure_arb(struct sram *s, cycle_t c)
 		return 0;
 	s->arb_sched_any = 1;
 	s->arb_sched_last = c;
-	return eng_schedule(s->u.eng, c, EV_PRI_ARB, &s->u, SRAM_EV_ARB, 0);
+	return eng_schedule_gen(s->u.eng, c, EV_PRI_ARB, &s->u, SRAM_EV_ARB, 0,
+				&s->arb_gen);
 }
 
 /* Earliest cycle the (new) head may compete, from its issue cycle. */
@@ -1039,7 +1042,7 @@ int sram_quiet(const sram *s)
 int sram_ff_access(sram *s, int req, uint64_t addr, uint32_t bytes,
 		   int write, cycle_t t)
 {
-	return sram_ff_stream(s, req, addr, 0, bytes, 1, write, t);
+	return sram_ff_stream(s, req, addr, 0, bytes, 1, write, t, 1);
 }
 
 /* ---- the memory protocol (port.h) ------------------------------------------*/
@@ -1096,20 +1099,23 @@ static int sram_t_quiet(const void *t)
 /*
  * n one-cycle accesses of requestor req, access j of 'bytes' at addr +
  * j * stride (stride may be negative: two's complement) issued for cycle
- * t0 + j, none meeting another requestor's access, accounted as the events
- * would have: the counters, the round-robin pointers of the banks touched
- * (which move past a requestor granted there), the requestor's ring
- * position and last grant, and the memory's last arbitration cycle.  The
- * caller promises nothing of the requestor in flight, t0 after its
- * previous grant and not before a pass already run, one cycle per access.
+ * t0 + j * every, none meeting another requestor's access, accounted as
+ * the events would have: the counters, the round-robin pointers of the
+ * banks touched (which move past a requestor granted there), the
+ * requestor's ring position and last grant, and the memory's last
+ * arbitration cycle.  The caller promises nothing of the requestor in
+ * flight, t0 after its previous grant and not before a pass already run,
+ * one cycle per access.
  */
 int sram_ff_stream(sram *s, int req, uint64_t addr, int64_t stride,
-		   uint32_t bytes, uint64_t n, int write, cycle_t t0)
+		   uint32_t bytes, uint64_t n, int write, cycle_t t0,
+		   cycle_t every)
 {
 	struct sram_req *r;
 	uint32_t banks = (uint32_t)s->g.banks, rrv, b0, nb, k;
 	uint64_t j, a, last = addr + (n - 1) * (uint64_t)stride, n_words;
 	uint64_t span, period, g, h;
+	cycle_t t_last = t0 + (n ? n - 1 : 0) * every;
 	int kind = write ? SRAM_ST_WRITES : SRAM_ST_READS;
 
 	if (!n)
@@ -1168,21 +1174,160 @@ int sram_ff_stream(sram *s, int req, uint64_t addr, int64_t stride,
 	r->retire += n;
 	r->head += n;
 	r->tail += n;
-	r->prev_last = t0 + n - 1;
+	r->prev_last = t_last;
 	r->have_prev = 1;
 	r->succ_arb = CYCLE_MAX;
-	if (!s->arb_ran || s->last_arb < t0 + n - 1)
-		s->last_arb = t0 + n - 1;
+	if (!s->arb_ran || s->last_arb < t_last)
+		s->last_arb = t_last;
 	s->arb_ran = 1;
 	s->arb_sched_any = 1;
 	s->arb_sched_last = s->last_arb;
 	return 0;
 }
 
-static int sram_t_ff_stream(void *t, int id, uint64_t addr, int64_t stride,
-			    uint32_t bytes, uint64_t n, int write, cycle_t t0)
+/*
+ * A chain: requestor req alone in the memory with accesses of w > 1
+ * cycles each queued back to back (the matrix engine's result rows when
+ * they are wider than the banks): a free head, at least one successor,
+ * every queued access taking w cycles and issued by the cycle after its
+ * predecessor's last grant, so that each starts right then.  Returns w,
+ * or 0 if that is not the state.  Latency 1 only: the head's completion
+ * and its successor's start are then one cycle, which the caller's
+ * period assumes.
+ */
+static uint32_t chain_w(const struct sram *s, int req)
 {
-	return sram_ff_stream(t, id, addr, stride, bytes, n, write, t0);
+	const struct sram_req *r = &s->reqs[req];
+	uint64_t i;
+	cycle_t pl;
+	uint32_t w;
+	int q;
+
+	if (s->g.latency != 1 || r->hs != HS_FREE || r->retire != r->head ||
+	    r->tail - r->head < 2)
+		return 0;
+	for (q = 0; q < s->n_reqs; q++)
+		if (q != req && s->reqs[q].retire != s->reqs[q].tail)
+			return 0; /* someone else has an access in flight */
+	w = sram_alone_cycles(s, slot((struct sram_req *)r, r->head)->addr,
+			      slot((struct sram_req *)r, r->head)->bytes);
+	/* the events in flight are the head's completion and its
+	 * successor's arbitration, both at last_grant + 1 */
+	if (w < 2 || r->free_s + head_cycles_left(s, r) - 1 != r->last_grant ||
+	    r->last_grant + 1 < r->free_s + w - 1 ||
+	    slot((struct sram_req *)r, r->head)->sched_done != r->last_grant + 1 ||
+	    r->succ_arb != r->last_grant + 1 || !s->arb_sched_any ||
+	    s->arb_sched_last != r->succ_arb)
+		return 0;
+	for (i = r->head + 1, pl = r->last_grant; i < r->tail; i++, pl += w) {
+		const struct sram_acc *a = slot((struct sram_req *)r, i);
+
+		if (a->when > pl + 1 ||
+		    sram_alone_cycles(s, a->addr, a->bytes) != w)
+			return 0;
+	}
+	return w;
+}
+
+/*
+ * The chain of requestor req (chain_w) moved on by k accesses, as the
+ * per-cycle model moves it by the time its k-th access after the head
+ * runs free: the k oldest are granted and completed without their
+ * callbacks (counters, round-robin pointers, the requestor's position and
+ * last grant), add[0..k) join the queue in order (access i issued for
+ * add[i].when: each must chain, by the last grant of the one before it +
+ * 1), and the then head runs free with its completion and its
+ * successor's arbitration scheduled.  The events in flight for the old
+ * head are dropped: its completion becomes stale (its index retired) and
+ * pending arbitrations carry arb_gen, bumped here.  k = 0 only checks:
+ * 0 with *done the head's completion cycle if the state is a chain,
+ * MEM_RETRY if not.
+ */
+int sram_ff_chain(sram *s, int req, uint64_t k, const struct mem_req *add,
+		  cycle_t *done)
+{
+	struct sram_req *r;
+	uint64_t i, n_in, h;
+	uint32_t w, banks = (uint32_t)s->g.banks, rrv, j;
+	cycle_t pl, start;
+	int rc;
+
+	if (req < 0 || req >= s->n_reqs)
+		return NPU_EINTERNAL;
+	r = &s->reqs[req];
+	if (!(w = chain_w(s, req)))
+		return MEM_RETRY;
+	*done = r->last_grant + 1;
+	if (!k)
+		return 0;
+	n_in = r->tail - r->head; /* head + queued */
+	for (i = 0, pl = r->last_grant + (n_in - 1) * w; i < k; i++, pl += w)
+		if (add[i].when > pl + 1 || !add[i].write != !slot(r, r->head)->write ||
+		    sram_alone_cycles(s, add[i].addr, add[i].bytes) != w ||
+		    sram_check_range(s, add[i].addr, add[i].bytes))
+			return NPU_EINTERNAL; /* the caller's promise broken */
+	/* the k oldest: granted, each in the w cycles after the one before */
+	rrv = add_mod((uint32_t)req, 1, (uint32_t)s->n_reqs);
+	for (i = 0; i < k; i++) {
+		const struct mem_req *a = i < n_in ? NULL : &add[i - n_in];
+		const struct sram_acc *x = i < n_in ? slot(r, r->head + i) : NULL;
+		uint64_t addr = x ? x->addr : a->addr, n_words;
+		uint32_t bytes = x ? x->bytes : a->bytes, b0, nb;
+
+		acc_count(s, r, addr, bytes, x ? x->write : a->write);
+		acc_shape(s, addr, bytes, &n_words, &b0, &nb);
+		for (j = 0; j < nb; j++)
+			s->rr[add_mod(b0, j, banks)] = (int)rrv;
+	}
+	/* the queue from the new head on: kept entries, then the added ones
+	 * still in flight (the others were granted above) */
+	h = r->head + k;
+	start = r->last_grant + 1 + (k - 1) * w; /* the new head's first grant */
+	for (i = k > n_in ? k - n_in : 0; i < k; i++) {
+		struct sram_acc *a = slot(r, r->tail + i);
+
+		a->addr = add[i].addr;
+		a->bytes = add[i].bytes;
+		a->write = add[i].write != 0;
+		a->when = add[i].when;
+		a->done_at = CYCLE_MAX;
+		a->sched_done = CYCLE_MAX;
+		a->done = add[i].done;
+		a->ctx = add[i].ctx;
+		a->tag = add[i].tag;
+	}
+	r->tail += k;
+	r->retire = r->head = h;
+	r->prev_last = start - 1;
+	r->have_prev = 1;
+	head_activate(s, r);
+	s->arb_ran = 1;
+	s->last_arb = start;
+	s->arb_gen++; /* the old head's successor pass is replaced below */
+	s->arb_sched_any = 0;
+	r->succ_arb = CYCLE_MAX;
+	slot(r, h)->sched_done = CYCLE_MAX;
+	if ((rc = head_set_free(s, req, start)))
+		return rc;
+	return 0;
+}
+
+static int sram_t_ff_stream(void *t, int id, uint64_t addr, int64_t stride,
+			    uint32_t bytes, uint64_t n, int write, cycle_t t0,
+			    cycle_t every)
+{
+	return sram_ff_stream(t, id, addr, stride, bytes, n, write, t0, every);
+}
+
+static const struct unit *sram_t_unit(const void *t)
+{
+	return &((const struct sram *)t)->u;
+}
+
+static int sram_t_ff_chain(void *t, int id, uint64_t k,
+			   const struct mem_req *add, cycle_t *done)
+{
+	return sram_ff_chain(t, id, k, add, done);
 }
 
 /* One cycle's accesses of a fast-forward: all alone in their banks? */
@@ -1231,6 +1376,8 @@ static const struct mem_target_ops sram_target_ops = {
 	.quiet = sram_t_quiet,
 	.ff_cycle = sram_t_ff_cycle,
 	.ff_stream = sram_t_ff_stream,
+	.ff_chain = sram_t_ff_chain,
+	.unit = sram_t_unit,
 };
 
 struct mem_target sram_target(sram *s)

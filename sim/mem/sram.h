@@ -106,12 +106,24 @@ int sram_quiet(const sram *s);
 int sram_ff_access(sram *s, int req, uint64_t addr, uint32_t bytes,
 		   int write, cycle_t t) NPU_WUR;
 /*
- * n such accesses of requestor req in consecutive cycles t0, t0 + 1, ...:
- * access j is 'bytes' at addr + j * stride (stride may be negative), and
- * no other requestor's access wants a bank of the memory in those cycles.
+ * n such accesses of requestor req in cycles t0, t0 + every, t0 + 2 every,
+ * ...: access j is 'bytes' at addr + j * stride (stride may be negative),
+ * and no other requestor's access wants a bank of the memory in those
+ * cycles.
  */
 int sram_ff_stream(sram *s, int req, uint64_t addr, int64_t stride,
-		   uint32_t bytes, uint64_t n, int write, cycle_t t0) NPU_WUR;
+		   uint32_t bytes, uint64_t n, int write, cycle_t t0,
+		   cycle_t every) NPU_WUR;
+
+/*
+ * A lone requestor's queue of accesses of several cycles each, running
+ * back to back (a free head, successors issued before they can start):
+ * moved on by k accesses, add[0..k) joining it, as the per-cycle model
+ * moves it; k = 0 checks the state and gives the head's completion cycle.
+ * Latency 1 only.  MEM_RETRY if it is not such a queue.
+ */
+int sram_ff_chain(sram *s, int req, uint64_t k, const struct mem_req *add,
+		  cycle_t *done) NPU_WUR;
 
 /* Name a requestor was registered with ("matrix"), NULL if out of range. */
 const char *sram_requestor_name(const sram *s, int req);

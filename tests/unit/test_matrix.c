@@ -101,6 +101,8 @@ struct rig_cfg {
 	uint64_t hog_addr;
 	uint32_t hog_bytes;
 	cycle_t hog_period, hog_from, hog_until;
+	int hog_acc;            /* the hog reads the accumulator, not the
+				   scratchpad */
 	int no_ff;              /* eng_set_fast_forward(e, 0) */
 	cycle_t step;           /* pause every step cycles (0: one run) */
 };
@@ -221,8 +223,8 @@ static void rig_run(const struct rig_cfg *c, const struct tile_cmd *cmds,
 	memset(&h, 0, sizeof(h));
 	if (c->hog_period) {
 		unit_init(&h.u, &hog_ops, e, 0, "core0.hog");
-		h.s = spm;
-		h.req = sram_add_requestor(spm, "hog");
+		h.s = c->hog_acc ? acc : spm;
+		h.req = sram_add_requestor(h.s, "hog");
 		h.addr = c->hog_addr;
 		h.bytes = c->hog_bytes;
 		h.period = c->hog_period;
@@ -1231,6 +1233,99 @@ START_TEST(matrix_fast_forward_same_results)
 }
 END_TEST
 
+/*
+ * Fast-forward of a stalling stream (matrix.c, "fast-forward over a
+ * stalling stream"): result rows that take w = 2, 4 or 8 cycles of the
+ * accumulator stall the array on every row, a regime whose periods are
+ * applied at once.  The same results with and without it - counters of
+ * the engine and both memories at every pause, memories, finishing cycle
+ * - for WS, IS and OS (two read streams: not fast-forwarded), int8 and
+ * bf16, long streams, rows aligned to the banks or not, a competitor on
+ * the accumulator (both arbitrations)
+ * or the scratchpad, latency 2 (not fast-forwarded), packed MACs, and
+ * runs paused every 17-27 cycles; and most events saved where it applies.
+ */
+START_TEST(matrix_fast_forward_stalls_same_results)
+{
+	static const int types[] = { DT_INT8, DT_BF16 };
+	int df, ti, geo, var, step;
+	uint64_t ev_ff = 0, ev_all = 0, stalls = 0;
+
+	for (df = 0; df < 3; df++)
+	for (ti = 0; ti < 2; ti++)
+	for (geo = 0; geo < 4; geo++)
+	for (var = 0; var < 5; var++)
+	for (step = 0; step < 2; step++) {
+		struct rig_cfg c = ideal(8, 8);
+		struct gemm g;
+		struct rig_out a, b;
+		char what[160];
+		uint32_t seed = (uint32_t)(((df * 2 + ti) * 4 + geo) * 5 + var);
+
+		/* 8 x 4-byte results = 32-byte rows against 16, 8 or 4 bytes
+		 * a cycle (w = 2, 4, 8); geo 3: 8 a cycle at latency 2 */
+		c.acc_banks = geo == 0 ? 4 : geo == 2 ? 1 : 2;
+		c.acc_width = 4;
+		c.acc_ports = 1;
+		c.acc_lat = geo == 3 ? 2 : 1;
+		if (var == 1 || var == 2) {
+			/* a competitor on the accumulator for a while */
+			c.hog_acc = 1;
+			c.arb = var == 2 ? SRAM_ARB_FIXED : SRAM_ARB_RR;
+			c.hog_addr = 4096;
+			c.hog_bytes = 12;
+			c.hog_period = 5 + seed % 9;
+			c.hog_from = 300 + 37 * (cycle_t)(seed % 5);
+			c.hog_until = c.hog_from + 150;
+		} else if (var == 3) {
+			/* ... on the scratchpad */
+			c.hog_addr = 8;
+			c.hog_bytes = 12;
+			c.hog_period = 11;
+			c.hog_from = 500;
+			c.hog_until = 900;
+		}
+		if (var == 4 && ti)
+			continue; /* packed int8 only */
+		c.pack_int8 = var == 4 ? 2 : 0;
+		c.step = step ? 17 + seed % 11 : 0;
+		/* N = 10: 40-byte result rows, whose bank alignment alternates
+		 * (each still takes the same cycles) */
+		gemm_build(&g, df, types[ti], 150, 20, step ? 10 : 12,
+			   df == 1 ? 8 : (var == 4 ? 16 : 8), 8, seed + 7);
+		c.no_ff = 1;
+		rig_run(&c, g.cmds, g.n_cmds, g.spm, NULL, &a);
+		c.no_ff = 0;
+		rig_run(&c, g.cmds, g.n_cmds, g.spm, NULL, &b);
+		snprintf(what, sizeof(what), "df %d type %d geo %d var %d step %llu",
+			 df, types[ti], geo, var, (unsigned long long)c.step);
+		ck_assert_msg(a.rc == 0 && b.rc == 0, "%s: rc %d %d (%s)",
+			      what, a.rc, b.rc, b.diag);
+		ck_assert_msg(a.idle_at == b.idle_at, "%s: idle at %llu, %llu",
+			      what, (unsigned long long)a.idle_at,
+			      (unsigned long long)b.idle_at);
+		ck_assert_msg(a.digest == b.digest, "%s: counters differ", what);
+		ck_assert_msg(!memcmp(a.ctr, b.ctr, sizeof(a.ctr)),
+			      "%s: matrix counters differ", what);
+		ck_assert_msg(!memcmp(a.spm, b.spm, SPM_BYTES) &&
+			      !memcmp(a.acc, b.acc, ACC_BYTES),
+			      "%s: memory differs", what);
+		if (df != 1 && geo != 3 && var != 1 && var != 2 && !step) {
+			ev_all += a.events;
+			ev_ff += b.events;
+		}
+		stalls += a.ctr[CTR_MATRIX_STALL_SRAM];
+		out_free(&a);
+		out_free(&b);
+		gemm_free(&g);
+	}
+	/* the array stalled, and where the regime is alone (WS, IS,
+	 * latency 1, no competitor) fast-forward saved most events */
+	ck_assert_uint_gt(stalls, 10000);
+	ck_assert_uint_lt(2 * ev_ff, ev_all);
+}
+END_TEST
+
 /* ---- tests: stalls, mout, faults, cost ------------------------------------ */
 
 START_TEST(matrix_contention_stalls_counted)
@@ -1691,6 +1786,7 @@ static Suite *suite_matrix(void)
 	TEST_ADD(s, matrix_pe_equals_fast_options);
 	TEST_ADD(s, matrix_pe_equals_fast_contention);
 	TEST_ADD(s, matrix_fast_forward_same_results);
+	TEST_ADD(s, matrix_fast_forward_stalls_same_results);
 	TEST_ADD(s, matrix_contention_stalls_counted);
 	TEST_ADD(s, matrix_mout_requant);
 	TEST_ADD(s, matrix_mout_fused);

@@ -38,6 +38,13 @@ done
 same "gemm ws int8->int8" -c configs/default.cfg $G -D OUT=int8 --input A="$tmp/A.npy" --input B="$tmp/B.npy"
 same "gemm 16x16 gemmini" -c configs/gemmini.cfg $G --input A="$tmp/A.npy" --input B="$tmp/B.npy"
 same "gemm 256x256 tpu-v1" -c configs/tpu-v1.cfg $G --input A="$tmp/A.npy" --input B="$tmp/B.npy"
+# result rows wider than the accumulator serves in a cycle (256 and 320
+# bytes against 128): the array stalls on every row, and fast-forward
+# takes the periods of that regime at once
+same "gemm ws int8 128x128 (stalling rows)" -c configs/default.cfg -s core.matrix.rows=128 \
+	-s core.matrix.cols=128 $G --input A="$tmp/A.npy" --input B="$tmp/B.npy"
+same "gemm is bf16 64x64 (stalling rows)" -c configs/default.cfg -s core.matrix.rows=64 \
+	-s core.matrix.cols=64 $G -D DF=is -D IT=bf16 --input A="$tmp/Af.npy" --input B="$tmp/Bf.npy"
 same "gemm_db" -c configs/default.cfg asm/kernels/gemm_db.s -D M=256 -D K=64 -D N=64 --input A=zeros --input B=zeros
 same "gemm_mc x4" $(small 4) asm/kernels/gemm_mc.s -D M=96 -D K=64 -D N=80 --input A="$tmp/A.npy" --input B="$tmp/B.npy"
 same "gemm_mc_share x4 multicast" $(small 4) -s noc.multicast=router asm/kernels/gemm_mc_share.s \
