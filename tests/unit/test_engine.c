@@ -428,6 +428,42 @@ START_TEST(engine_schedule_behind_window)
 }
 END_TEST
 
+/* eng_horizon_except's filter: kind 7 events are "mine". */
+static int kind7(void *ctx, const struct ev *ev)
+{
+	(void)ctx;
+	return ev->kind == 7;
+}
+
+START_TEST(engine_horizon_except)
+{
+	/* The first pending event the filter does not accept, through the
+	 * calendar's cycles (several words of its bitmap apart, one slot
+	 * with both kinds) and beyond its window (the heap), with the pause
+	 * and limit bounds eng_horizon has. */
+	struct rec r;
+	eng *e = new_eng_with(&r);
+
+	ck_assert_uint_eq(eng_horizon_except(e, kind7, NULL), CYCLE_MAX);
+	ck_assert_int_eq(eng_schedule(e, 5, EV_PRI_ISSUE, &r.u, 7, 0), 0);
+	ck_assert_int_eq(eng_schedule(e, 200, EV_PRI_COMPLETE, &r.u, 7, 0), 0);
+	ck_assert_int_eq(eng_schedule(e, 200, EV_PRI_ARB, &r.u, 3, 0), 0);
+	ck_assert_int_eq(eng_schedule(e, 900, EV_PRI_ISSUE, &r.u, 4, 0), 0);
+	ck_assert_int_eq(eng_schedule(e, 5000, EV_PRI_ISSUE, &r.u, 5, 0), 0);
+	ck_assert_uint_eq(eng_horizon(e), 5);
+	ck_assert_uint_eq(eng_horizon_except(e, kind7, NULL), 200);
+	/* run to 300: the next foreign one is 900, then beyond the window */
+	ck_assert_int_eq(eng_run_until(e, 300, CYCLE_MAX, NULL), 0);
+	ck_assert_uint_eq(eng_horizon_except(e, kind7, NULL), 301); /* paused */
+	ck_assert_int_eq(eng_run_until(e, 1000, CYCLE_MAX, NULL), 0);
+	ck_assert_int_eq(eng_schedule(e, 1500, EV_PRI_ISSUE, &r.u, 7, 0), 0);
+	ck_assert_int_eq(eng_run_until(e, 4000, 4500, NULL), 0);
+	/* only mine (1500, run) and the heap's 5000, past the limit 4500 */
+	ck_assert_uint_eq(eng_horizon_except(e, kind7, NULL), 4001);
+	eng_free(e);
+}
+END_TEST
+
 static Suite *suite_engine(void)
 {
 	Suite *s = suite_create("engine");
@@ -443,6 +479,7 @@ static Suite *suite_engine(void)
 	TEST_ADD(s, engine_calendar_order_fuzz);
 	TEST_ADD(s, engine_schedule_behind_window);
 	TEST_ADD(s, engine_sampler);
+	TEST_ADD(s, engine_horizon_except);
 	return s;
 }
 
