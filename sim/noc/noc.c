@@ -924,8 +924,12 @@ static int router_va(struct noc *n, struct router *r, cycle_t c,
 			grants += va_multicast(n, r, k, c, waiting);
 	}
 	for (pm = r->vq_ports; pm; pm &= pm - 1) {
-		uint64_t m[2] = { r->vq[o = __builtin_ctz(pm)][0], r->vq[o][1] };
 		int rq[NOC_N_PORTS * NOC_MAX_VCS], nr = 0, i;
+		uint64_t m[2];
+
+		o = __builtin_ctz(pm);
+		m[0] = r->vq[o][0];
+		m[1] = r->vq[o][1];
 
 		if (!n->p.age && !m[1] && (!n->p.torus || o == NOC_LOCAL)) {
 			/* Round robin over one word, every VC of the port
