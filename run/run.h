@@ -110,6 +110,12 @@ int run_load_source(struct run *r, const char *name, const char *text,
 		    size_t n, const struct asm_opts *ao, int lo,
 		    int hi) NPU_WUR;
 
+/* Assemble text (as run_load_source) into an image the run keeps until
+ * run_free, without loading it: for chip_launch (sim/chip.h). */
+int run_assemble_source(struct run *r, const char *name, const char *text,
+			size_t n, const struct asm_opts *ao,
+			const struct prog_image **img) NPU_WUR;
+
 /*
  * Tensors by name, from the tensor table of the program on 'core' (whose
  * scratchpad/accumulator a per-core tensor lives in; DRAM tensors are
