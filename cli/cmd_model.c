@@ -31,7 +31,8 @@ static void model_usage(FILE *fp)
 {
 	fputs("usage: npusim model [-c CONFIG] [-s key=value]... MODEL.onnx|TOPOLOGY.csv\n"
 	      "                    [--timing-only] [--dtype int8|bf16] [--split rows|channels]\n"
-	      "                    [--one-core] [--batch N] [--input NAME=FILE.npy]...\n"
+	      "                    [--one-core] [--batch N] [--pipeline S [--stages L,...]]\n"
+	      "                    [--input NAME=FILE.npy]...\n"
 	      "                    [--output NAME=FILE.npy]...\n"
 	      "                    [--output-dir DIR] [--layers FILE.csv] [--counters FILE]...\n"
 	      "                    [--emit-asm DIR] [--dump-layers DIR] [--upto N]\n"
@@ -53,6 +54,11 @@ static void model_usage(FILE *fp)
 	      "  --one-core           run every layer on core 0\n"
 	      "  --batch N            N inputs at once (the first dimension of every\n"
 	      "                       graph input; the conv kernels take an image per step)\n"
+	      "  --pipeline S         pipeline the layers over S stages, each on its own\n"
+	      "                       partition of the cores, the --batch images flowing\n"
+	      "                       through at once (docs/models.md, Pipelining)\n"
+	      "  --stages L,...       with --pipeline: the first layer of stages 2..S\n"
+	      "                       (default: cut by the cost model to balance them)\n"
 	      "  --input NAME=FILE    a graph input's values (.npy, the model's shape);\n"
 	      "                       default: uniform in [-1, 1) from a fixed seed\n"
 	      "  --output NAME=FILE   write a graph output (.npy, fp32, the model's layout)\n"
@@ -84,7 +90,8 @@ struct mopts {
 	const char *inputs[MAX_ARGS], *outputs[MAX_ARGS], *counters[8];
 	int n_inputs, n_outputs, n_counters;
 	int timing_only, one_core, dump_graph, no_fuse, quiet, upto, batch;
-	int tune, untuned;
+	int tune, untuned, pipeline, n_starts;
+	int starts[MAX_ARGS];
 	const char *dump_layers;
 	enum npu_dtype dtype;
 	enum map_split split;
@@ -143,6 +150,22 @@ static int parse(int argc, char **argv, struct mopts *o)
 				return -1;
 			o->batch = (int)n;
 		}
+		else if (VAL(0, "--pipeline")) {
+			uint64_t n;
+			if (cli_parse_u64("model", "--pipeline", v, 1, 4096, &n))
+				return -1;
+			o->pipeline = (int)n;
+		} else if (VAL(0, "--stages")) {
+			char *end;
+			for (const char *q = v; *q; q = *end ? end + 1 : end) {
+				long x = strtol(q, &end, 10);
+				if (end == q || (*end && *end != ',') || x < 1 ||
+				    x > 1000000 || o->n_starts == MAX_ARGS)
+					return usage_err("--stages takes layer "
+							 "indices, as 5,17,40:", v);
+				o->starts[o->n_starts++] = (int)x;
+			}
+		}
 		else if (VAL(0, "--upto")) {
 			uint64_t n;
 			if (cli_parse_u64("model", "--upto", v, 1, 1000000, &n))
@@ -177,6 +200,13 @@ static int parse(int argc, char **argv, struct mopts *o)
 		return usage_err("--timing-only computes no values: --input, "
 				 "--output and --dump-layers need a run with "
 				 "values", NULL);
+	if (o->n_starts && o->n_starts + 1 != o->pipeline)
+		return usage_err("--stages gives the first layer of stages 2..S: "
+				 "S - 1 indices for --pipeline S", NULL);
+	if (o->pipeline && (o->one_core || o->upto || o->dump_layers))
+		return usage_err("--pipeline runs every layer of every image: "
+				 "not with --one-core, --upto or --dump-layers",
+				 NULL);
 	if (o->upto && (o->n_outputs || o->output_dir))
 		return usage_err("--upto stops before the graph outputs exist: "
 				 "--dump-layers reads the layers it ran", NULL);
@@ -263,12 +293,12 @@ static int find_io(const struct graph *g, const int *v, int n, const char *arg,
 }
 
 /* Inputs: the files given, else uniform in [-1, 1) from a fixed seed. */
-static int load_inputs(const struct graph *g, const struct mopts *o,
+static int load_inputs(const struct graph *g, const struct mopts *o, int nb,
 		       float **in, struct diag *d)
 {
 	for (int i = 0; i < g->n_inputs; i++) {
 		const struct g_tensor *t = &g->tensors[g->inputs[i]];
-		int64_t n = graph_elems(t);
+		int64_t n = graph_elems(t) * nb;
 		in[i] = malloc(((size_t)n + 1) * sizeof(float));
 		if (!in[i])
 			return diag_error(d, diag_nowhere(), NPU_ENOMEM,
@@ -295,10 +325,11 @@ static int load_inputs(const struct graph *g, const struct mopts *o,
 		int rc = npy_load_as(file, DT_FP32, &a, d);
 		if (rc)
 			return rc;
-		int same = (int64_t)npy_count(&a) == graph_elems(t) &&
+		/* nb images (a pipeline's): the batch dimension nb x 1 */
+		int same = (int64_t)npy_count(&a) == graph_elems(t) * nb &&
 			   a.ndim == t->rank;
 		for (int k = 0; same && k < a.ndim; k++)
-			same = (int64_t)a.shape[k] == t->dim[k];
+			same = (int64_t)a.shape[k] == t->dim[k] * (k ? 1 : nb);
 		if (!same) {
 			npy_free(&a);
 			return diag_error(d, diag_at_file(file, 0, 0),
@@ -312,19 +343,19 @@ static int load_inputs(const struct graph *g, const struct mopts *o,
 	return 0;
 }
 
-static int save_output(const struct graph *g, int i, const float *v,
+static int save_output(const struct graph *g, int i, const float *v, int nb,
 		       const char *path, struct diag *d)
 {
 	const struct g_tensor *t = &g->tensors[g->outputs[i]];
 	struct npy a;
 	uint64_t shape[NPY_MAX_DIMS];
 	for (int k = 0; k < t->rank; k++)
-		shape[k] = (uint64_t)t->dim[k];
+		shape[k] = (uint64_t)t->dim[k] * (uint64_t)(k ? 1 : nb);
 	int rc = npy_alloc(&a, DT_FP32, t->rank, shape);
 	if (rc)
 		return diag_error(d, diag_nowhere(), rc, "cannot make %s",
 				  path);
-	memcpy(a.data, v, (size_t)graph_elems(t) * sizeof(float));
+	memcpy(a.data, v, (size_t)graph_elems(t) * (size_t)nb * sizeof(float));
 	rc = npy_write(path, &a, d);
 	npy_free(&a);
 	return rc;
@@ -333,6 +364,8 @@ static int save_output(const struct graph *g, int i, const float *v,
 static int write_results(const struct graph *g, const struct mopts *o,
 			 const struct model_result *res, struct diag *d)
 {
+	/* a pipeline's outputs: its images one after another */
+	int nb = res->n_stages ? res->batch : 1;
 	int rc = 0;
 	for (int j = 0; j < o->n_outputs && !rc; j++) {
 		const char *file;
@@ -343,7 +376,7 @@ static int write_results(const struct graph *g, const struct mopts *o,
 					  "--output %s: %s", o->outputs[j],
 					  i == -2 ? "expected NAME=FILE.npy" :
 					  "the model has no output of that name");
-		rc = save_output(g, i, res->outputs[i], file, d);
+		rc = save_output(g, i, res->outputs[i], nb, file, d);
 	}
 	for (int i = 0; o->output_dir && i < g->n_outputs && !rc; i++) {
 		char path[PATH_MAX];
@@ -353,7 +386,7 @@ static int write_results(const struct graph *g, const struct mopts *o,
 			if (*c == '/' || *c == ' ')
 				*c = '_';
 		snprintf(path, sizeof path, "%s/%s.npy", o->output_dir, name);
-		rc = save_output(g, i, res->outputs[i], path, d);
+		rc = save_output(g, i, res->outputs[i], nb, path, d);
 	}
 	return rc;
 }
@@ -578,12 +611,12 @@ int cmd_model(int argc, char **argv)
 	struct diag d;
 	struct arch a;
 	struct graph g;
-	struct map_plan plan;
+	struct map_plan plan, *plans = NULL;
 	struct model_result res;
 	struct run *r = NULL;
 	float **in = NULL;
 	char kbuf[PATH_MAX];
-	int rc, arch_ok = 0, plan_ok = 0;
+	int rc, arch_ok = 0, plan_ok = 0, n_plans = 0;
 
 	if (cli_want_help(argc, argv)) {
 		model_usage(stdout);
@@ -599,7 +632,9 @@ int cmd_model(int argc, char **argv)
 	graph_init(&g, o.model);
 	rc = ends_with(o.model, ".csv") ? topo_import(&g, o.model, &d)
 					: onnx_import(&g, o.model, &d);
-	if (!rc && o.batch)
+	/* a pipeline keeps the graph's batch of 1: each image has a plan */
+	int images = o.pipeline && o.batch ? o.batch : 1;
+	if (!rc && o.batch && !o.pipeline)
 		rc = set_batch(&g, o.batch, &d);
 	if (!rc)
 		rc = graph_infer(&g, &d);
@@ -616,13 +651,36 @@ int cmd_model(int argc, char **argv)
 	if ((rc = arch_load(&a, o.config, o.sets, o.n_sets, &d)))
 		goto out;
 	arch_ok = 1;
-	struct map_opts mo = { o.dtype, o.split, o.dump_layers != NULL };
-	if ((rc = map_plan_build(&g, &a, &mo, &plan, &d)))
-		goto out;
-	plan_ok = 1;
-	if ((o.tune || !o.untuned) &&
-	    (rc = apply_tuned(&plan, &o, &a, kernel_dir(&o, kbuf, sizeof kbuf), &d)))
-		goto out;
+	struct map_opts mo = { o.dtype, o.split, o.dump_layers != NULL, 0, 0 };
+	if (o.pipeline) {
+		if (!(plans = calloc((size_t)images, sizeof *plans))) {
+			rc = diag_error(&d, diag_nowhere(), NPU_ENOMEM,
+					"out of memory");
+			goto out;
+		}
+		mo.images = images;
+		for (; n_plans < images; n_plans++) {
+			mo.image = n_plans;
+			if ((rc = map_plan_build(&g, &a, &mo, &plans[n_plans], &d)))
+				goto out;
+			if ((o.tune || !o.untuned) &&
+			    (rc = apply_tuned(&plans[n_plans], &o, &a,
+					      kernel_dir(&o, kbuf, sizeof kbuf),
+					      &d))) {
+				n_plans++;
+				goto out;
+			}
+		}
+	} else {
+		if ((rc = map_plan_build(&g, &a, &mo, &plan, &d)))
+			goto out;
+		plan_ok = 1;
+		if ((o.tune || !o.untuned) &&
+		    (rc = apply_tuned(&plan, &o, &a,
+				      kernel_dir(&o, kbuf, sizeof kbuf), &d)))
+			goto out;
+	}
+	const struct map_plan *p0 = o.pipeline ? &plans[0] : &plan;
 	const char *dirs[3] = { o.emit_asm, o.output_dir, o.dump_layers };
 	for (int i = 0; i < 3; i++)
 		if (dirs[i] && mkdir(dirs[i], 0777) && errno != EEXIST) {
@@ -647,14 +705,21 @@ int cmd_model(int argc, char **argv)
 					"out of memory");
 			goto out;
 		}
-		if ((rc = load_inputs(&g, &o, in, &d)))
+		if ((rc = load_inputs(&g, &o, images, in, &d)))
 			goto out;
 	}
 	struct model_opts mro = { kernel_dir(&o, kbuf, sizeof kbuf),
 				  o.one_core, !o.timing_only, in, o.emit_asm,
 				  o.upto };
 	fsout_catch_signals(FSOUT_SIG_FLAG);
-	rc = model_run(r, &a, &g, &plan, &mro, &res, &d);
+	if (o.pipeline) {
+		struct model_pipe_opts po = { o.pipeline,
+					      o.n_starts ? o.starts : NULL };
+		rc = model_run_pipeline(r, &a, &g, plans, images, &mro, &po,
+					&res, &d);
+	} else {
+		rc = model_run(r, &a, &g, &plan, &mro, &res, &d);
+	}
 	fsout_catch_signals(FSOUT_SIG_DIE);
 	if (rc)
 		goto out;
@@ -663,13 +728,13 @@ int cmd_model(int argc, char **argv)
 	if (o.dump_layers && (rc = dump_layers(o.dump_layers, r, &g, &plan,
 					       res.n_layers, &d)))
 		goto out;
-	if (o.layers && (rc = write_layers(o.layers, &g, &plan, &res, &a, &d)))
+	if (o.layers && (rc = write_layers(o.layers, &g, p0, &res, &a, &d)))
 		goto out;
 	if (o.n_counters && (rc = write_counters(&o, r, &a, res.cycles, &d)))
 		goto out;
 	res.batch = o.batch;
 	if (!o.quiet)
-		model_print(stdout, &g, &plan, &res, &a);
+		model_print(stdout, &g, p0, &res, &a);
 out:
 	if (in)
 		for (int i = 0; i < g.n_inputs; i++)
@@ -679,6 +744,9 @@ out:
 	run_free(r);
 	if (plan_ok)
 		map_plan_free(&plan);
+	for (int i = 0; i < n_plans; i++)
+		map_plan_free(&plans[i]);
+	free(plans);
 	if (arch_ok)
 		arch_free(&a);
 	graph_free(&g);

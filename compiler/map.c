@@ -1629,15 +1629,30 @@ static int plan_build(const struct graph *g, const struct arch *a,
 	if ((rc = plan_arena(&m)))
 		goto out;
 	p->dram_bytes = p->act_base + p->act_peak;
+	if (o->images > 1) {
+		/* image k's arena: k arenas above the first (each image's
+		 * activations planned alike, the weights shared) */
+		uint64_t span = align_up(p->act_peak) + 4096;
+		uint64_t shift = (uint64_t)o->image * span;
+		for (int t = 0; t < g->n_tensors; t++)
+			if (p->t[t].root == t && !p->t[t].wlay &&
+			    p->t[t].addr != MAP_NOADDR &&
+			    p->t[t].addr >= p->act_base)
+				p->t[t].addr += shift;
+		p->act_base += shift;
+		p->act_span = span;
+		p->dram_bytes = p->act_base - shift + span * (uint64_t)o->images;
+	}
 	if (p->dram_bytes > (uint64_t)ARCH_I(a, DRAM_BYTES)) {
 		rc = diag_error(d, diag_nowhere(), NPU_ECONFIG,
 				"the model needs %llu bytes of DRAM (weights "
-				"%llu, activations %llu at their peak); the "
+				"%llu, activations %llu at their peak%s); the "
 				"config has dram.bytes = %llu: raise it with -s "
 				"dram.bytes=N",
 				(unsigned long long)p->dram_bytes,
 				(unsigned long long)p->weights_bytes,
 				(unsigned long long)p->act_peak,
+				o->images > 1 ? " per image in flight" : "",
 				(unsigned long long)ARCH_I(a, DRAM_BYTES));
 		goto out;
 	}

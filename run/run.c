@@ -260,15 +260,30 @@ int run_load_source(struct run *r, const char *name, const char *text,
 }
 
 int run_assemble_source(struct run *r, const char *name, const char *text,
-			size_t n, const struct asm_opts *ao,
+			size_t n, const struct asm_opts *ao, int cores,
 			const struct prog_image **img)
 {
 	struct obj_prog *obj = NULL;
+	struct run_asm ra;
 	int rc;
 
-	if ((rc = assemble(r, name, text, n, ao, &obj)))
-		return rc;
-	return keep_obj(r, obj, name, img);
+	if (run_asm_begin(r->a, ao, &ra))
+		return diag_error(r->d, diag_nowhere(), NPU_ENOMEM,
+				  "out of memory for the assembler's config symbols");
+	/* a partition's program: its partition is its chip */
+	for (size_t k = 0; cores > 0 && k < ra.cfg.n; k++) {
+		char *v;
+		if (strncmp(ra.cfg.v[k], "CFG_CHIP_CORES=", 15) ||
+		    !(v = malloc(32)))
+			continue;
+		snprintf(v, 32, "CFG_CHIP_CORES=%d", cores);
+		free(ra.cfg.v[k]);
+		ra.cfg.v[k] = v;
+		ra.all[k] = v;
+	}
+	rc = asm_assemble_string(name, text, n, &ra.opts, r->d, &obj);
+	run_asm_end(&ra);
+	return rc ? rc : keep_obj(r, obj, name, img);
 }
 
 /* ---- tensors ---------------------------------------------------------------*/

@@ -726,9 +726,9 @@ START_TEST(run_launch_pipeline)
 	l.d = &e.d;
 	ck_assert_int_eq(chip_set_partitions(l.c, 2, sizes, &e.d), 0);
 	ck_assert_int_eq(run_assemble_source(e.r, "c2.s", copy2, strlen(copy2),
-					     NULL, &l.img2), 0);
+					     NULL, 2, &l.img2), 0);
 	ck_assert_int_eq(run_assemble_source(e.r, "c1.s", copy1, strlen(copy1),
-					     NULL, &img1), 0);
+					     NULL, 2, &img1), 0);
 	ck_assert_int_eq(run_load_image(e.r, img1, 0, 1), 0);
 	ck_assert_int_eq(run_load_source(e.r, "idle", "\thalt\n", 6, NULL, 2,
 					 3), 0);

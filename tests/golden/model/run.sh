@@ -11,7 +11,8 @@
 # regions go through npusim roofline; the importer's errors (an unsupported
 # op, a Resize mode, opset 9, a truncated file) exit 1 with the node and the
 # reason; a batch of two runs right; layers take the tuner's cached
-# schedules (--tune, --untuned); a SCALE-Sim topology CSV runs.  Golden: cycles per model and config.
+# schedules (--tune, --untuned); a SCALE-Sim topology CSV runs; pipelined
+# runs give the layer-by-layer run's outputs.  Golden: cycles per model and config.
 . "$(dirname "$0")/../lib.sh"
 # the kernels' default schedules, whatever the user's tuning cache holds
 export NPUSIM_CACHE="$tmp/cache"
@@ -63,6 +64,40 @@ for cfg in default.cfg datacenter.cfg; do
 	$py "$check" "$m/tiny_cnn.onnx" "$tmp/xb.npy" "$tmp/b.$cfg" $tol > "$tmp/out" ||
 		fail "tiny_cnn batch 2 $cfg: $(grep -v '^ok' "$tmp/out")"
 	record "tiny_cnn batch 2 $cfg: $(awk -F, 'NR > 1 { s += $6 } END { print s }' "$tmp/l.csv") cycles in layers"
+done
+# pipelined (--pipeline S --batch 3): stages on partitions, images flowing
+# through; the outputs equal the layer-by-layer run's bit for bit (int8 on a
+# two-core default.cfg, bf16 on datacenter.cfg), timing-only has the same
+# cycles; a user's cut (--stages) and its errors
+$py -c "import numpy as np; x = np.load('$m/tiny_cnn.x.npy'); np.save('$tmp/x3.npy', np.concatenate([x, -x, 0.5 * x], 0))"
+two="-s chip.cores=2 -s noc.cols=3 -s noc.rows=1 -s noc.core_nodes=[] -s noc.dram_nodes=[]"
+for cs in "default.cfg:2:$two" "datacenter.cfg:3:" "datacenter.cfg:2:--stages 2"; do
+	cfg=${cs%%:*}; rest=${cs#*:}; S=${rest%%:*}; extra=${rest#*:}
+	case $extra in --stages*) seq_args="";; *) seq_args=$extra;; esac
+	# shellcheck disable=SC2086
+	"$bin" model -q -c "configs/$cfg" $seq_args "$m/tiny_cnn.onnx" --batch 3 \
+		--input x="$tmp/x3.npy" --output-dir "$tmp/seq" 2> "$tmp/err" ||
+		{ cat "$tmp/err" >&2; fail "tiny_cnn batch 3 $cfg failed"; }
+	# shellcheck disable=SC2086
+	"$bin" model -c "configs/$cfg" $extra "$m/tiny_cnn.onnx" --batch 3 --pipeline "$S" \
+		--input x="$tmp/x3.npy" --output-dir "$tmp/pipe" > "$tmp/p.txt" 2> "$tmp/err" ||
+		{ cat "$tmp/err" >&2; fail "tiny_cnn pipeline $S $cfg $extra failed"; }
+	cmp -s "$tmp/seq/y.npy" "$tmp/pipe/y.npy" ||
+		fail "tiny_cnn pipeline $S $cfg $extra: the output differs from the layer-by-layer run's"
+	# shellcheck disable=SC2086
+	"$bin" model -c "configs/$cfg" $extra "$m/tiny_cnn.onnx" --batch 3 --pipeline "$S" \
+		--timing-only > "$tmp/pt.txt" 2> /dev/null || fail "pipeline timing-only failed"
+	[ "$(grep '^latency' "$tmp/p.txt")" = "$(grep '^latency' "$tmp/pt.txt")" ] ||
+		fail "tiny_cnn pipeline $S $cfg: timing-only cycles differ"
+	record "tiny_cnn pipeline $S $cfg $extra: $(grep '^latency' "$tmp/p.txt" | cut -d= -f1)"
+	grep -E '^[0-9]+ ' "$tmp/p.txt" | awk '{ print "  stage " $1 ": layers " $2 ", cores " $3 ", busy/img " $5 }' >> "$actual"
+done
+for bad in "--pipeline 2 --stages 9" "--pipeline 2 --stages 0" "--pipeline 3 --stages 2" "--pipeline 17"; do
+	# shellcheck disable=SC2086
+	if "$bin" model -q -c configs/datacenter.cfg "$m/tiny_cnn.onnx" --timing-only $bad 2> "$tmp/err"; then
+		fail "$bad was accepted"
+	fi
+	record "$bad: $(head -1 "$tmp/err")"
 done
 # the tuner: --tune searches each layer's .tunable schedule (cached), a later
 # run takes the cached best (still right), --untuned the kernels' defaults
