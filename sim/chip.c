@@ -557,20 +557,14 @@ static int chip_prog_get(struct chip *c, const struct prog_image *p,
 	return 0;
 }
 
-int chip_load_program_cores(struct chip *c, const struct prog_image *p,
-			    int lo, int hi, struct diag *d)
+/* Install p on cores lo..hi: decoded, each core's state reset for it,
+ * its data loaded. */
+static int chip_install(struct chip *c, const struct prog_image *p, int lo,
+			int hi, struct diag *d)
 {
-	struct chip_prog *cp;
+	struct chip_prog *cp = NULL;
 	int i, rc;
 
-	if (lo < 0 || hi >= c->n_cores || lo > hi)
-		return diag_error(d, diag_nowhere(), NPU_EUSAGE,
-				  "%s: cores %d-%d do not exist (the chip has %d: 0-%d)",
-				  p->name, lo, hi, c->n_cores, c->n_cores - 1);
-	if (c->running)
-		return diag_error(d, diag_nowhere(), NPU_EUSAGE,
-				  "%s: the chip is in the middle of a phase; run it to the end before loading programs",
-				  p->name);
 	if ((rc = chip_prog_get(c, p, &cp, d)))
 		return rc;
 	for (i = lo; i <= hi; i++) {
@@ -581,11 +575,28 @@ int chip_load_program_cores(struct chip *c, const struct prog_image *p,
 					     "out of memory loading the program")
 				: rc;
 		c->cores[i].img = p;
-		c->cores[i].loaded = 1;
 		if (c->hz)
 			hz_set_program(c->hz, i, p);
 	}
 	return chip_load_data(c, p, lo, hi, d);
+}
+
+int chip_load_program_cores(struct chip *c, const struct prog_image *p,
+			    int lo, int hi, struct diag *d)
+{
+	int i;
+
+	if (lo < 0 || hi >= c->n_cores || lo > hi)
+		return diag_error(d, diag_nowhere(), NPU_EUSAGE,
+				  "%s: cores %d-%d do not exist (the chip has %d: 0-%d)",
+				  p->name, lo, hi, c->n_cores, c->n_cores - 1);
+	if (c->running)
+		return diag_error(d, diag_nowhere(), NPU_EUSAGE,
+				  "%s: the chip is in the middle of a phase; run it to the end before loading programs",
+				  p->name);
+	for (i = lo; i <= hi; i++)
+		c->cores[i].loaded = 1;
+	return chip_install(c, p, lo, hi, d);
 }
 
 int chip_load_program(struct chip *c, const struct prog_image *p,
@@ -1151,7 +1162,6 @@ int chip_set_launcher(struct chip *c, chip_launch_fn fn, void *ctx)
 int chip_launch(struct chip *c, int part, const struct prog_image *img,
 		cycle_t when, struct diag *d)
 {
-	struct chip_prog *cp;
 	const struct part *pt;
 	int i, rc;
 
@@ -1165,23 +1175,12 @@ int chip_launch(struct chip *c, int part, const struct prog_image *img,
 			return diag_error(d, diag_nowhere(), NPU_EINTERNAL,
 					  "%s: launch on partition %d while core %d still runs",
 					  img->name, part, i);
-	if ((rc = chip_prog_get(c, img, &cp, d)))
+	if ((rc = chip_install(c, img, pt->base, pt->base + pt->size - 1, d)))
 		return rc;
-	for (i = pt->base; i < pt->base + pt->size; i++) {
-		if ((rc = ctl_set_program(c->cores[i].ctl, &cp->prog)))
-			return rc == NPU_ENOMEM
-				? diag_error(d, diag_nowhere(), rc,
-					     "out of memory loading the program")
-				: rc;
-		c->cores[i].img = img;
+	for (i = pt->base; i < pt->base + pt->size; i++)
 		c->cores[i].finished = 0;
-		c->n_finished--;
-		if (c->hz)
-			hz_set_program(c->hz, i, img);
-	}
+	c->n_finished -= pt->size;
 	c->parts[part].n_done = 0;
-	if ((rc = chip_load_data(c, img, pt->base, pt->base + pt->size - 1, d)))
-		return rc;
 	for (i = pt->base; i < pt->base + pt->size; i++)
 		if ((rc = ctl_start(c->cores[i].ctl, when)))
 			return rc;
