@@ -1,6 +1,7 @@
 /*
  * test_model.c - the mapping compiler and the model runner on graphs built
- * by hand: DRAM planning (liveness reuse, views), the values of a small
+ * by hand: DRAM planning (liveness reuse, views, a pipeline's arenas per
+ * image), the values of a small
  * CNN against a double reference computed here, per-layer statistics.
  */
 #include <check.h>
@@ -214,12 +215,54 @@ START_TEST(model_plan_reuses_dram)
 }
 END_TEST
 
+START_TEST(model_plan_image_arenas)
+{
+	/* a pipeline's plans: image k's activations k arenas up, the
+	 * weights shared; the footprint holds every arena */
+	struct graph g;
+	struct arch a;
+	struct diag d;
+	struct map_plan p[3];
+	diag_init(&d, NULL);
+	build_cnn(&g);
+	ck_assert_int_eq(arch_load(&a, NULL, NULL, 0, &d), 0);
+	for (int k = 0; k < 3; k++) {
+		struct map_opts mo = { DT_INT8, MAP_SPLIT_AUTO, 0, 3, k };
+		ck_assert_msg(map_plan_build(&g, &a, &mo, &p[k], &d) == 0, "%s",
+			      d.last);
+	}
+	uint64_t span = p[0].act_span;
+	ck_assert_uint_ge(span, p[0].act_peak);
+	for (int k = 1; k < 3; k++) {
+		ck_assert_uint_eq(p[k].act_span, span);
+		ck_assert_uint_eq(p[k].act_base, p[0].act_base + k * span);
+		ck_assert_uint_eq(p[k].dram_bytes, p[0].dram_bytes);
+		for (int t = 0; t < g.n_tensors; t++) {
+			if (p[0].t[t].addr == MAP_NOADDR)
+				continue;
+			uint64_t want = p[0].t[t].addr +
+					(p[0].t[t].wlay ? 0 : k * span);
+			ck_assert_msg(p[k].t[t].addr == want, "tensor %s, image %d",
+				      g.tensors[t].name, k);
+		}
+		/* the programs differ in their activation addresses only */
+		ck_assert_int_eq(p[k].n_layers, p[0].n_layers);
+	}
+	ck_assert_uint_eq(p[0].dram_bytes, p[0].act_base + 3 * span);
+	for (int k = 0; k < 3; k++)
+		map_plan_free(&p[k]);
+	arch_free(&a);
+	graph_free(&g);
+}
+END_TEST
+
 static Suite *model_suite(void)
 {
 	Suite *s = suite_create("model");
 	TCase *tc = tcase_create("model");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, model_plan_reuses_dram);
+	tcase_add_test(tc, model_plan_image_arenas);
 	tcase_add_test(tc, model_cnn_bf16_values);
 	suite_add_tcase(s, tc);
 	return s;
