@@ -166,7 +166,10 @@ static void assign_layouts(struct mctx *m)
 		changed = 0;
 		for (int k = 0; k < g->n_nodes; k++) {
 			const struct g_node *n = &g->nodes[k];
-			if (!is_eltwise(n->op) || n->out[0] < 0 ||
+			/* elementwise ops, Pad and Concat keep a layout:
+			 * their inputs and output share it */
+			if ((!is_eltwise(n->op) && n->op != G_PAD &&
+			     n->op != G_CONCAT) || n->out[0] < 0 ||
 			    T(m, n->out[0])->rank != 4)
 				continue;
 			int any = p->t[n->out[0]].layout == MAP_NHWC;
@@ -853,6 +856,36 @@ static int map_transpose(struct mctx *m, struct map_layer *L,
 	return add_step(m, L, "transpose.s", &e, 0);
 }
 
+static int phys_shape(const struct mctx *m, int t, int64_t *d);
+
+/*
+ * A Flatten or Reshape of an NHWC map with H*W > 1 and C > 1: the
+ * channels-last bytes are not the NCHW order the new shape counts in, so
+ * it is a layer of its own, transpose.s putting them in that order.
+ */
+static int map_reorder(struct mctx *m, struct map_layer *L,
+		       const struct g_node *n)
+{
+	static const int nchw[4] = { 0, 3, 1, 2 };
+	int64_t d[G_MAX_RANK];
+	if (m->p->t[n->out[0]].layout == MAP_NHWC)
+		return graph_error(m->g, L->node, m->d,
+				   "%s of one NHWC map into another of a "
+				   "different shape: not mapped",
+				   graph_op_name(n->op));
+	phys_shape(m, n->in[0], d);
+	struct emit e = { 0 };
+	step_head(&e, L, 0);
+	em(&e, ".equ DT, %s\n.equ RANK, 4\n", dt_name(m->p->dtype));
+	for (int i = 0; i < 4; i++)
+		em(&e, ".equ D%d, %lld\n.equ P%d, %d\n", i, (long long)d[i], i,
+		   nchw[i]);
+	em_addr(&e, "X_DRAM", A(m, n->in[0]));
+	em_addr(&e, "Y_DRAM", A(m, n->out[0]));
+	tiling_add(L, "NHWC->NCHW");
+	return add_step(m, L, "transpose.s", &e, 0);
+}
+
 /* A tensor's shape in DRAM order (NHWC: N, H, W, C) and the DRAM axis of
  * logical axis i. */
 static int phys_shape(const struct mctx *m, int t, int64_t *d)
@@ -1215,6 +1248,9 @@ static int map_node(struct mctx *m, struct map_layer *L, const struct g_node *n)
 	case G_QUANT: case G_DEQUANT: return map_qdq(m, L, n);
 	case G_BATCHNORM: return map_batchnorm(m, L, n);
 	default:
+		/* a view op that is a layer: an NHWC map in NCHW order */
+		if (is_view_op(n->op))
+			return map_reorder(m, L, n);
 		if (is_eltwise(n->op))
 			return map_eltwise(m, L, n);
 		return graph_error(m->g, L->node, m->d,
@@ -1517,24 +1553,13 @@ static int plan_build(const struct graph *g, const struct arch *a,
 			int nhwc = p->t[root_of(p, src)].layout == MAP_NHWC;
 			const struct g_tensor *s = T(&m, src);
 			/* NHWC viewed as another shape keeps its bytes only
-			 * when H*W = 1 (a pooled vector) or C = 1. */
-			if (nhwc && s->rank == 4 && s->dim[2] * s->dim[3] != 1 &&
-			    s->dim[1] != 1) {
-				rc = graph_error(g, k, d,
-						 "%s of an NHWC activation "
-						 "%lldx%lldx%lldx%lld: the "
-						 "channels-last bytes are not "
-						 "the NCHW order it assumes "
-						 "(not mapped yet)",
-						 graph_op_name(n->op),
-						 (long long)s->dim[0],
-						 (long long)s->dim[1],
-						 (long long)s->dim[2],
-						 (long long)s->dim[3]);
-				goto out;
+			 * when H*W = 1 (a pooled vector) or C = 1; else
+			 * the view is a layer reordering them (map_reorder) */
+			if (!nhwc || s->rank != 4 || s->dim[2] * s->dim[3] == 1 ||
+			    s->dim[1] == 1) {
+				make_view(p, dst, src, 0);
+				continue;
 			}
-			make_view(p, dst, src, 0);
-			continue;
 		}
 		if ((n->op == G_SPLIT || n->op == G_SLICE) &&
 		    contiguous_parts(&m, k))
