@@ -588,8 +588,11 @@ static int map_matmul(struct mctx *m, struct map_layer *L,
 		if (bf)
 			em(&e, ".equ ITYPE, bf16\n.equ OUT, bf16\n");
 		else
+			/* a computed B is an activation too: the product
+			 * of two Q3.4 values has 8 fraction bits, 4 too
+			 * many */
 			em(&e, ".equ SHIFT, %d\n",
-			   bconst ? int8_shift(m, n->in[1]) : 7);
+			   bconst ? int8_shift(m, n->in[1]) : -INT8_ACT_EXP);
 		if (has_bias) {
 			em(&e, ".equ WITH_BIAS, 1\n");
 			em_addr(&e, "BIAS_DRAM", A(m, n->in[2]));

@@ -10,8 +10,8 @@
  *   5. unless o->no_fuse: fuse into each Conv/MatMul/Gemm, in this order,
  *      a bias Add, an activation, a residual Add:
  *          y = act(op(...) + bias) + res
- *   6. legalise for the kernels: a Conv's uneven pads become a Pad node
- *      before it, a Concat of more than two inputs a chain of two-input
+ *   6. legalise for the kernels: a Conv's or pooling's uneven pads become
+ *      a Pad node before it, a Concat of more than two inputs a chain of two-input
  *      Concats (new nodes inserted in place, the order topological)
  *   7. graph_uses: drop what nobody reads, compact
  *
@@ -965,15 +965,19 @@ static int insert_node(struct graph *g, int k, enum g_op op, const char *name)
 	return k;
 }
 
-/* A Conv padded differently on its sides (TensorFlow's SAME with an even
- * input and stride 2 pads one more at the bottom and right) reads an
- * explicitly padded input instead: Pad(x) then the Conv without pads.
- * Exact: the Conv's padding is zeros, as the Pad's. */
+/* A Conv or pooling padded differently on its sides (TensorFlow's SAME
+ * with an even input and stride 2 pads one more at the bottom and right)
+ * reads an explicitly padded input instead: Pad(x) then the node without
+ * pads.  Exact: a Conv's padding is zeros, as the Pad's; MaxPool's never
+ * wins a max, as the Pad's -inf; AveragePool's counts as a zero when
+ * count_include_pad is set (else it is left as it is). */
 static int split_pads(struct graph *g, int k)
 {
 	struct g_node *n = &g->nodes[k];
-	if (n->op != G_CONV || (n->pad[0] == n->pad[1] && n->pad[1] == n->pad[2] &&
-				n->pad[2] == n->pad[3]))
+	if ((n->op != G_CONV && n->op != G_MAXPOOL &&
+	     (n->op != G_AVGPOOL || !n->count_include_pad)) ||
+	    (n->pad[0] == n->pad[1] && n->pad[1] == n->pad[2] &&
+	     n->pad[2] == n->pad[3]))
 		return 0;
 	int x = n->in[0];
 	const struct g_tensor *xt = &g->tensors[x];
@@ -981,8 +985,22 @@ static int split_pads(struct graph *g, int k)
 		return 0;
 	int pads = new_tensor(g, n->name, "/pads");
 	int xp = pads < 0 ? -1 : new_tensor(g, n->name, "/padded");
+	int val = -1;
 	if (xp < 0)
 		return NPU_ENOMEM;
+	if (g->nodes[k].op == G_MAXPOOL) {
+		float ninf = -INFINITY;
+		if ((val = new_tensor(g, g->nodes[k].name, "/pad_value")) < 0)
+			return NPU_ENOMEM;
+		struct g_tensor *vt = &g->tensors[val];
+		vt->dtype = G_DT_F32;
+		vt->rank = 0;
+		vt->flags = G_T_CONST;
+		if (!(vt->data = malloc(sizeof ninf)))
+			return NPU_ENOMEM;
+		memcpy(vt->data, &ninf, sizeof ninf);
+	}
+	n = &g->nodes[k];
 	int64_t pv[8] = { 0, 0, n->pad[0], n->pad[1], 0, 0, n->pad[2], n->pad[3] };
 	struct g_tensor *pt = &g->tensors[pads];
 	pt->dtype = G_DT_I64;
@@ -1007,9 +1025,10 @@ static int split_pads(struct graph *g, int k)
 		return NPU_ENOMEM;
 	struct g_node *pn = &g->nodes[q];
 	n = &g->nodes[k + 1];
-	pn->n_in = 2;
+	pn->n_in = val < 0 ? 2 : 3;
 	pn->in[0] = x;
 	pn->in[1] = pads;
+	pn->in[2] = val;
 	pn->n_out = 1;
 	pn->out[0] = xp;
 	pn->opset = n->opset;

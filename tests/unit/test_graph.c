@@ -846,6 +846,33 @@ START_TEST(graph_simplify_legalise)
 	check_shape(&g, "c", DIMS(1, 4, 4, 4));
 	check_shape(&g, "y", DIMS(1, 9, 4, 4));
 	graph_free(&g);
+
+	/* a MaxPool pads with -inf; an AveragePool that does not count its
+	 * padding keeps it (refused by the mapper, by name) */
+	gstart(&g);
+	x = input(&g, "x", DIMS(1, 2, 4, 4));
+	k = node(&g, G_MAXPOOL, "mp", IN(x), "m");
+	g.nodes[k].kernel[0] = g.nodes[k].kernel[1] = 3;
+	g.nodes[k].stride[0] = g.nodes[k].stride[1] = 2;
+	g.nodes[k].pad[2] = g.nodes[k].pad[3] = 1;
+	k = node(&g, G_AVGPOOL, "ap", IN(T(&g, "m")), "y");
+	g.nodes[k].kernel[0] = g.nodes[k].kernel[1] = 2;
+	g.nodes[k].pad[2] = g.nodes[k].pad[3] = 1;
+	output(&g, "y");
+	infer_ok(&g);
+	simplify_ok(&g, 0);
+	ck_assert_int_eq(g.n_nodes, 3);
+	ck_assert_int_eq(g.nodes[0].op, G_PAD);
+	ck_assert_int_eq(g.nodes[0].n_in, 3);
+	ck_assert(isinf(fval(&g, g.nodes[0].in[2], 0)) &&
+		  fval(&g, g.nodes[0].in[2], 0) < 0);
+	ck_assert_int_eq(g.nodes[1].op, G_MAXPOOL);
+	ck_assert_int_eq(g.nodes[1].pad[2], 0);
+	ck_assert_int_eq(g.nodes[2].op, G_AVGPOOL);
+	ck_assert_int_eq(g.nodes[2].pad[2], 1);
+	infer_ok(&g);
+	check_shape(&g, "m", DIMS(1, 2, 2, 2));
+	graph_free(&g);
 }
 END_TEST
 
