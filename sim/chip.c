@@ -884,12 +884,29 @@ eng *chip_eng(const struct chip *c) { return c->e; }
 
 /* ---- chip-wide services (struct ctl_sync_ops) ------------------------------*/
 
+/* A one-flit sync packet from node src to node dst, delivered to
+ * chip_sync_arrive with tag; sync messages are never refused. */
+static int sync_send(struct chip *c, int src, int dst, uint64_t tag)
+{
+	struct noc_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.src = src;
+	m.dst = dst;
+	m.flits = 1;
+	m.cls = NOC_CLS_SYNC;
+	m.deliver = chip_sync_arrive;
+	m.ctx = c;
+	m.tag = tag;
+	m.response = 1;
+	return noc_send(c->noc, &m);
+}
+
 /* Every core of partition p arrived: release them all (its first core's
  * node sends the releases; that core itself needs no packet). */
 static int chip_barrier_release(struct chip *c, int p)
 {
 	const struct part *pt = &c->parts[p];
-	struct noc_msg m;
 	int i, rc;
 
 	c->parts[p].arrived = 0;
@@ -904,19 +921,11 @@ static int chip_barrier_release(struct chip *c, int p)
 		unit_instant(c->cores[pt->base].ctl, eng_now(c->e),
 			     "barrier release", args);
 	}
-	memset(&m, 0, sizeof(m));
-	m.src = c->a->d.core_node[pt->base];
-	m.flits = 1;
-	m.cls = NOC_CLS_SYNC;
-	m.deliver = chip_sync_arrive;
-	m.ctx = c;
-	m.response = 1;
-	for (i = pt->base + 1; i < pt->base + pt->size; i++) {
-		m.dst = c->a->d.core_node[i];
-		m.tag = SYNC_RELEASE | (uint64_t)i;
-		if ((rc = noc_send(c->noc, &m)))
+	for (i = pt->base + 1; i < pt->base + pt->size; i++)
+		if ((rc = sync_send(c, c->a->d.core_node[pt->base],
+				    c->a->d.core_node[i],
+				    SYNC_RELEASE | (uint64_t)i)))
 			return rc;
-	}
 	return ctl_barrier_release(c->cores[pt->base].ctl);
 }
 
@@ -973,20 +982,11 @@ static int chip_barrier_arrive(void *ctx, int core)
 {
 	struct chip *c = ctx;
 	int lead = c->parts[c->part_of[core]].base;
-	struct noc_msg m;
 
 	if (core == lead)
 		return chip_barrier_count(c, core);
-	memset(&m, 0, sizeof(m));
-	m.src = c->a->d.core_node[core];
-	m.dst = c->a->d.core_node[lead];
-	m.flits = 1;
-	m.cls = NOC_CLS_SYNC;
-	m.deliver = chip_sync_arrive;
-	m.ctx = c;
-	m.tag = SYNC_ARRIVE | (uint64_t)core;
-	m.response = 1; /* sync messages are never refused */
-	return noc_send(c->noc, &m);
+	return sync_send(c, c->a->d.core_node[core], c->a->d.core_node[lead],
+			 SYNC_ARRIVE | (uint64_t)core);
 }
 
 /*
@@ -1001,7 +1001,6 @@ static int chip_remote_signal(void *ctx, int from, int to, int sem)
 	struct chip *c = ctx;
 	const struct noc_params *p = noc_params(c->noc);
 	int na = c->a->d.core_node[from], nb = c->a->d.core_node[to];
-	struct noc_msg m;
 
 	if (from == to) {
 		if (c->hz)
@@ -1011,16 +1010,8 @@ static int chip_remote_signal(void *ctx, int from, int to, int sem)
 	if (c->hz)
 		hz_on_remote_send(c->hz, from, to, sem, eng_now(c->e) +
 				  noc_zero_load(p, noc_hops(p, na, nb), 1));
-	memset(&m, 0, sizeof(m));
-	m.src = na;
-	m.dst = nb;
-	m.flits = 1;
-	m.cls = NOC_CLS_SYNC;
-	m.deliver = chip_sync_arrive;
-	m.ctx = c;
-	m.tag = SYNC_RSIG | (uint64_t)to << 8 | (uint64_t)(sem & 0xff);
-	m.response = 1;
-	return noc_send(c->noc, &m);
+	return sync_send(c, na, nb,
+			 SYNC_RSIG | (uint64_t)to << 8 | (uint64_t)(sem & 0xff));
 }
 
 /* Called by a core's control unit when it is done (on its ST_HALTED ->
@@ -1197,19 +1188,9 @@ int chip_signal(struct chip *c, int from, int to, uint32_t tag)
 {
 	int na = c->a->d.core_node[c->parts[from].base];
 	int nb = c->a->d.core_node[c->parts[to].base];
-	struct noc_msg m;
 
 	if (na == nb)
 		return eng_schedule(c->e, eng_now(c->e) + 1, EV_PRI_WAKE, c->cp,
 				    CP_EV_SIGNAL, (uint64_t)to << 32 | tag);
-	memset(&m, 0, sizeof(m));
-	m.src = na;
-	m.dst = nb;
-	m.flits = 1;
-	m.cls = NOC_CLS_SYNC;
-	m.deliver = chip_sync_arrive;
-	m.ctx = c;
-	m.tag = SYNC_PART | (uint64_t)to << 32 | tag;
-	m.response = 1;
-	return noc_send(c->noc, &m);
+	return sync_send(c, na, nb, SYNC_PART | (uint64_t)to << 32 | tag);
 }
