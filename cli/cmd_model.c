@@ -22,6 +22,7 @@
 #include "../dse/tune.h"
 #include "../isa/isa.h"
 #include "../traces/ctrout.h"
+#include "../traces/trace.h"
 #include "../util/fsout.h"
 #include "../util/npy.h"
 #include "../util/strutil.h"
@@ -35,6 +36,7 @@ static void model_usage(FILE *fp)
 	      "                    [--input NAME=FILE.npy]...\n"
 	      "                    [--output NAME=FILE.npy]...\n"
 	      "                    [--output-dir DIR] [--layers FILE.csv] [--counters FILE]...\n"
+	      "                    [--trace FILE.json.gz [--trace-interval N]]\n"
 	      "                    [--emit-asm DIR] [--dump-layers DIR] [--upto N]\n"
 	      "                    [--dump-graph] [--no-fuse] [--tune] [--untuned] [--kernels DIR]\n"
 	      "                    [--max-cycles N] [-q]\n"
@@ -66,6 +68,10 @@ static void model_usage(FILE *fp)
 	      "  --layers FILE.csv    the per-layer CSV (docs/formats.md)\n"
 	      "  --counters FILE      the run's counters, a region per layer (.json,\n"
 	      "                       .csv or .txt); npusim roofline plots the layers\n"
+	      "  --trace FILE         a Chrome/Perfetto trace of the run (gzip JSON): every\n"
+	      "                       unit's work, the layers as regions on each core\n"
+	      "  --trace-interval N   trace counter samples every N cycles (default 1000,\n"
+	      "                       0: none)\n"
 	      "  --emit-asm DIR       write each layer's program source to DIR\n"
 	      "  --dump-layers DIR    write every layer's output as DIR/TENSOR.npy (each\n"
 	      "                       activation kept in DRAM to the end: no reuse)\n"
@@ -85,6 +91,8 @@ static void model_usage(FILE *fp)
 
 struct mopts {
 	const char *config, *model, *output_dir, *layers, *emit_asm, *kernels;
+	const char *trace;
+	cycle_t trace_interval;
 	const char *sets[MAX_ARGS];
 	int n_sets;
 	const char *inputs[MAX_ARGS], *outputs[MAX_ARGS], *counters[8];
@@ -142,6 +150,14 @@ static int parse(int argc, char **argv, struct mopts *o)
 			o->counters[o->n_counters++] = v;
 		} else if (VAL(0, "--output-dir")) o->output_dir = v;
 		else if (VAL(0, "--layers")) o->layers = v;
+		else if (VAL(0, "--trace")) o->trace = v;
+		else if (VAL(0, "--trace-interval")) {
+			uint64_t n;
+			if (cli_parse_u64("model", "--trace-interval", v, 0,
+					  UINT64_MAX, &n))
+				return -1;
+			o->trace_interval = n;
+		}
 		else if (VAL(0, "--emit-asm")) o->emit_asm = v;
 		else if (VAL(0, "--dump-layers")) o->dump_layers = v;
 		else if (VAL(0, "--batch")) {
@@ -614,6 +630,7 @@ int cmd_model(int argc, char **argv)
 	struct map_plan plan, *plans = NULL;
 	struct model_result res;
 	struct run *r = NULL;
+	struct trc *trace = NULL;
 	float **in = NULL;
 	char kbuf[PATH_MAX];
 	int rc, arch_ok = 0, plan_ok = 0, n_plans = 0;
@@ -626,6 +643,7 @@ int cmd_model(int argc, char **argv)
 	memset(&res, 0, sizeof res);
 	o.dtype = DT_N;
 	o.max_cycles = CYCLE_MAX;
+	o.trace_interval = 1000;
 	if (parse(argc, argv, &o))
 		return NPU_EXIT_USAGE;
 	diag_init(&d, stderr);
@@ -689,11 +707,20 @@ int cmd_model(int argc, char **argv)
 					strerror(errno));
 			goto out;
 		}
+	/* the trace streams while the model runs; nothing is left at its
+	 * path unless the whole run succeeds (trc_abort) */
+	if (o.trace && !(trace = trc_open(o.trace, ARCH_F(&a, CHIP_CLOCK_GHZ),
+					  &d))) {
+		rc = NPU_EIO;
+		goto out;
+	}
 	struct run_params rp;
 	memset(&rp, 0, sizeof rp);
 	rp.max_cycles = o.max_cycles;
 	rp.timing_only = o.timing_only;
 	rp.interrupted = fsout_interrupted;
+	rp.trace = trace;
+	rp.trace_interval = o.trace_interval;
 	if (!(r = run_new(&a, &rp, &d))) {
 		rc = d.last_err ? d.last_err : NPU_ENOMEM;
 		goto out;
@@ -732,6 +759,12 @@ int cmd_model(int argc, char **argv)
 		goto out;
 	if (o.n_counters && (rc = write_counters(&o, r, &a, res.cycles, &d)))
 		goto out;
+	if (trace) {
+		rc = trc_close(trace, &d);
+		trace = NULL;
+		if (rc)
+			goto out;
+	}
 	res.batch = o.batch;
 	if (!o.quiet)
 		model_print(stdout, &g, p0, &res, &a);
@@ -742,6 +775,8 @@ out:
 	free(in);
 	model_result_free(&res);
 	run_free(r);
+	if (trace)
+		trc_abort(trace);
 	if (plan_ok)
 		map_plan_free(&plan);
 	for (int i = 0; i < n_plans; i++)

@@ -94,6 +94,26 @@ for cs in "default.cfg:2:$two" "datacenter.cfg:3:" "datacenter.cfg:2:--stages 2"
 	record "tiny_cnn pipeline $S $cfg $extra: $(grep '^latency' "$tmp/p.txt" | cut -d= -f1)"
 	grep -E '^[0-9]+ ' "$tmp/p.txt" | awk '{ print "  stage " $1 ": layers " $2 ", cores " $3 ", busy/img " $5 }' >> "$actual"
 done
+# the trace of a pipelined run: every layer a region slice, stages at once
+"$bin" model -q -c configs/datacenter.cfg "$m/tiny_cnn.onnx" --batch 3 --pipeline 3 \
+	--timing-only --trace "$tmp/p.json.gz" 2> "$tmp/err" ||
+	{ cat "$tmp/err" >&2; fail "pipeline --trace failed"; }
+$py - "$tmp/p.json.gz" > "$tmp/tr" <<'PY' || fail "pipeline trace: $(cat "$tmp/tr")"
+import gzip, json, sys
+ev = json.load(gzip.open(sys.argv[1]))["traceEvents"]
+spans = {}
+for e in ev:
+    if e.get("ph") == "X" and e.get("name", "").startswith("L"):
+        spans.setdefault(e["name"], []).append((e["ts"], e["ts"] + e["dur"], e["pid"]))
+layers = sorted(spans)
+assert len(layers) == 5, layers
+# layer 0 (stage 1) runs an image while layer 2 (stage 2) runs another,
+# on other cores
+assert any(a[0] < b[1] and b[0] < a[1] and a[2] != b[2]
+           for a in spans[layers[0]] for b in spans[layers[2]]), "no overlap"
+print("%d layer regions, stages overlapping" % len(layers))
+PY
+record "pipeline trace: $(cat "$tmp/tr")"
 for bad in "--pipeline 2 --stages 9" "--pipeline 2 --stages 0" "--pipeline 3 --stages 2" "--pipeline 17"; do
 	# shellcheck disable=SC2086
 	if "$bin" model -q -c configs/datacenter.cfg "$m/tiny_cnn.onnx" --timing-only $bad 2> "$tmp/err"; then
