@@ -1313,7 +1313,10 @@ nt\@:
 	mset	itype, t0
 	li	t0, ATYPE
 	mset	atype, t0
-	li	t0, ROWS
+	# k: ROWS per tile, the last KL; one tile is all of K (a k of ROWS
+	# would read past each A row and past the weights: garbage times
+	# garbage, right only where the scratchpad beyond happens to be 0)
+	li	t0, KT == 1 ? KL : ROWS
 	mset	k, t0
 	li	t0, ROWS*XB
 	mset	ia, t0				# next k tile: ROWS elements along A rows
