@@ -31,7 +31,8 @@
 static void model_usage(FILE *fp)
 {
 	fputs("usage: npusim model [-c CONFIG] [-s key=value]... MODEL.onnx|TOPOLOGY.csv\n"
-	      "                    [--timing-only] [--dtype int8|bf16] [--split rows|channels]\n"
+	      "                    [--timing-only] [--dtype int8|bf16] [--calibrate]\n"
+	      "                    [--split rows|channels]\n"
 	      "                    [--one-core] [--batch N] [--pipeline S [--stages L,...]]\n"
 	      "                    [--input NAME=FILE.npy]...\n"
 	      "                    [--output NAME=FILE.npy]...\n"
@@ -51,6 +52,8 @@ static void model_usage(FILE *fp)
 	      "  --timing-only        compute no tensor values (identical cycles)\n"
 	      "  --dtype T            activations and weights: int8 or bf16 (default:\n"
 	      "                       int8 when core.matrix.in_type is an integer type)\n"
+	      "  --calibrate          int8: each tensor's format from a bf16 run on the\n"
+	      "                       input (default: every activation Q3.4)\n"
 	      "  --split S            how a multi-core chip shares a layer: rows or\n"
 	      "                       channels of the output (default: the kernel's)\n"
 	      "  --one-core           run every layer on core 0\n"
@@ -98,7 +101,7 @@ struct mopts {
 	const char *inputs[MAX_ARGS], *outputs[MAX_ARGS], *counters[8];
 	int n_inputs, n_outputs, n_counters;
 	int timing_only, one_core, dump_graph, no_fuse, quiet, upto, batch;
-	int tune, untuned, pipeline, n_starts;
+	int tune, untuned, pipeline, n_starts, calibrate;
 	int starts[MAX_ARGS];
 	const char *dump_layers;
 	enum npu_dtype dtype;
@@ -203,6 +206,7 @@ static int parse(int argc, char **argv, struct mopts *o)
 		else if (!strcmp(a, "--no-fuse")) o->no_fuse = 1;
 		else if (!strcmp(a, "--tune")) o->tune = 1;
 		else if (!strcmp(a, "--untuned")) o->untuned = 1;
+		else if (!strcmp(a, "--calibrate")) o->calibrate = 1;
 		else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) o->quiet = 1;
 		else if (a[0] == '-' && a[1]) return usage_err("unknown option", a);
 		else if (o->model) return usage_err("one model only; extra", a);
@@ -222,6 +226,10 @@ static int parse(int argc, char **argv, struct mopts *o)
 	if (o->pipeline && (o->one_core || o->upto || o->dump_layers))
 		return usage_err("--pipeline runs every layer of every image: "
 				 "not with --one-core, --upto or --dump-layers",
+				 NULL);
+	if (o->calibrate && o->timing_only)
+		return usage_err("--calibrate runs the model with values to "
+				 "measure its ranges: not with --timing-only",
 				 NULL);
 	if (o->upto && (o->n_outputs || o->output_dir))
 		return usage_err("--upto stops before the graph outputs exist: "
@@ -621,19 +629,69 @@ static int write_layers(const char *path, const struct graph *g,
 	return fsout_commit(&f, d);
 }
 
+/* Every plan of the run: one, or a pipeline's one per image (each its
+ * own activation arena), with the tuner's schedules.  *n counts the plans
+ * built (to free), also on failure. */
+static int build_plans(const struct graph *g, const struct arch *a,
+		       const struct mopts *o, struct map_opts *mo, int images,
+		       struct map_plan *plans, int *n, const char *kdir,
+		       struct diag *d)
+{
+	int rc = 0;
+	if (o->pipeline)
+		mo->images = images;
+	for (*n = 0; *n < (o->pipeline ? images : 1) && !rc; ++*n) {
+		mo->image = *n;
+		if ((rc = map_plan_build(g, a, mo, &plans[*n], d)))
+			return rc;
+		if (o->tune || !o->untuned)
+			rc = apply_tuned(&plans[*n], o, a, kdir, d);
+	}
+	return rc;
+}
+
+/* The calibration run (model_calibrate); 1 when amax holds its ranges, 0
+ * when it could not run (a note says why: the run keeps Q3.4). */
+static int calibrate(const struct arch *a, const struct graph *g,
+		     float *const *in, const char *kdir, float *amax,
+		     struct diag *d)
+{
+	char *log = NULL;
+	size_t n = 0;
+	FILE *fp = open_memstream(&log, &n);
+	struct diag cd;
+	int rc = NPU_ENOMEM;
+	if (fp) {
+		diag_init(&cd, fp);
+		rc = model_calibrate(a, g, in, kdir, amax, &cd);
+		fclose(fp);
+	}
+	if (rc) {
+		char *nl = log ? strchr(log, '\n') : NULL;
+		if (nl)
+			*nl = 0;
+		diag_note(d, diag_at_file(g->source, 0, 0), "--calibrate: the "
+			  "bf16 calibration run failed, every activation stays "
+			  "Q3.4: %s", log && *log ? log : "out of memory");
+	}
+	free(log);
+	return !rc;
+}
+
 int cmd_model(int argc, char **argv)
 {
 	struct mopts o;
 	struct diag d;
 	struct arch a;
 	struct graph g;
-	struct map_plan plan, *plans = NULL;
+	struct map_plan *plans = NULL;
 	struct model_result res;
 	struct run *r = NULL;
 	struct trc *trace = NULL;
 	float **in = NULL;
 	char kbuf[PATH_MAX];
-	int rc, arch_ok = 0, plan_ok = 0, n_plans = 0;
+	int rc, arch_ok = 0, n_plans = 0;
+	float *amax = NULL;
 
 	if (cli_want_help(argc, argv)) {
 		model_usage(stdout);
@@ -669,36 +727,44 @@ int cmd_model(int argc, char **argv)
 	if ((rc = arch_load(&a, o.config, o.sets, o.n_sets, &d)))
 		goto out;
 	arch_ok = 1;
-	struct map_opts mo = { o.dtype, o.split, o.dump_layers != NULL, 0, 0 };
-	if (o.pipeline) {
-		if (!(plans = calloc((size_t)images, sizeof *plans))) {
+	/* inputs first: an int8 run's calibration runs on them */
+	if (!o.timing_only) {
+		in = calloc((size_t)g.n_inputs + 1, sizeof *in);
+		if (!in) {
 			rc = diag_error(&d, diag_nowhere(), NPU_ENOMEM,
 					"out of memory");
 			goto out;
 		}
-		mo.images = images;
-		for (; n_plans < images; n_plans++) {
-			mo.image = n_plans;
-			if ((rc = map_plan_build(&g, &a, &mo, &plans[n_plans], &d)))
-				goto out;
-			if ((o.tune || !o.untuned) &&
-			    (rc = apply_tuned(&plans[n_plans], &o, &a,
-					      kernel_dir(&o, kbuf, sizeof kbuf),
-					      &d))) {
-				n_plans++;
-				goto out;
-			}
-		}
-	} else {
-		if ((rc = map_plan_build(&g, &a, &mo, &plan, &d)))
-			goto out;
-		plan_ok = 1;
-		if ((o.tune || !o.untuned) &&
-		    (rc = apply_tuned(&plan, &o, &a,
-				      kernel_dir(&o, kbuf, sizeof kbuf), &d)))
+		if ((rc = load_inputs(&g, &o, images, in, &d)))
 			goto out;
 	}
-	const struct map_plan *p0 = o.pipeline ? &plans[0] : &plan;
+	struct map_opts mo = { .dtype = o.dtype, .split = o.split,
+			       .keep_all = o.dump_layers != NULL };
+	const char *kdir = kernel_dir(&o, kbuf, sizeof kbuf);
+	if (!(plans = calloc((size_t)images, sizeof *plans))) {
+		rc = diag_error(&d, diag_nowhere(), NPU_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = build_plans(&g, &a, &o, &mo, images, plans, &n_plans, kdir,
+			      &d)))
+		goto out;
+	/* --calibrate: int8 formats from a bf16 run on the same input */
+	if (plans[0].dtype == DT_INT8 && o.calibrate) {
+		if (!(amax = calloc((size_t)g.n_tensors + 1, sizeof *amax))) {
+			rc = diag_error(&d, diag_nowhere(), NPU_ENOMEM,
+					"out of memory");
+			goto out;
+		}
+		if (calibrate(&a, &g, in, kdir, amax, &d)) {
+			mo.amax = amax;
+			for (; n_plans > 0; n_plans--)
+				map_plan_free(&plans[n_plans - 1]);
+			if ((rc = build_plans(&g, &a, &o, &mo, images, plans,
+					      &n_plans, kdir, &d)))
+				goto out;
+		}
+	}
+	const struct map_plan *p0 = &plans[0];
 	const char *dirs[3] = { o.emit_asm, o.output_dir, o.dump_layers };
 	for (int i = 0; i < 3; i++)
 		if (dirs[i] && mkdir(dirs[i], 0777) && errno != EEXIST) {
@@ -725,17 +791,7 @@ int cmd_model(int argc, char **argv)
 		rc = d.last_err ? d.last_err : NPU_ENOMEM;
 		goto out;
 	}
-	if (!o.timing_only) {
-		in = calloc((size_t)g.n_inputs + 1, sizeof *in);
-		if (!in) {
-			rc = diag_error(&d, diag_nowhere(), NPU_ENOMEM,
-					"out of memory");
-			goto out;
-		}
-		if ((rc = load_inputs(&g, &o, images, in, &d)))
-			goto out;
-	}
-	struct model_opts mro = { kernel_dir(&o, kbuf, sizeof kbuf),
+	struct model_opts mro = { kdir,
 				  o.one_core, !o.timing_only, in, o.emit_asm,
 				  o.upto };
 	fsout_catch_signals(FSOUT_SIG_FLAG);
@@ -745,14 +801,14 @@ int cmd_model(int argc, char **argv)
 		rc = model_run_pipeline(r, &a, &g, plans, images, &mro, &po,
 					&res, &d);
 	} else {
-		rc = model_run(r, &a, &g, &plan, &mro, &res, &d);
+		rc = model_run(r, &a, &g, p0, &mro, &res, &d);
 	}
 	fsout_catch_signals(FSOUT_SIG_DIE);
 	if (rc)
 		goto out;
 	if (!o.timing_only && !o.upto && (rc = write_results(&g, &o, &res, &d)))
 		goto out;
-	if (o.dump_layers && (rc = dump_layers(o.dump_layers, r, &g, &plan,
+	if (o.dump_layers && (rc = dump_layers(o.dump_layers, r, &g, p0,
 					       res.n_layers, &d)))
 		goto out;
 	if (o.layers && (rc = write_layers(o.layers, &g, p0, &res, &a, &d)))
@@ -777,8 +833,7 @@ out:
 	run_free(r);
 	if (trace)
 		trc_abort(trace);
-	if (plan_ok)
-		map_plan_free(&plan);
+	free(amax);
 	for (int i = 0; i < n_plans; i++)
 		map_plan_free(&plans[i]);
 	free(plans);

@@ -46,6 +46,10 @@ struct map_opts {
 	int keep_all;           /* keep every activation to the end (no DRAM
 				   reuse): to read each layer's output
 				   afterwards (--dump-layers) */
+	const float *amax;      /* int8: max|x| of every graph tensor (by
+				   index) from a calibration run, for
+				   calibrated exponents; NULL: every
+				   activation Q3.4 (docs/models.md "int8") */
 	int images, image;      /* images > 1: a pipelined run keeps that
 				   many images in flight, each in its own
 				   activation arena (the same liveness plan,

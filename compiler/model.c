@@ -6,6 +6,7 @@
 #include "model_int.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,6 +269,60 @@ int model_run(struct run *r, const struct arch *a, const struct graph *g,
 					     res->outputs[i], d);
 		}
 	}
+	return rc;
+}
+
+int model_calibrate(const struct arch *a, const struct graph *g,
+		    float *const *inputs, const char *kernel_dir, float *amax,
+		    struct diag *d)
+{
+	struct map_opts mo = { .dtype = DT_BF16, .keep_all = 1 };
+	struct map_plan p;
+	struct model_result res;
+	struct run_params rp;
+	int rc = map_plan_build(g, a, &mo, &p, d);
+
+	if (rc)
+		return rc;
+	memset(&rp, 0, sizeof rp);
+	rp.max_cycles = CYCLE_MAX;
+	struct run *r = run_new(a, &rp, d);
+	struct model_opts o = { kernel_dir, 0, 1, inputs, NULL, 0 };
+	memset(&res, 0, sizeof res);
+	rc = r ? model_run(r, a, g, &p, &o, &res, d) : NPU_ENOMEM;
+	if (!rc) {
+		uint64_t size;
+		uint8_t *dram = chip_mem(run_chip(r), ISA_MEM_DRAM, 0, &size);
+		float *v = NULL;
+		size_t cap = 0;
+		for (int t = 0; t < g->n_tensors && !rc; t++) {
+			const struct map_tensor *x = &p.t[t];
+			size_t n = (size_t)graph_elems(&g->tensors[t]);
+			amax[t] = 0;
+			if (x->addr == MAP_NOADDR || x->wlay || x->dt != DT_BF16 ||
+			    (g->tensors[t].flags & G_T_CONST))
+				continue;
+			if (n > cap) {
+				float *nv = realloc(v, n * sizeof *v);
+				if (!nv) {
+					rc = diag_error(d, diag_nowhere(),
+							NPU_ENOMEM, "out of memory");
+					break;
+				}
+				v = nv;
+				cap = n;
+			}
+			rc = map_read_tensor(g, &p, t, dram, size, v, d);
+			/* a MaxPool's -inf padding is no range to cover */
+			for (size_t i = 0; i < n && !rc; i++)
+				if (isfinite(v[i]) && fabsf(v[i]) > amax[t])
+					amax[t] = fabsf(v[i]);
+		}
+		free(v);
+	}
+	model_result_free(&res);
+	run_free(r);
+	map_plan_free(&p);
 	return rc;
 }
 

@@ -113,6 +113,17 @@ int model_run_pipeline(struct run *r, const struct arch *a,
 		       struct model_result *res, struct diag *d) NPU_WUR;
 void model_result_free(struct model_result *res);
 
+/*
+ * int8 calibration (docs/models.md "int8"): run graph g in bf16 with
+ * values on a chip of config a (inputs as model_opts.inputs, every
+ * activation kept to the end), then put each tensor's max|x| in amax (by
+ * graph tensor index; 0 for constants and integer tensors), for
+ * map_opts.amax.  0, or NPU_E* with the reason in d.
+ */
+int model_calibrate(const struct arch *a, const struct graph *g,
+		    float *const *inputs, const char *kernel_dir, float *amax,
+		    struct diag *d) NPU_WUR;
+
 /* The per-layer CSV (docs/formats.md "Per-layer CSV"); 0 or NPU_EIO. */
 int model_write_csv(FILE *f, const struct graph *g, const struct map_plan *p,
 		    const struct model_result *res, const struct arch *a);

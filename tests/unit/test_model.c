@@ -140,7 +140,7 @@ static void run_cnn(const char *cfg, enum npu_dtype dt, double tol)
 	diag_init(&d, NULL);
 	build_cnn(&g);
 	ck_assert_msg(arch_load(&a, cfg, NULL, 0, &d) == 0, "%s", d.last);
-	struct map_opts mo = { dt, MAP_SPLIT_AUTO, 0 };
+	struct map_opts mo = { .dtype = dt, .split = MAP_SPLIT_AUTO };
 	ck_assert_msg(map_plan_build(&g, &a, &mo, &p, &d) == 0, "%s", d.last);
 	ck_assert_int_eq(p.n_layers, 4); /* the flatten is a view */
 	struct run_params rp;
@@ -193,7 +193,7 @@ START_TEST(model_plan_reuses_dram)
 	diag_init(&d, NULL);
 	build_cnn(&g);
 	ck_assert_int_eq(arch_load(&a, NULL, NULL, 0, &d), 0);
-	struct map_opts mo = { DT_INT8, MAP_SPLIT_AUTO, 0 };
+	struct map_opts mo = { .dtype = DT_INT8, .split = MAP_SPLIT_AUTO };
 	ck_assert_int_eq(map_plan_build(&g, &a, &mo, &p, &d), 0);
 	int x = graph_find(&g, "x"), y1 = graph_find(&g, "y1"),
 	    y2 = graph_find(&g, "y2"), y3 = graph_find(&g, "y3"),
@@ -215,6 +215,54 @@ START_TEST(model_plan_reuses_dram)
 }
 END_TEST
 
+/* The int8 exponents of a calibrated plan: the pool, the global pool and
+ * the flatten keep one format (their group's largest range), the conv
+ * and the Gemm rescale into their own; an output finer than its product
+ * is raised to the product's exponent. */
+START_TEST(model_plan_calibrated)
+{
+	struct graph g;
+	struct arch a;
+	struct diag d;
+	struct map_plan p;
+	diag_init(&d, NULL);
+	build_cnn(&g);
+	ck_assert_int_eq(arch_load(&a, NULL, NULL, 0, &d), 0);
+	float *amax = calloc((size_t)g.n_tensors, sizeof *amax);
+	int x = graph_find(&g, "x"), y1 = graph_find(&g, "y1"),
+	    y2 = graph_find(&g, "y2"), y3 = graph_find(&g, "y3"),
+	    y4 = graph_find(&g, "y4"), y = graph_find(&g, "y");
+	amax[x] = 1.0f;         /* 2^-6 * 127 = 1.98 */
+	amax[y1] = 3.0f;
+	amax[y2] = 5.0f;        /* 2^-4 * 127 = 7.9 */
+	amax[y3] = amax[y4] = 0.5f;
+	amax[y] = 20.0f;        /* 2^-2 * 127 = 31.75 */
+	struct map_opts mo = { .dtype = DT_INT8, .split = MAP_SPLIT_AUTO,
+			       .amax = amax };
+	ck_assert_msg(map_plan_build(&g, &a, &mo, &p, &d) == 0, "%s", d.last);
+	ck_assert_int_eq(p.t[x].exp, -6);
+	ck_assert_int_eq(p.t[y1].exp, -4);
+	ck_assert_int_eq(p.t[y2].exp, -4);
+	ck_assert_int_eq(p.t[y3].exp, -4);
+	ck_assert_int_eq(p.t[y4].exp, -4);
+	ck_assert_int_eq(p.t[y].exp, -2);
+	/* |w| < 0.3: weights at 2^-8; conv: -4 - (-6 - 8), fc: -2 - (-4 - 8) */
+	ck_assert_ptr_nonnull(strstr(p.layers[0].steps[0].src, ".equ SHIFT, 10\n"));
+	ck_assert_ptr_nonnull(strstr(p.layers[3].steps[0].src, ".equ SHIFT, 10\n"));
+	map_plan_free(&p);
+	/* a tiny output range: the Gemm's output stays at its product's
+	 * exponent (-4 - 8), never a negative shift */
+	amax[y] = 1e-6f;
+	ck_assert_msg(map_plan_build(&g, &a, &mo, &p, &d) == 0, "%s", d.last);
+	ck_assert_int_eq(p.t[y].exp, -12);
+	ck_assert_ptr_nonnull(strstr(p.layers[3].steps[0].src, ".equ SHIFT, 0\n"));
+	map_plan_free(&p);
+	free(amax);
+	arch_free(&a);
+	graph_free(&g);
+}
+END_TEST
+
 START_TEST(model_plan_image_arenas)
 {
 	/* a pipeline's plans: image k's activations k arenas up, the
@@ -227,7 +275,8 @@ START_TEST(model_plan_image_arenas)
 	build_cnn(&g);
 	ck_assert_int_eq(arch_load(&a, NULL, NULL, 0, &d), 0);
 	for (int k = 0; k < 3; k++) {
-		struct map_opts mo = { DT_INT8, MAP_SPLIT_AUTO, 0, 3, k };
+		struct map_opts mo = { .dtype = DT_INT8, .split = MAP_SPLIT_AUTO,
+				       .images = 3, .image = k };
 		ck_assert_msg(map_plan_build(&g, &a, &mo, &p[k], &d) == 0, "%s",
 			      d.last);
 	}
@@ -263,6 +312,7 @@ static Suite *model_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, model_plan_reuses_dram);
 	tcase_add_test(tc, model_plan_image_arenas);
+	tcase_add_test(tc, model_plan_calibrated);
 	tcase_add_test(tc, model_cnn_bf16_values);
 	suite_add_tcase(s, tc);
 	return s;

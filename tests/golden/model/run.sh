@@ -14,7 +14,8 @@
 # op, a Resize mode, opset 9, a truncated file) exit 1 with the node and the
 # reason; a batch of two runs right; layers take the tuner's cached
 # schedules (--tune, --untuned); a SCALE-Sim topology CSV runs; pipelined
-# runs give the layer-by-layer run's outputs.  Golden: cycles per model and config.
+# runs give the layer-by-layer run's outputs; calibrated int8 formats are
+# no worse than Q3.4.  Golden: cycles per model and config.
 . "$(dirname "$0")/../lib.sh"
 # the kernels' default schedules, whatever the user's tuning cache holds
 export NPUSIM_CACHE="$tmp/cache"
@@ -53,6 +54,25 @@ for net in tiny_cnn tiny_mbv2 tiny_mlp tiny_attn tiny_attn_ln17 tiny_legal tiny_
 		[ "$regions" -ge "$layers" ] || fail "$net $cfg: $regions layer regions on the roofline, $layers layers"
 		record "$net $cfg: $layers layers, $cycles cycles in layers, tol $tol"
 	done
+done
+# --calibrate: int8 formats from a bf16 run on the input; every layer within
+# the int8 bound and the worst layer no worse than with Q3.4 everywhere
+worst() { $py "$check" "$m/$1.onnx" "$m/$1.x.npy" "$2" 8e-2 | grep -v '^skip' |
+	awk '$1 != "ok" { bad = 1 } { v = $NF + 0; if (v > w) w = v } END { if (bad) exit 1; printf "%.2e", w }'; }
+for net in tiny_mbv2 tiny_legal tiny_qk; do
+	for cal in q34 cal; do
+		flag=; [ $cal = cal ] && flag=--calibrate
+		# shellcheck disable=SC2086
+		"$bin" model -q -c configs/default.cfg "$m/$net.onnx" --input x="$m/$net.x.npy" \
+			$flag --dump-layers "$tmp/$cal" 2> "$tmp/err" ||
+			{ cat "$tmp/err" >&2; fail "$net $flag failed"; }
+	done
+	e0=$(worst $net "$tmp/q34") || fail "$net: a layer beyond the int8 bound"
+	e1=$(worst $net "$tmp/cal") || fail "$net --calibrate: a layer beyond the int8 bound"
+	awk -v a="$e1" -v b="$e0" 'BEGIN { exit !(a <= b) }' ||
+		fail "$net: calibrated error $e1 above Q3.4's $e0"
+	record "$net default.cfg int8 worst layer error: Q3.4 $e0, --calibrate $e1"
+	rm -rf "$tmp/q34" "$tmp/cal"
 done
 # a batch of two images (--batch 2): the conv and pooling kernels a step per
 # image (the 1x1 conv one GEMM over both, the global pool the images stacked)
