@@ -75,7 +75,8 @@ TRC_SRCS   := traces/ctrout.c traces/trace.c traces/ctrread.c traces/roofline.c 
 # The model compiler: layer graph, importers, passes, mapping, the model
 # runner (docs/models.md).
 COMPILER_SRCS := compiler/graph.c compiler/onnx.c compiler/infer.c compiler/fold.c \
-                 compiler/passes.c compiler/topo.c compiler/map.c compiler/model.c
+                 compiler/passes.c compiler/topo.c compiler/map.c compiler/model.c \
+                 compiler/pipeline.c
 # Doc writers that join several tables (the ISA and the assembler's
 # directives); mkdoc and the staleness tests call them.
 DOC_SRCS   := docs/isa_doc.c

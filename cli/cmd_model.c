@@ -22,6 +22,7 @@
 #include "../dse/tune.h"
 #include "../isa/isa.h"
 #include "../traces/ctrout.h"
+#include "../traces/trace.h"
 #include "../util/fsout.h"
 #include "../util/npy.h"
 #include "../util/strutil.h"
@@ -30,10 +31,13 @@
 static void model_usage(FILE *fp)
 {
 	fputs("usage: npusim model [-c CONFIG] [-s key=value]... MODEL.onnx|TOPOLOGY.csv\n"
-	      "                    [--timing-only] [--dtype int8|bf16] [--split rows|channels]\n"
-	      "                    [--one-core] [--batch N] [--input NAME=FILE.npy]...\n"
+	      "                    [--timing-only] [--dtype int8|bf16] [--calibrate]\n"
+	      "                    [--split rows|channels]\n"
+	      "                    [--one-core] [--batch N] [--pipeline S [--stages L,...]]\n"
+	      "                    [--input NAME=FILE.npy]...\n"
 	      "                    [--output NAME=FILE.npy]...\n"
 	      "                    [--output-dir DIR] [--layers FILE.csv] [--counters FILE]...\n"
+	      "                    [--trace FILE.json.gz [--trace-interval N]]\n"
 	      "                    [--emit-asm DIR] [--dump-layers DIR] [--upto N]\n"
 	      "                    [--dump-graph] [--no-fuse] [--tune] [--untuned] [--kernels DIR]\n"
 	      "                    [--max-cycles N] [-q]\n"
@@ -48,11 +52,18 @@ static void model_usage(FILE *fp)
 	      "  --timing-only        compute no tensor values (identical cycles)\n"
 	      "  --dtype T            activations and weights: int8 or bf16 (default:\n"
 	      "                       int8 when core.matrix.in_type is an integer type)\n"
+	      "  --calibrate          int8: each tensor's format from a bf16 run on the\n"
+	      "                       input (default: every activation Q3.4)\n"
 	      "  --split S            how a multi-core chip shares a layer: rows or\n"
 	      "                       channels of the output (default: the kernel's)\n"
 	      "  --one-core           run every layer on core 0\n"
 	      "  --batch N            N inputs at once (the first dimension of every\n"
 	      "                       graph input; the conv kernels take an image per step)\n"
+	      "  --pipeline S         pipeline the layers over S stages, each on its own\n"
+	      "                       partition of the cores, the --batch images flowing\n"
+	      "                       through at once (docs/models.md, Pipelining)\n"
+	      "  --stages L,...       with --pipeline: the first layer of stages 2..S\n"
+	      "                       (default: cut by the cost model to balance them)\n"
 	      "  --input NAME=FILE    a graph input's values (.npy, the model's shape);\n"
 	      "                       default: uniform in [-1, 1) from a fixed seed\n"
 	      "  --output NAME=FILE   write a graph output (.npy, fp32, the model's layout)\n"
@@ -60,6 +71,10 @@ static void model_usage(FILE *fp)
 	      "  --layers FILE.csv    the per-layer CSV (docs/formats.md)\n"
 	      "  --counters FILE      the run's counters, a region per layer (.json,\n"
 	      "                       .csv or .txt); npusim roofline plots the layers\n"
+	      "  --trace FILE         a Chrome/Perfetto trace of the run (gzip JSON): every\n"
+	      "                       unit's work, the layers as regions on each core\n"
+	      "  --trace-interval N   trace counter samples every N cycles (default 1000,\n"
+	      "                       0: none)\n"
 	      "  --emit-asm DIR       write each layer's program source to DIR\n"
 	      "  --dump-layers DIR    write every layer's output as DIR/TENSOR.npy (each\n"
 	      "                       activation kept in DRAM to the end: no reuse)\n"
@@ -79,12 +94,15 @@ static void model_usage(FILE *fp)
 
 struct mopts {
 	const char *config, *model, *output_dir, *layers, *emit_asm, *kernels;
+	const char *trace;
+	cycle_t trace_interval;
 	const char *sets[MAX_ARGS];
 	int n_sets;
 	const char *inputs[MAX_ARGS], *outputs[MAX_ARGS], *counters[8];
 	int n_inputs, n_outputs, n_counters;
 	int timing_only, one_core, dump_graph, no_fuse, quiet, upto, batch;
-	int tune, untuned;
+	int tune, untuned, pipeline, n_starts, calibrate;
+	int starts[MAX_ARGS];
 	const char *dump_layers;
 	enum npu_dtype dtype;
 	enum map_split split;
@@ -135,6 +153,14 @@ static int parse(int argc, char **argv, struct mopts *o)
 			o->counters[o->n_counters++] = v;
 		} else if (VAL(0, "--output-dir")) o->output_dir = v;
 		else if (VAL(0, "--layers")) o->layers = v;
+		else if (VAL(0, "--trace")) o->trace = v;
+		else if (VAL(0, "--trace-interval")) {
+			uint64_t n;
+			if (cli_parse_u64("model", "--trace-interval", v, 0,
+					  UINT64_MAX, &n))
+				return -1;
+			o->trace_interval = n;
+		}
 		else if (VAL(0, "--emit-asm")) o->emit_asm = v;
 		else if (VAL(0, "--dump-layers")) o->dump_layers = v;
 		else if (VAL(0, "--batch")) {
@@ -142,6 +168,22 @@ static int parse(int argc, char **argv, struct mopts *o)
 			if (cli_parse_u64("model", "--batch", v, 1, 65536, &n))
 				return -1;
 			o->batch = (int)n;
+		}
+		else if (VAL(0, "--pipeline")) {
+			uint64_t n;
+			if (cli_parse_u64("model", "--pipeline", v, 1, 4096, &n))
+				return -1;
+			o->pipeline = (int)n;
+		} else if (VAL(0, "--stages")) {
+			char *end;
+			for (const char *q = v; *q; q = *end ? end + 1 : end) {
+				long x = strtol(q, &end, 10);
+				if (end == q || (*end && *end != ',') || x < 1 ||
+				    x > 1000000 || o->n_starts == MAX_ARGS)
+					return usage_err("--stages takes layer "
+							 "indices, as 5,17,40:", v);
+				o->starts[o->n_starts++] = (int)x;
+			}
 		}
 		else if (VAL(0, "--upto")) {
 			uint64_t n;
@@ -164,6 +206,7 @@ static int parse(int argc, char **argv, struct mopts *o)
 		else if (!strcmp(a, "--no-fuse")) o->no_fuse = 1;
 		else if (!strcmp(a, "--tune")) o->tune = 1;
 		else if (!strcmp(a, "--untuned")) o->untuned = 1;
+		else if (!strcmp(a, "--calibrate")) o->calibrate = 1;
 		else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) o->quiet = 1;
 		else if (a[0] == '-' && a[1]) return usage_err("unknown option", a);
 		else if (o->model) return usage_err("one model only; extra", a);
@@ -177,6 +220,17 @@ static int parse(int argc, char **argv, struct mopts *o)
 		return usage_err("--timing-only computes no values: --input, "
 				 "--output and --dump-layers need a run with "
 				 "values", NULL);
+	if (o->n_starts && o->n_starts + 1 != o->pipeline)
+		return usage_err("--stages gives the first layer of stages 2..S: "
+				 "S - 1 indices for --pipeline S", NULL);
+	if (o->pipeline && (o->one_core || o->upto || o->dump_layers))
+		return usage_err("--pipeline runs every layer of every image: "
+				 "not with --one-core, --upto or --dump-layers",
+				 NULL);
+	if (o->calibrate && o->timing_only)
+		return usage_err("--calibrate runs the model with values to "
+				 "measure its ranges: not with --timing-only",
+				 NULL);
 	if (o->upto && (o->n_outputs || o->output_dir))
 		return usage_err("--upto stops before the graph outputs exist: "
 				 "--dump-layers reads the layers it ran", NULL);
@@ -263,12 +317,12 @@ static int find_io(const struct graph *g, const int *v, int n, const char *arg,
 }
 
 /* Inputs: the files given, else uniform in [-1, 1) from a fixed seed. */
-static int load_inputs(const struct graph *g, const struct mopts *o,
+static int load_inputs(const struct graph *g, const struct mopts *o, int nb,
 		       float **in, struct diag *d)
 {
 	for (int i = 0; i < g->n_inputs; i++) {
 		const struct g_tensor *t = &g->tensors[g->inputs[i]];
-		int64_t n = graph_elems(t);
+		int64_t n = graph_elems(t) * nb;
 		in[i] = malloc(((size_t)n + 1) * sizeof(float));
 		if (!in[i])
 			return diag_error(d, diag_nowhere(), NPU_ENOMEM,
@@ -295,10 +349,11 @@ static int load_inputs(const struct graph *g, const struct mopts *o,
 		int rc = npy_load_as(file, DT_FP32, &a, d);
 		if (rc)
 			return rc;
-		int same = (int64_t)npy_count(&a) == graph_elems(t) &&
+		/* nb images (a pipeline's): the batch dimension nb x 1 */
+		int same = (int64_t)npy_count(&a) == graph_elems(t) * nb &&
 			   a.ndim == t->rank;
 		for (int k = 0; same && k < a.ndim; k++)
-			same = (int64_t)a.shape[k] == t->dim[k];
+			same = (int64_t)a.shape[k] == t->dim[k] * (k ? 1 : nb);
 		if (!same) {
 			npy_free(&a);
 			return diag_error(d, diag_at_file(file, 0, 0),
@@ -312,19 +367,19 @@ static int load_inputs(const struct graph *g, const struct mopts *o,
 	return 0;
 }
 
-static int save_output(const struct graph *g, int i, const float *v,
+static int save_output(const struct graph *g, int i, const float *v, int nb,
 		       const char *path, struct diag *d)
 {
 	const struct g_tensor *t = &g->tensors[g->outputs[i]];
 	struct npy a;
 	uint64_t shape[NPY_MAX_DIMS];
 	for (int k = 0; k < t->rank; k++)
-		shape[k] = (uint64_t)t->dim[k];
+		shape[k] = (uint64_t)t->dim[k] * (uint64_t)(k ? 1 : nb);
 	int rc = npy_alloc(&a, DT_FP32, t->rank, shape);
 	if (rc)
 		return diag_error(d, diag_nowhere(), rc, "cannot make %s",
 				  path);
-	memcpy(a.data, v, (size_t)graph_elems(t) * sizeof(float));
+	memcpy(a.data, v, (size_t)graph_elems(t) * (size_t)nb * sizeof(float));
 	rc = npy_write(path, &a, d);
 	npy_free(&a);
 	return rc;
@@ -333,6 +388,8 @@ static int save_output(const struct graph *g, int i, const float *v,
 static int write_results(const struct graph *g, const struct mopts *o,
 			 const struct model_result *res, struct diag *d)
 {
+	/* a pipeline's outputs: its images one after another */
+	int nb = res->n_stages ? res->batch : 1;
 	int rc = 0;
 	for (int j = 0; j < o->n_outputs && !rc; j++) {
 		const char *file;
@@ -343,7 +400,7 @@ static int write_results(const struct graph *g, const struct mopts *o,
 					  "--output %s: %s", o->outputs[j],
 					  i == -2 ? "expected NAME=FILE.npy" :
 					  "the model has no output of that name");
-		rc = save_output(g, i, res->outputs[i], file, d);
+		rc = save_output(g, i, res->outputs[i], nb, file, d);
 	}
 	for (int i = 0; o->output_dir && i < g->n_outputs && !rc; i++) {
 		char path[PATH_MAX];
@@ -353,7 +410,7 @@ static int write_results(const struct graph *g, const struct mopts *o,
 			if (*c == '/' || *c == ' ')
 				*c = '_';
 		snprintf(path, sizeof path, "%s/%s.npy", o->output_dir, name);
-		rc = save_output(g, i, res->outputs[i], path, d);
+		rc = save_output(g, i, res->outputs[i], nb, path, d);
 	}
 	return rc;
 }
@@ -572,18 +629,69 @@ static int write_layers(const char *path, const struct graph *g,
 	return fsout_commit(&f, d);
 }
 
+/* Every plan of the run: one, or a pipeline's one per image (each its
+ * own activation arena), with the tuner's schedules.  *n counts the plans
+ * built (to free), also on failure. */
+static int build_plans(const struct graph *g, const struct arch *a,
+		       const struct mopts *o, struct map_opts *mo, int images,
+		       struct map_plan *plans, int *n, const char *kdir,
+		       struct diag *d)
+{
+	int rc = 0;
+	if (o->pipeline)
+		mo->images = images;
+	for (*n = 0; *n < (o->pipeline ? images : 1) && !rc; ++*n) {
+		mo->image = *n;
+		if ((rc = map_plan_build(g, a, mo, &plans[*n], d)))
+			return rc;
+		if (o->tune || !o->untuned)
+			rc = apply_tuned(&plans[*n], o, a, kdir, d);
+	}
+	return rc;
+}
+
+/* The calibration run (model_calibrate); 1 when amax holds its ranges, 0
+ * when it could not run (a note says why: the run keeps Q3.4). */
+static int calibrate(const struct arch *a, const struct graph *g,
+		     float *const *in, const char *kdir, float *amax,
+		     struct diag *d)
+{
+	char *log = NULL;
+	size_t n = 0;
+	FILE *fp = open_memstream(&log, &n);
+	struct diag cd;
+	int rc = NPU_ENOMEM;
+	if (fp) {
+		diag_init(&cd, fp);
+		rc = model_calibrate(a, g, in, kdir, amax, &cd);
+		fclose(fp);
+	}
+	if (rc) {
+		char *nl = log ? strchr(log, '\n') : NULL;
+		if (nl)
+			*nl = 0;
+		diag_note(d, diag_at_file(g->source, 0, 0), "--calibrate: the "
+			  "bf16 calibration run failed, every activation stays "
+			  "Q3.4: %s", log && *log ? log : "out of memory");
+	}
+	free(log);
+	return !rc;
+}
+
 int cmd_model(int argc, char **argv)
 {
 	struct mopts o;
 	struct diag d;
 	struct arch a;
 	struct graph g;
-	struct map_plan plan;
+	struct map_plan *plans = NULL;
 	struct model_result res;
 	struct run *r = NULL;
+	struct trc *trace = NULL;
 	float **in = NULL;
 	char kbuf[PATH_MAX];
-	int rc, arch_ok = 0, plan_ok = 0;
+	int rc, arch_ok = 0, n_plans = 0;
+	float *amax = NULL;
 
 	if (cli_want_help(argc, argv)) {
 		model_usage(stdout);
@@ -593,13 +701,16 @@ int cmd_model(int argc, char **argv)
 	memset(&res, 0, sizeof res);
 	o.dtype = DT_N;
 	o.max_cycles = CYCLE_MAX;
+	o.trace_interval = 1000;
 	if (parse(argc, argv, &o))
 		return NPU_EXIT_USAGE;
 	diag_init(&d, stderr);
 	graph_init(&g, o.model);
 	rc = ends_with(o.model, ".csv") ? topo_import(&g, o.model, &d)
 					: onnx_import(&g, o.model, &d);
-	if (!rc && o.batch)
+	/* a pipeline keeps the graph's batch of 1: each image has a plan */
+	int images = o.pipeline && o.batch ? o.batch : 1;
+	if (!rc && o.batch && !o.pipeline)
 		rc = set_batch(&g, o.batch, &d);
 	if (!rc)
 		rc = graph_infer(&g, &d);
@@ -616,13 +727,44 @@ int cmd_model(int argc, char **argv)
 	if ((rc = arch_load(&a, o.config, o.sets, o.n_sets, &d)))
 		goto out;
 	arch_ok = 1;
-	struct map_opts mo = { o.dtype, o.split, o.dump_layers != NULL };
-	if ((rc = map_plan_build(&g, &a, &mo, &plan, &d)))
+	/* inputs first: an int8 run's calibration runs on them */
+	if (!o.timing_only) {
+		in = calloc((size_t)g.n_inputs + 1, sizeof *in);
+		if (!in) {
+			rc = diag_error(&d, diag_nowhere(), NPU_ENOMEM,
+					"out of memory");
+			goto out;
+		}
+		if ((rc = load_inputs(&g, &o, images, in, &d)))
+			goto out;
+	}
+	struct map_opts mo = { .dtype = o.dtype, .split = o.split,
+			       .keep_all = o.dump_layers != NULL };
+	const char *kdir = kernel_dir(&o, kbuf, sizeof kbuf);
+	if (!(plans = calloc((size_t)images, sizeof *plans))) {
+		rc = diag_error(&d, diag_nowhere(), NPU_ENOMEM, "out of memory");
 		goto out;
-	plan_ok = 1;
-	if ((o.tune || !o.untuned) &&
-	    (rc = apply_tuned(&plan, &o, &a, kernel_dir(&o, kbuf, sizeof kbuf), &d)))
+	}
+	if ((rc = build_plans(&g, &a, &o, &mo, images, plans, &n_plans, kdir,
+			      &d)))
 		goto out;
+	/* --calibrate: int8 formats from a bf16 run on the same input */
+	if (plans[0].dtype == DT_INT8 && o.calibrate) {
+		if (!(amax = calloc((size_t)g.n_tensors + 1, sizeof *amax))) {
+			rc = diag_error(&d, diag_nowhere(), NPU_ENOMEM,
+					"out of memory");
+			goto out;
+		}
+		if (calibrate(&a, &g, in, kdir, amax, &d)) {
+			mo.amax = amax;
+			for (; n_plans > 0; n_plans--)
+				map_plan_free(&plans[n_plans - 1]);
+			if ((rc = build_plans(&g, &a, &o, &mo, images, plans,
+					      &n_plans, kdir, &d)))
+				goto out;
+		}
+	}
+	const struct map_plan *p0 = &plans[0];
 	const char *dirs[3] = { o.emit_asm, o.output_dir, o.dump_layers };
 	for (int i = 0; i < 3; i++)
 		if (dirs[i] && mkdir(dirs[i], 0777) && errno != EEXIST) {
@@ -631,45 +773,57 @@ int cmd_model(int argc, char **argv)
 					strerror(errno));
 			goto out;
 		}
+	/* the trace streams while the model runs; nothing is left at its
+	 * path unless the whole run succeeds (trc_abort) */
+	if (o.trace && !(trace = trc_open(o.trace, ARCH_F(&a, CHIP_CLOCK_GHZ),
+					  &d))) {
+		rc = NPU_EIO;
+		goto out;
+	}
 	struct run_params rp;
 	memset(&rp, 0, sizeof rp);
 	rp.max_cycles = o.max_cycles;
 	rp.timing_only = o.timing_only;
 	rp.interrupted = fsout_interrupted;
+	rp.trace = trace;
+	rp.trace_interval = o.trace_interval;
 	if (!(r = run_new(&a, &rp, &d))) {
 		rc = d.last_err ? d.last_err : NPU_ENOMEM;
 		goto out;
 	}
-	if (!o.timing_only) {
-		in = calloc((size_t)g.n_inputs + 1, sizeof *in);
-		if (!in) {
-			rc = diag_error(&d, diag_nowhere(), NPU_ENOMEM,
-					"out of memory");
-			goto out;
-		}
-		if ((rc = load_inputs(&g, &o, in, &d)))
-			goto out;
-	}
-	struct model_opts mro = { kernel_dir(&o, kbuf, sizeof kbuf),
+	struct model_opts mro = { kdir,
 				  o.one_core, !o.timing_only, in, o.emit_asm,
 				  o.upto };
 	fsout_catch_signals(FSOUT_SIG_FLAG);
-	rc = model_run(r, &a, &g, &plan, &mro, &res, &d);
+	if (o.pipeline) {
+		struct model_pipe_opts po = { o.pipeline,
+					      o.n_starts ? o.starts : NULL };
+		rc = model_run_pipeline(r, &a, &g, plans, images, &mro, &po,
+					&res, &d);
+	} else {
+		rc = model_run(r, &a, &g, p0, &mro, &res, &d);
+	}
 	fsout_catch_signals(FSOUT_SIG_DIE);
 	if (rc)
 		goto out;
 	if (!o.timing_only && !o.upto && (rc = write_results(&g, &o, &res, &d)))
 		goto out;
-	if (o.dump_layers && (rc = dump_layers(o.dump_layers, r, &g, &plan,
+	if (o.dump_layers && (rc = dump_layers(o.dump_layers, r, &g, p0,
 					       res.n_layers, &d)))
 		goto out;
-	if (o.layers && (rc = write_layers(o.layers, &g, &plan, &res, &a, &d)))
+	if (o.layers && (rc = write_layers(o.layers, &g, p0, &res, &a, &d)))
 		goto out;
 	if (o.n_counters && (rc = write_counters(&o, r, &a, res.cycles, &d)))
 		goto out;
+	if (trace) {
+		rc = trc_close(trace, &d);
+		trace = NULL;
+		if (rc)
+			goto out;
+	}
 	res.batch = o.batch;
 	if (!o.quiet)
-		model_print(stdout, &g, &plan, &res, &a);
+		model_print(stdout, &g, p0, &res, &a);
 out:
 	if (in)
 		for (int i = 0; i < g.n_inputs; i++)
@@ -677,8 +831,12 @@ out:
 	free(in);
 	model_result_free(&res);
 	run_free(r);
-	if (plan_ok)
-		map_plan_free(&plan);
+	if (trace)
+		trc_abort(trace);
+	free(amax);
+	for (int i = 0; i < n_plans; i++)
+		map_plan_free(&plans[i]);
+	free(plans);
 	if (arch_ok)
 		arch_free(&a);
 	graph_free(&g);

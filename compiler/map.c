@@ -40,6 +40,13 @@ struct mctx {
 	int *wexp;              /* int8 weights: value = q * 2^wexp */
 };
 
+/* The int8 exponent of activation t (value = q * 2^e): its plan entry,
+ * INT8_ACT_EXP for every tensor unless calibrated (calibrate()). */
+static int act_exp(const struct mctx *m, int t)
+{
+	return m->p->t[t].exp;
+}
+
 /* ---- text -------------------------------------------------------------- */
 
 struct emit {
@@ -166,7 +173,10 @@ static void assign_layouts(struct mctx *m)
 		changed = 0;
 		for (int k = 0; k < g->n_nodes; k++) {
 			const struct g_node *n = &g->nodes[k];
-			if (!is_eltwise(n->op) || n->out[0] < 0 ||
+			/* elementwise ops, Pad and Concat keep a layout:
+			 * their inputs and output share it */
+			if ((!is_eltwise(n->op) && n->op != G_PAD &&
+			     n->op != G_CONCAT) || n->out[0] < 0 ||
 			    T(m, n->out[0])->rank != 4)
 				continue;
 			int any = p->t[n->out[0]].layout == MAP_NHWC;
@@ -252,11 +262,14 @@ static void tiling_add(struct map_layer *L, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The int8 output shift of a product of an activation and weights w:
- * y = acc * 2^(e_in + e_w), stored at INT8_ACT_EXP. */
-static int int8_shift(const struct mctx *m, int w)
+/* The int8 output shift of activation x times w (weights, or a second
+ * activation): y = acc * 2^(e_x + e_w), stored at y's exponent.  A
+ * negative shift (an output finer than the product) saturates to 0: the
+ * calibration keeps outputs coarser than their products' (calibrate). */
+static int int8_shift(const struct mctx *m, int x, int w, int y, int w_act)
 {
-	int s = INT8_ACT_EXP - (INT8_ACT_EXP + m->wexp[w]);
+	int ew = w_act ? act_exp(m, w) : m->wexp[w];
+	int s = act_exp(m, y) - (act_exp(m, x) + ew);
 	return s < 0 ? 0 : s > 24 ? 24 : s;
 }
 
@@ -268,17 +281,17 @@ static uint32_t f32bits(double v)
 	return u;
 }
 
-/* An int8 value of the activations' format (Q3.4), saturated. */
-static int q_act(double v)
+/* v as an int8 of exponent e (value = q * 2^e), saturated. */
+static int q_act(double v, int e)
 {
-	double q = nearbyint(ldexp(v, -INT8_ACT_EXP));
+	double q = nearbyint(ldexp(v, -e));
 	return q < -128 ? -128 : q > 127 ? 127 : (int)q;
 }
 
 /* eltwise.s OP 6's ACT (and its bounds) for a fused or standalone
  * activation; -1 when it has none. */
 static int em_act(const struct mctx *m, struct emit *e, enum g_act act,
-		  float lo, float hi)
+		  float lo, float hi, int ex)
 {
 	int i8 = m->p->dtype == DT_INT8;
 	switch (act) {
@@ -287,7 +300,8 @@ static int em_act(const struct mctx *m, struct emit *e, enum g_act act,
 	case G_ACT_CLIP:
 		if (i8)
 			em(e, ".equ LO, %d\n.equ HI, %d\n",
-			   isinf(lo) ? -128 : q_act(lo), isinf(hi) ? 127 : q_act(hi));
+			   isinf(lo) ? -128 : q_act(lo, ex),
+			   isinf(hi) ? 127 : q_act(hi, ex));
 		else
 			em(e, ".equ LO, 0x%08x\n.equ HI, 0x%08x\n", f32bits(lo),
 			   f32bits(hi));
@@ -329,10 +343,12 @@ static enum g_act node_act(const struct g_node *n, float *lo, float *hi)
 
 /* One eltwise.s OP 6 step: z = act(x bin s) over rows x l.  smode: 0 a
  * tensor like x at s, 1 a row of l at s, 2 a column of rows at s, 3 the
- * constant sc (fp32; int8: in Q3.4). */
+ * constant sc (fp32; int8: of exponent ex, as every operand: int8 runs
+ * give an elementwise op's operands and result one exponent). */
 static int elt_step(struct mctx *m, struct map_layer *L, int bin, int smode,
 		    uint64_t x, uint64_t sa, double sc, enum g_act act,
-		    float lo, float hi, uint64_t z, int64_t rows, int64_t l)
+		    float lo, float hi, uint64_t z, int64_t rows, int64_t l,
+		    int ex)
 {
 	struct emit e = { 0 };
 	/* a node has one GELU form (fuse_post_act keeps it so) */
@@ -341,7 +357,7 @@ static int elt_step(struct mctx *m, struct map_layer *L, int bin, int smode,
 	em(&e, ".equ ROWS, %lld\n.equ L, %lld\n.equ OP, 6\n.equ DT, %s\n"
 	   ".equ BIN, %d\n.equ SMODE, %d\n", (long long)rows, (long long)l,
 	   dt_name(m->p->dtype), bin, smode);
-	int a = em_act(m, &e, act, lo, hi);
+	int a = em_act(m, &e, act, lo, hi, ex);
 	if (a < 0) {
 		free(e.buf);
 		return graph_error(m->g, L->node, m->d,
@@ -351,7 +367,7 @@ static int elt_step(struct mctx *m, struct map_layer *L, int bin, int smode,
 	em(&e, ".equ ACT, %d\n", gelu_tanh ? 6 : a);
 	if (bin && smode == 3) {
 		if (m->p->dtype == DT_INT8)
-			em(&e, ".equ SC, %d\n", q_act(sc));
+			em(&e, ".equ SC, %d\n", q_act(sc, ex));
 		else
 			em(&e, ".equ SC, 0x%08x\n", f32bits(sc));
 	}
@@ -363,29 +379,33 @@ static int elt_step(struct mctx *m, struct map_layer *L, int bin, int smode,
 	return add_step(m, L, "eltwise.s", &e, 0);
 }
 
-/* An activation a kernel could not fuse: a second step in place. */
+/* An activation a kernel could not fuse: a second step in place on
+ * tensor t. */
 static int act_step(struct mctx *m, struct map_layer *L, enum g_act act,
-		    float lo, float hi, uint64_t addr, int64_t rows, int64_t l)
+		    float lo, float hi, int t, int64_t rows, int64_t l)
 {
-	return elt_step(m, L, 0, 0, addr, 0, 0, act, lo, hi, addr, rows, l);
+	return elt_step(m, L, 0, 0, A(m, t), 0, 0, act, lo, hi, A(m, t), rows,
+			l, act_exp(m, t));
 }
 
 /* A standalone activation layer x -> z. */
 static int act_step_to(struct mctx *m, struct map_layer *L, enum g_act act,
-		       float lo, float hi, uint64_t x, uint64_t z, int64_t rows,
+		       float lo, float hi, int x, int z, int64_t rows,
 		       int64_t l)
 {
-	return elt_step(m, L, 0, 0, x, 0, 0, act, lo, hi, z, rows, l);
+	return elt_step(m, L, 0, 0, A(m, x), 0, 0, act, lo, hi, A(m, z), rows,
+			l, act_exp(m, z));
 }
 
-/* The residual add of layer L's node: z = post_act(x + r) over rows x l
- * elements. */
-static int add_step_res(struct mctx *m, struct map_layer *L, uint64_t x,
-			uint64_t r, uint64_t z, int64_t rows, int64_t l)
+/* The residual add of layer L's node, in place on its output:
+ * y = post_act(y + res) over rows x l elements. */
+static int add_step_res(struct mctx *m, struct map_layer *L, int64_t rows,
+			int64_t l)
 {
 	const struct g_node *n = &m->g->nodes[L->node];
-	return elt_step(m, L, 1, 0, x, r, 0, n->post_act, n->post_lo,
-			n->post_hi, z, rows, l);
+	return elt_step(m, L, 1, 0, A(m, n->out[0]), A(m, n->res), 0,
+			n->post_act, n->post_lo, n->post_hi, A(m, n->out[0]),
+			rows, l, act_exp(m, n->out[0]));
 }
 
 /* Conv: conv2d.s (dense, grouped) or dwconv2d.s (depthwise). */
@@ -453,7 +473,8 @@ static int map_conv(struct mctx *m, struct map_layer *L, const struct g_node *n)
 		if (bf)
 			em(&e, ".equ ITYPE, bf16\n");
 		else
-			em(&e, ".equ SHIFT, %d\n", int8_shift(m, n->in[1]));
+			em(&e, ".equ SHIFT, %d\n",
+			   int8_shift(m, n->in[0], n->in[1], n->out[0], 0));
 		m->wl[n->in[1]] = WL_DW;
 		if (!img)
 			tiling_add(L, "K=%d S=%d", kh, n->stride[0]);
@@ -466,7 +487,8 @@ static int map_conv(struct mctx *m, struct map_layer *L, const struct g_node *n)
 		if (bf)
 			em(&e, ".equ ITYPE, bf16\n.equ OUT, bf16\n");
 		else
-			em(&e, ".equ SHIFT, %d\n", int8_shift(m, n->in[1]));
+			em(&e, ".equ SHIFT, %d\n",
+			   int8_shift(m, n->in[0], n->in[1], n->out[0], 0));
 		m->wl[n->in[1]] = WL_CONV;
 		if (!img)
 			tiling_add(L, "K=%dx%dx%lld S=%d", kh, kw,
@@ -476,12 +498,12 @@ static int map_conv(struct mctx *m, struct map_layer *L, const struct g_node *n)
 		em(&e, ".equ WITH_BIAS, 1\n");
 		em_addr(&e, "BIAS_DRAM", A(m, n->in[2]));
 		m->wl[n->in[2]] = WL_BIAS;
-		m->wexp[n->in[2]] = INT8_ACT_EXP + m->wexp[n->in[1]];
+		m->wexp[n->in[2]] = act_exp(m, n->in[0]) + m->wexp[n->in[1]];
 	}
 	if (relu)
 		em(&e, ".equ RELU, %d\n", relu);
 	if (relu == 2 && !bf)
-		em(&e, ".equ CLIP, %d\n", q_act(6.0));
+		em(&e, ".equ CLIP, %d\n", q_act(6.0, act_exp(m, n->out[0])));
 	if (m->o->split == MAP_SPLIT_ROWS)
 		em(&e, ".equ SPLIT, 1\n");
 	else if (m->o->split == MAP_SPLIT_CHANNELS)
@@ -500,12 +522,11 @@ static int map_conv(struct mctx *m, struct map_layer *L, const struct g_node *n)
 		tiling_add(L, "%lld images as one GEMM", (long long)N);
 	int rc = 0;
 	if (!fused_act &&
-	    (rc = act_step(m, L, n->act, n->act_lo, n->act_hi, A(m, n->out[0]),
+	    (rc = act_step(m, L, n->act, n->act_lo, n->act_hi, n->out[0],
 			   N * HO * WO, CO)))
 		return rc;
 	if (n->res >= 0)
-		rc = add_step_res(m, L, A(m, n->out[0]), A(m, n->res),
-				  A(m, n->out[0]), N * HO * WO, CO);
+		rc = add_step_res(m, L, N * HO * WO, CO);
 	return rc;
 }
 
@@ -565,7 +586,7 @@ static int map_matmul(struct mctx *m, struct map_layer *L,
 		m->wl[n->in[1]] = tb ? WL_MAT_T : WL_MAT;
 	if (has_bias) {
 		m->wl[n->in[2]] = WL_BIAS;
-		m->wexp[n->in[2]] = INT8_ACT_EXP + m->wexp[n->in[1]];
+		m->wexp[n->in[2]] = act_exp(m, n->in[0]) + m->wexp[n->in[1]];
 	}
 	if (n->op == G_GEMM) {
 		m->wscale[n->in[1]] = n->alpha;
@@ -585,8 +606,11 @@ static int map_matmul(struct mctx *m, struct map_layer *L,
 		if (bf)
 			em(&e, ".equ ITYPE, bf16\n.equ OUT, bf16\n");
 		else
+			/* a computed B is an activation too (two Q3.4
+			 * operands: 8 fraction bits, 4 too many) */
 			em(&e, ".equ SHIFT, %d\n",
-			   bconst ? int8_shift(m, n->in[1]) : 7);
+			   int8_shift(m, n->in[0], n->in[1], n->out[0],
+				      !bconst));
 		if (has_bias) {
 			em(&e, ".equ WITH_BIAS, 1\n");
 			em_addr(&e, "BIAS_DRAM", A(m, n->in[2]));
@@ -607,11 +631,10 @@ static int map_matmul(struct mctx *m, struct map_layer *L,
 	(void)y;
 	int rc = 0;
 	if (n->act != G_ACT_NONE && !relu)
-		rc = act_step(m, L, n->act, n->act_lo, n->act_hi, A(m, n->out[0]),
+		rc = act_step(m, L, n->act, n->act_lo, n->act_hi, n->out[0],
 			      M * batches, Nc);
 	if (!rc && n->res >= 0)
-		rc = add_step_res(m, L, A(m, n->out[0]), A(m, n->res),
-				  A(m, n->out[0]), M * batches, Nc);
+		rc = add_step_res(m, L, M * batches, Nc);
 	return rc;
 }
 
@@ -734,8 +757,8 @@ static int map_eltwise(struct mctx *m, struct map_layer *L,
 	enum g_act act = node_act(n, &lo, &hi);
 	tiling_add(L, "rows=%lld L=%lld", (long long)rows, (long long)l);
 	if (n->n_in == 1 || n->op == G_CLIP)
-		return act_step_to(m, L, act, lo, hi, A(m, n->in[0]),
-				   A(m, n->out[0]), rows, l);
+		return act_step_to(m, L, act, lo, hi, n->in[0], n->out[0], rows,
+				   l);
 	int bin = n->op == G_ADD ? 1 : n->op == G_SUB ? 2 : n->op == G_MUL ? 3 :
 		  n->op == G_DIV ? 4 : 0;
 	int x = n->in[0], s = n->in[1];
@@ -768,7 +791,7 @@ static int map_eltwise(struct mctx *m, struct map_layer *L,
 		m->wl[s] = WL_ROW;
 	}
 	return elt_step(m, L, bin, ms, A(m, x), ms == 3 ? 0 : A(m, s), sc,
-			act, lo, hi, A(m, n->out[0]), rows, l);
+			act, lo, hi, A(m, n->out[0]), rows, l, act_exp(m, n->out[0]));
 }
 
 static int map_softmax(struct mctx *m, struct map_layer *L,
@@ -850,6 +873,36 @@ static int map_transpose(struct mctx *m, struct map_layer *L,
 		   n->n_perm ? n->perm[i] : x->rank - 1 - i);
 	em_addr(&e, "X_DRAM", A(m, n->in[0]));
 	em_addr(&e, "Y_DRAM", A(m, n->out[0]));
+	return add_step(m, L, "transpose.s", &e, 0);
+}
+
+static int phys_shape(const struct mctx *m, int t, int64_t *d);
+
+/*
+ * A Flatten or Reshape of an NHWC map with H*W > 1 and C > 1: the
+ * channels-last bytes are not the NCHW order the new shape counts in, so
+ * it is a layer of its own, transpose.s putting them in that order.
+ */
+static int map_reorder(struct mctx *m, struct map_layer *L,
+		       const struct g_node *n)
+{
+	static const int nchw[4] = { 0, 3, 1, 2 };
+	int64_t d[G_MAX_RANK];
+	if (m->p->t[n->out[0]].layout == MAP_NHWC)
+		return graph_error(m->g, L->node, m->d,
+				   "%s of one NHWC map into another of a "
+				   "different shape: not mapped",
+				   graph_op_name(n->op));
+	phys_shape(m, n->in[0], d);
+	struct emit e = { 0 };
+	step_head(&e, L, 0);
+	em(&e, ".equ DT, %s\n.equ RANK, 4\n", dt_name(m->p->dtype));
+	for (int i = 0; i < 4; i++)
+		em(&e, ".equ D%d, %lld\n.equ P%d, %d\n", i, (long long)d[i], i,
+		   nchw[i]);
+	em_addr(&e, "X_DRAM", A(m, n->in[0]));
+	em_addr(&e, "Y_DRAM", A(m, n->out[0]));
+	tiling_add(L, "NHWC->NCHW");
 	return add_step(m, L, "transpose.s", &e, 0);
 }
 
@@ -1031,7 +1084,7 @@ static int map_pad(struct mctx *m, struct map_layer *L, const struct g_node *n)
 	int r = phys_shape(m, n->in[0], d);
 	struct emit e = { 0 };
 	step_head(&e, L, 0);
-	uint32_t bits = m->p->dtype == DT_INT8 ? (uint32_t)(q_act(pv) & 0xff) :
+	uint32_t bits = m->p->dtype == DT_INT8 ? (uint32_t)(q_act(pv, act_exp(m, n->out[0])) & 0xff) :
 			f32bits(pv) >> 16;
 	em(&e, ".equ MODE, 1\n.equ DT, %s\n.equ RANK, %d\n.equ PV, 0x%x\n",
 	   dt_name(m->p->dtype), r, bits);
@@ -1215,6 +1268,9 @@ static int map_node(struct mctx *m, struct map_layer *L, const struct g_node *n)
 	case G_QUANT: case G_DEQUANT: return map_qdq(m, L, n);
 	case G_BATCHNORM: return map_batchnorm(m, L, n);
 	default:
+		/* a view op that is a layer: an NHWC map in NCHW order */
+		if (is_view_op(n->op))
+			return map_reorder(m, L, n);
 		if (is_eltwise(n->op))
 			return map_eltwise(m, L, n);
 		return graph_error(m->g, L->node, m->d,
@@ -1442,6 +1498,128 @@ static int plan_build(const struct graph *g, const struct arch *a,
 		      const struct map_opts *o, struct map_plan *p,
 		      struct diag *d);
 
+/* Union-find over tensors: the exponent groups of calibrate(). */
+static int grp_find(int *par, int t)
+{
+	while (par[t] != t)
+		t = par[t] = par[par[t]];
+	return t;
+}
+
+static void grp_join(int *par, int a, int b)
+{
+	a = grp_find(par, a);
+	b = grp_find(par, b);
+	if (a != b)
+		par[a > b ? a : b] = a < b ? a : b;
+}
+
+/* An int8 tensor whose exponent calibrate() sets: an activation, or a
+ * constant the plan stores as one (an elementwise operand, WL_ROW). */
+static int calib_member(const struct mctx *m, int t)
+{
+	return t >= 0 && m->p->t[t].dt == DT_INT8 &&
+	       (!is_const(m, t) || m->wl[t] == WL_ROW);
+}
+
+/*
+ * Calibrated int8 exponents (docs/models.md "int8"): tensors that must
+ * share a format are grouped - a view and its source, every operand and
+ * result of an op that does not rescale (pooling, elementwise, Concat,
+ * Pad, copies, Gather's data), a fused residual and its layer's output -
+ * and each group gets the smallest exponent e with max|x| / 2^e <= 127
+ * over its members (amax[t] for activations, measured; the values of
+ * constants).  Only convolutions and matrix products rescale: their
+ * output shift comes from their operands' exponents and the output's.
+ */
+static int calibrate(struct mctx *m, const float *amax)
+{
+	const struct graph *g = m->g;
+	int nt = g->n_tensors;
+	int *par = malloc(((size_t)nt + 1) * sizeof *par);
+	double *mx = calloc((size_t)nt + 1, sizeof *mx);
+	if (!par || !mx) {
+		free(par);
+		free(mx);
+		return NPU_ENOMEM;
+	}
+	for (int t = 0; t < nt; t++)
+		par[t] = t;
+	for (int k = 0; k < g->n_nodes; k++) {
+		const struct g_node *n = &g->nodes[k];
+		int y = n->n_out ? n->out[0] : -1;
+		if (n->op == G_CONSTANT || !calib_member(m, y))
+			continue;
+		if (n->res >= 0 && calib_member(m, n->res))
+			grp_join(par, y, n->res);
+		if (n->op == G_CONV || n->op == G_MATMUL || n->op == G_GEMM)
+			continue;
+		for (int i = 0; i < n->n_in; i++)
+			if (calib_member(m, n->in[i]))
+				grp_join(par, y, n->in[i]);
+		for (int o = 1; o < n->n_out; o++)
+			if (calib_member(m, n->out[o]))
+				grp_join(par, y, n->out[o]);
+	}
+	for (int t = 0; t < nt; t++) {
+		if (!calib_member(m, t))
+			continue;
+		double v = amax[t];
+		if (is_const(m, t)) {
+			v = 0;
+			for (int64_t i = 0; i < graph_elems(T(m, t)); i++) {
+				double c;
+				if (!graph_const_f64(T(m, t), i, &c) && fabs(c) > v)
+					v = fabs(c);
+			}
+		}
+		int r = grp_find(par, t);
+		if (v > mx[r])
+			mx[r] = v;
+	}
+	/* each group's exponent, at its root */
+	int *gx = malloc(((size_t)nt + 1) * sizeof *gx);
+	if (!gx) {
+		free(par);
+		free(mx);
+		return NPU_ENOMEM;
+	}
+	for (int t = 0; t < nt; t++) {
+		double v = mx[t];
+		int e = v > 0 ? (int)ceil(log2(v / 127.0)) : INT8_ACT_EXP;
+		gx[t] = e < -15 ? -15 : e > 7 ? 7 : e;
+	}
+	/* a product's output no finer than the product (its shift right is
+	 * never negative): raise the output's group, to a fixed point (each
+	 * rise only ever raises others) */
+	for (int changed = 1; changed;) {
+		changed = 0;
+		for (int k = 0; k < g->n_nodes; k++) {
+			const struct g_node *n = &g->nodes[k];
+			if ((n->op != G_CONV && n->op != G_MATMUL &&
+			     n->op != G_GEMM) || !calib_member(m, n->out[0]) ||
+			    !calib_member(m, n->in[0]))
+				continue;
+			int w = n->in[1];
+			int ew = calib_member(m, w) && !is_const(m, w)
+				 ? gx[grp_find(par, w)] : m->wexp[w];
+			int need = gx[grp_find(par, n->in[0])] + ew;
+			int *ey = &gx[grp_find(par, n->out[0])];
+			if (*ey < need && need <= 7) {
+				*ey = need;
+				changed = 1;
+			}
+		}
+	}
+	for (int t = 0; t < nt; t++)
+		if (calib_member(m, t))
+			m->p->t[t].exp = gx[grp_find(par, t)];
+	free(gx);
+	free(par);
+	free(mx);
+	return 0;
+}
+
 /*
  * The element type by default: int8 on a chip whose array takes integers
  * - when every layer has an int8 kernel; a model with float-only layers
@@ -1529,24 +1707,13 @@ static int plan_build(const struct graph *g, const struct arch *a,
 			int nhwc = p->t[root_of(p, src)].layout == MAP_NHWC;
 			const struct g_tensor *s = T(&m, src);
 			/* NHWC viewed as another shape keeps its bytes only
-			 * when H*W = 1 (a pooled vector) or C = 1. */
-			if (nhwc && s->rank == 4 && s->dim[2] * s->dim[3] != 1 &&
-			    s->dim[1] != 1) {
-				rc = graph_error(g, k, d,
-						 "%s of an NHWC activation "
-						 "%lldx%lldx%lldx%lld: the "
-						 "channels-last bytes are not "
-						 "the NCHW order it assumes "
-						 "(not mapped yet)",
-						 graph_op_name(n->op),
-						 (long long)s->dim[0],
-						 (long long)s->dim[1],
-						 (long long)s->dim[2],
-						 (long long)s->dim[3]);
-				goto out;
+			 * when H*W = 1 (a pooled vector) or C = 1; else
+			 * the view is a layer reordering them (map_reorder) */
+			if (!nhwc || s->rank != 4 || s->dim[2] * s->dim[3] == 1 ||
+			    s->dim[1] == 1) {
+				make_view(p, dst, src, 0);
+				continue;
 			}
-			make_view(p, dst, src, 0);
-			continue;
 		}
 		if ((n->op == G_SPLIT || n->op == G_SLICE) &&
 		    contiguous_parts(&m, k))
@@ -1637,19 +1804,39 @@ static int plan_build(const struct graph *g, const struct arch *a,
 		at = align_up(at + x->bytes);
 	}
 	p->weights_bytes = at;
+	/* after the weights' exponents: the products' shifts need them */
+	if (p->dtype == DT_INT8 && o->amax && (rc = calibrate(&m, o->amax))) {
+		rc = diag_error(d, diag_nowhere(), rc, "out of memory");
+		goto out;
+	}
 	p->act_base = align_up(at) + 4096;
 	if ((rc = plan_arena(&m)))
 		goto out;
 	p->dram_bytes = p->act_base + p->act_peak;
+	if (o->images > 1) {
+		/* image k's arena: k arenas above the first (each image's
+		 * activations planned alike, the weights shared) */
+		uint64_t span = align_up(p->act_peak) + 4096;
+		uint64_t shift = (uint64_t)o->image * span;
+		for (int t = 0; t < g->n_tensors; t++)
+			if (p->t[t].root == t && !p->t[t].wlay &&
+			    p->t[t].addr != MAP_NOADDR &&
+			    p->t[t].addr >= p->act_base)
+				p->t[t].addr += shift;
+		p->act_base += shift;
+		p->act_span = span;
+		p->dram_bytes = p->act_base - shift + span * (uint64_t)o->images;
+	}
 	if (p->dram_bytes > (uint64_t)ARCH_I(a, DRAM_BYTES)) {
 		rc = diag_error(d, diag_nowhere(), NPU_ECONFIG,
 				"the model needs %llu bytes of DRAM (weights "
-				"%llu, activations %llu at their peak); the "
+				"%llu, activations %llu at their peak%s); the "
 				"config has dram.bytes = %llu: raise it with -s "
 				"dram.bytes=N",
 				(unsigned long long)p->dram_bytes,
 				(unsigned long long)p->weights_bytes,
 				(unsigned long long)p->act_peak,
+				o->images > 1 ? " per image in flight" : "",
 				(unsigned long long)ARCH_I(a, DRAM_BYTES));
 		goto out;
 	}
@@ -1663,7 +1850,8 @@ static int plan_build(const struct graph *g, const struct arch *a,
 	for (int t = 0; t < g->n_tensors && !rc; t++) {
 		if (!p->t[t].wlay)
 			continue;
-		p->t[t].exp = m.wl[t] == WL_ROW ? INT8_ACT_EXP : m.wexp[t];
+		if (m.wl[t] != WL_ROW) /* a WL_ROW constant: its group's */
+			p->t[t].exp = m.wexp[t];
 		p->t[t].scale = m.wscale[t];
 	}
 out:

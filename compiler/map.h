@@ -46,6 +46,16 @@ struct map_opts {
 	int keep_all;           /* keep every activation to the end (no DRAM
 				   reuse): to read each layer's output
 				   afterwards (--dump-layers) */
+	const float *amax;      /* int8: max|x| of every graph tensor (by
+				   index) from a calibration run, for
+				   calibrated exponents; NULL: every
+				   activation Q3.4 (docs/models.md "int8") */
+	int images, image;      /* images > 1: a pipelined run keeps that
+				   many images in flight, each in its own
+				   activation arena (the same liveness plan,
+				   arenas one after another above the
+				   weights); this plan is image's (0-based).
+				   0: one arena */
 };
 
 struct map_tensor {
@@ -94,6 +104,8 @@ struct map_plan {
 	uint64_t weights_bytes; /* constants, from address 0 */
 	uint64_t act_base;      /* the activation arena */
 	uint64_t act_peak;      /* its peak (liveness-planned) */
+	uint64_t act_span;      /* images > 1: bytes between two images'
+				   arenas */
 	uint64_t act_naive;     /* what it would be with no reuse */
 	uint64_t dram_bytes;    /* the whole footprint */
 };

@@ -3,8 +3,10 @@
  * collect each layer's counters from its region (docs/models.md).
  */
 #include "model.h"
+#include "model_int.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +18,7 @@
 
 /* The region of layer l: a name no kernel uses ("L<index> <name>",
  * printable, no quotes). */
-static void region_name(const struct map_layer *L, int l, char *buf, size_t n)
+void model_region_name(const struct map_layer *L, int l, char *buf, size_t n)
 {
 	size_t k = (size_t)snprintf(buf, n, "L%d %s", l, L->name);
 	if (k >= n)
@@ -29,10 +31,10 @@ static void region_name(const struct map_layer *L, int l, char *buf, size_t n)
 
 /* The step's source with the layer's region opened before the kernel
  * (it closes when the core halts, its units drained). */
-static char *step_source(const struct map_layer *L, int l, int s, size_t *len)
+char *model_step_source(const struct map_layer *L, int l, int s, size_t *len)
 {
 	char rn[160];
-	region_name(L, l, rn, sizeof rn);
+	model_region_name(L, l, rn, sizeof rn);
 	const char *src = L->steps[s].src;
 	size_t n = strlen(src) + strlen(rn) + 32;
 	char *t = malloc(n);
@@ -42,11 +44,11 @@ static char *step_source(const struct map_layer *L, int l, int s, size_t *len)
 	return t;
 }
 
-static int write_asm(const char *dir, const struct map_layer *L, int l, int s,
-		     const char *text, size_t len, struct diag *d)
+int model_write_asm(const char *dir, const struct map_layer *L, int l, int s,
+		    const char *text, size_t len, struct diag *d)
 {
 	char path[4096], rn[160];
-	region_name(L, l, rn, sizeof rn);
+	model_region_name(L, l, rn, sizeof rn);
 	for (char *c = rn; *c; c++)
 		if (*c == ' ' || *c == '/')
 			*c = '_';
@@ -61,9 +63,10 @@ static int write_asm(const char *dir, const struct map_layer *L, int l, int s,
 
 /* Merge the regions named rn into one sink: every core's own counters
  * (core<N>.*) from its region, the chip-level ones (dram.*, noc.*) from
- * the first core's (each core's region holds them in full). */
-static int merge_regions(const struct run_region *v, size_t n, const char *rn,
-			 struct ctr_sink *out)
+ * the first core's (each core's region holds them in full) unless
+ * own_only. */
+int model_merge_regions(const struct run_region *v, size_t n, const char *rn,
+			int own_only, struct ctr_sink *out)
 {
 	int first = -1;
 	for (size_t i = 0; i < n; i++) {
@@ -75,7 +78,7 @@ static int merge_regions(const struct run_region *v, size_t n, const char *rn,
 			const struct ctr_entry *e = &v[i].s.v[k];
 			int is_core = !strncmp(e->name, "core", 4);
 			if (is_core ? strncmp(e->name, own, strlen(own)) :
-				      first >= 0)
+				      first >= 0 || own_only)
 				continue;
 			if (e->is_float)
 				ctr_emit_f64(out, "", e->name, e->f);
@@ -119,22 +122,30 @@ static uint64_t max_of(const struct ctr_sink *s, const char *unit_leaf)
 	return m;
 }
 
-static void layer_stats(struct model_layer_stats *st, const struct arch *a,
-			uint64_t cycles)
+void model_layer_stats(struct model_layer_stats *st, const struct arch *a,
+		       uint64_t cycles, double share)
 {
 	/* cycles: the layer's phases, end to end (its regions open and close
 	 * within them) */
 	const struct ctr_sink *s = st->s;
 	double clock = ARCH_F(a, CHIP_CLOCK_GHZ);
 	double pe = (double)ARCH_I(a, MTX_ROWS) * (double)ARCH_I(a, MTX_COLS);
-	double peak = a->d.macs_per_s_chip / (clock * 1e9);
+	double peak = a->d.macs_per_s_chip / (clock * 1e9) *
+		      (share > 0 ? share : 1);
 	struct energy e;
 	st->array_macs = sum_of(s, "core", ".matrix.macs");
 	st->compute_cycles = max_of(s, "matrix.busy_cycles");
 	if (!st->array_macs)
 		st->compute_cycles = max_of(s, "vector.busy_cycles");
-	st->dram_read = sum_of(s, "dram.", ".read_bytes");
-	st->dram_write = sum_of(s, "dram.", ".write_bytes");
+	if (share > 0) {
+		/* pipelined: the DRAM's counters mix every stage's traffic;
+		 * the layer's own DMA engines say what it moved */
+		st->dram_read = sum_of(s, "core", ".bytes_dram_to_sram");
+		st->dram_write = sum_of(s, "core", ".bytes_sram_to_dram");
+	} else {
+		st->dram_read = sum_of(s, "dram.", ".read_bytes");
+		st->dram_write = sum_of(s, "dram.", ".write_bytes");
+	}
 	st->stall_dram = sum_of(s, "core", "_dram_cycles");
 	st->stall_sram = sum_of(s, "core", "_sram_cycles");
 	st->stall_noc = sum_of(s, "core", "_noc_cycles");
@@ -143,6 +154,8 @@ static void layer_stats(struct model_layer_stats *st, const struct arch *a,
 			 sum_of(s, "core", ".control.stall_barrier_cycles");
 	energy_of(a, s, cycles, &e);
 	st->energy_pj = e.total_pj;
+	if (share > 0) /* its partition's share of the static power */
+		st->energy_pj -= (1 - share) * e.pj[ENERGY_STATIC];
 	st->mac_util = cycles ? (double)st->macs / ((double)cycles * peak) : 0;
 	uint64_t busy = sum_of(s, "core", ".matrix.busy_cycles");
 	st->map_eff = busy ? (double)st->macs / ((double)busy * pe) : 0;
@@ -189,7 +202,7 @@ int model_run(struct run *r, const struct arch *a, const struct graph *g,
 		uint64_t t0 = chip_now(c);
 		for (int s = 0; s < L->n_steps && !rc; s++) {
 			size_t len;
-			char *text = step_source(L, l, s, &len);
+			char *text = model_step_source(L, l, s, &len);
 			char name[4096];
 			if (!text)
 				return diag_error(d, diag_nowhere(), NPU_ENOMEM,
@@ -199,8 +212,8 @@ int model_run(struct run *r, const struct arch *a, const struct graph *g,
 			snprintf(name, sizeof name, "%s/<%s step %d>",
 				 o->kernel_dir, L->name, s);
 			if (o->emit_asm_dir)
-				rc = write_asm(o->emit_asm_dir, L, l, s, text,
-					       len, d);
+				rc = model_write_asm(o->emit_asm_dir, L, l, s,
+						     text, len, d);
 			if (!rc)
 				rc = run_load_source(r, name, text, len, &ao, 0,
 						     o->one_core ? 0 : -1);
@@ -225,11 +238,11 @@ int model_run(struct run *r, const struct arch *a, const struct graph *g,
 		return diag_error(d, diag_nowhere(), rc, "out of memory");
 	for (int l = 0; l < n_run && !rc; l++) {
 		char rn[160];
-		region_name(&p->layers[l], l, rn, sizeof rn);
-		rc = merge_regions(rgn, n_rgn, rn, &res->sinks[l]);
+		model_region_name(&p->layers[l], l, rn, sizeof rn);
+		rc = model_merge_regions(rgn, n_rgn, rn, 0, &res->sinks[l]);
 		res->layers[l].s = &res->sinks[l];
 		res->layers[l].macs = p->layers[l].macs;
-		layer_stats(&res->layers[l], a, res->layers[l].cycles);
+		model_layer_stats(&res->layers[l], a, res->layers[l].cycles, 0);
 		res->macs += res->layers[l].macs;
 		res->energy_pj += res->layers[l].energy_pj;
 	}
@@ -259,6 +272,60 @@ int model_run(struct run *r, const struct arch *a, const struct graph *g,
 	return rc;
 }
 
+int model_calibrate(const struct arch *a, const struct graph *g,
+		    float *const *inputs, const char *kernel_dir, float *amax,
+		    struct diag *d)
+{
+	struct map_opts mo = { .dtype = DT_BF16, .keep_all = 1 };
+	struct map_plan p;
+	struct model_result res;
+	struct run_params rp;
+	int rc = map_plan_build(g, a, &mo, &p, d);
+
+	if (rc)
+		return rc;
+	memset(&rp, 0, sizeof rp);
+	rp.max_cycles = CYCLE_MAX;
+	struct run *r = run_new(a, &rp, d);
+	struct model_opts o = { kernel_dir, 0, 1, inputs, NULL, 0 };
+	memset(&res, 0, sizeof res);
+	rc = r ? model_run(r, a, g, &p, &o, &res, d) : NPU_ENOMEM;
+	if (!rc) {
+		uint64_t size;
+		uint8_t *dram = chip_mem(run_chip(r), ISA_MEM_DRAM, 0, &size);
+		float *v = NULL;
+		size_t cap = 0;
+		for (int t = 0; t < g->n_tensors && !rc; t++) {
+			const struct map_tensor *x = &p.t[t];
+			size_t n = (size_t)graph_elems(&g->tensors[t]);
+			amax[t] = 0;
+			if (x->addr == MAP_NOADDR || x->wlay || x->dt != DT_BF16 ||
+			    (g->tensors[t].flags & G_T_CONST))
+				continue;
+			if (n > cap) {
+				float *nv = realloc(v, n * sizeof *v);
+				if (!nv) {
+					rc = diag_error(d, diag_nowhere(),
+							NPU_ENOMEM, "out of memory");
+					break;
+				}
+				v = nv;
+				cap = n;
+			}
+			rc = map_read_tensor(g, &p, t, dram, size, v, d);
+			/* a MaxPool's -inf padding is no range to cover */
+			for (size_t i = 0; i < n && !rc; i++)
+				if (isfinite(v[i]) && fabsf(v[i]) > amax[t])
+					amax[t] = fabsf(v[i]);
+		}
+		free(v);
+	}
+	model_result_free(&res);
+	run_free(r);
+	map_plan_free(&p);
+	return rc;
+}
+
 void model_result_free(struct model_result *res)
 {
 	for (int l = 0; l < res->n_layers && res->sinks; l++)
@@ -266,6 +333,7 @@ void model_result_free(struct model_result *res)
 	for (int i = 0; i < res->n_outputs; i++)
 		free(res->outputs[i]);
 	free(res->outputs);
+	free(res->stages);
 	free(res->sinks);
 	free(res->layers);
 	memset(res, 0, sizeof *res);
@@ -346,4 +414,34 @@ void model_print(FILE *f, const struct graph *g, const struct map_plan *p,
 		(double)p->act_peak / 1e6, (double)p->act_naive / 1e6);
 	fprintf(f, "energy: %.3f mJ per inference\n",
 		res->energy_pj * 1e-9 / batch);
+	if (!res->n_stages)
+		return;
+	/* the interval a stage sets: its busy cycles per image */
+	uint64_t worst = 0;
+	int wi = 0;
+	fprintf(f, "\npipeline: %d stages, %d images in flight at most\n",
+		res->n_stages, res->n_stages < batch ? res->n_stages : batch);
+	fprintf(f, "%-6s %-9s %-7s %14s %14s %7s\n", "stage", "layers",
+		"cores", "estimate/img", "busy/img", "busy%");
+	for (int s = 0; s < res->n_stages; s++) {
+		const struct model_stage *st = &res->stages[s];
+		char lr[24], cr[24];
+		uint64_t per = st->busy / (uint64_t)batch;
+		snprintf(lr, sizeof lr, "%d-%d", st->first, st->last);
+		snprintf(cr, sizeof cr, "%d-%d", st->base, st->base + st->cores - 1);
+		fprintf(f, "%-6d %-9s %-7s %14.0f %14llu %6.1f%%\n", s + 1, lr,
+			cr, st->est, (unsigned long long)per,
+			res->cycles ? 100.0 * (double)st->busy /
+				      (double)res->cycles : 0);
+		if (per > worst) {
+			worst = per;
+			wi = s;
+		}
+	}
+	fprintf(f, "interval: %llu cycles per image (stage %d); latency of "
+		"image 0 %llu cycles = %.3f ms, mean %.3f ms\n",
+		(unsigned long long)worst, wi + 1,
+		(unsigned long long)res->first_latency,
+		(double)res->first_latency / (clock * 1e6),
+		(double)res->mean_latency / (clock * 1e6));
 }

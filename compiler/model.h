@@ -57,6 +57,16 @@ struct model_layer_stats {
 				     cores), owned by the result */
 };
 
+/* A pipelined run's stage: layers first..last on a partition. */
+struct model_stage {
+	int first, last;          /* plan layers */
+	int base, cores;          /* its partition: cores base .. + cores-1 */
+	double est;               /* the cost model's cycles per image
+				     (what the cut balanced) */
+	uint64_t busy;            /* cycles its programs ran, all images */
+	uint64_t start, end;      /* its first launch, its last finish */
+};
+
 struct model_result {
 	int n_layers;
 	struct model_layer_stats *layers;  /* per plan layer */
@@ -69,13 +79,50 @@ struct model_result {
 	double energy_pj;
 	int n_outputs;
 	float **outputs;                   /* with values: per graph output,
-					      fp32 NCHW (owned) */
+					      fp32 NCHW (owned); pipelined:
+					      the images one after another */
+	int n_stages;                      /* pipelined: stages, else 0 */
+	struct model_stage *stages;        /* (owned) */
+	uint64_t first_latency;            /* pipelined: image 0's cycles from
+					      its first launch to its end */
+	uint64_t mean_latency;             /* ... the mean over the images */
 };
 
 int model_run(struct run *r, const struct arch *a, const struct graph *g,
 	      const struct map_plan *p, const struct model_opts *o,
 	      struct model_result *res, struct diag *d) NPU_WUR;
+
+/*
+ * A pipelined run (docs/models.md, "Pipelining"): the layers cut into
+ * n_stages stages (starts[i]: the first layer of stage i + 1, from the
+ * user; NULL: cut by the cost model to balance them), each on a partition
+ * of the cores (sim/chip.h), and 'images' images flowing through in one
+ * phase: a stage starts image b when it has finished image b - 1 and the
+ * stage before has signalled b over the NoC.  plans[b] is image b's plan
+ * (map_opts.images/image: its own activation arena).  Values as
+ * model_run's, o->inputs holding every image's one after another.
+ */
+struct model_pipe_opts {
+	int n_stages;
+	const int *starts;        /* n_stages - 1 layer indices, or NULL */
+};
+int model_run_pipeline(struct run *r, const struct arch *a,
+		       const struct graph *g, const struct map_plan *plans,
+		       int images, const struct model_opts *o,
+		       const struct model_pipe_opts *po,
+		       struct model_result *res, struct diag *d) NPU_WUR;
 void model_result_free(struct model_result *res);
+
+/*
+ * int8 calibration (docs/models.md "int8"): run graph g in bf16 with
+ * values on a chip of config a (inputs as model_opts.inputs, every
+ * activation kept to the end), then put each tensor's max|x| in amax (by
+ * graph tensor index; 0 for constants and integer tensors), for
+ * map_opts.amax.  0, or NPU_E* with the reason in d.
+ */
+int model_calibrate(const struct arch *a, const struct graph *g,
+		    float *const *inputs, const char *kernel_dir, float *amax,
+		    struct diag *d) NPU_WUR;
 
 /* The per-layer CSV (docs/formats.md "Per-layer CSV"); 0 or NPU_EIO. */
 int model_write_csv(FILE *f, const struct graph *g, const struct map_plan *p,

@@ -10,7 +10,10 @@
  *   5. unless o->no_fuse: fuse into each Conv/MatMul/Gemm, in this order,
  *      a bias Add, an activation, a residual Add:
  *          y = act(op(...) + bias) + res
- *   6. graph_uses: drop what nobody reads, compact
+ *   6. legalise for the kernels: a Conv's or pooling's uneven pads become
+ *      a Pad node before it, a Concat of more than two inputs a chain of two-input
+ *      Concats (new nodes inserted in place, the order topological)
+ *   7. graph_uses: drop what nobody reads, compact
  *
  * A rewritten node keeps its slot in the node array when its inputs are
  * all available there; a node that absorbs a later one (a residual add
@@ -979,6 +982,155 @@ static int sweep(struct pass *p, int (*rule)(struct pass *, int))
 	return 0;
 }
 
+/* ---- 6. legalising for the kernels --------------------------------- */
+
+/* A new node of op at index k (the nodes from k on move up one), or -1
+ * on allocation failure.  g->nodes may move. */
+static int insert_node(struct graph *g, int k, enum g_op op, const char *name)
+{
+	int last = graph_add_node(g, op, name);
+	if (last < 0)
+		return -1;
+	struct g_node n = g->nodes[last];
+	memmove(&g->nodes[k + 1], &g->nodes[k],
+		(size_t)(last - k) * sizeof n);
+	g->nodes[k] = n;
+	return k;
+}
+
+/* A Conv or pooling padded differently on its sides (TensorFlow's SAME
+ * with an even input and stride 2 pads one more at the bottom and right)
+ * reads an explicitly padded input instead: Pad(x) then the node without
+ * pads.  Exact: a Conv's padding is zeros, as the Pad's; MaxPool's never
+ * wins a max, as the Pad's -inf; AveragePool's counts as a zero when
+ * count_include_pad is set (else it is left as it is). */
+static int split_pads(struct graph *g, int k)
+{
+	struct g_node *n = &g->nodes[k];
+	if ((n->op != G_CONV && n->op != G_MAXPOOL &&
+	     (n->op != G_AVGPOOL || !n->count_include_pad)) ||
+	    (n->pad[0] == n->pad[1] && n->pad[1] == n->pad[2] &&
+	     n->pad[2] == n->pad[3]))
+		return 0;
+	int x = n->in[0];
+	const struct g_tensor *xt = &g->tensors[x];
+	if (xt->rank != 4)
+		return 0;
+	int pads = new_tensor(g, n->name, "/pads");
+	int xp = pads < 0 ? -1 : new_tensor(g, n->name, "/padded");
+	int val = -1;
+	if (xp < 0)
+		return NPU_ENOMEM;
+	if (g->nodes[k].op == G_MAXPOOL) {
+		float ninf = -INFINITY;
+		if ((val = new_tensor(g, g->nodes[k].name, "/pad_value")) < 0)
+			return NPU_ENOMEM;
+		struct g_tensor *vt = &g->tensors[val];
+		vt->dtype = G_DT_F32;
+		vt->rank = 0;
+		vt->flags = G_T_CONST;
+		if (!(vt->data = malloc(sizeof ninf)))
+			return NPU_ENOMEM;
+		memcpy(vt->data, &ninf, sizeof ninf);
+	}
+	n = &g->nodes[k];
+	int64_t pv[8] = { 0, 0, n->pad[0], n->pad[1], 0, 0, n->pad[2], n->pad[3] };
+	struct g_tensor *pt = &g->tensors[pads];
+	pt->dtype = G_DT_I64;
+	pt->rank = 1;
+	pt->dim[0] = 8;
+	pt->flags = G_T_CONST;
+	if (!(pt->data = malloc(sizeof pv)))
+		return NPU_ENOMEM;
+	memcpy(pt->data, pv, sizeof pv);
+	struct g_tensor *o = &g->tensors[xp];
+	xt = &g->tensors[x];
+	o->dtype = xt->dtype;
+	o->rank = 4;
+	o->dim[0] = xt->dim[0];
+	o->dim[1] = xt->dim[1];
+	o->dim[2] = xt->dim[2] + n->pad[0] + n->pad[2];
+	o->dim[3] = xt->dim[3] + n->pad[1] + n->pad[3];
+	char name[512];
+	snprintf(name, sizeof name, "%s/pad", g->nodes[k].name);
+	int q = insert_node(g, k, G_PAD, name);
+	if (q < 0)
+		return NPU_ENOMEM;
+	struct g_node *pn = &g->nodes[q];
+	n = &g->nodes[k + 1];
+	pn->n_in = val < 0 ? 2 : 3;
+	pn->in[0] = x;
+	pn->in[1] = pads;
+	pn->in[2] = val;
+	pn->n_out = 1;
+	pn->out[0] = xp;
+	pn->opset = n->opset;
+	pn->src_index = n->src_index;
+	snprintf(pn->mode, sizeof pn->mode, "constant");
+	n->in[0] = xp;
+	memset(n->pad, 0, sizeof n->pad);
+	return 0;
+}
+
+/* A Concat of m > 2 inputs as m - 1 two-input Concats, each joining the
+ * last one's result and the next input (the last writes the output). */
+static int chain_concat(struct graph *g, int k)
+{
+	struct g_node *n = &g->nodes[k];
+	if (n->op != G_CONCAT || n->n_in <= 2)
+		return 0;
+	int m = n->n_in, rank = g->tensors[n->out[0]].rank;
+	int axis = n->axis < 0 ? n->axis + rank : n->axis;
+	int acc = n->in[0];
+	for (int i = 1; i < m - 1; i++) {
+		int t = new_tensor(g, g->nodes[k].name, "/part");
+		if (t < 0)
+			return NPU_ENOMEM;
+		struct g_tensor *a = &g->tensors[acc], *b = &g->tensors[g->nodes[k].in[i]];
+		struct g_tensor *o = &g->tensors[t];
+		o->dtype = a->dtype;
+		o->rank = a->rank;
+		memcpy(o->dim, a->dim, sizeof o->dim);
+		o->dim[axis] = a->dim[axis] + b->dim[axis];
+		char name[512];
+		snprintf(name, sizeof name, "%s/%d", g->nodes[k].name, i);
+		int q = insert_node(g, k, G_CONCAT, name);
+		if (q < 0)
+			return NPU_ENOMEM;
+		k++; /* the Concat moved up */
+		struct g_node *c = &g->nodes[q];
+		c->n_in = 2;
+		c->in[0] = acc;
+		c->in[1] = g->nodes[k].in[i];
+		c->n_out = 1;
+		c->out[0] = t;
+		c->axis = axis;
+		c->opset = g->nodes[k].opset;
+		c->src_index = g->nodes[k].src_index;
+		acc = t;
+	}
+	n = &g->nodes[k];
+	n->in[0] = acc;
+	n->in[1] = n->in[m - 1];
+	for (int i = 2; i < m; i++)
+		n->in[i] = -1;
+	n->n_in = 2;
+	return 0;
+}
+
+static int legalise(struct graph *g)
+{
+	for (int k = 0; k < g->n_nodes; k++) {
+		int n0 = g->n_nodes, rc = split_pads(g, k);
+		if (!rc)
+			rc = chain_concat(g, k);
+		if (rc)
+			return rc;
+		k += g->n_nodes - n0; /* past what was inserted before k */
+	}
+	return 0;
+}
+
 int graph_simplify(struct graph *g, const struct graph_opts *o,
 		   struct diag *d)
 {
@@ -1009,6 +1161,8 @@ int graph_simplify(struct graph *g, const struct graph_opts *o,
 		e = sweep(&p, match_gelu);
 	if (!e && !o->no_fuse)
 		e = sweep(&p, fuse);
+	if (!e)
+		e = legalise(g);
 	free(p.reader);
 	graph_uses(g);
 	if (e)

@@ -313,6 +313,21 @@ void isa_write_doc(FILE *fp)
 		fprintf(fp, "| `x%d` | `%s` | %s |\n", i, isa_reg_names[i],
 			reg_role(i));
 
+	fprintf(fp, "\n## Partitions\n\n"
+		    "A chip's cores may be cut into *partitions* of consecutive "
+		    "cores (the run library's `chip_set_partitions`; `npusim "
+		    "model --pipeline` gives each pipeline stage one). A program "
+		    "sees its partition as its chip: `csrr coreid` counts from "
+		    "the partition's first core, `csrr ncores` is its size, "
+		    "`barrier` meets the partition's cores only (arrivals go to "
+		    "its first core's node), and core numbers in `rsig`, in a "
+		    "DMA descriptor's `score`/`dcore` and in `dmask` bits are "
+		    "partition indices: one beyond the partition faults, naming "
+		    "it. Programs assembled for a partition see `CFG_CHIP_CORES` "
+		    "as its size. Memory addresses are not partitioned: DRAM "
+		    "is the chip's. Without partitions the whole chip is one, "
+		    "and every rule above is the chip-wide one.\n");
+
 	fprintf(fp, "\n## Post-increment\n\n"
 		    "`mprep`, `mmulp`, `mmaccp` and `moutp` are `mpre`, `mmul`, "
 		    "`mmacc` and `mout` that also step their address registers "

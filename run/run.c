@@ -125,16 +125,15 @@ int run_load_image(struct run *r, const struct prog_image *img, int lo,
 	return chip_load_program_cores(r->chip, img, lo, hi, r->d);
 }
 
-/* Keep obj (taken over) with its image and load it. */
-static int load_obj(struct run *r, struct obj_prog *obj, const char *name,
-		    int lo, int hi)
+/* Keep obj (taken over) with its image; *out is the image. */
+static int keep_obj(struct run *r, struct obj_prog *obj, const char *name,
+		    const struct prog_image **out)
 {
 	struct owned *v;
 	struct prog_image *img = NULL;
-	int rc;
 
 	v = realloc(r->progs, (r->n_progs + 1) * sizeof(*v));
-	if (!v || (rc = obj_image(obj, name, &img))) {
+	if (!v || obj_image(obj, name, &img)) {
 		if (v)
 			r->progs = v;
 		obj_free(obj);
@@ -145,7 +144,18 @@ static int load_obj(struct run *r, struct obj_prog *obj, const char *name,
 	v[r->n_progs].obj = obj;
 	v[r->n_progs].img = img;
 	r->n_progs++;
-	return run_load_image(r, img, lo, hi);
+	*out = img;
+	return 0;
+}
+
+/* Keep obj (taken over) with its image and load it. */
+static int load_obj(struct run *r, struct obj_prog *obj, const char *name,
+		    int lo, int hi)
+{
+	const struct prog_image *img;
+	int rc = keep_obj(r, obj, name, &img);
+
+	return rc ? rc : run_load_image(r, img, lo, hi);
 }
 
 int run_asm_begin(const struct arch *a, const struct asm_opts *user,
@@ -247,6 +257,33 @@ int run_load_source(struct run *r, const char *name, const char *text,
 	if ((rc = assemble(r, name, text, n, ao, &obj)))
 		return rc;
 	return load_obj(r, obj, name, lo, hi);
+}
+
+int run_assemble_source(struct run *r, const char *name, const char *text,
+			size_t n, const struct asm_opts *ao, int cores,
+			const struct prog_image **img)
+{
+	struct obj_prog *obj = NULL;
+	struct run_asm ra;
+	int rc;
+
+	if (run_asm_begin(r->a, ao, &ra))
+		return diag_error(r->d, diag_nowhere(), NPU_ENOMEM,
+				  "out of memory for the assembler's config symbols");
+	/* a partition's program: its partition is its chip */
+	for (size_t k = 0; cores > 0 && k < ra.cfg.n; k++) {
+		char *v;
+		if (strncmp(ra.cfg.v[k], "CFG_CHIP_CORES=", 15) ||
+		    !(v = malloc(32)))
+			continue;
+		snprintf(v, 32, "CFG_CHIP_CORES=%d", cores);
+		free(ra.cfg.v[k]);
+		ra.cfg.v[k] = v;
+		ra.all[k] = v;
+	}
+	rc = asm_assemble_string(name, text, n, &ra.opts, r->d, &obj);
+	run_asm_end(&ra);
+	return rc ? rc : keep_obj(r, obj, name, img);
 }
 
 /* ---- tensors ---------------------------------------------------------------*/

@@ -110,6 +110,14 @@ int run_load_source(struct run *r, const char *name, const char *text,
 		    size_t n, const struct asm_opts *ao, int lo,
 		    int hi) NPU_WUR;
 
+/* Assemble text (as run_load_source) into an image the run keeps until
+ * run_free, without loading it: for chip_launch (sim/chip.h).  cores > 0:
+ * for a partition of that many cores (CFG_CHIP_CORES is its size: the
+ * partition is the program's chip). */
+int run_assemble_source(struct run *r, const char *name, const char *text,
+			size_t n, const struct asm_opts *ao, int cores,
+			const struct prog_image **img) NPU_WUR;
+
 /*
  * Tensors by name, from the tensor table of the program on 'core' (whose
  * scratchpad/accumulator a per-core tensor lives in; DRAM tensors are

@@ -100,6 +100,13 @@ struct probe {
 /* What a level probe reads. */
 enum { PROBE_QUEUE, PROBE_DRAM_QUEUE };
 
+/* A partition: cores base .. base + size - 1, a chip to their programs. */
+struct part {
+	int base, size;
+	int arrived;             /* cores arrived at its current barrier */
+	int n_done;              /* its cores finished since its last launch */
+};
+
 /* One decoded program; several cores may share it. */
 struct chip_prog {
 	struct ctl_prog prog;    /* decoded (insns, legal owned) */
@@ -116,8 +123,14 @@ struct chip {
 	nocport *np;             /* network interfaces of the memory ports */
 	struct core *cores;      /* the cores */
 	int n_cores;             /* their number */
-	int barrier_arrived;     /* cores arrived at the current barrier:
-				    0 .. n_cores-1 between barriers */
+	struct part *parts;      /* the partitions (one: the whole chip) */
+	int n_parts;             /* their number */
+	int *part_of;            /* each core's partition */
+	chip_launch_fn launch;   /* the launcher (chip_set_launcher), or NULL */
+	void *launch_ctx;        /* its context */
+	struct unit *cp;         /* the command processor: its events call
+				    the launcher (created with it) */
+	int launch_rc;           /* an event it could not schedule */
 	int n_finished;          /* cores finished in this phase */
 	int running;             /* a phase started and has not ended */
 	cycle_t phase_start;     /* cycle the current (or last) phase began */
@@ -135,13 +148,16 @@ struct chip {
 };
 
 static const struct ctl_sync_ops chip_sync_ops;
+/* The command processor's events (chip_set_launcher). */
+enum { CP_EV_DONE, CP_EV_SIGNAL };
 static int chip_sync_arrive(void *ctx, uint64_t tag, int node, cycle_t when);
 
-/* Sync packet kinds (tag bits 62-63). */
-#define SYNC_KIND    (3ULL << 62)
-#define SYNC_ARRIVE  (1ULL << 62)
-#define SYNC_RELEASE (2ULL << 62)
-#define SYNC_RSIG    (3ULL << 62)
+/* Sync packet kinds (tag bits 60-63). */
+#define SYNC_KIND    (15ULL << 60)
+#define SYNC_ARRIVE  (1ULL << 60)
+#define SYNC_RELEASE (2ULL << 60)
+#define SYNC_RSIG    (3ULL << 60)
+#define SYNC_PART    (4ULL << 60) /* chip_signal: partition << 32 | tag */
 static int chip_probes(struct chip *c);
 static void chip_hazard_traced(void *ctx, int core, int unit, cycle_t when,
 			       const char *msg);
@@ -279,8 +295,12 @@ struct chip *chip_new(const struct arch *a, const struct chip_opts *o,
 	c->n_cores = (int)ARCH_I(a, CHIP_CORES);
 	c->e = eng_new();
 	c->cores = calloc((size_t)c->n_cores, sizeof(*c->cores));
-	if (!c->e || !c->cores)
+	c->parts = calloc(1, sizeof(*c->parts));
+	c->part_of = calloc((size_t)c->n_cores, sizeof(*c->part_of));
+	if (!c->e || !c->cores || !c->parts || !c->part_of)
 		goto fail;
+	c->n_parts = 1;
+	c->parts[0].size = c->n_cores;
 	eng_set_diag(c->e, d);
 	eng_set_trace(c->e, o->trace);
 	eng_set_values(c->e, !o->timing_only);
@@ -358,6 +378,8 @@ void chip_free(struct chip *c)
 	}
 	free(c->progs);
 	free(c->cores);
+	free(c->parts);
+	free(c->part_of);
 	free(c->probes);
 	hz_free(c->hz);
 	free(c);
@@ -502,20 +524,22 @@ static int chip_check_timing_only(struct chip *c, const struct chip_prog *cp,
 	return 0;
 }
 
-int chip_load_program_cores(struct chip *c, const struct prog_image *p,
-			    int lo, int hi, struct diag *d)
+/*
+ * The decoded form of image p: decoded once, kept for the chip's life
+ * (a launcher may start the same image many times; the last one decoded
+ * is looked for first).
+ */
+static int chip_prog_get(struct chip *c, const struct prog_image *p,
+			 struct chip_prog **out, struct diag *d)
 {
 	struct chip_prog *cp, **v;
 	int i, rc;
 
-	if (lo < 0 || hi >= c->n_cores || lo > hi)
-		return diag_error(d, diag_nowhere(), NPU_EUSAGE,
-				  "%s: cores %d-%d do not exist (the chip has %d: 0-%d)",
-				  p->name, lo, hi, c->n_cores, c->n_cores - 1);
-	if (c->running)
-		return diag_error(d, diag_nowhere(), NPU_EUSAGE,
-				  "%s: the chip is in the middle of a phase; run it to the end before loading programs",
-				  p->name);
+	for (i = c->n_progs - 1; i >= 0; i--)
+		if (c->progs[i]->img == p) {
+			*out = c->progs[i];
+			return 0;
+		}
 	cp = calloc(1, sizeof(*cp));
 	v = realloc(c->progs, (size_t)(c->n_progs + 1) * sizeof(*v));
 	if (v)
@@ -527,7 +551,21 @@ int chip_load_program_cores(struct chip *c, const struct prog_image *p,
 	}
 	cp->img = p;
 	c->progs[c->n_progs++] = cp;
+	*out = cp;
 	if (c->o.timing_only && (rc = chip_check_timing_only(c, cp, d)))
+		return rc;
+	return 0;
+}
+
+/* Install p on cores lo..hi: decoded, each core's state reset for it,
+ * its data loaded. */
+static int chip_install(struct chip *c, const struct prog_image *p, int lo,
+			int hi, struct diag *d)
+{
+	struct chip_prog *cp = NULL;
+	int i, rc;
+
+	if ((rc = chip_prog_get(c, p, &cp, d)))
 		return rc;
 	for (i = lo; i <= hi; i++) {
 		/* NPU_ENOMEM: the program's regions could not be set up. */
@@ -537,11 +575,28 @@ int chip_load_program_cores(struct chip *c, const struct prog_image *p,
 					     "out of memory loading the program")
 				: rc;
 		c->cores[i].img = p;
-		c->cores[i].loaded = 1;
 		if (c->hz)
 			hz_set_program(c->hz, i, p);
 	}
 	return chip_load_data(c, p, lo, hi, d);
+}
+
+int chip_load_program_cores(struct chip *c, const struct prog_image *p,
+			    int lo, int hi, struct diag *d)
+{
+	int i;
+
+	if (lo < 0 || hi >= c->n_cores || lo > hi)
+		return diag_error(d, diag_nowhere(), NPU_EUSAGE,
+				  "%s: cores %d-%d do not exist (the chip has %d: 0-%d)",
+				  p->name, lo, hi, c->n_cores, c->n_cores - 1);
+	if (c->running)
+		return diag_error(d, diag_nowhere(), NPU_EUSAGE,
+				  "%s: the chip is in the middle of a phase; run it to the end before loading programs",
+				  p->name);
+	for (i = lo; i <= hi; i++)
+		c->cores[i].loaded = 1;
+	return chip_install(c, p, lo, hi, d);
 }
 
 int chip_load_program(struct chip *c, const struct prog_image *p,
@@ -567,6 +622,8 @@ static int chip_start_phase(struct chip *c)
 	c->phase_start = c->last_finish;
 	c->n_finished = 0;
 	c->running = 1;
+	for (i = 0; i < c->n_parts; i++)
+		c->parts[i].n_done = 0;
 	for (i = 0; i < c->n_cores; i++) {
 		c->cores[i].finished = 0;
 		c->cores[i].loaded = 0;
@@ -748,6 +805,9 @@ int chip_run_until(struct chip *c, cycle_t until, struct chip_result *r)
 	if (!c->running && (rc = chip_start_phase(c)))
 		return rc;
 	rc = eng_run_until(c->e, until, c->o.max_cycles, &st);
+	if (!rc && c->launch_rc)
+		rc = diag_error(c->d, diag_nowhere(), c->launch_rc,
+				"out of memory scheduling a launch");
 	r->cycles = c->last_finish;
 	r->phase_start = c->phase_start;
 	r->n_events = st.n_events;
@@ -824,14 +884,32 @@ eng *chip_eng(const struct chip *c) { return c->e; }
 
 /* ---- chip-wide services (struct ctl_sync_ops) ------------------------------*/
 
-/* Every core arrived: release them all (core 0's node sends the
- * releases; core 0 itself needs no packet). */
-static int chip_barrier_release(struct chip *c)
+/* A one-flit sync packet from node src to node dst, delivered to
+ * chip_sync_arrive with tag; sync messages are never refused. */
+static int sync_send(struct chip *c, int src, int dst, uint64_t tag)
 {
 	struct noc_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.src = src;
+	m.dst = dst;
+	m.flits = 1;
+	m.cls = NOC_CLS_SYNC;
+	m.deliver = chip_sync_arrive;
+	m.ctx = c;
+	m.tag = tag;
+	m.response = 1;
+	return noc_send(c->noc, &m);
+}
+
+/* Every core of partition p arrived: release them all (its first core's
+ * node sends the releases; that core itself needs no packet). */
+static int chip_barrier_release(struct chip *c, int p)
+{
+	const struct part *pt = &c->parts[p];
 	int i, rc;
 
-	c->barrier_arrived = 0;
+	c->parts[p].arrived = 0;
 	c->n_barriers++;
 	if (c->hz)
 		hz_on_barrier(c->hz, eng_now(c->e));
@@ -840,29 +918,30 @@ static int chip_barrier_release(struct chip *c)
 
 		snprintf(args, sizeof(args), "\"barrier\":%llu",
 			 (unsigned long long)c->n_barriers);
-		unit_instant(c->cores[0].ctl, eng_now(c->e), "barrier release",
-			     args);
+		unit_instant(c->cores[pt->base].ctl, eng_now(c->e),
+			     "barrier release", args);
 	}
-	memset(&m, 0, sizeof(m));
-	m.src = c->a->d.core_node[0];
-	m.flits = 1;
-	m.cls = NOC_CLS_SYNC;
-	m.deliver = chip_sync_arrive;
-	m.ctx = c;
-	m.response = 1;
-	for (i = 1; i < c->n_cores; i++) {
-		m.dst = c->a->d.core_node[i];
-		m.tag = SYNC_RELEASE | (uint64_t)i;
-		if ((rc = noc_send(c->noc, &m)))
+	for (i = pt->base + 1; i < pt->base + pt->size; i++)
+		if ((rc = sync_send(c, c->a->d.core_node[pt->base],
+				    c->a->d.core_node[i],
+				    SYNC_RELEASE | (uint64_t)i)))
 			return rc;
-	}
-	return ctl_barrier_release(c->cores[0].ctl);
+	return ctl_barrier_release(c->cores[pt->base].ctl);
+}
+
+/* A barrier arrival counted at its partition's first core. */
+static int chip_barrier_count(struct chip *c, int core)
+{
+	int p = c->part_of[core];
+
+	return ++c->parts[p].arrived < c->parts[p].size
+		? 0 : chip_barrier_release(c, p);
 }
 
 /*
  * A sync packet arrived (tag: kind in the top bits, then core, then
- * semaphore): a barrier arrival at core 0's node, a release at a core, or
- * a remote signal.
+ * semaphore): a barrier arrival at a partition's first core, a release
+ * at a core, a remote signal, or a partition signal (chip_signal).
  */
 static int chip_sync_arrive(void *ctx, uint64_t tag, int node, cycle_t when)
 {
@@ -871,8 +950,7 @@ static int chip_sync_arrive(void *ctx, uint64_t tag, int node, cycle_t when)
 
 	(void)node;
 	if ((tag & SYNC_KIND) == SYNC_ARRIVE)
-		return ++c->barrier_arrived < c->n_cores ? 0
-							 : chip_barrier_release(c);
+		return chip_barrier_count(c, core);
 	if ((tag & SYNC_KIND) == SYNC_RELEASE) {
 		if (eng_trace(c->e)) {
 			char args[40];
@@ -884,36 +962,31 @@ static int chip_sync_arrive(void *ctx, uint64_t tag, int node, cycle_t when)
 		}
 		return ctl_barrier_release(c->cores[core].ctl);
 	}
+	if ((tag & SYNC_KIND) == SYNC_PART)
+		return c->launch(c->launch_ctx, CHIP_SIGNAL,
+				 (int)(tag >> 32 & 0xfffffff),
+				 (uint32_t)tag, when);
 	core = (int)(tag >> 8 & 0xffffff);
 	return ctl_remote_signal(c->cores[core].ctl, (int)(tag & 0xff), when);
 }
 
 /*
- * Barriers are counted, not named: the k-th arrival of each core makes
- * the k-th barrier.  Arrivals travel to core 0's node as one-flit packets
- * (core 0's own counts at once); the count is reset before the releases,
- * and a released core arrives again no earlier than the next cycle, so
- * consecutive barriers never mix (packets between two nodes stay in
- * order).
+ * Barriers are counted, not named: the k-th arrival of each core of a
+ * partition makes its k-th barrier.  Arrivals travel to the partition's
+ * first core's node as one-flit packets (that core's own counts at once);
+ * the count is reset before the releases, and a released core arrives
+ * again no earlier than the next cycle, so consecutive barriers never mix
+ * (packets between two nodes stay in order).
  */
 static int chip_barrier_arrive(void *ctx, int core)
 {
 	struct chip *c = ctx;
-	struct noc_msg m;
+	int lead = c->parts[c->part_of[core]].base;
 
-	if (core == 0)
-		return ++c->barrier_arrived < c->n_cores ? 0
-							 : chip_barrier_release(c);
-	memset(&m, 0, sizeof(m));
-	m.src = c->a->d.core_node[core];
-	m.dst = c->a->d.core_node[0];
-	m.flits = 1;
-	m.cls = NOC_CLS_SYNC;
-	m.deliver = chip_sync_arrive;
-	m.ctx = c;
-	m.tag = SYNC_ARRIVE | (uint64_t)core;
-	m.response = 1; /* sync messages are never refused */
-	return noc_send(c->noc, &m);
+	if (core == lead)
+		return chip_barrier_count(c, core);
+	return sync_send(c, c->a->d.core_node[core], c->a->d.core_node[lead],
+			 SYNC_ARRIVE | (uint64_t)core);
 }
 
 /*
@@ -928,7 +1001,6 @@ static int chip_remote_signal(void *ctx, int from, int to, int sem)
 	struct chip *c = ctx;
 	const struct noc_params *p = noc_params(c->noc);
 	int na = c->a->d.core_node[from], nb = c->a->d.core_node[to];
-	struct noc_msg m;
 
 	if (from == to) {
 		if (c->hz)
@@ -938,23 +1010,18 @@ static int chip_remote_signal(void *ctx, int from, int to, int sem)
 	if (c->hz)
 		hz_on_remote_send(c->hz, from, to, sem, eng_now(c->e) +
 				  noc_zero_load(p, noc_hops(p, na, nb), 1));
-	memset(&m, 0, sizeof(m));
-	m.src = na;
-	m.dst = nb;
-	m.flits = 1;
-	m.cls = NOC_CLS_SYNC;
-	m.deliver = chip_sync_arrive;
-	m.ctx = c;
-	m.tag = SYNC_RSIG | (uint64_t)to << 8 | (uint64_t)(sem & 0xff);
-	m.response = 1;
-	return noc_send(c->noc, &m);
+	return sync_send(c, na, nb,
+			 SYNC_RSIG | (uint64_t)to << 8 | (uint64_t)(sem & 0xff));
 }
 
 /* Called by a core's control unit when it is done (on its ST_HALTED ->
- * ST_DONE transition, so once); the guard keeps n_finished exact anyway. */
+ * ST_DONE transition, so once); the guard keeps n_finished exact anyway.
+ * With a launcher, the last core of a partition to finish has the
+ * command processor tell it (an event: the core is inside its handler). */
 static void chip_core_finished(void *ctx, int core)
 {
 	struct chip *c = ctx;
+	int p = c->part_of[core];
 
 	if (c->cores[core].finished)
 		return;
@@ -962,6 +1029,12 @@ static void chip_core_finished(void *ctx, int core)
 	c->n_finished++;
 	if (ctl_finish_cycle(c->cores[core].ctl) > c->last_finish)
 		c->last_finish = ctl_finish_cycle(c->cores[core].ctl);
+	if (c->launch && ++c->parts[p].n_done == c->parts[p].size) {
+		int rc = eng_schedule(c->e, eng_now(c->e), EV_PRI_CONTROL, c->cp,
+				      CP_EV_DONE, (uint64_t)p);
+		if (rc && !c->launch_rc)
+			c->launch_rc = rc;
+	}
 }
 
 static const struct ctl_sync_ops chip_sync_ops = {
@@ -969,3 +1042,155 @@ static const struct ctl_sync_ops chip_sync_ops = {
 	.remote_signal = chip_remote_signal,
 	.core_finished = chip_core_finished,
 };
+
+/* ---- partitions and launches ---------------------------------------------*/
+
+int chip_set_partitions(struct chip *c, int n, const int *sizes,
+			struct diag *d)
+{
+	struct part *v;
+	int i, k, base = 0;
+
+	if (c->running)
+		return diag_error(d, diag_nowhere(), NPU_EUSAGE,
+				  "partitions: the chip is in the middle of a phase");
+	for (i = 0; i < n; i++) {
+		if (sizes[i] < 1 || sizes[i] > c->n_cores - base)
+			return diag_error(d, diag_nowhere(), NPU_EUSAGE,
+					  "partition %d of %d cores: the chip has %d cores and %d are left",
+					  i, sizes[i], c->n_cores,
+					  c->n_cores - base);
+		base += sizes[i];
+	}
+	if (n < 1 || base != c->n_cores)
+		return diag_error(d, diag_nowhere(), NPU_EUSAGE,
+				  "partitions of %d cores in all: the chip has %d",
+				  base, c->n_cores);
+	v = calloc((size_t)n, sizeof(*v));
+	if (!v)
+		return diag_error(d, diag_nowhere(), NPU_ENOMEM, "out of memory");
+	free(c->parts);
+	c->parts = v;
+	c->n_parts = n;
+	for (i = 0, base = 0; i < n; base += sizes[i++]) {
+		v[i].base = base;
+		v[i].size = sizes[i];
+		for (k = base; k < base + sizes[i]; k++) {
+			struct core *co = &c->cores[k];
+
+			c->part_of[k] = i;
+			ctl_set_partition(co->ctl, base, sizes[i]);
+			for (int j = 0; j < co->n_dma; j++)
+				dma_set_partition(co->dma[j], base, sizes[i]);
+		}
+	}
+	return 0;
+}
+
+int chip_partition(const struct chip *c, int part, int *base)
+{
+	if (part < 0 || part >= c->n_parts)
+		return 0;
+	if (base)
+		*base = c->parts[part].base;
+	return c->parts[part].size;
+}
+
+/* The command processor: a chip-level unit whose events call the
+ * launcher outside any core's handler. */
+
+struct cproc {
+	struct unit u;           /* must be first */
+	struct chip *c;
+};
+
+static int cp_on_event(struct unit *u, const struct ev *ev)
+{
+	struct chip *c = ((struct cproc *)u)->c;
+
+	if (ev->kind == CP_EV_SIGNAL)
+		return c->launch(c->launch_ctx, CHIP_SIGNAL, (int)(ev->arg >> 32),
+				 (uint32_t)ev->arg, ev->when);
+	/* done: at the latest finish among the partition's cores (a core
+	 * whose units were idle at halt finishes a cycle after it) */
+	const struct part *pt = &c->parts[ev->arg];
+	cycle_t t = ev->when;
+
+	for (int i = pt->base; i < pt->base + pt->size; i++)
+		if (ctl_finish_cycle(c->cores[i].ctl) > t)
+			t = ctl_finish_cycle(c->cores[i].ctl);
+	return c->launch(c->launch_ctx, CHIP_DONE, (int)ev->arg, 0, t);
+}
+
+static void cp_destroy(struct unit *u) { free(u); }
+
+static const struct unit_ops cp_ops = {
+	.kind = UNIT_OTHER,
+	.on_event = cp_on_event,
+	.destroy = cp_destroy,
+};
+
+int chip_set_launcher(struct chip *c, chip_launch_fn fn, void *ctx)
+{
+	if (!c->cp) {
+		struct cproc *p = calloc(1, sizeof(*p));
+
+		if (!p)
+			return NPU_ENOMEM;
+		unit_init(&p->u, &cp_ops, c->e, -1, "cp");
+		p->c = c;
+		if (eng_add_unit(c->e, &p->u)) {
+			free(p);
+			return NPU_ENOMEM;
+		}
+		c->cp = &p->u;
+	}
+	c->launch = fn;
+	c->launch_ctx = ctx;
+	return 0;
+}
+
+int chip_launch(struct chip *c, int part, const struct prog_image *img,
+		cycle_t when, struct diag *d)
+{
+	const struct part *pt;
+	int i, rc;
+
+	if (!c->running || part < 0 || part >= c->n_parts || when < eng_now(c->e))
+		return diag_error(d, diag_nowhere(), NPU_EINTERNAL,
+				  "%s: launch on partition %d at cycle %llu outside a running phase",
+				  img->name, part, (unsigned long long)when);
+	pt = &c->parts[part];
+	for (i = pt->base; i < pt->base + pt->size; i++)
+		if (!c->cores[i].finished)
+			return diag_error(d, diag_nowhere(), NPU_EINTERNAL,
+					  "%s: launch on partition %d while core %d still runs",
+					  img->name, part, i);
+	if ((rc = chip_install(c, img, pt->base, pt->base + pt->size - 1, d)))
+		return rc;
+	for (i = pt->base; i < pt->base + pt->size; i++)
+		c->cores[i].finished = 0;
+	c->n_finished -= pt->size;
+	c->parts[part].n_done = 0;
+	for (i = pt->base; i < pt->base + pt->size; i++)
+		if ((rc = ctl_start(c->cores[i].ctl, when)))
+			return rc;
+	return 0;
+}
+
+/*
+ * A partition signal: a one-flit sync packet from the first core of
+ * 'from' to the first core of 'to' (a dataflow hand-off: "your input is
+ * in DRAM"); on its arrival the launcher gets CHIP_SIGNAL.  Between
+ * partitions on one node it takes a cycle, as an rsig to oneself.
+ */
+int chip_signal(struct chip *c, int from, int to, uint32_t tag)
+{
+	int na = c->a->d.core_node[c->parts[from].base];
+	int nb = c->a->d.core_node[c->parts[to].base];
+
+	if (na == nb)
+		return eng_schedule(c->e, eng_now(c->e) + 1, EV_PRI_WAKE, c->cp,
+				    CP_EV_SIGNAL, (uint64_t)to << 32 | tag);
+	return sync_send(c, na, nb, SYNC_PART | (uint64_t)to << 32 | tag);
+}

@@ -93,6 +93,46 @@ cycle_t chip_now(const struct chip *c);
 void chip_dump(const struct chip *c, struct ctr_sink *s);
 
 int chip_n_cores(const struct chip *c);
+
+/*
+ * Partitions: the cores cut into n consecutive groups of sizes[i] cores
+ * (summing to the chip's).  Each is a chip of its own to the programs it
+ * runs: `csrr coreid` counts from its first core, `ncores` is its size,
+ * barriers meet within it, rsig targets and a DMA's remote cores and
+ * dmask bits are its indices (docs/isa.md, "Partitions").  The default is
+ * one partition of every core.  Between phases only.  0 or NPU_E*.
+ */
+int chip_set_partitions(struct chip *c, int n, const int *sizes,
+			struct diag *d) NPU_WUR;
+/* Cores of partition part (and its first core in *base); 0 if none. */
+int chip_partition(const struct chip *c, int part, int *base);
+
+/*
+ * Launches within a phase: a launcher starts programs on partitions
+ * while others run, as a command processor would (a pipeline's stages,
+ * each on its partition).  It is called from the chip's command-processor
+ * events, with kind
+ *   CHIP_DONE    every core of partition 'part' has finished its program
+ *                (at cycle 'when', the latest of their finishes), or
+ *   CHIP_SIGNAL  chip_signal's packet with 'tag' reached partition
+ *                'part' at cycle 'when';
+ * and may call chip_launch and chip_signal.  A non-zero return stops the
+ * run with that code.  The phase ends when every core has finished and
+ * nothing more is launched.
+ */
+enum { CHIP_DONE, CHIP_SIGNAL };
+typedef int (*chip_launch_fn)(void *ctx, int kind, int part, uint32_t tag,
+			      cycle_t when);
+int chip_set_launcher(struct chip *c, chip_launch_fn fn, void *ctx) NPU_WUR;
+/* Start img on every core of partition part (all finished) at cycle
+ * when (>= now): its state reset and data loaded as chip_load_program
+ * does; img must outlive the chip.  0 or NPU_E* (reported in d). */
+int chip_launch(struct chip *c, int part, const struct prog_image *img,
+		cycle_t when, struct diag *d) NPU_WUR;
+/* Send a one-flit sync packet from partition from's first core to
+ * partition to's (class sync, docs/noc.md); the launcher gets CHIP_SIGNAL
+ * with tag when it arrives.  0 or NPU_E*. */
+int chip_signal(struct chip *c, int from, int to, uint32_t tag) NPU_WUR;
 eng *chip_eng(const struct chip *c);
 
 #endif

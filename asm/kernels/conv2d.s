@@ -63,7 +63,7 @@
 # int32/fp32 without bias or relu, stored from the accumulator).
 #
 # Footprint (per core, elements of E bytes): scratchpad E*(SR + 2*MB*K +
-# 2*IR*(W+2*PAD)*CIN + (1+WDB)*K*NG) + 2*MB*NG*CB + 4*COUT (+ alignment;
+# 2*IR*(W+2*PAD)*CIN + (1+WDB)*K*NG) + 2*MB*NG*CB + 4*COUT with a bias (+ alignment;
 # DIRECT: no A buffers, slabs of RB + KH rows; ONESLAB: one of each),
 # accumulator MB*NG*4 (or twice); RB defaults to the most output rows that
 # fit (several cores: at most a core row's share), checked with .error.
@@ -356,6 +356,7 @@
 # The output stage (mout) for narrow outputs, a bias or relu; else the
 # accumulator is stored directly.
 .equ STAGE, CB != 4 || WITH_BIAS || RELU
+.equ PARB, WITH_BIAS ? 4*COUT : 0	# the bias table (scratchpad at SPM_PAR)
 # RELU=2 (relu6): mout's relu, then min(Y, CLIP) on the vector unit over
 # the block in the scratchpad before its store (mout has no upper clip;
 # min commutes with the output rounding, so this equals clipping first).
@@ -450,7 +451,7 @@
 .else
 .equ SPM_ROW, 2*SR
 .endif
-.equ SPM_FIX, 6*ALN + SR + (1 + WDB)*K*NG*XB + 4*COUT + 2*KH*SR
+.equ SPM_FIX, 6*ALN + SR + (1 + WDB)*K*NG*XB + PARB + 2*KH*SR
 # (one slab: half the slab bytes)
 .equ SPM_ROW1, SPM_ROW - SR
 .equ SPM_FIX1, SPM_FIX - KH*SR
@@ -485,7 +486,7 @@
 .else
 .equ SPM_PAR, SPM_O
 .endif
-.if SPM_PAR + 4*COUT > CFG_CORE_SCRATCHPAD_BYTES
+.if SPM_PAR + PARB > CFG_CORE_SCRATCHPAD_BYTES
 .error "conv2d.s: the blocks do not fit core.scratchpad.bytes (lower RB)"
 .endif
 .equ C_SZ, MB*NG*4
@@ -503,7 +504,7 @@
 .equ SPM_ROW, 2*WO*K*XB + 2*S*SR
 .endif
 .equ SLAB_FIX, (KH - 1)*DIL + 1 - S > 0 ? (KH - 1)*DIL + 1 - S : 0
-.equ SPM_FIX, 7*ALN + SR + (1 + WDB)*K*NG*XB + 4*COUT + 2*SLAB_FIX*SR
+.equ SPM_FIX, 7*ALN + SR + (1 + WDB)*K*NG*XB + PARB + 2*SLAB_FIX*SR
 # (one A buffer and one slab)
 .equ SPM_ROW1, SPM_ROW - WO*K*XB - S*SR
 .equ SPM_FIX1, SPM_FIX - SLAB_FIX*SR
@@ -541,7 +542,7 @@
 .else
 .equ SPM_PAR, SPM_O
 .endif
-.if SPM_PAR + 4*COUT > CFG_CORE_SCRATCHPAD_BYTES
+.if SPM_PAR + PARB > CFG_CORE_SCRATCHPAD_BYTES
 .error "conv2d.s: the blocks do not fit core.scratchpad.bytes (lower RB)"
 .endif
 .equ C_SZ, MB*NG*4
@@ -1312,7 +1313,10 @@ nt\@:
 	mset	itype, t0
 	li	t0, ATYPE
 	mset	atype, t0
-	li	t0, ROWS
+	# k: ROWS per tile, the last KL; one tile is all of K (a k of ROWS
+	# would read past each A row and past the weights: garbage times
+	# garbage, right only where the scratchpad beyond happens to be 0)
+	li	t0, KT == 1 ? KL : ROWS
 	mset	k, t0
 	li	t0, ROWS*XB
 	mset	ia, t0				# next k tile: ROWS elements along A rows

@@ -142,8 +142,11 @@ struct ctl {
 	struct unit u;                 /* must be first */
 	const struct arch *a;          /* chip description */
 	struct ctl_sync sync;          /* barrier, remote signals, finish */
-	int n_cores;                   /* cores on the chip (csrr ncores) */
-	int core;                      /* core index */
+	int n_cores;                   /* cores on the chip */
+	int core;                      /* core index on the chip */
+	int part_base, part_size;      /* its partition: cores part_base ..
+					  + part_size - 1 (csrr coreid and
+					  ncores, rsig targets count in it) */
 	struct ctl_prog prog;          /* decoded program */
 	uint64_t x[32];                /* scalar registers (x[0] stays 0) */
 	cycle_t ready[32];             /* cycle each register's value is ready */
@@ -1111,8 +1114,8 @@ static int exec_CSRR(struct ctl *c, struct ctl_exec *x)
 	uint64_t v;
 
 	switch ((enum isa_csr)x->b) {
-	case ISA_CSR_COREID: v = (uint64_t)c->core; break;
-	case ISA_CSR_NCORES: v = (uint64_t)c->n_cores; break;
+	case ISA_CSR_COREID: v = (uint64_t)(c->core - c->part_base); break;
+	case ISA_CSR_NCORES: v = (uint64_t)c->part_size; break;
 	/* cycle: the issue cycle on the local clock. */
 	case ISA_CSR_CYCLE: v = x->ti; break;
 	/* instret: instructions retired before this one. */
@@ -1513,11 +1516,16 @@ static int ctl_exec_world(struct ctl *c, const struct isa_insn *in)
 		 * (sync.remote_signal); the sender does not wait. */
 		uint64_t to = c->x[in->rs1];
 
-		if (to >= (uint64_t)c->n_cores)
+		if (to >= (uint64_t)c->part_size && c->part_size == c->n_cores)
 			return ctl_fault(c, now, "rsig to core %" PRIu64 ": the chip has %d cores",
 					 to, c->n_cores);
+		if (to >= (uint64_t)c->part_size)
+			return ctl_fault(c, now, "rsig to core %" PRIu64 ": this core's partition has %d cores (chip cores %d-%d)",
+					 to, c->part_size, c->part_base,
+					 c->part_base + c->part_size - 1);
 		return c->sync.ops->remote_signal(c->sync.ctx, c->core,
-						  (int)to, in->sem);
+						  c->part_base + (int)to,
+						  in->sem);
 	}
 	default:
 		break;
@@ -2013,6 +2021,7 @@ struct unit *ctl_new(eng *e, const struct arch *a, const struct ctl_params *p)
 	c->sync = p->sync;
 	c->n_cores = p->n_cores;
 	c->core = p->core;
+	c->part_size = p->n_cores;
 	c->prog = empty;
 	/* Fixed for the chip's life: the options are set before any unit
 	 * runs. */
@@ -2080,6 +2089,14 @@ int ctl_set_program(struct unit *ctl, const struct ctl_prog *prog)
 	c->prog = *prog;
 	ctl_reset_state(c);
 	return ctl_regions_install(c);
+}
+
+void ctl_set_partition(struct unit *ctl, int base, int size)
+{
+	struct ctl *c = to_ctl(ctl);
+
+	c->part_base = base;
+	c->part_size = size;
 }
 
 /* The program's first instruction issues at cycle t (0 for the first

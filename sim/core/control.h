@@ -86,6 +86,13 @@ int ctl_attach(struct unit *ctl, const struct ctl_xu *xus, int n_xu) NPU_WUR;
  * 0 or NPU_EINTERNAL (core still running).
  */
 int ctl_set_program(struct unit *ctl, const struct ctl_prog *prog) NPU_WUR;
+/*
+ * The core's partition: cores base .. base + size - 1 of the chip, which
+ * its program sees as a chip of its own (csrr coreid counts from base,
+ * ncores is size, rsig targets are partition indices; sim/chip.c keeps
+ * barriers within it).  Default: the whole chip.  Between programs only.
+ */
+void ctl_set_partition(struct unit *ctl, int base, int size);
 /* Optional hazard checker (NULL = off). */
 void ctl_set_hazard(struct unit *ctl, struct hz *hz);
 /* Schedule the program's first instruction at cycle t (>= now). */

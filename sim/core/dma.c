@@ -107,6 +107,10 @@ struct dma {
 	uint32_t burst_bytes;       /* core.dma.burst_bytes */
 	int max_out;                /* core.dma.max_outstanding */
 	int depth;                  /* core.dma.queue_depth */
+	int part_base, part_size;   /* the core's partition (dma_set_partition):
+				       remote core fields and dmask bits
+				       count from part_base; size 0 = the
+				       whole chip */
 
 	struct tile_cmd *q;         /* waiting descriptors, ring of 'depth' */
 	int q_head, q_n;            /* ring head and count (waiting only) */
@@ -252,6 +256,12 @@ static int check_side(struct dma *m, const struct tile_cmd *c, int mem,
 	if (m->mem[mem].copies && !(what[0] == 'd' && dd->dst_mask)) {
 		int core = what[0] == 's' ? dd->src_core : dd->dst_core;
 
+		if (m->part_size && core >= 0 && core >= m->part_size)
+			return fault(m, c, "%s core %d does not exist in this "
+				     "core's partition (%d cores: chip cores "
+				     "%d-%d)", what, core, m->part_size,
+				     m->part_base,
+				     m->part_base + m->part_size - 1);
 		if (core < 0 || (uint32_t)core >= m->mem[mem].copies)
 			return fault(m, c, "%s core %d does not exist (the "
 				     "chip has %u cores: 0-%u)", what, core,
@@ -295,6 +305,15 @@ static int check_desc(struct dma *m, const struct tile_cmd *c)
 				     "but dmem is %s: a multicast writes to rspm "
 				     "(set dmask to 0 for this copy)", dd->dst_mask,
 				     mem_name(dd->dst_mem));
+		if (m->part_size && m->part_size < 64 &&
+		    dd->dst_mask >> m->part_size)
+			return fault(m, c, "dmask 0x%" PRIx64 " names core %d, "
+				     "which does not exist in this core's "
+				     "partition (%d cores: chip cores %d-%d)",
+				     dd->dst_mask,
+				     63 - __builtin_clzll(dd->dst_mask),
+				     m->part_size, m->part_base,
+				     m->part_base + m->part_size - 1);
 		if (n && n < 64 && dd->dst_mask >> n)
 			return fault(m, c, "dmask 0x%" PRIx64 " names core %d, "
 				     "which does not exist (the chip has %u cores: "
@@ -362,7 +381,7 @@ static int check_desc(struct dma *m, const struct tile_cmd *c)
  * the folding, and it and everything outside it is walked element-run by
  * element-run.
  */
-static void xfer_init(struct xfer *x, const struct dma_desc *dd)
+static void xfer_init(struct xfer *x, const struct dma_desc *dd, int base)
 {
 	int i, n = 0;
 
@@ -374,10 +393,10 @@ static void xfer_init(struct xfer *x, const struct dma_desc *dd)
 	/* a remote space's core goes in the address's high bits
 	 * (MEM_CORE_SHIFT); the checked offsets stay below them */
 	x->src = dd->src + (dd->src_mem == MEM_RSPM ?
-			    (uint64_t)dd->src_core << MEM_CORE_SHIFT : 0);
+			    (uint64_t)(dd->src_core + base) << MEM_CORE_SHIFT : 0);
 	x->dst = dd->dst + (dd->dst_mem == MEM_RSPM && !dd->dst_mask ?
-			    (uint64_t)dd->dst_core << MEM_CORE_SHIFT : 0);
-	x->mcast = dd->dst_mask;
+			    (uint64_t)(dd->dst_core + base) << MEM_CORE_SHIFT : 0);
+	x->mcast = dd->dst_mask << base;
 	/* total feeds the trace, the counters and the empty test below; the
 	 * checks bound it by 2^48 bytes, so it cannot wrap. */
 	x->run = dd->elem_bytes;
@@ -677,7 +696,7 @@ static void start_next(struct dma *m)
 	m->q_n--;
 	m->active = 1;
 	m->cur_start = now;
-	xfer_init(&m->x, &m->cur.u.d);
+	xfer_init(&m->x, &m->cur.u.d, m->part_base);
 	if (m->cur.u.d.idx_mode && !m->x.done) {
 		/*
 		 * An indirect copy first reads its n1 indices from the
@@ -1053,6 +1072,14 @@ static int dma_blocked(const struct unit *u, char *buf, size_t n)
 		 m->cur.id, m->cur.pc, m->n_out,
 		 m->wq_n + (m->held_read >= 0));
 	return 1;
+}
+
+void dma_set_partition(struct unit *u, int base, int size)
+{
+	struct dma *m = (struct dma *)u;
+
+	m->part_base = base;
+	m->part_size = size;
 }
 
 /* Achieved bandwidth while busy: bytes moved (all directions) per busy

@@ -35,6 +35,13 @@ struct unit *dma_new(eng *e, const struct arch *a, int core, int engine,
 
 extern const struct xu_port dma_port;
 
+/*
+ * The core's partition (ctl_set_partition): a descriptor's remote core
+ * (src_core, dst_core) and dmask bits are partition indices, core
+ * base + i of the chip; one past size faults.  Between programs only.
+ */
+void dma_set_partition(struct unit *dma, int base, int size);
+
 /* Bytes per second moved while busy (bytes / busy cycles x clock). */
 double dma_bandwidth(const struct unit *u);
 

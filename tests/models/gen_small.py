@@ -20,6 +20,10 @@ Value checks (opset 13 unless said):
                  Q K^T / sqrt(32), Softmax, V, output projection, residual,
                  LayerNorm as the decomposed pattern
   tiny_attn_ln17 the same weights with opset 17's LayerNormalization op
+  tiny_legal     a conv and a MaxPool with uneven pads (TensorFlow's SAME,
+                 stride 2), a three-way channel Concat, a Flatten of a 2x2
+                 map into a Gemm
+  tiny_qk        x (x W)^T: a MatMul whose B is computed (attention's Q K^T)
 Errors (each is a valid ONNX model except the last; the importer must fail
 with a message, not crash or skip):
   err_unsupported_op  an LSTM node (not in compiler/ops.def)
@@ -150,6 +154,47 @@ def tiny_attn_ln17(seed):
     return _attn("tiny_attn_ln17", seed, True)
 
 
+def tiny_legal(seed):
+    """What the kernels take only after the compiler rewrites it: a Conv
+    and a MaxPool padded as TensorFlow's SAME pads them at stride 2 on an
+    even input (one more at the bottom and right), a Concat of three branches along the
+    channels (Inception-style), a Flatten of a 2x2 map into a Gemm (VGG's
+    classifier)."""
+    b = Builder("tiny_legal", seed)
+    x = b.input("x", [1, 3, 8, 8])
+    w = b.normal("stem.weight", (8, 3, 3, 3), math.sqrt(2 / 27))
+    y = b.node("Conv", [x, w, b.normal("stem.bias", (8,), 0.1)], "/stem",
+               kernel_shape=[3, 3], strides=[2, 2], pads=[0, 0, 1, 1])
+    y = b.node("Relu", [y], "/stem_relu")
+    y = b.node("MaxPool", [y], "/pool", kernel_shape=[3, 3], strides=[2, 2],
+               pads=[0, 0, 1, 1])
+    parts = []
+    for i, c in enumerate((4, 4, 8)):
+        wb = b.normal("b%d.weight" % i, (c, 8, 1, 1), math.sqrt(2 / 8))
+        parts.append(b.node("Conv", [y, wb], "/b%d" % i, kernel_shape=[1, 1]))
+    y = b.node("Concat", parts, "/concat", axis=1)
+    y = b.node("Flatten", [y], "/flatten", axis=1)
+    b.node("Gemm", [y, b.normal("fc.weight", (5, 64), math.sqrt(1 / 64)),
+                    b.normal("fc.bias", (5,), 0.1)], "/fc", outputs=["y"], transB=1)
+    b.output("y", [1, 5])
+    return b.model(13, DOC % ("tiny_legal", seed, "uneven conv and pool pads, a "
+                              "three-way concat, a flatten of a 2x2 map"))
+
+
+def tiny_qk(seed):
+    """A product of two activations (attention's Q K^T without the
+    softmax): MatMul with a computed B, which int8 runs shift by the two
+    operands' fraction bits."""
+    b = Builder("tiny_qk", seed)
+    x = b.input("x", [1, 4, 8])
+    a = b.node("MatMul", [x, b.normal("proj.weight", (8, 8), 0.25)], "/proj")
+    t = b.node("Transpose", [a], "/t", perm=[0, 2, 1])
+    b.node("MatMul", [x, t], "/qk", outputs=["y"])
+    b.output("y", [1, 4, 4])
+    return b.model(13, DOC % ("tiny_qk", seed, "x (x W)^T: a MatMul of two "
+                              "activations"))
+
+
 def err_unsupported_op(seed):
     b = Builder("err_unsupported_op", seed)
     x = b.input("x", [4, 1, 8])         # seq, batch, input size
@@ -196,7 +241,8 @@ def err_truncated(seed):
 MODELS = {"tiny_cnn": tiny_cnn, "tiny_mbv2": tiny_mbv2, "tiny_mlp": tiny_mlp,
           "tiny_attn": tiny_attn, "tiny_attn_ln17": tiny_attn_ln17,
           "err_unsupported_op": err_unsupported_op, "err_resize_linear": err_resize_linear,
-          "err_opset9": err_opset9, "err_truncated": err_truncated}
+          "err_opset9": err_opset9, "err_truncated": err_truncated,
+          "tiny_legal": tiny_legal, "tiny_qk": tiny_qk}
 SEEDS = {n: 1000 + i for i, n in enumerate(MODELS)}
 # tiny_attn's seed: the same weights and input, so both give the same output
 SEEDS["tiny_attn_ln17"] = SEEDS["tiny_attn"]

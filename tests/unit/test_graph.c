@@ -794,6 +794,88 @@ START_TEST(graph_simplify_conv_chain)
 }
 END_TEST
 
+/* Legalising for the kernels: a conv padded unevenly reads a Pad's output
+ * (the conv's pads then 0), a Concat of three inputs is two Concats, the
+ * order stays topological and shapes still infer to the same output. */
+START_TEST(graph_simplify_legalise)
+{
+	struct graph g;
+	gstart(&g);
+	int x = input(&g, "x", DIMS(1, 3, 8, 8));
+	int w = cf32(&g, "w", DIMS(4, 3, 3, 3), NULL);
+	int k = node(&g, G_CONV, "conv", IN(x, w), "c");
+	g.nodes[k].stride[0] = g.nodes[k].stride[1] = 2;
+	g.nodes[k].pad[2] = g.nodes[k].pad[3] = 1;   /* bottom, right */
+	int w1 = cf32(&g, "w1", DIMS(2, 4, 1, 1), NULL);
+	int w2 = cf32(&g, "w2", DIMS(3, 4, 1, 1), NULL);
+	node(&g, G_CONV, "b1", IN(T(&g, "c"), w1), "p1");
+	node(&g, G_CONV, "b2", IN(T(&g, "c"), w2), "p2");
+	k = node(&g, G_CONCAT, "cat", IN(T(&g, "c"), T(&g, "p1"), T(&g, "p2")),
+		 "y");
+	g.nodes[k].axis = 1;
+	output(&g, "y");
+	infer_ok(&g);
+	check_shape(&g, "c", DIMS(1, 4, 4, 4));
+	simplify_ok(&g, 0);
+	check_topological(&g);
+	ck_assert_int_eq(g.n_nodes, 6);
+	const struct g_node *pad = &g.nodes[0], *conv = &g.nodes[1];
+	ck_assert_int_eq(pad->op, G_PAD);
+	ck_assert_int_eq(pad->in[0], x);
+	ck_assert_int_eq(conv->op, G_CONV);
+	ck_assert_int_eq(conv->in[0], pad->out[0]);
+	for (int i = 0; i < 4; i++)
+		ck_assert_int_eq(conv->pad[i], 0);
+	int64_t v;
+	ck_assert_int_eq(graph_const_i64(&g.tensors[pad->in[1]], 6, &v), 0);
+	ck_assert_int_eq(v, 1);                       /* H end */
+	ck_assert_int_eq(graph_const_i64(&g.tensors[pad->in[1]], 2, &v), 0);
+	ck_assert_int_eq(v, 0);                       /* H begin */
+	ck_assert_int_eq(g.tensors[pad->out[0]].dim[2], 9);
+	const struct g_node *c1 = &g.nodes[4], *c2 = &g.nodes[5];
+	ck_assert_int_eq(c1->op, G_CONCAT);
+	ck_assert_int_eq(c2->op, G_CONCAT);
+	ck_assert_int_eq(c1->n_in, 2);
+	ck_assert_int_eq(c2->n_in, 2);
+	ck_assert_int_eq(c2->in[0], c1->out[0]);
+	ck_assert_int_eq(c2->in[1], T(&g, "p2"));
+	ck_assert_int_eq(g.tensors[c1->out[0]].dim[1], 6);
+	ck_assert_int_eq(c2->out[0], T(&g, "y"));
+	/* still a valid graph with the same output */
+	infer_ok(&g);
+	check_shape(&g, "c", DIMS(1, 4, 4, 4));
+	check_shape(&g, "y", DIMS(1, 9, 4, 4));
+	graph_free(&g);
+
+	/* a MaxPool pads with -inf; an AveragePool that does not count its
+	 * padding keeps it (refused by the mapper, by name) */
+	gstart(&g);
+	x = input(&g, "x", DIMS(1, 2, 4, 4));
+	k = node(&g, G_MAXPOOL, "mp", IN(x), "m");
+	g.nodes[k].kernel[0] = g.nodes[k].kernel[1] = 3;
+	g.nodes[k].stride[0] = g.nodes[k].stride[1] = 2;
+	g.nodes[k].pad[2] = g.nodes[k].pad[3] = 1;
+	k = node(&g, G_AVGPOOL, "ap", IN(T(&g, "m")), "y");
+	g.nodes[k].kernel[0] = g.nodes[k].kernel[1] = 2;
+	g.nodes[k].pad[2] = g.nodes[k].pad[3] = 1;
+	output(&g, "y");
+	infer_ok(&g);
+	simplify_ok(&g, 0);
+	ck_assert_int_eq(g.n_nodes, 3);
+	ck_assert_int_eq(g.nodes[0].op, G_PAD);
+	ck_assert_int_eq(g.nodes[0].n_in, 3);
+	ck_assert(isinf(fval(&g, g.nodes[0].in[2], 0)) &&
+		  fval(&g, g.nodes[0].in[2], 0) < 0);
+	ck_assert_int_eq(g.nodes[1].op, G_MAXPOOL);
+	ck_assert_int_eq(g.nodes[1].pad[2], 0);
+	ck_assert_int_eq(g.nodes[2].op, G_AVGPOOL);
+	ck_assert_int_eq(g.nodes[2].pad[2], 1);
+	infer_ok(&g);
+	check_shape(&g, "m", DIMS(1, 2, 2, 2));
+	graph_free(&g);
+}
+END_TEST
+
 /* Each fusion stays away when the tensor it would remove has another
  * reader or is a graph output; no_fuse keeps everything apart. */
 START_TEST(graph_simplify_no_fuse_when_shared)
@@ -1544,6 +1626,7 @@ static Suite *suite_graph(void)
 	TEST_ADD(s, graph_infer_shape_ops);
 	TEST_ADD(s, graph_infer_fold_compute);
 	TEST_ADD(s, graph_simplify_conv_chain);
+	TEST_ADD(s, graph_simplify_legalise);
 	TEST_ADD(s, graph_simplify_no_fuse_when_shared);
 	TEST_ADD(s, graph_simplify_res_order);
 	TEST_ADD(s, graph_simplify_acts);

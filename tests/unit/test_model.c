@@ -1,6 +1,7 @@
 /*
  * test_model.c - the mapping compiler and the model runner on graphs built
- * by hand: DRAM planning (liveness reuse, views), the values of a small
+ * by hand: DRAM planning (liveness reuse, views, a pipeline's arenas per
+ * image), the values of a small
  * CNN against a double reference computed here, per-layer statistics.
  */
 #include <check.h>
@@ -139,7 +140,7 @@ static void run_cnn(const char *cfg, enum npu_dtype dt, double tol)
 	diag_init(&d, NULL);
 	build_cnn(&g);
 	ck_assert_msg(arch_load(&a, cfg, NULL, 0, &d) == 0, "%s", d.last);
-	struct map_opts mo = { dt, MAP_SPLIT_AUTO, 0 };
+	struct map_opts mo = { .dtype = dt, .split = MAP_SPLIT_AUTO };
 	ck_assert_msg(map_plan_build(&g, &a, &mo, &p, &d) == 0, "%s", d.last);
 	ck_assert_int_eq(p.n_layers, 4); /* the flatten is a view */
 	struct run_params rp;
@@ -192,7 +193,7 @@ START_TEST(model_plan_reuses_dram)
 	diag_init(&d, NULL);
 	build_cnn(&g);
 	ck_assert_int_eq(arch_load(&a, NULL, NULL, 0, &d), 0);
-	struct map_opts mo = { DT_INT8, MAP_SPLIT_AUTO, 0 };
+	struct map_opts mo = { .dtype = DT_INT8, .split = MAP_SPLIT_AUTO };
 	ck_assert_int_eq(map_plan_build(&g, &a, &mo, &p, &d), 0);
 	int x = graph_find(&g, "x"), y1 = graph_find(&g, "y1"),
 	    y2 = graph_find(&g, "y2"), y3 = graph_find(&g, "y3"),
@@ -214,12 +215,104 @@ START_TEST(model_plan_reuses_dram)
 }
 END_TEST
 
+/* The int8 exponents of a calibrated plan: the pool, the global pool and
+ * the flatten keep one format (their group's largest range), the conv
+ * and the Gemm rescale into their own; an output finer than its product
+ * is raised to the product's exponent. */
+START_TEST(model_plan_calibrated)
+{
+	struct graph g;
+	struct arch a;
+	struct diag d;
+	struct map_plan p;
+	diag_init(&d, NULL);
+	build_cnn(&g);
+	ck_assert_int_eq(arch_load(&a, NULL, NULL, 0, &d), 0);
+	float *amax = calloc((size_t)g.n_tensors, sizeof *amax);
+	int x = graph_find(&g, "x"), y1 = graph_find(&g, "y1"),
+	    y2 = graph_find(&g, "y2"), y3 = graph_find(&g, "y3"),
+	    y4 = graph_find(&g, "y4"), y = graph_find(&g, "y");
+	amax[x] = 1.0f;         /* 2^-6 * 127 = 1.98 */
+	amax[y1] = 3.0f;
+	amax[y2] = 5.0f;        /* 2^-4 * 127 = 7.9 */
+	amax[y3] = amax[y4] = 0.5f;
+	amax[y] = 20.0f;        /* 2^-2 * 127 = 31.75 */
+	struct map_opts mo = { .dtype = DT_INT8, .split = MAP_SPLIT_AUTO,
+			       .amax = amax };
+	ck_assert_msg(map_plan_build(&g, &a, &mo, &p, &d) == 0, "%s", d.last);
+	ck_assert_int_eq(p.t[x].exp, -6);
+	ck_assert_int_eq(p.t[y1].exp, -4);
+	ck_assert_int_eq(p.t[y2].exp, -4);
+	ck_assert_int_eq(p.t[y3].exp, -4);
+	ck_assert_int_eq(p.t[y4].exp, -4);
+	ck_assert_int_eq(p.t[y].exp, -2);
+	/* |w| < 0.3: weights at 2^-8; conv: -4 - (-6 - 8), fc: -2 - (-4 - 8) */
+	ck_assert_ptr_nonnull(strstr(p.layers[0].steps[0].src, ".equ SHIFT, 10\n"));
+	ck_assert_ptr_nonnull(strstr(p.layers[3].steps[0].src, ".equ SHIFT, 10\n"));
+	map_plan_free(&p);
+	/* a tiny output range: the Gemm's output stays at its product's
+	 * exponent (-4 - 8), never a negative shift */
+	amax[y] = 1e-6f;
+	ck_assert_msg(map_plan_build(&g, &a, &mo, &p, &d) == 0, "%s", d.last);
+	ck_assert_int_eq(p.t[y].exp, -12);
+	ck_assert_ptr_nonnull(strstr(p.layers[3].steps[0].src, ".equ SHIFT, 0\n"));
+	map_plan_free(&p);
+	free(amax);
+	arch_free(&a);
+	graph_free(&g);
+}
+END_TEST
+
+START_TEST(model_plan_image_arenas)
+{
+	/* a pipeline's plans: image k's activations k arenas up, the
+	 * weights shared; the footprint holds every arena */
+	struct graph g;
+	struct arch a;
+	struct diag d;
+	struct map_plan p[3];
+	diag_init(&d, NULL);
+	build_cnn(&g);
+	ck_assert_int_eq(arch_load(&a, NULL, NULL, 0, &d), 0);
+	for (int k = 0; k < 3; k++) {
+		struct map_opts mo = { .dtype = DT_INT8, .split = MAP_SPLIT_AUTO,
+				       .images = 3, .image = k };
+		ck_assert_msg(map_plan_build(&g, &a, &mo, &p[k], &d) == 0, "%s",
+			      d.last);
+	}
+	uint64_t span = p[0].act_span;
+	ck_assert_uint_ge(span, p[0].act_peak);
+	for (int k = 1; k < 3; k++) {
+		ck_assert_uint_eq(p[k].act_span, span);
+		ck_assert_uint_eq(p[k].act_base, p[0].act_base + k * span);
+		ck_assert_uint_eq(p[k].dram_bytes, p[0].dram_bytes);
+		for (int t = 0; t < g.n_tensors; t++) {
+			if (p[0].t[t].addr == MAP_NOADDR)
+				continue;
+			uint64_t want = p[0].t[t].addr +
+					(p[0].t[t].wlay ? 0 : k * span);
+			ck_assert_msg(p[k].t[t].addr == want, "tensor %s, image %d",
+				      g.tensors[t].name, k);
+		}
+		/* the programs differ in their activation addresses only */
+		ck_assert_int_eq(p[k].n_layers, p[0].n_layers);
+	}
+	ck_assert_uint_eq(p[0].dram_bytes, p[0].act_base + 3 * span);
+	for (int k = 0; k < 3; k++)
+		map_plan_free(&p[k]);
+	arch_free(&a);
+	graph_free(&g);
+}
+END_TEST
+
 static Suite *model_suite(void)
 {
 	Suite *s = suite_create("model");
 	TCase *tc = tcase_create("model");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, model_plan_reuses_dram);
+	tcase_add_test(tc, model_plan_image_arenas);
+	tcase_add_test(tc, model_plan_calibrated);
 	tcase_add_test(tc, model_cnn_bf16_values);
 	suite_add_tcase(s, tc);
 	return s;

@@ -14,6 +14,12 @@
  *                             hang
  *   run.two_chips             two runs in one process, interleaved, give
  *                             the results of separate runs (no global state)
+ *   run.partitions.*          partitions are chips of their own to their
+ *                             programs (coreid, ncores, rsig, barrier, DMA
+ *                             to remote scratchpads); faults name them
+ *   run.launch.pipeline       a launcher starts programs on partitions
+ *                             mid-phase, on a partition's finish and on a
+ *                             signal across the NoC
  */
 #include <stdio.h>
 #include <string.h>
@@ -570,6 +576,180 @@ START_TEST(run_dreset_restores_defaults)
 }
 END_TEST
 
+/*
+ * Partitions {1, 3} of a 4-core chip: each core sees its partition as
+ * its chip (coreid from 0, ncores its size), rsigs the next core of its
+ * ring, waits for its own signal, meets its partition at a barrier and
+ * DMAs 64 bytes of its scratchpad into scratchpad core (coreid + 1) %
+ * ncores of the partition, at 0x100 + 64 x coreid.
+ */
+static const char part_src[] =
+	"	csrr	a0, coreid\n"
+	"	csrr	a1, ncores\n"
+	"	addi	t1, a0, 1\n"
+	"	bne	t1, a1, ring\n"
+	"	li	t1, 0\n"
+	"ring:	rsig	t1, 2\n"
+	"	wait	ctl, 2, 1\n"
+	"	barrier\n"
+	"	li t0, 0\n	dset src, t0\n"
+	"	slli t2, a0, 6\n	addi t2, t2, 0x100\n	dset dst, t2\n"
+	"	li t0, spm\n	dset smem, t0\n"
+	"	li t0, rspm\n	dset dmem, t0\n"
+	"	dset dcore, t1\n"
+	"	li t0, 64\n	dset n0, t0\n"
+	"	dma 0\n	fence all\n	halt\n";
+
+START_TEST(run_partitions_own_chips)
+{
+	static const int sizes[] = { 1, 3 };
+	struct env e;
+	struct chip_result r;
+	struct chip *c;
+	int k;
+
+	env_new(&e, ov_4c, 3);
+	c = run_chip(e.r);
+	ck_assert_int_eq(chip_set_partitions(c, 2, sizes, &e.d), 0);
+	ck_assert_int_eq(chip_partition(c, 1, &k), 3);
+	ck_assert_int_eq(k, 1);
+	ck_assert_msg(run_load_source(e.r, "p.s", part_src, strlen(part_src),
+				      NULL, RUN_ALL_CORES) == 0, "%s",
+		      env_log(&e));
+	for (k = 0; k < 4; k++) {
+		uint64_t n;
+		uint8_t *spm = chip_mem(c, ISA_MEM_SPM, k, &n);
+
+		memset(spm, 0x10 + k, 64);
+	}
+	ck_assert_msg(run_go(e.r, CYCLE_MAX, &r) == 0, "%s", env_log(&e));
+	/* registers: core 0 alone; cores 1-3 are 0-2 of three */
+	ck_assert_uint_eq(chip_reg(c, 0, 10), 0);
+	ck_assert_uint_eq(chip_reg(c, 0, 11), 1);
+	for (k = 1; k < 4; k++) {
+		ck_assert_uint_eq(chip_reg(c, k, 10), (uint64_t)k - 1);
+		ck_assert_uint_eq(chip_reg(c, k, 11), 3);
+	}
+	/* the DMA rings stayed inside the partitions */
+	for (k = 0; k < 4; k++) {
+		int p = k ? 1 : 0, base = p, size = p ? 3 : 1;
+		int to = base + (k - base + 1) % size;
+		uint64_t n;
+		uint8_t *spm = chip_mem(c, ISA_MEM_SPM, to, &n);
+
+		for (int i = 0; i < 64; i++)
+			ck_assert_msg(spm[0x100 + 64 * (k - base) + i] == 0x10 + k,
+				      "core %d's bytes at core %d", k, to);
+	}
+	/* sizes must add up to the chip's cores */
+	ck_assert_int_eq(chip_set_partitions(c, 1, (int[]){ 5 }, &e.d),
+			 NPU_EUSAGE);
+	ck_assert_ptr_nonnull(strstr(env_log(&e), "the chip has 4 cores"));
+	env_free(&e);
+}
+END_TEST
+
+START_TEST(run_partitions_faults)
+{
+	static const int sizes[] = { 2, 2 };
+	static const char bad_rsig[] =
+		"	li t1, 2\n	rsig t1, 1\n	halt\n";
+	struct env e;
+	struct chip_result r;
+
+	env_new(&e, ov_4c, 3);
+	ck_assert_int_eq(chip_set_partitions(run_chip(e.r), 2, sizes, &e.d), 0);
+	ck_assert_int_eq(run_load_source(e.r, "b.s", bad_rsig,
+					 strlen(bad_rsig), NULL, RUN_ALL_CORES),
+			 0);
+	ck_assert_int_ne(run_go(e.r, CYCLE_MAX, &r), 0);
+	ck_assert_ptr_nonnull(strstr(env_log(&e), "partition has 2 cores"));
+	env_free(&e);
+}
+END_TEST
+
+/*
+ * A launcher: partition 0 runs copy1 (X -> Y), partition 1 waits with a
+ * halt; when partition 0 is done it signals partition 1, whose launch
+ * of copy2 (Y -> Z) starts when the packet arrives.  A second round of
+ * the same image shows an image launched again.
+ */
+struct lctx {
+	struct chip *c;
+	struct diag *d;
+	const struct prog_image *img2;
+	int n_done[2], n_sig;
+	cycle_t done0, sig1;
+	int busy_rc;
+};
+
+static int launcher(void *ctx, int kind, int part, uint32_t tag, cycle_t when)
+{
+	struct lctx *l = ctx;
+
+	if (kind == CHIP_DONE) {
+		l->n_done[part]++;
+		if (part == 0 && l->n_done[0] == 1) {
+			l->done0 = when;
+			return chip_signal(l->c, 0, 1, 77);
+		}
+		if (part == 1 && l->n_done[1] == 2)
+			/* the second copy2: launched again, same image */
+			return chip_launch(l->c, 1, l->img2, when, l->d);
+		return 0;
+	}
+	ck_assert_int_eq(kind, CHIP_SIGNAL);
+	ck_assert_int_eq(tag, 77);
+	ck_assert_int_eq(part, 1);
+	l->n_sig++;
+	l->sig1 = when;
+	/* partition 0 is done: launching there while 1 is idle is fine;
+	 * launching on 1 twice is not */
+	int rc = chip_launch(l->c, 1, l->img2, when, l->d);
+	if (!rc)
+		l->busy_rc = chip_launch(l->c, 1, l->img2, when, l->d);
+	return rc;
+}
+
+START_TEST(run_launch_pipeline)
+{
+	static const int sizes[] = { 2, 2 };
+	struct env e;
+	struct chip_result r;
+	struct lctx l;
+	const struct prog_image *img1;
+	int8_t x[256], z[256];
+
+	env_new(&e, ov_4c, 3);
+	memset(&l, 0, sizeof(l));
+	l.c = run_chip(e.r);
+	l.d = &e.d;
+	ck_assert_int_eq(chip_set_partitions(l.c, 2, sizes, &e.d), 0);
+	ck_assert_int_eq(run_assemble_source(e.r, "c2.s", copy2, strlen(copy2),
+					     NULL, 2, &l.img2), 0);
+	ck_assert_int_eq(run_assemble_source(e.r, "c1.s", copy1, strlen(copy1),
+					     NULL, 2, &img1), 0);
+	ck_assert_int_eq(run_load_image(e.r, img1, 0, 1), 0);
+	ck_assert_int_eq(run_load_source(e.r, "idle", "\thalt\n", 6, NULL, 2,
+					 3), 0);
+	ck_assert_int_eq(chip_set_launcher(l.c, launcher, &l), 0);
+	pattern(x, 256, 11);
+	ck_assert_int_eq(run_write(e.r, "X", 0, x, sizeof(x)), 0);
+	ck_assert_msg(run_go(e.r, CYCLE_MAX, &r) == 0, "%s", env_log(&e));
+	ck_assert_int_eq(run_read(e.r, "Z", 2, z, sizeof(z)), 0);
+	ck_assert_mem_eq(z, x, sizeof(x));
+	ck_assert_int_eq(l.n_sig, 1);
+	ck_assert_int_eq(l.n_done[0], 1);
+	ck_assert_int_eq(l.n_done[1], 3);   /* halt, copy2, copy2 again */
+	ck_assert_int_eq(l.busy_rc, NPU_EINTERNAL);
+	ck_assert_ptr_nonnull(strstr(env_log(&e), "while core 2 still runs"));
+	/* the signal crosses the NoC: it arrives after partition 0 is done */
+	ck_assert_uint_gt(l.sig1, l.done0);
+	ck_assert_uint_gt(r.cycles, l.sig1);
+	env_free(&e);
+}
+END_TEST
+
 static Suite *suite_run(void)
 {
 	Suite *s = suite_create("run");
@@ -584,6 +764,9 @@ static Suite *suite_run(void)
 	TEST_ADD(s, run_multicast_all_to_all);
 	TEST_ADD(s, run_dreset_restores_defaults);
 	TEST_ADD(s, run_multicast_faults);
+	TEST_ADD(s, run_partitions_own_chips);
+	TEST_ADD(s, run_partitions_faults);
+	TEST_ADD(s, run_launch_pipeline);
 	return s;
 }
 

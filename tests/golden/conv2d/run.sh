@@ -113,6 +113,9 @@ casef "default bf16 3x3/2 pad 1, 16->24, gather, bf16" default.cfg 9 16 24 3 2 1
 casef "default bf16 3x3 pad 1, 16->64, 2 groups of weights" default.cfg 9 16 64 3 1 1 bf16 1 -D NG=32
 casef "gemmini bf16 3x3 pad 1, 32->32, fp32" gemmini.cfg 10 32 32 3 1 1 fp32 1
 casef "tpu-v1 bf16 3x3 pad 1, 64->64, bf16" tpu-v1.cfg 14 64 64 3 1 1 bf16 0
+# K = 27 < 256 rows, one k tile, the bias table beyond the weights: k is
+# K (it was the array's 256: A rows and weights read past their ends)
+casef "tpu-v1 bf16 3x3/2, 3->8, bias, one short k tile" tpu-v1.cfg 9 3 8 3 2 0 fp32 1
 GROUPS=4 case_conv "default 3x3 pad 1, 32->64, 4 groups" default.cfg 8 8 32 64 3 1 1 1 int8 1 1
 GROUPS=2 case_conv "default 3x3/2 pad 1, 32->32, 2 groups, int32" default.cfg 9 9 32 32 3 2 1 1 int32 0 0
 GROUPS=16 case_conv "default 3x3 pad 1, depthwise 16 on the array" default.cfg 8 8 16 16 3 1 1 1 int8 1 1

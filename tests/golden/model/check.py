@@ -31,8 +31,11 @@ def main():
             continue
         name = by_file.get(f[:-4])
         if name is None:
-            print("%s: no tensor of that name in the reference" % f)
-            return 1
+            # a tensor the compiler made (a Pad's output before a conv
+            # with uneven pads, a part of a chained Concat): not the
+            # model's, checked through the layers that read it
+            print("skip %s: made by the compiler, not in the model" % f)
+            continue
         r = np.asarray(ref[name], dtype=np.float64)
         v = np.load(os.path.join(d, f)).astype(np.float64)
         if v.shape != r.shape:

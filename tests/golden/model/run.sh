@@ -1,7 +1,9 @@
 # npusim model end to end: the small ONNX models of tests/models/gen_small.py
 # (a CNN with BatchNormalization and a residual, a MobileNetV2 block, an MLP
 # with the Erf GELU, one attention head with the decomposed LayerNorm, the
-# same with opset 17's LayerNormalization) imported, mapped and run with
+# same with opset 17's LayerNormalization, a CNN with uneven conv and pool
+# pads, a three-way Concat and a Flatten of a map, a MatMul of two
+# activations) imported, mapped and run with
 # values on default.cfg (int8 where every layer has an int8 kernel, else
 # bf16), datacenter.cfg (bf16, 16 cores) and tpu-v1.cfg; every layer's
 # output and the model's output against tests/python/onnxref.py (NumPy,
@@ -11,7 +13,9 @@
 # regions go through npusim roofline; the importer's errors (an unsupported
 # op, a Resize mode, opset 9, a truncated file) exit 1 with the node and the
 # reason; a batch of two runs right; layers take the tuner's cached
-# schedules (--tune, --untuned); a SCALE-Sim topology CSV runs.  Golden: cycles per model and config.
+# schedules (--tune, --untuned); a SCALE-Sim topology CSV runs; pipelined
+# runs give the layer-by-layer run's outputs; calibrated int8 formats are
+# no worse than Q3.4.  Golden: cycles per model and config.
 . "$(dirname "$0")/../lib.sh"
 # the kernels' default schedules, whatever the user's tuning cache holds
 export NPUSIM_CACHE="$tmp/cache"
@@ -19,7 +23,7 @@ py=/usr/bin/python3
 m=$tmp/models
 $py tests/models/gen_small.py "$m" > /dev/null || fail "gen_small.py failed"
 check=tests/golden/model/check.py
-for net in tiny_cnn tiny_mbv2 tiny_mlp tiny_attn tiny_attn_ln17; do
+for net in tiny_cnn tiny_mbv2 tiny_mlp tiny_attn tiny_attn_ln17 tiny_legal tiny_qk; do
 	for cfg in default.cfg datacenter.cfg tpu-v1.cfg; do
 		[ "$cfg" = tpu-v1.cfg ] && [ "$net" != tiny_cnn ] && continue
 		out=$tmp/$net.$cfg
@@ -51,6 +55,25 @@ for net in tiny_cnn tiny_mbv2 tiny_mlp tiny_attn tiny_attn_ln17; do
 		record "$net $cfg: $layers layers, $cycles cycles in layers, tol $tol"
 	done
 done
+# --calibrate: int8 formats from a bf16 run on the input; every layer within
+# the int8 bound and the worst layer no worse than with Q3.4 everywhere
+worst() { $py "$check" "$m/$1.onnx" "$m/$1.x.npy" "$2" 8e-2 | grep -v '^skip' |
+	awk '$1 != "ok" { bad = 1 } { v = $NF + 0; if (v > w) w = v } END { if (bad) exit 1; printf "%.2e", w }'; }
+for net in tiny_mbv2 tiny_legal tiny_qk; do
+	for cal in q34 cal; do
+		flag=; [ $cal = cal ] && flag=--calibrate
+		# shellcheck disable=SC2086
+		"$bin" model -q -c configs/default.cfg "$m/$net.onnx" --input x="$m/$net.x.npy" \
+			$flag --dump-layers "$tmp/$cal" 2> "$tmp/err" ||
+			{ cat "$tmp/err" >&2; fail "$net $flag failed"; }
+	done
+	e0=$(worst $net "$tmp/q34") || fail "$net: a layer beyond the int8 bound"
+	e1=$(worst $net "$tmp/cal") || fail "$net --calibrate: a layer beyond the int8 bound"
+	awk -v a="$e1" -v b="$e0" 'BEGIN { exit !(a <= b) }' ||
+		fail "$net: calibrated error $e1 above Q3.4's $e0"
+	record "$net default.cfg int8 worst layer error: Q3.4 $e0, --calibrate $e1"
+	rm -rf "$tmp/q34" "$tmp/cal"
+done
 # a batch of two images (--batch 2): the conv and pooling kernels a step per
 # image (the 1x1 conv one GEMM over both, the global pool the images stacked)
 $py -c "import numpy as np; x = np.load('$m/tiny_cnn.x.npy'); np.save('$tmp/xb.npy', np.concatenate([x, -x[:, :, ::-1]], 0))"
@@ -63,6 +86,60 @@ for cfg in default.cfg datacenter.cfg; do
 	$py "$check" "$m/tiny_cnn.onnx" "$tmp/xb.npy" "$tmp/b.$cfg" $tol > "$tmp/out" ||
 		fail "tiny_cnn batch 2 $cfg: $(grep -v '^ok' "$tmp/out")"
 	record "tiny_cnn batch 2 $cfg: $(awk -F, 'NR > 1 { s += $6 } END { print s }' "$tmp/l.csv") cycles in layers"
+done
+# pipelined (--pipeline S --batch 3): stages on partitions, images flowing
+# through; the outputs equal the layer-by-layer run's bit for bit (int8 on a
+# two-core default.cfg, bf16 on datacenter.cfg), timing-only has the same
+# cycles; a user's cut (--stages) and its errors
+$py -c "import numpy as np; x = np.load('$m/tiny_cnn.x.npy'); np.save('$tmp/x3.npy', np.concatenate([x, -x, 0.5 * x], 0))"
+two="-s chip.cores=2 -s noc.cols=3 -s noc.rows=1 -s noc.core_nodes=[] -s noc.dram_nodes=[]"
+for cs in "default.cfg:2:$two" "datacenter.cfg:3:" "datacenter.cfg:2:--stages 2"; do
+	cfg=${cs%%:*}; rest=${cs#*:}; S=${rest%%:*}; extra=${rest#*:}
+	case $extra in --stages*) seq_args="";; *) seq_args=$extra;; esac
+	# shellcheck disable=SC2086
+	"$bin" model -q -c "configs/$cfg" $seq_args "$m/tiny_cnn.onnx" --batch 3 \
+		--input x="$tmp/x3.npy" --output-dir "$tmp/seq" 2> "$tmp/err" ||
+		{ cat "$tmp/err" >&2; fail "tiny_cnn batch 3 $cfg failed"; }
+	# shellcheck disable=SC2086
+	"$bin" model -c "configs/$cfg" $extra "$m/tiny_cnn.onnx" --batch 3 --pipeline "$S" \
+		--input x="$tmp/x3.npy" --output-dir "$tmp/pipe" > "$tmp/p.txt" 2> "$tmp/err" ||
+		{ cat "$tmp/err" >&2; fail "tiny_cnn pipeline $S $cfg $extra failed"; }
+	cmp -s "$tmp/seq/y.npy" "$tmp/pipe/y.npy" ||
+		fail "tiny_cnn pipeline $S $cfg $extra: the output differs from the layer-by-layer run's"
+	# shellcheck disable=SC2086
+	"$bin" model -c "configs/$cfg" $extra "$m/tiny_cnn.onnx" --batch 3 --pipeline "$S" \
+		--timing-only > "$tmp/pt.txt" 2> /dev/null || fail "pipeline timing-only failed"
+	[ "$(grep '^latency' "$tmp/p.txt")" = "$(grep '^latency' "$tmp/pt.txt")" ] ||
+		fail "tiny_cnn pipeline $S $cfg: timing-only cycles differ"
+	record "tiny_cnn pipeline $S $cfg $extra: $(grep '^latency' "$tmp/p.txt" | cut -d= -f1)"
+	grep -E '^[0-9]+ ' "$tmp/p.txt" | awk '{ print "  stage " $1 ": layers " $2 ", cores " $3 ", busy/img " $5 }' >> "$actual"
+done
+# the trace of a pipelined run: every layer a region slice, stages at once
+"$bin" model -q -c configs/datacenter.cfg "$m/tiny_cnn.onnx" --batch 3 --pipeline 3 \
+	--timing-only --trace "$tmp/p.json.gz" 2> "$tmp/err" ||
+	{ cat "$tmp/err" >&2; fail "pipeline --trace failed"; }
+$py - "$tmp/p.json.gz" > "$tmp/tr" <<'PY' || fail "pipeline trace: $(cat "$tmp/tr")"
+import gzip, json, sys
+ev = json.load(gzip.open(sys.argv[1]))["traceEvents"]
+spans = {}
+for e in ev:
+    if e.get("ph") == "X" and e.get("name", "").startswith("L"):
+        spans.setdefault(e["name"], []).append((e["ts"], e["ts"] + e["dur"], e["pid"]))
+layers = sorted(spans)
+assert len(layers) == 5, layers
+# layer 0 (stage 1) runs an image while layer 2 (stage 2) runs another,
+# on other cores
+assert any(a[0] < b[1] and b[0] < a[1] and a[2] != b[2]
+           for a in spans[layers[0]] for b in spans[layers[2]]), "no overlap"
+print("%d layer regions, stages overlapping" % len(layers))
+PY
+record "pipeline trace: $(cat "$tmp/tr")"
+for bad in "--pipeline 2 --stages 9" "--pipeline 2 --stages 0" "--pipeline 3 --stages 2" "--pipeline 17"; do
+	# shellcheck disable=SC2086
+	if "$bin" model -q -c configs/datacenter.cfg "$m/tiny_cnn.onnx" --timing-only $bad 2> "$tmp/err"; then
+		fail "$bad was accepted"
+	fi
+	record "$bad: $(head -1 "$tmp/err")"
 done
 # the tuner: --tune searches each layer's .tunable schedule (cached), a later
 # run takes the cached best (still right), --untuned the kernels' defaults
@@ -96,5 +173,12 @@ err_case err_truncated "at byte"
 # a SCALE-Sim topology CSV (the layers independent, weights drawn from a seed)
 "$bin" model -q -c configs/default.cfg workloads/topologies/gpt2_decode.csv --timing-only \
 	--layers "$tmp/t.csv" 2> "$tmp/err" || { cat "$tmp/err" >&2; fail "topology CSV failed"; }
+# a GEMM without bias whose channels' bias table alone would fill the
+# scratchpad (GPT-2's vocabulary projection is 50,257 wide): conv2d.s
+# reserves that table only for a bias (it was refused on 256 KiB)
+printf 'Layer, M, N, K,\nwide,1,16384,768,\n' > "$tmp/wide.csv"
+"$bin" model -q -c configs/default.cfg "$tmp/wide.csv" --timing-only \
+	--layers "$tmp/w.csv" 2> "$tmp/err" || { cat "$tmp/err" >&2; fail "a 1x768x16384 GEMM failed"; }
+record "1x768x16384 GEMM default.cfg: $(awk -F, 'NR > 1 { print $6 }' "$tmp/w.csv") cycles"
 record "gpt2_decode.csv default.cfg: $(($(wc -l < "$tmp/t.csv") - 1)) layers, $(awk -F, 'NR > 1 { s += $6 } END { print s }' "$tmp/t.csv") cycles in layers"
 golden
