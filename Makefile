@@ -266,6 +266,11 @@ FUZZ_TARGETS += onnx
 FUZZ_OBJS  += $(patsubst %.c,build/fuzz/%.o,compiler/graph.c compiler/onnx.c) \
               build/fuzz/gen/onnx.pb-c.o
 FUZZ_SEEDS_onnx := $(dir $(ONNX_FIXTURE))
+# SCALE-Sim topology CSVs (fuzz_topo): the importer and shape inference
+FUZZ_TARGETS += topo
+FUZZ_OBJS  += $(patsubst %.c,build/fuzz/%.o,compiler/topo.c compiler/infer.c \
+              compiler/fold.c)
+FUZZ_SEEDS_topo := workloads/topologies
 fuzz-onnx: $(ONNX_FIXTURE)
 define FUZZ_RUN
 	clang -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) \

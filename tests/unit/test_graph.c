@@ -20,7 +20,11 @@
 
 #include "../../compiler/graph.h"
 #include "../../compiler/topo.h"
+#include "../../util/strutil.h"
 #include "testutil.h"
+
+/* The topology importer's fuzz target (graph.topo.fuzz_regress). */
+#include "../../fuzz/fuzz_topo.c"
 
 /* DIMS(1, 3, 7, 7) -> an int64_t array and its length */
 #define DIMS(...) (const int64_t[]){ __VA_ARGS__ }, \
@@ -1611,6 +1615,53 @@ START_TEST(graph_topo_errors)
 }
 END_TEST
 
+/* The fuzz target (fuzz/fuzz_topo.c) on every bundled topology and on
+ * 2,000 mutations of each: bytes replaced, dropped or inserted (a fixed
+ * seed); it traps on a broken invariant. */
+START_TEST(graph_topo_fuzz_regress)
+{
+	static const char *const files[] = {
+		"workloads/topologies/resnet50.csv",
+		"workloads/topologies/mobilenetv2.csv",
+		"workloads/topologies/bert_base_layer.csv",
+		"workloads/topologies/gpt2_decode.csv",
+		"workloads/topologies/llama_mlp.csv",
+	};
+	static const char alphabet[] = "0123456789,-\n \"x;\r\t";
+	unsigned s = 12345;
+	for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+		size_t n;
+		char *text = str_read_file(files[f], &n);
+		ck_assert_ptr_nonnull(text);
+		ck_assert_int_eq(LLVMFuzzerTestOneInput((const uint8_t *)text, n), 0);
+		uint8_t *buf = malloc(n + 64);
+		for (int i = 0; i < 2000; i++) {
+			size_t m = n < 2048 ? n : 2048;
+			memcpy(buf, text, m);
+			for (int e = 0; e < 1 + i % 4; e++) {
+				s = s * 1103515245u + 12345u;
+				size_t at = (s >> 8) % (m ? m : 1);
+				int how = (int)(s >> 4) % 3;
+				uint8_t c = (uint8_t)alphabet[(s >> 16) % (sizeof alphabet - 1)];
+				if (how == 0 && m)
+					buf[at] = c;
+				else if (how == 1 && m) {
+					memmove(buf + at, buf + at + 1, m - at - 1);
+					m--;
+				} else if (m < n + 63) {
+					memmove(buf + at + 1, buf + at, m - at);
+					buf[at] = c;
+					m++;
+				}
+			}
+			ck_assert_int_eq(LLVMFuzzerTestOneInput(buf, m), 0);
+		}
+		free(buf);
+		free(text);
+	}
+}
+END_TEST
+
 static Suite *suite_graph(void)
 {
 	Suite *s = suite_create("graph");
@@ -1637,6 +1688,7 @@ static Suite *suite_graph(void)
 	TEST_ADD(s, graph_topo_bundled);
 	TEST_ADD(s, graph_topo_scalesim_quirks);
 	TEST_ADD(s, graph_topo_errors);
+	TEST_ADD(s, graph_topo_fuzz_regress);
 	return s;
 }
 
