@@ -173,11 +173,14 @@ static void assign_layouts(struct mctx *m)
 		changed = 0;
 		for (int k = 0; k < g->n_nodes; k++) {
 			const struct g_node *n = &g->nodes[k];
-			/* elementwise ops, Pad and Concat keep a layout:
-			 * their inputs and output share it */
+			/* elementwise ops, Pad, Concat and a Softmax
+			 * over the channels (or, before opset 13, over
+			 * whole images) keep a layout: their inputs and
+			 * output share it */
+			int chan_softmax = n->op == G_SOFTMAX && n->axis <= 1;
 			if ((!is_eltwise(n->op) && n->op != G_PAD &&
-			     n->op != G_CONCAT) || n->out[0] < 0 ||
-			    T(m, n->out[0])->rank != 4)
+			     n->op != G_CONCAT && !chan_softmax) ||
+			    n->out[0] < 0 || T(m, n->out[0])->rank != 4)
 				continue;
 			int any = p->t[n->out[0]].layout == MAP_NHWC;
 			for (int i = 0; i < n->n_in; i++)
@@ -799,16 +802,29 @@ static int map_softmax(struct mctx *m, struct map_layer *L,
 {
 	const struct g_tensor *x = T(m, n->in[0]);
 	int axis = n->axis < 0 ? n->axis + x->rank : n->axis;
-	if (axis != x->rank - 1 || m->p->t[n->in[0]].layout != MAP_ROWMAJOR)
+	/* softmax.s works along rows contiguous in DRAM: a row-major
+	 * tensor's last axis, an NHWC map's channels; before opset 13 the
+	 * op flattens from axis on, contiguous in a row-major tensor and,
+	 * from axis 1, in an NHWC one (whole images) */
+	int nhwc = m->p->t[n->in[0]].layout == MAP_NHWC;
+	int flat = n->opset < 13;
+	if (flat ? nhwc && axis > 1 : nhwc ? axis != 1 : axis != x->rank - 1)
 		return graph_error(m->g, L->node, m->d,
 				   "softmax along axis %d: softmax.s works "
-				   "along the last axis", n->axis);
+				   "along the last axis (or the channels of a "
+				   "map stored channels-last)", n->axis);
 	if (m->p->dtype == DT_INT8)
 		return graph_error(m->g, L->node, m->d,
 				   "softmax in int8: run the model with "
 				   "--dtype bf16");
 	int64_t rows, l;
 	rows_l(m, n->in[0], &rows, &l);
+	if (flat) {
+		l = 1;
+		for (int i = axis; i < x->rank; i++)
+			l *= x->dim[i];
+		rows = l ? graph_elems(x) / l : 0;
+	}
 	struct emit e = { 0 };
 	step_head(&e, L, 0);
 	em(&e, ".equ R, %lld\n.equ L, %lld\n.equ DT, %s\n", (long long)rows,

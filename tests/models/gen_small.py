@@ -24,6 +24,8 @@ Value checks (opset 13 unless said):
                  stride 2), a three-way channel Concat, a Flatten of a 2x2
                  map into a Gemm
   tiny_qk        x (x W)^T: a MatMul whose B is computed (attention's Q K^T)
+  tiny_seg       a conv and a Softmax over its channels (axis 1, opset 13)
+  tiny_seg11     the same under opset 11 (Softmax over each whole image)
 Errors (each is a valid ONNX model except the last; the importer must fail
 with a message, not crash or skip):
   err_unsupported_op  an LSTM node (not in compiler/ops.def)
@@ -195,6 +197,29 @@ def tiny_qk(seed):
                               "activations"))
 
 
+def _seg(name, seed, opset):
+    b = Builder(name, seed)
+    x = b.input("x", [1, 3, 6, 6])
+    w = b.normal("head.weight", (5, 3, 3, 3), 0.5)
+    y = b.node("Conv", [x, w], "/head", kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    b.node("Softmax", [y], "/softmax", outputs=["y"], axis=1)
+    b.output("y", [1, 5, 6, 6])
+    return b.model(opset, DOC % (name, seed, "a Softmax over axis 1 of a conv's "
+                                 "map (opset %d)" % opset))
+
+
+def tiny_seg(seed):
+    """A segmentation head: per-pixel Softmax over the channels of a conv's
+    output, which is stored channels-last."""
+    return _seg("tiny_seg", seed, 13)
+
+
+def tiny_seg11(seed):
+    """The same under opset 11, whose Softmax flattens from axis 1: one
+    softmax over each whole image."""
+    return _seg("tiny_seg11", seed, 11)
+
+
 def err_unsupported_op(seed):
     b = Builder("err_unsupported_op", seed)
     x = b.input("x", [4, 1, 8])         # seq, batch, input size
@@ -242,7 +267,8 @@ MODELS = {"tiny_cnn": tiny_cnn, "tiny_mbv2": tiny_mbv2, "tiny_mlp": tiny_mlp,
           "tiny_attn": tiny_attn, "tiny_attn_ln17": tiny_attn_ln17,
           "err_unsupported_op": err_unsupported_op, "err_resize_linear": err_resize_linear,
           "err_opset9": err_opset9, "err_truncated": err_truncated,
-          "tiny_legal": tiny_legal, "tiny_qk": tiny_qk}
+          "tiny_legal": tiny_legal, "tiny_qk": tiny_qk, "tiny_seg": tiny_seg,
+          "tiny_seg11": tiny_seg11}
 SEEDS = {n: 1000 + i for i, n in enumerate(MODELS)}
 # tiny_attn's seed: the same weights and input, so both give the same output
 SEEDS["tiny_attn_ln17"] = SEEDS["tiny_attn"]

@@ -3,7 +3,8 @@
 # with the Erf GELU, one attention head with the decomposed LayerNorm, the
 # same with opset 17's LayerNormalization, a CNN with uneven conv and pool
 # pads, a three-way Concat and a Flatten of a map, a MatMul of two
-# activations) imported, mapped and run with
+# activations, a Softmax over a map's channels in opsets 13 and 11)
+# imported, mapped and run with
 # values on default.cfg (int8 where every layer has an int8 kernel, else
 # bf16), datacenter.cfg (bf16, 16 cores) and tpu-v1.cfg; every layer's
 # output and the model's output against tests/python/onnxref.py (NumPy,
@@ -23,7 +24,8 @@ py=/usr/bin/python3
 m=$tmp/models
 $py tests/models/gen_small.py "$m" > /dev/null || fail "gen_small.py failed"
 check=tests/golden/model/check.py
-for net in tiny_cnn tiny_mbv2 tiny_mlp tiny_attn tiny_attn_ln17 tiny_legal tiny_qk; do
+for net in tiny_cnn tiny_mbv2 tiny_mlp tiny_attn tiny_attn_ln17 tiny_legal tiny_qk \
+	   tiny_seg tiny_seg11; do
 	for cfg in default.cfg datacenter.cfg tpu-v1.cfg; do
 		[ "$cfg" = tpu-v1.cfg ] && [ "$net" != tiny_cnn ] && continue
 		out=$tmp/$net.$cfg
