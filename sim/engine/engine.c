@@ -524,17 +524,7 @@ cycle_t eng_horizon_except(const eng *e, eng_ev_fn mine, void *ctx)
 
 cycle_t eng_horizon(const eng *e)
 {
-	cycle_t h = e->n ? q_next_when(e) : CYCLE_MAX;
-
-	if (e->sample_at < h)
-		h = e->sample_at;
-	/* a pause at run_stop shows the state after every event up to it */
-	if (e->run_stop < e->run_max && e->run_stop + 1 < h)
-		h = e->run_stop + 1;
-	/* an event past run_max ends the run at run_max */
-	if (e->run_max < CYCLE_MAX && e->run_max + 1 < h)
-		h = e->run_max + 1;
-	return h;
+	return horizon_bounds(e, e->n ? q_next_when(e) : CYCLE_MAX);
 }
 
 /*

@@ -1064,14 +1064,13 @@ static void flit_out(struct noc *n, int node, struct router *r, int in,
 	}
 }
 
-/* The front flit of input VC 'in' has left on every output it goes to:
- * free its slot (the credit goes upstream) and start the next packet. */
-static void flit_pop(struct noc *n, int node, struct router *r, int in,
-		     cycle_t c)
+/* Input VC iv of router r (at node) frees its front slot at cycle c: its
+ * credit goes upstream, to the network interface for the local port
+ * (tail: the slot held a packet's last flit). */
+static inline void slot_free(struct noc *n, struct router *r, int node,
+			     struct ivc *iv, int tail, cycle_t c)
 {
-	struct ivc *iv = &r->in[in];
 	int ip = iv->port, vc = iv->vc;
-	int tail = iv->buf[iv->head].tail;
 	struct cal_item *it;
 
 	iv->head = (uint16_t)wrap(iv->head + 1, n->p.buf_depth);
@@ -1089,6 +1088,18 @@ static void flit_pop(struct noc *n, int node, struct router *r, int in,
 		it->node = r->nbr[ip];
 		it->k = (uint16_t)(opposite(ip) * n->p.vcs + vc);
 	}
+}
+
+/* The front flit of input VC 'in' has left on every output it goes to:
+ * free its slot (the credit goes upstream) and start the next packet. */
+static void flit_pop(struct noc *n, int node, struct router *r, int in,
+		     cycle_t c)
+{
+	struct ivc *iv = &r->in[in];
+	int ip = iv->port, vc = iv->vc;
+	int tail = iv->buf[iv->head].tail;
+
+	slot_free(n, r, node, iv, tail, c);
 	if (iv->branches) {
 		int k = __builtin_popcount(iv->branches) - 1, o;
 
@@ -1152,21 +1163,7 @@ static void flit_move(struct noc *n, int node, struct router *r,
 		}
 	}
 	/* the slot frees; its credit goes upstream */
-	iv->head = (uint16_t)wrap(iv->head + 1, p->buf_depth);
-	if (!--iv->n)
-		r->ne_m[ip] &= (uint16_t)~(1u << vc);
-	r->n_buf--;
-	it = cal_new(n, c + (cycle_t)p->t_credit);
-	it->tail = (uint8_t)f.tail;
-	if (ip == NOC_LOCAL) {
-		it->kind = CAL_NI_CREDIT;
-		it->node = node;
-		it->k = (uint16_t)vc;
-	} else {
-		it->kind = CAL_CREDIT;
-		it->node = r->nbr[ip];
-		it->k = (uint16_t)(opposite(ip) * p->vcs + vc);
-	}
+	slot_free(n, r, node, iv, f.tail, c);
 	if (f.tail) {
 		iv->state = IVC_IDLE;
 		r->act_m[ip] &= (uint16_t)~(1u << vc);
