@@ -425,8 +425,9 @@ static int infer_clip(struct graph *g, int k, struct diag *d)
 	return set_out(g, k, d, 0, x->dtype, x->rank, x->dim);
 }
 
-/* Softmax: the shape is the input's whatever the opset's axis semantics
- * (opset < 13 coerces to 2-D at axis; fold.c evaluates both). */
+/* Softmax and the like: an axis of the input, normalised in place; the
+ * shape is the input's (Softmax: whatever the opset's axis semantics -
+ * opset < 13 coerces to 2-D at axis; fold.c evaluates both). */
 static int infer_softmax(struct graph *g, int k, struct diag *d)
 {
 	struct g_node *n = &g->nodes[k];
@@ -443,13 +444,11 @@ static int infer_softmax(struct graph *g, int k, struct diag *d)
  * scale and bias broadcast over those axes only. */
 static int infer_layernorm(struct graph *g, int k, struct diag *d)
 {
-	struct g_node *n = &g->nodes[k];
+	int rc = infer_softmax(g, k, d);
+	if (rc)
+		return rc;
 	const struct g_tensor *x = in_t(g, k, 0);
-	int a = norm_axis(n->axis, x->rank, 0);
-	if (a < 0)
-		FAIL("axis %d is out of range for input '%s' %s", n->axis,
-		     x->name, shp(x).s);
-	n->axis = a;
+	int a = g->nodes[k].axis;
 	for (int i = 1; i <= 2; i++) {
 		const struct g_tensor *t = in_t(g, k, i);
 		if (t && !bcast_to(t, x->rank - a, x->dim + a))
@@ -458,7 +457,7 @@ static int infer_layernorm(struct graph *g, int k, struct diag *d)
 			     t->name, shp(t).s,
 			     shape_of(x->rank - a, x->dim + a).s, x->name);
 	}
-	return set_out(g, k, d, 0, x->dtype, x->rank, x->dim);
+	return 0;
 }
 
 /* BatchNormalization (inference form): one scale, bias, mean, variance

@@ -1595,7 +1595,8 @@ START_TEST(graph_topo_errors)
 	graph_free(&g);
 
 	/* through a real file: file:line, and a missing file */
-	char path[] = "/tmp/npusim_topoXXXXXX";
+	char path[4096];
+	test_tmp_template(path, sizeof path, "npusim_topo");
 	int fd = mkstemp(path);
 	ck_assert_int_ge(fd, 0);
 	FILE *f = fdopen(fd, "w");
@@ -1603,7 +1604,7 @@ START_TEST(graph_topo_errors)
 	fclose(f);
 	gstart(&g);
 	ck_assert_int_eq(topo_import(&g, path, &D), NPU_EMODEL);
-	char want[128];
+	char want[4200];
 	snprintf(want, sizeof want, "%s:3:9: error: column 3 (N) is 0", path);
 	ck_assert_msg(strstr(D.last, want), "'%s' lacks '%s'", D.last, want);
 	graph_free(&g);

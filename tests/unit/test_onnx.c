@@ -1332,12 +1332,13 @@ END_TEST
 
 START_TEST(onnx_file_read)
 {
-	char dir[] = "/tmp/npusim_onnx_XXXXXX", path[64];
+	char dir[4096], path[4200];
 	struct graph g;
 	struct diag d;
 	size_t n;
 	uint8_t *buf = small_model(&n);
 
+	test_tmp_template(dir, sizeof dir, "npusim_onnx_");
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(path, sizeof path, "%s/m.onnx", dir);
 	FILE *fp = fopen(path, "wb");

@@ -9,6 +9,7 @@
 #define NPU_TESTUTIL_H
 
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #define TEST_MAIN(suite_fn)                                              \
@@ -30,5 +31,14 @@
 		tcase_add_test(tc_, fn);                                 \
 		suite_add_tcase((s), tc_);                               \
 	} while (0)
+
+/* A mkstemp/mkdtemp template for scratch files: $TMPDIR (else /tmp),
+ * then stem and XXXXXX. */
+static inline void test_tmp_template(char *buf, size_t n, const char *stem)
+{
+	const char *dir = getenv("TMPDIR");
+
+	snprintf(buf, n, "%s/%sXXXXXX", dir && *dir ? dir : "/tmp", stem);
+}
 
 #endif
