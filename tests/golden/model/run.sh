@@ -136,7 +136,8 @@ assert any(a[0] < b[1] and b[0] < a[1] and a[2] != b[2]
 print("%d layer regions, stages overlapping" % len(layers))
 PY
 record "pipeline trace: $(cat "$tmp/tr")"
-for bad in "--pipeline 2 --stages 9" "--pipeline 2 --stages 0" "--pipeline 3 --stages 2" "--pipeline 17"; do
+for bad in "--pipeline 2 --stages 9" "--pipeline 2 --stages 0" "--pipeline 3 --stages 2" "--pipeline 17" \
+	   "--calibrate" "--pipeline 2 --upto 1"; do
 	# shellcheck disable=SC2086
 	if "$bin" model -q -c configs/datacenter.cfg "$m/tiny_cnn.onnx" --timing-only $bad 2> "$tmp/err"; then
 		fail "$bad was accepted"
