@@ -2851,14 +2851,100 @@ static void imac_avx2(const uint32_t *ap, uint32_t kp, const uint32_t *w,
 #undef IMAC_STEP
 }
 
-/* 1 if the host runs AVX2 (asked once; the answer never changes). */
-static int host_avx2(void)
+/*
+ * AVX-512 with VNNI where the host has it: vpdpwssd adds both products of
+ * a pair to the sum in one instruction (no saturation: modulo 2^32, the
+ * same bits as pmaddwd then paddd), sixteen outputs a register - 128, 64
+ * and 16 outputs at a time, the last 8 as AVX2 does.  Half the
+ * instructions of imac_avx2 per MAC.
+ */
+__attribute__((target("avx2,avx512f,avx512bw,avx512vnni")))
+static void imac_vnni(const uint32_t *ap, uint32_t kp, const uint32_t *w,
+		      uint32_t np, uint32_t *out)
+{
+	uint32_t n = 0, p;
+
+#define IMAC_STEP(s, j) \
+	s = _mm512_dpwssd_epi32(s, a, _mm512_loadu_si512(wr + 16 * (j)))
+	for (; n + 128 <= np; n += 128) {
+		__m512i s0 = _mm512_setzero_si512(), s1 = s0, s2 = s0, s3 = s0;
+		__m512i s4 = s0, s5 = s0, s6 = s0, s7 = s0;
+
+		for (p = 0; p < kp; p++) {
+			const uint32_t *wr = w + (size_t)p * np + n;
+			__m512i a = _mm512_set1_epi32((int)ap[p]);
+
+			IMAC_STEP(s0, 0);
+			IMAC_STEP(s1, 1);
+			IMAC_STEP(s2, 2);
+			IMAC_STEP(s3, 3);
+			IMAC_STEP(s4, 4);
+			IMAC_STEP(s5, 5);
+			IMAC_STEP(s6, 6);
+			IMAC_STEP(s7, 7);
+		}
+		_mm512_storeu_si512(out + n, s0);
+		_mm512_storeu_si512(out + n + 16, s1);
+		_mm512_storeu_si512(out + n + 32, s2);
+		_mm512_storeu_si512(out + n + 48, s3);
+		_mm512_storeu_si512(out + n + 64, s4);
+		_mm512_storeu_si512(out + n + 80, s5);
+		_mm512_storeu_si512(out + n + 96, s6);
+		_mm512_storeu_si512(out + n + 112, s7);
+	}
+	for (; n + 64 <= np; n += 64) {
+		__m512i s0 = _mm512_setzero_si512(), s1 = s0, s2 = s0, s3 = s0;
+
+		for (p = 0; p < kp; p++) {
+			const uint32_t *wr = w + (size_t)p * np + n;
+			__m512i a = _mm512_set1_epi32((int)ap[p]);
+
+			IMAC_STEP(s0, 0);
+			IMAC_STEP(s1, 1);
+			IMAC_STEP(s2, 2);
+			IMAC_STEP(s3, 3);
+		}
+		_mm512_storeu_si512(out + n, s0);
+		_mm512_storeu_si512(out + n + 16, s1);
+		_mm512_storeu_si512(out + n + 32, s2);
+		_mm512_storeu_si512(out + n + 48, s3);
+	}
+	for (; n + 16 <= np; n += 16) {
+		__m512i s0 = _mm512_setzero_si512();
+
+		for (p = 0; p < kp; p++) {
+			const uint32_t *wr = w + (size_t)p * np + n;
+			__m512i a = _mm512_set1_epi32((int)ap[p]);
+
+			IMAC_STEP(s0, 0);
+		}
+		_mm512_storeu_si512(out + n, s0);
+	}
+#undef IMAC_STEP
+	if (n < np) { /* the last 8 (np is a multiple of 8) */
+		__m256i s0 = _mm256_setzero_si256();
+
+		for (p = 0; p < kp; p++)
+			s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(
+				_mm256_set1_epi32((int)ap[p]),
+				_mm256_loadu_si256((const __m256i *)
+						   (w + (size_t)p * np + n))));
+		_mm256_storeu_si256((__m256i *)(out + n), s0);
+	}
+}
+
+/* 1 if the host runs AVX2, 2 if also AVX-512 BW with VNNI (asked once;
+ * the answer never changes). */
+static int host_simd(void)
 {
 	static int have = -1;
 
 	if (have < 0) {
 		__builtin_cpu_init();
-		have = __builtin_cpu_supports("avx2") ? 1 : 0;
+		have = !__builtin_cpu_supports("avx2") ? 0 :
+		       __builtin_cpu_supports("avx512f") &&
+		       __builtin_cpu_supports("avx512bw") &&
+		       __builtin_cpu_supports("avx512vnni") ? 2 : 1;
 	}
 	return have;
 }
@@ -2868,7 +2954,11 @@ void mtx_imac(const uint32_t *ap, uint32_t kp, const uint32_t *w,
 	      uint32_t np, uint32_t *out, int impl)
 {
 #ifdef MTX_X86
-	if ((impl == 0 || impl == 3) && host_avx2()) {
+	if ((impl == 0 || impl == 4) && host_simd() == 2) {
+		imac_vnni(ap, kp, w, np, out);
+		return;
+	}
+	if ((impl == 0 || impl == 3) && host_simd()) {
 		imac_avx2(ap, kp, w, np, out);
 		return;
 	}

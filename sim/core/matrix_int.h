@@ -281,8 +281,8 @@ void mtx_decode(int t, const uint8_t *raw, uint32_t n, union mtx_val *v);
  * out[n] = sum over p < kp of lo(ap[p]) lo(w[p][n]) + hi(ap[p]) hi(w[p][n])
  * modulo 2^32, where lo/hi are the int16 halves of a word and w has np
  * words per row (np a multiple of 8).  impl: 0 the fastest the host has,
- * 1 portable C, 2 SSE2, 3 AVX2 (tests compare them; an impl the host
- * lacks falls back to portable C).
+ * 1 portable C, 2 SSE2, 3 AVX2, 4 AVX-512 VNNI (tests compare them; an
+ * impl the host lacks falls back to portable C).
  */
 void mtx_imac(const uint32_t *ap, uint32_t kp, const uint32_t *w,
 	      uint32_t np, uint32_t *out, int impl);

@@ -751,10 +751,11 @@ START_TEST(matrix_decode_fast_paths)
 END_TEST
 
 /*
- * The integer pair kernels (mtx_imac: portable C, SSE2, AVX2) against the
- * k-ordered chain of num_mac_i32 over the same values, on random int16
- * operands and on the extremes where pmaddwd's pair sum leaves int32
- * ((-2^15)^2 + (-2^15)^2 = 2^31): the sums must agree modulo 2^32.
+ * The integer pair kernels (mtx_imac: portable C, SSE2, AVX2, AVX-512
+ * VNNI) against the k-ordered chain of num_mac_i32 over the same values,
+ * on random int16 operands and on the extremes where pmaddwd's pair sum
+ * leaves int32 ((-2^15)^2 + (-2^15)^2 = 2^31): the sums must agree
+ * modulo 2^32.
  */
 START_TEST(matrix_int_pairs_exact)
 {
@@ -787,12 +788,13 @@ START_TEST(matrix_int_pairs_exact)
 			}
 			ref[n] = (uint32_t)acc;
 		}
-		for (impl = 0; impl <= 3; impl++) {
-			/* every step the kernels take: 64, 32, 16, 8 columns */
-			uint32_t nps[] = { NP, 64, 40, 8 };
+		for (impl = 0; impl <= 4; impl++) {
+			/* every step the kernels take: 128, 64, 32, 16, 8
+			 * columns */
+			uint32_t nps[] = { NP, 64, 40, 8, 24, 120 };
 			size_t i;
 
-			for (i = 0; i < 4; i++) {
+			for (i = 0; i < 6; i++) {
 				uint32_t np = nps[i];
 				static uint32_t w2[KP * NP];
 
