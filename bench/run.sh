@@ -28,6 +28,7 @@ done
 D=$(mktemp -d)
 trap 'rm -rf "$D"' EXIT
 "$(dirname "$bin")/gemmref" gen 512 256 256 1 "$D/A.npy" "$D/B.npy" || exit 1
+"$(dirname "$bin")/gatherref" idx 8192 0 32768 1 "$D/I.npy" || exit 1
 echo "case,sim_cycles,host_s,min_s,max_s,cycles_per_s,peak_kib,ratio" > "$D/res"
 grep -v '^#' bench/cases | grep -v '^[[:space:]]*$' > "$D/cases"
 ref=
