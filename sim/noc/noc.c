@@ -1247,7 +1247,8 @@ static int router_sa(struct noc *n, int node, struct router *r, cycle_t c)
 	int pick[NOC_N_PORTS];   /* input VC chosen per input port */
 	int win[NOC_N_PORTS];    /* input port granted per output */
 	uint32_t want[NOC_N_PORTS]; /* input ports bidding per output */
-	uint32_t pm, mc = 0, outs = 0; /* ports whose pick is a multicast,
+	uint32_t pm, picks = 0, mc = 0, outs = 0; /* ports with a pick,
+					  those whose pick is a multicast,
 					  outputs with a bidder (bit per
 					  port) */
 
@@ -1291,18 +1292,36 @@ static int router_sa(struct noc *n, int node, struct router *r, cycle_t c)
 		if (k < 0)
 			continue;
 		pick[p] = k;
-		/*
-		 * Output stage: want[o] = the input ports whose pick bids
-		 * for o.  A unicast pick bids for its route alone (its
-		 * credit was just seen); a multicast one for each branch
-		 * sa_wants names, below.
-		 */
-		iv = &r->in[k];
-		if (iv->branches) {
+		picks |= 1u << p;
+		if (r->in[k].branches)
 			mc |= 1u << p;
-			continue;
-		}
+	}
+	if (!picks)
+		return 0;
+	/*
+	 * One unicast pick (DMA streams: nearly every call): the only bidder
+	 * for its output wins it under round robin and age alike, so the
+	 * output stage below would grant it; the same pointer updates and
+	 * crossing, without the bid masks.
+	 */
+	if (!(picks & (picks - 1)) && !mc) {
+		int ip = __builtin_ctz(picks), k = pick[ip];
+		struct ivc *iv = &r->in[k];
+
 		o = iv->out_port;
+		r->rr_in[ip] = (uint16_t)wrap(k - ip * V + 1, V);
+		r->rr_out[o] = (uint16_t)wrap(ip + 1, NOC_N_PORTS);
+		flit_move(n, node, r, iv, o, c);
+		return 1;
+	}
+	/*
+	 * Output stage: want[o] = the input ports whose pick bids for o.  A
+	 * unicast pick bids for its route alone (its credit was just seen); a
+	 * multicast one for each branch sa_wants names.
+	 */
+	for (pm = picks & ~mc; pm; pm &= pm - 1) {
+		p = __builtin_ctz(pm);
+		o = r->in[pick[p]].out_port;
 		if (!(outs >> o & 1)) {
 			outs |= 1u << o;
 			want[o] = 0;
