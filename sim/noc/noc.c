@@ -1120,8 +1120,9 @@ static void flit_pop(struct noc *n, int node, struct router *r, int in,
 /* The front flit of unicast input VC iv crosses the switch to its output
  * o and leaves the buffer: flit_out then flit_pop, the same updates in
  * the same order, in one pass (the path of nearly every flit). */
-static void flit_move(struct noc *n, int node, struct router *r,
-		      struct ivc *iv, int o, cycle_t c)
+static inline __attribute__((always_inline)) void
+flit_move(struct noc *n, int node, struct router *r, struct ivc *iv, int o,
+	  cycle_t c)
 {
 	const struct noc_params *p = &n->p;
 	struct flit f = iv->buf[iv->head];
@@ -1229,91 +1230,20 @@ static int sa_ready(const struct noc *n, const struct router *r, int k)
 }
 
 /*
- * Switch allocation, separable and input first: each input port picks one
- * of its VCs that has a flit, an output VC and a credit; each output port
- * then picks one of the inputs that chose it.  Round robin (or oldest
- * packet first) at both stages.  A VC ready but without a credit counts a
- * credit-stall cycle.  A multicast flit bids for every branch it has not
- * left on yet and may win several outputs in one cycle (the crossbar
- * copies an input to several outputs); branches without a credit wait and
- * the flit leaves its buffer once it has left on all of them
- * (asynchronous replication at the front of the buffer).  Returns the
- * number of flits that moved.
+ * The output stage of router_sa when several input ports picked a VC or a
+ * pick is a multicast: each output port grants one of the input ports
+ * whose pick bids for it; the winners cross.  Returns the flits moved.
  */
-static int router_sa(struct noc *n, int node, struct router *r, cycle_t c)
+static __attribute__((noinline)) int
+sa_outputs(struct noc *n, int node, struct router *r, cycle_t c,
+	   const int pick[NOC_N_PORTS], uint32_t picks, uint32_t mc)
 {
 	const int V = n->p.vcs, age = n->p.age;
 	int p, o, moved = 0;
-	int pick[NOC_N_PORTS];   /* input VC chosen per input port */
 	int win[NOC_N_PORTS];    /* input port granted per output */
 	uint32_t want[NOC_N_PORTS]; /* input ports bidding per output */
-	uint32_t pm, picks = 0, mc = 0, outs = 0; /* ports with a pick,
-					  those whose pick is a multicast,
-					  outputs with a bidder (bit per
-					  port) */
+	uint32_t pm, outs = 0;   /* outputs with a bidder (bit per port) */
 
-	/* Every loop walks set bits only (a port of an edge router that has
-	 * no neighbour holds no flit; most cycles see one or two bids). */
-	for (pm = r->ports; pm; pm &= pm - 1) {
-		/* the VCs with a flit past VA, in visiting order: from the
-		 * round-robin pointer up, then from 0 (age: from 0) - bit
-		 * b of the rotated mask is VC (rr + b) mod V */
-		uint32_t cand, rot;
-		const struct ivc *iv;
-		int k = -1, rr, base;
-
-		p = __builtin_ctz(pm);
-		cand = (uint32_t)(r->act_m[p] & r->ne_m[p]);
-		if (!cand)
-			continue;
-		rr = age ? 0 : r->rr_in[p];
-		rot = ((cand >> rr) | (cand << (V - rr))) & ((1u << V) - 1);
-		base = p * V - V;
-		for (; rot; rot &= rot - 1) {
-			int v = __builtin_ctz(rot) + rr;
-			int kk = base + (v >= V ? v : v + V);
-
-			iv = &r->in[kk];
-			/* a unicast flit's credit (ejection never runs
-			 * out: its VCs hold 2^30) */
-			if (iv->branches ? !sa_ready(n, r, kk)
-					 : r->out[iv->oidx].credits <= 0) {
-				r->stall_credit++;
-				n->u.ctr[CTR_NOC_STALL_CREDIT]++;
-				continue;
-			}
-			if (k < 0 ||
-			    (age && older(front_pkt(n, r, kk),
-					  front_pkt(n, r, k))))
-				k = kk;
-			if (!age)
-				break;
-		}
-		if (k < 0)
-			continue;
-		pick[p] = k;
-		picks |= 1u << p;
-		if (r->in[k].branches)
-			mc |= 1u << p;
-	}
-	if (!picks)
-		return 0;
-	/*
-	 * One unicast pick (DMA streams: nearly every call): the only bidder
-	 * for its output wins it under round robin and age alike, so the
-	 * output stage below would grant it; the same pointer updates and
-	 * crossing, without the bid masks.
-	 */
-	if (!(picks & (picks - 1)) && !mc) {
-		int ip = __builtin_ctz(picks), k = pick[ip];
-		struct ivc *iv = &r->in[k];
-
-		o = iv->out_port;
-		r->rr_in[ip] = (uint16_t)wrap(k - ip * V + 1, V);
-		r->rr_out[o] = (uint16_t)wrap(ip + 1, NOC_N_PORTS);
-		flit_move(n, node, r, iv, o, c);
-		return 1;
-	}
 	/*
 	 * Output stage: want[o] = the input ports whose pick bids for o.  A
 	 * unicast pick bids for its route alone (its credit was just seen); a
@@ -1376,6 +1306,92 @@ static int router_sa(struct noc *n, int node, struct router *r, cycle_t c)
 		mc_out(n, node, r, k, o, c);
 	}
 	return moved;
+}
+
+/*
+ * Switch allocation, separable and input first: each input port picks one
+ * of its VCs that has a flit, an output VC and a credit; each output port
+ * then picks one of the inputs that chose it.  Round robin (or oldest
+ * packet first) at both stages.  A VC ready but without a credit counts a
+ * credit-stall cycle.  A multicast flit bids for every branch it has not
+ * left on yet and may win several outputs in one cycle (the crossbar
+ * copies an input to several outputs); branches without a credit wait and
+ * the flit leaves its buffer once it has left on all of them
+ * (asynchronous replication at the front of the buffer).  Returns the
+ * number of flits that moved.
+ */
+static int router_sa(struct noc *n, int node, struct router *r, cycle_t c)
+{
+	const int V = n->p.vcs, age = n->p.age;
+	int p;
+	int pick[NOC_N_PORTS];   /* input VC chosen per input port */
+	uint32_t pm, picks = 0, mc = 0; /* ports with a pick, those whose
+					   pick is a multicast (bit per
+					   port) */
+
+	/* Every loop walks set bits only (a port of an edge router that has
+	 * no neighbour holds no flit; most cycles see one or two bids). */
+	for (pm = r->ports; pm; pm &= pm - 1) {
+		/* the VCs with a flit past VA, in visiting order: from the
+		 * round-robin pointer up, then from 0 (age: from 0) - bit
+		 * b of the rotated mask is VC (rr + b) mod V */
+		uint32_t cand, rot;
+		const struct ivc *iv;
+		int k = -1, rr, base;
+
+		p = __builtin_ctz(pm);
+		cand = (uint32_t)(r->act_m[p] & r->ne_m[p]);
+		if (!cand)
+			continue;
+		rr = age ? 0 : r->rr_in[p];
+		rot = ((cand >> rr) | (cand << (V - rr))) & ((1u << V) - 1);
+		base = p * V - V;
+		for (; rot; rot &= rot - 1) {
+			int v = __builtin_ctz(rot) + rr;
+			int kk = base + (v >= V ? v : v + V);
+
+			iv = &r->in[kk];
+			/* a unicast flit's credit (ejection never runs
+			 * out: its VCs hold 2^30) */
+			if (iv->branches ? !sa_ready(n, r, kk)
+					 : r->out[iv->oidx].credits <= 0) {
+				r->stall_credit++;
+				n->u.ctr[CTR_NOC_STALL_CREDIT]++;
+				continue;
+			}
+			if (k < 0 ||
+			    (age && older(front_pkt(n, r, kk),
+					  front_pkt(n, r, k))))
+				k = kk;
+			if (!age)
+				break;
+		}
+		if (k < 0)
+			continue;
+		pick[p] = k;
+		picks |= 1u << p;
+		if (r->in[k].branches)
+			mc |= 1u << p;
+	}
+	if (!picks)
+		return 0;
+	/*
+	 * One unicast pick (DMA streams: nearly every call): the only bidder
+	 * for its output wins it under round robin and age alike, so the
+	 * output stage below would grant it; the same pointer updates and
+	 * crossing, without the bid masks.
+	 */
+	if (!(picks & (picks - 1)) && !mc) {
+		int ip = __builtin_ctz(picks), k = pick[ip];
+		struct ivc *iv = &r->in[k];
+		int o = iv->out_port;
+
+		r->rr_in[ip] = (uint16_t)wrap(k - ip * V + 1, V);
+		r->rr_out[o] = (uint16_t)wrap(ip + 1, NOC_N_PORTS);
+		flit_move(n, node, r, iv, o, c);
+		return 1;
+	}
+	return sa_outputs(n, node, r, c, pick, picks, mc);
 }
 
 /* One cycle of router 'node': VA then SA.  Returns progress (grants);
