@@ -904,6 +904,52 @@ static inline void va_grant(struct noc *n, struct router *r, struct ivc *iv,
 }
 
 /*
+ * VA's requests m for output port o in the general case (age order, a
+ * torus link's dateline classes, or more than 64 input VCs): oldest first
+ * or round robin from the port's pointer; each takes the lowest free VC
+ * of its class.  Returns the number of grants.
+ */
+static __attribute__((noinline)) int
+va_port(struct noc *n, struct router *r, int o, const uint64_t m[2],
+	cycle_t c, int *waiting)
+{
+	int rq[NOC_N_PORTS * NOC_MAX_VCS], nr = 0, i, k, grants = 0;
+
+	/* the requests in the port's order */
+	if (n->p.age) {
+		for (k = mask_next(m, 0); k >= 0; k = mask_next(m, k + 1))
+			rq[nr++] = k;
+		/* oldest first (insertion sort, at most PV) */
+		for (i = 1; i < nr; i++) {
+			int x = rq[i], j;
+
+			for (j = i; j > 0 && older(front_pkt(n, r, x),
+					front_pkt(n, r, rq[j - 1])); j--)
+				rq[j] = rq[j - 1];
+			rq[j] = x;
+		}
+	} else {
+		int rr = r->rr_va[o];
+
+		for (k = mask_next(m, rr); k >= 0; k = mask_next(m, k + 1))
+			rq[nr++] = k;
+		for (k = mask_next(m, 0); k >= 0 && k < rr;
+		     k = mask_next(m, k + 1))
+			rq[nr++] = k;
+	}
+	for (i = 0; i < nr; i++) {
+		struct ivc *iv = &r->in[rq[i]];
+		uint32_t fm = r->free_m[o] & vc_allowed(n, r, iv, o);
+
+		if (!fm)
+			continue;    /* no free VC: retry next cycle */
+		va_grant(n, r, iv, o, __builtin_ctz(fm), c, waiting);
+		grants++;
+	}
+	return grants;
+}
+
+/*
  * VC allocation: every head whose RC is done asks for an output VC of its
  * route's port, in its dateline class.  Multicast heads go first, in input
  * VC order (va_multicast).  Requests for one port are then served oldest
@@ -924,8 +970,8 @@ static int router_va(struct noc *n, struct router *r, cycle_t c,
 			grants += va_multicast(n, r, k, c, waiting);
 	}
 	for (pm = r->vq_ports; pm; pm &= pm - 1) {
-		int rq[NOC_N_PORTS * NOC_MAX_VCS], nr = 0, i;
 		uint64_t m[2];
+		int i;
 
 		o = __builtin_ctz(pm);
 		m[0] = r->vq[o][0];
@@ -952,37 +998,7 @@ static int router_va(struct noc *n, struct router *r, cycle_t c,
 				}
 			continue;
 		}
-		/* the requests in the port's order */
-		if (n->p.age) {
-			for (k = mask_next(m, 0); k >= 0; k = mask_next(m, k + 1))
-				rq[nr++] = k;
-			/* oldest first (insertion sort, at most PV) */
-			for (i = 1; i < nr; i++) {
-				int x = rq[i], j;
-
-				for (j = i; j > 0 && older(front_pkt(n, r, x),
-						front_pkt(n, r, rq[j - 1])); j--)
-					rq[j] = rq[j - 1];
-				rq[j] = x;
-			}
-		} else {
-			int rr = r->rr_va[o];
-
-			for (k = mask_next(m, rr); k >= 0; k = mask_next(m, k + 1))
-				rq[nr++] = k;
-			for (k = mask_next(m, 0); k >= 0 && k < rr;
-			     k = mask_next(m, k + 1))
-				rq[nr++] = k;
-		}
-		for (i = 0; i < nr; i++) {
-			struct ivc *iv = &r->in[rq[i]];
-			uint32_t fm = r->free_m[o] & vc_allowed(n, r, iv, o);
-
-			if (!fm)
-				continue;    /* no free VC: retry next cycle */
-			va_grant(n, r, iv, o, __builtin_ctz(fm), c, waiting);
-			grants++;
-		}
+		grants += va_port(n, r, o, m, c, waiting);
 	}
 	return grants;
 }
