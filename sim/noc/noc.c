@@ -970,35 +970,41 @@ static int router_va(struct noc *n, struct router *r, cycle_t c,
 			grants += va_multicast(n, r, k, c, waiting);
 	}
 	for (pm = r->vq_ports; pm; pm &= pm - 1) {
-		uint64_t m[2];
-		int i;
+		const int pv = n->pv;
+		uint64_t m[2], rot;
+		int rr;
 
 		o = __builtin_ctz(pm);
+		/* no free VC at o: no request for it can be granted (every
+		 * order below takes VCs from free_m alone) - retry next
+		 * cycle */
+		if (!r->free_m[o])
+			continue;
 		m[0] = r->vq[o][0];
 		m[1] = r->vq[o][1];
-
-		if (!n->p.age && !m[1] && (!n->p.torus || o == NOC_LOCAL)) {
-			/* Round robin over one word, every VC of the port
-			 * allowed: the requests from the pointer up, then
-			 * from 0, each taking the lowest free VC until none
-			 * is left (common case, no list) */
-			int rr = r->rr_va[o];
-			uint64_t hi = rr < 64 ? m[0] & (~0ULL << rr) : 0;
-			uint64_t part[2] = { hi, m[0] & ~hi };
-
-			for (i = 0; i < 2; i++)
-				for (; part[i]; part[i] &= part[i] - 1) {
-					uint32_t fm = r->free_m[o];
-
-					if (!fm)
-						break; /* retry next cycle */
-					va_grant(n, r, &r->in[__builtin_ctzll(part[i])],
-						 o, __builtin_ctz(fm), c, waiting);
-					grants++;
-				}
+		if (n->p.age || pv > 64 || (n->p.torus && o != NOC_LOCAL)) {
+			grants += va_port(n, r, o, m, c, waiting);
 			continue;
 		}
-		grants += va_port(n, r, o, m, c, waiting);
+		/* Round robin over one word, every VC of the port allowed:
+		 * the requests from the pointer up, then from 0 (bit b of
+		 * the rotated mask is input VC (rr + b) mod pv), each taking
+		 * the lowest free VC until none is left (common case, no
+		 * list) */
+		rr = r->rr_va[o];
+		rot = rr ? (m[0] >> rr | m[0] << (pv - rr)) &
+			   (~0ULL >> (64 - pv))
+			 : m[0];
+		for (; rot; rot &= rot - 1) {
+			uint32_t fm = r->free_m[o];
+			int v = __builtin_ctzll(rot) + rr;
+
+			if (!fm)
+				break; /* retry next cycle */
+			va_grant(n, r, &r->in[v >= pv ? v - pv : v], o,
+				 __builtin_ctz(fm), c, waiting);
+			grants++;
+		}
 	}
 	return grants;
 }
