@@ -73,7 +73,6 @@ enum { NOC_EV_TICK = 1, NOC_EV_DELIVER = 2, NOC_EV_SPACE = 3 };
 enum { IVC_IDLE, IVC_VA, IVC_ACTIVE };
 /* A multicast's ejection branch holds no output VC (va_multicast). */
 #define NOC_NO_VC 0xffff
-enum { CAL_FLIT, CAL_CREDIT, CAL_NI_CREDIT };
 
 /* One flit in a buffer: its packet and position.  Flits carry no data:
  * the functional bytes move at delivery (port.h). */
@@ -214,20 +213,36 @@ struct pkt {
 	uint32_t left;           /* deliveries still to come */
 };
 
-/* A calendar entry: something arriving at a fixed future cycle. */
+/* A calendar entry: a flit arriving in a router's input buffer at a
+ * fixed future cycle. */
 struct cal_item {
-	uint8_t kind;            /* CAL_FLIT / CAL_CREDIT / CAL_NI_CREDIT */
-	uint8_t tail;            /* credit of a tail flit */
-	uint16_t k;              /* the router's input VC (flit) or output
-				    VC (credit), port * vcs + vc; the NI's
-				    VC (NI credit) */
-	int node;                /* router or NI */
-	struct flit f;           /* CAL_FLIT: the flit */
+	uint16_t k;              /* the input VC, port * vcs + vc */
+	int node;                /* the router */
+	struct flit f;           /* the flit */
 };
 
+/* A credit arriving at a fixed future cycle (8 bytes). */
+struct cal_credit {
+	uint32_t node;           /* router or NI */
+	uint16_t k;              /* the router's output VC, port * vcs + vc,
+				    or the NI's VC */
+	uint8_t ni;              /* to the NI (from a local input port) */
+	uint8_t tail;            /* credit of a tail flit */
+};
+
+/*
+ * One cycle of the calendar: its flits and its credits, each in the order
+ * they were sent.  Two arrays, not one of mixed entries: a flit arrival
+ * and a credit touch disjoint state (an input VC and the routers' VA
+ * state; an output VC's credits and owner, or an NI's), so the order
+ * between the two kinds cannot matter, and a credit takes 8 bytes and no
+ * dispatch on its kind.
+ */
 struct cal_slot {
-	struct cal_item *v;
+	struct cal_item *v;      /* flits */
 	uint32_t n, cap;
+	struct cal_credit *cv;   /* credits */
+	uint32_t cn, ccap;
 };
 
 /* The packets whose tails reach their NI in one cycle, in the order the
@@ -442,7 +457,7 @@ static int opposite(int port)
 static void bit_set(uint64_t *b, int i) { b[i >> 6] |= 1ULL << (i & 63); }
 static void bit_clr(uint64_t *b, int i) { b[i >> 6] &= ~(1ULL << (i & 63)); }
 
-/* A new calendar entry for cycle 'when', for the caller to fill in (a
+/* A new flit entry for cycle 'when', for the caller to fill in (a
  * scratch entry, and n->oom set, when out of memory). */
 static struct cal_item *cal_new(struct noc *n, cycle_t when)
 {
@@ -462,6 +477,27 @@ static struct cal_item *cal_new(struct noc *n, cycle_t when)
 	}
 	n->cal_n++;
 	return &s->v[s->n++];
+}
+
+/* A new credit entry for cycle 'when' (as cal_new). */
+static struct cal_credit *cal_credit_new(struct noc *n, cycle_t when)
+{
+	static struct cal_credit lost;
+	struct cal_slot *s = &n->cal[when & (n->cal_w - 1)];
+
+	if (s->cn == s->ccap) {
+		uint32_t cap = s->ccap ? s->ccap * 2 : 16;
+		struct cal_credit *v = realloc(s->cv, cap * sizeof(*v));
+
+		if (!v) {
+			n->oom = 1;
+			return &lost;
+		}
+		s->cv = v;
+		s->ccap = cap;
+	}
+	n->cal_n++;
+	return &s->cv[s->cn++];
 }
 
 /* ---- ticks ------------------------------------------------------------------*/
@@ -554,9 +590,7 @@ ni_inject(struct noc *n, int i, cycle_t c)
 		return 0;
 	pk = &n->pk[q->cur];
 	it = cal_new(n, c + 1);
-	it->kind = CAL_FLIT;
 	it->node = i;
-	it->tail = 0;
 	it->k = (uint16_t)(NOC_LOCAL * n->p.vcs + v);
 	it->f.pkt = q->cur;
 	it->f.idx = q->cur_idx & 0x7fffffffu;
@@ -725,50 +759,53 @@ static __attribute__((noinline)) void deliver_arrivals(struct noc *n,
 	 * Nothing adds to this cycle's slot while it is walked (whatever a
 	 * tick schedules lands at least one cycle later). */
 	const struct cal_item *it = s->v, *end = s->v + s->n;
+	const struct cal_credit *cr = s->cv, *cend = s->cv + s->cn;
 	const int depth = n->p.buf_depth;
 	struct router *const rs = n->r;
 
 	for (; it < end; it++) {
-		if (it->kind == CAL_FLIT) {
-			struct router *r = &rs[it->node];
-			struct ivc *iv = &r->in[it->k];
-			int held = iv->n; /* a local: the store below must not
-					     be read back (a stalled load) */
+		struct router *r = &rs[it->node];
+		struct ivc *iv = &r->in[it->k];
+		int held = iv->n; /* a local: the store below must not be
+				     read back (a stalled load) */
 
-			if (held >= depth) {
-				n->oom = -1; /* credit protocol broken: a bug */
-				continue;
-			}
-			iv->buf[wrap(iv->head + held, depth)] = it->f;
-			iv->n = (uint16_t)(held + 1);
-			r->ne_m[iv->port] |= (uint16_t)(1u << iv->vc);
-			r->n_buf++;
-			bit_set(n->act, it->node);
-			if (!held && iv->state == IVC_IDLE)
-				ivc_new_head(n, it->node, iv, c, c);
-		} else if (it->kind == CAL_CREDIT) {
-			struct router *r = &rs[it->node];
-			struct ovc *o = &r->out[it->k];
+		if (held >= depth) {
+			n->oom = -1; /* credit protocol broken: a bug */
+			continue;
+		}
+		iv->buf[wrap(iv->head + held, depth)] = it->f;
+		iv->n = (uint16_t)(held + 1);
+		r->ne_m[iv->port] |= (uint16_t)(1u << iv->vc);
+		r->n_buf++;
+		bit_set(n->act, it->node);
+		if (!held && iv->state == IVC_IDLE)
+			ivc_new_head(n, it->node, iv, c, c);
+	}
+	for (; cr < cend; cr++) {
+		if (!cr->ni) {
+			struct router *r = &rs[cr->node];
+			struct ovc *o = &r->out[cr->k];
 
 			o->credits++;
-			if (it->tail && o->tail_wait) {
+			if (cr->tail && o->tail_wait) {
 				int V = n->p.vcs;
 
 				o->tail_wait = 0;
 				o->owner = -1;
-				r->free_m[it->k / V] |=
-					(uint16_t)(1u << (it->k % V));
+				r->free_m[cr->k / V] |=
+					(uint16_t)(1u << (cr->k % V));
 			}
 		} else {
-			struct ni *q = &n->ni[it->node];
+			struct ni *q = &n->ni[cr->node];
 
-			q->credits[it->k]++;
-			if (it->tail && n->p.wait_tail)
-				q->owned[it->k] = 0;
+			q->credits[cr->k]++;
+			if (cr->tail && n->p.wait_tail)
+				q->owned[cr->k] = 0;
 		}
 	}
-	n->cal_n -= s->n;
+	n->cal_n -= s->n + s->cn;
 	s->n = 0;
+	s->cn = 0;
 }
 
 /* Dateline class of the VCs a packet may take out of port o, arriving on
@@ -1077,9 +1114,7 @@ static void flit_out(struct noc *n, int node, struct router *r, int in,
 		cycle_t at = c + (cycle_t)(n->p.t_sa + n->p.t_st + n->p.t_link);
 
 		it = cal_new(n, at);
-		it->kind = CAL_FLIT;
 		it->node = r->nbr[o];
-		it->tail = 0;
 		it->k = (uint16_t)(opposite(o) * V + ov);
 		it->f = f;
 		it->f.arrive = at;
@@ -1105,21 +1140,21 @@ static inline void slot_free(struct noc *n, struct router *r, int node,
 			     struct ivc *iv, int tail, cycle_t c)
 {
 	int ip = iv->port, vc = iv->vc;
-	struct cal_item *it;
+	struct cal_credit *it;
 
 	iv->head = (uint16_t)wrap(iv->head + 1, n->p.buf_depth);
 	if (!--iv->n)
 		r->ne_m[ip] &= (uint16_t)~(1u << vc);
 	r->n_buf--;
-	it = cal_new(n, c + (cycle_t)n->p.t_credit);
+	it = cal_credit_new(n, c + (cycle_t)n->p.t_credit);
 	it->tail = (uint8_t)tail;
 	if (ip == NOC_LOCAL) {
-		it->kind = CAL_NI_CREDIT;
-		it->node = node;
+		it->ni = 1;
+		it->node = (uint32_t)node;
 		it->k = (uint16_t)vc;
 	} else {
-		it->kind = CAL_CREDIT;
-		it->node = r->nbr[ip];
+		it->ni = 0;
+		it->node = (uint32_t)r->nbr[ip];
 		it->k = (uint16_t)(opposite(ip) * n->p.vcs + vc);
 	}
 }
@@ -1178,9 +1213,7 @@ flit_move(struct noc *n, int node, struct router *r, struct ivc *iv, int o,
 		cycle_t at = c + (cycle_t)(p->t_sa + p->t_st + p->t_link);
 
 		it = cal_new(n, at);
-		it->kind = CAL_FLIT;
 		it->node = r->nbr[o];
-		it->tail = 0;
 		it->k = (uint16_t)(opposite(o) * p->vcs + iv->out_vc);
 		it->f = f;
 		it->f.arrive = at;
@@ -1468,7 +1501,8 @@ static int noc_tick(struct noc *n, cycle_t c)
 
 	n->tick_at = CYCLE_MAX;
 	n->st.ticks++;
-	if (n->cal_n && n->cal[c & (n->cal_w - 1)].n) {
+	if (n->cal_n && (n->cal[c & (n->cal_w - 1)].n |
+			 n->cal[c & (n->cal_w - 1)].cn)) {
 		deliver_arrivals(n, c);
 		progress = 1;
 	}
@@ -1514,7 +1548,8 @@ static int noc_tick(struct noc *n, cycle_t c)
 		cycle_t t;
 
 		for (t = c + 1; t < c + n->cal_w; t++)
-			if (n->cal[t & (n->cal_w - 1)].n) {
+			if (n->cal[t & (n->cal_w - 1)].n |
+			    n->cal[t & (n->cal_w - 1)].cn) {
 				next = t;
 				break;
 			}
@@ -1815,8 +1850,10 @@ static void noc_destroy(struct unit *u)
 			free(n->ni[i].owned);
 		}
 	if (n->cal)
-		for (w = 0; w < n->cal_w; w++)
+		for (w = 0; w < n->cal_w; w++) {
 			free(n->cal[w].v);
+			free(n->cal[w].cv);
+		}
 	if (n->dl)
 		for (w = 0; w < n->cal_w; w++)
 			free(n->dl[w].v);
