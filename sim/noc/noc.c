@@ -126,8 +126,6 @@ struct router {
 	struct flit *fbuf;       /* every input VC's buffer, in one block */
 	struct ovc *out;         /* NOC_N_PORTS * vcs */
 	int n_buf;               /* flits held in all input VCs */
-	uint32_t ports;          /* input ports that exist: the local one
-				    and one per neighbour (bit per port) */
 	int n_va;                /* input VCs in IVC_VA (router_va's work) */
 	/* Bit v of [port]: the allocators' candidates, kept in step with the
 	 * VC states so that VA and SA visit only them (8 VCs x 5 ports were
@@ -140,7 +138,9 @@ struct router {
 	uint8_t vq_ports;             /* ports whose vq is not empty */
 	uint16_t act_m[NOC_N_PORTS];  /* input VCs in IVC_ACTIVE, out of
 					 their VA stage */
-	int n_act;                    /* bits set in act_m */
+	uint8_t act_ports;            /* ports whose act_m is not empty:
+					 switch allocation visits only
+					 them */
 	uint16_t ne_m[NOC_N_PORTS];   /* input VCs holding a flit */
 	uint16_t free_m[NOC_N_PORTS]; /* output VCs without an owner */
 	/*
@@ -876,7 +876,7 @@ static inline __attribute__((always_inline)) void va_granted(struct noc *n, stru
 		due_push(n, r->saq, r->saq_h, &r->saq_n, iv->ready, iv->k);
 	} else {
 		r->act_m[iv->port] |= (uint16_t)(1u << iv->vc);
-		r->n_act++;
+		r->act_ports |= (uint8_t)(1u << iv->port);
 	}
 }
 
@@ -1179,8 +1179,8 @@ static void flit_pop(struct noc *n, int node, struct router *r, int in,
 	}
 	if (tail) {
 		iv->state = IVC_IDLE;
-		r->act_m[ip] &= (uint16_t)~(1u << vc);
-		r->n_act--;
+		if (!(r->act_m[ip] &= (uint16_t)~(1u << vc)))
+			r->act_ports &= (uint8_t)~(1u << ip);
 		if (iv->n)
 			ivc_new_head(n, node, iv, c + 1, c);
 	}
@@ -1234,8 +1234,8 @@ flit_move(struct noc *n, int node, struct router *r, struct ivc *iv, int o,
 	slot_free(n, r, node, iv, f.tail, c);
 	if (f.tail) {
 		iv->state = IVC_IDLE;
-		r->act_m[ip] &= (uint16_t)~(1u << vc);
-		r->n_act--;
+		if (!(r->act_m[ip] &= (uint16_t)~(1u << vc)))
+			r->act_ports &= (uint8_t)~(1u << ip);
 		if (iv->n)
 			ivc_new_head(n, node, iv, c + 1, c);
 	}
@@ -1396,9 +1396,9 @@ static int router_sa(struct noc *n, int node, struct router *r, cycle_t c)
 					   pick is a multicast (bit per
 					   port) */
 
-	/* Every loop walks set bits only (a port of an edge router that has
-	 * no neighbour holds no flit; most cycles see one or two bids). */
-	for (pm = r->ports; pm; pm &= pm - 1) {
+	/* Every loop walks set bits only: the input ports with a VC past VA
+	 * (most cycles see one or two bids). */
+	for (pm = r->act_ports; pm; pm &= pm - 1) {
 		/* the VCs with a flit past VA, in visiting order: from the
 		 * round-robin pointer up, then from 0 (age: from 0) - bit
 		 * b of the rotated mask is VC (rr + b) mod V */
@@ -1480,14 +1480,14 @@ static int router_step(struct noc *n, int node, cycle_t c, int *waiting)
 		const struct ivc *iv = &r->in[r->saq[r->saq_h].k];
 
 		r->act_m[iv->port] |= (uint16_t)(1u << iv->vc);
-		r->n_act++;
+		r->act_ports |= (uint8_t)(1u << iv->port);
 		r->saq_h = (r->saq_h + 1) & dm;
 	}
 	if (r->rcq_n | r->saq_n)
 		*waiting = 1;
 	/* allocation only where some VC is past its stage's wait */
 	g = r->n_va > (int)r->rcq_n ? router_va(n, r, c, waiting) : 0;
-	if (r->n_act)
+	if (r->act_ports)
 		g += router_sa(n, node, r, c);
 	if (!r->n_buf)
 		bit_clr(n->act, node);
@@ -1914,9 +1914,6 @@ static int router_init(struct noc *n, int i)
 			r->wrap[NOC_NORTH] = 1;
 		}
 	}
-	for (k = 0; k < NOC_N_PORTS; k++)
-		if (k == NOC_LOCAL || r->nbr[k] >= 0)
-			r->ports |= 1u << k;
 	r->in = calloc((size_t)n->pv, sizeof(*r->in));
 	r->mc = calloc((size_t)n->pv, sizeof(*r->mc));
 	r->out = calloc((size_t)n->pv, sizeof(*r->out));
