@@ -754,16 +754,19 @@ static __attribute__((noinline)) void deliver_arrivals(struct noc *n,
 							cycle_t c)
 {
 	struct cal_slot *s = &n->cal[c & (n->cal_w - 1)];
-	/* Locals: the stores below could alias the slot's array and the
+	/* Locals: the stores below could alias the slot's arrays and the
 	 * parameters for the compiler, which would reload them per item.
 	 * Nothing adds to this cycle's slot while it is walked (whatever a
 	 * tick schedules lands at least one cycle later). */
-	const struct cal_item *it = s->v, *end = s->v + s->n;
-	const struct cal_credit *cr = s->cv, *cend = s->cv + s->cn;
+	const struct cal_item *const fv = s->v;
+	const struct cal_credit *const cv = s->cv;
+	const uint32_t nf = s->n, nc = s->cn;
 	const int depth = n->p.buf_depth;
 	struct router *const rs = n->r;
+	uint32_t i;
 
-	for (; it < end; it++) {
+	for (i = 0; i < nf; i++) {
+		const struct cal_item *it = &fv[i];
 		struct router *r = &rs[it->node];
 		struct ivc *iv = &r->in[it->k];
 		int held = iv->n; /* a local: the store below must not be
@@ -781,7 +784,9 @@ static __attribute__((noinline)) void deliver_arrivals(struct noc *n,
 		if (!held && iv->state == IVC_IDLE)
 			ivc_new_head(n, it->node, iv, c, c);
 	}
-	for (; cr < cend; cr++) {
+	for (i = 0; i < nc; i++) {
+		const struct cal_credit *cr = &cv[i];
+
 		if (!cr->ni) {
 			struct router *r = &rs[cr->node];
 			struct ovc *o = &r->out[cr->k];
@@ -803,7 +808,7 @@ static __attribute__((noinline)) void deliver_arrivals(struct noc *n,
 				q->owned[cr->k] = 0;
 		}
 	}
-	n->cal_n -= s->n + s->cn;
+	n->cal_n -= nf + nc;
 	s->n = 0;
 	s->cn = 0;
 }
