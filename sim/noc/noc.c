@@ -98,6 +98,9 @@ struct ivc {
 				    (bit per port); 0 = unicast (out_port) */
 	uint8_t port, vc;        /* where it sits: in[port * vcs + vc] */
 	uint8_t k;               /* that index, port * vcs + vc */
+	uint16_t dk;             /* unicast: the input VC its flits enter
+				    downstream (opposite(out_port) * vcs +
+				    out_vc), when out_port is a link */
 	cycle_t ready;           /* earliest cycle of the next stage */
 };
 
@@ -953,6 +956,7 @@ static inline void va_grant(struct noc *n, struct router *r, struct ivc *iv,
 	ovc_take(r, n->p.vcs, iv->k, o, v);
 	iv->out_vc = (uint16_t)v;
 	iv->oidx = (uint16_t)(o * n->p.vcs + v);
+	iv->dk = (uint16_t)(opposite(o) * n->p.vcs + v);
 	va_granted(n, r, iv, c, waiting);
 	r->rr_va[o] = (uint16_t)wrap(iv->k + 1, n->pv);
 }
@@ -1219,7 +1223,7 @@ flit_move(struct noc *n, int node, struct router *r, struct ivc *iv, int o,
 
 		it = cal_new(n, at);
 		it->node = r->nbr[o];
-		it->k = (uint16_t)(opposite(o) * p->vcs + iv->out_vc);
+		it->k = iv->dk;
 		it->f = f;
 		it->f.arrive = at;
 		r->out[iv->oidx].credits--;
