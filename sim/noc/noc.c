@@ -73,7 +73,6 @@ enum { NOC_EV_TICK = 1, NOC_EV_DELIVER = 2, NOC_EV_SPACE = 3 };
 enum { IVC_IDLE, IVC_VA, IVC_ACTIVE };
 /* A multicast's ejection branch holds no output VC (va_multicast). */
 #define NOC_NO_VC 0xffff
-enum { CAL_FLIT, CAL_CREDIT, CAL_NI_CREDIT };
 
 /* One flit in a buffer: its packet and position.  Flits carry no data:
  * the functional bytes move at delivery (port.h). */
@@ -99,6 +98,9 @@ struct ivc {
 				    (bit per port); 0 = unicast (out_port) */
 	uint8_t port, vc;        /* where it sits: in[port * vcs + vc] */
 	uint8_t k;               /* that index, port * vcs + vc */
+	uint16_t dk;             /* unicast: the input VC its flits enter
+				    downstream (opposite(out_port) * vcs +
+				    out_vc), when out_port is a link */
 	cycle_t ready;           /* earliest cycle of the next stage */
 };
 
@@ -127,8 +129,6 @@ struct router {
 	struct flit *fbuf;       /* every input VC's buffer, in one block */
 	struct ovc *out;         /* NOC_N_PORTS * vcs */
 	int n_buf;               /* flits held in all input VCs */
-	uint32_t ports;          /* input ports that exist: the local one
-				    and one per neighbour (bit per port) */
 	int n_va;                /* input VCs in IVC_VA (router_va's work) */
 	/* Bit v of [port]: the allocators' candidates, kept in step with the
 	 * VC states so that VA and SA visit only them (8 VCs x 5 ports were
@@ -141,7 +141,9 @@ struct router {
 	uint8_t vq_ports;             /* ports whose vq is not empty */
 	uint16_t act_m[NOC_N_PORTS];  /* input VCs in IVC_ACTIVE, out of
 					 their VA stage */
-	int n_act;                    /* bits set in act_m */
+	uint8_t act_ports;            /* ports whose act_m is not empty:
+					 switch allocation visits only
+					 them */
 	uint16_t ne_m[NOC_N_PORTS];   /* input VCs holding a flit */
 	uint16_t free_m[NOC_N_PORTS]; /* output VCs without an owner */
 	/*
@@ -214,20 +216,36 @@ struct pkt {
 	uint32_t left;           /* deliveries still to come */
 };
 
-/* A calendar entry: something arriving at a fixed future cycle. */
+/* A calendar entry: a flit arriving in a router's input buffer at a
+ * fixed future cycle. */
 struct cal_item {
-	uint8_t kind;            /* CAL_FLIT / CAL_CREDIT / CAL_NI_CREDIT */
-	uint8_t tail;            /* credit of a tail flit */
-	uint16_t k;              /* the router's input VC (flit) or output
-				    VC (credit), port * vcs + vc; the NI's
-				    VC (NI credit) */
-	int node;                /* router or NI */
-	struct flit f;           /* CAL_FLIT: the flit */
+	uint16_t k;              /* the input VC, port * vcs + vc */
+	int node;                /* the router */
+	struct flit f;           /* the flit */
 };
 
+/* A credit arriving at a fixed future cycle (8 bytes). */
+struct cal_credit {
+	uint32_t node;           /* router or NI */
+	uint16_t k;              /* the router's output VC, port * vcs + vc,
+				    or the NI's VC */
+	uint8_t ni;              /* to the NI (from a local input port) */
+	uint8_t tail;            /* credit of a tail flit */
+};
+
+/*
+ * One cycle of the calendar: its flits and its credits, each in the order
+ * they were sent.  Two arrays, not one of mixed entries: a flit arrival
+ * and a credit touch disjoint state (an input VC and the routers' VA
+ * state; an output VC's credits and owner, or an NI's), so the order
+ * between the two kinds cannot matter, and a credit takes 8 bytes and no
+ * dispatch on its kind.
+ */
 struct cal_slot {
-	struct cal_item *v;
+	struct cal_item *v;      /* flits */
 	uint32_t n, cap;
+	struct cal_credit *cv;   /* credits */
+	uint32_t cn, ccap;
 };
 
 /* The packets whose tails reach their NI in one cycle, in the order the
@@ -442,7 +460,7 @@ static int opposite(int port)
 static void bit_set(uint64_t *b, int i) { b[i >> 6] |= 1ULL << (i & 63); }
 static void bit_clr(uint64_t *b, int i) { b[i >> 6] &= ~(1ULL << (i & 63)); }
 
-/* A new calendar entry for cycle 'when', for the caller to fill in (a
+/* A new flit entry for cycle 'when', for the caller to fill in (a
  * scratch entry, and n->oom set, when out of memory). */
 static struct cal_item *cal_new(struct noc *n, cycle_t when)
 {
@@ -462,6 +480,27 @@ static struct cal_item *cal_new(struct noc *n, cycle_t when)
 	}
 	n->cal_n++;
 	return &s->v[s->n++];
+}
+
+/* A new credit entry for cycle 'when' (as cal_new). */
+static struct cal_credit *cal_credit_new(struct noc *n, cycle_t when)
+{
+	static struct cal_credit lost;
+	struct cal_slot *s = &n->cal[when & (n->cal_w - 1)];
+
+	if (s->cn == s->ccap) {
+		uint32_t cap = s->ccap ? s->ccap * 2 : 16;
+		struct cal_credit *v = realloc(s->cv, cap * sizeof(*v));
+
+		if (!v) {
+			n->oom = 1;
+			return &lost;
+		}
+		s->cv = v;
+		s->ccap = cap;
+	}
+	n->cal_n++;
+	return &s->cv[s->cn++];
 }
 
 /* ---- ticks ------------------------------------------------------------------*/
@@ -507,9 +546,12 @@ static int pkt_alloc(struct noc *n, uint32_t *out)
  * Inject at most one flit of node i's NI in cycle c: continue the packet
  * being injected, or start the next queued one on a free local input VC
  * with a credit.  The flit enters the router's buffer at c + 1.  Returns
- * 1 if a flit went.
+ * 1 if a flit went.  Inlined into its two callers, noc_send and noc_tick
+ * (once per packet and once per waiting NI a cycle: the call was 1-2 % of
+ * the network's instructions).
  */
-static int ni_inject(struct noc *n, int i, cycle_t c)
+static inline __attribute__((always_inline)) int
+ni_inject(struct noc *n, int i, cycle_t c)
 {
 	struct ni *q = &n->ni[i];
 	struct cal_item *it;
@@ -551,9 +593,7 @@ static int ni_inject(struct noc *n, int i, cycle_t c)
 		return 0;
 	pk = &n->pk[q->cur];
 	it = cal_new(n, c + 1);
-	it->kind = CAL_FLIT;
 	it->node = i;
-	it->tail = 0;
 	it->k = (uint16_t)(NOC_LOCAL * n->p.vcs + v);
 	it->f.pkt = q->cur;
 	it->f.idx = q->cur_idx & 0x7fffffffu;
@@ -709,54 +749,71 @@ static inline void ivc_new_head(struct noc *n, int node, struct ivc *iv,
 		due_push(n, r->rcq, r->rcq_h, &r->rcq_n, iv->ready, iv->k);
 }
 
-static void deliver_arrivals(struct noc *n, cycle_t c)
+/* The calendar's entries for cycle c: flits into input buffers, credits
+ * to output VCs and NIs.  Kept out of noc_tick (noinline): inlined, it
+ * competed with the router loop for registers (1-2 % more instructions
+ * in the network). */
+static __attribute__((noinline)) void deliver_arrivals(struct noc *n,
+							cycle_t c)
 {
 	struct cal_slot *s = &n->cal[c & (n->cal_w - 1)];
+	/* Locals: the stores below could alias the slot's arrays and the
+	 * parameters for the compiler, which would reload them per item.
+	 * Nothing adds to this cycle's slot while it is walked (whatever a
+	 * tick schedules lands at least one cycle later). */
+	const struct cal_item *const fv = s->v;
+	const struct cal_credit *const cv = s->cv;
+	const uint32_t nf = s->n, nc = s->cn;
+	const int depth = n->p.buf_depth;
+	struct router *const rs = n->r;
 	uint32_t i;
 
-	for (i = 0; i < s->n; i++) {
-		const struct cal_item *it = &s->v[i];
+	for (i = 0; i < nf; i++) {
+		const struct cal_item *it = &fv[i];
+		struct router *r = &rs[it->node];
+		struct ivc *iv = &r->in[it->k];
+		int held = iv->n; /* a local: the store below must not be
+				     read back (a stalled load) */
 
-		if (it->kind == CAL_FLIT) {
-			struct router *r = &n->r[it->node];
-			struct ivc *iv = &r->in[it->k];
-			int held = iv->n; /* a local: the store below must not
-					     be read back (a stalled load) */
+		if (held >= depth) {
+			n->oom = -1; /* credit protocol broken: a bug */
+			continue;
+		}
+		iv->buf[wrap(iv->head + held, depth)] = it->f;
+		iv->n = (uint16_t)(held + 1);
+		r->ne_m[iv->port] |= (uint16_t)(1u << iv->vc);
+		r->n_buf++;
+		bit_set(n->act, it->node);
+		if (!held && iv->state == IVC_IDLE)
+			ivc_new_head(n, it->node, iv, c, c);
+	}
+	for (i = 0; i < nc; i++) {
+		const struct cal_credit *cr = &cv[i];
 
-			if (held >= n->p.buf_depth) {
-				n->oom = -1; /* credit protocol broken: a bug */
-				continue;
-			}
-			iv->buf[wrap(iv->head + held, n->p.buf_depth)] = it->f;
-			iv->n = (uint16_t)(held + 1);
-			r->ne_m[iv->port] |= (uint16_t)(1u << iv->vc);
-			r->n_buf++;
-			bit_set(n->act, it->node);
-			if (!held && iv->state == IVC_IDLE)
-				ivc_new_head(n, it->node, iv, c, c);
-		} else if (it->kind == CAL_CREDIT) {
-			struct router *r = &n->r[it->node];
-			struct ovc *o = &r->out[it->k];
+		if (!cr->ni) {
+			struct router *r = &rs[cr->node];
+			struct ovc *o = &r->out[cr->k];
 
 			o->credits++;
-			if (it->tail && o->tail_wait) {
+			if (cr->tail && o->tail_wait) {
 				int V = n->p.vcs;
 
 				o->tail_wait = 0;
 				o->owner = -1;
-				r->free_m[it->k / V] |=
-					(uint16_t)(1u << (it->k % V));
+				r->free_m[cr->k / V] |=
+					(uint16_t)(1u << (cr->k % V));
 			}
 		} else {
-			struct ni *q = &n->ni[it->node];
+			struct ni *q = &n->ni[cr->node];
 
-			q->credits[it->k]++;
-			if (it->tail && n->p.wait_tail)
-				q->owned[it->k] = 0;
+			q->credits[cr->k]++;
+			if (cr->tail && n->p.wait_tail)
+				q->owned[cr->k] = 0;
 		}
 	}
-	n->cal_n -= s->n;
+	n->cal_n -= nf + nc;
 	s->n = 0;
+	s->cn = 0;
 }
 
 /* Dateline class of the VCs a packet may take out of port o, arriving on
@@ -827,7 +884,7 @@ static inline __attribute__((always_inline)) void va_granted(struct noc *n, stru
 		due_push(n, r->saq, r->saq_h, &r->saq_n, iv->ready, iv->k);
 	} else {
 		r->act_m[iv->port] |= (uint16_t)(1u << iv->vc);
-		r->n_act++;
+		r->act_ports |= (uint8_t)(1u << iv->port);
 	}
 }
 
@@ -899,8 +956,55 @@ static inline void va_grant(struct noc *n, struct router *r, struct ivc *iv,
 	ovc_take(r, n->p.vcs, iv->k, o, v);
 	iv->out_vc = (uint16_t)v;
 	iv->oidx = (uint16_t)(o * n->p.vcs + v);
+	iv->dk = (uint16_t)(opposite(o) * n->p.vcs + v);
 	va_granted(n, r, iv, c, waiting);
 	r->rr_va[o] = (uint16_t)wrap(iv->k + 1, n->pv);
+}
+
+/*
+ * VA's requests m for output port o in the general case (age order, a
+ * torus link's dateline classes, or more than 64 input VCs): oldest first
+ * or round robin from the port's pointer; each takes the lowest free VC
+ * of its class.  Returns the number of grants.
+ */
+static __attribute__((noinline)) int
+va_port(struct noc *n, struct router *r, int o, const uint64_t m[2],
+	cycle_t c, int *waiting)
+{
+	int rq[NOC_N_PORTS * NOC_MAX_VCS], nr = 0, i, k, grants = 0;
+
+	/* the requests in the port's order */
+	if (n->p.age) {
+		for (k = mask_next(m, 0); k >= 0; k = mask_next(m, k + 1))
+			rq[nr++] = k;
+		/* oldest first (insertion sort, at most PV) */
+		for (i = 1; i < nr; i++) {
+			int x = rq[i], j;
+
+			for (j = i; j > 0 && older(front_pkt(n, r, x),
+					front_pkt(n, r, rq[j - 1])); j--)
+				rq[j] = rq[j - 1];
+			rq[j] = x;
+		}
+	} else {
+		int rr = r->rr_va[o];
+
+		for (k = mask_next(m, rr); k >= 0; k = mask_next(m, k + 1))
+			rq[nr++] = k;
+		for (k = mask_next(m, 0); k >= 0 && k < rr;
+		     k = mask_next(m, k + 1))
+			rq[nr++] = k;
+	}
+	for (i = 0; i < nr; i++) {
+		struct ivc *iv = &r->in[rq[i]];
+		uint32_t fm = r->free_m[o] & vc_allowed(n, r, iv, o);
+
+		if (!fm)
+			continue;    /* no free VC: retry next cycle */
+		va_grant(n, r, iv, o, __builtin_ctz(fm), c, waiting);
+		grants++;
+	}
+	return grants;
 }
 
 /*
@@ -924,63 +1028,39 @@ static int router_va(struct noc *n, struct router *r, cycle_t c,
 			grants += va_multicast(n, r, k, c, waiting);
 	}
 	for (pm = r->vq_ports; pm; pm &= pm - 1) {
-		int rq[NOC_N_PORTS * NOC_MAX_VCS], nr = 0, i;
-		uint64_t m[2];
+		const int pv = n->pv;
+		uint64_t m[2], rot;
+		int rr;
 
 		o = __builtin_ctz(pm);
+		/* no free VC at o: no request for it can be granted (every
+		 * order below takes VCs from free_m alone) - retry next
+		 * cycle */
+		if (!r->free_m[o])
+			continue;
 		m[0] = r->vq[o][0];
 		m[1] = r->vq[o][1];
-
-		if (!n->p.age && !m[1] && (!n->p.torus || o == NOC_LOCAL)) {
-			/* Round robin over one word, every VC of the port
-			 * allowed: the requests from the pointer up, then
-			 * from 0, each taking the lowest free VC until none
-			 * is left (common case, no list) */
-			int rr = r->rr_va[o];
-			uint64_t hi = rr < 64 ? m[0] & (~0ULL << rr) : 0;
-			uint64_t part[2] = { hi, m[0] & ~hi };
-
-			for (i = 0; i < 2; i++)
-				for (; part[i]; part[i] &= part[i] - 1) {
-					uint32_t fm = r->free_m[o];
-
-					if (!fm)
-						break; /* retry next cycle */
-					va_grant(n, r, &r->in[__builtin_ctzll(part[i])],
-						 o, __builtin_ctz(fm), c, waiting);
-					grants++;
-				}
+		if (n->p.age || pv > 64 || (n->p.torus && o != NOC_LOCAL)) {
+			grants += va_port(n, r, o, m, c, waiting);
 			continue;
 		}
-		/* the requests in the port's order */
-		if (n->p.age) {
-			for (k = mask_next(m, 0); k >= 0; k = mask_next(m, k + 1))
-				rq[nr++] = k;
-			/* oldest first (insertion sort, at most PV) */
-			for (i = 1; i < nr; i++) {
-				int x = rq[i], j;
-
-				for (j = i; j > 0 && older(front_pkt(n, r, x),
-						front_pkt(n, r, rq[j - 1])); j--)
-					rq[j] = rq[j - 1];
-				rq[j] = x;
-			}
-		} else {
-			int rr = r->rr_va[o];
-
-			for (k = mask_next(m, rr); k >= 0; k = mask_next(m, k + 1))
-				rq[nr++] = k;
-			for (k = mask_next(m, 0); k >= 0 && k < rr;
-			     k = mask_next(m, k + 1))
-				rq[nr++] = k;
-		}
-		for (i = 0; i < nr; i++) {
-			struct ivc *iv = &r->in[rq[i]];
-			uint32_t fm = r->free_m[o] & vc_allowed(n, r, iv, o);
+		/* Round robin over one word, every VC of the port allowed:
+		 * the requests from the pointer up, then from 0 (bit b of
+		 * the rotated mask is input VC (rr + b) mod pv), each taking
+		 * the lowest free VC until none is left (common case, no
+		 * list) */
+		rr = r->rr_va[o];
+		rot = rr ? (m[0] >> rr | m[0] << (pv - rr)) &
+			   (~0ULL >> (64 - pv))
+			 : m[0];
+		for (; rot; rot &= rot - 1) {
+			uint32_t fm = r->free_m[o];
+			int v = __builtin_ctzll(rot) + rr;
 
 			if (!fm)
-				continue;    /* no free VC: retry next cycle */
-			va_grant(n, r, iv, o, __builtin_ctz(fm), c, waiting);
+				break; /* retry next cycle */
+			va_grant(n, r, &r->in[v >= pv ? v - pv : v], o,
+				 __builtin_ctz(fm), c, waiting);
 			grants++;
 		}
 	}
@@ -1043,9 +1123,7 @@ static void flit_out(struct noc *n, int node, struct router *r, int in,
 		cycle_t at = c + (cycle_t)(n->p.t_sa + n->p.t_st + n->p.t_link);
 
 		it = cal_new(n, at);
-		it->kind = CAL_FLIT;
 		it->node = r->nbr[o];
-		it->tail = 0;
 		it->k = (uint16_t)(opposite(o) * V + ov);
 		it->f = f;
 		it->f.arrive = at;
@@ -1071,21 +1149,21 @@ static inline void slot_free(struct noc *n, struct router *r, int node,
 			     struct ivc *iv, int tail, cycle_t c)
 {
 	int ip = iv->port, vc = iv->vc;
-	struct cal_item *it;
+	struct cal_credit *it;
 
 	iv->head = (uint16_t)wrap(iv->head + 1, n->p.buf_depth);
 	if (!--iv->n)
 		r->ne_m[ip] &= (uint16_t)~(1u << vc);
 	r->n_buf--;
-	it = cal_new(n, c + (cycle_t)n->p.t_credit);
+	it = cal_credit_new(n, c + (cycle_t)n->p.t_credit);
 	it->tail = (uint8_t)tail;
 	if (ip == NOC_LOCAL) {
-		it->kind = CAL_NI_CREDIT;
-		it->node = node;
+		it->ni = 1;
+		it->node = (uint32_t)node;
 		it->k = (uint16_t)vc;
 	} else {
-		it->kind = CAL_CREDIT;
-		it->node = r->nbr[ip];
+		it->ni = 0;
+		it->node = (uint32_t)r->nbr[ip];
 		it->k = (uint16_t)(opposite(ip) * n->p.vcs + vc);
 	}
 }
@@ -1110,8 +1188,8 @@ static void flit_pop(struct noc *n, int node, struct router *r, int in,
 	}
 	if (tail) {
 		iv->state = IVC_IDLE;
-		r->act_m[ip] &= (uint16_t)~(1u << vc);
-		r->n_act--;
+		if (!(r->act_m[ip] &= (uint16_t)~(1u << vc)))
+			r->act_ports &= (uint8_t)~(1u << ip);
 		if (iv->n)
 			ivc_new_head(n, node, iv, c + 1, c);
 	}
@@ -1120,8 +1198,9 @@ static void flit_pop(struct noc *n, int node, struct router *r, int in,
 /* The front flit of unicast input VC iv crosses the switch to its output
  * o and leaves the buffer: flit_out then flit_pop, the same updates in
  * the same order, in one pass (the path of nearly every flit). */
-static void flit_move(struct noc *n, int node, struct router *r,
-		      struct ivc *iv, int o, cycle_t c)
+static inline __attribute__((always_inline)) void
+flit_move(struct noc *n, int node, struct router *r, struct ivc *iv, int o,
+	  cycle_t c)
 {
 	const struct noc_params *p = &n->p;
 	struct flit f = iv->buf[iv->head];
@@ -1143,10 +1222,8 @@ static void flit_move(struct noc *n, int node, struct router *r,
 		cycle_t at = c + (cycle_t)(p->t_sa + p->t_st + p->t_link);
 
 		it = cal_new(n, at);
-		it->kind = CAL_FLIT;
 		it->node = r->nbr[o];
-		it->tail = 0;
-		it->k = (uint16_t)(opposite(o) * p->vcs + iv->out_vc);
+		it->k = iv->dk;
 		it->f = f;
 		it->f.arrive = at;
 		r->out[iv->oidx].credits--;
@@ -1166,8 +1243,8 @@ static void flit_move(struct noc *n, int node, struct router *r,
 	slot_free(n, r, node, iv, f.tail, c);
 	if (f.tail) {
 		iv->state = IVC_IDLE;
-		r->act_m[ip] &= (uint16_t)~(1u << vc);
-		r->n_act--;
+		if (!(r->act_m[ip] &= (uint16_t)~(1u << vc)))
+			r->act_ports &= (uint8_t)~(1u << ip);
 		if (iv->n)
 			ivc_new_head(n, node, iv, c + 1, c);
 	}
@@ -1229,80 +1306,28 @@ static int sa_ready(const struct noc *n, const struct router *r, int k)
 }
 
 /*
- * Switch allocation, separable and input first: each input port picks one
- * of its VCs that has a flit, an output VC and a credit; each output port
- * then picks one of the inputs that chose it.  Round robin (or oldest
- * packet first) at both stages.  A VC ready but without a credit counts a
- * credit-stall cycle.  A multicast flit bids for every branch it has not
- * left on yet and may win several outputs in one cycle (the crossbar
- * copies an input to several outputs); branches without a credit wait and
- * the flit leaves its buffer once it has left on all of them
- * (asynchronous replication at the front of the buffer).  Returns the
- * number of flits that moved.
+ * The output stage of router_sa when several input ports picked a VC or a
+ * pick is a multicast: each output port grants one of the input ports
+ * whose pick bids for it; the winners cross.  Returns the flits moved.
  */
-static int router_sa(struct noc *n, int node, struct router *r, cycle_t c)
+static __attribute__((noinline)) int
+sa_outputs(struct noc *n, int node, struct router *r, cycle_t c,
+	   const int pick[NOC_N_PORTS], uint32_t picks, uint32_t mc)
 {
 	const int V = n->p.vcs, age = n->p.age;
 	int p, o, moved = 0;
-	int pick[NOC_N_PORTS];   /* input VC chosen per input port */
 	int win[NOC_N_PORTS];    /* input port granted per output */
 	uint32_t want[NOC_N_PORTS]; /* input ports bidding per output */
-	uint32_t pm, mc = 0, outs = 0; /* ports whose pick is a multicast,
-					  outputs with a bidder (bit per
-					  port) */
+	uint32_t pm, outs = 0;   /* outputs with a bidder (bit per port) */
 
-	/* Every loop walks set bits only (a port of an edge router that has
-	 * no neighbour holds no flit; most cycles see one or two bids). */
-	for (pm = r->ports; pm; pm &= pm - 1) {
-		/* the VCs with a flit past VA, in visiting order: from the
-		 * round-robin pointer up, then from 0 (age: from 0) - bit
-		 * b of the rotated mask is VC (rr + b) mod V */
-		uint32_t cand, rot;
-		const struct ivc *iv;
-		int k = -1, rr, base;
-
+	/*
+	 * Output stage: want[o] = the input ports whose pick bids for o.  A
+	 * unicast pick bids for its route alone (its credit was just seen); a
+	 * multicast one for each branch sa_wants names.
+	 */
+	for (pm = picks & ~mc; pm; pm &= pm - 1) {
 		p = __builtin_ctz(pm);
-		cand = (uint32_t)(r->act_m[p] & r->ne_m[p]);
-		if (!cand)
-			continue;
-		rr = age ? 0 : r->rr_in[p];
-		rot = ((cand >> rr) | (cand << (V - rr))) & ((1u << V) - 1);
-		base = p * V - V;
-		for (; rot; rot &= rot - 1) {
-			int v = __builtin_ctz(rot) + rr;
-			int kk = base + (v >= V ? v : v + V);
-
-			iv = &r->in[kk];
-			/* a unicast flit's credit (ejection never runs
-			 * out: its VCs hold 2^30) */
-			if (iv->branches ? !sa_ready(n, r, kk)
-					 : r->out[iv->oidx].credits <= 0) {
-				r->stall_credit++;
-				n->u.ctr[CTR_NOC_STALL_CREDIT]++;
-				continue;
-			}
-			if (k < 0 ||
-			    (age && older(front_pkt(n, r, kk),
-					  front_pkt(n, r, k))))
-				k = kk;
-			if (!age)
-				break;
-		}
-		if (k < 0)
-			continue;
-		pick[p] = k;
-		/*
-		 * Output stage: want[o] = the input ports whose pick bids
-		 * for o.  A unicast pick bids for its route alone (its
-		 * credit was just seen); a multicast one for each branch
-		 * sa_wants names, below.
-		 */
-		iv = &r->in[k];
-		if (iv->branches) {
-			mc |= 1u << p;
-			continue;
-		}
-		o = iv->out_port;
+		o = r->in[pick[p]].out_port;
 		if (!(outs >> o & 1)) {
 			outs |= 1u << o;
 			want[o] = 0;
@@ -1359,6 +1384,92 @@ static int router_sa(struct noc *n, int node, struct router *r, cycle_t c)
 	return moved;
 }
 
+/*
+ * Switch allocation, separable and input first: each input port picks one
+ * of its VCs that has a flit, an output VC and a credit; each output port
+ * then picks one of the inputs that chose it.  Round robin (or oldest
+ * packet first) at both stages.  A VC ready but without a credit counts a
+ * credit-stall cycle.  A multicast flit bids for every branch it has not
+ * left on yet and may win several outputs in one cycle (the crossbar
+ * copies an input to several outputs); branches without a credit wait and
+ * the flit leaves its buffer once it has left on all of them
+ * (asynchronous replication at the front of the buffer).  Returns the
+ * number of flits that moved.
+ */
+static int router_sa(struct noc *n, int node, struct router *r, cycle_t c)
+{
+	const int V = n->p.vcs, age = n->p.age;
+	int p;
+	int pick[NOC_N_PORTS];   /* input VC chosen per input port */
+	uint32_t pm, picks = 0, mc = 0; /* ports with a pick, those whose
+					   pick is a multicast (bit per
+					   port) */
+
+	/* Every loop walks set bits only: the input ports with a VC past VA
+	 * (most cycles see one or two bids). */
+	for (pm = r->act_ports; pm; pm &= pm - 1) {
+		/* the VCs with a flit past VA, in visiting order: from the
+		 * round-robin pointer up, then from 0 (age: from 0) - bit
+		 * b of the rotated mask is VC (rr + b) mod V */
+		uint32_t cand, rot;
+		const struct ivc *iv;
+		int k = -1, rr, base;
+
+		p = __builtin_ctz(pm);
+		cand = (uint32_t)(r->act_m[p] & r->ne_m[p]);
+		if (!cand)
+			continue;
+		rr = age ? 0 : r->rr_in[p];
+		rot = ((cand >> rr) | (cand << (V - rr))) & ((1u << V) - 1);
+		base = p * V - V;
+		for (; rot; rot &= rot - 1) {
+			int v = __builtin_ctz(rot) + rr;
+			int kk = base + (v >= V ? v : v + V);
+
+			iv = &r->in[kk];
+			/* a unicast flit's credit (ejection never runs
+			 * out: its VCs hold 2^30) */
+			if (iv->branches ? !sa_ready(n, r, kk)
+					 : r->out[iv->oidx].credits <= 0) {
+				r->stall_credit++;
+				n->u.ctr[CTR_NOC_STALL_CREDIT]++;
+				continue;
+			}
+			if (k < 0 ||
+			    (age && older(front_pkt(n, r, kk),
+					  front_pkt(n, r, k))))
+				k = kk;
+			if (!age)
+				break;
+		}
+		if (k < 0)
+			continue;
+		pick[p] = k;
+		picks |= 1u << p;
+		if (r->in[k].branches)
+			mc |= 1u << p;
+	}
+	if (!picks)
+		return 0;
+	/*
+	 * One unicast pick (DMA streams: nearly every call): the only bidder
+	 * for its output wins it under round robin and age alike, so the
+	 * output stage below would grant it; the same pointer updates and
+	 * crossing, without the bid masks.
+	 */
+	if (!(picks & (picks - 1)) && !mc) {
+		int ip = __builtin_ctz(picks), k = pick[ip];
+		struct ivc *iv = &r->in[k];
+		int o = iv->out_port;
+
+		r->rr_in[ip] = (uint16_t)wrap(k - ip * V + 1, V);
+		r->rr_out[o] = (uint16_t)wrap(ip + 1, NOC_N_PORTS);
+		flit_move(n, node, r, iv, o, c);
+		return 1;
+	}
+	return sa_outputs(n, node, r, c, pick, picks, mc);
+}
+
 /* One cycle of router 'node': VA then SA.  Returns progress (grants);
  * *waiting is set when a stage waits on time alone. */
 static int router_step(struct noc *n, int node, cycle_t c, int *waiting)
@@ -1378,14 +1489,14 @@ static int router_step(struct noc *n, int node, cycle_t c, int *waiting)
 		const struct ivc *iv = &r->in[r->saq[r->saq_h].k];
 
 		r->act_m[iv->port] |= (uint16_t)(1u << iv->vc);
-		r->n_act++;
+		r->act_ports |= (uint8_t)(1u << iv->port);
 		r->saq_h = (r->saq_h + 1) & dm;
 	}
 	if (r->rcq_n | r->saq_n)
 		*waiting = 1;
 	/* allocation only where some VC is past its stage's wait */
 	g = r->n_va > (int)r->rcq_n ? router_va(n, r, c, waiting) : 0;
-	if (r->n_act)
+	if (r->act_ports)
 		g += router_sa(n, node, r, c);
 	if (!r->n_buf)
 		bit_clr(n->act, node);
@@ -1399,7 +1510,8 @@ static int noc_tick(struct noc *n, cycle_t c)
 
 	n->tick_at = CYCLE_MAX;
 	n->st.ticks++;
-	if (n->cal_n && n->cal[c & (n->cal_w - 1)].n) {
+	if (n->cal_n && (n->cal[c & (n->cal_w - 1)].n |
+			 n->cal[c & (n->cal_w - 1)].cn)) {
 		deliver_arrivals(n, c);
 		progress = 1;
 	}
@@ -1445,7 +1557,8 @@ static int noc_tick(struct noc *n, cycle_t c)
 		cycle_t t;
 
 		for (t = c + 1; t < c + n->cal_w; t++)
-			if (n->cal[t & (n->cal_w - 1)].n) {
+			if (n->cal[t & (n->cal_w - 1)].n |
+			    n->cal[t & (n->cal_w - 1)].cn) {
 				next = t;
 				break;
 			}
@@ -1746,8 +1859,10 @@ static void noc_destroy(struct unit *u)
 			free(n->ni[i].owned);
 		}
 	if (n->cal)
-		for (w = 0; w < n->cal_w; w++)
+		for (w = 0; w < n->cal_w; w++) {
 			free(n->cal[w].v);
+			free(n->cal[w].cv);
+		}
 	if (n->dl)
 		for (w = 0; w < n->cal_w; w++)
 			free(n->dl[w].v);
@@ -1808,9 +1923,6 @@ static int router_init(struct noc *n, int i)
 			r->wrap[NOC_NORTH] = 1;
 		}
 	}
-	for (k = 0; k < NOC_N_PORTS; k++)
-		if (k == NOC_LOCAL || r->nbr[k] >= 0)
-			r->ports |= 1u << k;
 	r->in = calloc((size_t)n->pv, sizeof(*r->in));
 	r->mc = calloc((size_t)n->pv, sizeof(*r->mc));
 	r->out = calloc((size_t)n->pv, sizeof(*r->out));
