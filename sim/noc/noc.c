@@ -460,6 +460,18 @@ static int opposite(int port)
 static void bit_set(uint64_t *b, int i) { b[i >> 6] |= 1ULL << (i & 63); }
 static void bit_clr(uint64_t *b, int i) { b[i >> 6] &= ~(1ULL << (i & 63)); }
 
+/* Array v of *cap entries of 'size' bytes, doubled (16 at first): the
+ * new array, or NULL with v and *cap unchanged. */
+static void *cal_grow(void *v, uint32_t *cap, size_t size)
+{
+	uint32_t c = *cap ? *cap * 2 : 16;
+
+	v = realloc(v, c * size);
+	if (v)
+		*cap = c;
+	return v;
+}
+
 /* A new flit entry for cycle 'when', for the caller to fill in (a
  * scratch entry, and n->oom set, when out of memory). */
 static struct cal_item *cal_new(struct noc *n, cycle_t when)
@@ -468,15 +480,13 @@ static struct cal_item *cal_new(struct noc *n, cycle_t when)
 	struct cal_slot *s = &n->cal[when & (n->cal_w - 1)];
 
 	if (s->n == s->cap) {
-		uint32_t cap = s->cap ? s->cap * 2 : 16;
-		struct cal_item *v = realloc(s->v, cap * sizeof(*v));
+		struct cal_item *v = cal_grow(s->v, &s->cap, sizeof(*v));
 
 		if (!v) {
 			n->oom = 1;
 			return &lost;
 		}
 		s->v = v;
-		s->cap = cap;
 	}
 	n->cal_n++;
 	return &s->v[s->n++];
@@ -489,15 +499,13 @@ static struct cal_credit *cal_credit_new(struct noc *n, cycle_t when)
 	struct cal_slot *s = &n->cal[when & (n->cal_w - 1)];
 
 	if (s->cn == s->ccap) {
-		uint32_t cap = s->ccap ? s->ccap * 2 : 16;
-		struct cal_credit *v = realloc(s->cv, cap * sizeof(*v));
+		struct cal_credit *v = cal_grow(s->cv, &s->ccap, sizeof(*v));
 
 		if (!v) {
 			n->oom = 1;
 			return &lost;
 		}
 		s->cv = v;
-		s->ccap = cap;
 	}
 	n->cal_n++;
 	return &s->cv[s->cn++];
