@@ -65,11 +65,22 @@ enum head_state {
 	HS_ARB,      /* contended: resolved cycle by cycle */
 };
 
+/* Words per bank of an access: its j-th bank (bank (b0 + j) % banks,
+ * j < nb) holds full + (j < rem) of its words (docs/memory.md).  Worked
+ * out once at issue: activation and counting both need it. */
+struct sram_shape {
+	uint64_t full;        /* words every touched bank gets */
+	uint32_t b0;          /* bank of the first word */
+	uint32_t nb;          /* banks touched = min(words, banks) */
+	uint32_t rem;         /* the first rem banks get one more */
+};
+
 /* One access, as issued. */
 struct sram_acc {
 	uint64_t addr;        /* first byte */
 	uint32_t bytes;       /* length (> 0) */
 	int write;            /* 1 write, 0 read */
+	struct sram_shape sh; /* its words per bank */
 	cycle_t when;         /* earliest cycle to compete (issue argument) */
 	cycle_t done_at;      /* completion cycle, once finalised */
 	cycle_t sched_done;   /* cycle of its scheduled completion event, or
@@ -211,6 +222,22 @@ static uint64_t words_in(const struct sram *s, uint64_t n_words, uint32_t j)
 	return full + (j < rem ? 1 : 0);
 }
 
+/* The shape of [addr, addr + bytes): acc_shape and words_in in one. */
+static void shape_of(const struct sram *s, uint64_t addr, uint32_t bytes,
+		     struct sram_shape *sh)
+{
+	uint64_t n_words;
+
+	acc_shape(s, addr, bytes, &n_words, &sh->b0, &sh->nb);
+	if (s->bk_shift >= 0) {
+		sh->full = n_words >> s->bk_shift;
+		sh->rem = (uint32_t)(n_words & ((uint64_t)s->g.banks - 1));
+	} else {
+		sh->full = n_words / (uint64_t)s->g.banks;
+		sh->rem = (uint32_t)(n_words % (uint64_t)s->g.banks);
+	}
+}
+
 /*
  * Ring indices grow forever (64 bits: no wrap in any run); the slot is the
  * index modulo the capacity, a power of two so that it is a mask.
@@ -275,20 +302,15 @@ static cycle_t head_cycles_left(const struct sram *s, const struct sram_req *r)
 /* Count a fully granted access: per-bank words from its shape (every word
  * was granted exactly once, whichever way it got there), the memory's and
  * the requestor's accesses and bytes. */
-static void acc_count(struct sram *s, struct sram_req *r, uint64_t addr,
-		      uint32_t bytes, int write)
+static void acc_count(struct sram *s, struct sram_req *r,
+		      const struct sram_shape *sh, uint32_t bytes, int write)
 {
-	uint64_t n_words, j;
-	uint32_t b0, nb;
+	uint64_t *bs = s->bank_st + (write ? SRAM_ST_WRITES : SRAM_ST_READS);
+	uint32_t j, b = sh->b0, banks = (uint32_t)s->g.banks;
 
-	acc_shape(s, addr, bytes, &n_words, &b0, &nb);
-	for (j = 0; j < nb; j++) {
-		uint64_t *bs = &s->bank_st[(uint64_t)add_mod(b0, (uint32_t)j,
-							     (uint32_t)s->g.banks) *
-					   SRAM_N_ST];
-
-		bs[write ? SRAM_ST_WRITES : SRAM_ST_READS] +=
-			words_in(s, n_words, (uint32_t)j);
+	for (j = 0; j < sh->nb; j++) {
+		bs[(uint64_t)b * SRAM_N_ST] += sh->full + (j < sh->rem);
+		b = b + 1 == banks ? 0 : b + 1;
 	}
 	if (write) {
 		s->u.ctr[CTR_SRAM_WRITES]++;
@@ -309,7 +331,7 @@ static int head_finalise(struct sram *s, int id, cycle_t last)
 	struct sram_acc *a = slot(r, r->head);
 	int rc;
 
-	acc_count(s, r, a->addr, a->bytes, a->write);
+	acc_count(s, r, &a->sh, a->bytes, a->write);
 	/* a free head already has its completion event at this cycle;
 	 * a contended one (or a free one that was delayed) needs one */
 	a->done_at = last + (cycle_t)s->g.latency;
@@ -342,15 +364,15 @@ static int head_finalise(struct sram *s, int id, cycle_t last)
 /* The head starts competing at cycle t: words per bank from its shape.
  * left[] has room for every bank (allocated at registration), and nb is
  * at most banks, so no allocation happens per access. */
-static void head_activate(struct sram *s, struct sram_req *r)
+static void head_activate(struct sram_req *r)
 {
-	struct sram_acc *a = slot(r, r->head);
-	uint64_t n_words;
-	uint32_t j;
+	const struct sram_acc *a = slot(r, r->head);
+	uint32_t j, full = (uint32_t)a->sh.full;
 
-	acc_shape(s, a->addr, a->bytes, &n_words, &r->b0, &r->nb);
+	r->b0 = a->sh.b0;
+	r->nb = a->sh.nb;
 	for (j = 0; j < r->nb; j++)
-		r->left[j] = (uint32_t)words_in(s, n_words, j);
+		r->left[j] = full + (j < a->sh.rem);
 }
 
 /*
@@ -487,7 +509,7 @@ static int arbitrate(struct sram *s, cycle_t t)
 		if ((rc = head_catch_up(s, i, t)))
 			return rc;
 		if (r->hs == HS_PENDING && r->elig <= t) {
-			head_activate(s, r);
+			head_activate(r);
 			r->hs = HS_ARB;
 			r->free_s = t;
 		} else if (r->hs == HS_FREE) {
@@ -509,7 +531,7 @@ static int arbitrate(struct sram *s, cycle_t t)
 		if ((rc = head_catch_up(s, i, t)))
 			return rc;
 		if (r->hs == HS_PENDING && r->elig <= t) {
-			head_activate(s, r);
+			head_activate(r);
 			r->hs = HS_ARB; /* decided below */
 			r->free_s = t;
 		} else if (r->hs == HS_FREE) {
@@ -991,6 +1013,7 @@ int sram_access(sram *s, int req, uint64_t addr, uint32_t bytes, int write,
 	a->addr = addr;
 	a->bytes = bytes;
 	a->write = write != 0;
+	shape_of(s, addr, bytes, &a->sh);
 	a->when = when;
 	a->done_at = CYCLE_MAX;
 	a->sched_done = CYCLE_MAX;
@@ -1271,13 +1294,16 @@ int sram_ff_chain(sram *s, int req, uint64_t k, const struct mem_req *add,
 	for (i = 0; i < k; i++) {
 		const struct mem_req *a = i < n_in ? NULL : &add[i - n_in];
 		const struct sram_acc *x = i < n_in ? slot(r, r->head + i) : NULL;
-		uint64_t addr = x ? x->addr : a->addr, n_words;
-		uint32_t bytes = x ? x->bytes : a->bytes, b0, nb;
+		struct sram_shape sh;
 
-		acc_count(s, r, addr, bytes, x ? x->write : a->write);
-		acc_shape(s, addr, bytes, &n_words, &b0, &nb);
-		for (j = 0; j < nb; j++)
-			s->rr[add_mod(b0, j, banks)] = (int)rrv;
+		if (x)
+			sh = x->sh;
+		else
+			shape_of(s, a->addr, a->bytes, &sh);
+		acc_count(s, r, &sh, x ? x->bytes : a->bytes,
+			  x ? x->write : a->write);
+		for (j = 0; j < sh.nb; j++)
+			s->rr[add_mod(sh.b0, j, banks)] = (int)rrv;
 	}
 	/* the queue from the new head on: kept entries, then the added ones
 	 * still in flight (the others were granted above) */
@@ -1289,6 +1315,7 @@ int sram_ff_chain(sram *s, int req, uint64_t k, const struct mem_req *add,
 		a->addr = add[i].addr;
 		a->bytes = add[i].bytes;
 		a->write = add[i].write != 0;
+		shape_of(s, add[i].addr, add[i].bytes, &a->sh);
 		a->when = add[i].when;
 		a->done_at = CYCLE_MAX;
 		a->sched_done = CYCLE_MAX;
@@ -1300,7 +1327,7 @@ int sram_ff_chain(sram *s, int req, uint64_t k, const struct mem_req *add,
 	r->retire = r->head = h;
 	r->prev_last = start - 1;
 	r->have_prev = 1;
-	head_activate(s, r);
+	head_activate(r);
 	s->arb_ran = 1;
 	s->last_arb = start;
 	s->arb_gen++; /* the old head's successor pass is replaced below */
