@@ -128,6 +128,9 @@ struct sram {
 	cycle_t *bank_stamp;    /* per bank: cycle of bank_n's validity */
 	int *bank_n;            /* per bank: heads wanting it this cycle;
 				   -1 once resolved in this pass */
+	uint64_t *bank_dem;     /* per bank (arbitrate_narrow): a bit per
+				   requestor wanting it this cycle; 0 once
+				   resolved in this pass */
 	cycle_t last_arb;       /* last cycle whose arbitration ran */
 	int arb_ran;            /* last_arb is valid */
 	cycle_t arb_sched_last; /* last cycle an ARB event was scheduled for */
@@ -474,6 +477,164 @@ static int active(const struct sram_req *r)
 }
 
 /*
+ * Step 1 of a pass for requestor i with a head: finalise a free head that
+ * finished before t (its successor becomes pending), activate a pending
+ * head whose start has come, bring a free one's words-left up to t.  A
+ * successor made eligible here may start at t itself, so last_arb still
+ * names the previous pass (see head_elig).  Returns 0 or an error.
+ */
+static int head_prepare(struct sram *s, int i, cycle_t t)
+{
+	struct sram_req *r = &s->reqs[i];
+	int rc;
+
+	if ((rc = head_catch_up(s, i, t)))
+		return rc;
+	if (r->hs == HS_PENDING && r->elig <= t) {
+		head_activate(r);
+		r->hs = HS_ARB; /* decided by the caller */
+		r->free_s = t;
+	} else if (r->hs == HS_FREE) {
+		head_materialise(s, i, t);
+	}
+	return 0;
+}
+
+/*
+ * The pass below (arbitrate) for a memory of at most 64 requestors, every
+ * one there is unless core.dma.engines > 57: the same steps in the same
+ * order, with the walks' per-bank bookkeeping in one word per bank.
+ *   - Counting keeps each bank's demanders as a mask (bank_dem) instead of
+ *     a count, and the heads that share a bank as a mask ('shared'): a
+ *     head is contended iff its bit is there, so the split needs no second
+ *     look at its banks, and a pass with every head free skips the grant
+ *     walk (no bit in 'arb').
+ *   - A contended bank's round-robin order, requestors from rr[b] on then
+ *     those below it, is its mask's bits at and above rr[b], then the
+ *     rest: no walk over every live requestor per bank.
+ *   - Granting, conflict cycles and finalising are one walk in id order
+ *     instead of three.  Equivalent because a bank is resolved by its
+ *     lowest-id demander (as in arbitrate), so when head i's visit ends
+ *     every bank it wants is resolved: its words left, its 'lost' bit are
+ *     final and no later resolution looks at it.  Finalising schedules
+ *     events; granting and counting schedule none, so the events come in
+ *     the same order (contended heads in id order, after the free ones).
+ */
+static int arbitrate_narrow(struct sram *s, cycle_t t)
+{
+	uint64_t act = 0, shared = 0, arb = 0, lost = 0, m;
+	uint32_t j, b, banks = (uint32_t)s->g.banks;
+	int i, rc, contended_left = 0;
+
+	/* 1. prepare every head; demanders of each bank wanted at t */
+	for (m = s->live[0]; m; m &= m - 1) {
+		struct sram_req *r;
+		uint64_t bit;
+
+		i = __builtin_ctzll(m);
+		r = &s->reqs[i];
+		if ((rc = head_prepare(s, i, t)))
+			return rc;
+		if (!active(r))
+			continue;
+		bit = 1ULL << i;
+		act |= bit;
+		for (j = 0, b = r->b0; j < r->nb;
+		     j++, b = b + 1 == banks ? 0 : b + 1) {
+			if (!r->left[j])
+				continue;
+			if (s->bank_stamp[b] != t + 1) { /* (see arbitrate) */
+				s->bank_stamp[b] = t + 1;
+				s->bank_dem[b] = bit;
+			} else {
+				shared |= s->bank_dem[b] | bit;
+				s->bank_dem[b] |= bit;
+			}
+		}
+	}
+	s->arb_ran = 1;
+	s->last_arb = t;
+
+	/* 2. heads sharing no bank run free, in id order */
+	for (m = act; m; m &= m - 1) {
+		i = __builtin_ctzll(m);
+		if (shared & (1ULL << i)) {
+			s->reqs[i].hs = HS_ARB;
+			arb |= 1ULL << i;
+		} else if ((rc = head_set_free(s, i, t))) {
+			return rc;
+		}
+	}
+
+	/* 3. the contended heads in id order: resolve each bank not yet
+	 * resolved (its demanders are all contended, none visited yet), then
+	 * count the head's conflict cycle and finalise it if it is done */
+	for (m = arb; m; m &= m - 1) {
+		struct sram_req *r;
+		int done = 1;
+
+		i = __builtin_ctzll(m);
+		r = &s->reqs[i];
+		for (j = 0, b = r->b0; j < r->nb;
+		     j++, b = b + 1 == banks ? 0 : b + 1) {
+			uint64_t d = s->bank_dem[b], order[2];
+			uint32_t ports = (uint32_t)s->g.ports;
+			int k, first, last_won = -1;
+
+			if (!r->left[j] || !d)
+				continue; /* nothing wanted, or resolved */
+			first = s->g.arb == SRAM_ARB_RR ? s->rr[b] : 0;
+			order[0] = d & (~0ULL << first); /* first and above */
+			order[1] = d & ~order[0];        /* then below it */
+			for (k = 0; k < 2; k++) {
+				uint64_t m2;
+
+				for (m2 = order[k]; m2; m2 &= m2 - 1) {
+					int q = __builtin_ctzll(m2);
+					struct sram_req *rq = &s->reqs[q];
+					uint32_t off = add_mod(b, banks - rq->b0,
+							       banks);
+					uint32_t want = rq->left[off];
+					uint32_t g = want < ports ? want : ports;
+
+					/* as in arbitrate: greedy, a conflict
+					 * when refused a port it could have
+					 * used alone */
+					if (g < (want < (uint32_t)s->g.ports ?
+						 want : (uint32_t)s->g.ports)) {
+						s->bank_st[b * SRAM_N_ST +
+							   SRAM_ST_CONFLICTS]++;
+						s->u.ctr[CTR_SRAM_BANK_CONFLICTS]++;
+						lost |= 1ULL << q;
+					}
+					if (g) {
+						rq->left[off] -= g;
+						ports -= g;
+						last_won = q;
+					}
+				}
+			}
+			if (s->g.arb == SRAM_ARB_RR && last_won >= 0)
+				s->rr[b] = (int)add_mod((uint32_t)last_won, 1,
+							(uint32_t)s->n_reqs);
+			s->bank_dem[b] = 0; /* resolved for cycle t */
+		}
+		if (lost & (1ULL << i))
+			r->st[SRAM_ST_CONFLICTS]++;
+		for (j = 0; j < r->nb && done; j++)
+			done = r->left[j] == 0;
+		if (done) {
+			if ((rc = head_finalise(s, i, t)))
+				return rc;
+		} else {
+			contended_left = 1;
+		}
+	}
+	/* Survivors that became uncontended are set free by the t+1 pass. */
+	return contended_left ? ensure_arb(s, t + 1) : 0;
+}
+
+/*
  * Arbitration pass of cycle t (EV_PRI_ARB):
  *   1. finalise free heads that finished before t; heads whose start is t
  *      become active;
@@ -506,37 +667,23 @@ static int arbitrate(struct sram *s, cycle_t t)
 
 		i = __builtin_ctzll(s->live[0]);
 		r = &s->reqs[i];
-		if ((rc = head_catch_up(s, i, t)))
+		if ((rc = head_prepare(s, i, t)))
 			return rc;
-		if (r->hs == HS_PENDING && r->elig <= t) {
-			head_activate(r);
-			r->hs = HS_ARB;
-			r->free_s = t;
-		} else if (r->hs == HS_FREE) {
-			head_materialise(s, i, t);
-		}
 		s->arb_ran = 1;
 		s->last_arb = t;
 		return active(r) ? head_set_free(s, i, t) : 0;
 	}
+	if (s->n_live_words == 1)
+		return arbitrate_narrow(s, t);
 
 	/* (Idle requestors have nothing to catch up, activate or count.) */
 	FOR_LIVE(s, i, w, m) {
 		struct sram_req *r = &s->reqs[i];
 
-		/* A successor made eligible here may start at t itself, so
-		 * last_arb still names the previous pass (see head_elig).
-		 * Requestors are visited in id order, so a successor freed by
+		/* Requestors are visited in id order, so a successor freed by
 		 * requestor i is activated in this same loop iteration. */
-		if ((rc = head_catch_up(s, i, t)))
+		if ((rc = head_prepare(s, i, t)))
 			return rc;
-		if (r->hs == HS_PENDING && r->elig <= t) {
-			head_activate(r);
-			r->hs = HS_ARB; /* decided below */
-			r->free_s = t;
-		} else if (r->hs == HS_FREE) {
-			head_materialise(s, i, t);
-		}
 		if (!active(r))
 			continue;
 		for (j = 0; j < r->nb; j++) {
@@ -804,6 +951,7 @@ static void sram_destroy(struct unit *u)
 	free(s->rr);
 	free(s->bank_stamp);
 	free(s->bank_n);
+	free(s->bank_dem);
 	free(s->data);
 	free(s);
 }
@@ -840,8 +988,9 @@ sram *sram_new(eng *e, int core, const char *name, const struct sram_geom *g)
 	s->rr = calloc((size_t)g->banks, sizeof(int));
 	s->bank_stamp = calloc((size_t)g->banks, sizeof(cycle_t));
 	s->bank_n = calloc((size_t)g->banks, sizeof(int));
+	s->bank_dem = calloc((size_t)g->banks, sizeof(uint64_t));
 	if (!s->data || !s->bank_st || !s->rr || !s->bank_stamp ||
-	    !s->bank_n || eng_add_unit(e, &s->u)) {
+	    !s->bank_n || !s->bank_dem || eng_add_unit(e, &s->u)) {
 		sram_destroy(&s->u);
 		return NULL;
 	}
