@@ -121,6 +121,8 @@ struct sram {
 	uint8_t *data;          /* functional contents, g.bytes long */
 	struct sram_req *reqs;  /* requestors, id = index */
 	int n_reqs, cap_reqs;   /* used, allocated */
+	uint64_t all_st[SRAM_ST_WRITES + 1]; /* words read, written in every
+				   bank, not in bank_st (acc_count) */
 	uint64_t *bank_st;      /* banks x SRAM_N_ST statistics (words read,
 				   written; bank-cycles of conflict) */
 	int *rr;                /* per bank: requestor id that goes first
@@ -308,11 +310,19 @@ static cycle_t head_cycles_left(const struct sram *s, const struct sram_req *r)
 static void acc_count(struct sram *s, struct sram_req *r,
 		      const struct sram_shape *sh, uint32_t bytes, int write)
 {
-	uint64_t *bs = s->bank_st + (write ? SRAM_ST_WRITES : SRAM_ST_READS);
+	int kind = write ? SRAM_ST_WRITES : SRAM_ST_READS;
+	uint64_t *bs = s->bank_st + kind;
 	uint32_t j, b = sh->b0, banks = (uint32_t)s->g.banks;
 
-	for (j = 0; j < sh->nb; j++) {
-		bs[(uint64_t)b * SRAM_N_ST] += sh->full + (j < sh->rem);
+	/* Its j-th bank gets full + (j < rem) words.  Touching every bank,
+	 * they all get 'full': that goes to all_st in one add instead of one
+	 * per bank (the vector unit's rows span the banks), and the readers
+	 * of bank_st add it back; the first 'rem' get one more.  Touching
+	 * fewer (nb = words < banks), full is 0 and rem is nb: one each. */
+	if (sh->nb == banks)
+		s->all_st[kind] += sh->full;
+	for (j = 0; j < sh->rem; j++) {
+		bs[(uint64_t)b * SRAM_N_ST]++;
 		b = b + 1 == banks ? 0 : b + 1;
 	}
 	if (write) {
@@ -386,18 +396,20 @@ static void head_materialise(struct sram *s, int id, cycle_t t)
 {
 	struct sram_req *r = &s->reqs[id];
 	uint64_t granted = (uint64_t)(t - r->free_s) * (uint64_t)s->g.ports;
-	uint32_t j;
+	uint32_t j, b, banks = (uint32_t)s->g.banks;
+	int next = (int)add_mod((uint32_t)id, 1, (uint32_t)s->n_reqs);
 
-	for (j = 0; j < r->nb; j++) {
+	r->free_s = t;
+	if (!granted)
+		return;
+	for (j = 0, b = r->b0; j < r->nb; j++, b = b + 1 == banks ? 0 : b + 1) {
 		/* Its banks were its alone: a round-robin pointer moves past
 		 * it after any grant, exactly as if arbitrated every cycle. */
-		if (granted && r->left[j])
-			s->rr[add_mod(r->b0, j, (uint32_t)s->g.banks)] =
-				(int)add_mod((uint32_t)id, 1, (uint32_t)s->n_reqs);
+		if (r->left[j])
+			s->rr[b] = next;
 		r->left[j] = granted >= r->left[j] ? 0
 			   : r->left[j] - (uint32_t)granted;
 	}
-	r->free_s = t;
 }
 
 /*
@@ -926,7 +938,7 @@ static void sram_dump(const struct unit *u, struct ctr_sink *sink)
 		snprintf(pfx, sizeof(pfx), "%s.bank%d", u->name, b);
 		for (k = 0; k < 3; k++)
 			ctr_emit_u64(sink, pfx, bank_names[k],
-				     s->bank_st[(size_t)b * SRAM_N_ST + (size_t)k]);
+				     sram_bank_stat(s, b, (enum sram_stat)k));
 	}
 	for (i = 0; i < s->n_reqs; i++) {
 		snprintf(pfx, sizeof(pfx), "%s.req.%s", u->name,
@@ -1056,7 +1068,8 @@ uint64_t sram_bank_stat(const sram *s, int bank, enum sram_stat st)
 {
 	if (bank < 0 || bank >= s->g.banks || st >= SRAM_N_ST)
 		return 0;
-	return s->bank_st[(size_t)bank * SRAM_N_ST + st];
+	return s->bank_st[(size_t)bank * SRAM_N_ST + st] +
+	       (st <= SRAM_ST_WRITES ? s->all_st[st] : 0);
 }
 
 uint64_t sram_req_stat(const sram *s, int req, enum sram_stat st)
