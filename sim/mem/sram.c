@@ -65,11 +65,22 @@ enum head_state {
 	HS_ARB,      /* contended: resolved cycle by cycle */
 };
 
+/* Words per bank of an access: its j-th bank (bank (b0 + j) % banks,
+ * j < nb) holds full + (j < rem) of its words (docs/memory.md).  Worked
+ * out once at issue: activation and counting both need it. */
+struct sram_shape {
+	uint64_t full;        /* words every touched bank gets */
+	uint32_t b0;          /* bank of the first word */
+	uint32_t nb;          /* banks touched = min(words, banks) */
+	uint32_t rem;         /* the first rem banks get one more */
+};
+
 /* One access, as issued. */
 struct sram_acc {
 	uint64_t addr;        /* first byte */
 	uint32_t bytes;       /* length (> 0) */
 	int write;            /* 1 write, 0 read */
+	struct sram_shape sh; /* its words per bank */
 	cycle_t when;         /* earliest cycle to compete (issue argument) */
 	cycle_t done_at;      /* completion cycle, once finalised */
 	cycle_t sched_done;   /* cycle of its scheduled completion event, or
@@ -110,6 +121,8 @@ struct sram {
 	uint8_t *data;          /* functional contents, g.bytes long */
 	struct sram_req *reqs;  /* requestors, id = index */
 	int n_reqs, cap_reqs;   /* used, allocated */
+	uint64_t all_st[SRAM_ST_WRITES + 1]; /* words read, written in every
+				   bank, not in bank_st (acc_count) */
 	uint64_t *bank_st;      /* banks x SRAM_N_ST statistics (words read,
 				   written; bank-cycles of conflict) */
 	int *rr;                /* per bank: requestor id that goes first
@@ -117,6 +130,9 @@ struct sram {
 	cycle_t *bank_stamp;    /* per bank: cycle of bank_n's validity */
 	int *bank_n;            /* per bank: heads wanting it this cycle;
 				   -1 once resolved in this pass */
+	uint64_t *bank_dem;     /* per bank (arbitrate_narrow): a bit per
+				   requestor wanting it this cycle; 0 once
+				   resolved in this pass */
 	cycle_t last_arb;       /* last cycle whose arbitration ran */
 	int arb_ran;            /* last_arb is valid */
 	cycle_t arb_sched_last; /* last cycle an ARB event was scheduled for */
@@ -211,6 +227,22 @@ static uint64_t words_in(const struct sram *s, uint64_t n_words, uint32_t j)
 	return full + (j < rem ? 1 : 0);
 }
 
+/* The shape of [addr, addr + bytes): acc_shape and words_in in one. */
+static void shape_of(const struct sram *s, uint64_t addr, uint32_t bytes,
+		     struct sram_shape *sh)
+{
+	uint64_t n_words;
+
+	acc_shape(s, addr, bytes, &n_words, &sh->b0, &sh->nb);
+	if (s->bk_shift >= 0) {
+		sh->full = n_words >> s->bk_shift;
+		sh->rem = (uint32_t)(n_words & ((uint64_t)s->g.banks - 1));
+	} else {
+		sh->full = n_words / (uint64_t)s->g.banks;
+		sh->rem = (uint32_t)(n_words % (uint64_t)s->g.banks);
+	}
+}
+
 /*
  * Ring indices grow forever (64 bits: no wrap in any run); the slot is the
  * index modulo the capacity, a power of two so that it is a mask.
@@ -275,20 +307,23 @@ static cycle_t head_cycles_left(const struct sram *s, const struct sram_req *r)
 /* Count a fully granted access: per-bank words from its shape (every word
  * was granted exactly once, whichever way it got there), the memory's and
  * the requestor's accesses and bytes. */
-static void acc_count(struct sram *s, struct sram_req *r, uint64_t addr,
-		      uint32_t bytes, int write)
+static void acc_count(struct sram *s, struct sram_req *r,
+		      const struct sram_shape *sh, uint32_t bytes, int write)
 {
-	uint64_t n_words, j;
-	uint32_t b0, nb;
+	int kind = write ? SRAM_ST_WRITES : SRAM_ST_READS;
+	uint64_t *bs = s->bank_st + kind;
+	uint32_t j, b = sh->b0, banks = (uint32_t)s->g.banks;
 
-	acc_shape(s, addr, bytes, &n_words, &b0, &nb);
-	for (j = 0; j < nb; j++) {
-		uint64_t *bs = &s->bank_st[(uint64_t)add_mod(b0, (uint32_t)j,
-							     (uint32_t)s->g.banks) *
-					   SRAM_N_ST];
-
-		bs[write ? SRAM_ST_WRITES : SRAM_ST_READS] +=
-			words_in(s, n_words, (uint32_t)j);
+	/* Its j-th bank gets full + (j < rem) words.  Touching every bank,
+	 * they all get 'full': that goes to all_st in one add instead of one
+	 * per bank (the vector unit's rows span the banks), and the readers
+	 * of bank_st add it back; the first 'rem' get one more.  Touching
+	 * fewer (nb = words < banks), full is 0 and rem is nb: one each. */
+	if (sh->nb == banks)
+		s->all_st[kind] += sh->full;
+	for (j = 0; j < sh->rem; j++) {
+		bs[(uint64_t)b * SRAM_N_ST]++;
+		b = b + 1 == banks ? 0 : b + 1;
 	}
 	if (write) {
 		s->u.ctr[CTR_SRAM_WRITES]++;
@@ -309,7 +344,7 @@ static int head_finalise(struct sram *s, int id, cycle_t last)
 	struct sram_acc *a = slot(r, r->head);
 	int rc;
 
-	acc_count(s, r, a->addr, a->bytes, a->write);
+	acc_count(s, r, &a->sh, a->bytes, a->write);
 	/* a free head already has its completion event at this cycle;
 	 * a contended one (or a free one that was delayed) needs one */
 	a->done_at = last + (cycle_t)s->g.latency;
@@ -342,15 +377,15 @@ static int head_finalise(struct sram *s, int id, cycle_t last)
 /* The head starts competing at cycle t: words per bank from its shape.
  * left[] has room for every bank (allocated at registration), and nb is
  * at most banks, so no allocation happens per access. */
-static void head_activate(struct sram *s, struct sram_req *r)
+static void head_activate(struct sram_req *r)
 {
-	struct sram_acc *a = slot(r, r->head);
-	uint64_t n_words;
-	uint32_t j;
+	const struct sram_acc *a = slot(r, r->head);
+	uint32_t j, full = (uint32_t)a->sh.full;
 
-	acc_shape(s, a->addr, a->bytes, &n_words, &r->b0, &r->nb);
+	r->b0 = a->sh.b0;
+	r->nb = a->sh.nb;
 	for (j = 0; j < r->nb; j++)
-		r->left[j] = (uint32_t)words_in(s, n_words, j);
+		r->left[j] = full + (j < a->sh.rem);
 }
 
 /*
@@ -361,18 +396,20 @@ static void head_materialise(struct sram *s, int id, cycle_t t)
 {
 	struct sram_req *r = &s->reqs[id];
 	uint64_t granted = (uint64_t)(t - r->free_s) * (uint64_t)s->g.ports;
-	uint32_t j;
+	uint32_t j, b, banks = (uint32_t)s->g.banks;
+	int next = (int)add_mod((uint32_t)id, 1, (uint32_t)s->n_reqs);
 
-	for (j = 0; j < r->nb; j++) {
+	r->free_s = t;
+	if (!granted)
+		return;
+	for (j = 0, b = r->b0; j < r->nb; j++, b = b + 1 == banks ? 0 : b + 1) {
 		/* Its banks were its alone: a round-robin pointer moves past
 		 * it after any grant, exactly as if arbitrated every cycle. */
-		if (granted && r->left[j])
-			s->rr[add_mod(r->b0, j, (uint32_t)s->g.banks)] =
-				(int)add_mod((uint32_t)id, 1, (uint32_t)s->n_reqs);
+		if (r->left[j])
+			s->rr[b] = next;
 		r->left[j] = granted >= r->left[j] ? 0
 			   : r->left[j] - (uint32_t)granted;
 	}
-	r->free_s = t;
 }
 
 /*
@@ -452,6 +489,164 @@ static int active(const struct sram_req *r)
 }
 
 /*
+ * Step 1 of a pass for requestor i with a head: finalise a free head that
+ * finished before t (its successor becomes pending), activate a pending
+ * head whose start has come, bring a free one's words-left up to t.  A
+ * successor made eligible here may start at t itself, so last_arb still
+ * names the previous pass (see head_elig).  Returns 0 or an error.
+ */
+static int head_prepare(struct sram *s, int i, cycle_t t)
+{
+	struct sram_req *r = &s->reqs[i];
+	int rc;
+
+	if ((rc = head_catch_up(s, i, t)))
+		return rc;
+	if (r->hs == HS_PENDING && r->elig <= t) {
+		head_activate(r);
+		r->hs = HS_ARB; /* decided by the caller */
+		r->free_s = t;
+	} else if (r->hs == HS_FREE) {
+		head_materialise(s, i, t);
+	}
+	return 0;
+}
+
+/*
+ * The pass below (arbitrate) for a memory of at most 64 requestors, every
+ * one there is unless core.dma.engines > 57: the same steps in the same
+ * order, with the walks' per-bank bookkeeping in one word per bank.
+ *   - Counting keeps each bank's demanders as a mask (bank_dem) instead of
+ *     a count, and the heads that share a bank as a mask ('shared'): a
+ *     head is contended iff its bit is there, so the split needs no second
+ *     look at its banks, and a pass with every head free skips the grant
+ *     walk (no bit in 'arb').
+ *   - A contended bank's round-robin order, requestors from rr[b] on then
+ *     those below it, is its mask's bits at and above rr[b], then the
+ *     rest: no walk over every live requestor per bank.
+ *   - Granting, conflict cycles and finalising are one walk in id order
+ *     instead of three.  Equivalent because a bank is resolved by its
+ *     lowest-id demander (as in arbitrate), so when head i's visit ends
+ *     every bank it wants is resolved: its words left, its 'lost' bit are
+ *     final and no later resolution looks at it.  Finalising schedules
+ *     events; granting and counting schedule none, so the events come in
+ *     the same order (contended heads in id order, after the free ones).
+ */
+static int arbitrate_narrow(struct sram *s, cycle_t t)
+{
+	uint64_t act = 0, shared = 0, arb = 0, lost = 0, m;
+	uint32_t j, b, banks = (uint32_t)s->g.banks;
+	int i, rc, contended_left = 0;
+
+	/* 1. prepare every head; demanders of each bank wanted at t */
+	for (m = s->live[0]; m; m &= m - 1) {
+		struct sram_req *r;
+		uint64_t bit;
+
+		i = __builtin_ctzll(m);
+		r = &s->reqs[i];
+		if ((rc = head_prepare(s, i, t)))
+			return rc;
+		if (!active(r))
+			continue;
+		bit = 1ULL << i;
+		act |= bit;
+		for (j = 0, b = r->b0; j < r->nb;
+		     j++, b = b + 1 == banks ? 0 : b + 1) {
+			if (!r->left[j])
+				continue;
+			if (s->bank_stamp[b] != t + 1) { /* (see arbitrate) */
+				s->bank_stamp[b] = t + 1;
+				s->bank_dem[b] = bit;
+			} else {
+				shared |= s->bank_dem[b] | bit;
+				s->bank_dem[b] |= bit;
+			}
+		}
+	}
+	s->arb_ran = 1;
+	s->last_arb = t;
+
+	/* 2. heads sharing no bank run free, in id order */
+	for (m = act; m; m &= m - 1) {
+		i = __builtin_ctzll(m);
+		if (shared & (1ULL << i)) {
+			s->reqs[i].hs = HS_ARB;
+			arb |= 1ULL << i;
+		} else if ((rc = head_set_free(s, i, t))) {
+			return rc;
+		}
+	}
+
+	/* 3. the contended heads in id order: resolve each bank not yet
+	 * resolved (its demanders are all contended, none visited yet), then
+	 * count the head's conflict cycle and finalise it if it is done */
+	for (m = arb; m; m &= m - 1) {
+		struct sram_req *r;
+		int done = 1;
+
+		i = __builtin_ctzll(m);
+		r = &s->reqs[i];
+		for (j = 0, b = r->b0; j < r->nb;
+		     j++, b = b + 1 == banks ? 0 : b + 1) {
+			uint64_t d = s->bank_dem[b], order[2];
+			uint32_t ports = (uint32_t)s->g.ports;
+			int k, first, last_won = -1;
+
+			if (!r->left[j] || !d)
+				continue; /* nothing wanted, or resolved */
+			first = s->g.arb == SRAM_ARB_RR ? s->rr[b] : 0;
+			order[0] = d & (~0ULL << first); /* first and above */
+			order[1] = d & ~order[0];        /* then below it */
+			for (k = 0; k < 2; k++) {
+				uint64_t m2;
+
+				for (m2 = order[k]; m2; m2 &= m2 - 1) {
+					int q = __builtin_ctzll(m2);
+					struct sram_req *rq = &s->reqs[q];
+					uint32_t off = add_mod(b, banks - rq->b0,
+							       banks);
+					uint32_t want = rq->left[off];
+					uint32_t g = want < ports ? want : ports;
+
+					/* as in arbitrate: greedy, a conflict
+					 * when refused a port it could have
+					 * used alone */
+					if (g < (want < (uint32_t)s->g.ports ?
+						 want : (uint32_t)s->g.ports)) {
+						s->bank_st[b * SRAM_N_ST +
+							   SRAM_ST_CONFLICTS]++;
+						s->u.ctr[CTR_SRAM_BANK_CONFLICTS]++;
+						lost |= 1ULL << q;
+					}
+					if (g) {
+						rq->left[off] -= g;
+						ports -= g;
+						last_won = q;
+					}
+				}
+			}
+			if (s->g.arb == SRAM_ARB_RR && last_won >= 0)
+				s->rr[b] = (int)add_mod((uint32_t)last_won, 1,
+							(uint32_t)s->n_reqs);
+			s->bank_dem[b] = 0; /* resolved for cycle t */
+		}
+		if (lost & (1ULL << i))
+			r->st[SRAM_ST_CONFLICTS]++;
+		for (j = 0; j < r->nb && done; j++)
+			done = r->left[j] == 0;
+		if (done) {
+			if ((rc = head_finalise(s, i, t)))
+				return rc;
+		} else {
+			contended_left = 1;
+		}
+	}
+	/* Survivors that became uncontended are set free by the t+1 pass. */
+	return contended_left ? ensure_arb(s, t + 1) : 0;
+}
+
+/*
  * Arbitration pass of cycle t (EV_PRI_ARB):
  *   1. finalise free heads that finished before t; heads whose start is t
  *      become active;
@@ -484,37 +679,23 @@ static int arbitrate(struct sram *s, cycle_t t)
 
 		i = __builtin_ctzll(s->live[0]);
 		r = &s->reqs[i];
-		if ((rc = head_catch_up(s, i, t)))
+		if ((rc = head_prepare(s, i, t)))
 			return rc;
-		if (r->hs == HS_PENDING && r->elig <= t) {
-			head_activate(s, r);
-			r->hs = HS_ARB;
-			r->free_s = t;
-		} else if (r->hs == HS_FREE) {
-			head_materialise(s, i, t);
-		}
 		s->arb_ran = 1;
 		s->last_arb = t;
 		return active(r) ? head_set_free(s, i, t) : 0;
 	}
+	if (s->n_live_words == 1)
+		return arbitrate_narrow(s, t);
 
 	/* (Idle requestors have nothing to catch up, activate or count.) */
 	FOR_LIVE(s, i, w, m) {
 		struct sram_req *r = &s->reqs[i];
 
-		/* A successor made eligible here may start at t itself, so
-		 * last_arb still names the previous pass (see head_elig).
-		 * Requestors are visited in id order, so a successor freed by
+		/* Requestors are visited in id order, so a successor freed by
 		 * requestor i is activated in this same loop iteration. */
-		if ((rc = head_catch_up(s, i, t)))
+		if ((rc = head_prepare(s, i, t)))
 			return rc;
-		if (r->hs == HS_PENDING && r->elig <= t) {
-			head_activate(s, r);
-			r->hs = HS_ARB; /* decided below */
-			r->free_s = t;
-		} else if (r->hs == HS_FREE) {
-			head_materialise(s, i, t);
-		}
 		if (!active(r))
 			continue;
 		for (j = 0; j < r->nb; j++) {
@@ -757,7 +938,7 @@ static void sram_dump(const struct unit *u, struct ctr_sink *sink)
 		snprintf(pfx, sizeof(pfx), "%s.bank%d", u->name, b);
 		for (k = 0; k < 3; k++)
 			ctr_emit_u64(sink, pfx, bank_names[k],
-				     s->bank_st[(size_t)b * SRAM_N_ST + (size_t)k]);
+				     sram_bank_stat(s, b, (enum sram_stat)k));
 	}
 	for (i = 0; i < s->n_reqs; i++) {
 		snprintf(pfx, sizeof(pfx), "%s.req.%s", u->name,
@@ -782,6 +963,7 @@ static void sram_destroy(struct unit *u)
 	free(s->rr);
 	free(s->bank_stamp);
 	free(s->bank_n);
+	free(s->bank_dem);
 	free(s->data);
 	free(s);
 }
@@ -818,8 +1000,9 @@ sram *sram_new(eng *e, int core, const char *name, const struct sram_geom *g)
 	s->rr = calloc((size_t)g->banks, sizeof(int));
 	s->bank_stamp = calloc((size_t)g->banks, sizeof(cycle_t));
 	s->bank_n = calloc((size_t)g->banks, sizeof(int));
+	s->bank_dem = calloc((size_t)g->banks, sizeof(uint64_t));
 	if (!s->data || !s->bank_st || !s->rr || !s->bank_stamp ||
-	    !s->bank_n || eng_add_unit(e, &s->u)) {
+	    !s->bank_n || !s->bank_dem || eng_add_unit(e, &s->u)) {
 		sram_destroy(&s->u);
 		return NULL;
 	}
@@ -885,7 +1068,8 @@ uint64_t sram_bank_stat(const sram *s, int bank, enum sram_stat st)
 {
 	if (bank < 0 || bank >= s->g.banks || st >= SRAM_N_ST)
 		return 0;
-	return s->bank_st[(size_t)bank * SRAM_N_ST + st];
+	return s->bank_st[(size_t)bank * SRAM_N_ST + st] +
+	       (st <= SRAM_ST_WRITES ? s->all_st[st] : 0);
 }
 
 uint64_t sram_req_stat(const sram *s, int req, enum sram_stat st)
@@ -991,6 +1175,7 @@ int sram_access(sram *s, int req, uint64_t addr, uint32_t bytes, int write,
 	a->addr = addr;
 	a->bytes = bytes;
 	a->write = write != 0;
+	shape_of(s, addr, bytes, &a->sh);
 	a->when = when;
 	a->done_at = CYCLE_MAX;
 	a->sched_done = CYCLE_MAX;
@@ -1271,13 +1456,16 @@ int sram_ff_chain(sram *s, int req, uint64_t k, const struct mem_req *add,
 	for (i = 0; i < k; i++) {
 		const struct mem_req *a = i < n_in ? NULL : &add[i - n_in];
 		const struct sram_acc *x = i < n_in ? slot(r, r->head + i) : NULL;
-		uint64_t addr = x ? x->addr : a->addr, n_words;
-		uint32_t bytes = x ? x->bytes : a->bytes, b0, nb;
+		struct sram_shape sh;
 
-		acc_count(s, r, addr, bytes, x ? x->write : a->write);
-		acc_shape(s, addr, bytes, &n_words, &b0, &nb);
-		for (j = 0; j < nb; j++)
-			s->rr[add_mod(b0, j, banks)] = (int)rrv;
+		if (x)
+			sh = x->sh;
+		else
+			shape_of(s, a->addr, a->bytes, &sh);
+		acc_count(s, r, &sh, x ? x->bytes : a->bytes,
+			  x ? x->write : a->write);
+		for (j = 0; j < sh.nb; j++)
+			s->rr[add_mod(sh.b0, j, banks)] = (int)rrv;
 	}
 	/* the queue from the new head on: kept entries, then the added ones
 	 * still in flight (the others were granted above) */
@@ -1289,6 +1477,7 @@ int sram_ff_chain(sram *s, int req, uint64_t k, const struct mem_req *add,
 		a->addr = add[i].addr;
 		a->bytes = add[i].bytes;
 		a->write = add[i].write != 0;
+		shape_of(s, add[i].addr, add[i].bytes, &a->sh);
 		a->when = add[i].when;
 		a->done_at = CYCLE_MAX;
 		a->sched_done = CYCLE_MAX;
@@ -1300,7 +1489,7 @@ int sram_ff_chain(sram *s, int req, uint64_t k, const struct mem_req *add,
 	r->retire = r->head = h;
 	r->prev_last = start - 1;
 	r->have_prev = 1;
-	head_activate(s, r);
+	head_activate(r);
 	s->arb_ran = 1;
 	s->last_arb = start;
 	s->arb_gen++; /* the old head's successor pass is replaced below */
