@@ -513,6 +513,48 @@ static int head_prepare(struct sram *s, int i, cycle_t t)
 }
 
 /*
+ * Requestor q's turn at bank b in a pass (its off-th bank): greedy, it
+ * takes all it still wants there of the *ports left, in priority order;
+ * *last_won names it if it got one.  Refused a port it could have used
+ * alone, it counts a bank conflict and 1 is returned (its conflict cycle,
+ * counted once per pass by the caller).
+ */
+static int port_grant(struct sram *s, uint32_t b, int q, uint32_t off,
+		      uint32_t *ports, int *last_won)
+{
+	struct sram_req *rq = &s->reqs[q];
+	uint32_t want = rq->left[off], p = (uint32_t)s->g.ports;
+	uint32_t g = want < *ports ? want : *ports;
+	int refused = g < (want < p ? want : p);
+
+	if (refused) {
+		s->bank_st[b * SRAM_N_ST + SRAM_ST_CONFLICTS]++;
+		s->u.ctr[CTR_SRAM_BANK_CONFLICTS]++;
+	}
+	if (g) {
+		rq->left[off] -= g;
+		*ports -= g;
+		*last_won = q;
+	}
+	return refused;
+}
+
+/* The end of contended head i's pass: finalised if it got its last word,
+ * else *contended_left is set (it goes on next cycle). */
+static int arb_end(struct sram *s, int i, cycle_t t, int *contended_left)
+{
+	const struct sram_req *r = &s->reqs[i];
+	uint32_t j;
+
+	for (j = 0; j < r->nb; j++)
+		if (r->left[j]) {
+			*contended_left = 1;
+			return 0;
+		}
+	return head_finalise(s, i, t);
+}
+
+/*
  * The pass below (arbitrate) for a memory of at most 64 requestors, every
  * one there is unless core.dma.engines > 57: the same steps in the same
  * order, with the walks' per-bank bookkeeping in one word per bank.
@@ -583,7 +625,6 @@ static int arbitrate_narrow(struct sram *s, cycle_t t)
 	 * count the head's conflict cycle and finalise it if it is done */
 	for (m = arb; m; m &= m - 1) {
 		struct sram_req *r;
-		int done = 1;
 
 		i = __builtin_ctzll(m);
 		r = &s->reqs[i];
@@ -603,27 +644,13 @@ static int arbitrate_narrow(struct sram *s, cycle_t t)
 
 				for (m2 = order[k]; m2; m2 &= m2 - 1) {
 					int q = __builtin_ctzll(m2);
-					struct sram_req *rq = &s->reqs[q];
-					uint32_t off = add_mod(b, banks - rq->b0,
+					uint32_t off = add_mod(b, banks -
+							       s->reqs[q].b0,
 							       banks);
-					uint32_t want = rq->left[off];
-					uint32_t g = want < ports ? want : ports;
 
-					/* as in arbitrate: greedy, a conflict
-					 * when refused a port it could have
-					 * used alone */
-					if (g < (want < (uint32_t)s->g.ports ?
-						 want : (uint32_t)s->g.ports)) {
-						s->bank_st[b * SRAM_N_ST +
-							   SRAM_ST_CONFLICTS]++;
-						s->u.ctr[CTR_SRAM_BANK_CONFLICTS]++;
+					if (port_grant(s, b, q, off, &ports,
+						       &last_won))
 						lost |= 1ULL << q;
-					}
-					if (g) {
-						rq->left[off] -= g;
-						ports -= g;
-						last_won = q;
-					}
 				}
 			}
 			if (s->g.arb == SRAM_ARB_RR && last_won >= 0)
@@ -633,14 +660,8 @@ static int arbitrate_narrow(struct sram *s, cycle_t t)
 		}
 		if (lost & (1ULL << i))
 			r->st[SRAM_ST_CONFLICTS]++;
-		for (j = 0; j < r->nb && done; j++)
-			done = r->left[j] == 0;
-		if (done) {
-			if ((rc = head_finalise(s, i, t)))
-				return rc;
-		} else {
-			contended_left = 1;
-		}
+		if ((rc = arb_end(s, i, t, &contended_left)))
+			return rc;
 	}
 	/* Survivors that became uncontended are set free by the t+1 pass. */
 	return contended_left ? ensure_arb(s, t + 1) : 0;
@@ -785,31 +806,15 @@ static int arbitrate(struct sram *s, cycle_t t)
 				FOR_LIVE(s, q, w2, m2) {
 					struct sram_req *rq = &s->reqs[q];
 					int off;
-					uint32_t want, g;
 
 					if ((q >= first) != (k == 0) || rq->hs != HS_ARB)
 						continue;
 					off = head_off(s, rq, b);
 					if (off < 0 || !rq->left[off])
 						continue;
-					/* Greedy: each takes all it wants of the
-					 * ports still free, in priority order. */
-					want = rq->left[off];
-					g = want < ports ? want : ports;
-					if (g < (want < (uint32_t)s->g.ports ?
-						 want : (uint32_t)s->g.ports)) {
-						/* refused some port it could
-						 * have used alone */
-						s->bank_st[b * SRAM_N_ST +
-							   SRAM_ST_CONFLICTS]++;
-						s->u.ctr[CTR_SRAM_BANK_CONFLICTS]++;
+					if (port_grant(s, b, q, (uint32_t)off,
+						       &ports, &last_won))
 						lostp[q] = 1;
-					}
-					if (g) {
-						rq->left[off] -= g;
-						ports -= g;
-						last_won = q;
-					}
 				}
 				}
 				/* The pointer moves past the last requestor
@@ -828,21 +833,10 @@ static int arbitrate(struct sram *s, cycle_t t)
 	}
 
 	/* Contended heads that got their last word finish; others go on. */
-	FOR_LIVE(s, i, w, m) {
-		struct sram_req *r = &s->reqs[i];
-		int done = 1;
-
-		if (r->hs != HS_ARB)
-			continue;
-		for (j = 0; j < r->nb && done; j++)
-			done = r->left[j] == 0;
-		if (done) {
-			if ((rc = head_finalise(s, i, t)))
-				return rc;
-		} else {
-			contended_left = 1;
-		}
-	}
+	FOR_LIVE(s, i, w, m)
+		if (s->reqs[i].hs == HS_ARB &&
+		    (rc = arb_end(s, i, t, &contended_left)))
+			return rc;
 	/* Survivors that became uncontended are set free by the t+1 pass. */
 	return contended_left ? ensure_arb(s, t + 1) : 0;
 }
