@@ -1108,6 +1108,29 @@ START_TEST(matrix_pe_equals_fast_contention)
 }
 END_TEST
 
+/* Run g with fast-forward off (a) and on (b), c otherwise as given, and
+ * check that they agree: finishing cycle, every counter of the engine and
+ * both memories, the memories' bytes ('what' names the case). */
+static void ff_compare(struct rig_cfg *c, const struct gemm *g,
+		       const char *what, struct rig_out *a, struct rig_out *b)
+{
+	c->no_ff = 1;
+	rig_run(c, g->cmds, g->n_cmds, g->spm, NULL, a);
+	c->no_ff = 0;
+	rig_run(c, g->cmds, g->n_cmds, g->spm, NULL, b);
+	ck_assert_msg(a->rc == 0 && b->rc == 0, "%s: rc %d %d (%s)",
+		      what, a->rc, b->rc, b->diag);
+	ck_assert_msg(a->idle_at == b->idle_at, "%s: idle at %llu, %llu",
+		      what, (unsigned long long)a->idle_at,
+		      (unsigned long long)b->idle_at);
+	ck_assert_msg(a->digest == b->digest, "%s: counters differ", what);
+	ck_assert_msg(!memcmp(a->ctr, b->ctr, sizeof(a->ctr)),
+		      "%s: matrix counters differ", what);
+	ck_assert_msg(!memcmp(a->spm, b->spm, SPM_BYTES) &&
+		      !memcmp(a->acc, b->acc, ACC_BYTES),
+		      "%s: memory differs", what);
+}
+
 /*
  * Fast-forward (matrix.c: uncontended streaming applied window by window)
  * against every cycle's events: the same counters of the matrix and of
@@ -1198,24 +1221,10 @@ START_TEST(matrix_fast_forward_same_results)
 			t->u.m.cfg.out_type = DT_INT8;
 			t->u.m.cfg.out_scale = 1.0f / 64;
 		}
-		c.no_ff = 1;
-		rig_run(&c, g.cmds, g.n_cmds, g.spm, NULL, &a);
-		c.no_ff = 0;
-		rig_run(&c, g.cmds, g.n_cmds, g.spm, NULL, &b);
 		snprintf(what, sizeof(what),
 			 "df %d type %d geo %d opt %d hog %d step %llu", df,
 			 types[ti], geo, opt, hog, (unsigned long long)c.step);
-		ck_assert_msg(a.rc == 0 && b.rc == 0, "%s: rc %d %d (%s)",
-			      what, a.rc, b.rc, b.diag);
-		ck_assert_msg(a.idle_at == b.idle_at, "%s: idle at %llu, %llu",
-			      what, (unsigned long long)a.idle_at,
-			      (unsigned long long)b.idle_at);
-		ck_assert_msg(a.digest == b.digest, "%s: counters differ", what);
-		ck_assert_msg(!memcmp(a.ctr, b.ctr, sizeof(a.ctr)),
-			      "%s: matrix counters differ", what);
-		ck_assert_msg(!memcmp(a.spm, b.spm, SPM_BYTES) &&
-			      !memcmp(a.acc, b.acc, ACC_BYTES),
-			      "%s: memory differs", what);
+		ff_compare(&c, &g, what, &a, &b);
 		ev_all += a.events;
 		ev_ff += b.events;
 		if (geo == 0 && !hog) {
@@ -1295,23 +1304,9 @@ START_TEST(matrix_fast_forward_stalls_same_results)
 		 * (each still takes the same cycles) */
 		gemm_build(&g, df, types[ti], 150, 20, step ? 10 : 12,
 			   df == 1 ? 8 : (var == 4 ? 16 : 8), 8, seed + 7);
-		c.no_ff = 1;
-		rig_run(&c, g.cmds, g.n_cmds, g.spm, NULL, &a);
-		c.no_ff = 0;
-		rig_run(&c, g.cmds, g.n_cmds, g.spm, NULL, &b);
 		snprintf(what, sizeof(what), "df %d type %d geo %d var %d step %llu",
 			 df, types[ti], geo, var, (unsigned long long)c.step);
-		ck_assert_msg(a.rc == 0 && b.rc == 0, "%s: rc %d %d (%s)",
-			      what, a.rc, b.rc, b.diag);
-		ck_assert_msg(a.idle_at == b.idle_at, "%s: idle at %llu, %llu",
-			      what, (unsigned long long)a.idle_at,
-			      (unsigned long long)b.idle_at);
-		ck_assert_msg(a.digest == b.digest, "%s: counters differ", what);
-		ck_assert_msg(!memcmp(a.ctr, b.ctr, sizeof(a.ctr)),
-			      "%s: matrix counters differ", what);
-		ck_assert_msg(!memcmp(a.spm, b.spm, SPM_BYTES) &&
-			      !memcmp(a.acc, b.acc, ACC_BYTES),
-			      "%s: memory differs", what);
+		ff_compare(&c, &g, what, &a, &b);
 		if (df != 1 && geo != 3 && var != 1 && var != 2 && !step) {
 			ev_all += a.events;
 			ev_ff += b.events;
