@@ -109,6 +109,26 @@ int npy_alloc(struct npy *t, enum npu_dtype dtype, int ndim,
 	return 0;
 }
 
+int npy_view(struct npy *t, enum npu_dtype dtype, int ndim,
+	     const uint64_t *shape, void *data, uint64_t nbytes)
+{
+	uint64_t count;
+	int i;
+
+	memset(t, 0, sizeof(*t));
+	if (ndim < 0 || ndim > NPY_MAX_DIMS || (unsigned)dtype >= DT_N ||
+	    shape_count(shape, ndim, &count) != 0 || count > UINT64_MAX / 32 ||
+	    dtype_bytes(dtype, count) != nbytes)
+		return NPU_ERANGE;
+	t->dtype = dtype;
+	t->ndim = ndim;
+	for (i = 0; i < ndim; i++)
+		t->shape[i] = shape[i];
+	t->data = data;
+	t->nbytes = nbytes;
+	return 0;
+}
+
 void npy_free(struct npy *t)
 {
 	free(t->data);

@@ -65,6 +65,13 @@ uint64_t npy_count(const struct npy *t);
 int npy_alloc(struct npy *t, enum npu_dtype dtype, int ndim,
 	      const uint64_t *shape) NPU_WUR;
 void npy_free(struct npy *t);
+/*
+ * A tensor over the caller's nbytes at data (not copied, never freed: no
+ * npy_free), for writing memory out without a second copy.  Returns 0, or
+ * NPU_ERANGE when nbytes is not what dtype and shape hold.
+ */
+int npy_view(struct npy *t, enum npu_dtype dtype, int ndim,
+	     const uint64_t *shape, void *data, uint64_t nbytes) NPU_WUR;
 
 /*
  * Load path converting to 'want' (the dtype the program declares for the

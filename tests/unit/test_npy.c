@@ -147,6 +147,34 @@ START_TEST(npy_write_matches_numpy_bytes)
 }
 END_TEST
 
+/* A view encodes the caller's bytes exactly as an allocated copy of them;
+ * a byte count that is not the shape's is refused (run_save_npy). */
+START_TEST(npy_view_encodes_like_a_copy)
+{
+	uint64_t shape[2] = { 3, 5 };
+	uint8_t raw[30], *b1, *b2;
+	struct npy t, v;
+	size_t n1, n2, i;
+
+	for (i = 0; i < sizeof(raw); i++)
+		raw[i] = (uint8_t)(7 * i + 1);
+	ck_assert_int_eq(npy_alloc(&t, DT_FP16, 2, shape), 0);
+	memcpy(t.data, raw, sizeof(raw));
+	ck_assert_int_eq(npy_view(&v, DT_FP16, 2, shape, raw, sizeof(raw)), 0);
+	ck_assert_ptr_eq(v.data, raw);
+	ck_assert_int_eq(npy_encode(&t, &b1, &n1), 0);
+	ck_assert_int_eq(npy_encode(&v, &b2, &n2), 0);
+	ck_assert_uint_eq(n1, n2);
+	ck_assert_int_eq(memcmp(b1, b2, n1), 0);
+	free(b1);
+	free(b2);
+	npy_free(&t);
+	ck_assert_int_eq(npy_view(&v, DT_FP16, 2, shape, raw, 29), NPU_ERANGE);
+	ck_assert_int_eq(npy_view(&v, DT_INT4, 2, shape, raw, 8), 0);
+	ck_assert_int_eq(npy_view(&v, DT_INT4, 2, shape, raw, 15), NPU_ERANGE);
+}
+END_TEST
+
 /* One-element and zero-element shapes are Python tuples "(5,)" and "()". */
 START_TEST(npy_write_shape_tuples)
 {
@@ -1061,6 +1089,7 @@ static Suite *suite_npy(void)
 	Suite *s = suite_create("npy");
 
 	TEST_ADD(s, npy_write_matches_numpy_bytes);
+	TEST_ADD(s, npy_view_encodes_like_a_copy);
 	TEST_ADD(s, npy_write_shape_tuples);
 	TEST_ADD(s, npy_write_raw_descrs);
 	TEST_ADD(s, npy_write_int4_unpacks);
