@@ -83,6 +83,15 @@ struct flit {
 	cycle_t arrive;          /* cycle it entered this buffer */
 };
 
+/* A credit arriving at a fixed future cycle (8 bytes). */
+struct cal_credit {
+	uint32_t node;           /* router or NI */
+	uint16_t k;              /* the router's output VC, port * vcs + vc,
+				    or the NI's VC */
+	uint8_t ni;              /* to the NI (from a local input port) */
+	uint8_t tail;            /* credit of a tail flit */
+};
+
 /* An input virtual channel: a ring of flits and the state of the packet
  * at its front (32 bytes: two to a cache line; what only a multicast
  * needs is in struct ivc_mc). */
@@ -101,7 +110,9 @@ struct ivc {
 	uint16_t dk;             /* unicast: the input VC its flits enter
 				    downstream (opposite(out_port) * vcs +
 				    out_vc), when out_port is a link */
-	cycle_t ready;           /* earliest cycle of the next stage */
+	struct cal_credit up;    /* the credit a freed slot sends upstream
+				    (tail 0): to the output VC feeding this
+				    one, or the NI for the local port */
 };
 
 /* The multicast state of input VC k of a router (router.mc[k]). */
@@ -112,11 +123,10 @@ struct ivc_mc {
 	uint16_t bvc[NOC_N_PORTS]; /* output VC per branch */
 };
 
-/* An output virtual channel: credits for the downstream buffer and the
- * input VC whose packet owns it. */
+/* An output virtual channel: credits for the downstream buffer.  Whether
+ * a packet owns it is the router's free_m bit. */
 struct ovc {
 	int credits;             /* free downstream slots */
-	int owner;               /* input VC index (port * vcs + vc), -1 free */
 	uint8_t tail_wait;       /* tail sent; released by its credit */
 };
 
@@ -224,15 +234,6 @@ struct cal_item {
 	struct flit f;           /* the flit */
 };
 
-/* A credit arriving at a fixed future cycle (8 bytes). */
-struct cal_credit {
-	uint32_t node;           /* router or NI */
-	uint16_t k;              /* the router's output VC, port * vcs + vc,
-				    or the NI's VC */
-	uint8_t ni;              /* to the NI (from a local input port) */
-	uint8_t tail;            /* credit of a tail flit */
-};
-
 /*
  * One cycle of the calendar: its flits and its credits, each in the order
  * they were sent.  Two arrays, not one of mixed entries: a flit arrival
@@ -268,6 +269,8 @@ struct noc {
 	uint32_t dq_cap;         /* router.rcq/saq entries: a power of two
 				    >= pv (a VC is in one at most once) */
 	int t_va_eff;            /* VA grant -> SA eligibility */
+	cycle_t d_link, d_eject; /* SA -> the next buffer (t_sa + t_st +
+				    t_link), -> the NI (t_sa + t_st + 1) */
 	struct router *r;        /* routers, by node */
 	struct ni *ni;           /* NIs, by node */
 	uint64_t *act;           /* routers holding flits (bitmap) */
@@ -462,7 +465,8 @@ static void bit_clr(uint64_t *b, int i) { b[i >> 6] &= ~(1ULL << (i & 63)); }
 
 /* Array v of *cap entries of 'size' bytes, doubled (16 at first): the
  * new array, or NULL with v and *cap unchanged. */
-static void *cal_grow(void *v, uint32_t *cap, size_t size)
+static __attribute__((noinline)) void *cal_grow(void *v, uint32_t *cap,
+						size_t size)
 {
 	uint32_t c = *cap ? *cap * 2 : 16;
 
@@ -474,7 +478,7 @@ static void *cal_grow(void *v, uint32_t *cap, size_t size)
 
 /* A new flit entry for cycle 'when', for the caller to fill in (a
  * scratch entry, and n->oom set, when out of memory). */
-static struct cal_item *cal_new(struct noc *n, cycle_t when)
+static inline struct cal_item *cal_new(struct noc *n, cycle_t when)
 {
 	static struct cal_item lost;
 	struct cal_slot *s = &n->cal[when & (n->cal_w - 1)];
@@ -493,7 +497,7 @@ static struct cal_item *cal_new(struct noc *n, cycle_t when)
 }
 
 /* A new credit entry for cycle 'when' (as cal_new). */
-static struct cal_credit *cal_credit_new(struct noc *n, cycle_t when)
+static inline struct cal_credit *cal_credit_new(struct noc *n, cycle_t when)
 {
 	static struct cal_credit lost;
 	struct cal_slot *s = &n->cal[when & (n->cal_w - 1)];
@@ -734,7 +738,8 @@ static inline void ivc_new_head(struct noc *n, int node, struct ivc *iv,
 	const struct flit *f = &iv->buf[iv->head];
 	const struct pkt *pk = &n->pk[f->pkt];
 	struct router *r = &n->r[node];
-	cycle_t start = f->arrive > from ? f->arrive : from;
+	cycle_t ready = (f->arrive > from ? f->arrive : from) +
+			(cycle_t)n->p.t_rc;
 
 	if (pk->mc) {
 		iv->branches = mc_branches(n, node, f->pkt);
@@ -750,11 +755,10 @@ static inline void ivc_new_head(struct noc *n, int node, struct ivc *iv,
 	}
 	iv->state = IVC_VA;
 	r->n_va++;
-	iv->ready = start + (cycle_t)n->p.t_rc;
-	if (iv->ready <= now)
+	if (ready <= now)
 		va_add(r, iv);
 	else
-		due_push(n, r->rcq, r->rcq_h, &r->rcq_n, iv->ready, iv->k);
+		due_push(n, r->rcq, r->rcq_h, &r->rcq_n, ready, iv->k);
 }
 
 /* The calendar's entries for cycle c: flits into input buffers, credits
@@ -789,11 +793,15 @@ static __attribute__((noinline)) void deliver_arrivals(struct noc *n,
 		}
 		iv->buf[wrap(iv->head + held, depth)] = it->f;
 		iv->n = (uint16_t)(held + 1);
-		r->ne_m[iv->port] |= (uint16_t)(1u << iv->vc);
-		r->n_buf++;
-		bit_set(n->act, it->node);
-		if (!held && iv->state == IVC_IDLE)
-			ivc_new_head(n, it->node, iv, c, c);
+		/* a router's act bit is set exactly while it holds flits, a
+		 * VC's ne_m bit while it does */
+		if (!r->n_buf++)
+			bit_set(n->act, it->node);
+		if (!held) {
+			r->ne_m[iv->port] |= (uint16_t)(1u << iv->vc);
+			if (iv->state == IVC_IDLE)
+				ivc_new_head(n, it->node, iv, c, c);
+		}
 	}
 	for (i = 0; i < nc; i++) {
 		const struct cal_credit *cr = &cv[i];
@@ -807,7 +815,6 @@ static __attribute__((noinline)) void deliver_arrivals(struct noc *n,
 				int V = n->p.vcs;
 
 				o->tail_wait = 0;
-				o->owner = -1;
 				r->free_m[cr->k / V] |=
 					(uint16_t)(1u << (cr->k % V));
 			}
@@ -853,8 +860,9 @@ static int older(const struct pkt *a, const struct pkt *b)
 
 /* Output VCs of port o that the packet on input VC iv may take (bit per
  * VC): all of them, or on a torus link the half of its dateline class. */
-static uint32_t vc_allowed(const struct noc *n, const struct router *r,
-			   const struct ivc *iv, int o)
+static inline uint32_t vc_allowed(const struct noc *n,
+				  const struct router *r,
+				  const struct ivc *iv, int o)
 {
 	int V = n->p.vcs;
 	uint32_t all = (1u << V) - 1, lower = (1u << (V / 2)) - 1;
@@ -864,10 +872,9 @@ static uint32_t vc_allowed(const struct noc *n, const struct router *r,
 	return vc_class(n, r, iv->port, iv->vc, o) ? all & ~lower : lower;
 }
 
-/* Input VC k (iv) takes output VC v of port o. */
-static inline void ovc_take(struct router *r, int V, int k, int o, int v)
+/* Output VC v of port o gets an owner. */
+static inline void ovc_take(struct router *r, int o, int v)
 {
-	r->out[o * V + v].owner = k;
 	r->free_m[o] &= (uint16_t)~(1u << v);
 }
 
@@ -886,10 +893,10 @@ static inline __attribute__((always_inline)) void va_granted(struct noc *n, stru
 		if (!(q[0] | q[1]))
 			r->vq_ports &= (uint8_t)~(1u << iv->out_port);
 	}
-	iv->ready = c + (cycle_t)n->t_va_eff;
-	if (iv->ready > c) {
+	if (n->t_va_eff) {
 		*waiting = 1;
-		due_push(n, r->saq, r->saq_h, &r->saq_n, iv->ready, iv->k);
+		due_push(n, r->saq, r->saq_h, &r->saq_n,
+			 c + (cycle_t)n->t_va_eff, iv->k);
 	} else {
 		r->act_m[iv->port] |= (uint16_t)(1u << iv->vc);
 		r->act_ports |= (uint8_t)(1u << iv->port);
@@ -916,7 +923,7 @@ static int va_multicast(struct noc *n, struct router *r, int in, cycle_t c,
 			int *waiting)
 {
 	struct ivc *iv = &r->in[in];
-	int V = n->p.vcs, o;
+	int o;
 	uint16_t got[NOC_N_PORTS] = { 0 };
 
 	for (o = 1; o < NOC_N_PORTS; o++) {
@@ -931,7 +938,7 @@ static int va_multicast(struct noc *n, struct router *r, int in, cycle_t c,
 	}
 	for (o = 1; o < NOC_N_PORTS; o++)
 		if (iv->branches >> o & 1) {
-			ovc_take(r, V, in, o, got[o]);
+			ovc_take(r, o, got[o]);
 			r->mc[in].bvc[o] = got[o];
 		}
 	r->mc[in].bvc[NOC_LOCAL] = NOC_NO_VC;
@@ -958,10 +965,11 @@ static inline int mask_next(const uint64_t m[2], int from)
 }
 
 /* Grant head 'in' (iv) of router r output VC v of port o. */
-static inline void va_grant(struct noc *n, struct router *r, struct ivc *iv,
-			    int o, int v, cycle_t c, int *waiting)
+static inline __attribute__((always_inline)) void
+va_grant(struct noc *n, struct router *r, struct ivc *iv, int o, int v,
+	 cycle_t c, int *waiting)
 {
-	ovc_take(r, n->p.vcs, iv->k, o, v);
+	ovc_take(r, o, v);
 	iv->out_vc = (uint16_t)v;
 	iv->oidx = (uint16_t)(o * n->p.vcs + v);
 	iv->dk = (uint16_t)(opposite(o) * n->p.vcs + v);
@@ -1027,15 +1035,33 @@ static int router_va(struct noc *n, struct router *r, cycle_t c,
 		     int *waiting)
 {
 	int k, o, grants = 0;
-	uint32_t pm;
+	uint32_t pm = r->vq_ports;
 
+	/* One unicast request (nearly every call under light or streaming
+	 * load): whatever the order, it takes the lowest free VC of its
+	 * class, if any - as below. */
+	if (!(r->vqmc[0] | r->vqmc[1]) && pm && !(pm & (pm - 1))) {
+		const uint64_t *m = r->vq[__builtin_ctz(pm)];
+
+		o = __builtin_ctz(pm);
+		if (!((m[0] & (m[0] - 1)) | (m[0] ? m[1] : m[1] & (m[1] - 1)))) {
+			struct ivc *iv = &r->in[m[0] ? __builtin_ctzll(m[0])
+						  : 64 + __builtin_ctzll(m[1])];
+			uint32_t fm = r->free_m[o] & vc_allowed(n, r, iv, o);
+
+			if (!fm)
+				return 0;    /* retry next cycle */
+			va_grant(n, r, iv, o, __builtin_ctz(fm), c, waiting);
+			return 1;
+		}
+	}
 	if (r->vqmc[0] | r->vqmc[1]) {
 		uint64_t m[2] = { r->vqmc[0], r->vqmc[1] };
 
 		for (k = mask_next(m, 0); k >= 0; k = mask_next(m, k + 1))
 			grants += va_multicast(n, r, k, c, waiting);
 	}
-	for (pm = r->vq_ports; pm; pm &= pm - 1) {
+	for (; pm; pm &= pm - 1) {
 		const int pv = n->pv;
 		uint64_t m[2], rot;
 		int rr;
@@ -1120,7 +1146,7 @@ static void flit_out(struct noc *n, int node, struct router *r, int in,
 	r->link_flits[o]++;
 	if (o == NOC_LOCAL) {
 		/* ejection: the NI sinks every flit; the tail completes */
-		cycle_t at = c + (cycle_t)(n->p.t_sa + n->p.t_st + 1);
+		cycle_t at = c + n->d_eject;
 
 		n->u.ctr[CTR_NOC_FLITS]++;
 		if (at >= n->win_lo && at < n->win_hi)
@@ -1128,7 +1154,7 @@ static void flit_out(struct noc *n, int node, struct router *r, int in,
 		if (tail)
 			deliver_at(n, at, node, f.pkt);
 	} else {
-		cycle_t at = c + (cycle_t)(n->p.t_sa + n->p.t_st + n->p.t_link);
+		cycle_t at = c + n->d_link;
 
 		it = cal_new(n, at);
 		it->node = r->nbr[o];
@@ -1144,16 +1170,15 @@ static void flit_out(struct noc *n, int node, struct router *r, int in,
 		if (o != NOC_LOCAL && n->p.wait_tail) {
 			oc->tail_wait = 1;
 		} else {
-			oc->owner = -1;
 			r->free_m[o] |= (uint16_t)(1u << ov);
 		}
 	}
 }
 
-/* Input VC iv of router r (at node) frees its front slot at cycle c: its
- * credit goes upstream, to the network interface for the local port
- * (tail: the slot held a packet's last flit). */
-static inline void slot_free(struct noc *n, struct router *r, int node,
+/* Input VC iv of router r frees its front slot at cycle c: its credit
+ * goes upstream, to the network interface for the local port (tail: the
+ * slot held a packet's last flit). */
+static inline void slot_free(struct noc *n, struct router *r,
 			     struct ivc *iv, int tail, cycle_t c)
 {
 	int ip = iv->port, vc = iv->vc;
@@ -1164,16 +1189,8 @@ static inline void slot_free(struct noc *n, struct router *r, int node,
 		r->ne_m[ip] &= (uint16_t)~(1u << vc);
 	r->n_buf--;
 	it = cal_credit_new(n, c + (cycle_t)n->p.t_credit);
+	*it = iv->up;
 	it->tail = (uint8_t)tail;
-	if (ip == NOC_LOCAL) {
-		it->ni = 1;
-		it->node = (uint32_t)node;
-		it->k = (uint16_t)vc;
-	} else {
-		it->ni = 0;
-		it->node = (uint32_t)r->nbr[ip];
-		it->k = (uint16_t)(opposite(ip) * n->p.vcs + vc);
-	}
 }
 
 /* The front flit of input VC 'in' has left on every output it goes to:
@@ -1185,7 +1202,7 @@ static void flit_pop(struct noc *n, int node, struct router *r, int in,
 	int ip = iv->port, vc = iv->vc;
 	int tail = iv->buf[iv->head].tail;
 
-	slot_free(n, r, node, iv, tail, c);
+	slot_free(n, r, iv, tail, c);
 	if (iv->branches) {
 		int k = __builtin_popcount(iv->branches) - 1, o;
 
@@ -1219,7 +1236,7 @@ flit_move(struct noc *n, int node, struct router *r, struct ivc *iv, int o,
 	r->link_flits[o]++;
 	if (o == NOC_LOCAL) {
 		/* ejection: the NI sinks every flit; the tail completes */
-		cycle_t at = c + (cycle_t)(p->t_sa + p->t_st + 1);
+		cycle_t at = c + n->d_eject;
 
 		n->u.ctr[CTR_NOC_FLITS]++;
 		if (at >= n->win_lo && at < n->win_hi)
@@ -1227,7 +1244,7 @@ flit_move(struct noc *n, int node, struct router *r, struct ivc *iv, int o,
 		if (f.tail)
 			deliver_at(n, at, node, f.pkt);
 	} else {
-		cycle_t at = c + (cycle_t)(p->t_sa + p->t_st + p->t_link);
+		cycle_t at = c + n->d_link;
 
 		it = cal_new(n, at);
 		it->node = r->nbr[o];
@@ -1243,12 +1260,11 @@ flit_move(struct noc *n, int node, struct router *r, struct ivc *iv, int o,
 		if (o != NOC_LOCAL && p->wait_tail) {
 			oc->tail_wait = 1;
 		} else {
-			oc->owner = -1;
 			r->free_m[o] |= (uint16_t)(1u << iv->out_vc);
 		}
 	}
 	/* the slot frees; its credit goes upstream */
-	slot_free(n, r, node, iv, f.tail, c);
+	slot_free(n, r, iv, f.tail, c);
 	if (f.tail) {
 		iv->state = IVC_IDLE;
 		if (!(r->act_m[ip] &= (uint16_t)~(1u << vc)))
@@ -1413,9 +1429,39 @@ static int router_sa(struct noc *n, int node, struct router *r, cycle_t c)
 					   pick is a multicast (bit per
 					   port) */
 
+	/*
+	 * One unicast VC with a flit past VA on one input port (DMA streams:
+	 * nearly every call): it is the only bidder at both stages under
+	 * round robin and age alike - it crosses if it has a credit, else
+	 * stalls - as the stages below would decide.
+	 */
+	pm = r->act_ports;
+	if (!(pm & (pm - 1))) {
+		uint32_t cand;
+		struct ivc *iv;
+
+		p = __builtin_ctz(pm);
+		cand = (uint32_t)(r->act_m[p] & r->ne_m[p]);
+		if (!cand)
+			return 0;
+		iv = &r->in[p * V + __builtin_ctz(cand)];
+		if (!(cand & (cand - 1)) && !iv->branches) {
+			int o = iv->out_port;
+
+			if (r->out[iv->oidx].credits <= 0) {
+				r->stall_credit++;
+				n->u.ctr[CTR_NOC_STALL_CREDIT]++;
+				return 0;
+			}
+			r->rr_in[p] = (uint16_t)wrap(iv->vc + 1, V);
+			r->rr_out[o] = (uint16_t)wrap(p + 1, NOC_N_PORTS);
+			flit_move(n, node, r, iv, o, c);
+			return 1;
+		}
+	}
 	/* Every loop walks set bits only: the input ports with a VC past VA
 	 * (most cycles see one or two bids). */
-	for (pm = r->act_ports; pm; pm &= pm - 1) {
+	for (; pm; pm &= pm - 1) {
 		/* the VCs with a flit past VA, in visiting order: from the
 		 * round-robin pointer up, then from 0 (age: from 0) - bit
 		 * b of the rotated mask is VC (rr + b) mod V */
@@ -1947,7 +1993,15 @@ static int router_init(struct noc *n, int i)
 		r->in[k].port = (uint8_t)(k / p->vcs);
 		r->in[k].vc = (uint8_t)(k % p->vcs);
 		r->in[k].k = (uint8_t)k;
-		r->out[k].owner = -1;
+		if (k / p->vcs == NOC_LOCAL) {
+			r->in[k].up.node = (uint32_t)i;
+			r->in[k].up.k = (uint16_t)(k % p->vcs);
+			r->in[k].up.ni = 1;
+		} else if (r->nbr[k / p->vcs] >= 0) {
+			r->in[k].up.node = (uint32_t)r->nbr[k / p->vcs];
+			r->in[k].up.k = (uint16_t)(opposite(k / p->vcs) *
+						   p->vcs + k % p->vcs);
+		}
 		/* ejection never runs out of credits: the NI sinks */
 		r->out[k].credits = k / p->vcs == NOC_LOCAL ? 1 << 30
 							   : p->buf_depth;
@@ -1969,6 +2023,8 @@ noc *noc_new(eng *e, const struct noc_params *p, const char *name)
 	for (n->dq_cap = 1; n->dq_cap < (uint32_t)n->pv; n->dq_cap *= 2)
 		;
 	n->t_va_eff = va_eff(p);
+	n->d_link = (cycle_t)(p->t_sa + p->t_st + p->t_link);
+	n->d_eject = (cycle_t)(p->t_sa + p->t_st + 1);
 	n->tick_at = CYCLE_MAX;
 	n->pk_free = UINT32_MAX;
 	n->n_words = (n->n_nodes + 63) / 64;
