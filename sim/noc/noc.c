@@ -85,11 +85,8 @@ struct flit {
 
 /* A credit arriving at a fixed future cycle (8 bytes). */
 struct cal_credit {
-	uint32_t node;           /* router or NI */
-	uint16_t k;              /* the router's output VC, port * vcs + vc,
-				    or the NI's VC */
-	uint8_t ni;              /* to the NI (from a local input port) */
-	uint8_t tail;            /* credit of a tail flit */
+	uint32_t idx;            /* the counter it adds to (noc.cred) */
+	uint32_t tail;           /* credit of a tail flit */
 };
 
 /* An input virtual channel: a ring of flits and the state of the packet
@@ -123,13 +120,6 @@ struct ivc_mc {
 	uint16_t bvc[NOC_N_PORTS]; /* output VC per branch */
 };
 
-/* An output virtual channel: credits for the downstream buffer.  Whether
- * a packet owns it is the router's free_m bit. */
-struct ovc {
-	int credits;             /* free downstream slots */
-	uint8_t tail_wait;       /* tail sent; released by its credit */
-};
-
 struct router {
 	int x, y;                /* coordinates */
 	int nbr[NOC_N_PORTS];    /* neighbour router per port, -1 none */
@@ -137,7 +127,12 @@ struct router {
 	struct ivc *in;          /* NOC_N_PORTS * vcs */
 	struct ivc_mc *mc;       /* the same, their multicast state */
 	struct flit *fbuf;       /* every input VC's buffer, in one block */
-	struct ovc *out;         /* NOC_N_PORTS * vcs */
+	/* Output VCs (NOC_N_PORTS * vcs, index port * vcs + vc): credits
+	 * for the downstream buffer (in noc.cred), whether the tail has
+	 * left and waits for its credit (wait_for_tail_credit).  Whether a
+	 * packet owns one is its free_m bit. */
+	int *cred;
+	uint8_t *tail_wait;
 	int n_buf;               /* flits held in all input VCs */
 	int n_va;                /* input VCs in IVC_VA (router_va's work) */
 	/* Bit v of [port]: the allocators' candidates, kept in step with the
@@ -186,7 +181,8 @@ struct ni {
 	uint32_t cur;            /* its slot */
 	uint32_t cur_idx;        /* next flit of it */
 	int cur_vc;              /* the local input VC it uses */
-	int *credits;            /* per local input VC of the router */
+	int *credits;            /* per local input VC of the router (in
+				    noc.cred) */
 	uint8_t *owned;          /* per local input VC: a packet holds it */
 	int rr;                  /* next VC to try first */
 	cycle_t last_inj;        /* cycle + 1 of the last flit injected */
@@ -272,6 +268,9 @@ struct noc {
 	cycle_t d_link, d_eject; /* SA -> the next buffer (t_sa + t_st +
 				    t_link), -> the NI (t_sa + t_st + 1) */
 	struct router *r;        /* routers, by node */
+	/* Every credit counter, so that a credit's arrival is one add: the
+	 * routers' output VCs (pv per node), then the NIs' (vcs per node). */
+	int *cred;
 	struct ni *ni;           /* NIs, by node */
 	uint64_t *act;           /* routers holding flits (bitmap) */
 	uint64_t *nipend;        /* NIs with a flit to inject (bitmap) */
@@ -761,6 +760,28 @@ static inline void ivc_new_head(struct noc *n, int node, struct ivc *iv,
 		due_push(n, r->rcq, r->rcq_h, &r->rcq_n, ready, iv->k);
 }
 
+/* The credit of a tail reached counter idx of n->cred with
+ * wait_for_tail_credit: the output VC (or the NI's VC) its packet held
+ * is free again. */
+static void tail_credit(struct noc *n, uint32_t idx)
+{
+	const uint32_t pv = (uint32_t)n->pv, V = (uint32_t)n->p.vcs;
+	const uint32_t routers = (uint32_t)n->n_nodes * pv;
+
+	if (idx < routers) {
+		struct router *r = &n->r[idx / pv];
+		uint32_t k = idx % pv;
+
+		if (r->tail_wait[k]) {
+			r->tail_wait[k] = 0;
+			r->free_m[k / V] |= (uint16_t)(1u << (k % V));
+		}
+	} else {
+		idx -= routers;
+		n->ni[idx / V].owned[idx % V] = 0;
+	}
+}
+
 /* The calendar's entries for cycle c: flits into input buffers, credits
  * to output VCs and NIs.  Kept out of noc_tick (noinline): inlined, it
  * competed with the router loop for registers (1-2 % more instructions
@@ -776,8 +797,9 @@ static __attribute__((noinline)) void deliver_arrivals(struct noc *n,
 	const struct cal_item *const fv = s->v;
 	const struct cal_credit *const cv = s->cv;
 	const uint32_t nf = s->n, nc = s->cn;
-	const int depth = n->p.buf_depth;
+	const int depth = n->p.buf_depth, wait_tail = n->p.wait_tail;
 	struct router *const rs = n->r;
+	int *const cred = n->cred;
 	uint32_t i;
 
 	for (i = 0; i < nf; i++) {
@@ -804,27 +826,9 @@ static __attribute__((noinline)) void deliver_arrivals(struct noc *n,
 		}
 	}
 	for (i = 0; i < nc; i++) {
-		const struct cal_credit *cr = &cv[i];
-
-		if (!cr->ni) {
-			struct router *r = &rs[cr->node];
-			struct ovc *o = &r->out[cr->k];
-
-			o->credits++;
-			if (cr->tail && o->tail_wait) {
-				int V = n->p.vcs;
-
-				o->tail_wait = 0;
-				r->free_m[cr->k / V] |=
-					(uint16_t)(1u << (cr->k % V));
-			}
-		} else {
-			struct ni *q = &n->ni[cr->node];
-
-			q->credits[cr->k]++;
-			if (cr->tail && n->p.wait_tail)
-				q->owned[cr->k] = 0;
-		}
+		cred[cv[i].idx]++;
+		if (cv[i].tail && wait_tail)
+			tail_credit(n, cv[i].idx);
 	}
 	n->cal_n -= nf + nc;
 	s->n = 0;
@@ -879,8 +883,8 @@ static inline void ovc_take(struct router *r, int o, int v)
 }
 
 /* Input VC iv won VA in cycle c: on to SA after the VA stage. */
-static inline __attribute__((always_inline)) void va_granted(struct noc *n, struct router *r, struct ivc *iv,
-		       cycle_t c, int *waiting)
+static inline __attribute__((always_inline)) void
+va_granted(struct noc *n, struct router *r, struct ivc *iv, cycle_t c)
 {
 	iv->state = IVC_ACTIVE;
 	r->n_va--;
@@ -894,7 +898,6 @@ static inline __attribute__((always_inline)) void va_granted(struct noc *n, stru
 			r->vq_ports &= (uint8_t)~(1u << iv->out_port);
 	}
 	if (n->t_va_eff) {
-		*waiting = 1;
 		due_push(n, r->saq, r->saq_h, &r->saq_n,
 			 c + (cycle_t)n->t_va_eff, iv->k);
 	} else {
@@ -919,8 +922,7 @@ static inline __attribute__((always_inline)) void va_granted(struct noc *n, stru
  * by unicast packets taking its VCs one port at a time.  Returns 1 if
  * granted.
  */
-static int va_multicast(struct noc *n, struct router *r, int in, cycle_t c,
-			int *waiting)
+static int va_multicast(struct noc *n, struct router *r, int in, cycle_t c)
 {
 	struct ivc *iv = &r->in[in];
 	int o;
@@ -943,7 +945,7 @@ static int va_multicast(struct noc *n, struct router *r, int in, cycle_t c,
 		}
 	r->mc[in].bvc[NOC_LOCAL] = NOC_NO_VC;
 	iv->out_vc = r->mc[in].bvc[iv->out_port];
-	va_granted(n, r, iv, c, waiting);
+	va_granted(n, r, iv, c);
 	return 1;
 }
 
@@ -966,14 +968,13 @@ static inline int mask_next(const uint64_t m[2], int from)
 
 /* Grant head 'in' (iv) of router r output VC v of port o. */
 static inline __attribute__((always_inline)) void
-va_grant(struct noc *n, struct router *r, struct ivc *iv, int o, int v,
-	 cycle_t c, int *waiting)
+va_grant(struct noc *n, struct router *r, struct ivc *iv, int o, int v, cycle_t c)
 {
 	ovc_take(r, o, v);
 	iv->out_vc = (uint16_t)v;
 	iv->oidx = (uint16_t)(o * n->p.vcs + v);
 	iv->dk = (uint16_t)(opposite(o) * n->p.vcs + v);
-	va_granted(n, r, iv, c, waiting);
+	va_granted(n, r, iv, c);
 	r->rr_va[o] = (uint16_t)wrap(iv->k + 1, n->pv);
 }
 
@@ -984,8 +985,7 @@ va_grant(struct noc *n, struct router *r, struct ivc *iv, int o, int v,
  * of its class.  Returns the number of grants.
  */
 static __attribute__((noinline)) int
-va_port(struct noc *n, struct router *r, int o, const uint64_t m[2],
-	cycle_t c, int *waiting)
+va_port(struct noc *n, struct router *r, int o, const uint64_t m[2], cycle_t c)
 {
 	int rq[NOC_N_PORTS * NOC_MAX_VCS], nr = 0, i, k, grants = 0;
 
@@ -1017,7 +1017,7 @@ va_port(struct noc *n, struct router *r, int o, const uint64_t m[2],
 
 		if (!fm)
 			continue;    /* no free VC: retry next cycle */
-		va_grant(n, r, iv, o, __builtin_ctz(fm), c, waiting);
+		va_grant(n, r, iv, o, __builtin_ctz(fm), c);
 		grants++;
 	}
 	return grants;
@@ -1031,8 +1031,7 @@ va_port(struct noc *n, struct router *r, int o, const uint64_t m[2],
  * pointer up, then from 0); each winner takes the lowest free VC of its
  * class.  Returns the number of grants.
  */
-static int router_va(struct noc *n, struct router *r, cycle_t c,
-		     int *waiting)
+static int router_va(struct noc *n, struct router *r, cycle_t c)
 {
 	int k, o, grants = 0;
 	uint32_t pm = r->vq_ports;
@@ -1051,7 +1050,7 @@ static int router_va(struct noc *n, struct router *r, cycle_t c,
 
 			if (!fm)
 				return 0;    /* retry next cycle */
-			va_grant(n, r, iv, o, __builtin_ctz(fm), c, waiting);
+			va_grant(n, r, iv, o, __builtin_ctz(fm), c);
 			return 1;
 		}
 	}
@@ -1059,7 +1058,7 @@ static int router_va(struct noc *n, struct router *r, cycle_t c,
 		uint64_t m[2] = { r->vqmc[0], r->vqmc[1] };
 
 		for (k = mask_next(m, 0); k >= 0; k = mask_next(m, k + 1))
-			grants += va_multicast(n, r, k, c, waiting);
+			grants += va_multicast(n, r, k, c);
 	}
 	for (; pm; pm &= pm - 1) {
 		const int pv = n->pv;
@@ -1075,7 +1074,7 @@ static int router_va(struct noc *n, struct router *r, cycle_t c,
 		m[0] = r->vq[o][0];
 		m[1] = r->vq[o][1];
 		if (n->p.age || pv > 64 || (n->p.torus && o != NOC_LOCAL)) {
-			grants += va_port(n, r, o, m, c, waiting);
+			grants += va_port(n, r, o, m, c);
 			continue;
 		}
 		/* Round robin over one word, every VC of the port allowed:
@@ -1094,7 +1093,7 @@ static int router_va(struct noc *n, struct router *r, cycle_t c,
 			if (!fm)
 				break; /* retry next cycle */
 			va_grant(n, r, &r->in[v >= pv ? v - pv : v], o,
-				 __builtin_ctz(fm), c, waiting);
+				 __builtin_ctz(fm), c);
 			grants++;
 		}
 	}
@@ -1161,14 +1160,12 @@ static void flit_out(struct noc *n, int node, struct router *r, int in,
 		it->k = (uint16_t)(opposite(o) * V + ov);
 		it->f = f;
 		it->f.arrive = at;
-		r->out[o * V + ov].credits--;
+		r->cred[o * V + ov]--;
 		n->u.ctr[CTR_NOC_HOPS]++;
 	}
 	if (tail && ov != NOC_NO_VC) {
-		struct ovc *oc = &r->out[o * V + ov];
-
 		if (o != NOC_LOCAL && n->p.wait_tail) {
-			oc->tail_wait = 1;
+			r->tail_wait[o * V + ov] = 1;
 		} else {
 			r->free_m[o] |= (uint16_t)(1u << ov);
 		}
@@ -1251,14 +1248,12 @@ flit_move(struct noc *n, int node, struct router *r, struct ivc *iv, int o,
 		it->k = iv->dk;
 		it->f = f;
 		it->f.arrive = at;
-		r->out[iv->oidx].credits--;
+		r->cred[iv->oidx]--;
 		n->u.ctr[CTR_NOC_HOPS]++;
 	}
 	if (f.tail) {
-		struct ovc *oc = &r->out[iv->oidx];
-
 		if (o != NOC_LOCAL && p->wait_tail) {
-			oc->tail_wait = 1;
+			r->tail_wait[iv->oidx] = 1;
 		} else {
 			r->free_m[o] |= (uint16_t)(1u << iv->out_vc);
 		}
@@ -1308,11 +1303,11 @@ static int sa_wants(const struct noc *n, const struct router *r, int k, int o)
 
 	if (!iv->branches)
 		return iv->out_port == o &&
-		       (o == NOC_LOCAL || r->out[o * V + iv->out_vc].credits > 0);
+		       (o == NOC_LOCAL || r->cred[o * V + iv->out_vc] > 0);
 	const struct ivc_mc *m = &r->mc[k];
 
 	return (iv->branches & ~m->bdone) >> o & 1 && m->bpos[o] < iv->n &&
-	       (o == NOC_LOCAL || r->out[o * V + m->bvc[o]].credits > 0);
+	       (o == NOC_LOCAL || r->cred[o * V + m->bvc[o]] > 0);
 }
 
 /* 1 if input VC k's front flit may cross to some output now. */
@@ -1448,7 +1443,7 @@ static int router_sa(struct noc *n, int node, struct router *r, cycle_t c)
 		if (!(cand & (cand - 1)) && !iv->branches) {
 			int o = iv->out_port;
 
-			if (r->out[iv->oidx].credits <= 0) {
+			if (r->cred[iv->oidx] <= 0) {
 				r->stall_credit++;
 				n->u.ctr[CTR_NOC_STALL_CREDIT]++;
 				return 0;
@@ -1484,7 +1479,7 @@ static int router_sa(struct noc *n, int node, struct router *r, cycle_t c)
 			/* a unicast flit's credit (ejection never runs
 			 * out: its VCs hold 2^30) */
 			if (iv->branches ? !sa_ready(n, r, kk)
-					 : r->out[iv->oidx].credits <= 0) {
+					 : r->cred[iv->oidx] <= 0) {
 				r->stall_credit++;
 				n->u.ctr[CTR_NOC_STALL_CREDIT]++;
 				continue;
@@ -1524,9 +1519,15 @@ static int router_sa(struct noc *n, int node, struct router *r, cycle_t c)
 	return sa_outputs(n, node, r, c, pick, picks, mc);
 }
 
-/* One cycle of router 'node': VA then SA.  Returns progress (grants);
- * *waiting is set when a stage waits on time alone. */
-static int router_step(struct noc *n, int node, cycle_t c, int *waiting)
+/* What a router's cycle leaves (router_step's flags). */
+enum {
+	STEP_MOVED = 1,          /* a grant or a flit crossed */
+	STEP_WAITS = 2,          /* a VC waits in its RC or VA stage */
+	STEP_HOLDS = 4           /* flits are still buffered */
+};
+
+/* One cycle of router 'node': VA then SA.  Returns STEP_* flags. */
+static int router_step(struct noc *n, int node, cycle_t c)
 {
 	struct router *r = &n->r[node];
 	const uint32_t dm = n->dq_cap - 1;
@@ -1546,20 +1547,23 @@ static int router_step(struct noc *n, int node, cycle_t c, int *waiting)
 		r->act_ports |= (uint8_t)(1u << iv->port);
 		r->saq_h = (r->saq_h + 1) & dm;
 	}
-	if (r->rcq_n | r->saq_n)
-		*waiting = 1;
 	/* allocation only where some VC is past its stage's wait */
-	g = r->n_va > (int)r->rcq_n ? router_va(n, r, c, waiting) : 0;
+	g = r->n_va > (int)r->rcq_n ? router_va(n, r, c) : 0;
 	if (r->act_ports)
 		g += router_sa(n, node, r, c);
+	/* (a VC queued by the allocators themselves waits too: a grant, a
+	 * tail's crossing, both progress anyway) */
+	g = (g ? STEP_MOVED : 0) | (r->rcq_n | r->saq_n ? STEP_WAITS : 0);
 	if (!r->n_buf)
 		bit_clr(n->act, node);
+	else
+		g |= STEP_HOLDS;
 	return g;
 }
 
 static int noc_tick(struct noc *n, cycle_t c)
 {
-	int w, progress = 0, waiting = 0, busy = 0;
+	int w, progress = 0, busy = 0, f = 0;
 	cycle_t next = CYCLE_MAX;
 
 	n->tick_at = CYCLE_MAX;
@@ -1591,9 +1595,7 @@ static int noc_tick(struct noc *n, cycle_t c)
 
 			m &= m - 1;
 			n->st.router_visits++;
-			progress |= router_step(n, i, c, &waiting) > 0;
-			if (n->r[i].n_buf)
-				busy = 1;
+			f |= router_step(n, i, c);
 		}
 	}
 	if (n->oom)
@@ -1605,7 +1607,8 @@ static int noc_tick(struct noc *n, cycle_t c)
 	 * deadlock the engine then reports with the packets still inside).
 	 * Otherwise the cycle of the next calendar arrival, if any.
 	 */
-	if (busy && (progress || waiting || n->cal_n))
+	if ((busy || f & STEP_HOLDS) &&
+	    (progress || f & (STEP_MOVED | STEP_WAITS) || n->cal_n))
 		next = c + 1;
 	else if (n->cal_n) {
 		cycle_t t;
@@ -1902,14 +1905,13 @@ static void noc_destroy(struct unit *u)
 			free(n->r[i].saq);
 			free(n->r[i].mc);
 			free(n->r[i].in);
-			free(n->r[i].out);
+			free(n->r[i].tail_wait);
 		}
 	if (n->ni)
 		for (i = 0; i < n->n_nodes; i++) {
 			free(n->ni[i].q);
 			free(n->ni[i].w);
 			free(n->ni[i].w2);
-			free(n->ni[i].credits);
 			free(n->ni[i].owned);
 		}
 	if (n->cal)
@@ -1925,6 +1927,7 @@ static void noc_destroy(struct unit *u)
 		free(n->cls[i].hist);
 	free(n->cal);
 	free(n->rt);
+	free(n->cred);
 	free(n->r);
 	free(n->ni);
 	free(n->act);
@@ -1977,14 +1980,15 @@ static int router_init(struct noc *n, int i)
 			r->wrap[NOC_NORTH] = 1;
 		}
 	}
+	r->cred = &n->cred[(size_t)i * (size_t)n->pv];
 	r->in = calloc((size_t)n->pv, sizeof(*r->in));
 	r->mc = calloc((size_t)n->pv, sizeof(*r->mc));
-	r->out = calloc((size_t)n->pv, sizeof(*r->out));
+	r->tail_wait = calloc((size_t)n->pv, 1);
 	r->fbuf = calloc((size_t)n->pv * (size_t)p->buf_depth,
 			 sizeof(*r->fbuf));
 	r->rcq = calloc(n->dq_cap, sizeof(*r->rcq));
 	r->saq = calloc(n->dq_cap, sizeof(*r->saq));
-	if (!r->in || !r->mc || !r->out || !r->fbuf || !r->rcq || !r->saq)
+	if (!r->in || !r->mc || !r->tail_wait || !r->fbuf || !r->rcq || !r->saq)
 		return NPU_ENOMEM;
 	for (k = 0; k < NOC_N_PORTS; k++)
 		r->free_m[k] = (uint16_t)((1u << p->vcs) - 1);
@@ -1993,18 +1997,17 @@ static int router_init(struct noc *n, int i)
 		r->in[k].port = (uint8_t)(k / p->vcs);
 		r->in[k].vc = (uint8_t)(k % p->vcs);
 		r->in[k].k = (uint8_t)k;
-		if (k / p->vcs == NOC_LOCAL) {
-			r->in[k].up.node = (uint32_t)i;
-			r->in[k].up.k = (uint16_t)(k % p->vcs);
-			r->in[k].up.ni = 1;
-		} else if (r->nbr[k / p->vcs] >= 0) {
-			r->in[k].up.node = (uint32_t)r->nbr[k / p->vcs];
-			r->in[k].up.k = (uint16_t)(opposite(k / p->vcs) *
-						   p->vcs + k % p->vcs);
-		}
+		/* a freed slot's credit goes to the NI or to the output VC
+		 * of the upstream router feeding this input VC */
+		if (k / p->vcs == NOC_LOCAL)
+			r->in[k].up.idx = (uint32_t)(n->n_nodes * n->pv +
+						     i * p->vcs + k % p->vcs);
+		else if (r->nbr[k / p->vcs] >= 0)
+			r->in[k].up.idx = (uint32_t)(r->nbr[k / p->vcs] * n->pv +
+						     opposite(k / p->vcs) *
+						     p->vcs + k % p->vcs);
 		/* ejection never runs out of credits: the NI sinks */
-		r->out[k].credits = k / p->vcs == NOC_LOCAL ? 1 << 30
-							   : p->buf_depth;
+		r->cred[k] = k / p->vcs == NOC_LOCAL ? 1 << 30 : p->buf_depth;
 	}
 	return 0;
 }
@@ -2040,17 +2043,21 @@ noc *noc_new(eng *e, const struct noc_params *p, const char *name)
 	n->act = calloc((size_t)n->n_words, sizeof(uint64_t));
 	n->nipend = calloc((size_t)n->n_words, sizeof(uint64_t));
 	n->cal = calloc(n->cal_w, sizeof(*n->cal));
+	n->cred = calloc((size_t)n->n_nodes * (size_t)(n->pv + p->vcs),
+			 sizeof(int));
 	n->dl = calloc(n->cal_w, sizeof(*n->dl));
-	if (!n->r || !n->ni || !n->act || !n->nipend || !n->cal || !n->dl)
+	if (!n->r || !n->ni || !n->act || !n->nipend || !n->cal || !n->dl ||
+	    !n->cred)
 		goto fail;
 	for (i = 0; i < n->n_nodes; i++) {
 		struct ni *q = &n->ni[i];
 
 		if (router_init(n, i))
 			goto fail;
-		q->credits = calloc((size_t)p->vcs, sizeof(int));
+		q->credits = &n->cred[(size_t)n->n_nodes * (size_t)n->pv +
+				      (size_t)i * (size_t)p->vcs];
 		q->owned = calloc((size_t)p->vcs, 1);
-		if (!q->credits || !q->owned)
+		if (!q->owned)
 			goto fail;
 		for (k = 0; k < p->vcs; k++)
 			q->credits[k] = p->buf_depth;
