@@ -731,8 +731,8 @@ static inline void va_add(struct router *r, const struct ivc *iv)
 
 /* The front flit of an input VC became a head at cycle 'from' (in the
  * tick of cycle now): route it and start its RC. */
-static inline void ivc_new_head(struct noc *n, int node, struct ivc *iv,
-				cycle_t from, cycle_t now)
+static inline __attribute__((always_inline)) void
+ivc_new_head(struct noc *n, int node, struct ivc *iv, cycle_t from, cycle_t now)
 {
 	const struct flit *f = &iv->buf[iv->head];
 	const struct pkt *pk = &n->pk[f->pkt];
@@ -825,11 +825,16 @@ static __attribute__((noinline)) void deliver_arrivals(struct noc *n,
 				ivc_new_head(n, it->node, iv, c, c);
 		}
 	}
-	for (i = 0; i < nc; i++) {
-		cred[cv[i].idx]++;
-		if (cv[i].tail && wait_tail)
-			tail_credit(n, cv[i].idx);
-	}
+	/* (two loops: the test of the rare mode out of the common one) */
+	if (!wait_tail)
+		for (i = 0; i < nc; i++)
+			cred[cv[i].idx]++;
+	else
+		for (i = 0; i < nc; i++) {
+			cred[cv[i].idx]++;
+			if (cv[i].tail)
+				tail_credit(n, cv[i].idx);
+		}
 	n->cal_n -= nf + nc;
 	s->n = 0;
 	s->cn = 0;
