@@ -34,7 +34,9 @@
  *    flits injected equal the flits ejected once the network is empty.
  *
  * Cost: per active cycle, one visit per router holding flits (its VCs),
- * plus a scan of two bitmaps (one bit per node); nothing when idle.
+ * plus a scan of two bitmaps (one bit per node); nothing when idle.  A
+ * stage with a single bidder (VA: one request, SA: one VC on one input)
+ * decides it directly, without the allocators' loops.
  */
 #include "noc.h"
 
@@ -973,7 +975,8 @@ static inline int mask_next(const uint64_t m[2], int from)
 
 /* Grant head 'in' (iv) of router r output VC v of port o. */
 static inline __attribute__((always_inline)) void
-va_grant(struct noc *n, struct router *r, struct ivc *iv, int o, int v, cycle_t c)
+va_grant(struct noc *n, struct router *r, struct ivc *iv, int o, int v,
+	 cycle_t c)
 {
 	ovc_take(r, o, v);
 	iv->out_vc = (uint16_t)v;
@@ -1045,10 +1048,12 @@ static int router_va(struct noc *n, struct router *r, cycle_t c)
 	 * load): whatever the order, it takes the lowest free VC of its
 	 * class, if any - as below. */
 	if (!(r->vqmc[0] | r->vqmc[1]) && pm && !(pm & (pm - 1))) {
-		const uint64_t *m = r->vq[__builtin_ctz(pm)];
+		const uint64_t *m = r->vq[o = __builtin_ctz(pm)];
+		/* nonzero: more than one request */
+		uint64_t more = m[0] ? (m[0] & (m[0] - 1)) | m[1]
+				     : m[1] & (m[1] - 1);
 
-		o = __builtin_ctz(pm);
-		if (!((m[0] & (m[0] - 1)) | (m[0] ? m[1] : m[1] & (m[1] - 1)))) {
+		if (!more) {
 			struct ivc *iv = &r->in[m[0] ? __builtin_ctzll(m[0])
 						  : 64 + __builtin_ctzll(m[1])];
 			uint32_t fm = r->free_m[o] & vc_allowed(n, r, iv, o);
@@ -2008,7 +2013,8 @@ static int router_init(struct noc *n, int i)
 			r->in[k].up.idx = (uint32_t)(n->n_nodes * n->pv +
 						     i * p->vcs + k % p->vcs);
 		else if (r->nbr[k / p->vcs] >= 0)
-			r->in[k].up.idx = (uint32_t)(r->nbr[k / p->vcs] * n->pv +
+			r->in[k].up.idx = (uint32_t)(r->nbr[k / p->vcs] *
+						     n->pv +
 						     opposite(k / p->vcs) *
 						     p->vcs + k % p->vcs);
 		/* ejection never runs out of credits: the NI sinks */
