@@ -34,7 +34,9 @@
  *    flits injected equal the flits ejected once the network is empty.
  *
  * Cost: per active cycle, one visit per router holding flits (its VCs),
- * plus a scan of two bitmaps (one bit per node); nothing when idle.
+ * plus a scan of two bitmaps (one bit per node); nothing when idle.  A
+ * stage with a single bidder (VA: one request, SA: one VC on one input)
+ * decides it directly, without the allocators' loops.
  */
 #include "noc.h"
 
@@ -83,6 +85,12 @@ struct flit {
 	cycle_t arrive;          /* cycle it entered this buffer */
 };
 
+/* A credit arriving at a fixed future cycle (8 bytes). */
+struct cal_credit {
+	uint32_t idx;            /* the counter it adds to (noc.cred) */
+	uint32_t tail;           /* credit of a tail flit */
+};
+
 /* An input virtual channel: a ring of flits and the state of the packet
  * at its front (32 bytes: two to a cache line; what only a multicast
  * needs is in struct ivc_mc). */
@@ -101,7 +109,9 @@ struct ivc {
 	uint16_t dk;             /* unicast: the input VC its flits enter
 				    downstream (opposite(out_port) * vcs +
 				    out_vc), when out_port is a link */
-	cycle_t ready;           /* earliest cycle of the next stage */
+	struct cal_credit up;    /* the credit a freed slot sends upstream
+				    (tail 0): to the output VC feeding this
+				    one, or the NI for the local port */
 };
 
 /* The multicast state of input VC k of a router (router.mc[k]). */
@@ -112,14 +122,6 @@ struct ivc_mc {
 	uint16_t bvc[NOC_N_PORTS]; /* output VC per branch */
 };
 
-/* An output virtual channel: credits for the downstream buffer and the
- * input VC whose packet owns it. */
-struct ovc {
-	int credits;             /* free downstream slots */
-	int owner;               /* input VC index (port * vcs + vc), -1 free */
-	uint8_t tail_wait;       /* tail sent; released by its credit */
-};
-
 struct router {
 	int x, y;                /* coordinates */
 	int nbr[NOC_N_PORTS];    /* neighbour router per port, -1 none */
@@ -127,7 +129,12 @@ struct router {
 	struct ivc *in;          /* NOC_N_PORTS * vcs */
 	struct ivc_mc *mc;       /* the same, their multicast state */
 	struct flit *fbuf;       /* every input VC's buffer, in one block */
-	struct ovc *out;         /* NOC_N_PORTS * vcs */
+	/* Output VCs (NOC_N_PORTS * vcs, index port * vcs + vc): credits
+	 * for the downstream buffer (in noc.cred), whether the tail has
+	 * left and waits for its credit (wait_for_tail_credit).  Whether a
+	 * packet owns one is its free_m bit. */
+	int *cred;
+	uint8_t *tail_wait;
 	int n_buf;               /* flits held in all input VCs */
 	int n_va;                /* input VCs in IVC_VA (router_va's work) */
 	/* Bit v of [port]: the allocators' candidates, kept in step with the
@@ -176,7 +183,8 @@ struct ni {
 	uint32_t cur;            /* its slot */
 	uint32_t cur_idx;        /* next flit of it */
 	int cur_vc;              /* the local input VC it uses */
-	int *credits;            /* per local input VC of the router */
+	int *credits;            /* per local input VC of the router (in
+				    noc.cred) */
 	uint8_t *owned;          /* per local input VC: a packet holds it */
 	int rr;                  /* next VC to try first */
 	cycle_t last_inj;        /* cycle + 1 of the last flit injected */
@@ -224,15 +232,6 @@ struct cal_item {
 	struct flit f;           /* the flit */
 };
 
-/* A credit arriving at a fixed future cycle (8 bytes). */
-struct cal_credit {
-	uint32_t node;           /* router or NI */
-	uint16_t k;              /* the router's output VC, port * vcs + vc,
-				    or the NI's VC */
-	uint8_t ni;              /* to the NI (from a local input port) */
-	uint8_t tail;            /* credit of a tail flit */
-};
-
 /*
  * One cycle of the calendar: its flits and its credits, each in the order
  * they were sent.  Two arrays, not one of mixed entries: a flit arrival
@@ -268,7 +267,12 @@ struct noc {
 	uint32_t dq_cap;         /* router.rcq/saq entries: a power of two
 				    >= pv (a VC is in one at most once) */
 	int t_va_eff;            /* VA grant -> SA eligibility */
+	cycle_t d_link, d_eject; /* SA -> the next buffer (t_sa + t_st +
+				    t_link), -> the NI (t_sa + t_st + 1) */
 	struct router *r;        /* routers, by node */
+	/* Every credit counter, so that a credit's arrival is one add: the
+	 * routers' output VCs (pv per node), then the NIs' (vcs per node). */
+	int *cred;
 	struct ni *ni;           /* NIs, by node */
 	uint64_t *act;           /* routers holding flits (bitmap) */
 	uint64_t *nipend;        /* NIs with a flit to inject (bitmap) */
@@ -462,7 +466,8 @@ static void bit_clr(uint64_t *b, int i) { b[i >> 6] &= ~(1ULL << (i & 63)); }
 
 /* Array v of *cap entries of 'size' bytes, doubled (16 at first): the
  * new array, or NULL with v and *cap unchanged. */
-static void *cal_grow(void *v, uint32_t *cap, size_t size)
+static __attribute__((noinline)) void *cal_grow(void *v, uint32_t *cap,
+						size_t size)
 {
 	uint32_t c = *cap ? *cap * 2 : 16;
 
@@ -474,7 +479,7 @@ static void *cal_grow(void *v, uint32_t *cap, size_t size)
 
 /* A new flit entry for cycle 'when', for the caller to fill in (a
  * scratch entry, and n->oom set, when out of memory). */
-static struct cal_item *cal_new(struct noc *n, cycle_t when)
+static inline struct cal_item *cal_new(struct noc *n, cycle_t when)
 {
 	static struct cal_item lost;
 	struct cal_slot *s = &n->cal[when & (n->cal_w - 1)];
@@ -493,7 +498,7 @@ static struct cal_item *cal_new(struct noc *n, cycle_t when)
 }
 
 /* A new credit entry for cycle 'when' (as cal_new). */
-static struct cal_credit *cal_credit_new(struct noc *n, cycle_t when)
+static inline struct cal_credit *cal_credit_new(struct noc *n, cycle_t when)
 {
 	static struct cal_credit lost;
 	struct cal_slot *s = &n->cal[when & (n->cal_w - 1)];
@@ -728,13 +733,14 @@ static inline void va_add(struct router *r, const struct ivc *iv)
 
 /* The front flit of an input VC became a head at cycle 'from' (in the
  * tick of cycle now): route it and start its RC. */
-static inline void ivc_new_head(struct noc *n, int node, struct ivc *iv,
-				cycle_t from, cycle_t now)
+static inline __attribute__((always_inline)) void
+ivc_new_head(struct noc *n, int node, struct ivc *iv, cycle_t from, cycle_t now)
 {
 	const struct flit *f = &iv->buf[iv->head];
 	const struct pkt *pk = &n->pk[f->pkt];
 	struct router *r = &n->r[node];
-	cycle_t start = f->arrive > from ? f->arrive : from;
+	cycle_t ready = (f->arrive > from ? f->arrive : from) +
+			(cycle_t)n->p.t_rc;
 
 	if (pk->mc) {
 		iv->branches = mc_branches(n, node, f->pkt);
@@ -750,11 +756,32 @@ static inline void ivc_new_head(struct noc *n, int node, struct ivc *iv,
 	}
 	iv->state = IVC_VA;
 	r->n_va++;
-	iv->ready = start + (cycle_t)n->p.t_rc;
-	if (iv->ready <= now)
+	if (ready <= now)
 		va_add(r, iv);
 	else
-		due_push(n, r->rcq, r->rcq_h, &r->rcq_n, iv->ready, iv->k);
+		due_push(n, r->rcq, r->rcq_h, &r->rcq_n, ready, iv->k);
+}
+
+/* The credit of a tail reached counter idx of n->cred with
+ * wait_for_tail_credit: the output VC (or the NI's VC) its packet held
+ * is free again. */
+static void tail_credit(struct noc *n, uint32_t idx)
+{
+	const uint32_t pv = (uint32_t)n->pv, V = (uint32_t)n->p.vcs;
+	const uint32_t routers = (uint32_t)n->n_nodes * pv;
+
+	if (idx < routers) {
+		struct router *r = &n->r[idx / pv];
+		uint32_t k = idx % pv;
+
+		if (r->tail_wait[k]) {
+			r->tail_wait[k] = 0;
+			r->free_m[k / V] |= (uint16_t)(1u << (k % V));
+		}
+	} else {
+		idx -= routers;
+		n->ni[idx / V].owned[idx % V] = 0;
+	}
 }
 
 /* The calendar's entries for cycle c: flits into input buffers, credits
@@ -772,8 +799,9 @@ static __attribute__((noinline)) void deliver_arrivals(struct noc *n,
 	const struct cal_item *const fv = s->v;
 	const struct cal_credit *const cv = s->cv;
 	const uint32_t nf = s->n, nc = s->cn;
-	const int depth = n->p.buf_depth;
+	const int depth = n->p.buf_depth, wait_tail = n->p.wait_tail;
 	struct router *const rs = n->r;
+	int *const cred = n->cred;
 	uint32_t i;
 
 	for (i = 0; i < nf; i++) {
@@ -789,36 +817,26 @@ static __attribute__((noinline)) void deliver_arrivals(struct noc *n,
 		}
 		iv->buf[wrap(iv->head + held, depth)] = it->f;
 		iv->n = (uint16_t)(held + 1);
-		r->ne_m[iv->port] |= (uint16_t)(1u << iv->vc);
-		r->n_buf++;
-		bit_set(n->act, it->node);
-		if (!held && iv->state == IVC_IDLE)
-			ivc_new_head(n, it->node, iv, c, c);
-	}
-	for (i = 0; i < nc; i++) {
-		const struct cal_credit *cr = &cv[i];
-
-		if (!cr->ni) {
-			struct router *r = &rs[cr->node];
-			struct ovc *o = &r->out[cr->k];
-
-			o->credits++;
-			if (cr->tail && o->tail_wait) {
-				int V = n->p.vcs;
-
-				o->tail_wait = 0;
-				o->owner = -1;
-				r->free_m[cr->k / V] |=
-					(uint16_t)(1u << (cr->k % V));
-			}
-		} else {
-			struct ni *q = &n->ni[cr->node];
-
-			q->credits[cr->k]++;
-			if (cr->tail && n->p.wait_tail)
-				q->owned[cr->k] = 0;
+		/* a router's act bit is set exactly while it holds flits, a
+		 * VC's ne_m bit while it does */
+		if (!r->n_buf++)
+			bit_set(n->act, it->node);
+		if (!held) {
+			r->ne_m[iv->port] |= (uint16_t)(1u << iv->vc);
+			if (iv->state == IVC_IDLE)
+				ivc_new_head(n, it->node, iv, c, c);
 		}
 	}
+	/* (two loops: the test of the rare mode out of the common one) */
+	if (!wait_tail)
+		for (i = 0; i < nc; i++)
+			cred[cv[i].idx]++;
+	else
+		for (i = 0; i < nc; i++) {
+			cred[cv[i].idx]++;
+			if (cv[i].tail)
+				tail_credit(n, cv[i].idx);
+		}
 	n->cal_n -= nf + nc;
 	s->n = 0;
 	s->cn = 0;
@@ -853,8 +871,9 @@ static int older(const struct pkt *a, const struct pkt *b)
 
 /* Output VCs of port o that the packet on input VC iv may take (bit per
  * VC): all of them, or on a torus link the half of its dateline class. */
-static uint32_t vc_allowed(const struct noc *n, const struct router *r,
-			   const struct ivc *iv, int o)
+static inline uint32_t vc_allowed(const struct noc *n,
+				  const struct router *r,
+				  const struct ivc *iv, int o)
 {
 	int V = n->p.vcs;
 	uint32_t all = (1u << V) - 1, lower = (1u << (V / 2)) - 1;
@@ -864,16 +883,15 @@ static uint32_t vc_allowed(const struct noc *n, const struct router *r,
 	return vc_class(n, r, iv->port, iv->vc, o) ? all & ~lower : lower;
 }
 
-/* Input VC k (iv) takes output VC v of port o. */
-static inline void ovc_take(struct router *r, int V, int k, int o, int v)
+/* Output VC v of port o gets an owner. */
+static inline void ovc_take(struct router *r, int o, int v)
 {
-	r->out[o * V + v].owner = k;
 	r->free_m[o] &= (uint16_t)~(1u << v);
 }
 
 /* Input VC iv won VA in cycle c: on to SA after the VA stage. */
-static inline __attribute__((always_inline)) void va_granted(struct noc *n, struct router *r, struct ivc *iv,
-		       cycle_t c, int *waiting)
+static inline __attribute__((always_inline)) void
+va_granted(struct noc *n, struct router *r, struct ivc *iv, cycle_t c)
 {
 	iv->state = IVC_ACTIVE;
 	r->n_va--;
@@ -886,10 +904,9 @@ static inline __attribute__((always_inline)) void va_granted(struct noc *n, stru
 		if (!(q[0] | q[1]))
 			r->vq_ports &= (uint8_t)~(1u << iv->out_port);
 	}
-	iv->ready = c + (cycle_t)n->t_va_eff;
-	if (iv->ready > c) {
-		*waiting = 1;
-		due_push(n, r->saq, r->saq_h, &r->saq_n, iv->ready, iv->k);
+	if (n->t_va_eff) {
+		due_push(n, r->saq, r->saq_h, &r->saq_n,
+			 c + (cycle_t)n->t_va_eff, iv->k);
 	} else {
 		r->act_m[iv->port] |= (uint16_t)(1u << iv->vc);
 		r->act_ports |= (uint8_t)(1u << iv->port);
@@ -912,11 +929,10 @@ static inline __attribute__((always_inline)) void va_granted(struct noc *n, stru
  * by unicast packets taking its VCs one port at a time.  Returns 1 if
  * granted.
  */
-static int va_multicast(struct noc *n, struct router *r, int in, cycle_t c,
-			int *waiting)
+static int va_multicast(struct noc *n, struct router *r, int in, cycle_t c)
 {
 	struct ivc *iv = &r->in[in];
-	int V = n->p.vcs, o;
+	int o;
 	uint16_t got[NOC_N_PORTS] = { 0 };
 
 	for (o = 1; o < NOC_N_PORTS; o++) {
@@ -931,12 +947,12 @@ static int va_multicast(struct noc *n, struct router *r, int in, cycle_t c,
 	}
 	for (o = 1; o < NOC_N_PORTS; o++)
 		if (iv->branches >> o & 1) {
-			ovc_take(r, V, in, o, got[o]);
+			ovc_take(r, o, got[o]);
 			r->mc[in].bvc[o] = got[o];
 		}
 	r->mc[in].bvc[NOC_LOCAL] = NOC_NO_VC;
 	iv->out_vc = r->mc[in].bvc[iv->out_port];
-	va_granted(n, r, iv, c, waiting);
+	va_granted(n, r, iv, c);
 	return 1;
 }
 
@@ -958,14 +974,15 @@ static inline int mask_next(const uint64_t m[2], int from)
 }
 
 /* Grant head 'in' (iv) of router r output VC v of port o. */
-static inline void va_grant(struct noc *n, struct router *r, struct ivc *iv,
-			    int o, int v, cycle_t c, int *waiting)
+static inline __attribute__((always_inline)) void
+va_grant(struct noc *n, struct router *r, struct ivc *iv, int o, int v,
+	 cycle_t c)
 {
-	ovc_take(r, n->p.vcs, iv->k, o, v);
+	ovc_take(r, o, v);
 	iv->out_vc = (uint16_t)v;
 	iv->oidx = (uint16_t)(o * n->p.vcs + v);
 	iv->dk = (uint16_t)(opposite(o) * n->p.vcs + v);
-	va_granted(n, r, iv, c, waiting);
+	va_granted(n, r, iv, c);
 	r->rr_va[o] = (uint16_t)wrap(iv->k + 1, n->pv);
 }
 
@@ -976,8 +993,7 @@ static inline void va_grant(struct noc *n, struct router *r, struct ivc *iv,
  * of its class.  Returns the number of grants.
  */
 static __attribute__((noinline)) int
-va_port(struct noc *n, struct router *r, int o, const uint64_t m[2],
-	cycle_t c, int *waiting)
+va_port(struct noc *n, struct router *r, int o, const uint64_t m[2], cycle_t c)
 {
 	int rq[NOC_N_PORTS * NOC_MAX_VCS], nr = 0, i, k, grants = 0;
 
@@ -1009,7 +1025,7 @@ va_port(struct noc *n, struct router *r, int o, const uint64_t m[2],
 
 		if (!fm)
 			continue;    /* no free VC: retry next cycle */
-		va_grant(n, r, iv, o, __builtin_ctz(fm), c, waiting);
+		va_grant(n, r, iv, o, __builtin_ctz(fm), c);
 		grants++;
 	}
 	return grants;
@@ -1023,19 +1039,38 @@ va_port(struct noc *n, struct router *r, int o, const uint64_t m[2],
  * pointer up, then from 0); each winner takes the lowest free VC of its
  * class.  Returns the number of grants.
  */
-static int router_va(struct noc *n, struct router *r, cycle_t c,
-		     int *waiting)
+static int router_va(struct noc *n, struct router *r, cycle_t c)
 {
 	int k, o, grants = 0;
-	uint32_t pm;
+	uint32_t pm = r->vq_ports;
 
+	/* One unicast request (nearly every call under light or streaming
+	 * load): whatever the order, it takes the lowest free VC of its
+	 * class, if any - as below. */
+	if (!(r->vqmc[0] | r->vqmc[1]) && pm && !(pm & (pm - 1))) {
+		const uint64_t *m = r->vq[o = __builtin_ctz(pm)];
+		/* nonzero: more than one request */
+		uint64_t more = m[0] ? (m[0] & (m[0] - 1)) | m[1]
+				     : m[1] & (m[1] - 1);
+
+		if (!more) {
+			struct ivc *iv = &r->in[m[0] ? __builtin_ctzll(m[0])
+						  : 64 + __builtin_ctzll(m[1])];
+			uint32_t fm = r->free_m[o] & vc_allowed(n, r, iv, o);
+
+			if (!fm)
+				return 0;    /* retry next cycle */
+			va_grant(n, r, iv, o, __builtin_ctz(fm), c);
+			return 1;
+		}
+	}
 	if (r->vqmc[0] | r->vqmc[1]) {
 		uint64_t m[2] = { r->vqmc[0], r->vqmc[1] };
 
 		for (k = mask_next(m, 0); k >= 0; k = mask_next(m, k + 1))
-			grants += va_multicast(n, r, k, c, waiting);
+			grants += va_multicast(n, r, k, c);
 	}
-	for (pm = r->vq_ports; pm; pm &= pm - 1) {
+	for (; pm; pm &= pm - 1) {
 		const int pv = n->pv;
 		uint64_t m[2], rot;
 		int rr;
@@ -1049,7 +1084,7 @@ static int router_va(struct noc *n, struct router *r, cycle_t c,
 		m[0] = r->vq[o][0];
 		m[1] = r->vq[o][1];
 		if (n->p.age || pv > 64 || (n->p.torus && o != NOC_LOCAL)) {
-			grants += va_port(n, r, o, m, c, waiting);
+			grants += va_port(n, r, o, m, c);
 			continue;
 		}
 		/* Round robin over one word, every VC of the port allowed:
@@ -1068,7 +1103,7 @@ static int router_va(struct noc *n, struct router *r, cycle_t c,
 			if (!fm)
 				break; /* retry next cycle */
 			va_grant(n, r, &r->in[v >= pv ? v - pv : v], o,
-				 __builtin_ctz(fm), c, waiting);
+				 __builtin_ctz(fm), c);
 			grants++;
 		}
 	}
@@ -1120,7 +1155,7 @@ static void flit_out(struct noc *n, int node, struct router *r, int in,
 	r->link_flits[o]++;
 	if (o == NOC_LOCAL) {
 		/* ejection: the NI sinks every flit; the tail completes */
-		cycle_t at = c + (cycle_t)(n->p.t_sa + n->p.t_st + 1);
+		cycle_t at = c + n->d_eject;
 
 		n->u.ctr[CTR_NOC_FLITS]++;
 		if (at >= n->win_lo && at < n->win_hi)
@@ -1128,32 +1163,29 @@ static void flit_out(struct noc *n, int node, struct router *r, int in,
 		if (tail)
 			deliver_at(n, at, node, f.pkt);
 	} else {
-		cycle_t at = c + (cycle_t)(n->p.t_sa + n->p.t_st + n->p.t_link);
+		cycle_t at = c + n->d_link;
 
 		it = cal_new(n, at);
 		it->node = r->nbr[o];
 		it->k = (uint16_t)(opposite(o) * V + ov);
 		it->f = f;
 		it->f.arrive = at;
-		r->out[o * V + ov].credits--;
+		r->cred[o * V + ov]--;
 		n->u.ctr[CTR_NOC_HOPS]++;
 	}
 	if (tail && ov != NOC_NO_VC) {
-		struct ovc *oc = &r->out[o * V + ov];
-
 		if (o != NOC_LOCAL && n->p.wait_tail) {
-			oc->tail_wait = 1;
+			r->tail_wait[o * V + ov] = 1;
 		} else {
-			oc->owner = -1;
 			r->free_m[o] |= (uint16_t)(1u << ov);
 		}
 	}
 }
 
-/* Input VC iv of router r (at node) frees its front slot at cycle c: its
- * credit goes upstream, to the network interface for the local port
- * (tail: the slot held a packet's last flit). */
-static inline void slot_free(struct noc *n, struct router *r, int node,
+/* Input VC iv of router r frees its front slot at cycle c: its credit
+ * goes upstream, to the network interface for the local port (tail: the
+ * slot held a packet's last flit). */
+static inline void slot_free(struct noc *n, struct router *r,
 			     struct ivc *iv, int tail, cycle_t c)
 {
 	int ip = iv->port, vc = iv->vc;
@@ -1164,16 +1196,8 @@ static inline void slot_free(struct noc *n, struct router *r, int node,
 		r->ne_m[ip] &= (uint16_t)~(1u << vc);
 	r->n_buf--;
 	it = cal_credit_new(n, c + (cycle_t)n->p.t_credit);
+	*it = iv->up;
 	it->tail = (uint8_t)tail;
-	if (ip == NOC_LOCAL) {
-		it->ni = 1;
-		it->node = (uint32_t)node;
-		it->k = (uint16_t)vc;
-	} else {
-		it->ni = 0;
-		it->node = (uint32_t)r->nbr[ip];
-		it->k = (uint16_t)(opposite(ip) * n->p.vcs + vc);
-	}
 }
 
 /* The front flit of input VC 'in' has left on every output it goes to:
@@ -1185,7 +1209,7 @@ static void flit_pop(struct noc *n, int node, struct router *r, int in,
 	int ip = iv->port, vc = iv->vc;
 	int tail = iv->buf[iv->head].tail;
 
-	slot_free(n, r, node, iv, tail, c);
+	slot_free(n, r, iv, tail, c);
 	if (iv->branches) {
 		int k = __builtin_popcount(iv->branches) - 1, o;
 
@@ -1219,7 +1243,7 @@ flit_move(struct noc *n, int node, struct router *r, struct ivc *iv, int o,
 	r->link_flits[o]++;
 	if (o == NOC_LOCAL) {
 		/* ejection: the NI sinks every flit; the tail completes */
-		cycle_t at = c + (cycle_t)(p->t_sa + p->t_st + 1);
+		cycle_t at = c + n->d_eject;
 
 		n->u.ctr[CTR_NOC_FLITS]++;
 		if (at >= n->win_lo && at < n->win_hi)
@@ -1227,28 +1251,25 @@ flit_move(struct noc *n, int node, struct router *r, struct ivc *iv, int o,
 		if (f.tail)
 			deliver_at(n, at, node, f.pkt);
 	} else {
-		cycle_t at = c + (cycle_t)(p->t_sa + p->t_st + p->t_link);
+		cycle_t at = c + n->d_link;
 
 		it = cal_new(n, at);
 		it->node = r->nbr[o];
 		it->k = iv->dk;
 		it->f = f;
 		it->f.arrive = at;
-		r->out[iv->oidx].credits--;
+		r->cred[iv->oidx]--;
 		n->u.ctr[CTR_NOC_HOPS]++;
 	}
 	if (f.tail) {
-		struct ovc *oc = &r->out[iv->oidx];
-
 		if (o != NOC_LOCAL && p->wait_tail) {
-			oc->tail_wait = 1;
+			r->tail_wait[iv->oidx] = 1;
 		} else {
-			oc->owner = -1;
 			r->free_m[o] |= (uint16_t)(1u << iv->out_vc);
 		}
 	}
 	/* the slot frees; its credit goes upstream */
-	slot_free(n, r, node, iv, f.tail, c);
+	slot_free(n, r, iv, f.tail, c);
 	if (f.tail) {
 		iv->state = IVC_IDLE;
 		if (!(r->act_m[ip] &= (uint16_t)~(1u << vc)))
@@ -1292,11 +1313,11 @@ static int sa_wants(const struct noc *n, const struct router *r, int k, int o)
 
 	if (!iv->branches)
 		return iv->out_port == o &&
-		       (o == NOC_LOCAL || r->out[o * V + iv->out_vc].credits > 0);
+		       (o == NOC_LOCAL || r->cred[o * V + iv->out_vc] > 0);
 	const struct ivc_mc *m = &r->mc[k];
 
 	return (iv->branches & ~m->bdone) >> o & 1 && m->bpos[o] < iv->n &&
-	       (o == NOC_LOCAL || r->out[o * V + m->bvc[o]].credits > 0);
+	       (o == NOC_LOCAL || r->cred[o * V + m->bvc[o]] > 0);
 }
 
 /* 1 if input VC k's front flit may cross to some output now. */
@@ -1413,9 +1434,39 @@ static int router_sa(struct noc *n, int node, struct router *r, cycle_t c)
 					   pick is a multicast (bit per
 					   port) */
 
+	/*
+	 * One unicast VC with a flit past VA on one input port (DMA streams:
+	 * nearly every call): it is the only bidder at both stages under
+	 * round robin and age alike - it crosses if it has a credit, else
+	 * stalls - as the stages below would decide.
+	 */
+	pm = r->act_ports;
+	if (!(pm & (pm - 1))) {
+		uint32_t cand;
+		struct ivc *iv;
+
+		p = __builtin_ctz(pm);
+		cand = (uint32_t)(r->act_m[p] & r->ne_m[p]);
+		if (!cand)
+			return 0;
+		iv = &r->in[p * V + __builtin_ctz(cand)];
+		if (!(cand & (cand - 1)) && !iv->branches) {
+			int o = iv->out_port;
+
+			if (r->cred[iv->oidx] <= 0) {
+				r->stall_credit++;
+				n->u.ctr[CTR_NOC_STALL_CREDIT]++;
+				return 0;
+			}
+			r->rr_in[p] = (uint16_t)wrap(iv->vc + 1, V);
+			r->rr_out[o] = (uint16_t)wrap(p + 1, NOC_N_PORTS);
+			flit_move(n, node, r, iv, o, c);
+			return 1;
+		}
+	}
 	/* Every loop walks set bits only: the input ports with a VC past VA
 	 * (most cycles see one or two bids). */
-	for (pm = r->act_ports; pm; pm &= pm - 1) {
+	for (; pm; pm &= pm - 1) {
 		/* the VCs with a flit past VA, in visiting order: from the
 		 * round-robin pointer up, then from 0 (age: from 0) - bit
 		 * b of the rotated mask is VC (rr + b) mod V */
@@ -1438,7 +1489,7 @@ static int router_sa(struct noc *n, int node, struct router *r, cycle_t c)
 			/* a unicast flit's credit (ejection never runs
 			 * out: its VCs hold 2^30) */
 			if (iv->branches ? !sa_ready(n, r, kk)
-					 : r->out[iv->oidx].credits <= 0) {
+					 : r->cred[iv->oidx] <= 0) {
 				r->stall_credit++;
 				n->u.ctr[CTR_NOC_STALL_CREDIT]++;
 				continue;
@@ -1478,9 +1529,15 @@ static int router_sa(struct noc *n, int node, struct router *r, cycle_t c)
 	return sa_outputs(n, node, r, c, pick, picks, mc);
 }
 
-/* One cycle of router 'node': VA then SA.  Returns progress (grants);
- * *waiting is set when a stage waits on time alone. */
-static int router_step(struct noc *n, int node, cycle_t c, int *waiting)
+/* What a router's cycle leaves (router_step's flags). */
+enum {
+	STEP_MOVED = 1,          /* a grant or a flit crossed */
+	STEP_WAITS = 2,          /* a VC waits in its RC or VA stage */
+	STEP_HOLDS = 4           /* flits are still buffered */
+};
+
+/* One cycle of router 'node': VA then SA.  Returns STEP_* flags. */
+static int router_step(struct noc *n, int node, cycle_t c)
 {
 	struct router *r = &n->r[node];
 	const uint32_t dm = n->dq_cap - 1;
@@ -1500,20 +1557,23 @@ static int router_step(struct noc *n, int node, cycle_t c, int *waiting)
 		r->act_ports |= (uint8_t)(1u << iv->port);
 		r->saq_h = (r->saq_h + 1) & dm;
 	}
-	if (r->rcq_n | r->saq_n)
-		*waiting = 1;
 	/* allocation only where some VC is past its stage's wait */
-	g = r->n_va > (int)r->rcq_n ? router_va(n, r, c, waiting) : 0;
+	g = r->n_va > (int)r->rcq_n ? router_va(n, r, c) : 0;
 	if (r->act_ports)
 		g += router_sa(n, node, r, c);
+	/* (a VC queued by the allocators themselves waits too: a grant, a
+	 * tail's crossing, both progress anyway) */
+	g = (g ? STEP_MOVED : 0) | (r->rcq_n | r->saq_n ? STEP_WAITS : 0);
 	if (!r->n_buf)
 		bit_clr(n->act, node);
+	else
+		g |= STEP_HOLDS;
 	return g;
 }
 
 static int noc_tick(struct noc *n, cycle_t c)
 {
-	int w, progress = 0, waiting = 0, busy = 0;
+	int w, progress = 0, busy = 0, f = 0;
 	cycle_t next = CYCLE_MAX;
 
 	n->tick_at = CYCLE_MAX;
@@ -1545,9 +1605,7 @@ static int noc_tick(struct noc *n, cycle_t c)
 
 			m &= m - 1;
 			n->st.router_visits++;
-			progress |= router_step(n, i, c, &waiting) > 0;
-			if (n->r[i].n_buf)
-				busy = 1;
+			f |= router_step(n, i, c);
 		}
 	}
 	if (n->oom)
@@ -1559,7 +1617,8 @@ static int noc_tick(struct noc *n, cycle_t c)
 	 * deadlock the engine then reports with the packets still inside).
 	 * Otherwise the cycle of the next calendar arrival, if any.
 	 */
-	if (busy && (progress || waiting || n->cal_n))
+	if ((busy || f & STEP_HOLDS) &&
+	    (progress || f & (STEP_MOVED | STEP_WAITS) || n->cal_n))
 		next = c + 1;
 	else if (n->cal_n) {
 		cycle_t t;
@@ -1856,14 +1915,13 @@ static void noc_destroy(struct unit *u)
 			free(n->r[i].saq);
 			free(n->r[i].mc);
 			free(n->r[i].in);
-			free(n->r[i].out);
+			free(n->r[i].tail_wait);
 		}
 	if (n->ni)
 		for (i = 0; i < n->n_nodes; i++) {
 			free(n->ni[i].q);
 			free(n->ni[i].w);
 			free(n->ni[i].w2);
-			free(n->ni[i].credits);
 			free(n->ni[i].owned);
 		}
 	if (n->cal)
@@ -1879,6 +1937,7 @@ static void noc_destroy(struct unit *u)
 		free(n->cls[i].hist);
 	free(n->cal);
 	free(n->rt);
+	free(n->cred);
 	free(n->r);
 	free(n->ni);
 	free(n->act);
@@ -1931,14 +1990,15 @@ static int router_init(struct noc *n, int i)
 			r->wrap[NOC_NORTH] = 1;
 		}
 	}
+	r->cred = &n->cred[(size_t)i * (size_t)n->pv];
 	r->in = calloc((size_t)n->pv, sizeof(*r->in));
 	r->mc = calloc((size_t)n->pv, sizeof(*r->mc));
-	r->out = calloc((size_t)n->pv, sizeof(*r->out));
+	r->tail_wait = calloc((size_t)n->pv, 1);
 	r->fbuf = calloc((size_t)n->pv * (size_t)p->buf_depth,
 			 sizeof(*r->fbuf));
 	r->rcq = calloc(n->dq_cap, sizeof(*r->rcq));
 	r->saq = calloc(n->dq_cap, sizeof(*r->saq));
-	if (!r->in || !r->mc || !r->out || !r->fbuf || !r->rcq || !r->saq)
+	if (!r->in || !r->mc || !r->tail_wait || !r->fbuf || !r->rcq || !r->saq)
 		return NPU_ENOMEM;
 	for (k = 0; k < NOC_N_PORTS; k++)
 		r->free_m[k] = (uint16_t)((1u << p->vcs) - 1);
@@ -1947,10 +2007,18 @@ static int router_init(struct noc *n, int i)
 		r->in[k].port = (uint8_t)(k / p->vcs);
 		r->in[k].vc = (uint8_t)(k % p->vcs);
 		r->in[k].k = (uint8_t)k;
-		r->out[k].owner = -1;
+		/* a freed slot's credit goes to the NI or to the output VC
+		 * of the upstream router feeding this input VC */
+		if (k / p->vcs == NOC_LOCAL)
+			r->in[k].up.idx = (uint32_t)(n->n_nodes * n->pv +
+						     i * p->vcs + k % p->vcs);
+		else if (r->nbr[k / p->vcs] >= 0)
+			r->in[k].up.idx = (uint32_t)(r->nbr[k / p->vcs] *
+						     n->pv +
+						     opposite(k / p->vcs) *
+						     p->vcs + k % p->vcs);
 		/* ejection never runs out of credits: the NI sinks */
-		r->out[k].credits = k / p->vcs == NOC_LOCAL ? 1 << 30
-							   : p->buf_depth;
+		r->cred[k] = k / p->vcs == NOC_LOCAL ? 1 << 30 : p->buf_depth;
 	}
 	return 0;
 }
@@ -1969,6 +2037,8 @@ noc *noc_new(eng *e, const struct noc_params *p, const char *name)
 	for (n->dq_cap = 1; n->dq_cap < (uint32_t)n->pv; n->dq_cap *= 2)
 		;
 	n->t_va_eff = va_eff(p);
+	n->d_link = (cycle_t)(p->t_sa + p->t_st + p->t_link);
+	n->d_eject = (cycle_t)(p->t_sa + p->t_st + 1);
 	n->tick_at = CYCLE_MAX;
 	n->pk_free = UINT32_MAX;
 	n->n_words = (n->n_nodes + 63) / 64;
@@ -1984,17 +2054,21 @@ noc *noc_new(eng *e, const struct noc_params *p, const char *name)
 	n->act = calloc((size_t)n->n_words, sizeof(uint64_t));
 	n->nipend = calloc((size_t)n->n_words, sizeof(uint64_t));
 	n->cal = calloc(n->cal_w, sizeof(*n->cal));
+	n->cred = calloc((size_t)n->n_nodes * (size_t)(n->pv + p->vcs),
+			 sizeof(int));
 	n->dl = calloc(n->cal_w, sizeof(*n->dl));
-	if (!n->r || !n->ni || !n->act || !n->nipend || !n->cal || !n->dl)
+	if (!n->r || !n->ni || !n->act || !n->nipend || !n->cal || !n->dl ||
+	    !n->cred)
 		goto fail;
 	for (i = 0; i < n->n_nodes; i++) {
 		struct ni *q = &n->ni[i];
 
 		if (router_init(n, i))
 			goto fail;
-		q->credits = calloc((size_t)p->vcs, sizeof(int));
+		q->credits = &n->cred[(size_t)n->n_nodes * (size_t)n->pv +
+				      (size_t)i * (size_t)p->vcs];
 		q->owned = calloc((size_t)p->vcs, 1);
-		if (!q->credits || !q->owned)
+		if (!q->owned)
 			goto fail;
 		for (k = 0; k < p->vcs; k++)
 			q->credits[k] = p->buf_depth;
