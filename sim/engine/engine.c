@@ -86,7 +86,6 @@ struct eng {
 	cycle_t calm_end;       /* events before it need none of the run
 				   loop's per-cycle checks (calm_update) */
 	struct node *free;      /* unused nodes, the most recently freed first */
-	size_t n;               /* events pending in calendar and heap */
 	uint64_t next_seq;      /* insertion counter: 2^64 never wraps in a run */
 	uint64_t busy[ENG_CAL_WORDS]; /* non-empty slots */
 	struct slot cal[ENG_CAL_SLOTS]; /* the near future, by cycle */
@@ -205,7 +204,6 @@ void eng_free(eng *e)
 
 void eng_set_trace(eng *e, struct trc *t) { e->pub.trace = t; }
 void eng_set_diag(eng *e, struct diag *d) { e->pub.diag = d; }
-size_t eng_pending(const eng *e) { return e->n; }
 void eng_set_values(eng *e, int on) { e->pub.no_values = !on; }
 void eng_set_fast_forward(eng *e, int on) { e->pub.no_ff = !on; }
 
@@ -294,18 +292,18 @@ slot_insert(eng *e, size_t k, struct node *n)
 	}
 }
 
-/* Unlink the first event of slot k, which must not be empty. */
+/* Unlink the first event of slot s, which must not be empty. */
 static inline __attribute__((always_inline)) struct node *
-slot_pop(eng *e, size_t k)
+slot_pop(eng *e, struct slot *s)
 {
-	struct slot *s = &e->cal[k];
 	struct node *n = s->head;
 
 	if (!(s->head = n->next)) {
+		size_t k = (size_t)(s - e->cal);
+
 		s->tail = NULL;
 		e->busy[k >> 6] &= ~(1ULL << (k & 63));
 	}
-	e->n--;
 	return n;
 }
 
@@ -365,20 +363,33 @@ static void heap_pop(eng *e, struct ev *out)
 	e->heap[i] = last;
 }
 
-/* Move base to 'when' and pull the heap events that now fall into the
- * window into their slots (in heap order, i.e. seq order per cycle). */
-static int cal_advance(eng *e, cycle_t when)
+/* Does the heap's first event fall into the window from base? */
+static inline int heap_due(const eng *e)
+{
+	return e->n_heap && e->heap[0].when - e->base < ENG_CAL_SLOTS;
+}
+
+/* Pull the heap events that fall into the window into their slots (in
+ * heap order, i.e. seq order per cycle). */
+static __attribute__((noinline)) int heap_pull(eng *e)
 {
 	struct node *n;
 
-	e->base = when;
-	while (e->n_heap && e->heap[0].when - when < ENG_CAL_SLOTS) {
+	while (heap_due(e)) {
 		if (!(n = node_get(e)))
 			return NPU_ENOMEM;
 		heap_pop(e, &n->ev);
 		slot_insert(e, (size_t)(n->ev.when & (ENG_CAL_SLOTS - 1)), n);
 	}
 	return 0;
+}
+
+/* Move base to 'when', with the heap events that now fall into the
+ * window (once per cycle with events: the pull is rarely needed). */
+static inline int cal_advance(eng *e, cycle_t when)
+{
+	e->base = when;
+	return heap_due(e) ? heap_pull(e) : 0;
 }
 
 /*
@@ -409,7 +420,7 @@ static int cal_rebase(eng *e, cycle_t when)
 	return cal_advance(e, when);
 }
 
-/* Fill in a new event (the caller counts it in e->n). */
+/* Fill in a new event. */
 static inline __attribute__((always_inline)) void
 ev_fill(eng *e, struct ev *p, cycle_t when, enum ev_pri pri, struct unit *u,
 	unsigned kind, uint64_t arg, const uint32_t *genp)
@@ -452,7 +463,6 @@ schedule_slow(eng *e, cycle_t when, enum ev_pri pri, struct unit *u,
 		ev_fill(e, &n->ev, when, pri, u, kind, arg, genp);
 		slot_insert(e, (size_t)(when & (ENG_CAL_SLOTS - 1)), n);
 	}
-	e->n++;
 	return 0;
 }
 
@@ -471,7 +481,6 @@ schedule(eng *e, cycle_t when, enum ev_pri pri, struct unit *u,
 	e->free = n->next;
 	ev_fill(e, &n->ev, when, pri, u, kind, arg, genp);
 	slot_insert(e, (size_t)(when & (ENG_CAL_SLOTS - 1)), n);
-	e->n++;
 	return 0;
 }
 
@@ -505,33 +514,30 @@ static int cal_next(const eng *e)
 	return -1;
 }
 
-/* Cycle of the next event; the queue must not be empty. */
-static cycle_t q_next_when(const eng *e)
+/* Cycle of the next event into *when; 0 if the queue is empty. */
+static int q_next(const eng *e, cycle_t *when)
 {
 	int k = cal_next(e);
 
-	if (k < 0)
-		return e->heap[0].when;
-	return e->base + (((cycle_t)k - e->base) & (ENG_CAL_SLOTS - 1));
+	if (k >= 0)
+		*when = e->base + (((cycle_t)k - e->base) & (ENG_CAL_SLOTS - 1));
+	else if (e->n_heap)
+		*when = e->heap[0].when;
+	else
+		return 0;
+	return 1;
 }
 
-/* Unlink the next event into *out; the queue must not be empty. */
-static int q_pop(eng *e, struct node **out)
+/* Number of events pending, stale ones included: O(n), for tests. */
+size_t eng_pending(const eng *e)
 {
-	size_t k = (size_t)(e->base & (ENG_CAL_SLOTS - 1));
-	int rc;
+	const struct node *n;
+	size_t k, count = e->n_heap;
 
-	/* Base's own slot holds only events of cycle base, the earliest
-	 * there can be: pop there without a search while it lasts. */
-	if (!e->cal[k].head) {
-		cycle_t when = q_next_when(e);
-
-		k = (size_t)(when & (ENG_CAL_SLOTS - 1));
-		if (when != e->base && (rc = cal_advance(e, when)))
-			return rc;
-	}
-	*out = slot_pop(e, k);
-	return 0;
+	for (k = 0; k < ENG_CAL_SLOTS; k++)
+		for (n = e->cal[k].head; n; n = n->next)
+			count++;
+	return count;
 }
 
 /* Was the event cancelled after it was scheduled? */
@@ -576,7 +582,7 @@ cycle_t eng_horizon_except(const eng *e, eng_ev_fn mine, void *ctx)
 	const struct node *n;
 
 	/* the busy slots in cycle order from base, word by word */
-	while (e->n && t < end) {
+	while (t < end) {
 		size_t k = (size_t)(t & (ENG_CAL_SLOTS - 1));
 		uint64_t m = e->busy[k >> 6] >> (k & 63);
 
@@ -597,7 +603,9 @@ cycle_t eng_horizon_except(const eng *e, eng_ev_fn mine, void *ctx)
 
 cycle_t eng_horizon(const eng *e)
 {
-	return horizon_bounds(e, e->n ? q_next_when(e) : CYCLE_MAX);
+	cycle_t when;
+
+	return horizon_bounds(e, q_next(e, &when) ? when : CYCLE_MAX);
 }
 /*
  * After the queue drained: name every unit that still has work.  A unit
@@ -689,36 +697,43 @@ int eng_run_until(eng *e, cycle_t stop, cycle_t max_cycles,
 		  struct eng_stats *st)
 {
 	struct eng_stats local = { 0, 0, 0, 0 };
+	struct slot *cur = &e->cal[e->base & (ENG_CAL_SLOTS - 1)];
 	struct node *n;
 	struct unit *u;
+	cycle_t when;
 	int rc = 0;
 
 	e->run_stop = stop;
 	e->run_max = max_cycles;
 	calm_update(e);
-	while (e->n > 0) {
-		size_t k = (size_t)(e->base & (ENG_CAL_SLOTS - 1));
-
-		if (e->cal[k].head && e->base < e->calm_end) {
+	for (;;) {
+		/* cur is base's slot: only this loop moves base */
+		if (cur->head && e->base < e->calm_end) {
 			/* more of a cycle that passed the tests below */
-			n = slot_pop(e, k);
+			n = slot_pop(e, cur);
 			if (ev_stale(&n->ev)) {
 				node_put(e, n);
 				local.n_cancelled++;
 				continue;
 			}
 		} else {
+			if (cur->head)
+				when = e->base;
+			else if (!q_next(e, &when))
+				break; /* drained */
 			/* A pause leaves the event queued: continuing pops it
 			 * with its own (when, pri, seq), so a paused and
 			 * continued run dispatches exactly what an unpaused
 			 * one does. */
-			if (stop < max_cycles && q_next_when(e) > stop) {
+			if (stop < max_cycles && when > stop) {
 				e->pub.now = stop;
 				local.paused = 1;
 				break;
 			}
-			if ((rc = q_pop(e, &n)))
+			if (when != e->base && (rc = cal_advance(e, when)))
 				break;
+			cur = &e->cal[when & (ENG_CAL_SLOTS - 1)];
+			n = slot_pop(e, cur);
 #ifdef NPU_DEBUG
 			heap_check(e);
 #endif
@@ -727,7 +742,7 @@ int eng_run_until(eng *e, cycle_t stop, cycle_t max_cycles,
 				local.n_cancelled++;
 				continue;
 			}
-			if (n->ev.when > max_cycles) {
+			if (when > max_cycles) {
 				/* Report the limit itself, not the cycle of the
 				 * event that would have passed it: work up to
 				 * max_cycles was done. */
@@ -741,8 +756,8 @@ int eng_run_until(eng *e, cycle_t stop, cycle_t max_cycles,
 				rc = NPU_ETIMEOUT;
 				break;
 			}
-			if (n->ev.when >= e->sample_at)
-				eng_sample(e, n->ev.when);
+			if (when >= e->sample_at)
+				eng_sample(e, when);
 		}
 		e->pub.now = n->ev.when;
 		local.n_events++;
