@@ -32,7 +32,7 @@
  *  - a slot's bit in 'busy' is set iff its list is non-empty, and its
  *    head and tail are both NULL or both not;
  *  - heap[0..n_heap) satisfies the min-heap property under ev_before()
- *    (checked after every pop with -DNPU_DEBUG).
+ *    (checked at every new cycle with -DNPU_DEBUG).
  *  - now never decreases: eng_schedule_gen() refuses a 'when' before now,
  *    and the run loop only moves now forward to the popped event's cycle.
  *  - An event for the current cycle scheduled from inside a dispatch is
@@ -126,10 +126,11 @@ static cycle_t cycle_min(cycle_t a, cycle_t b) { return a < b ? a : b; }
 static cycle_t cycle_next(cycle_t c) { return c < CYCLE_MAX ? c + 1 : c; }
 
 /*
- * The run loop checks, before an event at a new cycle, whether to pause,
- * time out or sample.  An event at a cycle it has checked needs none of
- * that; so need none before calm_end: every pause, limit and sampling
- * boundary lies at or after it.  Recomputed whenever one of them moves.
+ * The run loop tests, before an event, whether to pause, time out or
+ * sample; each answer depends on the event's cycle only.  calm_end is the
+ * first cycle for which one could be yes (the pause cycle + 1, the limit
+ * + 1, the next sampling boundary): events before it skip the tests.
+ * Recomputed whenever one of the three moves.
  */
 static void calm_update(eng *e)
 {
@@ -679,8 +680,9 @@ static void fault_instant(eng *e, struct unit *u, int rc)
  * has, the run deadlocked.
  *
  * The pause, watchdog and sampling tests depend on the event's cycle
- * only, so they are made for the first event of a cycle; the others of
- * a cycle before calm_end pop straight from its slot.
+ * only, so they are made for the first event of each cycle (and for
+ * every event from calm_end on); the others pop straight from base's
+ * slot, about two thirds of the events of a busy chip.
  *
  * Cancelled events are dropped before the watchdog test, so a stale event
  * parked beyond max_cycles does not turn a finished run into a timeout.

@@ -170,7 +170,8 @@ cycle_t eng_horizon(const eng *e);
 typedef int (*eng_ev_fn)(void *ctx, const struct ev *ev);
 cycle_t eng_horizon_except(const eng *e, eng_ev_fn mine, void *ctx);
 
-/* Number of events pending (including stale ones not yet dropped). */
+/* Number of events pending (including stale ones not yet dropped); it
+ * walks the queue, so it is for tests and reports, not per event. */
 size_t eng_pending(const eng *e);
 
 /*
