@@ -29,8 +29,8 @@
  *    (pri, seq): heap events moved there were scheduled before any direct
  *    insert for that cycle (a direct insert needs when < base + slots,
  *    i.e. a later base), so appending keeps seq order;
- *  - a slot's bit in 'busy' is set iff its list is non-empty, and its
- *    head and tail are both NULL or both not;
+ *  - a slot's bit in 'busy' is set iff its list is non-empty (n_busy
+ *    counts them), and its head and tail are both NULL or both not;
  *  - heap[0..n_heap) satisfies the min-heap property under ev_before()
  *    (checked at every new cycle with -DNPU_DEBUG).
  *  - now never decreases: eng_schedule_gen() refuses a 'when' before now,
@@ -88,6 +88,9 @@ struct eng {
 	struct node *free;      /* unused nodes, the most recently freed first */
 	uint64_t next_seq;      /* insertion counter: 2^64 never wraps in a run */
 	uint64_t busy[ENG_CAL_WORDS]; /* non-empty slots */
+	size_t n_busy;          /* their number: an empty calendar (a unit
+				   working alone asks eng_horizon) costs no
+				   search */
 	struct slot cal[ENG_CAL_SLOTS]; /* the near future, by cycle */
 	struct chunk *chunks;   /* every node's chunk, the newest first */
 	struct ev *heap;        /* min-heap of the events beyond the window */
@@ -282,6 +285,7 @@ slot_insert(eng *e, size_t k, struct node *n)
 	if (!t) {
 		s->head = s->tail = n;
 		e->busy[k >> 6] |= 1ULL << (k & 63);
+		e->n_busy++;
 	} else if (t->ev.pri <= n->ev.pri) {
 		t->next = n;
 		s->tail = n;
@@ -300,10 +304,11 @@ slot_pop(eng *e, struct slot *s)
 	struct node *n = s->head;
 
 	if (!(s->head = n->next)) {
-		size_t k = (size_t)(s - e->cal);
+		size_t k = (size_t)(n->ev.when & (ENG_CAL_SLOTS - 1));
 
 		s->tail = NULL;
 		e->busy[k >> 6] &= ~(1ULL << (k & 63));
+		e->n_busy--;
 	}
 	return n;
 }
@@ -418,6 +423,7 @@ static int cal_rebase(eng *e, cycle_t when)
 		s->tail = NULL;
 	}
 	memset(e->busy, 0, sizeof(e->busy));
+	e->n_busy = 0;
 	return cal_advance(e, when);
 }
 
@@ -518,7 +524,7 @@ static int cal_next(const eng *e)
 /* Cycle of the next event into *when; 0 if the queue is empty. */
 static int q_next(const eng *e, cycle_t *when)
 {
-	int k = cal_next(e);
+	int k = e->n_busy ? cal_next(e) : -1;
 
 	if (k >= 0)
 		*when = e->base + (((cycle_t)k - e->base) & (ENG_CAL_SLOTS - 1));
