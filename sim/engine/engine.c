@@ -8,13 +8,19 @@
  * The queue has two parts (a calendar queue in front of a heap, after
  * R. Brown, "Calendar queues", CACM 1988, without its resizing): events
  * for the next ENG_CAL_SLOTS cycles after 'base' (the cycle of the last
- * pop) go into a ring of per-cycle slots, each a FIFO kept sorted by pri
+ * pop) go into a ring of per-cycle slots, each a list kept sorted by pri
  * (equal pri in insertion order, which is seq order); later ones into a
  * binary min-heap.  Almost every event of a chip lands within a few
  * hundred cycles, so scheduling and popping are O(1) instead of
  * O(log n); a bitmap of non-empty slots finds the next cycle.  Whenever
  * base advances, heap events that fall into the window move to their
  * slot, before any event at the new base runs.
+ *
+ * A calendar event lives in a node from a free list, the most recently
+ * freed first (still in cache), and is dispatched where it lies: the node
+ * leaves its slot's list before the handler runs and goes back to the
+ * free list after it, so the handler's event pointer stays valid whatever
+ * the handler schedules.  Nodes come in chunks and never move.
  *
  * Invariants:
  *  - every heap event has when >= base + ENG_CAL_SLOTS and every slot
@@ -23,8 +29,10 @@
  *    (pri, seq): heap events moved there were scheduled before any direct
  *    insert for that cycle (a direct insert needs when < base + slots,
  *    i.e. a later base), so appending keeps seq order;
+ *  - a slot's bit in 'busy' is set iff its list is non-empty (n_busy
+ *    counts them), and its head and tail are both NULL or both not;
  *  - heap[0..n_heap) satisfies the min-heap property under ev_before()
- *    (checked after every pop with -DNPU_DEBUG).
+ *    (checked at every new cycle with -DNPU_DEBUG).
  *  - now never decreases: eng_schedule_gen() refuses a 'when' before now,
  *    and the run loop only moves now forward to the popped event's cycle.
  *  - An event for the current cycle scheduled from inside a dispatch is
@@ -32,8 +40,8 @@
  *    no model is ever re-entered (STYLE.md convention 7).
  *  - The engine owns every registered unit: eng_free() destroys them.
  *
- * Cost: O(1) per schedule and pop within the window (a slot's array
- * doubles when full, so nothing is allocated per event), O(log n) for the
+ * Cost: O(1) per schedule and pop within the window (nearly always an
+ * append to a list, and nothing allocated per event), O(log n) for the
  * rare event further out.
  */
 #include "engine.h"
@@ -51,36 +59,44 @@
  * slot. */
 #define ENG_CAL_SLOTS 1024
 #define ENG_CAL_WORDS (ENG_CAL_SLOTS / 64)
+/* Nodes allocated at once (14 KiB): a busy chip needs a few chunks. */
+#define ENG_CHUNK_NODES 256
 
-/* The events of one cycle: v[head..tail) sorted by (pri, seq). */
+/* A calendar event: the record its handler sees, and a link. */
+struct node {
+	struct ev ev;
+	struct node *next;      /* next in its slot's list or the free list */
+};
+
+/* Nodes allocated together, freed together by eng_free. */
+struct chunk {
+	struct chunk *next;     /* the chunk allocated before this one */
+	struct node nodes[ENG_CHUNK_NODES];
+};
+
+/* The events of one cycle, a list sorted by (pri, seq); NULL, NULL when
+ * empty. */
 struct slot {
-	struct ev *v;
-	uint32_t head, tail, cap;
+	struct node *head, *tail;
 };
 
 struct eng {
-	struct slot cal[ENG_CAL_SLOTS]; /* the near future, by cycle */
-	/*
-	 * Arrays of slots that emptied, the most recent last.  A slot that
-	 * empties gives its array back and a slot that fills takes the most
-	 * recently returned one, so the events in flight live in a few
-	 * cache-hot arrays rather than each of 1,024 slots keeping its own,
-	 * cold again by the time the ring comes round (perf: the store into
-	 * the slot was most of cal_insert).
-	 */
-	struct slot spare[ENG_CAL_SLOTS];
-	size_t n_spare;
-	uint64_t busy[ENG_CAL_WORDS]; /* non-empty slots */
+	struct eng_pub pub;     /* first: engine.h's inline getters read it */
 	cycle_t base;           /* the calendar covers [base, base + slots) */
-	struct ev *heap;        /* min-heap of the events beyond it */
-	size_t n_heap, cap;     /* used, allocated */
-	size_t n;               /* events pending in both */
+	cycle_t calm_end;       /* events before it need none of the run
+				   loop's per-cycle checks (calm_update) */
+	struct node *free;      /* unused nodes, the most recently freed first */
 	uint64_t next_seq;      /* insertion counter: 2^64 never wraps in a run */
-	cycle_t now;            /* cycle of the event being dispatched */
+	uint64_t busy[ENG_CAL_WORDS]; /* non-empty slots */
+	size_t n_busy;          /* their number: an empty calendar (a unit
+				   working alone asks eng_horizon) costs no
+				   search */
+	struct slot cal[ENG_CAL_SLOTS]; /* the near future, by cycle */
+	struct chunk *chunks;   /* every node's chunk, the newest first */
+	struct ev *heap;        /* min-heap of the events beyond the window */
+	size_t n_heap, cap;     /* used, allocated */
 	struct unit **units;    /* registered units, in registration order */
 	size_t n_units, cap_units; /* units used, allocated */
-	struct diag *diag;      /* runtime fault sink (may be NULL) */
-	struct trc *trace;      /* trace writer, NULL = off */
 	cycle_t sample_at;      /* next sampling boundary, CYCLE_MAX = off */
 	cycle_t sample_every;   /* sampling interval in cycles */
 	eng_sample_fn sample_fn; /* sampler (eng_set_sampler) */
@@ -88,8 +104,6 @@ struct eng {
 	eng_poll_fn poll;       /* long-run hook (interrupt, progress), or NULL */
 	void *poll_ctx;         /* its context */
 	uint32_t poll_left;     /* events until the next poll */
-	int no_values;          /* timing only (eng_values) */
-	int no_ff;              /* fast-forward off (eng_fast_forward) */
 	cycle_t run_stop;       /* eng_run_until's pause cycle and cycle */
 	cycle_t run_max;        /* limit while a run is on (eng_horizon) */
 };
@@ -109,6 +123,25 @@ static int ev_before(const struct ev *a, const struct ev *b)
 	return a->seq < b->seq;
 }
 
+static cycle_t cycle_min(cycle_t a, cycle_t b) { return a < b ? a : b; }
+
+/* The cycle after c, CYCLE_MAX staying put. */
+static cycle_t cycle_next(cycle_t c) { return c < CYCLE_MAX ? c + 1 : c; }
+
+/*
+ * The run loop tests, before an event, whether to pause, time out or
+ * sample; each answer depends on the event's cycle only.  calm_end is the
+ * first cycle for which one could be yes (the pause cycle + 1, the limit
+ * + 1, the next sampling boundary): events before it skip the tests.
+ * Recomputed whenever one of the three moves.
+ */
+static void calm_update(eng *e)
+{
+	e->calm_end = cycle_min(cycle_min(cycle_next(e->run_stop),
+					  cycle_next(e->run_max)),
+				e->sample_at);
+}
+
 eng *eng_new(void)
 {
 	eng *e = calloc(1, sizeof(struct eng));
@@ -116,6 +149,7 @@ eng *eng_new(void)
 	if (e) {
 		e->sample_at = CYCLE_MAX; /* no sampler */
 		e->run_stop = e->run_max = CYCLE_MAX;
+		calm_update(e);
 	}
 	return e;
 }
@@ -127,7 +161,8 @@ void eng_set_sampler(eng *e, cycle_t interval, eng_sample_fn fn, void *ctx)
 	e->sample_ctx = ctx;
 	/* The first boundary after now (boundaries are multiples). */
 	e->sample_at = e->sample_every ?
-		(e->now / e->sample_every + 1) * e->sample_every : CYCLE_MAX;
+		(e->pub.now / e->sample_every + 1) * e->sample_every : CYCLE_MAX;
+	calm_update(e);
 }
 
 /*
@@ -146,10 +181,12 @@ static void eng_sample(eng *e, cycle_t when)
 		e->sample_fn(e->sample_ctx, last);
 	e->sample_at = last <= CYCLE_MAX - e->sample_every ?
 		       last + e->sample_every : CYCLE_MAX;
+	calm_update(e);
 }
 
 void eng_free(eng *e)
 {
+	struct chunk *c;
 	size_t i;
 
 	if (!e)
@@ -161,24 +198,18 @@ void eng_free(eng *e)
 		if (e->units[i]->ops->destroy)
 			e->units[i]->ops->destroy(e->units[i]);
 	free(e->units);
-	for (i = 0; i < ENG_CAL_SLOTS; i++)
-		free(e->cal[i].v);
-	for (i = 0; i < e->n_spare; i++)
-		free(e->spare[i].v);
+	while ((c = e->chunks)) {
+		e->chunks = c->next;
+		free(c);
+	}
 	free(e->heap);
 	free(e);
 }
 
-cycle_t eng_now(const eng *e) { return e->now; }
-struct trc *eng_trace(const eng *e) { return e->trace; }
-void eng_set_trace(eng *e, struct trc *t) { e->trace = t; }
-struct diag *eng_diag(const eng *e) { return e->diag; }
-void eng_set_diag(eng *e, struct diag *d) { e->diag = d; }
-size_t eng_pending(const eng *e) { return e->n; }
-int eng_values(const eng *e) { return !e->no_values; }
-void eng_set_values(eng *e, int on) { e->no_values = !on; }
-int eng_fast_forward(const eng *e) { return !e->no_ff; }
-void eng_set_fast_forward(eng *e, int on) { e->no_ff = !on; }
+void eng_set_trace(eng *e, struct trc *t) { e->pub.trace = t; }
+void eng_set_diag(eng *e, struct diag *d) { e->pub.diag = d; }
+void eng_set_values(eng *e, int on) { e->pub.no_values = !on; }
+void eng_set_fast_forward(eng *e, int on) { e->pub.no_ff = !on; }
 
 void eng_set_poll(eng *e, eng_poll_fn fn, void *ctx)
 {
@@ -204,66 +235,82 @@ int eng_add_unit(eng *e, struct unit *u)
 	return 0;
 }
 
-/*
- * The record where an event of cycle 'when' (< base + slots) and priority
- * pri goes in its calendar slot: behind every event of its cycle with
- * pri <= its own, later ones moved up one place.  NULL when out of memory.
- * The caller fills it in (no copy through a temporary).
- */
-static inline __attribute__((always_inline)) struct ev *
-cal_place(eng *e, cycle_t when, uint16_t pri)
+/* Give the (empty) free list a chunk of new nodes, in address order. */
+static int nodes_refill(eng *e)
 {
-	size_t k = (size_t)(when & (ENG_CAL_SLOTS - 1));
-	struct slot *s = &e->cal[k];
-	uint32_t i;
+	struct chunk *c = malloc(sizeof(*c));
+	size_t i;
 
-	if (s->head == s->tail) {
-		s->head = s->tail = 0;
-		if (!s->v && e->n_spare) {
-			/* the most recently emptied array: still in cache */
-			*s = e->spare[--e->n_spare];
-			s->head = s->tail = 0;
-		}
-	}
-	if (s->tail == s->cap) {
-		uint32_t cap = s->cap ? s->cap * 2 : 8;
-		struct ev *v;
-
-		if (s->head > 0) { /* room at the front: slide down first */
-			memmove(s->v, s->v + s->head,
-				(s->tail - s->head) * sizeof(*v));
-			s->tail -= s->head;
-			s->head = 0;
-		} else {
-			v = realloc(s->v, cap * sizeof(*v));
-			if (!v)
-				return NULL;
-			s->v = v;
-			s->cap = cap;
-		}
-	}
-	e->busy[k >> 6] |= 1ULL << (k & 63);
-	/* Almost always an append; an earlier phase of the same cycle (a
-	 * completion scheduled by an arbiter) shifts past later ones. */
-	i = s->tail++;
-	if (i > s->head && s->v[i - 1].pri > pri) {
-		do {
-			s->v[i] = s->v[i - 1];
-			i--;
-		} while (i > s->head && s->v[i - 1].pri > pri);
-	}
-	return &s->v[i];
+	if (!c)
+		return NPU_ENOMEM;
+	c->next = e->chunks;
+	e->chunks = c;
+	for (i = 0; i + 1 < ENG_CHUNK_NODES; i++)
+		c->nodes[i].next = &c->nodes[i + 1];
+	c->nodes[ENG_CHUNK_NODES - 1].next = e->free;
+	e->free = c->nodes;
+	return 0;
 }
 
-/* Put ev into its calendar slot (when < base + slots). */
-static int cal_insert(eng *e, const struct ev *ev)
+/* A node from the free list, NULL when out of memory. */
+static struct node *node_get(eng *e)
 {
-	struct ev *p = cal_place(e, ev->when, ev->pri);
+	struct node *n;
 
-	if (!p)
-		return NPU_ENOMEM;
-	*p = *ev;
-	return 0;
+	if (!e->free && nodes_refill(e))
+		return NULL;
+	n = e->free;
+	e->free = n->next;
+	return n;
+}
+
+static inline void node_put(eng *e, struct node *n)
+{
+	n->next = e->free;
+	e->free = n;
+}
+
+/*
+ * Link n into its calendar slot k, behind every event of its cycle with
+ * pri <= its own.  Almost always an append; an earlier phase of the same
+ * cycle (a completion scheduled by an arbiter) goes before later ones.
+ */
+static inline __attribute__((always_inline)) void
+slot_insert(eng *e, size_t k, struct node *n)
+{
+	struct slot *s = &e->cal[k];
+	struct node *t = s->tail, **pp;
+
+	n->next = NULL;
+	if (!t) {
+		s->head = s->tail = n;
+		e->busy[k >> 6] |= 1ULL << (k & 63);
+		e->n_busy++;
+	} else if (t->ev.pri <= n->ev.pri) {
+		t->next = n;
+		s->tail = n;
+	} else {
+		for (pp = &s->head; (*pp)->ev.pri <= n->ev.pri; pp = &(*pp)->next)
+			;
+		n->next = *pp;
+		*pp = n;
+	}
+}
+
+/* Unlink the first event of slot s, which must not be empty. */
+static inline __attribute__((always_inline)) struct node *
+slot_pop(eng *e, struct slot *s)
+{
+	struct node *n = s->head;
+
+	if (!(s->head = n->next)) {
+		size_t k = (size_t)(n->ev.when & (ENG_CAL_SLOTS - 1));
+
+		s->tail = NULL;
+		e->busy[k >> 6] &= ~(1ULL << (k & 63));
+		e->n_busy--;
+	}
+	return n;
 }
 
 static int heap_push(eng *e, const struct ev *ev)
@@ -295,75 +342,6 @@ static int heap_push(eng *e, const struct ev *ev)
 	return 0;
 }
 
-static int cal_advance(eng *e, cycle_t when);
-
-/*
- * Move the window back to 'when' (< base): every calendar event goes to
- * the heap and the window refills from there.  Only a run that ended on
- * cancelled events (they advance base, not now) and is then given new
- * work before base sees this; it costs O(n log n) once.
- */
-static int cal_rebase(eng *e, cycle_t when)
-{
-	size_t k;
-	int rc;
-
-	for (k = 0; k < ENG_CAL_SLOTS; k++) {
-		struct slot *s = &e->cal[k];
-
-		while (s->head < s->tail)
-			if ((rc = heap_push(e, &s->v[s->head++])))
-				return rc;
-		s->head = s->tail = 0;
-	}
-	memset(e->busy, 0, sizeof(e->busy));
-	return cal_advance(e, when);
-}
-
-/* eng_schedule and eng_schedule_gen, inlined into both (the per-event
- * path: a call and its register saves were a tenth of an event). */
-static inline __attribute__((always_inline)) int
-schedule(eng *e, cycle_t when, enum ev_pri pri, struct unit *u,
-	 unsigned kind, uint64_t arg, const uint32_t *genp)
-{
-	struct ev ev, *p = &ev;
-	int rc;
-
-	if (when < e->now)
-		return NPU_EINTERNAL; /* a model tried to schedule in the past */
-	if (when < e->base && (rc = cal_rebase(e, when)))
-		return rc;
-	/* the near future (nearly every event) is filled in in its slot */
-	if (when - e->base < ENG_CAL_SLOTS &&
-	    !(p = cal_place(e, when, (uint16_t)pri)))
-		return NPU_ENOMEM;
-	p->when = when;
-	p->seq = e->next_seq++;
-	p->unit = u;
-	p->genp = genp;
-	/* Snapshot the generation now; a later bump of *genp cancels us. */
-	p->gen = genp ? *genp : 0;
-	p->arg = arg;
-	p->pri = (uint16_t)pri;
-	p->kind = (uint16_t)kind;
-	if (p == &ev && (rc = heap_push(e, &ev)))
-		return rc;
-	e->n++;
-	return 0;
-}
-
-int eng_schedule_gen(eng *e, cycle_t when, enum ev_pri pri, struct unit *u,
-		     unsigned kind, uint64_t arg, const uint32_t *genp)
-{
-	return schedule(e, when, pri, u, kind, arg, genp);
-}
-
-int eng_schedule(eng *e, cycle_t when, enum ev_pri pri, struct unit *u,
-		 unsigned kind, uint64_t arg)
-{
-	return schedule(e, when, pri, u, kind, arg, NULL);
-}
-
 /*
  * Remove the heap's minimum into *out; the heap must not be empty.  The
  * last record is sifted down from the root as a "hole" (children move up),
@@ -391,6 +369,140 @@ static void heap_pop(eng *e, struct ev *out)
 	e->heap[i] = last;
 }
 
+/* Does the heap's first event fall into the window from base? */
+static inline int heap_due(const eng *e)
+{
+	return e->n_heap && e->heap[0].when - e->base < ENG_CAL_SLOTS;
+}
+
+/* Pull the heap events that fall into the window into their slots (in
+ * heap order, i.e. seq order per cycle). */
+static __attribute__((noinline)) int heap_pull(eng *e)
+{
+	struct node *n;
+
+	while (heap_due(e)) {
+		if (!(n = node_get(e)))
+			return NPU_ENOMEM;
+		heap_pop(e, &n->ev);
+		slot_insert(e, (size_t)(n->ev.when & (ENG_CAL_SLOTS - 1)), n);
+	}
+	return 0;
+}
+
+/* Move base to 'when', with the heap events that now fall into the
+ * window (once per cycle with events: the pull is rarely needed). */
+static inline int cal_advance(eng *e, cycle_t when)
+{
+	e->base = when;
+	return heap_due(e) ? heap_pull(e) : 0;
+}
+
+/*
+ * Move the window back to 'when' (< base): every calendar event goes to
+ * the heap and the window refills from there.  Only a run that ended on
+ * cancelled events (they advance base, not now) and is then given new
+ * work before base sees this; it costs O(n log n) once.
+ */
+static int cal_rebase(eng *e, cycle_t when)
+{
+	struct node *n;
+	size_t k;
+	int rc;
+
+	for (k = 0; k < ENG_CAL_SLOTS; k++) {
+		struct slot *s = &e->cal[k];
+
+		while ((n = s->head)) {
+			s->head = n->next;
+			rc = heap_push(e, &n->ev);
+			node_put(e, n);
+			if (rc)
+				return rc;
+		}
+		s->tail = NULL;
+	}
+	memset(e->busy, 0, sizeof(e->busy));
+	e->n_busy = 0;
+	return cal_advance(e, when);
+}
+
+/* Fill in a new event. */
+static inline __attribute__((always_inline)) void
+ev_fill(eng *e, struct ev *p, cycle_t when, enum ev_pri pri, struct unit *u,
+	unsigned kind, uint64_t arg, const uint32_t *genp)
+{
+	p->when = when;
+	p->seq = e->next_seq++;
+	p->unit = u;
+	p->genp = genp;
+	/* Snapshot the generation now; a later bump of *genp cancels us. */
+	p->gen = genp ? *genp : 0;
+	p->arg = arg;
+	p->pri = (uint16_t)pri;
+	p->kind = (uint16_t)kind;
+}
+
+/*
+ * The rare cases of schedule(), out of line so that its common one makes
+ * no call and saves no register: a 'when' in the past (refused), behind
+ * the window (which moves back), beyond it (the heap), or no free node.
+ */
+static __attribute__((noinline)) int
+schedule_slow(eng *e, cycle_t when, enum ev_pri pri, struct unit *u,
+	      unsigned kind, uint64_t arg, const uint32_t *genp)
+{
+	struct node *n;
+	struct ev ev;
+	int rc;
+
+	if (when < e->pub.now)
+		return NPU_EINTERNAL; /* a model tried to schedule in the past */
+	if (when < e->base && (rc = cal_rebase(e, when)))
+		return rc;
+	if (when - e->base >= ENG_CAL_SLOTS) {
+		ev_fill(e, &ev, when, pri, u, kind, arg, genp);
+		if ((rc = heap_push(e, &ev)))
+			return rc;
+	} else {
+		if (!(n = node_get(e)))
+			return NPU_ENOMEM;
+		ev_fill(e, &n->ev, when, pri, u, kind, arg, genp);
+		slot_insert(e, (size_t)(when & (ENG_CAL_SLOTS - 1)), n);
+	}
+	return 0;
+}
+
+/* eng_schedule and eng_schedule_gen, inlined into both (the per-event
+ * path: a call and its register saves were a tenth of an event).  The
+ * common case is an event within the window from a free node. */
+static inline __attribute__((always_inline)) int
+schedule(eng *e, cycle_t when, enum ev_pri pri, struct unit *u,
+	 unsigned kind, uint64_t arg, const uint32_t *genp)
+{
+	struct node *n = e->free;
+
+	/* 'when' before base also fails the window test (it wraps) */
+	if (when < e->pub.now || when - e->base >= ENG_CAL_SLOTS || !n)
+		return schedule_slow(e, when, pri, u, kind, arg, genp);
+	e->free = n->next;
+	ev_fill(e, &n->ev, when, pri, u, kind, arg, genp);
+	slot_insert(e, (size_t)(when & (ENG_CAL_SLOTS - 1)), n);
+	return 0;
+}
+
+int eng_schedule_gen(eng *e, cycle_t when, enum ev_pri pri, struct unit *u,
+		     unsigned kind, uint64_t arg, const uint32_t *genp)
+{
+	return schedule(e, when, pri, u, kind, arg, genp);
+}
+
+int eng_schedule(eng *e, cycle_t when, enum ev_pri pri, struct unit *u,
+		 unsigned kind, uint64_t arg)
+{
+	return schedule(e, when, pri, u, kind, arg, NULL);
+}
+
 /* Slot index of the first non-empty slot at or after base (in ring order),
  * or -1 if the calendar is empty. */
 static int cal_next(const eng *e)
@@ -409,60 +521,36 @@ static int cal_next(const eng *e)
 	return -1;
 }
 
-/* Cycle of the next event; the queue must not be empty. */
-static cycle_t q_next_when(const eng *e)
+/* Cycle of the next event into *when; 0 if the queue is empty. */
+static int q_next(const eng *e, cycle_t *when)
 {
-	int k = cal_next(e);
+	int k = e->n_busy ? cal_next(e) : -1;
 
-	if (k < 0)
-		return e->heap[0].when;
-	return e->base + (((cycle_t)k - e->base) & (ENG_CAL_SLOTS - 1));
+	if (k >= 0)
+		*when = e->base + (((cycle_t)k - e->base) & (ENG_CAL_SLOTS - 1));
+	else if (e->n_heap)
+		*when = e->heap[0].when;
+	else
+		return 0;
+	return 1;
 }
 
-/* Move base to 'when' and pull the heap events that now fall into the
- * window into their slots (in heap order, i.e. seq order per cycle). */
-static int cal_advance(eng *e, cycle_t when)
+/* Number of events pending, stale ones included: O(n), for tests. */
+size_t eng_pending(const eng *e)
 {
-	struct ev ev;
-	int rc;
+	const struct node *n;
+	size_t k, count = e->n_heap;
 
-	e->base = when;
-	while (e->n_heap && e->heap[0].when - when < ENG_CAL_SLOTS) {
-		heap_pop(e, &ev);
-		if ((rc = cal_insert(e, &ev)))
-			return rc;
-	}
-	return 0;
+	for (k = 0; k < ENG_CAL_SLOTS; k++)
+		for (n = e->cal[k].head; n; n = n->next)
+			count++;
+	return count;
 }
 
-/* Remove the next event into *out; the queue must not be empty. */
-static int q_pop(eng *e, struct ev *out)
+/* Was the event cancelled after it was scheduled? */
+static inline int ev_stale(const struct ev *ev)
 {
-	size_t k = (size_t)(e->base & (ENG_CAL_SLOTS - 1));
-	struct slot *s = &e->cal[k];
-	int rc;
-
-	/* Base's own slot holds only events of cycle base, the earliest
-	 * there can be: pop there without a search while it lasts. */
-	if (s->head == s->tail) {
-		cycle_t when = q_next_when(e);
-
-		k = (size_t)(when & (ENG_CAL_SLOTS - 1));
-		s = &e->cal[k];
-		if (when != e->base && (rc = cal_advance(e, when)))
-			return rc;
-	}
-	*out = s->v[s->head++];
-	if (s->head == s->tail) {
-		s->head = s->tail = 0;
-		e->busy[k >> 6] &= ~(1ULL << (k & 63));
-		/* give the array back (one per slot at most: it fits) */
-		e->spare[e->n_spare++] = *s;
-		s->v = NULL;
-		s->cap = 0;
-	}
-	e->n--;
-	return 0;
+	return ev->genp && *ev->genp != ev->gen;
 }
 
 #ifdef NPU_DEBUG
@@ -498,13 +586,12 @@ static cycle_t horizon_bounds(const eng *e, cycle_t h)
 cycle_t eng_horizon_except(const eng *e, eng_ev_fn mine, void *ctx)
 {
 	cycle_t t = e->base, end = e->base + ENG_CAL_SLOTS;
-	uint32_t i;
+	const struct node *n;
 
 	/* the busy slots in cycle order from base, word by word */
-	while (e->n && t < end) {
+	while (t < end) {
 		size_t k = (size_t)(t & (ENG_CAL_SLOTS - 1));
 		uint64_t m = e->busy[k >> 6] >> (k & 63);
-		const struct slot *s;
 
 		if (!m) {
 			t += 64 - (k & 63);
@@ -513,9 +600,8 @@ cycle_t eng_horizon_except(const eng *e, eng_ev_fn mine, void *ctx)
 		t += (cycle_t)__builtin_ctzll(m);
 		if (t >= end)
 			break;
-		s = &e->cal[t & (ENG_CAL_SLOTS - 1)];
-		for (i = s->head; i < s->tail; i++)
-			if (!mine(ctx, &s->v[i]))
+		for (n = e->cal[t & (ENG_CAL_SLOTS - 1)].head; n; n = n->next)
+			if (!mine(ctx, &n->ev))
 				return horizon_bounds(e, t);
 		t++;
 	}
@@ -524,9 +610,10 @@ cycle_t eng_horizon_except(const eng *e, eng_ev_fn mine, void *ctx)
 
 cycle_t eng_horizon(const eng *e)
 {
-	return horizon_bounds(e, e->n ? q_next_when(e) : CYCLE_MAX);
-}
+	cycle_t when;
 
+	return horizon_bounds(e, q_next(e, &when) ? when : CYCLE_MAX);
+}
 /*
  * After the queue drained: name every unit that still has work.  A unit
  * that is blocked with no event pending can never be woken again (every
@@ -542,7 +629,7 @@ static int report_deadlock(eng *e)
 	int stuck = 0;
 	struct diag quiet;
 
-	if (!e->diag)
+	if (!e->pub.diag)
 		diag_init(&quiet, NULL);
 	for (i = 0; i < e->n_units; i++) {
 		struct unit *u = e->units[i];
@@ -551,19 +638,19 @@ static int report_deadlock(eng *e)
 		if (!u->ops->blocked || !u->ops->blocked(u, why, sizeof(why)))
 			continue;
 		if (!stuck)
-			(void)diag_error(e->diag ? e->diag : &quiet,
+			(void)diag_error(e->pub.diag ? e->pub.diag : &quiet,
 					 diag_nowhere(), NPU_EDEADLOCK,
 					 "deadlock at cycle %llu: no event pending but units still have work",
-					 (unsigned long long)e->now);
+					 (unsigned long long)e->pub.now);
 		stuck++;
-		diag_note(e->diag ? e->diag : &quiet, diag_nowhere(), "%s: %s",
+		diag_note(e->pub.diag ? e->pub.diag : &quiet, diag_nowhere(), "%s: %s",
 			  u->name, why[0] ? why : "blocked");
-		if (e->trace) {
+		if (e->pub.trace) {
 			char args[300];
 
 			trc_json_member(args, sizeof(args), "waits",
 					why[0] ? why : "blocked");
-			unit_instant(u, e->now, "deadlock", args);
+			unit_instant(u, e->pub.now, "deadlock", args);
 		}
 	}
 	return stuck ? NPU_EDEADLOCK : 0;
@@ -578,13 +665,13 @@ static int report_deadlock(eng *e)
 static void fault_instant(eng *e, struct unit *u, int rc)
 {
 	char args[700];
-	cycle_t when = e->now;
-	const char *msg = e->diag && e->diag->last[0] ? e->diag->last :
+	cycle_t when = e->pub.now;
+	const char *msg = e->pub.diag && e->pub.diag->last[0] ? e->pub.diag->last :
 						       npu_strerror(rc);
 
-	if (e->diag && e->diag->last_run.core == u->core &&
-	    e->diag->last_run.cycle > when)
-		when = e->diag->last_run.cycle;
+	if (e->pub.diag && e->pub.diag->last_run.core == u->core &&
+	    e->pub.diag->last_run.cycle > when)
+		when = e->pub.diag->last_run.cycle;
 	trc_json_member(args, sizeof(args), "error", msg);
 	unit_instant(u, when, rc == NPU_EFAULT ? "fault" : "error", args);
 }
@@ -593,9 +680,15 @@ static void fault_instant(eng *e, struct unit *u, int rc)
  * The run loop.  One step: pop the earliest event -> drop it if cancelled
  * -> stop if it lies beyond max_cycles (watchdog) -> sample counters if a
  * sampling boundary was crossed (tracing only) -> advance now -> dispatch
- * to its unit, stopping on a fault (traced as an instant) -> every ENG_POLL_EVENTS events, the poll
- * hook (interrupt, progress).  When the queue is empty, every unit is
- * asked whether it still has work: if one has, the run deadlocked.
+ * to its unit, stopping on a fault (traced as an instant) -> every
+ * ENG_POLL_EVENTS events, the poll hook (interrupt, progress).  When the
+ * queue is empty, every unit is asked whether it still has work: if one
+ * has, the run deadlocked.
+ *
+ * The pause, watchdog and sampling tests depend on the event's cycle
+ * only, so they are made for the first event of each cycle (and for
+ * every event from calm_end on); the others pop straight from base's
+ * slot, about two thirds of the events of a busy chip.
  *
  * Cancelled events are dropped before the watchdog test, so a stale event
  * parked beyond max_cycles does not turn a finished run into a timeout.
@@ -612,49 +705,77 @@ int eng_run_until(eng *e, cycle_t stop, cycle_t max_cycles,
 		  struct eng_stats *st)
 {
 	struct eng_stats local = { 0, 0, 0, 0 };
-	struct ev ev;
+	struct slot *cur = &e->cal[e->base & (ENG_CAL_SLOTS - 1)];
+	struct node *n;
+	struct unit *u;
+	cycle_t when;
 	int rc = 0;
 
 	e->run_stop = stop;
 	e->run_max = max_cycles;
-	while (e->n > 0) {
-		/* A pause leaves the event in the heap: continuing pops it
-		 * with its own (when, pri, seq), so a paused and continued
-		 * run dispatches exactly what an unpaused one does. */
-		if (stop < max_cycles && q_next_when(e) > stop) {
-			e->now = stop;
-			local.paused = 1;
-			break;
-		}
-		if ((rc = q_pop(e, &ev)))
-			break;
+	calm_update(e);
+	for (;;) {
+		/* cur is base's slot: only this loop moves base */
+		if (cur->head && e->base < e->calm_end) {
+			/* more of a cycle that passed the tests below */
+			n = slot_pop(e, cur);
+			if (ev_stale(&n->ev)) {
+				node_put(e, n);
+				local.n_cancelled++;
+				continue;
+			}
+		} else {
+			if (cur->head)
+				when = e->base;
+			else if (!q_next(e, &when))
+				break; /* drained */
+			/* A pause leaves the event queued: continuing pops it
+			 * with its own (when, pri, seq), so a paused and
+			 * continued run dispatches exactly what an unpaused
+			 * one does. */
+			if (stop < max_cycles && when > stop) {
+				e->pub.now = stop;
+				local.paused = 1;
+				break;
+			}
+			if (when != e->base && (rc = cal_advance(e, when)))
+				break;
+			cur = &e->cal[when & (ENG_CAL_SLOTS - 1)];
+			n = slot_pop(e, cur);
 #ifdef NPU_DEBUG
-		heap_check(e);
+			heap_check(e);
 #endif
-		if (ev.genp && *ev.genp != ev.gen) {
-			local.n_cancelled++;
-			continue;
+			if (ev_stale(&n->ev)) {
+				node_put(e, n);
+				local.n_cancelled++;
+				continue;
+			}
+			if (when > max_cycles) {
+				/* Report the limit itself, not the cycle of the
+				 * event that would have passed it: work up to
+				 * max_cycles was done. */
+				node_put(e, n);
+				e->pub.now = max_cycles;
+				if (e->pub.diag)
+					(void)diag_error(e->pub.diag, diag_nowhere(),
+							 NPU_ETIMEOUT,
+							 "cycle limit %llu reached (raise --max-cycles)",
+							 (unsigned long long)max_cycles);
+				rc = NPU_ETIMEOUT;
+				break;
+			}
+			if (when >= e->sample_at)
+				eng_sample(e, when);
 		}
-		if (ev.when > max_cycles) {
-			/* Report the limit itself, not the cycle of the event that
-			 * would have passed it: work up to max_cycles was done. */
-			e->now = max_cycles;
-			if (e->diag)
-				(void)diag_error(e->diag, diag_nowhere(),
-						 NPU_ETIMEOUT,
-						 "cycle limit %llu reached (raise --max-cycles)",
-						 (unsigned long long)max_cycles);
-			rc = NPU_ETIMEOUT;
-			break;
-		}
-		if (ev.when >= e->sample_at)
-			eng_sample(e, ev.when);
-		e->now = ev.when;
+		e->pub.now = n->ev.when;
 		local.n_events++;
-		rc = ev.unit->ops->on_event(ev.unit, &ev);
+		u = n->ev.unit;
+		/* in place: the node is nobody else's until it goes back */
+		rc = u->ops->on_event(u, &n->ev);
+		node_put(e, n);
 		if (rc) {
-			if (e->trace)
-				fault_instant(e, ev.unit, rc);
+			if (e->pub.trace)
+				fault_instant(e, u, rc);
 			break;
 		}
 		/* Counted always, called rarely: the countdown keeps the hook
@@ -662,12 +783,12 @@ int eng_run_until(eng *e, cycle_t stop, cycle_t max_cycles,
 		 * hook is set). */
 		if (--e->poll_left == 0) {
 			e->poll_left = ENG_POLL_EVENTS;
-			if (e->poll && (rc = e->poll(e->poll_ctx, e->now)))
+			if (e->poll && (rc = e->poll(e->poll_ctx, e->pub.now)))
 				break;
 		}
 	}
 	/* now is the last dispatched cycle (or max_cycles on a timeout). */
-	local.end_cycle = e->now;
+	local.end_cycle = e->pub.now;
 	if (rc == 0 && !local.paused)
 		rc = report_deadlock(e);
 	if (st)
@@ -719,7 +840,7 @@ static enum trc_kind trace_kind(const struct unit *u)
  */
 static int unit_track(struct unit *u)
 {
-	struct trc *t = u->eng ? u->eng->trace : NULL;
+	struct trc *t = u->eng ? eng_trace(u->eng) : NULL;
 	const char *label = u->name;
 	int id;
 
@@ -740,7 +861,7 @@ int unit_traced(struct unit *u, cycle_t start, cycle_t end)
 {
 	int id = unit_track(u);
 
-	return id >= 0 && trc_want(u->eng->trace, id, start, end);
+	return id >= 0 && trc_want(eng_trace(u->eng), id, start, end);
 }
 
 void unit_span(struct unit *u, cycle_t start, cycle_t end, const char *name,
@@ -749,7 +870,7 @@ void unit_span(struct unit *u, cycle_t start, cycle_t end, const char *name,
 	int id = unit_track(u);
 
 	if (id >= 0)
-		trc_span(u->eng->trace, id, start, end, name, args_json);
+		trc_span(eng_trace(u->eng), id, start, end, name, args_json);
 }
 
 /*
@@ -797,7 +918,7 @@ void unit_span_insn(struct unit *u, cycle_t start, cycle_t end,
 		f.from_start = in->issued;
 		f.from_end = in->issued + 1;
 	}
-	trc_span_flow(u->eng->trace, id, start, end, name, args,
+	trc_span_flow(eng_trace(u->eng), id, start, end, name, args,
 		      in->flow != UNIT_FLOW_NONE ? &f : NULL);
 }
 
@@ -807,7 +928,7 @@ void unit_instant(struct unit *u, cycle_t when, const char *name,
 	int id = unit_track(u);
 
 	if (id >= 0)
-		trc_instant(u->eng->trace, id, when, name, args_json);
+		trc_instant(eng_trace(u->eng), id, when, name, args_json);
 }
 
 void unit_counter(struct unit *u, cycle_t when, const char *name,
@@ -816,5 +937,5 @@ void unit_counter(struct unit *u, cycle_t when, const char *name,
 	int id = unit_track(u);
 
 	if (id >= 0)
-		trc_counter(u->eng->trace, id, when, name, value);
+		trc_counter(eng_trace(u->eng), id, when, name, value);
 }
