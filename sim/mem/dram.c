@@ -119,7 +119,13 @@ struct bank {
 	uint32_t hits;      /* column commands to the open row (row_hit_cap) */
 };
 
-/* One bank group of one rank: the same-group (_L) constraints. */
+/* Floor slots (struct bcand.gi, .ri): the earliest dcycle a READ, a
+ * WRITE or an ACT may have by the rules its bank shares with its group
+ * and rank; a PRE has no such rule (FL_PRE). */
+enum { FL_RD = 0, FL_WR = 1, FL_ACT = 2, FL_PRE = 3, FL_N = 4 };
+
+/* One bank group of one rank: the same-group (_L) constraints.  Its part
+ * of the floors lives in chan.gfl (group_floors). */
 struct bgroup {
 	int64_t last_act;   /* latest ACT (tRRD_L) */
 	int64_t last_col;   /* latest RD/WR (tCCD_L) */
@@ -134,6 +140,8 @@ struct rank {
 	int faw_i;          /* next slot of faw[] = the oldest ACT */
 	int64_t last_col;   /* latest RD/WR (tCCD_S) */
 	int64_t wr_end;     /* end of the latest write data (tWTR_S) */
+	int64_t fl[3];      /* the rank's part of the RD/WR/ACT floors,
+			     * kept by rank_floors at each of its commands */
 	int64_t ref_base;   /* stagger: refresh j is due at ref_base + ... */
 	uint64_t ref_seq;   /* index j of the next refresh */
 	int64_t ref_due;    /* dcycle the next refresh is due (ref_at(seq)) */
@@ -175,8 +183,9 @@ struct burst {
 struct bcand {
 	int64_t t;          /* bank and arrival constraints */
 	uint32_t s;         /* slot of the burst */
+	uint16_t gi;        /* its floor in chan.gfl: FL_N x group + FL_* */
+	uint8_t ri;         /* its floor in chan.rfl: FL_N x rank + FL_* */
 	uint8_t kind;       /* CMD_ACT, CMD_PRE, CMD_COL */
-	uint8_t fk;         /* floor index: RD, WR, ACT, or 3 = none (PRE) */
 	uint8_t valid;      /* 0 = recompute */
 };
 
@@ -270,8 +279,15 @@ struct chan {
 	uint64_t ls_sum[LS_N], ls_n[LS_N]; /* read latency by row outcome */
 	cycle_t first_arrive, last_done; /* activity span, core cycles */
 	uint64_t *hist;     /* read-latency histogram, HIST_N bins */
-	int64_t *floor;     /* pick() scratch: 4 per rank x group (RD, WR, ACT,
-			     * and INT64_MIN for a PRE, which has none) */
+	/* The floors of a command (docs/dram.md "Scheduler"), FL_N slots per
+	 * group and per rank: the earliest dcycle is the max of its bank's
+	 * part (struct bcand), its group's and its rank's. */
+	int64_t *gfl;       /* ranks x groups: the group's own rules, kept by
+			     * group_floors at each command to the group;
+			     * FL_PRE = INT64_MIN */
+	int64_t *rfl;       /* ranks: the rank's rules, the data bus and
+			     * cmd_free, per decision (chan_floors); FL_PRE
+			     * is cmd_free alone */
 };
 
 struct dram {
@@ -283,7 +299,6 @@ struct dram {
 	int ranks, banks;   /* per channel, per rank */
 	int groups;         /* bank groups per rank */
 	int per_group;      /* banks per group */
-	uint16_t *bank_rg;  /* chan.banks index -> its bgroup index */
 	uint64_t rows;      /* per bank */
 	uint64_t cols;      /* bursts per row */
 	/* address decoder (dram.mapping), parts most significant first */
@@ -546,6 +561,14 @@ double dram_peak_bytes_per_s(const dram *d)
 }
 
 /* ---- channel queues ---------------------------------------------------------*/
+
+/* The floor slots of a candidate: command slot k of burst e's group and
+ * rank. */
+static void bc_floor(struct bcand *bc, const struct burst *e, int k)
+{
+	bc->gi = (uint16_t)(FL_N * e->rg + k);
+	bc->ri = (uint8_t)(FL_N * e->rank + k);
+}
 
 /* Put slot x at the tail of its bank's list (the youngest there). */
 static void bank_append(struct queue *q, uint32_t x)
@@ -949,9 +972,9 @@ static void refresh_catch_up(struct chan *c, int64_t x)
 /* ---- scheduler ----------------------------------------------------------------*/
 
 /*
- * The part of the earliest dcycle of a command that is the same for every
- * burst of one bank group rg (rank x groups + group) and direction, in
- * f[RD/WR/ACT]:
+ * The floors: the part of the earliest dcycle of a command that is the
+ * same for every bank of a bank group or of a rank, for a READ, a WRITE
+ * and an ACT:
  *  - a column command waits tCCD_S after the rank's last one and tCCD_L
  *    after its group's last one (WRITE after WRITE in the group: tCCD_L_WR);
  *    a READ also waits tWTR_S after the rank's last write data and tWTR_L
@@ -960,14 +983,44 @@ static void refresh_catch_up(struct chan *c, int64_t x)
  *    tCL after it, of a WRITE tCWL after it, hence "bus_free + gap - lat";
  *  - an ACT waits tRRD_S after the rank's last ACT, tRRD_L after its
  *    group's, and tFAW after the rank's fourth-last.
+ * A command's floor is the max of its group's rules (group_floors), its
+ * rank's (rank_floors) and the channel's bus and command slot
+ * (chan_floors).  The group's and the rank's change only with a command
+ * to them, so they are kept from one command to the next; only the
+ * channel's part, which every column command moves, is recomputed per
+ * decision, once per rank: O(ranks), not O(ranks x groups).
  */
-static void floor_rg(const struct chan *c, int rg, int64_t *f)
+/* Group rg's own rules, after a command to it (or at power-up). */
+static void group_floors(struct chan *c, int rg)
+{
+	const struct dram_timing *t = &c->d->t;
+	const struct bgroup *gp = &c->grp[rg];
+	int64_t *f = &c->gfl[FL_N * rg];
+
+	f[FL_RD] = max64(gp->last_col + t->ccd_l, gp->wr_end + t->wtr_l);
+	f[FL_WR] = max64(gp->last_col + t->ccd_l, gp->last_wr + t->ccd_l_wr);
+	f[FL_ACT] = gp->last_act + t->rrd_l;
+	f[FL_PRE] = INT64_MIN;
+}
+
+/* Rank rk's own rules, after a command to it (or at power-up). */
+static void rank_floors(const struct chan *c, struct rank *rk)
+{
+	const struct dram_timing *t = &c->d->t;
+
+	rk->fl[FL_RD] = max64(rk->last_col + t->ccd_s, rk->wr_end + t->wtr_s);
+	rk->fl[FL_WR] = rk->last_col + t->ccd_s;
+	rk->fl[FL_ACT] = max64(rk->last_act + t->rrd_s,
+			       rk->faw[rk->faw_i] + t->faw);
+}
+
+/* Rank r's floors in c->rfl for the next decision: its own rules, the data
+ * bus (turnaround and rank-switch gaps) and one command per tCK. */
+static void chan_floors_rank(struct chan *c, int r)
 {
 	const dram *d = c->d;
-	int r = rg / d->groups;
 	const struct rank *rk = &c->ranks[r];
-	const struct bgroup *gp = &c->grp[rg];
-	int64_t rd, wr, gap_r = 0, gap_w = 0;
+	int64_t *f = &c->rfl[FL_N * r], gap_r = 0, gap_w = 0;
 
 	if (c->last_bus_rank >= 0) {
 		if (c->last_bus_rank != r)
@@ -975,30 +1028,27 @@ static void floor_rg(const struct chan *c, int rg, int64_t *f)
 		if (!c->last_bus_write)
 			gap_w += T_RTW_GAP;
 	}
-	rd = max64(rk->last_col + d->t.ccd_s, c->bus_free + gap_r - d->t.cl);
-	rd = max64(rd, rk->wr_end + d->t.wtr_s);
-	wr = max64(rk->last_col + d->t.ccd_s, c->bus_free + gap_w - d->t.cwl);
-	f[CL_READ] = max64(rd, max64(gp->last_col + d->t.ccd_l,
-				     gp->wr_end + d->t.wtr_l));
-	f[CL_WRITE] = max64(wr, max64(gp->last_col + d->t.ccd_l,
-				      gp->last_wr + d->t.ccd_l_wr));
-	f[2] = max64(max64(rk->last_act + d->t.rrd_s,
-			   rk->faw[rk->faw_i] + d->t.faw),
-		     gp->last_act + d->t.rrd_l);
+	f[FL_RD] = max64(max64(rk->fl[FL_RD], c->bus_free + gap_r - d->t.cl),
+			 c->cmd_free);
+	f[FL_WR] = max64(max64(rk->fl[FL_WR], c->bus_free + gap_w - d->t.cwl),
+			 c->cmd_free);
+	f[FL_ACT] = max64(rk->fl[FL_ACT], c->cmd_free);
+	f[FL_PRE] = c->cmd_free;
 }
 
-/* floor_rg of every rank and group, once per decision; slot 3 of each is
- * the "no floor" of a PRE. */
-static void floors(const struct chan *c, int64_t *fl)
+/* Every rank's floors, once per decision. */
+static void chan_floors(struct chan *c)
 {
-	const dram *d = c->d;
-	int rg;
+	int r;
 
-	for (rg = 0; rg < d->ranks * d->groups; rg++)
-	{
-		floor_rg(c, rg, &fl[4 * rg]);
-		fl[4 * rg + 3] = INT64_MIN;
-	}
+	for (r = 0; r < c->d->ranks; r++)
+		chan_floors_rank(c, r);
+}
+
+/* The floor of slot k (FL_*) of group rg in rank r (chan_floors fresh). */
+static int64_t floor_of(const struct chan *c, int rg, int r, int k)
+{
+	return max64(c->gfl[FL_N * rg + k], c->rfl[FL_N * r + k]);
 }
 
 /*
@@ -1059,7 +1109,7 @@ static const struct bcand *bank_eval(const struct chan *c, struct queue *q,
 	bc->valid = 1;
 	if (b->row < 0) {
 		bc->kind = CMD_ACT;
-		bc->fk = 2;
+		bc_floor(bc, &q->slot[x], FL_ACT);
 		bc->s = x;
 		bc->t = max64(b->act_ok, q->slot[x].arrive_d);
 		return bc;
@@ -1078,29 +1128,32 @@ static const struct bcand *bank_eval(const struct chan *c, struct queue *q,
 	}
 	if (hit != NIL && !(capped && conf != NIL)) {
 		bc->kind = CMD_COL;
-		bc->fk = q->slot[hit].write;
+		bc_floor(bc, &q->slot[hit], q->slot[hit].write ? FL_WR : FL_RD);
 		bc->s = hit;
 		bc->t = max64(b->col_ok, q->slot[hit].arrive_d);
 	} else {
 		bc->kind = CMD_PRE;
-		bc->fk = 3;
+		bc_floor(bc, &q->slot[conf], FL_PRE);
 		bc->s = conf;
 		bc->t = max64(b->pre_ok, q->slot[conf].arrive_d);
 	}
 	return bc;
 }
 
-/* Offer bank bi's candidate with the floors fl of its group (fl[3] is
- * never read: a PRE has no rank or group floor) and one command per tCK. */
+/* The earliest dcycle of candidate bc: the max of its bank's part, its
+ * group's floor and its rank's (which holds cmd_free; chan_floors fresh). */
+static int64_t bc_time(const struct chan *c, const struct bcand *bc)
+{
+	return max64(bc->t, max64(c->gfl[bc->gi], c->rfl[bc->ri]));
+}
+
+/* Offer bank bi's candidate (chan_floors fresh for its rank). */
 static void bank_offer(const struct chan *c, struct queue *q, uint32_t bi,
-		       const int64_t *fl, struct cand *best)
+		       struct cand *best)
 {
 	const struct bcand *bc = bank_eval(c, q, bi);
-	int64_t t = max64(bc->t, c->cmd_free);
 
-	if (bc->fk < 3)
-		t = max64(t, fl[bc->fk]);
-	offer(best, q, bc->kind, t, bc->s, 1);
+	offer(best, q, bc->kind, bc_time(c, bc), bc->s, 1);
 }
 
 
@@ -1109,7 +1162,7 @@ static void bank_offer(const struct chan *c, struct queue *q, uint32_t bi,
  * command (no bank-level parallelism).
  */
 static void fcfs_cand(const struct chan *c, const struct queue *q,
-		      const int64_t *fl, struct cand *best)
+		      struct cand *best)
 {
 	const struct burst *e = NULL;
 	const struct bank *b;
@@ -1126,11 +1179,12 @@ static void fcfs_cand(const struct chan *c, const struct queue *q,
 	}
 	b = &c->banks[e->bi];
 	if (b->row == e->row) {
-		t = max64(b->col_ok, fl[4 * e->rg + e->write]);
+		t = max64(b->col_ok, floor_of(c, e->rg, e->rank,
+					      e->write ? FL_WR : FL_RD));
 		offer(best, q, CMD_COL, max64(t, max64(e->arrive_d, c->cmd_free)),
 		      x, 0);
 	} else if (b->row < 0) {
-		t = max64(b->act_ok, fl[4 * e->rg + 2]);
+		t = max64(b->act_ok, floor_of(c, e->rg, e->rank, FL_ACT));
 		offer(best, q, CMD_ACT, max64(t, max64(e->arrive_d, c->cmd_free)),
 		      x, 0);
 	} else {
@@ -1170,7 +1224,6 @@ static void pick(struct chan *c, struct cand *best)
 	dram *d = c->d;
 	int cls = sel_class(c, &c->draining);
 	struct queue *q = &c->qs[cls];
-	int64_t *fl = c->floor;
 	uint32_t k;
 
 	best->kind = CMD_NONE;
@@ -1180,23 +1233,21 @@ static void pick(struct chan *c, struct cand *best)
 	best->seq = 0;
 	best->refresh_rank = -1;
 	best->t = INT64_MAX;
-	/* what depends only on rank, group and direction, once per decision */
-	floors(c, fl);
+	/* the bus and command slot part of the floors, once per decision */
+	chan_floors(c);
 	if (d->sched == SCHED_FCFS) {
-		fcfs_cand(c, q, fl, best);
+		fcfs_cand(c, q, best);
 	} else {
 		for (k = 0; k < q->n_act; k++) {
 			uint32_t bi = q->act[k];
-
 			const struct bcand *bc = &q->cand[bi];
 			int64_t t;
 
 			if (!bc->valid)
 				bc = bank_eval(c, q, bi);
-			/* max(bank part, cmd_free, its group's floor): most
-			 * banks lose on t alone, so this is the whole cost */
-			t = max64(max64(bc->t, c->cmd_free),
-				  fl[4 * d->bank_rg[bi] + bc->fk]);
+			/* most banks lose on t alone, so this is the whole
+			 * cost of a bank */
+			t = bc_time(c, bc);
 			if (t <= best->t)
 				offer(best, q, bc->kind, t, bc->s, 1);
 		}
@@ -1269,6 +1320,8 @@ static int issue_col(struct chan *c, int cls, uint32_t x, int64_t t)
 		c->u.ctr[CTR_DRAM_READ_BYTES] += e.bytes;
 		lat_sample(c, done - e.arrive_c);
 	}
+	group_floors(c, e.rg);
+	rank_floors(c, rk);
 	/* Classified by what this burst itself needed (docs/dram.md). */
 	if (e.did_pre) {
 		c->u.ctr[CTR_DRAM_ROW_CONFLICTS]++;
@@ -1312,6 +1365,8 @@ static void issue_act(struct chan *c, struct burst *e, int64_t t)
 	c->grp[e->rg].last_act = t;
 	rk->faw[rk->faw_i] = t;         /* overwrite the oldest of four */
 	rk->faw_i = (rk->faw_i + 1) & 3;
+	group_floors(c, e->rg);
+	rank_floors(c, rk);
 	c->cmd_free = t + 1;
 	cmd_log(c, DRAM_CMD_ACT, e, t);
 	e->did_act = 1;
@@ -1405,7 +1460,7 @@ static int arrival_wake(struct chan *c, int cls, uint32_t x, int sched,
 	struct queue *q = &c->qs[cls];
 	const struct burst *e = &q->slot[x];
 	const struct bank *b = &c->banks[e->bi];
-	int64_t t, fl[3];
+	int64_t t;
 
 	/* the drain state follows every arrival and every decision; a class
 	 * the controller switches to because of this arrival cannot act
@@ -1417,13 +1472,13 @@ static int arrival_wake(struct chan *c, int cls, uint32_t x, int sched,
 	}
 	if ((cls != cls_before || !sched) && c->wake_at != CYCLE_MAX)
 		return 0;       /* not considered by the next decision */
-	floor_rg(c, e->rg, fl);
+	chan_floors_rank(c, e->rank);
 	if (c->cache_ok && c->cached.refresh_rank < 0 &&
 	    c->cached.bi != e->bi && d->sched == SCHED_FRFCFS) {
 		struct cand nb = c->cached;
 
 		nb.kind = CMD_NONE;
-		bank_offer(c, q, e->bi, fl, &nb);
+		bank_offer(c, q, e->bi, &nb);
 		if (nb.kind == CMD_NONE ||
 		    !better(&c->cached, nb.kind, nb.t, nb.seq, 1))
 			return 0;
@@ -1436,9 +1491,10 @@ static int arrival_wake(struct chan *c, int cls, uint32_t x, int sched,
 	 * could issue (its bank's constraint and its rank and group floor). */
 	c->cache_ok = 0;
 	if (b->row == e->row)
-		t = max64(b->col_ok, fl[e->write]);
+		t = max64(b->col_ok, floor_of(c, e->rg, e->rank,
+					      e->write ? FL_WR : FL_RD));
 	else if (b->row < 0)
-		t = max64(b->act_ok, fl[2]);
+		t = max64(b->act_ok, floor_of(c, e->rg, e->rank, FL_ACT));
 	else
 		t = b->pre_ok;
 	t = max64(t, max64(e->arrive_d, c->cmd_free));
@@ -1910,7 +1966,8 @@ void dram_free(dram *d)
 			free(d->ch[i].ranks[k].ref_done);
 		free(d->ch[i].ranks);
 		free(d->ch[i].hist);
-		free(d->ch[i].floor);
+		free(d->ch[i].gfl);
+		free(d->ch[i].rfl);
 	}
 	free(d->ch);
 	free(d->adm);
@@ -1922,7 +1979,6 @@ void dram_free(dram *d)
 	free(d->w);
 	free(d->need);
 	free(d->node);
-	free(d->bank_rg);
 	free(d);
 }
 
@@ -2158,8 +2214,10 @@ static int setup_channel(dram *d, const struct arch *a, int i)
 	c->grp = calloc(n_grp, sizeof(*c->grp));
 	c->ranks = calloc((size_t)d->ranks, sizeof(*c->ranks));
 	c->hist = calloc(HIST_N, sizeof(*c->hist));
-	c->floor = calloc(n_grp * 4, sizeof(*c->floor));
-	if (!c->banks || !c->grp || !c->ranks || !c->hist || !c->floor)
+	c->gfl = calloc(n_grp * FL_N, sizeof(*c->gfl));
+	c->rfl = calloc((size_t)d->ranks * FL_N, sizeof(*c->rfl));
+	if (!c->banks || !c->grp || !c->ranks || !c->hist || !c->gfl ||
+	    !c->rfl)
 		return NPU_ENOMEM;
 	for (k = 0; k < d->ranks * d->banks; k++)
 		c->banks[k].row = -1;
@@ -2168,6 +2226,7 @@ static int setup_channel(dram *d, const struct arch *a, int i)
 		c->grp[k].last_col = T_NEVER;
 		c->grp[k].last_wr = T_NEVER;
 		c->grp[k].wr_end = T_NEVER;
+		group_floors(c, k);
 	}
 	for (r = 0; r < d->ranks; r++) {
 		struct rank *rk = &c->ranks[r];
@@ -2177,6 +2236,7 @@ static int setup_channel(dram *d, const struct arch *a, int i)
 			rk->faw[k] = T_NEVER;
 		rk->last_col = T_NEVER;
 		rk->wr_end = T_NEVER;
+		rank_floors(c, rk);
 		/* staggered: rank r's refreshes are tREFI x r / ranks later
 		 * than rank 0's, whose first is due one interval after
 		 * power-up */
@@ -2265,13 +2325,8 @@ dram *dram_new(eng *e, const struct arch *a)
 	d->ch = calloc((size_t)d->n_ch, sizeof(*d->ch));
 	d->need = calloc((size_t)d->n_ch, sizeof(*d->need));
 	d->node = calloc((size_t)d->n_ch, sizeof(*d->node));
-	d->bank_rg = calloc((size_t)d->ranks * (size_t)d->banks,
-			    sizeof(*d->bank_rg));
-	if (!d->ch || !d->need || !d->node || !d->bank_rg)
+	if (!d->ch || !d->need || !d->node)
 		goto fail;
-	for (i = 0; i < d->ranks * d->banks; i++)
-		d->bank_rg[i] = (uint16_t)(i / d->banks * d->groups +
-					   i % d->banks / d->per_group);
 	/* Placement was resolved and validated by the loader (one node per
 	 * channel, or all channels on the nodes listed). */
 	for (i = 0; i < d->n_ch; i++)
