@@ -175,9 +175,10 @@ struct burst {
 /*
  * The one command a bank's bursts of one class want next (bank_eval), with
  * the part of its earliest dcycle that depends only on the bank and its
- * list: it stays valid until a command to the bank, a refresh of it, or a
- * change of its list (bank_dirty), so a decision re-reads it instead of
- * walking the list; the rank/group floor and cmd_free are added per
+ * list: it stays valid until a command to the bank, a refresh of it
+ * (bank_dirty), or a burst leaving its list, so a decision re-reads it
+ * instead of walking the list; a burst joining the list updates it
+ * (cand_append).  The rank/group floor and cmd_free are added per
  * decision.
  */
 struct bcand {
@@ -570,12 +571,45 @@ static void bc_floor(struct bcand *bc, const struct burst *e, int k)
 	bc->ri = (uint8_t)(FL_N * e->rank + k);
 }
 
+/*
+ * Burst x joins its bank's list as the youngest: bring the bank's cached
+ * candidate (bank_eval) up to date instead of walking the list again.  The
+ * oldest burst, the oldest hit and the oldest conflict stay what they were
+ * unless there was none of x's kind, so the candidate changes only when x
+ * is the bank's first conflict while the open row is capped (its PRE now
+ * goes first) or its first hit while the row is not capped (its column
+ * command now goes, not the PRE of a conflict).  The bank itself has not
+ * changed: every command to it and every refresh of it invalidate the
+ * candidate.
+ */
+static void cand_append(const struct chan *c, struct queue *q, uint32_t x)
+{
+	const struct burst *e = &q->slot[x];
+	const struct bank *b = &c->banks[e->bi];
+	struct bcand *bc = &q->cand[e->bi];
+	int capped = c->d->hit_cap && b->hits >= c->d->hit_cap;
+
+	if (!bc->valid || b->row < 0)
+		return;         /* to compute, or the oldest burst's ACT */
+	if (bc->kind == CMD_COL && capped && e->row != b->row) {
+		bc->kind = CMD_PRE;
+		bc_floor(bc, e, FL_PRE);
+		bc->s = x;
+		bc->t = max64(b->pre_ok, e->arrive_d);
+	} else if (bc->kind == CMD_PRE && !capped && e->row == b->row) {
+		bc->kind = CMD_COL;
+		bc_floor(bc, e, e->write ? FL_WR : FL_RD);
+		bc->s = x;
+		bc->t = max64(b->col_ok, e->arrive_d);
+	}
+}
+
 /* Put slot x at the tail of its bank's list (the youngest there). */
-static void bank_append(struct queue *q, uint32_t x)
+static void bank_append(const struct chan *c, struct queue *q, uint32_t x)
 {
 	uint32_t bi = q->slot[x].bi;
 
-	q->cand[bi].valid = 0;
+	cand_append(c, q, x);
 	q->slot[x].next = NIL;
 	if (q->head[bi] == NIL) {
 		q->head[bi] = x;
@@ -591,8 +625,8 @@ static void bank_append(struct queue *q, uint32_t x)
 /* Append the newest burst: schedulable if the queue has room, else into
  * the overflow FIFO.  The pool doubles when full (rare: only requests
  * larger than the queue overflow its initial capacity). */
-static int q_push(struct queue *q, const struct burst *b, uint32_t *out,
-		  int *sched)
+static int q_push(const struct chan *c, struct queue *q,
+		  const struct burst *b, uint32_t *out, int *sched)
 {
 	uint32_t x;
 
@@ -616,7 +650,7 @@ static int q_push(struct queue *q, const struct burst *b, uint32_t *out,
 	*out = x;
 	*sched = q->n_sched < q->depth && q->ovf_head == NIL;
 	if (*sched) {
-		bank_append(q, x);
+		bank_append(c, q, x);
 	} else {
 		q->slot[x].next = NIL;
 		if (q->ovf_head == NIL)
@@ -633,7 +667,7 @@ static int q_push(struct queue *q, const struct burst *b, uint32_t *out,
  * short and x is usually their head.  The oldest overflow burst then
  * becomes schedulable.
  */
-static void q_remove(struct queue *q, uint32_t x)
+static void q_remove(const struct chan *c, struct queue *q, uint32_t x)
 {
 	uint32_t bi = q->slot[x].bi, p = NIL, y = q->head[bi];
 
@@ -663,7 +697,7 @@ static void q_remove(struct queue *q, uint32_t x)
 		uint32_t o = q->ovf_head;
 
 		q->ovf_head = q->slot[o].next;
-		bank_append(q, o);
+		bank_append(c, q, o);
 	}
 }
 
@@ -1338,7 +1372,7 @@ static int issue_col(struct chan *c, int cls, uint32_t x, int64_t t)
 		c->ls_n[ls]++;
 	}
 	cmd_log(c, DRAM_CMD_COL, &e, t);
-	q_remove(q, x);
+	q_remove(c, q, x);
 	c->n_inflight++;
 	if (done > c->last_done)
 		c->last_done = done;
@@ -1618,7 +1652,7 @@ static int queue_burst(dram *d, uint32_t ri, const struct dram_loc *loc,
 	if (chan_queued(c) == 0)
 		refresh_catch_up(c, b.arrive_d);
 	cls_before = sel_class(c, &c->draining);
-	rc = q_push(&c->qs[b.write], &b, &x, &sched);
+	rc = q_push(c, &c->qs[b.write], &b, &x, &sched);
 	if (rc)
 		return rc;
 	busy_update(c, was_idle);
