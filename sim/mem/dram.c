@@ -291,6 +291,15 @@ struct chan {
 			     * is cmd_free alone */
 };
 
+/* A decoded burst number (dec_full): what dram_locate reads, and what
+ * stepping to the next burst needs (dec_burst). */
+struct dram_dec {
+	uint64_t q;         /* burst number */
+	uint64_t v[DRAM_F_N];            /* each field's value */
+	uint64_t dig[DRAM_MAP_MAX_PARTS];/* each part's digit */
+	int valid;          /* 0 until the first decode */
+};
+
 struct dram {
 	eng *e;             /* engine */
 	int ideal;          /* dram.mode == ideal */
@@ -308,6 +317,10 @@ struct dram {
 	int8_t part_shift[DRAM_MAP_MAX_PARTS];   /* log2(radix), -1 if not */
 	uint64_t part_radix[DRAM_MAP_MAX_PARTS]; /* values of the part */
 	uint64_t part_weight[DRAM_MAP_MAX_PARTS];/* its digit's weight in the field */
+	/* the parts of more than one value, least significant first: the
+	 * digits a step to the next burst can carry into (dec_burst) */
+	int n_step;
+	uint8_t step[DRAM_MAP_MAX_PARTS];
 	int ch_top;         /* the whole channel field is most significant */
 	uint64_t top_span;  /* ch_top: bursts of one channel's share */
 	/* The channel alone (dram_channel), when every part below the
@@ -318,6 +331,7 @@ struct dram {
 	uint8_t chp_pos[DRAM_MAP_MAX_PARTS];
 	uint64_t chp_radix[DRAM_MAP_MAX_PARTS];
 	uint64_t chp_weight[DRAM_MAP_MAX_PARTS];
+	struct dram_dec dec; /* the burst the requests decoded last */
 	uint32_t burst_bytes;/* bytes per burst (interleave granule) */
 	int burst_shift;    /* its log2 when a power of two (always, with the
 			       presets), else -1: addresses to bursts without
@@ -464,13 +478,15 @@ static uint64_t burst_of(const dram *d, uint64_t addr)
 				   : addr / d->burst_bytes;
 }
 
-void dram_locate(const dram *d, uint64_t addr, struct dram_loc *loc)
+/* Decode burst number q into s: every part's digit, every field's value. */
+static void dec_full(const dram *d, uint64_t q, struct dram_dec *s)
 {
-	uint64_t q = burst_of(d, addr), v[DRAM_F_N] = { 0 };
 	int i, lo = 0;
 
+	memset(s->v, 0, sizeof(s->v));
+	s->q = q;
 	if (d->ch_top) {
-		v[DRAM_F_CH] = q / d->top_span;
+		s->v[DRAM_F_CH] = q / d->top_span;
 		q %= d->top_span;
 		lo = 1;
 	}
@@ -484,19 +500,75 @@ void dram_locate(const dram *d, uint64_t addr, struct dram_loc *loc)
 			digit = q % d->part_radix[i];
 			q /= d->part_radix[i];
 		}
-		v[d->part_field[i]] += digit * d->part_weight[i];
+		s->dig[i] = digit;
+		s->v[d->part_field[i]] += digit * d->part_weight[i];
 	}
+}
+
+/*
+ * Decode burst number q, from s holding the burst before it if possible:
+ * a DMA request's bursts, and often consecutive requests, are consecutive
+ * bursts, and q + 1 is q with its least significant digit incremented and
+ * the carry propagated (the most significant part wraps, as dec_full takes
+ * it modulo its radix) - one or two digits instead of all of them.  A
+ * channel-major mapping wraps at top_span instead: decoded afresh.
+ */
+static void dec_burst(const dram *d, uint64_t q, struct dram_dec *s)
+{
+	int k;
+
+	if (!s->valid || q != s->q + 1 || d->ch_top) {
+		dec_full(d, q, s);
+		s->valid = 1;
+		return;
+	}
+	s->q = q;
+	for (k = 0; k < d->n_step; k++) {
+		int i = d->step[k];
+		uint64_t *v = &s->v[d->part_field[i]];
+
+		*v += d->part_weight[i];
+		if (++s->dig[i] < d->part_radix[i])
+			return;
+		*v -= d->part_radix[i] * d->part_weight[i];
+		s->dig[i] = 0;
+	}
+}
+
+/* The location of decoded burst s. */
+static void dec_loc(const dram *d, const struct dram_dec *s,
+		    struct dram_loc *loc)
+{
+	uint64_t ch = s->v[DRAM_F_CH];
+
 	/* Channel-major with dram.bytes not a multiple of the channel count:
 	 * top_span rounds up, so the channel can only overshoot on addresses
 	 * beyond dram.bytes; clamp instead of indexing past ch[]. */
-	if (v[DRAM_F_CH] >= (uint64_t)d->n_ch)
-		v[DRAM_F_CH] = (uint64_t)d->n_ch - 1;
-	loc->channel = (int)v[DRAM_F_CH];
-	loc->rank = (int)v[DRAM_F_RA];
-	loc->group = (int)v[DRAM_F_BG];
-	loc->bank = (int)(v[DRAM_F_BG] * (uint64_t)d->per_group + v[DRAM_F_BA]);
-	loc->row = v[DRAM_F_RO];
-	loc->col = v[DRAM_F_CO];
+	if (ch >= (uint64_t)d->n_ch)
+		ch = (uint64_t)d->n_ch - 1;
+	loc->channel = (int)ch;
+	loc->rank = (int)s->v[DRAM_F_RA];
+	loc->group = (int)s->v[DRAM_F_BG];
+	loc->bank = (int)(s->v[DRAM_F_BG] * (uint64_t)d->per_group +
+			  s->v[DRAM_F_BA]);
+	loc->row = s->v[DRAM_F_RO];
+	loc->col = s->v[DRAM_F_CO];
+}
+
+void dram_locate(const dram *d, uint64_t addr, struct dram_loc *loc)
+{
+	struct dram_dec s;
+
+	dec_full(d, burst_of(d, addr), &s);
+	dec_loc(d, &s, loc);
+}
+
+/* dram_locate of burst q for the requests, stepping from the last burst
+ * decoded (dec_burst). */
+static void locate_burst(dram *d, uint64_t q, struct dram_loc *loc)
+{
+	dec_burst(d, q, &d->dec);
+	dec_loc(d, &d->dec, loc);
 }
 
 int dram_channel(const dram *d, uint64_t addr)
@@ -1706,7 +1778,7 @@ static const struct adm *adm_get(dram *d, uint64_t addr, uint32_t bytes,
 	for (q = q0; q <= q1; q++) {
 		struct dram_loc *l = &a->loc[q - q0];
 
-		dram_locate(d, q * d->burst_bytes, l);
+		locate_burst(d, q, l);
 		/* insert into the channel list, kept sorted */
 		for (i = 0; i < a->n && a->ch[i] < l->channel; i++)
 			;
@@ -1751,7 +1823,7 @@ int dram_request(dram *d, uint64_t addr, uint32_t bytes, int write,
 		if (d->ideal)
 			loc.channel = dram_channel(d, addr);
 		else
-			dram_locate(d, addr, &loc);
+			locate_burst(d, q0, &loc);
 		qq = &d->ch[loc.channel].qs[cls];
 		if (!d->ideal && qq->n >= qq->depth) {
 			d->ch[loc.channel].u.ctr[CTR_DRAM_REJECTED]++;
@@ -1787,7 +1859,7 @@ int dram_request(dram *d, uint64_t addr, uint32_t bytes, int write,
 		/* the same for a longer request, decoded each time */
 		memset(d->need, 0, (size_t)d->n_ch * sizeof(*d->need));
 		for (q = q0; q <= q1; q++) {
-			dram_locate(d, q * d->burst_bytes, &loc);
+			locate_burst(d, q, &loc);
 			if (q - q0 < DRAM_LOC_KEEP)
 				locs[q - q0] = loc;
 			d->need[loc.channel]++;
@@ -1823,7 +1895,7 @@ int dram_request(dram *d, uint64_t addr, uint32_t bytes, int write,
 		else if (q - q0 < DRAM_LOC_KEEP)
 			loc = locs[q - q0]; /* decoded for the admission */
 		else
-			dram_locate(d, q * d->burst_bytes, &loc);
+			locate_burst(d, q, &loc);
 		rc = queue_burst(d, ri, &loc, (uint32_t)(hi - lo), write);
 		if (rc)
 			return rc;
@@ -2072,6 +2144,8 @@ static int setup_mapping(dram *d, const struct arch *a)
 		d->part_shift[i] = (int8_t)(((uint64_t)1 << sh) == radix[i] ?
 					    sh : -1);
 		n_ch_parts += m.p[i].field == DRAM_F_CH;
+		if (radix[i] > 1)
+			d->step[d->n_step++] = (uint8_t)i;
 	}
 	/* channel-major: each channel owns a contiguous share of dram.bytes */
 	d->ch_top = m.p[0].field == DRAM_F_CH && n_ch_parts == 1;
