@@ -183,6 +183,9 @@ struct burst {
  */
 struct bcand {
 	int64_t t;          /* bank and arrival constraints */
+	uint64_t key;       /* FR-FCFS order among candidates of equal time:
+			     * the burst's seq, + 2^63 unless a column
+			     * command (row hits first), smaller first */
 	uint32_t s;         /* slot of the burst */
 	uint16_t gi;        /* its floor in chan.gfl: FL_N x group + FL_* */
 	uint8_t ri;         /* its floor in chan.rfl: FL_N x rank + FL_* */
@@ -635,10 +638,17 @@ double dram_peak_bytes_per_s(const dram *d)
 
 /* ---- channel queues ---------------------------------------------------------*/
 
-/* The floor slots of a candidate: command slot k of burst e's group and
- * rank. */
-static void bc_floor(struct bcand *bc, const struct burst *e, int k)
+/* Make bc the command 'kind' of burst x of q, whose bank allows it at t;
+ * its floors are slot k (FL_*) of its group and rank. */
+static void bc_set(struct bcand *bc, const struct queue *q, int kind,
+		   uint32_t x, int k, int64_t t)
 {
+	const struct burst *e = &q->slot[x];
+
+	bc->kind = (uint8_t)kind;
+	bc->s = x;
+	bc->t = max64(t, e->arrive_d);
+	bc->key = e->seq | (kind == CMD_COL ? 0 : (uint64_t)1 << 63);
 	bc->gi = (uint16_t)(FL_N * e->rg + k);
 	bc->ri = (uint8_t)(FL_N * e->rank + k);
 }
@@ -663,17 +673,10 @@ static void cand_append(const struct chan *c, struct queue *q, uint32_t x)
 
 	if (!bc->valid || b->row < 0)
 		return;         /* to compute, or the oldest burst's ACT */
-	if (bc->kind == CMD_COL && capped && e->row != b->row) {
-		bc->kind = CMD_PRE;
-		bc_floor(bc, e, FL_PRE);
-		bc->s = x;
-		bc->t = max64(b->pre_ok, e->arrive_d);
-	} else if (bc->kind == CMD_PRE && !capped && e->row == b->row) {
-		bc->kind = CMD_COL;
-		bc_floor(bc, e, e->write ? FL_WR : FL_RD);
-		bc->s = x;
-		bc->t = max64(b->col_ok, e->arrive_d);
-	}
+	if (bc->kind == CMD_COL && capped && e->row != b->row)
+		bc_set(bc, q, CMD_PRE, x, FL_PRE, b->pre_ok);
+	else if (bc->kind == CMD_PRE && !capped && e->row == b->row)
+		bc_set(bc, q, CMD_COL, x, e->write ? FL_WR : FL_RD, b->col_ok);
 }
 
 /* Put slot x at the tail of its bank's list (the youngest there). */
@@ -1214,10 +1217,7 @@ static const struct bcand *bank_eval(const struct chan *c, struct queue *q,
 		return bc;
 	bc->valid = 1;
 	if (b->row < 0) {
-		bc->kind = CMD_ACT;
-		bc_floor(bc, &q->slot[x], FL_ACT);
-		bc->s = x;
-		bc->t = max64(b->act_ok, q->slot[x].arrive_d);
+		bc_set(bc, q, CMD_ACT, x, FL_ACT, b->act_ok);
 		return bc;
 	}
 	/* the oldest hit; the oldest conflict only where it can matter */
@@ -1232,17 +1232,11 @@ static const struct bcand *bank_eval(const struct chan *c, struct queue *q,
 		if (hit != NIL && (conf != NIL || !capped))
 			break;
 	}
-	if (hit != NIL && !(capped && conf != NIL)) {
-		bc->kind = CMD_COL;
-		bc_floor(bc, &q->slot[hit], q->slot[hit].write ? FL_WR : FL_RD);
-		bc->s = hit;
-		bc->t = max64(b->col_ok, q->slot[hit].arrive_d);
-	} else {
-		bc->kind = CMD_PRE;
-		bc_floor(bc, &q->slot[conf], FL_PRE);
-		bc->s = conf;
-		bc->t = max64(b->pre_ok, q->slot[conf].arrive_d);
-	}
+	if (hit != NIL && !(capped && conf != NIL))
+		bc_set(bc, q, CMD_COL, hit, q->slot[hit].write ? FL_WR : FL_RD,
+		       b->col_ok);
+	else
+		bc_set(bc, q, CMD_PRE, conf, FL_PRE, b->pre_ok);
 	return bc;
 }
 
@@ -1300,6 +1294,35 @@ static void fcfs_cand(const struct chan *c, const struct queue *q,
 }
 
 /*
+ * FR-FCFS: the best of the banks' candidates (bank_eval), in the order of
+ * better() - earliest, then row hits, then oldest - which is the order of
+ * (time, key): a bank costs a time and at most a key compare.
+ */
+static void frfcfs_cand(const struct chan *c, struct queue *q,
+			struct cand *best)
+{
+	const struct bcand *win = NULL;
+	int64_t wt = INT64_MAX;
+	uint32_t k;
+
+	for (k = 0; k < q->n_act; k++) {
+		const struct bcand *bc = &q->cand[q->act[k]];
+		int64_t t;
+
+		if (!bc->valid)
+			bc = bank_eval(c, q, q->act[k]);
+		t = bc_time(c, bc);
+
+		if (!win || t < wt || (t == wt && bc->key < win->key)) {
+			win = bc;
+			wt = t;
+		}
+	}
+	if (win)
+		offer(best, q, win->kind, wt, win->s, 1);
+}
+
+/*
  * Refresh has priority once due: a rank whose refresh is due no later than
  * the best request command is refreshed first.  JEDEC lets a controller
  * postpone up to 8 REFs, but a model that never postpones is simpler to
@@ -1330,7 +1353,6 @@ static void pick(struct chan *c, struct cand *best)
 	dram *d = c->d;
 	int cls = sel_class(c, &c->draining);
 	struct queue *q = &c->qs[cls];
-	uint32_t k;
 
 	best->kind = CMD_NONE;
 	best->cls = cls;
@@ -1341,23 +1363,10 @@ static void pick(struct chan *c, struct cand *best)
 	best->t = INT64_MAX;
 	/* the bus and command slot part of the floors, once per decision */
 	chan_floors(c);
-	if (d->sched == SCHED_FCFS) {
+	if (d->sched == SCHED_FCFS)
 		fcfs_cand(c, q, best);
-	} else {
-		for (k = 0; k < q->n_act; k++) {
-			uint32_t bi = q->act[k];
-			const struct bcand *bc = &q->cand[bi];
-			int64_t t;
-
-			if (!bc->valid)
-				bc = bank_eval(c, q, bi);
-			/* most banks lose on t alone, so this is the whole
-			 * cost of a bank */
-			t = bc_time(c, bc);
-			if (t <= best->t)
-				offer(best, q, bc->kind, t, bc->s, 1);
-		}
-	}
+	else
+		frfcfs_cand(c, q, best);
 	if (best->kind != CMD_NONE)
 		refresh_check(c, best);
 }
