@@ -262,7 +262,8 @@ struct chan {
 	struct bank *banks; /* ranks x banks */
 	struct bgroup *grp; /* ranks x groups */
 	struct rank *ranks; /* ranks */
-	int64_t cmd_free;   /* earliest dcycle for the next command */
+	int64_t cmd_free;   /* earliest dcycle for the next command (set by
+			     * cmd_slot, which keeps rfl with it) */
 	int64_t bus_free;   /* dcycle the data bus is free again */
 	int last_bus_rank;  /* rank of the last data burst, -1 none */
 	int last_bus_write; /* 1 if the last data burst was a write */
@@ -290,8 +291,8 @@ struct chan {
 			     * group_floors at each command to the group;
 			     * FL_PRE = INT64_MIN */
 	int64_t *rfl;       /* ranks: the rank's rules, the data bus and
-			     * cmd_free, per decision (chan_floors); FL_PRE
-			     * is cmd_free alone */
+			     * cmd_free (chan_floors, at each change of one
+			     * of them); FL_PRE is cmd_free alone */
 };
 
 /* A decoded burst number (dec_full): what dram_locate reads, and what
@@ -1094,10 +1095,11 @@ static void refresh_catch_up(struct chan *c, int64_t x)
  *    group's, and tFAW after the rank's fourth-last.
  * A command's floor is the max of its group's rules (group_floors), its
  * rank's (rank_floors) and the channel's bus and command slot
- * (chan_floors).  The group's and the rank's change only with a command
- * to them, so they are kept from one command to the next; only the
- * channel's part, which every column command moves, is recomputed per
- * decision, once per rank: O(ranks), not O(ranks x groups).
+ * (chan_floors).  Each is recomputed only when its inputs change: the
+ * group's and the rank's with a command to them, the channel's (once per
+ * rank, which every command moves) with every command and every wait for
+ * an arrival (cmd_slot).  A decision or an arrival reads them as they are:
+ * O(1) per bank, not O(ranks x groups) per decision.
  */
 /* Group rg's own rules, after a command to it (or at power-up). */
 static void group_floors(struct chan *c, int rg)
@@ -1123,38 +1125,44 @@ static void rank_floors(const struct chan *c, struct rank *rk)
 			       rk->faw[rk->faw_i] + t->faw);
 }
 
-/* Rank r's floors in c->rfl for the next decision: its own rules, the data
- * bus (turnaround and rank-switch gaps) and one command per tCK. */
-static void chan_floors_rank(struct chan *c, int r)
-{
-	const dram *d = c->d;
-	const struct rank *rk = &c->ranks[r];
-	int64_t *f = &c->rfl[FL_N * r], gap_r = 0, gap_w = 0;
-
-	if (c->last_bus_rank >= 0) {
-		if (c->last_bus_rank != r)
-			gap_r = gap_w = T_RTRS;
-		if (!c->last_bus_write)
-			gap_w += T_RTW_GAP;
-	}
-	f[FL_RD] = max64(max64(rk->fl[FL_RD], c->bus_free + gap_r - d->t.cl),
-			 c->cmd_free);
-	f[FL_WR] = max64(max64(rk->fl[FL_WR], c->bus_free + gap_w - d->t.cwl),
-			 c->cmd_free);
-	f[FL_ACT] = max64(rk->fl[FL_ACT], c->cmd_free);
-	f[FL_PRE] = c->cmd_free;
-}
-
-/* Every rank's floors, once per decision. */
+/* Every rank's floors in c->rfl: its own rules, the data bus (turnaround
+ * and rank-switch gaps) and one command per tCK. */
 static void chan_floors(struct chan *c)
 {
+	const dram *d = c->d;
 	int r;
 
-	for (r = 0; r < c->d->ranks; r++)
-		chan_floors_rank(c, r);
+	for (r = 0; r < d->ranks; r++) {
+		const struct rank *rk = &c->ranks[r];
+		int64_t *f = &c->rfl[FL_N * r], gap_r = 0, gap_w = 0;
+
+		if (c->last_bus_rank >= 0) {
+			if (c->last_bus_rank != r)
+				gap_r = gap_w = T_RTRS;
+			if (!c->last_bus_write)
+				gap_w += T_RTW_GAP;
+		}
+		f[FL_RD] = max64(max64(rk->fl[FL_RD],
+				       c->bus_free + gap_r - d->t.cl),
+				 c->cmd_free);
+		f[FL_WR] = max64(max64(rk->fl[FL_WR],
+				       c->bus_free + gap_w - d->t.cwl),
+				 c->cmd_free);
+		f[FL_ACT] = max64(rk->fl[FL_ACT], c->cmd_free);
+		f[FL_PRE] = c->cmd_free;
+	}
 }
 
-/* The floor of slot k (FL_*) of group rg in rank r (chan_floors fresh). */
+/* No command before dcycle t: after a command (t = its dcycle + 1) with
+ * the state it moved already updated, or when an arrival makes the
+ * channel wait for it. */
+static void cmd_slot(struct chan *c, int64_t t)
+{
+	c->cmd_free = t;
+	chan_floors(c);
+}
+
+/* The floor of slot k (FL_*) of group rg in rank r. */
 static int64_t floor_of(const struct chan *c, int rg, int r, int k)
 {
 	return max64(c->gfl[FL_N * rg + k], c->rfl[FL_N * r + k]);
@@ -1241,13 +1249,13 @@ static const struct bcand *bank_eval(const struct chan *c, struct queue *q,
 }
 
 /* The earliest dcycle of candidate bc: the max of its bank's part, its
- * group's floor and its rank's (which holds cmd_free; chan_floors fresh). */
+ * group's floor and its rank's (which holds cmd_free). */
 static int64_t bc_time(const struct chan *c, const struct bcand *bc)
 {
 	return max64(bc->t, max64(c->gfl[bc->gi], c->rfl[bc->ri]));
 }
 
-/* Offer bank bi's candidate (chan_floors fresh for its rank). */
+/* Offer bank bi's candidate. */
 static void bank_offer(const struct chan *c, struct queue *q, uint32_t bi,
 		       struct cand *best)
 {
@@ -1361,8 +1369,6 @@ static void pick(struct chan *c, struct cand *best)
 	best->seq = 0;
 	best->refresh_rank = -1;
 	best->t = INT64_MAX;
-	/* the bus and command slot part of the floors, once per decision */
-	chan_floors(c);
 	if (d->sched == SCHED_FCFS)
 		fcfs_cand(c, q, best);
 	else
@@ -1417,7 +1423,6 @@ static int issue_col(struct chan *c, int cls, uint32_t x, int64_t t)
 	c->last_bus_write = e.write;
 	rk->last_col = t;
 	gp->last_col = t;
-	c->cmd_free = t + 1;
 	b->hits++;
 	bank_dirty(c, e.bi);
 	if (e.write) {
@@ -1437,6 +1442,7 @@ static int issue_col(struct chan *c, int cls, uint32_t x, int64_t t)
 	}
 	group_floors(c, e.rg);
 	rank_floors(c, rk);
+	cmd_slot(c, t + 1);
 	/* Classified by what this burst itself needed (docs/dram.md). */
 	if (e.did_pre) {
 		c->u.ctr[CTR_DRAM_ROW_CONFLICTS]++;
@@ -1482,7 +1488,7 @@ static void issue_act(struct chan *c, struct burst *e, int64_t t)
 	rk->faw_i = (rk->faw_i + 1) & 3;
 	group_floors(c, e->rg);
 	rank_floors(c, rk);
-	c->cmd_free = t + 1;
+	cmd_slot(c, t + 1);
 	cmd_log(c, DRAM_CMD_ACT, e, t);
 	e->did_act = 1;
 	c->u.ctr[CTR_DRAM_ACTIVATES]++;
@@ -1496,7 +1502,7 @@ static void issue_pre(struct chan *c, struct burst *e, int64_t t)
 
 	b->row = -1;
 	b->act_ok = max64(b->act_ok, t + d->t.rp);
-	c->cmd_free = t + 1;
+	cmd_slot(c, t + 1);
 	e->did_pre = 1;
 	bank_dirty(c, e->bi);
 	cmd_log(c, DRAM_CMD_PRE, e, t);
@@ -1538,7 +1544,7 @@ static int chan_run(struct chan *c)
 		 * REF are folded into refresh_rank's bank timestamps. */
 		if (best.refresh_rank >= 0) {
 			refresh_rank(c, best.refresh_rank, best.t);
-			c->cmd_free = best.t + 1;
+			cmd_slot(c, best.t + 1);
 			continue;
 		}
 		switch (best.kind) {
@@ -1582,12 +1588,11 @@ static int arrival_wake(struct chan *c, int cls, uint32_t x, int sched,
 	 * before the arrival itself */
 	if (sel_class(c, &c->draining) != cls_before) {
 		c->cache_ok = 0;
-		c->cmd_free = max64(c->cmd_free, e->arrive_d);
+		cmd_slot(c, max64(c->cmd_free, e->arrive_d));
 		return chan_wake(c, eng_now(d->e));
 	}
 	if ((cls != cls_before || !sched) && c->wake_at != CYCLE_MAX)
 		return 0;       /* not considered by the next decision */
-	chan_floors_rank(c, e->rank);
 	if (c->cache_ok && c->cached.refresh_rank < 0 &&
 	    c->cached.bi != e->bi && d->sched == SCHED_FRFCFS) {
 		struct cand nb = c->cached;
@@ -2368,6 +2373,7 @@ static int setup_channel(dram *d, const struct arch *a, int i)
 	c->last_bus_rank = -1;
 	c->wake_at = CYCLE_MAX;
 	c->first_arrive = CYCLE_MAX;
+	chan_floors(c);
 	return 0;
 }
 
