@@ -1408,64 +1408,65 @@ static int issue_col(struct chan *c, int cls, uint32_t x, int64_t t)
 {
 	dram *d = c->d;
 	struct queue *q = &c->qs[cls];
-	struct burst e = q->slot[x];
-	struct bank *b = &c->banks[e.bi];
-	struct rank *rk = &c->ranks[e.rank];
-	struct bgroup *gp = &c->grp[e.rg];
-	int64_t end = t + (e.write ? d->t.cwl : d->t.cl) + d->t.burst;
+	const struct burst *e = &q->slot[x];
+	uint32_t req = e->req;
+	struct bank *b = &c->banks[e->bi];
+	struct rank *rk = &c->ranks[e->rank];
+	struct bgroup *gp = &c->grp[e->rg];
+	int64_t end = t + (e->write ? d->t.cwl : d->t.cl) + d->t.burst;
 	cycle_t done = d_to_core(d, end);
 	int ls;
 
 	/* Channel state for the next column command: bus occupancy and
 	 * direction (turnarounds), tCCD_S/_L, and one command per tCK. */
 	c->bus_free = end;
-	c->last_bus_rank = e.rank;
-	c->last_bus_write = e.write;
+	c->last_bus_rank = e->rank;
+	c->last_bus_write = e->write;
 	rk->last_col = t;
 	gp->last_col = t;
 	b->hits++;
-	bank_dirty(c, e.bi);
-	if (e.write) {
+	bank_dirty(c, e->bi);
+	if (e->write) {
 		/* tWTR and tWR count from the end of the write data */
 		rk->wr_end = end;
 		gp->wr_end = end;
 		gp->last_wr = t;
 		b->pre_ok = max64(b->pre_ok, end + d->t.wr);
 		c->u.ctr[CTR_DRAM_WRITES]++;
-		c->u.ctr[CTR_DRAM_WRITE_BYTES] += e.bytes;
+		c->u.ctr[CTR_DRAM_WRITE_BYTES] += e->bytes;
 	} else {
 		/* tRTP counts from the READ command itself. */
 		b->pre_ok = max64(b->pre_ok, t + d->t.rtp);
 		c->u.ctr[CTR_DRAM_READS]++;
-		c->u.ctr[CTR_DRAM_READ_BYTES] += e.bytes;
-		lat_sample(c, done - e.arrive_c);
+		c->u.ctr[CTR_DRAM_READ_BYTES] += e->bytes;
+		lat_sample(c, done - e->arrive_c);
 	}
-	group_floors(c, e.rg);
+	group_floors(c, e->rg);
 	rank_floors(c, rk);
 	cmd_slot(c, t + 1);
 	/* Classified by what this burst itself needed (docs/dram.md). */
-	if (e.did_pre) {
+	if (e->did_pre) {
 		c->u.ctr[CTR_DRAM_ROW_CONFLICTS]++;
 		ls = LS_CONFLICT;
-	} else if (e.did_act) {
+	} else if (e->did_act) {
 		c->u.ctr[CTR_DRAM_ROW_MISSES]++;
 		ls = LS_MISS;
 	} else {
 		c->u.ctr[CTR_DRAM_ROW_HITS]++;
 		ls = LS_HIT;
 	}
-	if (!e.write) {
-		c->ls_sum[ls] += done - e.arrive_c;
+	if (!e->write) {
+		c->ls_sum[ls] += done - e->arrive_c;
 		c->ls_n[ls]++;
 	}
-	cmd_log(c, DRAM_CMD_COL, &e, t);
-	q_remove(c, q, x);
+	cmd_log(c, DRAM_CMD_COL, e, t);
+	q_remove(c, q, x);      /* e is gone */
 	c->n_inflight++;
 	if (done > c->last_done)
 		c->last_done = done;
 	/* a write completes when its data is written, like a read when its
 	 * data is back (not posted: docs/dram.md "Write buffer") */
-	if (eng_schedule(d->e, done, EV_PRI_COMPLETE, &c->u, EV_DONE, e.req))
+	if (eng_schedule(d->e, done, EV_PRI_COMPLETE, &c->u, EV_DONE, req))
 		return NPU_ENOMEM;
 	return space_freed(c);
 }
