@@ -581,6 +581,8 @@ int dram_channel(const dram *d, uint64_t addr)
 	struct dram_loc loc;
 	int i;
 
+	if (d->n_ch == 1)
+		return 0;       /* what the clamp below would say */
 	if (d->n_chp < 0) {
 		dram_locate(d, addr, &loc);
 		return loc.channel;
