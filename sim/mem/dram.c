@@ -863,13 +863,13 @@ static int space_freed(struct chan *c)
  */
 static void busy_update(struct chan *c, int was_idle)
 {
-	cycle_t now = eng_now(c->d->e);
 	int idle = chan_queued(c) == 0 && c->n_inflight == 0;
 
 	if (was_idle && !idle)
-		c->busy_since = now;
+		c->busy_since = eng_now(c->d->e);
 	else if (!was_idle && idle)
-		c->u.ctr[CTR_DRAM_BUSY_CYCLES] += now - c->busy_since;
+		c->u.ctr[CTR_DRAM_BUSY_CYCLES] += eng_now(c->d->e) -
+						  c->busy_since;
 }
 
 /* ---- refresh ----------------------------------------------------------------*/
