@@ -119,7 +119,13 @@ struct bank {
 	uint32_t hits;      /* column commands to the open row (row_hit_cap) */
 };
 
-/* One bank group of one rank: the same-group (_L) constraints. */
+/* Floor slots (struct bcand.gi, .ri): the earliest dcycle a READ, a
+ * WRITE or an ACT may have by the rules its bank shares with its group
+ * and rank; a PRE has no such rule (FL_PRE). */
+enum { FL_RD = 0, FL_WR = 1, FL_ACT = 2, FL_PRE = 3, FL_N = 4 };
+
+/* One bank group of one rank: the same-group (_L) constraints.  Its part
+ * of the floors lives in chan.gfl (group_floors). */
 struct bgroup {
 	int64_t last_act;   /* latest ACT (tRRD_L) */
 	int64_t last_col;   /* latest RD/WR (tCCD_L) */
@@ -134,6 +140,8 @@ struct rank {
 	int faw_i;          /* next slot of faw[] = the oldest ACT */
 	int64_t last_col;   /* latest RD/WR (tCCD_S) */
 	int64_t wr_end;     /* end of the latest write data (tWTR_S) */
+	int64_t fl[3];      /* the rank's part of the RD/WR/ACT floors,
+			     * kept by rank_floors at each of its commands */
 	int64_t ref_base;   /* stagger: refresh j is due at ref_base + ... */
 	uint64_t ref_seq;   /* index j of the next refresh */
 	int64_t ref_due;    /* dcycle the next refresh is due (ref_at(seq)) */
@@ -167,16 +175,21 @@ struct burst {
 /*
  * The one command a bank's bursts of one class want next (bank_eval), with
  * the part of its earliest dcycle that depends only on the bank and its
- * list: it stays valid until a command to the bank, a refresh of it, or a
- * change of its list (bank_dirty), so a decision re-reads it instead of
- * walking the list; the rank/group floor and cmd_free are added per
+ * list: it stays valid until a command to the bank, a refresh of it
+ * (bank_dirty), or a burst leaving its list, so a decision re-reads it
+ * instead of walking the list; a burst joining the list updates it
+ * (cand_append).  The rank/group floor and cmd_free are added per
  * decision.
  */
 struct bcand {
 	int64_t t;          /* bank and arrival constraints */
+	uint64_t key;       /* FR-FCFS order among candidates of equal time:
+			     * the burst's seq, + 2^63 unless a column
+			     * command (row hits first), smaller first */
 	uint32_t s;         /* slot of the burst */
+	uint16_t gi;        /* its floor in chan.gfl: FL_N x group + FL_* */
+	uint8_t ri;         /* its floor in chan.rfl: FL_N x rank + FL_* */
 	uint8_t kind;       /* CMD_ACT, CMD_PRE, CMD_COL */
-	uint8_t fk;         /* floor index: RD, WR, ACT, or 3 = none (PRE) */
 	uint8_t valid;      /* 0 = recompute */
 };
 
@@ -249,7 +262,8 @@ struct chan {
 	struct bank *banks; /* ranks x banks */
 	struct bgroup *grp; /* ranks x groups */
 	struct rank *ranks; /* ranks */
-	int64_t cmd_free;   /* earliest dcycle for the next command */
+	int64_t cmd_free;   /* earliest dcycle for the next command (set by
+			     * cmd_slot, which keeps rfl with it) */
 	int64_t bus_free;   /* dcycle the data bus is free again */
 	int last_bus_rank;  /* rank of the last data burst, -1 none */
 	int last_bus_write; /* 1 if the last data burst was a write */
@@ -270,8 +284,24 @@ struct chan {
 	uint64_t ls_sum[LS_N], ls_n[LS_N]; /* read latency by row outcome */
 	cycle_t first_arrive, last_done; /* activity span, core cycles */
 	uint64_t *hist;     /* read-latency histogram, HIST_N bins */
-	int64_t *floor;     /* pick() scratch: 4 per rank x group (RD, WR, ACT,
-			     * and INT64_MIN for a PRE, which has none) */
+	/* The floors of a command (docs/dram.md "Scheduler"), FL_N slots per
+	 * group and per rank: the earliest dcycle is the max of its bank's
+	 * part (struct bcand), its group's and its rank's. */
+	int64_t *gfl;       /* ranks x groups: the group's own rules, kept by
+			     * group_floors at each command to the group;
+			     * FL_PRE = INT64_MIN */
+	int64_t *rfl;       /* ranks: the rank's rules, the data bus and
+			     * cmd_free (chan_floors, at each change of one
+			     * of them); FL_PRE is cmd_free alone */
+};
+
+/* A decoded burst number (dec_full): what dram_locate reads, and what
+ * stepping to the next burst needs (dec_burst). */
+struct dram_dec {
+	uint64_t q;         /* burst number */
+	uint64_t v[DRAM_F_N];            /* each field's value */
+	uint64_t dig[DRAM_MAP_MAX_PARTS];/* each part's digit */
+	int valid;          /* 0 until the first decode */
 };
 
 struct dram {
@@ -283,7 +313,6 @@ struct dram {
 	int ranks, banks;   /* per channel, per rank */
 	int groups;         /* bank groups per rank */
 	int per_group;      /* banks per group */
-	uint16_t *bank_rg;  /* chan.banks index -> its bgroup index */
 	uint64_t rows;      /* per bank */
 	uint64_t cols;      /* bursts per row */
 	/* address decoder (dram.mapping), parts most significant first */
@@ -292,6 +321,10 @@ struct dram {
 	int8_t part_shift[DRAM_MAP_MAX_PARTS];   /* log2(radix), -1 if not */
 	uint64_t part_radix[DRAM_MAP_MAX_PARTS]; /* values of the part */
 	uint64_t part_weight[DRAM_MAP_MAX_PARTS];/* its digit's weight in the field */
+	/* the parts of more than one value, least significant first: the
+	 * digits a step to the next burst can carry into (dec_burst) */
+	int n_step;
+	uint8_t step[DRAM_MAP_MAX_PARTS];
 	int ch_top;         /* the whole channel field is most significant */
 	uint64_t top_span;  /* ch_top: bursts of one channel's share */
 	/* The channel alone (dram_channel), when every part below the
@@ -302,6 +335,7 @@ struct dram {
 	uint8_t chp_pos[DRAM_MAP_MAX_PARTS];
 	uint64_t chp_radix[DRAM_MAP_MAX_PARTS];
 	uint64_t chp_weight[DRAM_MAP_MAX_PARTS];
+	struct dram_dec dec; /* the burst the requests decoded last */
 	uint32_t burst_bytes;/* bytes per burst (interleave granule) */
 	int burst_shift;    /* its log2 when a power of two (always, with the
 			       presets), else -1: addresses to bursts without
@@ -448,13 +482,15 @@ static uint64_t burst_of(const dram *d, uint64_t addr)
 				   : addr / d->burst_bytes;
 }
 
-void dram_locate(const dram *d, uint64_t addr, struct dram_loc *loc)
+/* Decode burst number q into s: every part's digit, every field's value. */
+static void dec_full(const dram *d, uint64_t q, struct dram_dec *s)
 {
-	uint64_t q = burst_of(d, addr), v[DRAM_F_N] = { 0 };
 	int i, lo = 0;
 
+	memset(s->v, 0, sizeof(s->v));
+	s->q = q;
 	if (d->ch_top) {
-		v[DRAM_F_CH] = q / d->top_span;
+		s->v[DRAM_F_CH] = q / d->top_span;
 		q %= d->top_span;
 		lo = 1;
 	}
@@ -468,19 +504,75 @@ void dram_locate(const dram *d, uint64_t addr, struct dram_loc *loc)
 			digit = q % d->part_radix[i];
 			q /= d->part_radix[i];
 		}
-		v[d->part_field[i]] += digit * d->part_weight[i];
+		s->dig[i] = digit;
+		s->v[d->part_field[i]] += digit * d->part_weight[i];
 	}
+}
+
+/*
+ * Decode burst number q, from s holding the burst before it if possible:
+ * a DMA request's bursts, and often consecutive requests, are consecutive
+ * bursts, and q + 1 is q with its least significant digit incremented and
+ * the carry propagated (the most significant part wraps, as dec_full takes
+ * it modulo its radix) - one or two digits instead of all of them.  A
+ * channel-major mapping wraps at top_span instead: decoded afresh.
+ */
+static void dec_burst(const dram *d, uint64_t q, struct dram_dec *s)
+{
+	int k;
+
+	if (!s->valid || q != s->q + 1 || d->ch_top) {
+		dec_full(d, q, s);
+		s->valid = 1;
+		return;
+	}
+	s->q = q;
+	for (k = 0; k < d->n_step; k++) {
+		int i = d->step[k];
+		uint64_t *v = &s->v[d->part_field[i]];
+
+		*v += d->part_weight[i];
+		if (++s->dig[i] < d->part_radix[i])
+			return;
+		*v -= d->part_radix[i] * d->part_weight[i];
+		s->dig[i] = 0;
+	}
+}
+
+/* The location of decoded burst s. */
+static void dec_loc(const dram *d, const struct dram_dec *s,
+		    struct dram_loc *loc)
+{
+	uint64_t ch = s->v[DRAM_F_CH];
+
 	/* Channel-major with dram.bytes not a multiple of the channel count:
 	 * top_span rounds up, so the channel can only overshoot on addresses
 	 * beyond dram.bytes; clamp instead of indexing past ch[]. */
-	if (v[DRAM_F_CH] >= (uint64_t)d->n_ch)
-		v[DRAM_F_CH] = (uint64_t)d->n_ch - 1;
-	loc->channel = (int)v[DRAM_F_CH];
-	loc->rank = (int)v[DRAM_F_RA];
-	loc->group = (int)v[DRAM_F_BG];
-	loc->bank = (int)(v[DRAM_F_BG] * (uint64_t)d->per_group + v[DRAM_F_BA]);
-	loc->row = v[DRAM_F_RO];
-	loc->col = v[DRAM_F_CO];
+	if (ch >= (uint64_t)d->n_ch)
+		ch = (uint64_t)d->n_ch - 1;
+	loc->channel = (int)ch;
+	loc->rank = (int)s->v[DRAM_F_RA];
+	loc->group = (int)s->v[DRAM_F_BG];
+	loc->bank = (int)(s->v[DRAM_F_BG] * (uint64_t)d->per_group +
+			  s->v[DRAM_F_BA]);
+	loc->row = s->v[DRAM_F_RO];
+	loc->col = s->v[DRAM_F_CO];
+}
+
+void dram_locate(const dram *d, uint64_t addr, struct dram_loc *loc)
+{
+	struct dram_dec s;
+
+	dec_full(d, burst_of(d, addr), &s);
+	dec_loc(d, &s, loc);
+}
+
+/* dram_locate of burst q for the requests, stepping from the last burst
+ * decoded (dec_burst). */
+static void locate_burst(dram *d, uint64_t q, struct dram_loc *loc)
+{
+	dec_burst(d, q, &d->dec);
+	dec_loc(d, &d->dec, loc);
 }
 
 int dram_channel(const dram *d, uint64_t addr)
@@ -489,6 +581,8 @@ int dram_channel(const dram *d, uint64_t addr)
 	struct dram_loc loc;
 	int i;
 
+	if (d->n_ch == 1)
+		return 0;       /* what the clamp below would say */
 	if (d->n_chp < 0) {
 		dram_locate(d, addr, &loc);
 		return loc.channel;
@@ -547,12 +641,53 @@ double dram_peak_bytes_per_s(const dram *d)
 
 /* ---- channel queues ---------------------------------------------------------*/
 
+/* Make bc the command 'kind' of burst x of q, whose bank allows it at t;
+ * its floors are slot k (FL_*) of its group and rank. */
+static void bc_set(struct bcand *bc, const struct queue *q, int kind,
+		   uint32_t x, int k, int64_t t)
+{
+	const struct burst *e = &q->slot[x];
+
+	bc->kind = (uint8_t)kind;
+	bc->s = x;
+	bc->t = max64(t, e->arrive_d);
+	bc->key = e->seq | (kind == CMD_COL ? 0 : (uint64_t)1 << 63);
+	bc->gi = (uint16_t)(FL_N * e->rg + k);
+	bc->ri = (uint8_t)(FL_N * e->rank + k);
+}
+
+/*
+ * Burst x joins its bank's list as the youngest: bring the bank's cached
+ * candidate (bank_eval) up to date instead of walking the list again.  The
+ * oldest burst, the oldest hit and the oldest conflict stay what they were
+ * unless there was none of x's kind, so the candidate changes only when x
+ * is the bank's first conflict while the open row is capped (its PRE now
+ * goes first) or its first hit while the row is not capped (its column
+ * command now goes, not the PRE of a conflict).  The bank itself has not
+ * changed: every command to it and every refresh of it invalidate the
+ * candidate.
+ */
+static void cand_append(const struct chan *c, struct queue *q, uint32_t x)
+{
+	const struct burst *e = &q->slot[x];
+	const struct bank *b = &c->banks[e->bi];
+	struct bcand *bc = &q->cand[e->bi];
+	int capped = c->d->hit_cap && b->hits >= c->d->hit_cap;
+
+	if (!bc->valid || b->row < 0)
+		return;         /* to compute, or the oldest burst's ACT */
+	if (bc->kind == CMD_COL && capped && e->row != b->row)
+		bc_set(bc, q, CMD_PRE, x, FL_PRE, b->pre_ok);
+	else if (bc->kind == CMD_PRE && !capped && e->row == b->row)
+		bc_set(bc, q, CMD_COL, x, e->write ? FL_WR : FL_RD, b->col_ok);
+}
+
 /* Put slot x at the tail of its bank's list (the youngest there). */
-static void bank_append(struct queue *q, uint32_t x)
+static void bank_append(const struct chan *c, struct queue *q, uint32_t x)
 {
 	uint32_t bi = q->slot[x].bi;
 
-	q->cand[bi].valid = 0;
+	cand_append(c, q, x);
 	q->slot[x].next = NIL;
 	if (q->head[bi] == NIL) {
 		q->head[bi] = x;
@@ -568,8 +703,8 @@ static void bank_append(struct queue *q, uint32_t x)
 /* Append the newest burst: schedulable if the queue has room, else into
  * the overflow FIFO.  The pool doubles when full (rare: only requests
  * larger than the queue overflow its initial capacity). */
-static int q_push(struct queue *q, const struct burst *b, uint32_t *out,
-		  int *sched)
+static int q_push(const struct chan *c, struct queue *q,
+		  const struct burst *b, uint32_t *out, int *sched)
 {
 	uint32_t x;
 
@@ -593,7 +728,7 @@ static int q_push(struct queue *q, const struct burst *b, uint32_t *out,
 	*out = x;
 	*sched = q->n_sched < q->depth && q->ovf_head == NIL;
 	if (*sched) {
-		bank_append(q, x);
+		bank_append(c, q, x);
 	} else {
 		q->slot[x].next = NIL;
 		if (q->ovf_head == NIL)
@@ -610,7 +745,7 @@ static int q_push(struct queue *q, const struct burst *b, uint32_t *out,
  * short and x is usually their head.  The oldest overflow burst then
  * becomes schedulable.
  */
-static void q_remove(struct queue *q, uint32_t x)
+static void q_remove(const struct chan *c, struct queue *q, uint32_t x)
 {
 	uint32_t bi = q->slot[x].bi, p = NIL, y = q->head[bi];
 
@@ -640,7 +775,7 @@ static void q_remove(struct queue *q, uint32_t x)
 		uint32_t o = q->ovf_head;
 
 		q->ovf_head = q->slot[o].next;
-		bank_append(q, o);
+		bank_append(c, q, o);
 	}
 }
 
@@ -728,13 +863,13 @@ static int space_freed(struct chan *c)
  */
 static void busy_update(struct chan *c, int was_idle)
 {
-	cycle_t now = eng_now(c->d->e);
 	int idle = chan_queued(c) == 0 && c->n_inflight == 0;
 
 	if (was_idle && !idle)
-		c->busy_since = now;
+		c->busy_since = eng_now(c->d->e);
 	else if (!was_idle && idle)
-		c->u.ctr[CTR_DRAM_BUSY_CYCLES] += now - c->busy_since;
+		c->u.ctr[CTR_DRAM_BUSY_CYCLES] += eng_now(c->d->e) -
+						  c->busy_since;
 }
 
 /* ---- refresh ----------------------------------------------------------------*/
@@ -949,9 +1084,9 @@ static void refresh_catch_up(struct chan *c, int64_t x)
 /* ---- scheduler ----------------------------------------------------------------*/
 
 /*
- * The part of the earliest dcycle of a command that is the same for every
- * burst of one bank group rg (rank x groups + group) and direction, in
- * f[RD/WR/ACT]:
+ * The floors: the part of the earliest dcycle of a command that is the
+ * same for every bank of a bank group or of a rank, for a READ, a WRITE
+ * and an ACT:
  *  - a column command waits tCCD_S after the rank's last one and tCCD_L
  *    after its group's last one (WRITE after WRITE in the group: tCCD_L_WR);
  *    a READ also waits tWTR_S after the rank's last write data and tWTR_L
@@ -960,45 +1095,79 @@ static void refresh_catch_up(struct chan *c, int64_t x)
  *    tCL after it, of a WRITE tCWL after it, hence "bus_free + gap - lat";
  *  - an ACT waits tRRD_S after the rank's last ACT, tRRD_L after its
  *    group's, and tFAW after the rank's fourth-last.
+ * A command's floor is the max of its group's rules (group_floors), its
+ * rank's (rank_floors) and the channel's bus and command slot
+ * (chan_floors).  Each is recomputed only when its inputs change: the
+ * group's and the rank's with a command to them, the channel's (once per
+ * rank, which every command moves) with every command and every wait for
+ * an arrival (cmd_slot).  A decision or an arrival reads them as they are:
+ * O(1) per bank, not O(ranks x groups) per decision.
  */
-static void floor_rg(const struct chan *c, int rg, int64_t *f)
+/* Group rg's own rules, after a command to it (or at power-up). */
+static void group_floors(struct chan *c, int rg)
 {
-	const dram *d = c->d;
-	int r = rg / d->groups;
-	const struct rank *rk = &c->ranks[r];
+	const struct dram_timing *t = &c->d->t;
 	const struct bgroup *gp = &c->grp[rg];
-	int64_t rd, wr, gap_r = 0, gap_w = 0;
+	int64_t *f = &c->gfl[FL_N * rg];
 
-	if (c->last_bus_rank >= 0) {
-		if (c->last_bus_rank != r)
-			gap_r = gap_w = T_RTRS;
-		if (!c->last_bus_write)
-			gap_w += T_RTW_GAP;
-	}
-	rd = max64(rk->last_col + d->t.ccd_s, c->bus_free + gap_r - d->t.cl);
-	rd = max64(rd, rk->wr_end + d->t.wtr_s);
-	wr = max64(rk->last_col + d->t.ccd_s, c->bus_free + gap_w - d->t.cwl);
-	f[CL_READ] = max64(rd, max64(gp->last_col + d->t.ccd_l,
-				     gp->wr_end + d->t.wtr_l));
-	f[CL_WRITE] = max64(wr, max64(gp->last_col + d->t.ccd_l,
-				      gp->last_wr + d->t.ccd_l_wr));
-	f[2] = max64(max64(rk->last_act + d->t.rrd_s,
-			   rk->faw[rk->faw_i] + d->t.faw),
-		     gp->last_act + d->t.rrd_l);
+	f[FL_RD] = max64(gp->last_col + t->ccd_l, gp->wr_end + t->wtr_l);
+	f[FL_WR] = max64(gp->last_col + t->ccd_l, gp->last_wr + t->ccd_l_wr);
+	f[FL_ACT] = gp->last_act + t->rrd_l;
+	f[FL_PRE] = INT64_MIN;
 }
 
-/* floor_rg of every rank and group, once per decision; slot 3 of each is
- * the "no floor" of a PRE. */
-static void floors(const struct chan *c, int64_t *fl)
+/* Rank rk's own rules, after a command to it (or at power-up). */
+static void rank_floors(const struct chan *c, struct rank *rk)
+{
+	const struct dram_timing *t = &c->d->t;
+
+	rk->fl[FL_RD] = max64(rk->last_col + t->ccd_s, rk->wr_end + t->wtr_s);
+	rk->fl[FL_WR] = rk->last_col + t->ccd_s;
+	rk->fl[FL_ACT] = max64(rk->last_act + t->rrd_s,
+			       rk->faw[rk->faw_i] + t->faw);
+}
+
+/* Every rank's floors in c->rfl: its own rules, the data bus (turnaround
+ * and rank-switch gaps) and one command per tCK. */
+static void chan_floors(struct chan *c)
 {
 	const dram *d = c->d;
-	int rg;
+	int r;
 
-	for (rg = 0; rg < d->ranks * d->groups; rg++)
-	{
-		floor_rg(c, rg, &fl[4 * rg]);
-		fl[4 * rg + 3] = INT64_MIN;
+	for (r = 0; r < d->ranks; r++) {
+		const struct rank *rk = &c->ranks[r];
+		int64_t *f = &c->rfl[FL_N * r], gap_r = 0, gap_w = 0;
+
+		if (c->last_bus_rank >= 0) {
+			if (c->last_bus_rank != r)
+				gap_r = gap_w = T_RTRS;
+			if (!c->last_bus_write)
+				gap_w += T_RTW_GAP;
+		}
+		f[FL_RD] = max64(max64(rk->fl[FL_RD],
+				       c->bus_free + gap_r - d->t.cl),
+				 c->cmd_free);
+		f[FL_WR] = max64(max64(rk->fl[FL_WR],
+				       c->bus_free + gap_w - d->t.cwl),
+				 c->cmd_free);
+		f[FL_ACT] = max64(rk->fl[FL_ACT], c->cmd_free);
+		f[FL_PRE] = c->cmd_free;
 	}
+}
+
+/* No command before dcycle t: after a command (t = its dcycle + 1) with
+ * the state it moved already updated, or when an arrival makes the
+ * channel wait for it. */
+static void cmd_slot(struct chan *c, int64_t t)
+{
+	c->cmd_free = t;
+	chan_floors(c);
+}
+
+/* The floor of slot k (FL_*) of group rg in rank r. */
+static int64_t floor_of(const struct chan *c, int rg, int r, int k)
+{
+	return max64(c->gfl[FL_N * rg + k], c->rfl[FL_N * r + k]);
 }
 
 /*
@@ -1058,10 +1227,7 @@ static const struct bcand *bank_eval(const struct chan *c, struct queue *q,
 		return bc;
 	bc->valid = 1;
 	if (b->row < 0) {
-		bc->kind = CMD_ACT;
-		bc->fk = 2;
-		bc->s = x;
-		bc->t = max64(b->act_ok, q->slot[x].arrive_d);
+		bc_set(bc, q, CMD_ACT, x, FL_ACT, b->act_ok);
 		return bc;
 	}
 	/* the oldest hit; the oldest conflict only where it can matter */
@@ -1076,31 +1242,28 @@ static const struct bcand *bank_eval(const struct chan *c, struct queue *q,
 		if (hit != NIL && (conf != NIL || !capped))
 			break;
 	}
-	if (hit != NIL && !(capped && conf != NIL)) {
-		bc->kind = CMD_COL;
-		bc->fk = q->slot[hit].write;
-		bc->s = hit;
-		bc->t = max64(b->col_ok, q->slot[hit].arrive_d);
-	} else {
-		bc->kind = CMD_PRE;
-		bc->fk = 3;
-		bc->s = conf;
-		bc->t = max64(b->pre_ok, q->slot[conf].arrive_d);
-	}
+	if (hit != NIL && !(capped && conf != NIL))
+		bc_set(bc, q, CMD_COL, hit, q->slot[hit].write ? FL_WR : FL_RD,
+		       b->col_ok);
+	else
+		bc_set(bc, q, CMD_PRE, conf, FL_PRE, b->pre_ok);
 	return bc;
 }
 
-/* Offer bank bi's candidate with the floors fl of its group (fl[3] is
- * never read: a PRE has no rank or group floor) and one command per tCK. */
+/* The earliest dcycle of candidate bc: the max of its bank's part, its
+ * group's floor and its rank's (which holds cmd_free). */
+static int64_t bc_time(const struct chan *c, const struct bcand *bc)
+{
+	return max64(bc->t, max64(c->gfl[bc->gi], c->rfl[bc->ri]));
+}
+
+/* Offer bank bi's candidate. */
 static void bank_offer(const struct chan *c, struct queue *q, uint32_t bi,
-		       const int64_t *fl, struct cand *best)
+		       struct cand *best)
 {
 	const struct bcand *bc = bank_eval(c, q, bi);
-	int64_t t = max64(bc->t, c->cmd_free);
 
-	if (bc->fk < 3)
-		t = max64(t, fl[bc->fk]);
-	offer(best, q, bc->kind, t, bc->s, 1);
+	offer(best, q, bc->kind, bc_time(c, bc), bc->s, 1);
 }
 
 
@@ -1109,7 +1272,7 @@ static void bank_offer(const struct chan *c, struct queue *q, uint32_t bi,
  * command (no bank-level parallelism).
  */
 static void fcfs_cand(const struct chan *c, const struct queue *q,
-		      const int64_t *fl, struct cand *best)
+		      struct cand *best)
 {
 	const struct burst *e = NULL;
 	const struct bank *b;
@@ -1126,17 +1289,47 @@ static void fcfs_cand(const struct chan *c, const struct queue *q,
 	}
 	b = &c->banks[e->bi];
 	if (b->row == e->row) {
-		t = max64(b->col_ok, fl[4 * e->rg + e->write]);
+		t = max64(b->col_ok, floor_of(c, e->rg, e->rank,
+					      e->write ? FL_WR : FL_RD));
 		offer(best, q, CMD_COL, max64(t, max64(e->arrive_d, c->cmd_free)),
 		      x, 0);
 	} else if (b->row < 0) {
-		t = max64(b->act_ok, fl[4 * e->rg + 2]);
+		t = max64(b->act_ok, floor_of(c, e->rg, e->rank, FL_ACT));
 		offer(best, q, CMD_ACT, max64(t, max64(e->arrive_d, c->cmd_free)),
 		      x, 0);
 	} else {
 		offer(best, q, CMD_PRE,
 		      max64(b->pre_ok, max64(e->arrive_d, c->cmd_free)), x, 0);
 	}
+}
+
+/*
+ * FR-FCFS: the best of the banks' candidates (bank_eval), in the order of
+ * better() - earliest, then row hits, then oldest - which is the order of
+ * (time, key): a bank costs a time and at most a key compare.
+ */
+static void frfcfs_cand(const struct chan *c, struct queue *q,
+			struct cand *best)
+{
+	const struct bcand *win = NULL;
+	int64_t wt = INT64_MAX;
+	uint32_t k;
+
+	for (k = 0; k < q->n_act; k++) {
+		const struct bcand *bc = &q->cand[q->act[k]];
+		int64_t t;
+
+		if (!bc->valid)
+			bc = bank_eval(c, q, q->act[k]);
+		t = bc_time(c, bc);
+
+		if (!win || t < wt || (t == wt && bc->key < win->key)) {
+			win = bc;
+			wt = t;
+		}
+	}
+	if (win)
+		offer(best, q, win->kind, wt, win->s, 1);
 }
 
 /*
@@ -1170,8 +1363,6 @@ static void pick(struct chan *c, struct cand *best)
 	dram *d = c->d;
 	int cls = sel_class(c, &c->draining);
 	struct queue *q = &c->qs[cls];
-	int64_t *fl = c->floor;
-	uint32_t k;
 
 	best->kind = CMD_NONE;
 	best->cls = cls;
@@ -1180,27 +1371,10 @@ static void pick(struct chan *c, struct cand *best)
 	best->seq = 0;
 	best->refresh_rank = -1;
 	best->t = INT64_MAX;
-	/* what depends only on rank, group and direction, once per decision */
-	floors(c, fl);
-	if (d->sched == SCHED_FCFS) {
-		fcfs_cand(c, q, fl, best);
-	} else {
-		for (k = 0; k < q->n_act; k++) {
-			uint32_t bi = q->act[k];
-
-			const struct bcand *bc = &q->cand[bi];
-			int64_t t;
-
-			if (!bc->valid)
-				bc = bank_eval(c, q, bi);
-			/* max(bank part, cmd_free, its group's floor): most
-			 * banks lose on t alone, so this is the whole cost */
-			t = max64(max64(bc->t, c->cmd_free),
-				  fl[4 * d->bank_rg[bi] + bc->fk]);
-			if (t <= best->t)
-				offer(best, q, bc->kind, t, bc->s, 1);
-		}
-	}
+	if (d->sched == SCHED_FCFS)
+		fcfs_cand(c, q, best);
+	else
+		frfcfs_cand(c, q, best);
 	if (best->kind != CMD_NONE)
 		refresh_check(c, best);
 }
@@ -1236,62 +1410,65 @@ static int issue_col(struct chan *c, int cls, uint32_t x, int64_t t)
 {
 	dram *d = c->d;
 	struct queue *q = &c->qs[cls];
-	struct burst e = q->slot[x];
-	struct bank *b = &c->banks[e.bi];
-	struct rank *rk = &c->ranks[e.rank];
-	struct bgroup *gp = &c->grp[e.rg];
-	int64_t end = t + (e.write ? d->t.cwl : d->t.cl) + d->t.burst;
+	const struct burst *e = &q->slot[x];
+	uint32_t req = e->req;
+	struct bank *b = &c->banks[e->bi];
+	struct rank *rk = &c->ranks[e->rank];
+	struct bgroup *gp = &c->grp[e->rg];
+	int64_t end = t + (e->write ? d->t.cwl : d->t.cl) + d->t.burst;
 	cycle_t done = d_to_core(d, end);
 	int ls;
 
 	/* Channel state for the next column command: bus occupancy and
 	 * direction (turnarounds), tCCD_S/_L, and one command per tCK. */
 	c->bus_free = end;
-	c->last_bus_rank = e.rank;
-	c->last_bus_write = e.write;
+	c->last_bus_rank = e->rank;
+	c->last_bus_write = e->write;
 	rk->last_col = t;
 	gp->last_col = t;
-	c->cmd_free = t + 1;
 	b->hits++;
-	bank_dirty(c, e.bi);
-	if (e.write) {
+	bank_dirty(c, e->bi);
+	if (e->write) {
 		/* tWTR and tWR count from the end of the write data */
 		rk->wr_end = end;
 		gp->wr_end = end;
 		gp->last_wr = t;
 		b->pre_ok = max64(b->pre_ok, end + d->t.wr);
 		c->u.ctr[CTR_DRAM_WRITES]++;
-		c->u.ctr[CTR_DRAM_WRITE_BYTES] += e.bytes;
+		c->u.ctr[CTR_DRAM_WRITE_BYTES] += e->bytes;
 	} else {
 		/* tRTP counts from the READ command itself. */
 		b->pre_ok = max64(b->pre_ok, t + d->t.rtp);
 		c->u.ctr[CTR_DRAM_READS]++;
-		c->u.ctr[CTR_DRAM_READ_BYTES] += e.bytes;
-		lat_sample(c, done - e.arrive_c);
+		c->u.ctr[CTR_DRAM_READ_BYTES] += e->bytes;
+		lat_sample(c, done - e->arrive_c);
 	}
+	group_floors(c, e->rg);
+	rank_floors(c, rk);
+	cmd_slot(c, t + 1);
 	/* Classified by what this burst itself needed (docs/dram.md). */
-	if (e.did_pre) {
+	if (e->did_pre) {
 		c->u.ctr[CTR_DRAM_ROW_CONFLICTS]++;
 		ls = LS_CONFLICT;
-	} else if (e.did_act) {
+	} else if (e->did_act) {
 		c->u.ctr[CTR_DRAM_ROW_MISSES]++;
 		ls = LS_MISS;
 	} else {
 		c->u.ctr[CTR_DRAM_ROW_HITS]++;
 		ls = LS_HIT;
 	}
-	if (!e.write) {
-		c->ls_sum[ls] += done - e.arrive_c;
+	if (!e->write) {
+		c->ls_sum[ls] += done - e->arrive_c;
 		c->ls_n[ls]++;
 	}
-	cmd_log(c, DRAM_CMD_COL, &e, t);
-	q_remove(q, x);
+	cmd_log(c, DRAM_CMD_COL, e, t);
+	q_remove(c, q, x);      /* e is gone */
 	c->n_inflight++;
 	if (done > c->last_done)
 		c->last_done = done;
 	/* a write completes when its data is written, like a read when its
 	 * data is back (not posted: docs/dram.md "Write buffer") */
-	if (eng_schedule(d->e, done, EV_PRI_COMPLETE, &c->u, EV_DONE, e.req))
+	if (eng_schedule(d->e, done, EV_PRI_COMPLETE, &c->u, EV_DONE, req))
 		return NPU_ENOMEM;
 	return space_freed(c);
 }
@@ -1312,7 +1489,9 @@ static void issue_act(struct chan *c, struct burst *e, int64_t t)
 	c->grp[e->rg].last_act = t;
 	rk->faw[rk->faw_i] = t;         /* overwrite the oldest of four */
 	rk->faw_i = (rk->faw_i + 1) & 3;
-	c->cmd_free = t + 1;
+	group_floors(c, e->rg);
+	rank_floors(c, rk);
+	cmd_slot(c, t + 1);
 	cmd_log(c, DRAM_CMD_ACT, e, t);
 	e->did_act = 1;
 	c->u.ctr[CTR_DRAM_ACTIVATES]++;
@@ -1326,7 +1505,7 @@ static void issue_pre(struct chan *c, struct burst *e, int64_t t)
 
 	b->row = -1;
 	b->act_ok = max64(b->act_ok, t + d->t.rp);
-	c->cmd_free = t + 1;
+	cmd_slot(c, t + 1);
 	e->did_pre = 1;
 	bank_dirty(c, e->bi);
 	cmd_log(c, DRAM_CMD_PRE, e, t);
@@ -1368,7 +1547,7 @@ static int chan_run(struct chan *c)
 		 * REF are folded into refresh_rank's bank timestamps. */
 		if (best.refresh_rank >= 0) {
 			refresh_rank(c, best.refresh_rank, best.t);
-			c->cmd_free = best.t + 1;
+			cmd_slot(c, best.t + 1);
 			continue;
 		}
 		switch (best.kind) {
@@ -1405,25 +1584,24 @@ static int arrival_wake(struct chan *c, int cls, uint32_t x, int sched,
 	struct queue *q = &c->qs[cls];
 	const struct burst *e = &q->slot[x];
 	const struct bank *b = &c->banks[e->bi];
-	int64_t t, fl[3];
+	int64_t t;
 
 	/* the drain state follows every arrival and every decision; a class
 	 * the controller switches to because of this arrival cannot act
 	 * before the arrival itself */
 	if (sel_class(c, &c->draining) != cls_before) {
 		c->cache_ok = 0;
-		c->cmd_free = max64(c->cmd_free, e->arrive_d);
+		cmd_slot(c, max64(c->cmd_free, e->arrive_d));
 		return chan_wake(c, eng_now(d->e));
 	}
 	if ((cls != cls_before || !sched) && c->wake_at != CYCLE_MAX)
 		return 0;       /* not considered by the next decision */
-	floor_rg(c, e->rg, fl);
 	if (c->cache_ok && c->cached.refresh_rank < 0 &&
 	    c->cached.bi != e->bi && d->sched == SCHED_FRFCFS) {
 		struct cand nb = c->cached;
 
 		nb.kind = CMD_NONE;
-		bank_offer(c, q, e->bi, fl, &nb);
+		bank_offer(c, q, e->bi, &nb);
 		if (nb.kind == CMD_NONE ||
 		    !better(&c->cached, nb.kind, nb.t, nb.seq, 1))
 			return 0;
@@ -1436,9 +1614,10 @@ static int arrival_wake(struct chan *c, int cls, uint32_t x, int sched,
 	 * could issue (its bank's constraint and its rank and group floor). */
 	c->cache_ok = 0;
 	if (b->row == e->row)
-		t = max64(b->col_ok, fl[e->write]);
+		t = max64(b->col_ok, floor_of(c, e->rg, e->rank,
+					      e->write ? FL_WR : FL_RD));
 	else if (b->row < 0)
-		t = max64(b->act_ok, fl[2]);
+		t = max64(b->act_ok, floor_of(c, e->rg, e->rank, FL_ACT));
 	else
 		t = b->pre_ok;
 	t = max64(t, max64(e->arrive_d, c->cmd_free));
@@ -1562,7 +1741,7 @@ static int queue_burst(dram *d, uint32_t ri, const struct dram_loc *loc,
 	if (chan_queued(c) == 0)
 		refresh_catch_up(c, b.arrive_d);
 	cls_before = sel_class(c, &c->draining);
-	rc = q_push(&c->qs[b.write], &b, &x, &sched);
+	rc = q_push(c, &c->qs[b.write], &b, &x, &sched);
 	if (rc)
 		return rc;
 	busy_update(c, was_idle);
@@ -1616,7 +1795,7 @@ static const struct adm *adm_get(dram *d, uint64_t addr, uint32_t bytes,
 	for (q = q0; q <= q1; q++) {
 		struct dram_loc *l = &a->loc[q - q0];
 
-		dram_locate(d, q * d->burst_bytes, l);
+		locate_burst(d, q, l);
 		/* insert into the channel list, kept sorted */
 		for (i = 0; i < a->n && a->ch[i] < l->channel; i++)
 			;
@@ -1661,7 +1840,7 @@ int dram_request(dram *d, uint64_t addr, uint32_t bytes, int write,
 		if (d->ideal)
 			loc.channel = dram_channel(d, addr);
 		else
-			dram_locate(d, addr, &loc);
+			locate_burst(d, q0, &loc);
 		qq = &d->ch[loc.channel].qs[cls];
 		if (!d->ideal && qq->n >= qq->depth) {
 			d->ch[loc.channel].u.ctr[CTR_DRAM_REJECTED]++;
@@ -1697,7 +1876,7 @@ int dram_request(dram *d, uint64_t addr, uint32_t bytes, int write,
 		/* the same for a longer request, decoded each time */
 		memset(d->need, 0, (size_t)d->n_ch * sizeof(*d->need));
 		for (q = q0; q <= q1; q++) {
-			dram_locate(d, q * d->burst_bytes, &loc);
+			locate_burst(d, q, &loc);
 			if (q - q0 < DRAM_LOC_KEEP)
 				locs[q - q0] = loc;
 			d->need[loc.channel]++;
@@ -1733,7 +1912,7 @@ int dram_request(dram *d, uint64_t addr, uint32_t bytes, int write,
 		else if (q - q0 < DRAM_LOC_KEEP)
 			loc = locs[q - q0]; /* decoded for the admission */
 		else
-			dram_locate(d, q * d->burst_bytes, &loc);
+			locate_burst(d, q, &loc);
 		rc = queue_burst(d, ri, &loc, (uint32_t)(hi - lo), write);
 		if (rc)
 			return rc;
@@ -1910,7 +2089,8 @@ void dram_free(dram *d)
 			free(d->ch[i].ranks[k].ref_done);
 		free(d->ch[i].ranks);
 		free(d->ch[i].hist);
-		free(d->ch[i].floor);
+		free(d->ch[i].gfl);
+		free(d->ch[i].rfl);
 	}
 	free(d->ch);
 	free(d->adm);
@@ -1922,7 +2102,6 @@ void dram_free(dram *d)
 	free(d->w);
 	free(d->need);
 	free(d->node);
-	free(d->bank_rg);
 	free(d);
 }
 
@@ -1982,6 +2161,8 @@ static int setup_mapping(dram *d, const struct arch *a)
 		d->part_shift[i] = (int8_t)(((uint64_t)1 << sh) == radix[i] ?
 					    sh : -1);
 		n_ch_parts += m.p[i].field == DRAM_F_CH;
+		if (radix[i] > 1)
+			d->step[d->n_step++] = (uint8_t)i;
 	}
 	/* channel-major: each channel owns a contiguous share of dram.bytes */
 	d->ch_top = m.p[0].field == DRAM_F_CH && n_ch_parts == 1;
@@ -2158,8 +2339,10 @@ static int setup_channel(dram *d, const struct arch *a, int i)
 	c->grp = calloc(n_grp, sizeof(*c->grp));
 	c->ranks = calloc((size_t)d->ranks, sizeof(*c->ranks));
 	c->hist = calloc(HIST_N, sizeof(*c->hist));
-	c->floor = calloc(n_grp * 4, sizeof(*c->floor));
-	if (!c->banks || !c->grp || !c->ranks || !c->hist || !c->floor)
+	c->gfl = calloc(n_grp * FL_N, sizeof(*c->gfl));
+	c->rfl = calloc((size_t)d->ranks * FL_N, sizeof(*c->rfl));
+	if (!c->banks || !c->grp || !c->ranks || !c->hist || !c->gfl ||
+	    !c->rfl)
 		return NPU_ENOMEM;
 	for (k = 0; k < d->ranks * d->banks; k++)
 		c->banks[k].row = -1;
@@ -2168,6 +2351,7 @@ static int setup_channel(dram *d, const struct arch *a, int i)
 		c->grp[k].last_col = T_NEVER;
 		c->grp[k].last_wr = T_NEVER;
 		c->grp[k].wr_end = T_NEVER;
+		group_floors(c, k);
 	}
 	for (r = 0; r < d->ranks; r++) {
 		struct rank *rk = &c->ranks[r];
@@ -2177,6 +2361,7 @@ static int setup_channel(dram *d, const struct arch *a, int i)
 			rk->faw[k] = T_NEVER;
 		rk->last_col = T_NEVER;
 		rk->wr_end = T_NEVER;
+		rank_floors(c, rk);
 		/* staggered: rank r's refreshes are tREFI x r / ranks later
 		 * than rank 0's, whose first is due one interval after
 		 * power-up */
@@ -2191,6 +2376,7 @@ static int setup_channel(dram *d, const struct arch *a, int i)
 	c->last_bus_rank = -1;
 	c->wake_at = CYCLE_MAX;
 	c->first_arrive = CYCLE_MAX;
+	chan_floors(c);
 	return 0;
 }
 
@@ -2265,13 +2451,8 @@ dram *dram_new(eng *e, const struct arch *a)
 	d->ch = calloc((size_t)d->n_ch, sizeof(*d->ch));
 	d->need = calloc((size_t)d->n_ch, sizeof(*d->need));
 	d->node = calloc((size_t)d->n_ch, sizeof(*d->node));
-	d->bank_rg = calloc((size_t)d->ranks * (size_t)d->banks,
-			    sizeof(*d->bank_rg));
-	if (!d->ch || !d->need || !d->node || !d->bank_rg)
+	if (!d->ch || !d->need || !d->node)
 		goto fail;
-	for (i = 0; i < d->ranks * d->banks; i++)
-		d->bank_rg[i] = (uint16_t)(i / d->banks * d->groups +
-					   i % d->banks / d->per_group);
 	/* Placement was resolved and validated by the loader (one node per
 	 * channel, or all channels on the nodes listed). */
 	for (i = 0; i < d->n_ch; i++)
