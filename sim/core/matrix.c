@@ -452,6 +452,8 @@ static void tile_put(struct mtx_tile *t)
 		free(t->data);
 		free(t->dec);
 		free(t->wp);
+		free(t->wq);
+		free(t->wq_sum);
 		free(t);
 	}
 }
@@ -1028,6 +1030,17 @@ static int op_effect(struct mtx *m, struct mtx_insn *in, int si, uint32_t row)
 	 * it is the one fp32 add round_fp32(old + add) (docs/timing.md).
 	 */
 	acc_add(mem + addr, src, cols, in->acc_type != DT_INT32);
+	/* The next row's accumulator words, while this one's successor is
+	 * computed: a large accumulator is out of the host's cache between
+	 * the passes over it, and its rows are a stride apart (no hardware
+	 * prefetch across them) - the miss was most of this function. */
+	if (row + 1 < s->n) {
+		const uint8_t *next = mem + addr + s->stride;
+		uint32_t b;
+
+		for (b = 0; b < s->bytes; b += 64)
+			__builtin_prefetch(next + b, 1, 3);
+	}
 	return 0;
 }
 
@@ -2958,6 +2971,160 @@ void mtx_imac(const uint32_t *ap, uint32_t kp, const uint32_t *w,
 static uint32_t pad8(uint32_t n) { return (n + 7) & ~7u; }
 
 /*
+ * ---- Int8 quads ---------------------------------------------------------
+ *
+ * int8 x int8 on a host with AVX-512 VNNI: four k per 32-bit word, twice
+ * the products of a pair instruction.  vpdpbusd multiplies unsigned bytes
+ * by signed ones, so the operand row is offset into unsigned range,
+ * a + 128, and the offset's share taken off at the end:
+ *   sum_k a_k w_k = sum_k (a_k + 128) w_k - 128 sum_k w_k   (mod 2^32),
+ * with sum_k w_k per column (wsum) counted once per tile.  Each byte
+ * product fits int16 and vpdpbusd adds the four of a word to the int32
+ * lane with wrap-around (no saturation: that is vpdpbusds), so the sums
+ * are the k-ordered chains' bits, as for the pairs.  Word [q][n] of the
+ * tile holds w[4q .. 4q+3][n] as bytes (0 past K, which adds nothing
+ * whatever the operand's padding byte); np is a multiple of 16.
+ */
+static void imac8_c(const uint32_t *aq, uint32_t kq, const uint32_t *w,
+		    uint32_t np, const int32_t *wsum, uint32_t *out)
+{
+	uint32_t q, n, i;
+
+	for (n = 0; n < np; n++)
+		out[n] = 0u - ((uint32_t)wsum[n] << 7);
+	for (q = 0; q < kq; q++)
+		for (i = 0; i < 4; i++) {
+			uint32_t a = aq[q] >> (8 * i) & 0xff;
+
+			for (n = 0; n < np; n++)
+				out[n] += a * (uint32_t)(int32_t)(int8_t)
+					  (w[(size_t)q * np + n] >> (8 * i));
+		}
+}
+
+#ifdef MTX_X86
+__attribute__((target("avx2,avx512f,avx512bw,avx512vnni")))
+static void imac8_vnni(const uint32_t *aq, uint32_t kq, const uint32_t *w,
+		       uint32_t np, const int32_t *wsum, uint32_t *out)
+{
+	uint32_t n = 0, q;
+
+#define IMAC8_STEP(s, j) \
+	s = _mm512_dpbusd_epi32(s, a, _mm512_loadu_si512(wr + 16 * (j)))
+#define IMAC8_OUT(s, j) \
+	_mm512_storeu_si512(out + n + 16 * (j), _mm512_sub_epi32(s, \
+		_mm512_slli_epi32(_mm512_loadu_si512(wsum + n + 16 * (j)), 7)))
+	for (; n + 128 <= np; n += 128) {
+		__m512i s0 = _mm512_setzero_si512(), s1 = s0, s2 = s0, s3 = s0;
+		__m512i s4 = s0, s5 = s0, s6 = s0, s7 = s0;
+
+		for (q = 0; q < kq; q++) {
+			const uint32_t *wr = w + (size_t)q * np + n;
+			__m512i a = _mm512_set1_epi32((int)aq[q]);
+
+			IMAC8_STEP(s0, 0);
+			IMAC8_STEP(s1, 1);
+			IMAC8_STEP(s2, 2);
+			IMAC8_STEP(s3, 3);
+			IMAC8_STEP(s4, 4);
+			IMAC8_STEP(s5, 5);
+			IMAC8_STEP(s6, 6);
+			IMAC8_STEP(s7, 7);
+		}
+		IMAC8_OUT(s0, 0);
+		IMAC8_OUT(s1, 1);
+		IMAC8_OUT(s2, 2);
+		IMAC8_OUT(s3, 3);
+		IMAC8_OUT(s4, 4);
+		IMAC8_OUT(s5, 5);
+		IMAC8_OUT(s6, 6);
+		IMAC8_OUT(s7, 7);
+	}
+	/* narrower arrays: sixteen columns at a time, in two chains (odd and
+	 * even q) so that the adds do not wait on each other's latency */
+	for (; n < np; n += 16) {
+		__m512i s0 = _mm512_setzero_si512(), s1 = s0;
+
+		for (q = 0; q + 2 <= kq; q += 2) {
+			const uint32_t *wr = w + (size_t)q * np + n;
+			__m512i a = _mm512_set1_epi32((int)aq[q]);
+
+			IMAC8_STEP(s0, 0);
+			wr += np;
+			a = _mm512_set1_epi32((int)aq[q + 1]);
+			IMAC8_STEP(s1, 0);
+		}
+		if (q < kq) {
+			const uint32_t *wr = w + (size_t)q * np + n;
+			__m512i a = _mm512_set1_epi32((int)aq[q]);
+
+			IMAC8_STEP(s0, 0);
+		}
+		s0 = _mm512_add_epi32(s0, s1);
+		IMAC8_OUT(s0, 0);
+	}
+#undef IMAC8_STEP
+#undef IMAC8_OUT
+}
+#endif
+
+int mtx_imac8_fast(void)
+{
+#ifdef MTX_X86
+	return host_simd() == 2;
+#else
+	return 0;
+#endif
+}
+
+void mtx_imac8(const uint32_t *aq, uint32_t kq, const uint32_t *w,
+	       uint32_t np, const int32_t *wsum, uint32_t *out, int impl)
+{
+#ifdef MTX_X86
+	if ((impl == 0 || impl == 4) && host_simd() == 2) {
+		imac8_vnni(aq, kq, w, np, wsum, out);
+		return;
+	}
+#endif
+	imac8_c(aq, kq, w, np, wsum, out);
+}
+
+/*
+ * The int8 tile t (rows x cols values v) as quads of k into t->wq, with
+ * its column sums; 0, 1 when a value is outside int8 (the tile then
+ * stays with pairs), or NPU_ENOMEM.
+ */
+static int pack_quads(struct mtx_tile *t, const union mtx_val *v)
+{
+	uint32_t kq = (t->rows + 3) / 4, np = (t->cols + 15) & ~15u, k, n;
+	uint32_t *w = calloc((size_t)kq * np + 1, sizeof(*w));
+	int32_t *sum = calloc((size_t)np + 1, sizeof(*sum));
+
+	if (!w || !sum) {
+		free(w);
+		free(sum);
+		return NPU_ENOMEM;
+	}
+	for (k = 0; k < t->rows; k++)
+		for (n = 0; n < t->cols; n++) {
+			int32_t x = v[(size_t)k * t->cols + n].i;
+
+			if (x < -128 || x > 127) {
+				free(w);
+				free(sum);
+				return 1;
+			}
+			w[(size_t)(k / 4) * np + n] |= ((uint32_t)x & 0xff)
+						       << (8 * (k % 4));
+			sum[n] += x;
+		}
+	t->wq = w;
+	t->wq_sum = sum;
+	t->wq_np = np;
+	return 0;
+}
+
+/*
  * rows x cols values (row k of K, stride cols) as pairs of k: word [p][n]
  * holds rows 2p and 2p + 1 of column n; padding (an odd last row, columns
  * up to np) is 0 and adds nothing.
@@ -2991,6 +3158,40 @@ static uint32_t *iscratch(struct mtx *m, uint32_t n)
 		m->n_itmp = n;
 	}
 	return m->itmp;
+}
+
+/*
+ * One result row of an int8 WS/IS instruction by quads (the operand row
+ * raw: K int8 values; the tile packed by pack_quads), into dst: the same
+ * sums as by pairs.  Only on a VNNI host, hence little-endian: a word of
+ * the row is four k in order.
+ */
+static int fast_row_quads(struct mtx *m, const struct mtx_tile *t,
+			  const uint8_t *raw, uint32_t K, uint8_t *dst,
+			  uint32_t cols)
+{
+	uint32_t kq = (K + 3) / 4, q;
+	uint32_t *aq = iscratch(m, kq + t->wq_np);
+
+	if (!aq)
+		return NPU_ENOMEM;
+	/* a + 128 per byte, four at a time; the last word's padding bytes
+	 * are 0x80 (the tile's rows there are 0) */
+	for (q = 0; q < K / 4; q++) {
+		uint32_t x;
+
+		memcpy(&x, raw + 4 * q, 4);
+		aq[q] = x ^ 0x80808080u;
+	}
+	if (K % 4) {
+		uint32_t x = 0;
+
+		memcpy(&x, raw + 4 * q, K % 4);
+		aq[q] = x ^ 0x80808080u;
+	}
+	mtx_imac8(aq, kq, t->wq, t->wq_np, t->wq_sum, aq + kq, 0);
+	memcpy(dst, aq + kq, (size_t)cols * 4);
+	return 0;
 }
 
 /*
@@ -3048,6 +3249,21 @@ static int fast_row_int(struct mtx *m, struct mtx_insn *in, uint32_t row,
 		struct mtx_tile *t = in->tile;
 		const uint8_t *raw = in->st[0].buf + (size_t)row * in->st[0].bytes;
 
+		/* (arrays narrower than a 16-lane step keep the pairs' 8-lane
+		 * one: 7 % faster at 8x8) */
+		if (in->in_type == DT_INT8 && t->type == DT_INT8 &&
+		    t->cols >= 16 && !t->wq_none && mtx_imac8_fast()) {
+			if (!t->wq) {
+				union mtx_val *v = tile_dec(t);
+				int rc;
+
+				if (!v || (rc = pack_quads(t, v)) < 0)
+					return NPU_ENOMEM;
+				t->wq_none = rc == 1;
+			}
+			if (t->wq)
+				return fast_row_quads(m, t, raw, K, dst, cols);
+		}
 		if (!t->wp) {
 			union mtx_val *v = tile_dec(t);
 

@@ -84,6 +84,11 @@ struct mtx_tile {
 	uint32_t *wp;         /* integer types: the tile as pairs of k
 				 (mtx_imac's layout), lazily */
 	uint32_t wp_np;       /* its padded row length (columns) */
+	uint32_t *wq;         /* int8 on a VNNI host: the tile as quads of k
+				 (mtx_imac8's layout), lazily */
+	int32_t *wq_sum;      /* its column sums */
+	uint32_t wq_np;       /* its padded row length (a multiple of 16) */
+	int wq_none;          /* a value outside int8: pairs only */
 };
 
 /*
@@ -286,6 +291,18 @@ void mtx_decode(int t, const uint8_t *raw, uint32_t n, union mtx_val *v);
  */
 void mtx_imac(const uint32_t *ap, uint32_t kp, const uint32_t *w,
 	      uint32_t np, uint32_t *out, int impl);
+/*
+ * int8 x int8 by quads of k (matrix.c, "Int8 quads"): out[n] = sum over
+ * q < kq and byte i of u(aq[q], i) s(w[q][n], i) - 128 wsum[n] modulo 2^32,
+ * where u / s read byte i as unsigned / signed and w has np words per row
+ * (np a multiple of 16): sum_k a_k w[k][n] when aq holds a_k + 128 and
+ * wsum[n] = sum_k w[k][n].  impl: 0 the fastest the host has, 1 portable
+ * C, 4 AVX-512 VNNI.  mtx_imac8_fast(): 1 when the host runs it natively
+ * (the simulator uses quads only then; the pairs elsewhere).
+ */
+void mtx_imac8(const uint32_t *aq, uint32_t kq, const uint32_t *w,
+	       uint32_t np, const int32_t *wsum, uint32_t *out, int impl);
+int mtx_imac8_fast(void);
 /* acc = acc + a*b by the accumulation rule of num.h (int or fp32). */
 union mtx_val mtx_mac(int is_float, union mtx_val acc, union mtx_val a,
 		      union mtx_val b);

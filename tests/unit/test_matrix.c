@@ -811,6 +811,67 @@ START_TEST(matrix_int_pairs_exact)
 END_TEST
 
 /*
+ * The int8 quad kernels (mtx_imac8: portable C, AVX-512 VNNI where the
+ * host has it) give the int32 sums of the products in k order, wrapping,
+ * for operands a + 128 and the tile's column sums: random bytes, all
+ * -128 (the largest products), an odd and an even number of quads, every
+ * column step (128 and 16 at a time).
+ */
+START_TEST(matrix_int8_quads_exact)
+{
+	enum { KQ = 11, NP = 160 };
+	static uint32_t aq[KQ], w[KQ * NP], out[NP], ref[NP];
+	static int32_t sum[NP];
+	uint32_t seed = 777, q, n, i;
+	int impl, round;
+
+	for (round = 0; round < 3; round++) {
+		for (q = 0; q < KQ; q++) {
+			seed = seed * 1103515245u + 12345u;
+			/* a = -128 is the operand byte 0 */
+			aq[q] = round == 1 ? 0 : seed;
+			for (n = 0; n < NP; n++) {
+				seed = seed * 1103515245u + 12345u;
+				w[q * NP + n] = round == 1 ? 0x80808080u :
+						round == 2 ? seed | 0x80808080u : seed;
+			}
+		}
+		for (impl = 1; impl <= 4; impl += 3) {
+			uint32_t nps[] = { NP, 128, 48, 16 }, kqs[] = { KQ, 10, 1 };
+			size_t a, b;
+
+			for (a = 0; a < 4; a++)
+				for (b = 0; b < 3; b++) {
+					uint32_t np = nps[a], kq = kqs[b];
+					static uint32_t w2[KQ * NP];
+
+					for (n = 0; n < np; n++) {
+						int32_t acc = 0, ws = 0;
+
+						for (q = 0; q < kq; q++)
+							for (i = 0; i < 4; i++) {
+								int32_t x = (int32_t)(aq[q] >> (8 * i) & 0xff) - 128;
+								int32_t y = (int8_t)(w[q * NP + n] >> (8 * i));
+
+								acc = num_mac_i32(acc, x, y);
+								ws += y;
+							}
+						ref[n] = (uint32_t)acc;
+						sum[n] = ws;
+					}
+					for (q = 0; q < kq; q++)
+						memcpy(w2 + q * np, w + q * NP, np * 4);
+					memset(out, 0xa5, sizeof(out));
+					mtx_imac8(aq, kq, w2, np, sum, out, impl);
+					for (n = 0; n < np; n++)
+						ck_assert_uint_eq(out[n], ref[n]);
+				}
+		}
+	}
+}
+END_TEST
+
+/*
  * Packed PEs (core.matrix.macs_per_pe.<type> = p): a WS/IS fold holds pR
  * rows of K and takes the same cycles as an unpacked fold of R; an OS
  * fold streams K rows in ceil(K/p) cycles.  Values as without packing
@@ -1778,6 +1839,7 @@ static Suite *suite_matrix(void)
 	TEST_ADD(s, matrix_float_gemm_ordered);
 	TEST_ADD(s, matrix_decode_fast_paths);
 	TEST_ADD(s, matrix_int_pairs_exact);
+	TEST_ADD(s, matrix_int8_quads_exact);
 	TEST_ADD(s, matrix_packed_macs);
 	TEST_ADD(s, matrix_pe_equals_fast_shapes);
 	TEST_ADD(s, matrix_pe_equals_fast_options);
