@@ -1922,6 +1922,28 @@ static void check_sram(struct ld *L, const char *name, enum param_id bytes_id,
  * The DRAM rules of bank groups, the address mapping, the write buffer and
  * per-bank refresh (timed mode only; docs/dram.md).
  */
+/*
+ * What a refresh interval must hold besides tRFC for a request to be
+ * served in it: a REF due while rows are open waits for them to close -
+ * tRAS after an ACT, or the write recovery after a write's data (tCWL +
+ * the burst + tWR) - and tRP; once its tRFC has passed, the first ACT
+ * needs tRCD before its column command, which must come before the next
+ * REF is due (the REF goes first and closes the row).  With less, a
+ * request's ACT at the end of every interval is undone every time and no
+ * request is ever served (the run would not end).  Every preset has
+ * hundreds of tCK to spare.
+ */
+static int64_t refresh_slack(const struct arch *a)
+{
+	int64_t beats = ARCH_I(a, DRAM_BEATS_PER_TCK);
+	int64_t burst = (ARCH_I(a, DRAM_BL) + beats - 1) / beats;
+	int64_t wr = ARCH_I(a, DRAM_TCWL) + burst + ARCH_I(a, DRAM_TWR);
+	int64_t ras = ARCH_I(a, DRAM_TRAS);
+
+	return (ras > wr ? ras : wr) + ARCH_I(a, DRAM_TRP) +
+	       ARCH_I(a, DRAM_TRCD);
+}
+
 static void check_dram_rules(struct ld *L)
 {
 	const struct arch *a = L->a;
@@ -1975,6 +1997,17 @@ static void check_dram_rules(struct ld *L)
 		xerr(L, P_DRAM_REFPB_BANKS, P_DRAM_BANKS, -1,
 		     "dram.refpb_banks = %lld does not divide dram.banks = %lld",
 		     (long long)pbb, (long long)banks);
+	else if (ARCH_I(a, DRAM_TRFC_PB) + refresh_slack(a) >=
+		 ARCH_I(a, DRAM_TREFI))
+		/* as for all-bank refresh (check_rules), per bank set */
+		xerr(L, P_DRAM_TRFC_PB, P_DRAM_TREFI, P_DRAM_TRAS,
+		     "dram.trfc_pb = %lld leaves no room for a column command "
+		     "before the set's next refresh: trfc_pb + %lld (a "
+		     "refresh's wait for open rows and an ACT's trcd) must be "
+		     "below dram.trefi = %lld",
+		     (long long)ARCH_I(a, DRAM_TRFC_PB),
+		     (long long)refresh_slack(a),
+		     (long long)ARCH_I(a, DRAM_TREFI));
 	else if (ARCH_I(a, DRAM_TRFC_PB) * banks >=
 		 ARCH_I(a, DRAM_TREFI) * pbb)
 		/* each bank set is refreshed every tREFI x pbb / banks */
@@ -2115,11 +2148,15 @@ static void check_rules(struct ld *L)
 			     "a row must stay open at least until it can be read",
 			     (long long)ARCH_I(a, DRAM_TRAS),
 			     (long long)ARCH_I(a, DRAM_TRCD));
-		if (ARCH_I(a, DRAM_TRFC) >= ARCH_I(a, DRAM_TREFI))
-			xerr(L, P_DRAM_TRFC, P_DRAM_TREFI, -1,
-			     "dram.trfc = %lld is not shorter than dram.trefi = "
-			     "%lld; the device would do nothing but refresh",
+		if (ARCH_I(a, DRAM_TRFC) + refresh_slack(a) >=
+		    ARCH_I(a, DRAM_TREFI))
+			xerr(L, P_DRAM_TRFC, P_DRAM_TREFI, P_DRAM_TRAS,
+			     "dram.trfc = %lld leaves no room for a column "
+			     "command before the next refresh: trfc + %lld "
+			     "(a refresh's wait for open rows and an ACT's "
+			     "trcd) must be below dram.trefi = %lld",
 			     (long long)ARCH_I(a, DRAM_TRFC),
+			     (long long)refresh_slack(a),
 			     (long long)ARCH_I(a, DRAM_TREFI));
 		check_dram_rules(L);
 	}

@@ -586,6 +586,55 @@ START_TEST(dram_refresh_at_trefi_blocks_trfc)
 }
 END_TEST
 
+/*
+ * The shortest tREFI the config rules allow (tRFC + the wait for open rows
+ * + tRCD, arch.c refresh_slack) still serves requests that conflict in one
+ * bank; one tCK less is refused.  (lpddr5 with tREFI 200, tRFC 150 passed
+ * the old rule, tRFC < tREFI, and never finished: each interval's ACT came
+ * too late for its column command and the REF closed it.)
+ */
+START_TEST(dram_tightest_refresh_interval_progresses)
+{
+	const char *sets[] = {
+		"dram.preset=ddr4_3200", "chip.clock_ghz=1.6", "dram.ranks=1",
+		"dram.trfc=150", NULL
+	};
+	char refi_set[64];
+	struct arch a;
+	struct diag d;
+	struct drv v;
+	struct eng_stats st;
+	struct treq r[48];
+	eng *e = eng_new();
+	int64_t wr, slack, refi;
+	int i;
+
+	load(&a, sets, 4);
+	wr = P(&a, TCWL) + BURST(&a) + P(&a, TWR);
+	slack = (P(&a, TRAS) > wr ? P(&a, TRAS) : wr) + P(&a, TRP) + P(&a, TRCD);
+	refi = 150 + slack + 1;
+	arch_free(&a);
+	snprintf(refi_set, sizeof(refi_set), "dram.trefi=%lld",
+		 (long long)(refi - 1));
+	sets[4] = refi_set;
+	diag_init(&d, NULL);
+	ck_assert_int_eq(arch_load(&a, NULL, sets, 5, &d), NPU_ECONFIG);
+	snprintf(refi_set, sizeof(refi_set), "dram.trefi=%lld", (long long)refi);
+	load(&a, sets, 5);
+	memset(r, 0, sizeof(r));
+	for (i = 0; i < 48; i++) {
+		r[i].at = (cycle_t)(i * 7);
+		r[i].addr = addr_of(&a, 0, (uint64_t)(i % 3), (uint64_t)i % 4);
+		r[i].bytes = 64;
+		r[i].write = i % 4 == 3;
+	}
+	run_script(e, &a, &v, r, 48, &st);  /* every one completes */
+	ck_assert_uint_ge(dram_channel_unit(v.d, 0)->ctr[CTR_DRAM_REFRESHES], 2);
+	teng_free(e);
+	arch_free(&a);
+}
+END_TEST
+
 START_TEST(dram_refresh_catches_up_lazily)
 {
 	struct arch a;
@@ -1584,6 +1633,7 @@ static Suite *suite_dram(void)
 	TEST_ADD(s, dram_bank_group_rrd);
 	TEST_ADD(s, dram_tfaw_limits_four_activates);
 	TEST_ADD(s, dram_refresh_at_trefi_blocks_trfc);
+	TEST_ADD(s, dram_tightest_refresh_interval_progresses);
 	TEST_ADD(s, dram_refresh_catches_up_lazily);
 	TEST_ADD(s, dram_refresh_while_busy);
 	TEST_ADD(s, dram_frfcfs_prefers_row_hits);
