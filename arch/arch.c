@@ -1944,6 +1944,25 @@ static int64_t refresh_slack(const struct arch *a)
 	       ARCH_I(a, DRAM_TRCD);
 }
 
+/* 1 if the refresh cycle time of key 'id' (dram.trfc, or trfc_pb for
+ * per-bank refresh) leaves a request room in each refresh interval
+ * (refresh_slack); else 0, reported. */
+static int refresh_room(struct ld *L, int id, const char *name)
+{
+	const struct arch *a = L->a;
+	int64_t rfc = a->v[id].i, slack = refresh_slack(a);
+
+	if (rfc + slack < ARCH_I(a, DRAM_TREFI))
+		return 1;
+	xerr(L, id, P_DRAM_TREFI, P_DRAM_TRAS,
+	     "%s = %lld leaves no room for a column command before the next "
+	     "refresh of its banks: %s + %lld (a refresh's wait for open rows "
+	     "and an ACT's trcd) must be below dram.trefi = %lld", name,
+	     (long long)rfc, name, (long long)slack,
+	     (long long)ARCH_I(a, DRAM_TREFI));
+	return 0;
+}
+
 static void check_dram_rules(struct ld *L)
 {
 	const struct arch *a = L->a;
@@ -1997,17 +2016,8 @@ static void check_dram_rules(struct ld *L)
 		xerr(L, P_DRAM_REFPB_BANKS, P_DRAM_BANKS, -1,
 		     "dram.refpb_banks = %lld does not divide dram.banks = %lld",
 		     (long long)pbb, (long long)banks);
-	else if (ARCH_I(a, DRAM_TRFC_PB) + refresh_slack(a) >=
-		 ARCH_I(a, DRAM_TREFI))
-		/* as for all-bank refresh (check_rules), per bank set */
-		xerr(L, P_DRAM_TRFC_PB, P_DRAM_TREFI, P_DRAM_TRAS,
-		     "dram.trfc_pb = %lld leaves no room for a column command "
-		     "before the set's next refresh: trfc_pb + %lld (a "
-		     "refresh's wait for open rows and an ACT's trcd) must be "
-		     "below dram.trefi = %lld",
-		     (long long)ARCH_I(a, DRAM_TRFC_PB),
-		     (long long)refresh_slack(a),
-		     (long long)ARCH_I(a, DRAM_TREFI));
+	else if (!refresh_room(L, P_DRAM_TRFC_PB, "dram.trfc_pb"))
+		;       /* (reported) */
 	else if (ARCH_I(a, DRAM_TRFC_PB) * banks >=
 		 ARCH_I(a, DRAM_TREFI) * pbb)
 		/* each bank set is refreshed every tREFI x pbb / banks */
@@ -2148,16 +2158,7 @@ static void check_rules(struct ld *L)
 			     "a row must stay open at least until it can be read",
 			     (long long)ARCH_I(a, DRAM_TRAS),
 			     (long long)ARCH_I(a, DRAM_TRCD));
-		if (ARCH_I(a, DRAM_TRFC) + refresh_slack(a) >=
-		    ARCH_I(a, DRAM_TREFI))
-			xerr(L, P_DRAM_TRFC, P_DRAM_TREFI, P_DRAM_TRAS,
-			     "dram.trfc = %lld leaves no room for a column "
-			     "command before the next refresh: trfc + %lld "
-			     "(a refresh's wait for open rows and an ACT's "
-			     "trcd) must be below dram.trefi = %lld",
-			     (long long)ARCH_I(a, DRAM_TRFC),
-			     (long long)refresh_slack(a),
-			     (long long)ARCH_I(a, DRAM_TREFI));
+		(void)refresh_room(L, P_DRAM_TRFC, "dram.trfc");
 		check_dram_rules(L);
 	}
 }

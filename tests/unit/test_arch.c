@@ -675,7 +675,7 @@ START_TEST(arch_err_dram)
 		"tests/configs/bad-dram.cfg:4: error: chip.cores = 1 and dram.channels = 2 need 3 NoC nodes (one each) but the 2x1 NoC has 2; enlarge noc.cols / noc.rows\n"
 		"tests/configs/bad-dram.cfg:5: error: dram.bytes = 1000000 is not a multiple of dram.channels x dram.row_bytes = 2 x 8192 = 16384; use 999424 or 1015808\n"
 		"tests/configs/bad-dram.cfg:6: error: dram.tras = 10 is shorter than dram.trcd = 20; a row must stay open at least until it can be read\n"
-		"tests/configs/bad-dram.cfg:8: error: dram.trfc = 20000 leaves no room for a column command before the next refresh: trfc + 86 (a refresh's wait for open rows and an ACT's trcd) must be below dram.trefi = 12480\n");
+		"tests/configs/bad-dram.cfg:8: error: dram.trfc = 20000 leaves no room for a column command before the next refresh of its banks: dram.trfc + 86 (a refresh's wait for open rows and an ACT's trcd) must be below dram.trefi = 12480\n");
 	load_fails("tests/configs/bad-dram2.cfg", NULL, 0,
 		"tests/configs/bad-dram2.cfg:4: error: dram.bus_bits = 12 is not a whole number of bytes; use a multiple of 8\n"
 		"tests/configs/bad-dram2.cfg:6: error: dram.bytes = 268435456 exceeds what the devices hold: channels x ranks x banks x rows x row_bytes = 4194304; lower dram.bytes or add channels/rows\n");
