@@ -200,6 +200,9 @@ static void child(const char *dir, int sig, int flag)
 
 	diag_init(&d, NULL);
 	snprintf(path, sizeof(path), "%s/out.npy", dir);
+	/* inherited ignored (the suite under nohup), it would stay ignored:
+	 * fsout keeps an ignored signal ignored */
+	signal(sig, SIG_DFL);
 	fsout_catch_signals(flag ? FSOUT_SIG_FLAG : FSOUT_SIG_DIE);
 	if (fsout_open(&o, path, &d) != 0)
 		_exit(10);

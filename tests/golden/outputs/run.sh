@@ -56,13 +56,15 @@ no_tmp "failed writes"
 case $(ls -l mode.json) in -rw-r--r--*) ;; *) fail "mode.json: $(ls -l mode.json)" ;; esac
 
 # Signals.  A background job of a non-interactive shell starts with SIGINT
-# ignored (and npusim keeps an ignored signal ignored, as under nohup), so
-# the run is started with the default disposition restored.
+# ignored, and the suite itself may run under nohup (SIGHUP ignored);
+# npusim keeps an ignored signal ignored, as it should under nohup, so the
+# run is started with the default dispositions restored.
 # (A simple command, not a function: "cmd &" then gives $! = npusim's pid.)
-if env --default-signal=INT true 2>/dev/null; then
-	launch="env --default-signal=INT"
+if env --default-signal=INT,HUP,TERM true 2>/dev/null; then
+	launch="env --default-signal=INT,HUP,TERM"
 else
-	echo '$SIG{INT} = "DEFAULT"; exec @ARGV or die;' > "$tmp/dflt.pl"
+	echo '$SIG{$_} = "DEFAULT" for qw(INT HUP TERM); exec @ARGV or die;' \
+		> "$tmp/dflt.pl"
 	launch="perl $tmp/dflt.pl"
 fi
 printf '.tensor X, dram, 0, int8, 4, 4\ntop:\n\taddi\tt0, t0, 1\n\tj\ttop\n' > spin.s
