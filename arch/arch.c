@@ -2016,9 +2016,8 @@ static void check_dram_rules(struct ld *L)
 		xerr(L, P_DRAM_REFPB_BANKS, P_DRAM_BANKS, -1,
 		     "dram.refpb_banks = %lld does not divide dram.banks = %lld",
 		     (long long)pbb, (long long)banks);
-	else if (!refresh_room(L, P_DRAM_TRFC_PB, "dram.trfc_pb"))
-		;       /* (reported) */
-	else if (ARCH_I(a, DRAM_TRFC_PB) * banks >=
+	else if (refresh_room(L, P_DRAM_TRFC_PB, "dram.trfc_pb") &&
+		 ARCH_I(a, DRAM_TRFC_PB) * banks >=
 		 ARCH_I(a, DRAM_TREFI) * pbb)
 		/* each bank set is refreshed every tREFI x pbb / banks */
 		xerr(L, P_DRAM_TRFC_PB, P_DRAM_TREFI, P_DRAM_REFPB_BANKS,

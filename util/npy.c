@@ -81,18 +81,21 @@ static int shape_count(const uint64_t *shape, int ndim, uint64_t *count)
 	return 0;
 }
 
-int npy_alloc(struct npy *t, enum npu_dtype dtype, int ndim,
-	      const uint64_t *shape)
+/*
+ * t's dtype, shape and nbytes for 'shape', its data NULL; 0, or
+ * NPU_ERANGE (ndim or dtype out of range, or the size does not fit).
+ * count <= 2^64 / 32 keeps count x 32 bits (the widest dtype) from
+ * wrapping inside dtype_bytes; npy_alloc's +1 byte needs SIZE_MAX - 1.
+ */
+static int npy_header(struct npy *t, enum npu_dtype dtype, int ndim,
+		      const uint64_t *shape)
 {
 	uint64_t count;
 	int i;
 
 	memset(t, 0, sizeof(*t));
-	if (ndim < 0 || ndim > NPY_MAX_DIMS || (unsigned)dtype >= DT_N)
-		return NPU_ERANGE;
-	/* count <= 2^64 / 32 keeps count x 32 bits (the widest dtype) from
-	 * wrapping inside dtype_bytes; the +1 below needs SIZE_MAX - 1. */
-	if (shape_count(shape, ndim, &count) != 0 ||
+	if (ndim < 0 || ndim > NPY_MAX_DIMS || (unsigned)dtype >= DT_N ||
+	    shape_count(shape, ndim, &count) != 0 ||
 	    count > UINT64_MAX / 32 || dtype_bytes(dtype, count) > SIZE_MAX - 1)
 		return NPU_ERANGE;
 	t->dtype = dtype;
@@ -100,6 +103,16 @@ int npy_alloc(struct npy *t, enum npu_dtype dtype, int ndim,
 	for (i = 0; i < ndim; i++)
 		t->shape[i] = shape[i];
 	t->nbytes = dtype_bytes(dtype, count);
+	return 0;
+}
+
+int npy_alloc(struct npy *t, enum npu_dtype dtype, int ndim,
+	      const uint64_t *shape)
+{
+	int rc = npy_header(t, dtype, ndim, shape);
+
+	if (rc)
+		return rc;
 	/* +1 so that an empty tensor still owns a valid pointer. */
 	t->data = calloc((size_t)t->nbytes + 1, 1);
 	if (!t->data) {
@@ -112,20 +125,11 @@ int npy_alloc(struct npy *t, enum npu_dtype dtype, int ndim,
 int npy_view(struct npy *t, enum npu_dtype dtype, int ndim,
 	     const uint64_t *shape, void *data, uint64_t nbytes)
 {
-	uint64_t count;
-	int i;
-
-	memset(t, 0, sizeof(*t));
-	if (ndim < 0 || ndim > NPY_MAX_DIMS || (unsigned)dtype >= DT_N ||
-	    shape_count(shape, ndim, &count) != 0 || count > UINT64_MAX / 32 ||
-	    dtype_bytes(dtype, count) != nbytes)
+	if (npy_header(t, dtype, ndim, shape) || t->nbytes != nbytes) {
+		memset(t, 0, sizeof(*t));
 		return NPU_ERANGE;
-	t->dtype = dtype;
-	t->ndim = ndim;
-	for (i = 0; i < ndim; i++)
-		t->shape[i] = shape[i];
+	}
 	t->data = data;
-	t->nbytes = nbytes;
 	return 0;
 }
 
