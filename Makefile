@@ -70,8 +70,9 @@ CORE_SRCS  := sim/core/matrix.c sim/core/matrix_pe.c sim/core/vecmath.c \
 SIM_SRCS   := $(ENGINE_SRCS) $(MEM_SRCS) $(NOC_SRCS) $(CORE_SRCS) sim/chip.c
 RUN_SRCS   := run/run.c run/progress.c
 DSE_SRCS   := dse/expr.c dse/spec.c dse/sweep.c dse/tune.c
-TRC_SRCS   := traces/ctrout.c traces/trace.c traces/ctrread.c traces/roofline.c \
-              traces/energy.c traces/plot.c
+TRC_SRCS   := trace/trace.c
+# What users read: counters files, the roofline, energy, plots (above run/).
+REPORT_SRCS := report/ctrout.c report/ctrread.c report/roofline.c report/energy.c report/plot.c
 # The model compiler: layer graph, importers, passes, mapping, the model
 # runner (docs/models.md).
 COMPILER_SRCS := compiler/graph.c compiler/onnx.c compiler/infer.c compiler/fold.c \
@@ -96,7 +97,7 @@ ONNX_PROTO := $(ONNX_PROTO)
 ONNX_PB    := $(BUILD)/gen/onnx.pb-c
 
 LIB_SRCS   := $(UTIL_SRCS) $(ARCH_SRCS) $(ISA_SRCS) $(PROG_SRCS) $(ASM_SRCS) $(SIM_SRCS) \
-              $(RUN_SRCS) $(TRC_SRCS) $(DSE_SRCS) $(COMPILER_SRCS) $(DOC_SRCS) $(API_SRCS)
+              $(RUN_SRCS) $(TRC_SRCS) $(REPORT_SRCS) $(DSE_SRCS) $(COMPILER_SRCS) $(DOC_SRCS) $(API_SRCS)
 LIB_OBJS   := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(ONNX_PB).o
 HOT_OBJS   := $(addprefix $(BUILD)/,sim/engine/engine.o sim/noc/noc.o \
               sim/noc/nocport.o sim/mem/dram.o sim/mem/sram.o sim/core/dma.o \
@@ -255,7 +256,7 @@ FUZZ_OBJS  := $(patsubst %.c,build/fuzz/%.o,util/diag.c util/dtype.c \
               util/fsout.c util/strutil.c util/num.c util/npy.c \
               $(ARCH_SRCS) $(ISA_SRCS) $(PROG_SRCS) $(ASM_SRCS))
 # counters read back and plotted (fuzz_ctr)
-FUZZ_OBJS  += $(patsubst %.c,build/fuzz/%.o,traces/ctrread.c traces/roofline.c)
+FUZZ_OBJS  += $(patsubst %.c,build/fuzz/%.o,report/ctrread.c report/roofline.c)
 FUZZ_SEEDS_ctr := fuzz/corpus/ctr fuzz/regress/ctr
 # sweep specs and constraint expressions (fuzz_spec)
 FUZZ_OBJS  += $(patsubst %.c,build/fuzz/%.o,dse/spec.c dse/expr.c)

@@ -15,7 +15,7 @@
 
 #include "../include/npusim.h"
 #include "../run/run.h"
-#include "../traces/ctrout.h"
+#include "../report/ctrout.h"
 #include "../util/dtype.h"
 #include "../util/num.h"
 #include "../util/strutil.h"

@@ -22,7 +22,7 @@
 
 #include "../arch/arch.h"
 #include "../sim/mem/dram.h"
-#include "../traces/plot.h"
+#include "../report/plot.h"
 #include "../util/diag.h"
 #include "../util/fsout.h"
 #include "cli.h"

@@ -6,8 +6,8 @@
  *                   -o OUT.svg [--csv OUT.csv] [--dtype T]
  *
  * The ceilings come from CONFIG (its derived peaks, as `npusim config`
- * prints them), the points from the files (traces/ctrread.h reads both
- * today's layout and schema 2); traces/roofline.h does the rest.  Peaks per
+ * prints them), the points from the files (report/ctrread.h reads both
+ * today's layout and schema 2); report/roofline.h does the rest.  Peaks per
  * data type: one ceiling per type named by the config (core.matrix.in_type),
  * by --dtype or by a file's peaks.macs_per_s_by_type; a type's peak is the
  * first file's value for it, else the config's (R x C x clock x
@@ -22,8 +22,8 @@
 #include <string.h>
 
 #include "../arch/arch.h"
-#include "../traces/ctrread.h"
-#include "../traces/roofline.h"
+#include "../report/ctrread.h"
+#include "../report/roofline.h"
 #include "../util/diag.h"
 #include "../util/fsout.h"
 #include "../util/strutil.h"

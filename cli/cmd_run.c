@@ -37,8 +37,8 @@
 #include "../run/progress.h"
 #include "../run/run.h"
 #include "../sim/engine/counters.h"
-#include "../traces/ctrout.h"
-#include "../traces/trace.h"
+#include "../report/ctrout.h"
+#include "../trace/trace.h"
 #include "../util/fsout.h"
 #include "../util/npy.h"
 #include "cli.h"
@@ -876,7 +876,7 @@ static int cmd_run_common(int argc, char **argv, int stat)
 		}
 		m.programs = progs;
 		/* Program regions: the run library's records, pointed to as
-		 * the output side's (run/ does not include traces/). */
+		 * the output side's (run/ does not include report/). */
 		if ((rc = run_regions(r, &rgn, &n_rgn)) ||
 		    (n_rgn && !(crgn = calloc(n_rgn, sizeof(*crgn))))) {
 			rc = diag_error(&d, diag_nowhere(), NPU_ENOMEM, "out of memory");

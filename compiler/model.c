@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "../isa/isa.h"
-#include "../traces/energy.h"
+#include "../report/energy.h"
 #include "../util/fsout.h"
 #include "../util/strutil.h"
 

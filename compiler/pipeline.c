@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "../isa/isa.h"
-#include "../traces/energy.h"
+#include "../report/energy.h"
 #include "model.h"
 #include "model_int.h"
 

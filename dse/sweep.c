@@ -26,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../traces/plot.h"
+#include "../report/plot.h"
 #include "../util/fsout.h"
 #include "../util/strutil.h"
 

@@ -41,7 +41,7 @@
 #include "../arch/arch.h"
 #include "../asm/asm.h"
 #include "../asm/obj.h"
-#include "../traces/plot.h"
+#include "../report/plot.h"
 #include "../util/fsout.h"
 #include "spec.h"
 #include "sweep.h"

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../traces/ctrread.h"
-#include "../traces/roofline.h"
+#include "../report/ctrread.h"
+#include "../report/roofline.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

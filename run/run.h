@@ -172,7 +172,7 @@ int run_counters(struct run *r, struct ctr_sink *s) NPU_WUR;
  *
  * *v is NULL and *n 0 when no program named a region; else free it with
  * run_regions_free.  0 or NPU_ENOMEM.  The names belong to the programs
- * (valid until run_free).  traces/ctrout.h's struct ctrout_region is
+ * (valid until run_free).  report/ctrout.h's struct ctrout_region is
  * filled from these by the caller: the run library does not depend on
  * the output side.
  */

@@ -66,7 +66,7 @@
 #include "noc/nocport.h"
 #include "engine/unit.h"
 #include "core/vector.h"
-#include "../traces/trace.h"
+#include "../trace/trace.h"
 
 /* Everything one core owns. */
 struct core {

@@ -61,7 +61,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../traces/trace.h"
+#include "../../trace/trace.h"
 #include "../../util/dtype.h"
 #include "hazard.h"
 #include "../engine/unit.h"

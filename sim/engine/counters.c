@@ -7,7 +7,7 @@
  * (STYLE.md convention 9; DRAMsim3's string-keyed maps are what this
  * avoids).  The output side is the sink: after the run chip_dump pushes
  * every counter as a (full name, value) pair, in a fixed order, and the
- * writers in traces/ turn the list into JSON, CSV or the text summary.
+ * writers in report/ turn the list into JSON, CSV or the text summary.
  *
  * The derived ratios of the text summary (derived.def) are a second table
  * keyed by counter id, ctr_derived[], next to ctr_info[].

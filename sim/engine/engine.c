@@ -52,7 +52,7 @@
 #include <string.h>
 
 #include "../../prog/prog.h"
-#include "../../traces/trace.h"
+#include "../../trace/trace.h"
 #include "unit.h"
 
 /* Cycles the calendar covers (a power of two); the bitmap has one bit per

@@ -5,7 +5,7 @@
  *            [--need-instant NAME]... [--min-flows N] [--min-counters N]
  *
  * Decompresses (zlib), parses (json-c, independent of the writer in
- * traces/trace.c) and checks what Perfetto relies on:
+ * trace/trace.c) and checks what Perfetto relies on:
  *   - the top level is an object with a "traceEvents" array;
  *   - every event has the fields its phase requires (M: name, pid, args,
  *     and tid for thread metadata; X: pid, tid, ts, dur >= 0, name,

@@ -31,7 +31,7 @@
 #include "../../sim/core/control.h"
 #include "../../sim/engine/counters.h"
 #include "../../sim/noc/noc.h"
-#include "../../traces/trace.h"
+#include "../../trace/trace.h"
 #include "testutil.h"
 
 #include <unistd.h>

@@ -1,6 +1,6 @@
 /*
- * test_roofline.c - counters read back (traces/ctrread) and the roofline
- * model and plot (traces/roofline).
+ * test_roofline.c - counters read back (report/ctrread) and the roofline
+ * model and plot (report/roofline).
  *
  *   roofline.read.today        today's layout: sums of the three families,
  *                              breakdowns and float counters ignored
@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../traces/ctrread.h"
-#include "../../traces/roofline.h"
+#include "../../report/ctrread.h"
+#include "../../report/roofline.h"
 #include "testutil.h"
 
 static int parse(struct ctrread_file *f, const char *text, struct diag *d)

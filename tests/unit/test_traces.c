@@ -13,9 +13,9 @@
 
 #include <json-c/json.h>
 
-#include "../../traces/ctrout.h"
-#include "../../traces/energy.h"
-#include "../../traces/trace.h"
+#include "../../report/ctrout.h"
+#include "../../report/energy.h"
+#include "../../trace/trace.h"
 #include "testutil.h"
 
 /* ---- helpers ------------------------------------------------------------------*/

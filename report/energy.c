@@ -15,7 +15,7 @@
 
 #include <string.h>
 
-#include "../traces/ctrout.h"
+#include "ctrout.h"
 
 const char *const energy_part_names[ENERGY_N_PARTS] = {
 #define ENERGY_NAME(id, name) [ENERGY_##id] = name,

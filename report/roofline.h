@@ -3,7 +3,7 @@
  * log-log SVG and a CSV with one row per point (docs/roofline.md).
  *
  * The caller fills a struct roofline_chart from a config's peaks and from
- * counter files (cli/cmd_roofline.c does, with traces/ctrread.h); this
+ * counter files (cli/cmd_roofline.c does, with report/ctrread.h); this
  * module only computes and draws, so it knows neither JSON nor configs.
  * Output is a pure function of the chart: the same chart gives the same
  * bytes (coordinates printed with a fixed number of decimals, no clock,

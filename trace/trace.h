@@ -187,7 +187,7 @@ int trc_close(struct trc *t, struct diag *d) NPU_WUR;
 void trc_abort(struct trc *t);
 
 /*
- * JSON helpers shared with traces/ctrout.c and callers building args.
+ * JSON helpers shared with report/ctrout.c and callers building args.
  * trc_json_escape writes s escaped for a JSON string body (no quotes) into
  * dst and returns the length the full result needs, like snprintf.
  * trc_json_double writes the shortest decimal that reads back as exactly

@@ -20,7 +20,7 @@
 
 #include "../util/fsout.h"
 #include "energy.h"
-#include "trace.h"
+#include "../trace/trace.h"
 #include "../util/strutil.h"
 
 /* ---- names and units ---------------------------------------------------------*/
