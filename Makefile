@@ -72,7 +72,8 @@ RUN_SRCS   := run/run.c run/progress.c
 DSE_SRCS   := dse/expr.c dse/spec.c dse/sweep.c dse/tune.c
 TRC_SRCS   := trace/trace.c
 # What users read: counters files, the roofline, energy, plots (above run/).
-REPORT_SRCS := report/ctrout.c report/ctrread.c report/roofline.c report/energy.c report/plot.c
+REPORT_SRCS := report/ctrout.c report/ctrread.c report/roofline.c report/energy.c report/plot.c \
+               report/summary.c
 # The model compiler: layer graph, importers, passes, mapping, the model
 # runner (docs/models.md).
 COMPILER_SRCS := compiler/graph.c compiler/onnx.c compiler/infer.c compiler/fold.c \

@@ -38,6 +38,7 @@
 #include "../run/run.h"
 #include "../sim/engine/counters.h"
 #include "../report/ctrout.h"
+#include "../report/summary.h"
 #include "../trace/trace.h"
 #include "../util/fsout.h"
 #include "../util/npy.h"
@@ -523,65 +524,6 @@ static int write_outputs(struct run *r, const struct run_opts *o)
 	return 0;
 }
 
-/* MACs over rows*cols*busy of the same matrix engine, in percent: the
- * PE utilisation while the array was busy (docs/timing.md: macs /
- * pe_cycles).  n..leaf is the engine's prefix ("core0.matrix"). */
-static double macs_busy_pct(const struct ctr_sink *s, const char *n,
-			    const char *leaf, uint64_t macs, uint64_t pe)
-{
-	char key[96];
-	const struct ctr_entry *b;
-
-	snprintf(key, sizeof(key), "%.*s.busy_cycles", (int)(leaf - n), n);
-	b = ctr_find(s, key);
-	return b && b->u ? 100.0 * (double)macs / ((double)pe * (double)b->u) : 0.0;
-}
-
-/* Compact per-unit table: busy and stall cycles and their share of the
- * run.  Units are found by their busy_cycles counter, in dump order, so
- * the memories (which have none) are not listed; DRAM channels are, with
- * a stall of 0 (they have no stall_cycles counter). */
-static void print_summary(FILE *fp, const struct ctr_sink *s, cycle_t cycles,
-			  double ghz, uint64_t pe)
-{
-	size_t i;
-
-	fprintf(fp, "cycles: %" PRIu64 " (%.3f us at %.3g GHz)\n", (uint64_t)cycles,
-		(double)cycles / (ghz * 1e3), ghz);
-	fprintf(fp, "%-22s %14s %7s %14s %7s\n", "unit", "busy", "%", "stall", "%");
-	for (i = 0; i < s->n; i++) {
-		const char *n = s->v[i].name, *leaf = strrchr(n, '.');
-		char unit[64], key[96];
-		const struct ctr_entry *st;
-		size_t len;
-
-		if (!leaf || strcmp(leaf, ".busy_cycles") != 0)
-			continue;
-		len = (size_t)(leaf - n);
-		if (len >= sizeof(unit))
-			continue;
-		memcpy(unit, n, len);
-		unit[len] = '\0';
-		snprintf(key, sizeof(key), "%s.stall_cycles", unit);
-		st = ctr_find(s, key);
-		fprintf(fp, "%-22s %14" PRIu64 " %6.1f%% %14" PRIu64 " %6.1f%%\n",
-			unit, s->v[i].u,
-			cycles ? 100.0 * (double)s->v[i].u / (double)cycles : 0.0,
-			st ? st->u : 0,
-			cycles && st ? 100.0 * (double)st->u / (double)cycles : 0.0);
-	}
-	/* PE utilisation: useful MACs over what the array could do in the run. */
-	for (i = 0; i < s->n; i++) {
-		const char *n = s->v[i].name, *leaf = strrchr(n, '.');
-
-		if (leaf && strcmp(leaf, ".macs") == 0 && s->v[i].u && cycles)
-			fprintf(fp, "%.*s: %" PRIu64 " MACs, %.1f%% of the array's peak over the run (%.1f%% while busy)\n",
-				(int)(leaf - n), n, s->v[i].u,
-				100.0 * (double)s->v[i].u / ((double)pe * (double)cycles),
-				macs_busy_pct(s, n, leaf, s->v[i].u, pe));
-	}
-}
-
 /*
  * Programs onto cores: the positional PROGRAM on every core first, then
  * each --program on its cores, in command-line order (a later one
@@ -620,93 +562,6 @@ static void keep_trace(struct trc **trace, const char *path, struct diag *d)
 	if (trc_close(*trace, d) == 0)
 		fprintf(stderr, "npusim: trace kept: %s\n", path);
 	*trace = NULL;
-}
-
-/*
- * `npusim stat`'s output: the run's counters (or --region's), selected
- * and aggregated (-e, --total, --detail; ctrout_select), as the text
- * summary or as -x lines.  Regions are listed by name under the run's
- * summary; --region NAME prints one.
- */
-static int print_stat(const struct run_opts *o, const struct ctr_sink *all,
-		      const struct ctrout_meta *run_m, struct diag *d)
-{
-	const char *pats[MAX_ARGS];
-	struct ctrout_meta m = *run_m;
-	const struct ctr_sink *src = all;
-	struct ctr_sink sel, agg;
-	size_t n_pats = 0, i, zeros = 0;
-	char *ev = NULL, *tok, *save = NULL;
-	int rc, total;
-
-	if (o->region) {
-		/* NAME, or NAME@coreN for one core's copy (the first core's
-		 * when NAME alone names several). */
-		for (i = 0; i < run_m->n_regions; i++) {
-			const struct ctrout_region *r = &run_m->regions[i];
-			char full[160];
-
-			snprintf(full, sizeof(full), "%s@core%d", r->name, r->core);
-			if (strcmp(r->name, o->region) == 0 ||
-			    strcmp(full, o->region) == 0)
-				break;
-		}
-		if (i == run_m->n_regions)
-			return diag_error(d, diag_nowhere(), NPU_EUSAGE,
-					  "--region %s: the program has no region of that name%s",
-					  o->region, run_m->n_regions ? "" : " (it has no regions)");
-		src = run_m->regions[i].s;
-		m.cycles = run_m->regions[i].cycles;
-	}
-	m.regions = NULL;
-	m.n_regions = 0;
-	if (o->events) {
-		if (!(ev = malloc(strlen(o->events) + 1)))
-			return diag_error(d, diag_nowhere(), NPU_ENOMEM, "out of memory");
-		strcpy(ev, o->events);
-		for (tok = strtok_r(ev, ",", &save); tok && n_pats < MAX_ARGS;
-		     tok = strtok_r(NULL, ",", &save))
-			pats[n_pats++] = tok;
-	}
-	ctr_sink_init(&agg);
-	/* As perf stat aggregates CPUs unless told not to: a multi-core
-	 * chip's counters are summed over its cores by default. */
-	total = o->total >= 0 ? o->total : ARCH_I(run_m->arch, CHIP_CORES) > 1;
-	rc = ctrout_select(src, pats, n_pats, o->detail, total, &sel);
-	/* Ratios from every counter (a selected counter's denominator may
-	 * not be selected itself), aggregated the same way. */
-	if (!rc)
-		rc = ctrout_select(src, NULL, 0, 1, total, &agg);
-	/* The default view leaves zeros out (a 16-core chip has hundreds);
-	 * -e and --detail show exactly what they select. */
-	if (!rc && !n_pats && !o->detail)
-		zeros = ctrout_drop_zeros(&sel);
-	m.ratio_src = &agg;
-	m.energy_src = src;
-	m.no_energy = n_pats > 0;
-	m.cores_summed = total ? (int)ARCH_I(m.arch, CHIP_CORES) : 0;
-	if (!rc)
-		rc = o->x_sep ? ctrout_print_x(stdout, o->x_sep, &sel, &m)
-			      : ctrout_print(stdout, CTROUT_TEXT, &sel, &m);
-	if (!rc && zeros && !o->x_sep)
-		printf(" (%zu counters that are 0 not shown; --detail shows them)\n\n",
-		       zeros);
-	if (!rc && !o->region && !o->x_sep && run_m->n_regions) {
-		printf(" Regions (npusim stat --region NAME shows one):\n");
-		for (i = 0; i < run_m->n_regions; i++)
-			printf("   %-24s core %d, %llu entr%s, %llu cycles\n",
-			       run_m->regions[i].name, run_m->regions[i].core,
-			       (unsigned long long)run_m->regions[i].entries,
-			       run_m->regions[i].entries == 1 ? "y" : "ies",
-			       (unsigned long long)run_m->regions[i].cycles);
-		printf("\n");
-	}
-	ctr_sink_free(&sel);
-	ctr_sink_free(&agg);
-	free(ev);
-	if (rc == NPU_ENOMEM)
-		return diag_error(d, diag_nowhere(), rc, "out of memory");
-	return rc;
 }
 
 static void free_opts(struct run_opts *o)
@@ -906,13 +761,20 @@ static int cmd_run_common(int argc, char **argv, int stat)
 				goto out;
 		}
 		if (!o->quiet && !interrupted) {
-			if (stat)
-				rc = print_stat(o, &sink, &m, &d);
-			else
-				print_summary(stdout, &sink, res.cycles,
+			if (stat) {
+				struct summary_stat_opts so = {
+					.region = o->region, .events = o->events,
+					.detail = o->detail, .total = o->total,
+					.x_sep = o->x_sep,
+				};
+
+				rc = summary_stat(stdout, &so, &sink, &m, &d);
+			} else {
+				summary_print(stdout, &sink, res.cycles,
 					      ARCH_F(&a, CHIP_CLOCK_GHZ),
 					      (uint64_t)(ARCH_I(&a, MTX_ROWS) *
 							 ARCH_I(&a, MTX_COLS)));
+			}
 			for (i = 0; i < o->n_outputs; i++)
 				printf("output %s -> %s\n", o->outputs[i].name,
 				       o->outputs[i].path);

@@ -80,46 +80,12 @@ int model_merge_regions(const struct run_region *v, size_t n, const char *rn,
 			if (is_core ? strncmp(e->name, own, strlen(own)) :
 				      first >= 0 || own_only)
 				continue;
-			if (e->is_float)
-				ctr_emit_f64(out, "", e->name, e->f);
-			else
-				ctr_emit_u64(out, "", e->name, e->u);
+			ctr_emit_copy(out, NULL, e);
 		}
 		if (first < 0)
 			first = (int)i;
 	}
 	return out->oom ? NPU_ENOMEM : 0;
-}
-
-/* Sum of the counters whose name ends in suffix (and starts with pre). */
-static uint64_t sum_of(const struct ctr_sink *s, const char *pre,
-		       const char *suffix)
-{
-	uint64_t t = 0;
-	size_t ls = strlen(suffix), lp = strlen(pre);
-	for (size_t i = 0; i < s->n; i++) {
-		const char *nm = s->v[i].name;
-		size_t l = strlen(nm);
-		if (!s->v[i].is_float && l >= ls && !strcmp(nm + l - ls, suffix) &&
-		    !strncmp(nm, pre, lp))
-			t += s->v[i].u;
-	}
-	return t;
-}
-
-/* The largest of the counters named core<N>.<unit>.<leaf>. */
-static uint64_t max_of(const struct ctr_sink *s, const char *unit_leaf)
-{
-	uint64_t m = 0;
-	size_t ls = strlen(unit_leaf);
-	for (size_t i = 0; i < s->n; i++) {
-		const char *nm = s->v[i].name, *dot = strchr(nm, '.');
-		if (!s->v[i].is_float && dot && !strncmp(nm, "core", 4) &&
-		    strlen(dot + 1) == ls && !strcmp(dot + 1, unit_leaf) &&
-		    s->v[i].u > m)
-			m = s->v[i].u;
-	}
-	return m;
 }
 
 void model_layer_stats(struct model_layer_stats *st, const struct arch *a,
@@ -133,31 +99,34 @@ void model_layer_stats(struct model_layer_stats *st, const struct arch *a,
 	double peak = a->d.macs_per_s_chip / (clock * 1e9) *
 		      (share > 0 ? share : 1);
 	struct energy e;
-	st->array_macs = sum_of(s, "core", ".matrix.macs");
-	st->compute_cycles = max_of(s, "matrix.busy_cycles");
+	st->array_macs = ctr_sum(s, CTR_MATRIX_MACS);
+	st->compute_cycles = ctr_max(s, CTR_MATRIX_BUSY_CYCLES);
 	if (!st->array_macs)
-		st->compute_cycles = max_of(s, "vector.busy_cycles");
+		st->compute_cycles = ctr_max(s, CTR_VECTOR_BUSY_CYCLES);
 	if (share > 0) {
 		/* pipelined: the DRAM's counters mix every stage's traffic;
 		 * the layer's own DMA engines say what it moved */
-		st->dram_read = sum_of(s, "core", ".bytes_dram_to_sram");
-		st->dram_write = sum_of(s, "core", ".bytes_sram_to_dram");
+		st->dram_read = ctr_sum(s, CTR_DMA_BYTES_DRAM_TO_SRAM);
+		st->dram_write = ctr_sum(s, CTR_DMA_BYTES_SRAM_TO_DRAM);
 	} else {
-		st->dram_read = sum_of(s, "dram.", ".read_bytes");
-		st->dram_write = sum_of(s, "dram.", ".write_bytes");
+		st->dram_read = ctr_sum(s, CTR_DRAM_READ_BYTES);
+		st->dram_write = ctr_sum(s, CTR_DRAM_WRITE_BYTES);
 	}
-	st->stall_dram = sum_of(s, "core", "_dram_cycles");
-	st->stall_sram = sum_of(s, "core", "_sram_cycles");
-	st->stall_noc = sum_of(s, "core", "_noc_cycles");
-	st->stall_sync = sum_of(s, "core", ".control.stall_sem_wait_cycles") +
-			 sum_of(s, "core", ".control.stall_fence_cycles") +
-			 sum_of(s, "core", ".control.stall_barrier_cycles");
+	/* each unit's stalls by what it waited on */
+	st->stall_dram = ctr_sum(s, CTR_DMA_STALL_DRAM);
+	st->stall_sram = ctr_sum(s, CTR_MATRIX_STALL_SRAM) +
+			 ctr_sum(s, CTR_VECTOR_STALL_SRAM) +
+			 ctr_sum(s, CTR_DMA_STALL_SRAM);
+	st->stall_noc = ctr_sum(s, CTR_DMA_STALL_NOC);
+	st->stall_sync = ctr_sum(s, CTR_CONTROL_STALL_SEM) +
+			 ctr_sum(s, CTR_CONTROL_STALL_FENCE) +
+			 ctr_sum(s, CTR_CONTROL_STALL_BARRIER);
 	energy_of(a, s, cycles, &e);
 	st->energy_pj = e.total_pj;
 	if (share > 0) /* its partition's share of the static power */
 		st->energy_pj -= (1 - share) * e.pj[ENERGY_STATIC];
 	st->mac_util = cycles ? (double)st->macs / ((double)cycles * peak) : 0;
-	uint64_t busy = sum_of(s, "core", ".matrix.busy_cycles");
+	uint64_t busy = ctr_sum(s, CTR_MATRIX_BUSY_CYCLES);
 	st->map_eff = busy ? (double)st->macs / ((double)busy * pe) : 0;
 	st->dram_gbps = cycles ? (double)(st->dram_read + st->dram_write) *
 					 clock / (double)cycles : 0;

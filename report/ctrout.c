@@ -137,18 +137,6 @@ const char *ctrout_unit(const char *name)
 	return strcmp(leaf_of(name), "cycles") == 0 ? "cycle" : "";
 }
 
-int ctrout_counter_id(const char *name)
-{
-	const char *d1 = strchr(name, '.'), *d2 = d1 ? strchr(d1 + 1, '.') : NULL;
-	const struct ctr_info *ci;
-
-	/* Exactly "<a>.<b>.<leaf>": deeper names are breakdowns. */
-	if (!d2 || strchr(d2 + 1, '.'))
-		return -1;
-	ci = row_of_path(name);
-	return ci ? (int)(ci - ctr_info) : -1;
-}
-
 /*
  * By extension only (".text" is accepted as a synonym of ".txt"); a '.'
  * inside a directory name ("out.d/counters") is not an extension.
@@ -875,10 +863,7 @@ int ctrout_select(const struct ctr_sink *in, const char *const *pats,
 				o->u += e->u;
 			continue;
 		}
-		if (e->is_float)
-			ctr_emit_f64(out, NULL, name, e->f);
-		else
-			ctr_emit_u64(out, NULL, name, e->u);
+		ctr_emit_copy(out, name, e);
 	}
 	return out->oom ? NPU_ENOMEM : 0;
 }

@@ -96,15 +96,6 @@ int ctrout_write(const char *path, enum ctrout_fmt f,
 const char *ctrout_unit(const char *name);
 
 /*
- * The counter id (enum ctr_id) of a unit's own counter, named
- * "<unit>.<leaf>" with a two-part unit name ("core0.dma1.transfers",
- * "dram.ch0.read_bytes"); -1 for anything else, including the per-bank and
- * per-requester breakdowns ("core0.scratchpad.bank3.reads"), which repeat
- * counts of their unit and must not be added to it.
- */
-int ctrout_counter_id(const char *name);
-
-/*
  * What `npusim stat` shows (ctrout_select): counters whose full name
  * matches one of the glob patterns (fnmatch; a pattern without '.' also
  * matches the leaf alone, so "macs" finds every core's matrix macs); all

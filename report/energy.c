@@ -1,7 +1,8 @@
 /*
  * energy.c - counters to energy (energy.h; formulas in docs/energy.md).
  *
- * Each counter that costs energy maps to a part and a config key:
+ * Each counter that costs energy maps to a part and a config key (by its
+ * counter id, which the sink's entries carry: never by name):
  *   matrix macs_<type>      -> mac            x energy.mac_pj_<type>
  *   vector ops              -> vector         x energy.vector_op_pj
  *   SRAM read/write_bytes   -> sram_read/_write x energy.sram_*_pj_per_byte
@@ -14,8 +15,6 @@
 #include "energy.h"
 
 #include <string.h>
-
-#include "ctrout.h"
 
 const char *const energy_part_names[ENERGY_N_PARTS] = {
 #define ENERGY_NAME(id, name) [ENERGY_##id] = name,
@@ -91,9 +90,9 @@ void energy_of(const struct arch *a, const struct ctr_sink *s, uint64_t cycles,
 	for (i = 0; i < s->n; i++) {
 		const struct ctr_entry *x = &s->v[i];
 
-		if (x->is_float || (k = ctrout_counter_id(x->name)) < 0)
+		if (x->id < 0)
 			continue;
-		if ((part = cost_of(a, k, &pj)) >= 0)
+		if ((part = cost_of(a, x->id, &pj)) >= 0)
 			e->pj[part] += (double)x->u * pj;
 	}
 	e->pj[ENERGY_STATIC] = static_mw(a) * ns; /* mW x ns = pJ */

@@ -41,10 +41,12 @@ struct energy {
 
 /*
  * The energy of the counters in s over 'cycles' cycles of the core clock
- * (the run, or a region's cycles).  Only each unit's own counters count
- * ("core0.scratchpad.read_bytes", not its per-bank or per-requester
- * breakdowns, which repeat the same bytes).  Static power is the whole
- * chip's for the whole 'cycles'.
+ * (the run, or a region's cycles).  Counters are taken by the id their
+ * entries carry (struct ctr_entry.id), never by name, so a renamed
+ * counter cannot silently cost nothing; only each unit's own counters
+ * have one ("core0.scratchpad.read_bytes", not its per-bank or
+ * per-requester breakdowns, which repeat the same bytes).  Static power
+ * is the whole chip's for the whole 'cycles'.
  */
 void energy_of(const struct arch *a, const struct ctr_sink *s, uint64_t cycles,
 	       struct energy *e);

@@ -102,6 +102,10 @@ echo $? > "$w/old/rc"
 if [ -n "$got" ]; then
 	t=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
 	kill -s "$got" $child 2>/dev/null
+	# It must stop: a few seconds, then for good.
+	n=0
+	while kill -0 $child 2>/dev/null && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
+	kill -9 $child 2>/dev/null
 	wait $child
 	snap old
 	restore

@@ -847,7 +847,7 @@ static void dump_unit(const struct unit *u, struct ctr_sink *s)
 		return;
 	for (i = 0; i < CTR_N; i++)
 		if ((int)ctr_info[i].group == (int)u->ops->kind)
-			ctr_emit_u64(s, u->name, ctr_info[i].name, u->ctr[i]);
+			ctr_emit_id(s, u->name, (enum ctr_id)i, u->ctr[i]);
 	if (u->ops->dump)
 		u->ops->dump(u, s);
 }

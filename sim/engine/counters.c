@@ -40,6 +40,25 @@ const struct ctr_info ctr_info[CTR_N] = {
 #undef CTR
 };
 
+const int ctr_group_busy[CTR_N_GRP] = {
+	[CTR_GRP_CONTROL] = CTR_CONTROL_BUSY_CYCLES,
+	[CTR_GRP_MATRIX] = CTR_MATRIX_BUSY_CYCLES,
+	[CTR_GRP_VECTOR] = CTR_VECTOR_BUSY_CYCLES,
+	[CTR_GRP_DMA] = CTR_DMA_BUSY_CYCLES,
+	[CTR_GRP_SRAM] = -1,
+	[CTR_GRP_DRAM] = CTR_DRAM_BUSY_CYCLES,
+	[CTR_GRP_NOC] = -1,
+};
+const int ctr_group_stall[CTR_N_GRP] = {
+	[CTR_GRP_CONTROL] = CTR_CONTROL_STALL_CYCLES,
+	[CTR_GRP_MATRIX] = CTR_MATRIX_STALL_CYCLES,
+	[CTR_GRP_VECTOR] = CTR_VECTOR_STALL_CYCLES,
+	[CTR_GRP_DMA] = CTR_DMA_STALL_CYCLES,
+	[CTR_GRP_SRAM] = -1,
+	[CTR_GRP_DRAM] = -1,
+	[CTR_GRP_NOC] = -1,
+};
+
 /* One row per derived.def line, at the numerator's id; the rest are 0
  * (CTR_SH_NONE). */
 const struct ctr_derived ctr_derived[CTR_N] = {
@@ -101,6 +120,7 @@ static struct ctr_entry *sink_push(struct ctr_sink *s, const char *prefix,
 	 * the slot unused rather than an entry with a NULL name. */
 	e = &s->v[s->n];
 	memset(e, 0, sizeof(*e));
+	e->id = -1;
 	e->name = malloc(len);
 	if (!e->name) {
 		s->oom = 1;
@@ -135,6 +155,52 @@ void ctr_emit_f64(struct ctr_sink *s, const char *prefix, const char *name,
 		e->f = v;
 		e->is_float = 1;
 	}
+}
+
+void ctr_emit_id(struct ctr_sink *s, const char *unit, enum ctr_id id,
+		 uint64_t v)
+{
+	struct ctr_entry *e = sink_push(s, unit, ctr_info[id].name);
+
+	if (e) {
+		e->u = v;
+		e->id = (int)id;
+	}
+}
+
+void ctr_emit_copy(struct ctr_sink *s, const char *name,
+		   const struct ctr_entry *e)
+{
+	struct ctr_entry *o = sink_push(s, NULL, name ? name : e->name);
+
+	if (o) {
+		o->u = e->u;
+		o->f = e->f;
+		o->is_float = e->is_float;
+		o->id = e->id;
+	}
+}
+
+uint64_t ctr_sum(const struct ctr_sink *s, enum ctr_id id)
+{
+	uint64_t t = 0;
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->v[i].id == (int)id)
+			t += s->v[i].u;
+	return t;
+}
+
+uint64_t ctr_max(const struct ctr_sink *s, enum ctr_id id)
+{
+	uint64_t m = 0;
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->v[i].id == (int)id && s->v[i].u > m)
+			m = s->v[i].u;
+	return m;
 }
 
 /* Entry by full name, or NULL.  Linear: used after the run by the text
@@ -248,8 +314,7 @@ void ctr_scope_emit(const struct ctr_scope *sc, const uint64_t *v,
 	size_t k;
 
 	for (k = 0; k < sc->n; k++)
-		ctr_emit_u64(s, sc->v[k].u->name, ctr_info[sc->v[k].id].name,
-			     v[k]);
+		ctr_emit_id(s, sc->v[k].u->name, sc->v[k].id, v[k]);
 }
 
 /*

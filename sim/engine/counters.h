@@ -40,6 +40,10 @@ struct ctr_info {
 };
 
 extern const struct ctr_info ctr_info[CTR_N];
+/* Each group's busy and total-stall counters (-1 where it has none: the
+ * SRAMs, the NoC; the DRAM has no stall counter), for summaries. */
+extern const int ctr_group_busy[CTR_N_GRP];
+extern const int ctr_group_stall[CTR_N_GRP];
 extern const char *const ctr_group_names[CTR_N_GRP];
 
 /* How a derived ratio is printed (derived.def SHAPE). */
@@ -75,6 +79,9 @@ struct ctr_entry {
 	uint64_t u;      /* integer value */
 	double f;        /* float value, when is_float */
 	int is_float;    /* 1 for derived float counters */
+	int id;          /* enum ctr_id of a unit's own counters.def row;
+			    -1 for the rest: run and core cycles, per-bank
+			    and per-requester breakdowns, rates */
 };
 
 struct ctr_sink {
@@ -89,6 +96,18 @@ void ctr_emit_u64(struct ctr_sink *s, const char *prefix, const char *name,
 		  uint64_t v);
 void ctr_emit_f64(struct ctr_sink *s, const char *prefix, const char *name,
 		  double v);
+/* A unit's own counter: named "<unit>.<counters.def name>", tagged with
+ * its id, so that consumers (energy, model statistics, summaries) select
+ * counters by id and never by parsing names. */
+void ctr_emit_id(struct ctr_sink *s, const char *unit, enum ctr_id id,
+		 uint64_t v);
+/* A copy of entry e (its value, kind and id) named name (NULL: e's). */
+void ctr_emit_copy(struct ctr_sink *s, const char *name,
+		   const struct ctr_entry *e);
+/* Sum and maximum of the integer entries of counter id (every unit
+ * instance that has it); 0 when there are none. */
+uint64_t ctr_sum(const struct ctr_sink *s, enum ctr_id id);
+uint64_t ctr_max(const struct ctr_sink *s, enum ctr_id id);
 /* Look a counter up by full name (tests, summaries); NULL if absent. */
 const struct ctr_entry *ctr_find(const struct ctr_sink *s, const char *name);
 

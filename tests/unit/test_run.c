@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../../report/energy.h"
 #include "../../run/run.h"
 #include "testutil.h"
 
@@ -184,6 +185,45 @@ START_TEST(run_phases_dram_kept)
 			  ctr(&s1, "core0.dma0.bytes_dram_to_sram"), 256);
 	ctr_sink_free(&s1);
 	ctr_sink_free(&s2);
+	env_free(&e);
+}
+END_TEST
+
+/* Energy from a real chip's dump: every part that the run's counters
+ * feed is their count times its per-event energy, found by counter id
+ * (the NoC's counters, "noc.hops", once read 0 through a name lookup). */
+START_TEST(run_energy_of_dump)
+{
+	static const char *const ov[] = { "chip.cores=2", "noc.cols=2",
+					  "noc.rows=2" };
+	struct env e;
+	struct chip_result res;
+	struct ctr_sink s;
+	struct energy en;
+	int8_t x[256];
+	uint64_t hops, rd, wr;
+
+	env_new(&e, ov, 3);
+	ck_assert_int_eq(run_load_source(e.r, "copy1.s", copy1, strlen(copy1),
+					 NULL, RUN_ALL_CORES), 0);
+	pattern(x, 256, 5);
+	ck_assert_int_eq(run_write(e.r, "X", 0, x, sizeof(x)), 0);
+	ck_assert_msg(run_go(e.r, CYCLE_MAX, &res) == 0, "%s", env_log(&e));
+	ctr_sink_init(&s);
+	ck_assert_int_eq(run_counters(e.r, &s), 0);
+	hops = ctr_sum(&s, CTR_NOC_HOPS);
+	rd = ctr_sum(&s, CTR_DRAM_READ_BYTES);
+	wr = ctr_sum(&s, CTR_DRAM_WRITE_BYTES);
+	ck_assert_uint_eq(hops, ctr(&s, "noc.hops"));
+	ck_assert_uint_gt(hops, 0);
+	/* both cores copied 256 bytes in and out */
+	ck_assert_uint_eq(rd, 512);
+	ck_assert_uint_eq(wr, 512);
+	energy_of(&e.a, &s, res.cycles, &en);
+	ck_assert(en.pj[ENERGY_NOC] == (double)hops * ARCH_F(&e.a, EN_NOC));
+	ck_assert(en.pj[ENERGY_DRAM_READ] == (double)rd * ARCH_F(&e.a, EN_DRAM_RD));
+	ck_assert(en.pj[ENERGY_DRAM_WRITE] == (double)wr * ARCH_F(&e.a, EN_DRAM_WR));
+	ctr_sink_free(&s);
 	env_free(&e);
 }
 END_TEST
@@ -757,6 +797,7 @@ static Suite *suite_run(void)
 	TEST_ADD(s, run_api_complete);
 	TEST_ADD(s, run_phases_dram_kept);
 	TEST_ADD(s, run_phases_until);
+	TEST_ADD(s, run_energy_of_dump);
 	TEST_ADD(s, run_cores_own_programs);
 	TEST_ADD(s, run_cores_missing);
 	TEST_ADD(s, run_two_chips);
