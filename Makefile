@@ -57,7 +57,7 @@ CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 # ---- sources, one explicit list per directory ------------------------------
 UTIL_SRCS  := util/diag.c util/dtype.c util/fsout.c util/strutil.c util/num.c \
               util/npy.c
-ARCH_SRCS  := arch/arch.c arch/arch_dump.c arch/arch_asm.c arch/dram_map.c
+ARCH_SRCS  := arch/arch.c arch/arch_peaks.c arch/arch_dump.c arch/arch_asm.c arch/dram_map.c
 ISA_SRCS   := isa/isa.c
 PROG_SRCS  := prog/prog.c
 ASM_SRCS   := asm/asm.c asm/asm_src.c asm/asm_lex.c asm/asm_li.c asm/asm_doc.c asm/obj.c
@@ -360,7 +360,8 @@ install: $(BIN) $(SOLIB)
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(SOVERSION)|g' \
 	  -e 's|@LIBS_PRIVATE@|$(LDLIBS)|g' api/npusim.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/npusim.pc
 	install -m 644 python/npusim/*.py $(DESTDIR)$(PYDIR)/npusim/
-	printf 'LIBDIR = "%s"\nSHARE = "%s"\n' '$(PREFIX)/lib' '$(PREFIX)/share/npusim' > $(DESTDIR)$(PYDIR)/npusim/_paths.py
+	printf 'LIBDIR = "%s"\nSHARE = "%s"\nINCLUDEDIR = "%s"\n' '$(PREFIX)/lib' \
+	  '$(PREFIX)/share/npusim' '$(PREFIX)/include' > $(DESTDIR)$(PYDIR)/npusim/_paths.py
 
 clean:
 	rm -rf build

@@ -48,6 +48,43 @@ void npusim_free(void *p)
 	free(p);
 }
 
+/* The public element types are util/dtype.h's, in the same order: the
+ * library hands dtype ids through unchanged.  A type added on one side
+ * only is a build error here. */
+#define DT_SAME(id, name, bits, fl)                                        \
+	_Static_assert((int)NPUSIM_##id == (int)DT_##id,                    \
+		       "enum npusim_dtype differs from util/dtype.h at " name);
+NPU_DTYPES(DT_SAME)
+#undef DT_SAME
+_Static_assert((int)NPUSIM_FP32 + 1 == (int)DT_N,
+	       "enum npusim_dtype has as many types as util/dtype.h");
+
+/* The public error codes' messages, by -code (include/npusim.h). */
+static const char *const pub_msgs[] = {
+	[-NPUSIM_OK] = "success",
+	[-NPUSIM_EINVAL] = "invalid argument",
+	[-NPUSIM_ECONFIG] = "configuration error",
+	[-NPUSIM_EASM] = "assembly error",
+	[-NPUSIM_ETENSOR] = "tensor error",
+	[-NPUSIM_ERUN] = "run error",
+	[-NPUSIM_ENOMEM] = "out of memory",
+	[-NPUSIM_EIO] = "I/O error",
+};
+
+const char *npusim_strerror(int code)
+{
+	if (code > 0 || -code >= (int)(sizeof(pub_msgs) / sizeof(pub_msgs[0])) ||
+	    !pub_msgs[-code])
+		return "unknown error";
+	return pub_msgs[-code];
+}
+
+const char *npusim_dtype_name(int dtype)
+{
+	return dtype >= 0 && dtype < DT_N ? dtype_name((enum npu_dtype)dtype)
+					  : NULL;
+}
+
 /* NPU_E* -> NPUSIM_E*. */
 static int pub(int rc)
 {
@@ -246,42 +283,28 @@ void npusim_config_free(npusim_config *cfg)
 	free(cfg);
 }
 
+/* clock_ghz and cores come first: config values that every ratio of the
+ * peaks needs, listed with them. */
 int npusim_config_peak(const npusim_config *cfg, const char *name, double *value)
 {
-	const struct arch_derived *d;
-	int k;
-
 	if (!cfg || !name || !value)
 		return NPUSIM_EINVAL;
-	d = &cfg->a.d;
 	if (strcmp(name, "clock_ghz") == 0)
 		*value = ARCH_F(&cfg->a, CHIP_CLOCK_GHZ);
 	else if (strcmp(name, "cores") == 0)
 		*value = (double)ARCH_I(&cfg->a, CHIP_CORES);
-	else if (strcmp(name, "macs_per_s_core") == 0)
-		*value = d->macs_per_s_core;
-	else if (strcmp(name, "macs_per_s_chip") == 0)
-		*value = d->macs_per_s_chip;
-	else if (strcmp(name, "spm_bytes_per_s") == 0)
-		*value = d->spm_bytes_per_s;
-	else if (strcmp(name, "acc_bytes_per_s") == 0)
-		*value = d->acc_bytes_per_s;
-	else if (strcmp(name, "dram_bytes_per_s") == 0)
-		*value = d->dram_bytes_per_s;
-	else if (strcmp(name, "noc_bisection_bytes_per_s") == 0)
-		*value = d->noc_bisection_bytes_per_s;
-	else if (strcmp(name, "vec_ops_per_s") == 0)
-		*value = d->vec_ops_per_s;
-	else {
-		for (k = 0; k < arch_enum_count(P_MTX_IN_TYPE); k++)
-			if (strncmp(name, "macs_per_s_", 11) == 0 &&
-			    strcmp(name + 11, arch_enum_at(P_MTX_IN_TYPE, k)) == 0) {
-				*value = d->macs_per_s_type[k];
-				return NPUSIM_OK;
-			}
+	else if (arch_peak_find(&cfg->a, name, value))
 		return NPUSIM_EINVAL;
-	}
 	return NPUSIM_OK;
+}
+
+const char *npusim_peak_name(int k)
+{
+	if (k == 0)
+		return "clock_ghz";
+	if (k == 1)
+		return "cores";
+	return k < 0 ? NULL : arch_peak_name(k - 2);
 }
 
 int npusim_config_dump(const npusim_config *cfg, char **text)

@@ -2162,58 +2162,19 @@ static void check_rules(struct ld *L)
 	}
 }
 
-/* ---- derived peaks ---------------------------------------------------------------------*/
+/* ---- derived quantities ----------------------------------------------------------------*/
 
 /*
- * The derived peaks of docs/config.md ("Derived peaks"); each is an upper
- * bound the timing models can reach but not exceed, for roofline reports.
- * Also copies the resolved placement into int arrays for the NoC and the
- * chip assembly.  Only called on a fully validated config.
+ * The derived peaks (arch_peaks.c), and the resolved placement copied
+ * into int arrays for the NoC and the chip assembly.  Only called on a
+ * fully validated config.
  */
 static int derive(struct arch *a)
 {
 	struct arch_derived *d = &a->d;
-	double hz = arch_clock_hz(a);
-	int64_t cols = ARCH_I(a, NOC_COLS), rows = ARCH_I(a, NOC_ROWS);
-	int64_t lo = cols < rows ? cols : rows, hi = cols < rows ? rows : cols;
-	double links;
 	int k, n;
 
-	/*
-	 * macs_per_s_core/chip: one MAC per PE per cycle; the per-type peaks
-	 * multiply by core.matrix.macs_per_pe.<type>.
-	 */
-	d->macs_per_s_core = (double)ARCH_I(a, MTX_ROWS) *
-			     (double)ARCH_I(a, MTX_COLS) * hz;
-	d->macs_per_s_chip = d->macs_per_s_core * (double)ARCH_I(a, CHIP_CORES);
-	for (k = 0; k < ARCH_N_MTX_IN_TYPE; k++)
-		d->macs_per_s_type[k] = d->macs_per_s_chip * arch_macs_per_pe(a, k);
-	d->spm_bytes_per_s = (double)ARCH_I(a, SPM_BANKS) *
-			     (double)ARCH_I(a, SPM_BANK_WIDTH) *
-			     (double)ARCH_I(a, SPM_PORTS) * hz;
-	d->acc_bytes_per_s = (double)ARCH_I(a, ACC_BANKS) *
-			     (double)ARCH_I(a, ACC_BANK_WIDTH) *
-			     (double)ARCH_I(a, ACC_PORTS) * hz;
-	/* the narrowest cut runs across the longer dimension and crosses
-	 * one link per node of the shorter one; a torus adds the wraparound */
-	links = hi < 2 ? 0 : (double)lo;
-	if (ARCH_E(a, NOC_TOPOLOGY) == ARCH_NOC_TOPOLOGY_TORUS && hi >= 3)
-		links *= 2;
-	d->noc_bisection_bytes_per_s =
-		links * (double)ARCH_I(a, NOC_LINK_BYTES) * 2 * hz;
-	/*
-	 * Timed DRAM: channels x bytes per beat x beats per tCK / tCK; e.g.
-	 * LPDDR5-6400 x16: 2 B x 8 / 1.25 ns = 12.8 GB/s.
-	 */
-	if (ARCH_E(a, DRAM_MODE) == ARCH_DRAM_MODE_IDEAL)
-		d->dram_bytes_per_s = ARCH_F(a, DRAM_IDEAL_BW) * 1e9;
-	else
-		d->dram_bytes_per_s = (double)ARCH_I(a, DRAM_CHANNELS) *
-				      (double)ARCH_I(a, DRAM_BUS_BITS) / 8 *
-				      (double)ARCH_I(a, DRAM_BEATS_PER_TCK) /
-				      (ARCH_F(a, DRAM_TCK) * 1e-9);
-	d->vec_ops_per_s = (double)ARCH_I(a, VEC_LANES) * hz;
-
+	arch_derive_peaks(a);
 	n = a->v[P_NOC_CORE_NODES].l.n;
 	/* n >= 1 (chip.cores, dram.channels >= 1); the guard keeps calloc > 0. */
 	d->core_node = calloc((size_t)(n ? n : 1), sizeof(int));

@@ -89,17 +89,29 @@ union param_val {
 	} l;
 };
 
+/* The derived peaks (peaks.def). */
+enum arch_peak {
+#define PEAK(id, name, alias, unit, doc) ARCH_PEAK_##id,
+#include "peaks.def"
+#undef PEAK
+	ARCH_N_PEAKS
+};
+
+struct arch_peak_info {
+	const char *name;   /* "dram_bytes_per_s" */
+	const char *alias;  /* older name sweep specs accept, "" if none */
+	const char *unit;   /* "B/s" */
+	const char *doc;    /* how it is computed */
+};
+
+extern const struct arch_peak_info arch_peak_info[ARCH_N_PEAKS];
+
 /* Derived, read-only quantities computed after validation. */
 struct arch_derived {
-	double macs_per_s_core;  /* R*C*clock, one MAC per PE per cycle */
-	double macs_per_s_chip;  /* x cores */
-	/* x core.matrix.macs_per_pe.<type>, by index of the in_type names */
+	double peak[ARCH_N_PEAKS];  /* by enum arch_peak */
+	/* macs_per_s_chip x core.matrix.macs_per_pe.<type>, by index of the
+	 * in_type names: "macs_per_s_<type>" */
 	double macs_per_s_type[ARCH_N_MTX_IN_TYPE];
-	double spm_bytes_per_s;  /* banks*width*ports*clock, per core */
-	double acc_bytes_per_s;  /* same for the accumulator */
-	double noc_bisection_bytes_per_s; /* links crossing the narrowest cut */
-	double dram_bytes_per_s; /* peak of all channels */
-	double vec_ops_per_s;    /* lanes*clock per core */
 	int *core_node;          /* node of each core (chip.cores entries) */
 	int *dram_node;          /* node of each DRAM channel */
 };
@@ -118,6 +130,7 @@ struct arch {
 #define ARCH_E(a, id) ((int)(a)->v[P_##id].i)
 #define ARCH_B(a, id) ((a)->v[P_##id].i != 0)
 #define ARCH_S(a, id) ((const char *)(a)->v[P_##id].s)
+#define ARCH_PEAK(a, id) ((a)->d.peak[ARCH_PEAK_##id])
 
 /* Defaults only (no file): always succeeds unless out of memory. */
 int arch_init_defaults(struct arch *a) NPU_WUR;
@@ -136,6 +149,19 @@ const char *arch_enum_name(const struct arch *a, enum param_id id);
 const int64_t *arch_list(const struct arch *a, enum param_id id, int *n);
 /* Key lookup by dotted name, -1 if unknown. */
 int arch_find_key(const char *key);
+
+/*
+ * A derived peak by name: a peaks.def name or alias, or
+ * "macs_per_s_<type>" for a matrix input type.  0 and *v, or -1 if no
+ * peak has that name.
+ */
+int arch_peak_find(const struct arch *a, const char *name, double *v);
+/* The number of peaks arch_peak_name lists, the k-th name (the table's
+ * rows, then macs_per_s_<type> per input type; NULL past the end) and
+ * its value. */
+int arch_peak_count(void);
+const char *arch_peak_name(int k);
+double arch_peak_at(const struct arch *a, int k);
 
 /* Write the resolved config (loadable) with derived peaks as comments. */
 int arch_dump(const struct arch *a, FILE *fp) NPU_WUR;

@@ -314,9 +314,9 @@ static void dump_derived(const struct arch *a, FILE *fp)
 	      "load; not settings ----\n", fp);
 	fprintf(fp, "# clock: %g GHz = %g cycles/s\n", ARCH_F(a, CHIP_CLOCK_GHZ),
 		arch_clock_hz(a));
-	both(b1, sizeof(b1), d->macs_per_s_core);
-	both(b2, sizeof(b2), d->macs_per_s_chip);
-	both(b3, sizeof(b3), 2 * d->macs_per_s_chip);
+	both(b1, sizeof(b1), d->peak[ARCH_PEAK_MACS_PER_S_CORE]);
+	both(b2, sizeof(b2), d->peak[ARCH_PEAK_MACS_PER_S_CHIP]);
+	both(b3, sizeof(b3), 2 * d->peak[ARCH_PEAK_MACS_PER_S_CHIP]);
 	fprintf(fp, "# matrix MAC/s per core = rows x cols x clock = %lld x %lld "
 		    "x %g = %s\n", (long long)ARCH_I(a, MTX_ROWS),
 		(long long)ARCH_I(a, MTX_COLS), arch_clock_hz(a), b1);
@@ -328,32 +328,32 @@ static void dump_derived(const struct arch *a, FILE *fp)
 		const char *name = arch_enum_at(P_MTX_IN_TYPE, k);
 		int t = dtype_from_name(name);
 
-		both(b1, sizeof(b1), d->macs_per_s_core * arch_macs_per_pe(a, k));
+		both(b1, sizeof(b1), d->peak[ARCH_PEAK_MACS_PER_S_CORE] * arch_macs_per_pe(a, k));
 		both(b2, sizeof(b2), d->macs_per_s_type[k]);
 		fprintf(fp, "#   %-8s (acc %s)  core %s  chip %s%s\n", name,
 			t >= 0 && dtype_is_float((enum npu_dtype)t) ? "fp32 "
 								    : "int32",
 			b1, b2, k == ARCH_E(a, MTX_IN_TYPE) ? "  <- in_type" : "");
 	}
-	both(b1, sizeof(b1), d->spm_bytes_per_s);
+	both(b1, sizeof(b1), d->peak[ARCH_PEAK_SPM_BYTES_PER_S]);
 	fprintf(fp, "# scratchpad bytes/s per core = banks x bank_width x ports "
 		    "x clock = %lld x %lld x %lld x %g = %s\n",
 		(long long)ARCH_I(a, SPM_BANKS), (long long)ARCH_I(a, SPM_BANK_WIDTH),
 		(long long)ARCH_I(a, SPM_PORTS), arch_clock_hz(a), b1);
-	both(b1, sizeof(b1), d->acc_bytes_per_s);
+	both(b1, sizeof(b1), d->peak[ARCH_PEAK_ACC_BYTES_PER_S]);
 	fprintf(fp, "# accumulator bytes/s per core = banks x bank_width x ports "
 		    "x clock = %lld x %lld x %lld x %g = %s\n",
 		(long long)ARCH_I(a, ACC_BANKS), (long long)ARCH_I(a, ACC_BANK_WIDTH),
 		(long long)ARCH_I(a, ACC_PORTS), arch_clock_hz(a), b1);
-	both(b1, sizeof(b1), d->vec_ops_per_s);
+	both(b1, sizeof(b1), d->peak[ARCH_PEAK_VEC_OPS_PER_S]);
 	fprintf(fp, "# vector ops/s per core = lanes x clock = %lld x %g = %s\n",
 		(long long)ARCH_I(a, VEC_LANES), arch_clock_hz(a), b1);
-	both(b1, sizeof(b1), d->noc_bisection_bytes_per_s);
+	both(b1, sizeof(b1), d->peak[ARCH_PEAK_NOC_BISECTION_BYTES_PER_S]);
 	fprintf(fp, "# NoC bisection bytes/s = cut links x link_bytes x 2 "
 		    "directions x clock (%s %lldx%lld) = %s\n",
 		arch_enum_name(a, P_NOC_TOPOLOGY), (long long)ARCH_I(a, NOC_COLS),
 		(long long)ARCH_I(a, NOC_ROWS), b1);
-	both(b1, sizeof(b1), d->dram_bytes_per_s);
+	both(b1, sizeof(b1), d->peak[ARCH_PEAK_DRAM_BYTES_PER_S]);
 	if (ARCH_E(a, DRAM_MODE) == ARCH_DRAM_MODE_IDEAL)
 		fprintf(fp, "# DRAM bytes/s = dram.ideal.bandwidth_gbps x 1e9 "
 			    "= %s\n", b1);
@@ -406,7 +406,7 @@ int arch_dma_covers_dram(const struct arch *a, double *reach_bps,
 		*latency_ns = (double)(ARCH_I(a, DRAM_TRCD) + ARCH_I(a, DRAM_TCL)) *
 			      ARCH_F(a, DRAM_TCK);
 	*reach_bps = *latency_ns > 0 ? inflight / (*latency_ns * 1e-9) : 1e300;
-	return *reach_bps >= a->d.dram_bytes_per_s;
+	return *reach_bps >= ARCH_PEAK(a, DRAM_BYTES_PER_S);
 }
 
 /* FNV-1a (64-bit) of n bytes, continuing from h. */
@@ -541,12 +541,12 @@ void arch_summary(const struct arch *a, FILE *fp)
 	arch_fmt_bytes(spm, sizeof(spm), (double)ARCH_I(a, SPM_BYTES));
 	arch_fmt_bytes(acc, sizeof(acc), (double)ARCH_I(a, ACC_BYTES));
 	arch_fmt_bytes(dram, sizeof(dram), (double)ARCH_I(a, DRAM_BYTES));
-	arch_fmt_si(p[0], sizeof(p[0]), d->macs_per_s_chip);
-	arch_fmt_si(p[1], sizeof(p[1]), 2 * d->macs_per_s_chip);
-	arch_fmt_si(p[2], sizeof(p[2]), d->spm_bytes_per_s);
-	arch_fmt_si(p[3], sizeof(p[3]), d->noc_bisection_bytes_per_s);
-	arch_fmt_si(p[4], sizeof(p[4]), d->dram_bytes_per_s);
-	arch_fmt_si(p[5], sizeof(p[5]), d->vec_ops_per_s);
+	arch_fmt_si(p[0], sizeof(p[0]), d->peak[ARCH_PEAK_MACS_PER_S_CHIP]);
+	arch_fmt_si(p[1], sizeof(p[1]), 2 * d->peak[ARCH_PEAK_MACS_PER_S_CHIP]);
+	arch_fmt_si(p[2], sizeof(p[2]), d->peak[ARCH_PEAK_SPM_BYTES_PER_S]);
+	arch_fmt_si(p[3], sizeof(p[3]), d->peak[ARCH_PEAK_NOC_BISECTION_BYTES_PER_S]);
+	arch_fmt_si(p[4], sizeof(p[4]), d->peak[ARCH_PEAK_DRAM_BYTES_PER_S]);
+	arch_fmt_si(p[5], sizeof(p[5]), d->peak[ARCH_PEAK_VEC_OPS_PER_S]);
 	if (ARCH_E(a, DRAM_MODE) == ARCH_DRAM_MODE_IDEAL)
 		snprintf(kind, sizeof(kind), "ideal (%g ns latency)",
 			 ARCH_F(a, DRAM_IDEAL_LAT));
@@ -890,4 +890,5 @@ void arch_write_doc(FILE *fp)
 			fputs(" |\n", fp);
 		}
 	}
+	arch_write_peaks_doc(fp);
 }

@@ -7,6 +7,7 @@
 #define NPU_ARCH_INT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "arch.h"
 
@@ -22,6 +23,11 @@ int arch_n_groups(void);
 const char *arch_group(int i);
 /* Index of a group path, -1 if no key lives under it. */
 int arch_find_group(const char *path);
+
+/* Fill a->d.peak and a->d.macs_per_s_type (arch_peaks.c). */
+void arch_derive_peaks(struct arch *a);
+/* docs/config.md's "Derived peaks" section. */
+void arch_write_peaks_doc(FILE *fp);
 
 /* Value the named preset gives a preset-backed key (0 for other keys). */
 double arch_preset_value(int preset_index, enum param_id id);

@@ -148,7 +148,7 @@ int cmd_config(int argc, char **argv)
 				(long long)ARCH_I(&a, DMA_ENGINES),
 				(long long)ARCH_I(&a, DMA_OUTSTANDING),
 				(long long)ARCH_I(&a, DMA_BURST), reach / 1e9, lat,
-				a.d.dram_bytes_per_s / 1e9);
+				ARCH_PEAK(&a, DRAM_BYTES_PER_S) / 1e9);
 	}
 	arch_free(&a);
 	/* A dump that could not be written is an I/O error (exit 1), with

@@ -455,7 +455,7 @@ int cmd_dram(int argc, char **argv)
 		free(w);
 		return npu_exit_status(rc);
 	}
-	if (rate && parse_rate(rate, a.d.dram_bytes_per_s / 1e9,
+	if (rate && parse_rate(rate, ARCH_PEAK(&a, DRAM_BYTES_PER_S) / 1e9,
 			       &cfg.rate_gbps)) {
 		arch_free(&a);
 		free(w);

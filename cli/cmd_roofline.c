@@ -126,9 +126,12 @@ static void check_file_peaks(const struct job *j, const char *path,
 			    f->clock_ghz, clk);
 	if (!f->peaks.present)
 		return;
-	if (differs(f->peaks.macs_per_s_chip, dv->macs_per_s_chip) ||
-	    differs(f->peaks.dram_bytes_per_s, dv->dram_bytes_per_s) ||
-	    differs(f->peaks.spm_bytes_per_s, dv->spm_bytes_per_s))
+	if (differs(f->peaks.peak[ARCH_PEAK_MACS_PER_S_CHIP],
+		    dv->peak[ARCH_PEAK_MACS_PER_S_CHIP]) ||
+	    differs(f->peaks.peak[ARCH_PEAK_DRAM_BYTES_PER_S],
+		    dv->peak[ARCH_PEAK_DRAM_BYTES_PER_S]) ||
+	    differs(f->peaks.peak[ARCH_PEAK_SPM_BYTES_PER_S],
+		    dv->peak[ARCH_PEAK_SPM_BYTES_PER_S]))
 		diag_report(d, DIAG_WARNING, diag_at_file(path, 0, 0), 0,
 			    "its peaks differ from the config's (another config "
 			    "or -s?); the ceilings are drawn from the config");
@@ -139,7 +142,7 @@ static double type_peak(const struct job *j, const char *t)
 {
 	int k = arch_enum_find(P_MTX_IN_TYPE, t);
 
-	return k < 0 ? j->a.d.macs_per_s_chip : j->a.d.macs_per_s_type[k];
+	return k < 0 ? ARCH_PEAK(&j->a, MACS_PER_S_CHIP) : j->a.d.macs_per_s_type[k];
 }
 
 /*
@@ -388,9 +391,9 @@ int cmd_roofline(int argc, char **argv)
 	c.clock_ghz = ARCH_F(&j.a, CHIP_CLOCK_GHZ);
 	c.ceilings = j.ceil;
 	c.n_ceilings = j.n_ceil;
-	c.core_ops_per_s = 2.0 * j.a.d.macs_per_s_core;
-	c.dram_bytes_per_s = j.a.d.dram_bytes_per_s;
-	c.sram_bytes_per_s = j.a.d.spm_bytes_per_s * (double)c.n_cores;
+	c.core_ops_per_s = 2.0 * ARCH_PEAK(&j.a, MACS_PER_S_CORE);
+	c.dram_bytes_per_s = ARCH_PEAK(&j.a, DRAM_BYTES_PER_S);
+	c.sram_bytes_per_s = ARCH_PEAK(&j.a, SPM_BYTES_PER_S) * (double)c.n_cores;
 	c.points = j.pts;
 	c.n_points = j.n_pts;
 	rc = write_out(out, &c, roofline_write_svg, &d);

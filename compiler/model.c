@@ -96,7 +96,7 @@ void model_layer_stats(struct model_layer_stats *st, const struct arch *a,
 	const struct ctr_sink *s = st->s;
 	double clock = ARCH_F(a, CHIP_CLOCK_GHZ);
 	double pe = (double)ARCH_I(a, MTX_ROWS) * (double)ARCH_I(a, MTX_COLS);
-	double peak = a->d.macs_per_s_chip / (clock * 1e9) *
+	double peak = ARCH_PEAK(a, MACS_PER_S_CHIP) / (clock * 1e9) *
 		      (share > 0 ? share : 1);
 	struct energy e;
 	st->array_macs = ctr_sum(s, CTR_MATRIX_MACS);
@@ -352,7 +352,7 @@ void model_print(FILE *f, const struct graph *g, const struct map_plan *p,
 	double clock = ARCH_F(a, CHIP_CLOCK_GHZ);
 	double sec = (double)res->cycles / (clock * 1e9);
 	int batch = res->batch > 0 ? res->batch : 1;
-	double peak = a->d.macs_per_s_chip;
+	double peak = ARCH_PEAK(a, MACS_PER_S_CHIP);
 	uint64_t rd = 0, wr = 0;
 	fprintf(f, "%-28s %-28s %12s %7s %9s\n", "layer", "kernel", "cycles",
 		"MAC%", "DRAM MB");

@@ -97,9 +97,9 @@ static double layer_cost(const struct graph *g, const struct map_plan *p,
 			bytes += (double)p->t[n->out[i]].bytes;
 			elems += (double)graph_elems(&g->tensors[n->out[i]]);
 		}
-	double t_mac = (double)L->macs / (k * a->d.macs_per_s_core);
-	double t_vec = elems / (k * a->d.vec_ops_per_s);
-	double t_mem = bytes / a->d.dram_bytes_per_s;
+	double t_mac = (double)L->macs / (k * ARCH_PEAK(a, MACS_PER_S_CORE));
+	double t_vec = elems / (k * ARCH_PEAK(a, VEC_OPS_PER_S));
+	double t_mem = bytes / ARCH_PEAK(a, DRAM_BYTES_PER_S);
 	double t = t_mac > t_vec ? t_mac : t_vec;
 	return (t > t_mem ? t : t_mem) * hz;
 }

@@ -370,23 +370,8 @@ static int lookup(void *ctx, const char *name, size_t len, double *out)
 			*out = strtod(spec_value(l->s, l->pt, i), &end);
 			return *end ? -1 : 0;
 		}
-	if (!strncmp(key, "peak.", 5)) {
-		static const struct { const char *n; size_t off; } pk[] = {
-			{ "macs_per_s", offsetof(struct arch_derived, macs_per_s_chip) },
-			{ "dram_bytes_per_s", offsetof(struct arch_derived, dram_bytes_per_s) },
-			{ "spm_bytes_per_s", offsetof(struct arch_derived, spm_bytes_per_s) },
-			{ "noc_bytes_per_s", offsetof(struct arch_derived, noc_bisection_bytes_per_s) },
-			{ "vec_ops_per_s", offsetof(struct arch_derived, vec_ops_per_s) },
-		};
-		size_t k;
-
-		for (k = 0; k < sizeof(pk) / sizeof(pk[0]); k++)
-			if (!strcmp(key + 5, pk[k].n)) {
-				*out = *(const double *)((const char *)&l->a->d + pk[k].off);
-				return 0;
-			}
-		return -1;
-	}
+	if (!strncmp(key, "peak.", 5))
+		return arch_peak_find(l->a, key + 5, out);
 	if ((id = arch_find_key(key)) < 0)
 		return -1;
 	switch (param_info[id].type) {

@@ -75,9 +75,8 @@ const char *spec_value(const struct spec *s, const struct spec_point *pt, int i)
  * -1 if the point's config does not load, -2 if a constraint cannot be
  * evaluated (a spec error: *line is the constraint's line in the spec);
  * messages in why.  Names: the parameters, every config key of the
- * point's resolved config, and derived peaks peak.macs_per_s,
- * peak.dram_bytes_per_s, peak.spm_bytes_per_s, peak.noc_bytes_per_s,
- * peak.vec_ops_per_s.
+ * point's resolved config, and its derived peaks as peak.<name>
+ * (arch/peaks.def, with the aliases the table gives; arch_peak_find).
  */
 int spec_feasible(const struct spec *s, const struct spec_point *pt,
 		  char *why, size_t n, int *line);

@@ -677,7 +677,7 @@ int tune_run(const struct tune_opts *o, struct diag *d)
 	 * stops there.
 	 */
 	{
-		double bytes = 0, bps = t.a.d.dram_bytes_per_s, hz = arch_clock_hz(&t.a);
+		double bytes = 0, bps = ARCH_PEAK(&t.a, DRAM_BYTES_PER_S), hz = arch_clock_hz(&t.a);
 		size_t j;
 
 		for (j = 0; j < p->n_tensors; j++) {

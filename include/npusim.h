@@ -50,12 +50,19 @@ enum npusim_error {
 	NPUSIM_EIO = -7       /* a file could not be read or written */
 };
 
+/* The message of an error code ("out of memory"; "unknown error" for a
+ * code that is not one). */
+const char *npusim_strerror(int code);
+
 /* Element types: the ids of docs/isa.md "Data types". */
 enum npusim_dtype {
 	NPUSIM_INT4 = 0, NPUSIM_INT8 = 1, NPUSIM_INT16 = 2, NPUSIM_INT32 = 3,
 	NPUSIM_FP8E4M3 = 4, NPUSIM_FP8E5M2 = 5, NPUSIM_FP16 = 6,
 	NPUSIM_BF16 = 7, NPUSIM_FP32 = 8
 };
+
+/* A type's name ("bf16"), NULL for an id that is none. */
+const char *npusim_dtype_name(int dtype);
 
 typedef struct npusim_config npusim_config;
 typedef struct npusim_run npusim_run;
@@ -79,10 +86,12 @@ int npusim_config_parse(const char *text, const char *name, const char *const *o
 			size_t n_overrides, npusim_config **out, char **err);
 void npusim_config_free(npusim_config *cfg);
 /* A derived peak of the chip by name, as the counters file's "# peak"
- * lines: macs_per_s_chip, macs_per_s_core, dram_bytes_per_s,
- * spm_bytes_per_s, acc_bytes_per_s, noc_bisection_bytes_per_s,
- * vec_ops_per_s, macs_per_s_<type>; and clock_ghz, cores. */
+ * lines (arch/peaks.def: macs_per_s_chip, dram_bytes_per_s, ...;
+ * macs_per_s_<type> per matrix input type), and clock_ghz and cores.
+ * npusim_peak_name(k) lists every name for k = 0, 1, ... (NULL past the
+ * last). */
 int npusim_config_peak(const npusim_config *cfg, const char *name, double *value);
+const char *npusim_peak_name(int k);
 /* The resolved config as `npusim config --dump` prints it (malloc'ed). */
 int npusim_config_dump(const npusim_config *cfg, char **text);
 

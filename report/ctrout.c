@@ -212,33 +212,31 @@ static void json_num(FILE *fp, double v)
 	fputs(buf, fp);
 }
 
-/* The derived peaks of the config (arch_derived), per second. */
+/*
+ * The derived peaks of the config (arch/peaks.def), per second, in table
+ * order; the per-type MAC peaks as an object after macs_per_s_chip.
+ */
 static void json_peaks(FILE *fp, const struct arch *a)
 {
 	const struct arch_derived *d = &a->d;
-	int k;
+	int k, t;
 
-	fputs("  \"peaks\": {\n    \"macs_per_s_core\": ", fp);
-	json_num(fp, d->macs_per_s_core);
-	fputs(",\n    \"macs_per_s_chip\": ", fp);
-	json_num(fp, d->macs_per_s_chip);
-	/* core.matrix.macs_per_pe.<type> MACs per PE per cycle */
-	fputs(",\n    \"macs_per_s_by_type\": {", fp);
-	for (k = 0; k < arch_enum_count(P_MTX_IN_TYPE); k++) {
-		fprintf(fp, "%s\"%s\": ", k ? ", " : "",
-			arch_enum_at(P_MTX_IN_TYPE, k));
-		json_num(fp, d->macs_per_s_type[k]);
+	fputs("  \"peaks\": {", fp);
+	for (k = 0; k < ARCH_N_PEAKS; k++) {
+		fprintf(fp, "%s\n    \"%s\": ", k ? "," : "",
+			arch_peak_info[k].name);
+		json_num(fp, d->peak[k]);
+		if (k != ARCH_PEAK_MACS_PER_S_CHIP)
+			continue;
+		/* core.matrix.macs_per_pe.<type> MACs per PE per cycle */
+		fputs(",\n    \"macs_per_s_by_type\": {", fp);
+		for (t = 0; t < arch_enum_count(P_MTX_IN_TYPE); t++) {
+			fprintf(fp, "%s\"%s\": ", t ? ", " : "",
+				arch_enum_at(P_MTX_IN_TYPE, t));
+			json_num(fp, d->macs_per_s_type[t]);
+		}
+		fputs("}", fp);
 	}
-	fputs("},\n    \"spm_bytes_per_s\": ", fp);
-	json_num(fp, d->spm_bytes_per_s);
-	fputs(",\n    \"acc_bytes_per_s\": ", fp);
-	json_num(fp, d->acc_bytes_per_s);
-	fputs(",\n    \"dram_bytes_per_s\": ", fp);
-	json_num(fp, d->dram_bytes_per_s);
-	fputs(",\n    \"noc_bisection_bytes_per_s\": ", fp);
-	json_num(fp, d->noc_bisection_bytes_per_s);
-	fputs(",\n    \"vec_ops_per_s\": ", fp);
-	json_num(fp, d->vec_ops_per_s);
 	fputs("\n  },\n", fp);
 }
 
@@ -421,23 +419,9 @@ static void csv_meta(FILE *fp, const struct ctrout_meta *m)
 		trc_json_double(v, sizeof(v), m->clock_ghz);
 		fprintf(fp, "# clock_ghz: %s\n", v);
 	}
-	if (m->arch) {
-		const struct arch_derived *d = &m->arch->d;
-
-		fprintf(fp, "# peak macs_per_s_core: %.6g\n", d->macs_per_s_core);
-		fprintf(fp, "# peak macs_per_s_chip: %.6g\n", d->macs_per_s_chip);
-		fprintf(fp, "# peak spm_bytes_per_s: %.6g\n", d->spm_bytes_per_s);
-		fprintf(fp, "# peak acc_bytes_per_s: %.6g\n", d->acc_bytes_per_s);
-		fprintf(fp, "# peak dram_bytes_per_s: %.6g\n", d->dram_bytes_per_s);
-		fprintf(fp, "# peak noc_bisection_bytes_per_s: %.6g\n",
-			d->noc_bisection_bytes_per_s);
-		fprintf(fp, "# peak vec_ops_per_s: %.6g\n", d->vec_ops_per_s);
-		/* per input type: core.matrix.macs_per_pe.<type> */
-		for (k = 0; k < arch_enum_count(P_MTX_IN_TYPE); k++)
-			fprintf(fp, "# peak macs_per_s_%s: %.6g\n",
-				arch_enum_at(P_MTX_IN_TYPE, k),
-				d->macs_per_s_type[k]);
-	}
+	for (k = 0; m->arch && k < arch_peak_count(); k++)
+		fprintf(fp, "# peak %s: %.6g\n", arch_peak_name(k),
+			arch_peak_at(m->arch, k));
 }
 
 /* The region column of r: its name, or "NAME@coreN" when another region

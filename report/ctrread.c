@@ -180,29 +180,21 @@ static int get_energy(struct rd *r, const char *prefix, json_object *o,
 
 static int get_peaks(struct rd *r, json_object *o, struct ctrread_peaks *p)
 {
-	static const struct {
-		const char *key;
-		size_t off;
-	} nums[] = {
-		{ "macs_per_s_chip", offsetof(struct ctrread_peaks, macs_per_s_chip) },
-		{ "spm_bytes_per_s", offsetof(struct ctrread_peaks, spm_bytes_per_s) },
-		{ "dram_bytes_per_s", offsetof(struct ctrread_peaks, dram_bytes_per_s) },
-	};
 	char path[160];
 	json_object *v, *bt;
-	size_t i;
-	int n;
+	int i, n;
 
 	if (!o)
 		return 0;
 	if (!json_object_is_type(o, json_type_object))
 		return bad(r, "peaks", "expected an object");
 	p->present = 1;
-	for (i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
-		if (!json_object_object_get_ex(o, nums[i].key, &v))
+	/* every peak the table names; one a file lacks reads as 0 */
+	for (i = 0; i < ARCH_N_PEAKS; i++) {
+		if (!json_object_object_get_ex(o, arch_peak_info[i].name, &v))
 			continue;
-		snprintf(path, sizeof(path), "peaks.%s", nums[i].key);
-		if (get_num(r, path, v, (double *)((char *)p + nums[i].off)))
+		snprintf(path, sizeof(path), "peaks.%s", arch_peak_info[i].name);
+		if (get_num(r, path, v, &p->peak[i]))
 			return NPU_ECOUNTERS;
 	}
 	if (!json_object_object_get_ex(o, "macs_per_s_by_type", &bt))

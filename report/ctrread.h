@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../arch/arch.h"
 #include "../util/diag.h"
 
 /* The newest counters schema this reader understands. */
@@ -54,9 +55,7 @@ struct ctrread_type_peak {
 /* "peaks" (schema 2); a member absent from the file reads as 0. */
 struct ctrread_peaks {
 	int present;                    /* 1 if the object was there */
-	double macs_per_s_chip;
-	double spm_bytes_per_s;
-	double dram_bytes_per_s;
+	double peak[ARCH_N_PEAKS];      /* by enum arch_peak (arch/peaks.def) */
 	struct ctrread_type_peak *types; /* by type, in file order (owned) */
 	int n_types;
 };

@@ -25,51 +25,6 @@ import numpy as np
 
 __all__ = ["Config", "Run", "Result", "Error", "kernel", "config_path", "version"]
 
-_CDEF = """
-typedef struct npusim_config npusim_config;
-typedef struct npusim_run npusim_run;
-struct npusim_run_opts { int timing_only; int check_hazards; uint64_t max_cycles; };
-struct npusim_tensor { int dtype; int ndim; uint64_t shape[8]; uint64_t bytes; int space;
-                       uint64_t addr; };
-struct npusim_result { uint64_t cycles; uint64_t events; int hazards; int paused; };
-const char *npusim_version(void);
-void npusim_free(void *p);
-int npusim_config_load(const char *path, const char *const *overrides, size_t n,
-                       npusim_config **out, char **err);
-int npusim_config_parse(const char *text, const char *name, const char *const *overrides,
-                        size_t n, npusim_config **out, char **err);
-void npusim_config_free(npusim_config *cfg);
-int npusim_config_peak(const npusim_config *cfg, const char *name, double *value);
-int npusim_config_dump(const npusim_config *cfg, char **text);
-npusim_run *npusim_run_new(const npusim_config *cfg, const struct npusim_run_opts *opts,
-                           char **err);
-void npusim_run_free(npusim_run *r);
-const char *npusim_error(const npusim_run *r);
-int npusim_load_source(npusim_run *r, const char *name, const char *text,
-                       const char *const *defines, size_t n, const char *const *includes,
-                       size_t ni);
-int npusim_load_file(npusim_run *r, const char *path, const char *const *defines, size_t n,
-                     const char *const *includes, size_t ni);
-int npusim_tensor_info(npusim_run *r, const char *name, int core, struct npusim_tensor *t);
-int npusim_tensor_count(npusim_run *r, int core);
-const char *npusim_tensor_name(npusim_run *r, int core, int i);
-int npusim_write(npusim_run *r, const char *name, int core, const void *data, size_t bytes);
-int npusim_read(npusim_run *r, const char *name, int core, void *data, size_t bytes);
-int npusim_write_npy(npusim_run *r, const char *name, int core, const void *npy, size_t bytes);
-int npusim_zero(npusim_run *r, const char *name, int core);
-int npusim_read_f32(npusim_run *r, const char *name, int core, float *out, size_t n);
-int npusim_read_i8(npusim_run *r, const char *name, int core, int8_t *out, size_t n);
-int npusim_go(npusim_run *r, struct npusim_result *res);
-int npusim_go_until(npusim_run *r, uint64_t cycle, struct npusim_result *res);
-int npusim_counter(npusim_run *r, const char *name, double *value);
-int npusim_counter_count(npusim_run *r);
-int npusim_counter_get(npusim_run *r, int i, const char **name, double *value,
-                       const char **unit);
-int npusim_region_count(npusim_run *r);
-int npusim_region_get(npusim_run *r, int i, const char **name, int *core, uint64_t *entries,
-                      uint64_t *cycles);
-"""
-
 _HERE = os.path.dirname(os.path.abspath(__file__))
 try:  # written by `make install`
     from . import _paths
@@ -89,18 +44,46 @@ def _find_lib():
     return os.path.join(_tree(), os.environ.get("NPUSIM_BUILD", "build"), "libnpusim.so.0")
 
 
+def _header():
+    """The C API's declarations, read from include/npusim.h itself (the
+    installed copy, or the tree's): the package keeps no copy of them.
+    cffi takes C declarations, not the preprocessor, so the header's
+    directives and its C++ guard (the lines between '#ifdef __cplusplus'
+    and '#endif') are left out; nothing else is changed."""
+    path = (os.path.join(_paths.INCLUDEDIR, "npusim.h") if _paths is not None
+            else os.path.join(_tree(), "include", "npusim.h"))
+    out, skip = [], False
+    with open(path) as f:
+        for line in f:
+            s = line.strip()
+            if s.startswith("#ifdef __cplusplus"):
+                skip = True
+            elif skip and s.startswith("#endif"):
+                skip = False
+            elif not skip and not s.startswith("#"):
+                out.append(line)
+    return "".join(out)
+
+
 _ffi = cffi.FFI()
-_ffi.cdef(_CDEF)
+_ffi.cdef(_header())
 _lib = _ffi.dlopen(_find_lib())
 
-# enum npusim_dtype -> (name, NumPy type of the raw storage, read as)
-_DTYPES = {
-    0: ("int4", None, "i8"), 1: ("int8", np.int8, "raw"), 2: ("int16", np.int16, "raw"),
-    3: ("int32", np.int32, "raw"), 4: ("fp8e4m3", None, "f32"), 5: ("fp8e5m2", None, "f32"),
-    6: ("fp16", np.float16, "raw"), 7: ("bf16", None, "f32"), 8: ("fp32", np.float32, "raw"),
+# How each element type is stored and read back, by its C name
+# (npusim_dtype_name): the NumPy type of the raw storage, and "raw" (as
+# stored), "f32" (widened to float32, exactly) or "i8" (int4 to int8).
+# Which types exist comes from enum npusim_dtype; tests/python checks that
+# every one has a row here.
+_STORAGE = {
+    "int4": (None, "i8"), "int8": (np.int8, "raw"), "int16": (np.int16, "raw"),
+    "int32": (np.int32, "raw"), "fp8e4m3": (None, "f32"), "fp8e5m2": (None, "f32"),
+    "fp16": (np.float16, "raw"), "bf16": (None, "f32"), "fp32": (np.float32, "raw"),
 }
-_ERRORS = {-1: "invalid argument", -2: "configuration error", -3: "assembly error",
-           -4: "tensor error", -5: "run error", -6: "out of memory", -7: "I/O error"}
+# enum npusim_dtype value -> (name, NumPy storage type, read as)
+_DTYPES = {}
+for _v in sorted(_ffi.typeof("enum npusim_dtype").elements):
+    _n = _ffi.string(_lib.npusim_dtype_name(_v)).decode()
+    _DTYPES[_v] = (_n,) + _STORAGE.get(_n, (None, None))
 
 
 def version():
@@ -126,7 +109,7 @@ class Error(Exception):
 
     def __init__(self, code, message):
         self.code = code
-        self.message = message.strip() or _ERRORS.get(code, "error %d" % code)
+        self.message = message.strip() or _ffi.string(_lib.npusim_strerror(code)).decode()
         super().__init__(self.message)
 
 
@@ -157,10 +140,6 @@ class Config:
     """A chip configuration: a file, a text, or the defaults, then
     overrides ({"key": value} or ["key=value", ...], as `-s`)."""
 
-    _PEAKS = ("clock_ghz", "cores", "macs_per_s_core", "macs_per_s_chip", "spm_bytes_per_s",
-              "acc_bytes_per_s", "dram_bytes_per_s", "noc_bisection_bytes_per_s",
-              "vec_ops_per_s")
-
     def __init__(self, path=None, text=None, overrides=None, name=None):
         ov, keep = _strings(_kv(overrides))
         out = _ffi.new("npusim_config **")
@@ -183,9 +162,18 @@ class Config:
             raise Error(-1, "no peak named %r" % name)
         return v[0]
 
+    @staticmethod
+    def peak_names():
+        """The names peak() takes, as the library lists them."""
+        names, k = [], 0
+        while _lib.npusim_peak_name(k) != _ffi.NULL:
+            names.append(_ffi.string(_lib.npusim_peak_name(k)).decode())
+            k += 1
+        return names
+
     def peaks(self):
         """Every derived peak as a dict."""
-        return {k: self.peak(k) for k in self._PEAKS}
+        return {k: self.peak(k) for k in self.peak_names()}
 
     def dump(self):
         """The resolved config as text (`npusim config --dump`)."""

@@ -203,6 +203,31 @@ def test_config_text_dict_and_peaks():
     assert "rows = 16;" in c.dump()
 
 
+def test_mirrors_of_the_c_tables(tmp_path):
+    """What the package knows of the library comes from the library: every
+    element type of enum npusim_dtype has a storage row, every error code
+    of enum npusim_error a message, and the peaks are those of a counters
+    file (arch/peaks.def), in the same order."""
+    for v, (name, _raw, how) in npusim._DTYPES.items():
+        assert how in ("raw", "f32", "i8"), "no storage row for %s" % name
+    assert sorted(npusim._DTYPES) == list(range(len(npusim._DTYPES)))
+    codes = npusim._ffi.typeof("enum npusim_error").elements
+    for code in codes:
+        assert npusim._ffi.string(npusim._lib.npusim_strerror(code)) != b"unknown error"
+    assert npusim.Error(-7, "").message == "I/O error"
+    c = npusim.Config(DEFAULT)
+    out = tmp_path / "c.csv"
+    subprocess.run([BIN, "run", "-q", "-c", DEFAULT, "--timing-only", "--counters", str(out),
+                    os.path.join(TREE, "asm", "kernels", "gemm.s")], check=True)
+    lines = [ln[len("# peak "):] for ln in out.read_text().splitlines()
+             if ln.startswith("# peak ")]
+    file_peaks = [ln.split(":")[0] for ln in lines]
+    assert c.peak_names()[2:] == file_peaks
+    for ln in lines:
+        name, val = ln.split(": ")
+        assert c.peak(name) == pytest.approx(float(val), rel=1e-5)
+
+
 def test_regions():
     r = npusim.Run(npusim.Config(DEFAULT))
     r.load(path=npusim.kernel("softmax.s"), defines={"R": 16, "L": 64})

@@ -113,14 +113,14 @@ static void assert_same(const struct arch *x, const struct arch *y)
 			break;
 		}
 	}
-	ck_assert(x->d.macs_per_s_core == y->d.macs_per_s_core);
-	ck_assert(x->d.macs_per_s_chip == y->d.macs_per_s_chip);
-	ck_assert(x->d.spm_bytes_per_s == y->d.spm_bytes_per_s);
-	ck_assert(x->d.acc_bytes_per_s == y->d.acc_bytes_per_s);
-	ck_assert(x->d.noc_bisection_bytes_per_s ==
-		  y->d.noc_bisection_bytes_per_s);
-	ck_assert(x->d.dram_bytes_per_s == y->d.dram_bytes_per_s);
-	ck_assert(x->d.vec_ops_per_s == y->d.vec_ops_per_s);
+	ck_assert(ARCH_PEAK(x, MACS_PER_S_CORE) == ARCH_PEAK(y, MACS_PER_S_CORE));
+	ck_assert(ARCH_PEAK(x, MACS_PER_S_CHIP) == ARCH_PEAK(y, MACS_PER_S_CHIP));
+	ck_assert(ARCH_PEAK(x, SPM_BYTES_PER_S) == ARCH_PEAK(y, SPM_BYTES_PER_S));
+	ck_assert(ARCH_PEAK(x, ACC_BYTES_PER_S) == ARCH_PEAK(y, ACC_BYTES_PER_S));
+	ck_assert(ARCH_PEAK(x, NOC_BISECTION_BYTES_PER_S) ==
+		  ARCH_PEAK(y, NOC_BISECTION_BYTES_PER_S));
+	ck_assert(ARCH_PEAK(x, DRAM_BYTES_PER_S) == ARCH_PEAK(y, DRAM_BYTES_PER_S));
+	ck_assert(ARCH_PEAK(x, VEC_OPS_PER_S) == ARCH_PEAK(y, VEC_OPS_PER_S));
 	for (k = 0; k < ARCH_I(x, CHIP_CORES); k++)
 		ck_assert_int_eq(x->d.core_node[k], y->d.core_node[k]);
 	for (k = 0; k < ARCH_I(x, DRAM_CHANNELS); k++)
@@ -400,16 +400,16 @@ START_TEST(arch_config_default_peaks)
 	ck_assert_int_eq(ARCH_I(&a, SPM_BANKS), 8);
 	ck_assert_int_eq(ARCH_I(&a, ACC_BYTES), 64 * 1024);
 	/* by hand: 32 x 32 PEs at 1 GHz */
-	near(a.d.macs_per_s_core, 1024e9);
-	near(a.d.macs_per_s_chip, 1024e9);
+	near(ARCH_PEAK(&a, MACS_PER_S_CORE), 1024e9);
+	near(ARCH_PEAK(&a, MACS_PER_S_CHIP), 1024e9);
 	/* 8 banks x 16 B x 1 port; 4 banks x 32 B x 1 port */
-	near(a.d.spm_bytes_per_s, 128e9);
-	near(a.d.acc_bytes_per_s, 128e9);
+	near(ARCH_PEAK(&a, SPM_BYTES_PER_S), 128e9);
+	near(ARCH_PEAK(&a, ACC_BYTES_PER_S), 128e9);
 	/* 2x1 mesh: one link, 32 B, both directions */
-	near(a.d.noc_bisection_bytes_per_s, 64e9);
+	near(ARCH_PEAK(&a, NOC_BISECTION_BYTES_PER_S), 64e9);
 	/* LPDDR5-6400 x16: 6400 MT/s x 2 B = 12.8 GB/s */
-	near(a.d.dram_bytes_per_s, 12.8e9);
-	near(a.d.vec_ops_per_s, 16e9);
+	near(ARCH_PEAK(&a, DRAM_BYTES_PER_S), 12.8e9);
+	near(ARCH_PEAK(&a, VEC_OPS_PER_S), 16e9);
 	arch_free(&a);
 }
 END_TEST
@@ -425,16 +425,16 @@ START_TEST(arch_config_tpu_v1_peaks)
 	ck_assert_int_eq(ARCH_I(&a, DRAM_BYTES), 8LL << 30);
 	ck_assert(ARCH_B(&a, MTX_WEIGHT_DB));
 	/* Jouppi et al.: 65536 MACs x 0.7 GHz = 45.9 TMAC/s = 92 TOPS */
-	near(a.d.macs_per_s_chip, 65536 * 0.7e9);
-	ck_assert_int_eq((int)lround(2 * a.d.macs_per_s_chip / 1e12), 92);
-	ck_assert_int_eq((int)lround(a.d.macs_per_s_chip / 1e11), 459);
+	near(ARCH_PEAK(&a, MACS_PER_S_CHIP), 65536 * 0.7e9);
+	ck_assert_int_eq((int)lround(2 * ARCH_PEAK(&a, MACS_PER_S_CHIP) / 1e12), 92);
+	ck_assert_int_eq((int)lround(ARCH_PEAK(&a, MACS_PER_S_CHIP) / 1e11), 459);
 	/* ideal DRAM: the configured 30 GB/s */
-	near(a.d.dram_bytes_per_s, 30e9);
+	near(ARCH_PEAK(&a, DRAM_BYTES_PER_S), 30e9);
 	/* 4 banks x 256 B at 700 MHz; 4 x 1 KiB */
-	near(a.d.spm_bytes_per_s, 4 * 256 * 0.7e9);
-	near(a.d.acc_bytes_per_s, 4 * 1024 * 0.7e9);
+	near(ARCH_PEAK(&a, SPM_BYTES_PER_S), 4 * 256 * 0.7e9);
+	near(ARCH_PEAK(&a, ACC_BYTES_PER_S), 4 * 1024 * 0.7e9);
 	/* 3x1 mesh: one cut link of 64 B, two directions */
-	near(a.d.noc_bisection_bytes_per_s, 64 * 2 * 0.7e9);
+	near(ARCH_PEAK(&a, NOC_BISECTION_BYTES_PER_S), 64 * 2 * 0.7e9);
 	ck_assert_int_eq(a.d.dram_node[0], 1);
 	ck_assert_int_eq(a.d.dram_node[1], 2);
 	arch_free(&a);
@@ -465,11 +465,11 @@ START_TEST(arch_config_datacenter_peaks)
 		ck_assert(x == 0 || x == 5 || y == 0 || y == 5);
 		ck_assert(!((x == 0 || x == 5) && (y == 0 || y == 5)));
 	}
-	near(a.d.macs_per_s_chip, 16.0 * 128 * 128 * 1.2e9);
+	near(ARCH_PEAK(&a, MACS_PER_S_CHIP), 16.0 * 128 * 128 * 1.2e9);
 	/* 6x6 mesh: the cut crosses 6 links of 64 B, two directions */
-	near(a.d.noc_bisection_bytes_per_s, 6 * 64 * 2 * 1.2e9);
+	near(ARCH_PEAK(&a, NOC_BISECTION_BYTES_PER_S), 6 * 64 * 2 * 1.2e9);
 	/* DDR-type formula with the resolved preset values */
-	near(a.d.dram_bytes_per_s,
+	near(ARCH_PEAK(&a, DRAM_BYTES_PER_S),
 	     16.0 * (double)ARCH_I(&a, DRAM_BUS_BITS) / 8 *
 		     (double)ARCH_I(&a, DRAM_BEATS_PER_TCK) /
 		     (ARCH_F(&a, DRAM_TCK) * 1e-9));
@@ -489,12 +489,12 @@ START_TEST(arch_peaks_torus_and_single_node)
 
 	load_ok(&a, NULL, torus, 4);
 	/* cut across the 4-wide dimension: 3 rows, doubled by wraparound */
-	near(a.d.noc_bisection_bytes_per_s, 2 * 3 * 32 * 2 * 1e9);
-	near(a.d.macs_per_s_chip, 4 * 1024e9);
+	near(ARCH_PEAK(&a, NOC_BISECTION_BYTES_PER_S), 2 * 3 * 32 * 2 * 1e9);
+	near(ARCH_PEAK(&a, MACS_PER_S_CHIP), 4 * 1024e9);
 	arch_free(&a);
 	load_ok(&a, NULL, one, 4);
-	near(a.d.noc_bisection_bytes_per_s, 1 * 32 * 2 * 1e9);
-	near(a.d.dram_bytes_per_s, 12.5e9);
+	near(ARCH_PEAK(&a, NOC_BISECTION_BYTES_PER_S), 1 * 32 * 2 * 1e9);
+	near(ARCH_PEAK(&a, DRAM_BYTES_PER_S), 12.5e9);
 	arch_free(&a);
 }
 END_TEST
@@ -733,7 +733,7 @@ START_TEST(arch_bigint_with_suffix)
 	ck_assert_int_eq(ARCH_I(&a, DRAM_BYTES), 1099511627776LL);
 	ck_assert(ARCH_F(&a, DRAM_IDEAL_BW) == 100.0); /* int for a float key */
 	ck_assert(ARCH_F(&a, DRAM_IDEAL_LAT) == 0.0);
-	near(a.d.dram_bytes_per_s, 100e9);
+	near(ARCH_PEAK(&a, DRAM_BYTES_PER_S), 100e9);
 	arch_free(&a);
 }
 END_TEST

@@ -200,6 +200,20 @@ START_TEST(dse_spec_feasible)
 	spec_point(&s, 4, &pt);                  /* 64, 64 */
 	ck_assert_int_eq(spec_feasible(&s, &pt, why, sizeof(why), &line), 1);
 	spec_free(&s);
+	/* every peak by its table name (the alias above is macs_per_s_chip),
+	 * the per-type ones too: 16 x 32 PEs at 1 GHz, one int4 MAC each */
+	ck_assert_int_eq(load(&s,
+		"program = \"p.s\";\n"
+		"params = ( { name = \"core.matrix.rows\"; values = [16]; } );\n"
+		"constraints = [ \"peak.macs_per_s_chip == 16 * 32 * 1e9\",\n"
+		"  \"peak.macs_per_s_int4 == peak.macs_per_s_chip\",\n"
+		"  \"peak.noc_bytes_per_s == peak.noc_bisection_bytes_per_s\",\n"
+		"  \"peak.vec_ops_per_s > 0 && peak.acc_bytes_per_s > 0\" ];\n",
+		&log), 0);
+	free(log);
+	spec_point(&s, 0, &pt);
+	ck_assert_int_eq(spec_feasible(&s, &pt, why, sizeof(why), &line), 1);
+	spec_free(&s);
 	ck_assert_int_eq(load(&s,
 		"program = \"p.s\";\n"
 		"params = ( { name = \"core.matrix.rows\"; values = [16]; } );\n"

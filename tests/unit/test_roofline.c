@@ -85,9 +85,9 @@ START_TEST(read_schema2)
 	ck_assert_int_eq(f.schema, 2);
 	ck_assert_str_eq(f.config, "a.cfg");
 	ck_assert_int_eq(f.peaks.present, 1);
-	ck_assert(f.peaks.macs_per_s_chip == 1e12);
-	ck_assert(f.peaks.dram_bytes_per_s == 1e10);
-	ck_assert(f.peaks.spm_bytes_per_s == 1e11);
+	ck_assert(f.peaks.peak[ARCH_PEAK_MACS_PER_S_CHIP] == 1e12);
+	ck_assert(f.peaks.peak[ARCH_PEAK_DRAM_BYTES_PER_S] == 1e10);
+	ck_assert(f.peaks.peak[ARCH_PEAK_SPM_BYTES_PER_S] == 1e11);
 	ck_assert_int_eq(f.peaks.n_types, 2);
 	ck_assert_str_eq(f.peaks.types[0].type, "int8");
 	ck_assert_str_eq(f.peaks.types[1].type, "int4");
