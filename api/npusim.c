@@ -34,7 +34,7 @@ struct npusim_run {
 	char *err;              /* the messages of the last failed call */
 	struct ctr_sink sink;   /* counters of the last npusim_go */
 	int have_sink;
-	struct run_region *rgn; /* regions of the last npusim_go */
+	struct ctr_region *rgn; /* regions of the last npusim_go */
 	size_t n_rgn;
 };
 
@@ -678,7 +678,7 @@ int npusim_region_count(npusim_run *r)
 int npusim_region_get(npusim_run *r, int i, const char **name, int *core, uint64_t *entries,
 		      uint64_t *cycles)
 {
-	const struct run_region *g;
+	const struct ctr_region *g;
 
 	if (!r || i < 0 || (size_t)i >= r->n_rgn)
 		return NPUSIM_EINVAL;

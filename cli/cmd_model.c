@@ -578,36 +578,26 @@ static int write_counters(const struct mopts *o, struct run *r,
 			  const struct arch *a, uint64_t cycles, struct diag *d)
 {
 	struct ctr_sink sink;
-	struct run_region *rgn = NULL;
-	struct ctrout_region *crgn = NULL;
+	struct ctr_region *rgn = NULL;
 	size_t n_rgn = 0;
 	int rc;
 	ctr_sink_init(&sink);
-	if ((rc = run_counters(r, &sink)) || (rc = run_regions(r, &rgn, &n_rgn)) ||
-	    (n_rgn && !(crgn = calloc(n_rgn, sizeof *crgn)))) {
+	if ((rc = run_counters(r, &sink)) || (rc = run_regions(r, &rgn, &n_rgn))) {
 		rc = diag_error(d, diag_nowhere(), NPU_ENOMEM, "out of memory");
 		goto out;
-	}
-	for (size_t k = 0; k < n_rgn; k++) {
-		crgn[k].name = rgn[k].name;
-		crgn[k].core = rgn[k].core;
-		crgn[k].entries = rgn[k].entries;
-		crgn[k].cycles = rgn[k].cycles;
-		crgn[k].s = &rgn[k].s;
 	}
 	struct ctrout_meta m = { NPU_VERSION, o->config, o->model, cycles,
 				 ARCH_F(a, CHIP_CLOCK_GHZ) };
 	m.arch = a;
 	m.overrides = o->sets;
 	m.n_overrides = (size_t)o->n_sets;
-	m.regions = crgn;
+	m.regions = rgn;
 	m.n_regions = n_rgn;
 	for (int i = 0; i < o->n_counters && !rc; i++)
 		rc = ctrout_write(o->counters[i],
 				  (enum ctrout_fmt)ctrout_fmt_of(o->counters[i]),
 				  &sink, &m, d);
 out:
-	free(crgn);
 	run_regions_free(rgn, n_rgn);
 	ctr_sink_free(&sink);
 	return rc;

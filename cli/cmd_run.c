@@ -621,9 +621,8 @@ static int cmd_run_common(int argc, char **argv, int stat)
 	struct ctr_sink sink;
 	struct trc *trace = NULL;
 	struct progress pg;
-	struct run_region *rgn = NULL;     /* program regions (rbeg/rend) */
-	struct ctrout_region *crgn = NULL; /* the same for the writers */
-	size_t n_rgn = 0, k;
+	struct ctr_region *rgn = NULL;     /* program regions (rbeg/rend) */
+	size_t n_rgn = 0;
 	int rc = 0, arch_ok = 0, interrupted = 0, i;
 
 	/* Everything cleaned up at "out" must be initialised before the
@@ -730,21 +729,12 @@ static int cmd_run_common(int argc, char **argv, int stat)
 			goto out;
 		}
 		m.programs = progs;
-		/* Program regions: the run library's records, pointed to as
-		 * the output side's (run/ does not include report/). */
-		if ((rc = run_regions(r, &rgn, &n_rgn)) ||
-		    (n_rgn && !(crgn = calloc(n_rgn, sizeof(*crgn))))) {
+		/* Program regions: the run library's records. */
+		if ((rc = run_regions(r, &rgn, &n_rgn))) {
 			rc = diag_error(&d, diag_nowhere(), NPU_ENOMEM, "out of memory");
 			goto out;
 		}
-		for (k = 0; k < n_rgn; k++) {
-			crgn[k].name = rgn[k].name;
-			crgn[k].core = rgn[k].core;
-			crgn[k].entries = rgn[k].entries;
-			crgn[k].cycles = rgn[k].cycles;
-			crgn[k].s = &rgn[k].s;
-		}
-		m.regions = crgn;
+		m.regions = rgn;
 		m.n_regions = n_rgn;
 
 		for (i = 0; i < o->n_counters; i++)
@@ -792,7 +782,6 @@ static int cmd_run_common(int argc, char **argv, int stat)
 		printf("hazards: none\n");
 	}
 out:
-	free(crgn);
 	run_regions_free(rgn, n_rgn);
 	free(progs);
 	free(progs_buf);

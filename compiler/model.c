@@ -65,7 +65,7 @@ int model_write_asm(const char *dir, const struct map_layer *L, int l, int s,
  * (core<N>.*) from its region, the chip-level ones (dram.*, noc.*) from
  * the first core's (each core's region holds them in full) unless
  * own_only. */
-int model_merge_regions(const struct run_region *v, size_t n, const char *rn,
+int model_merge_regions(const struct ctr_region *v, size_t n, const char *rn,
 			int own_only, struct ctr_sink *out)
 {
 	int first = -1;
@@ -138,7 +138,7 @@ int model_run(struct run *r, const struct arch *a, const struct graph *g,
 {
 	struct chip *c = run_chip(r);
 	int ncores = chip_n_cores(c), rc = 0;
-	struct run_region *rgn = NULL;
+	struct ctr_region *rgn = NULL;
 	size_t n_rgn = 0;
 	const char *incs[1] = { o->kernel_dir };
 	struct asm_opts ao = { NULL, 0, incs, 1 };

@@ -18,7 +18,7 @@ int model_write_asm(const char *dir, const struct map_layer *L, int l, int s,
 		    const char *text, size_t len, struct diag *d) NPU_WUR;
 /* The regions named rn merged into out: each core's own counters, and the
  * chip-level ones (DRAM, NoC) once unless own_only.  0 or NPU_ENOMEM. */
-int model_merge_regions(const struct run_region *v, size_t n, const char *rn,
+int model_merge_regions(const struct ctr_region *v, size_t n, const char *rn,
 			int own_only, struct ctr_sink *out) NPU_WUR;
 /* A layer's statistics from st->s and its cycles.  share 0: the layer
  * had the chip to itself; else the fraction of the cores it ran on, while

@@ -356,7 +356,7 @@ static int collect(struct run *r, const struct arch *a,
 		   const struct map_plan *p, struct pipe *P,
 		   struct model_result *res, struct diag *d)
 {
-	struct run_region *rgn = NULL;
+	struct ctr_region *rgn = NULL;
 	size_t n_rgn = 0;
 	int rc = run_regions(r, &rgn, &n_rgn);
 	int ncores = chip_n_cores(run_chip(r));

@@ -329,16 +329,16 @@ static void print_json(FILE *fp, const struct ctr_sink *s,
 	if (m->n_regions) {
 		fputs(",\n  \"regions\": [", fp);
 		for (i = 0; i < m->n_regions; i++) {
-			const struct ctrout_region *r = &m->regions[i];
+			const struct ctr_region *r = &m->regions[i];
 
 			fprintf(fp, "%s\n    {\"name\": ", i ? "," : "");
 			json_str(fp, r->name);
 			fprintf(fp, ", \"core\": %d, \"entries\": %llu, \"cycles\": %llu,\n",
 				r->core, (unsigned long long)r->entries,
 				(unsigned long long)r->cycles);
-			json_counters(fp, "     ", r->s);
+			json_counters(fp, "     ", &r->s);
 			if (m->arch) {
-				energy_of(m->arch, r->s, r->cycles, &en);
+				energy_of(m->arch, &r->s, r->cycles, &en);
 				fputs(",\n     \"energy\": ", fp);
 				json_energy(fp, &en);
 			}
@@ -427,7 +427,7 @@ static void csv_meta(FILE *fp, const struct ctrout_meta *m)
 /* The region column of r: its name, or "NAME@coreN" when another region
  * of the run has the same name (an SPMD program runs it on every core). */
 static void region_label(char *buf, size_t n, const struct ctrout_meta *m,
-			 const struct ctrout_region *r)
+			 const struct ctr_region *r)
 {
 	size_t i;
 
@@ -457,7 +457,7 @@ static void print_csv(FILE *fp, const struct ctr_sink *s,
 	if (m->arch)
 		csv_energy(fp, m->arch, s, m->cycles, "");
 	for (i = 0; i < m->n_regions; i++) {
-		const struct ctrout_region *r = &m->regions[i];
+		const struct ctr_region *r = &m->regions[i];
 		char label[160];
 
 		region_label(label, sizeof(label), m, r);
@@ -468,9 +468,9 @@ static void print_csv(FILE *fp, const struct ctr_sink *s,
 		fprintf(fp, "\ncore,%d,,", r->core);
 		str_csv_field(fp, label);
 		fputc('\n', fp);
-		csv_rows(fp, r->s, label);
+		csv_rows(fp, &r->s, label);
 		if (m->arch)
-			csv_energy(fp, m->arch, r->s, r->cycles, label);
+			csv_energy(fp, m->arch, &r->s, r->cycles, label);
 	}
 }
 
@@ -766,16 +766,16 @@ static void print_text(FILE *fp, const struct ctr_sink *s,
 		text_energy(fp, m->arch, m->energy_src ? m->energy_src : s,
 			    m->cycles);
 	for (i = 0; i < m->n_regions; i++) {
-		const struct ctrout_region *r = &m->regions[i];
+		const struct ctr_region *r = &m->regions[i];
 		struct ctrout_meta rm = *m;
 
 		fprintf(fp, "\n Region '%s' on core %d, entered %llu time%s:\n\n",
 			r->name, r->core, (unsigned long long)r->entries,
 			r->entries == 1 ? "" : "s");
 		rm.cycles = r->cycles;
-		text_block(fp, r->s, &rm);
+		text_block(fp, &r->s, &rm);
 		if (m->arch)
-			text_energy(fp, m->arch, r->s, r->cycles);
+			text_energy(fp, m->arch, &r->s, r->cycles);
 	}
 	fputc('\n', fp);
 }

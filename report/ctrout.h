@@ -22,15 +22,6 @@
 /* Version of the counters file layout ("schema" in JSON; docs/formats.md). */
 #define CTROUT_SCHEMA 2
 
-/* Counters of one named program region (see run_regions). */
-struct ctrout_region {
-	const char *name;          /* region name from the program */
-	int core;                  /* core that ran it */
-	uint64_t entries;          /* times it was entered */
-	uint64_t cycles;           /* sum of (close - open) cycles */
-	const struct ctr_sink *s;  /* counters accumulated inside it */
-};
-
 /* What the counters describe.  NULL strings and arrays are left out. */
 struct ctrout_meta {
 	const char *version;  /* npusim version, e.g. "0.1.0" */
@@ -48,7 +39,7 @@ struct ctrout_meta {
 	const char *const *programs;         /* every program, "CORES=FILE"
 						or FILE for all cores */
 	size_t n_programs;
-	const struct ctrout_region *regions; /* NULL = none */
+	const struct ctr_region *regions; /* run_regions; NULL = none */
 	size_t n_regions;
 	/* Where the text and -x ratios find a counter's siblings when the
 	 * printed sink is a selection of a larger one; NULL = the sink. */

@@ -91,7 +91,7 @@ static int find_region(const struct ctrout_meta *m, const char *name)
 	size_t i;
 
 	for (i = 0; i < m->n_regions; i++) {
-		const struct ctrout_region *r = &m->regions[i];
+		const struct ctr_region *r = &m->regions[i];
 		char full[160];
 
 		snprintf(full, sizeof(full), "%s@core%d", r->name, r->core);
@@ -118,7 +118,7 @@ int summary_stat(FILE *fp, const struct summary_stat_opts *o,
 			return diag_error(d, diag_nowhere(), NPU_EUSAGE,
 					  "--region %s: the program has no region of that name%s",
 					  o->region, run_m->n_regions ? "" : " (it has no regions)");
-		src = run_m->regions[k].s;
+		src = &run_m->regions[k].s;
 		m.cycles = run_m->regions[k].cycles;
 	}
 	m.regions = NULL;

@@ -616,11 +616,11 @@ int run_counters(struct run *r, struct ctr_sink *s)
 	return s->oom ? NPU_ENOMEM : 0;
 }
 
-int run_regions(struct run *r, struct run_region **v, size_t *n)
+int run_regions(struct run *r, struct ctr_region **v, size_t *n)
 {
 	int nc = chip_n_cores(r->chip), i, k;
 	size_t total = 0, j = 0;
-	struct run_region *out;
+	struct ctr_region *out;
 	uint64_t *buf = NULL;
 
 	*v = NULL;
@@ -641,7 +641,7 @@ int run_regions(struct run *r, struct run_region **v, size_t *n)
 			goto oom;
 		buf = nb;
 		for (k = 0; k < ctl_n_regions(r->ctls[i]); k++) {
-			struct run_region *g = &out[j++];
+			struct ctr_region *g = &out[j++];
 			struct ctl_region_info ri;
 
 			ctl_region(r->ctls[i], k, &ri, buf);
@@ -666,7 +666,7 @@ oom:
 	return NPU_ENOMEM;
 }
 
-void run_regions_free(struct run_region *v, size_t n)
+void run_regions_free(struct ctr_region *v, size_t n)
 {
 	size_t k;
 

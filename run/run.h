@@ -172,19 +172,11 @@ int run_counters(struct run *r, struct ctr_sink *s) NPU_WUR;
  *
  * *v is NULL and *n 0 when no program named a region; else free it with
  * run_regions_free.  0 or NPU_ENOMEM.  The names belong to the programs
- * (valid until run_free).  report/ctrout.h's struct ctrout_region is
- * filled from these by the caller: the run library does not depend on
- * the output side.
+ * (valid until run_free).  The counters files write them as they are
+ * (struct ctrout_meta's regions).
  */
-struct run_region {
-	const char *name;          /* region name from the program */
-	int core;                  /* core that ran it */
-	uint64_t entries;          /* times it was entered */
-	uint64_t cycles;           /* sum of (close - open) cycles */
-	struct ctr_sink s;         /* counters accumulated inside it */
-};
-int run_regions(struct run *r, struct run_region **v, size_t *n) NPU_WUR;
-void run_regions_free(struct run_region *v, size_t n);
+int run_regions(struct run *r, struct ctr_region **v, size_t *n) NPU_WUR;
+void run_regions_free(struct ctr_region *v, size_t n);
 
 /* The chip (memories, registers) for what the API does not cover. */
 struct chip *run_chip(struct run *r);

@@ -90,6 +90,17 @@ struct ctr_sink {
 	int oom;             /* an allocation failed; output is incomplete */
 };
 
+/* The counters of one named program region (rbeg/rend; a model's layer):
+ * what the run library hands out (run_regions) and the counters files
+ * write. */
+struct ctr_region {
+	const char *name;   /* region name from the program */
+	int core;           /* core that ran it */
+	uint64_t entries;   /* times it was entered */
+	uint64_t cycles;    /* sum of (close - open) cycles */
+	struct ctr_sink s;  /* counters accumulated inside it */
+};
+
 void ctr_sink_init(struct ctr_sink *s);
 void ctr_sink_free(struct ctr_sink *s);
 void ctr_emit_u64(struct ctr_sink *s, const char *prefix, const char *name,

@@ -86,7 +86,7 @@ static uint64_t ctr(const struct ctr_sink *s, const char *name)
 }
 
 /* The region called name on core, which must exist. */
-static const struct run_region *region(const struct run_region *v, size_t n,
+static const struct ctr_region *region(const struct ctr_region *v, size_t n,
 				       const char *name, int core)
 {
 	size_t k;
@@ -118,8 +118,8 @@ START_TEST(regions_count_inside_equals_alone)
 	static const char alone[] = MSETUP MMUL "\tfence all\n\thalt\n";
 	struct env e, a;
 	struct chip_result res;
-	struct run_region *v;
-	const struct run_region *g;
+	struct ctr_region *v;
+	const struct ctr_region *g;
 	struct ctr_sink s;
 	size_t n, k, n_matrix = 0;
 
@@ -181,8 +181,8 @@ START_TEST(regions_count_reentry_nesting)
 		"done:\n\thalt\n";
 	struct env e;
 	struct chip_result res;
-	struct run_region *v;
-	const struct run_region *in, *out, *nv;
+	struct ctr_region *v;
+	const struct ctr_region *in, *out, *nv;
 	size_t n;
 
 	env_new(&e, NULL, 0);
@@ -220,7 +220,7 @@ START_TEST(regions_count_open_at_halt)
 	static const char src[] = MSETUP "\trbeg tail\n" MMUL "\thalt\n";
 	struct env e;
 	struct chip_result res;
-	struct run_region *v;
+	struct ctr_region *v;
 	struct ctr_sink s;
 	size_t n;
 
@@ -249,7 +249,7 @@ START_TEST(regions_count_phases)
 				 "\trbeg k\n" MMUL MMUL "\tfence all\n\trend k\n\thalt\n";
 	struct env e;
 	struct chip_result res;
-	struct run_region *v;
+	struct ctr_region *v;
 	size_t n;
 
 	env_new(&e, NULL, 0);
@@ -285,7 +285,7 @@ START_TEST(regions_count_multicore)
 		DMA_IN "\trbeg load\n\tdma 0\n\tfence all\n\trend load\n\thalt\n";
 	struct env e;
 	struct chip_result res;
-	struct run_region *v;
+	struct ctr_region *v;
 	size_t n;
 
 	env_new(&e, ov_2c, 3);
@@ -312,7 +312,7 @@ START_TEST(regions_count_paused)
 				  "\tfence all\n\trend r\n\thalt\n";
 	struct env e;
 	struct chip_result res;
-	struct run_region *v, *w;
+	struct ctr_region *v, *w;
 	size_t n;
 
 	env_new(&e, NULL, 0);

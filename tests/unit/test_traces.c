@@ -501,17 +501,16 @@ START_TEST(ctrout_json_schema2)
 	static const char *const defs[] = { "M=64" };
 	static const char *const progs[] = { "gemm.s", "1=other.s" };
 	struct arch a;
-	struct ctr_sink s, rs;
-	struct ctrout_region reg = { "tile", 0, 3, 123, NULL };
+	struct ctr_sink s;
+	struct ctr_region reg = { "tile", 0, 3, 123, { 0 } };
 	struct ctrout_meta m = { "0.1.0", "c.cfg", "gemm.s", 2000, 1.0 };
 	struct json_object *j, *x, *y;
 	char *out;
 
 	chip_cfg(&a, ov, 1);
 	energy_sink(&s);
-	ctr_sink_init(&rs);
-	ctr_emit_u64(&rs, "core0.matrix", "macs_int8", 7);
-	reg.s = &rs;
+	ctr_sink_init(&reg.s);
+	ctr_emit_id(&reg.s, "core0.matrix", CTR_MATRIX_MACS_INT8, 7);
 	m.arch = &a;
 	m.overrides = ov;
 	m.n_overrides = 1;
@@ -559,7 +558,7 @@ START_TEST(ctrout_json_schema2)
 	ck_assert_ptr_nonnull(strstr(out, "\ncore0.matrix.macs_int8,7,MAC,tile\n"));
 	free(out);
 	ctr_sink_free(&s);
-	ctr_sink_free(&rs);
+	ctr_sink_free(&reg.s);
 	arch_free(&a);
 }
 END_TEST
