@@ -78,7 +78,7 @@ REPORT_SRCS := report/ctrout.c report/ctrread.c report/roofline.c report/energy.
 # runner (docs/models.md).
 COMPILER_SRCS := compiler/graph.c compiler/onnx.c compiler/infer.c compiler/fold.c \
                  compiler/passes.c compiler/topo.c compiler/map.c compiler/model.c \
-                 compiler/pipeline.c
+                 compiler/pipeline.c compiler/compile.c
 # Doc writers that join several tables (the ISA and the assembler's
 # directives); mkdoc and the staleness tests call them.
 DOC_SRCS   := docs/isa_doc.c

@@ -837,3 +837,39 @@ out:
 	arch_free(&t.a);
 	return rc;
 }
+
+int tune_layer_schedule(void *ctx, const char *kernel,
+			const char *const *defines, int n_defines,
+			const char *layer, char *best, size_t n,
+			struct diag *d)
+{
+	const struct tune_layer_ctx *t = ctx;
+	const char *base = strrchr(kernel, '/');
+	int rc = 0;
+
+	if (t->search && !tune_cached_best(t->a, kernel, defines, n_defines,
+					   best, n)) {
+		struct tune_opts to;
+
+		memset(&to, 0, sizeof to);
+		to.config = t->config;
+		to.sets = t->sets;
+		to.n_sets = t->n_sets;
+		to.defines = defines;
+		to.n_defines = n_defines;
+		to.kernel = kernel;
+		to.strategy = TUNE_MODEL;
+		to.seed = 1;
+		to.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
+		to.self = t->self;
+		to.quiet = t->quiet ? 2 : 1;
+		if (!t->quiet)
+			fprintf(stderr, "npusim model: tuning layer '%s' (%s)\n",
+				layer, base ? base + 1 : kernel);
+		rc = tune_run(&to, d);
+	}
+	if (rc)
+		return rc;
+	return t->use && tune_cached_best(t->a, kernel, defines, n_defines,
+					   best, n);
+}

@@ -59,4 +59,25 @@ int tune_cached_best(const struct arch *a, const char *kernel,
 		     const char *const *defines, int n_defines, char *out,
 		     size_t n);
 
+/*
+ * A model layer's schedule from the tuner (compile.h's schedule hook):
+ * with 'search', tune the kernel for the step's parameters first unless
+ * the cache already has them (the model-guided strategy, every online
+ * CPU, points run by 'self'); then, with 'use', the cached best.
+ */
+struct tune_layer_ctx {
+	const char *config;          /* the chip, for the points' runs */
+	const char *const *sets;
+	int n_sets;
+	const struct arch *a;        /* the same, resolved (the cache key) */
+	const char *self;            /* the npusim binary */
+	int search;                  /* --tune */
+	int use;                     /* not --untuned */
+	int quiet;                   /* no progress (2: nor results) */
+};
+int tune_layer_schedule(void *ctx, const char *kernel,
+			const char *const *defines, int n_defines,
+			const char *layer, char *best, size_t n,
+			struct diag *d);
+
 #endif
