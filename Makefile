@@ -83,7 +83,7 @@ COMPILER_SRCS := compiler/graph.c compiler/onnx.c compiler/infer.c compiler/fold
 # directives); mkdoc and the staleness tests call them.
 DOC_SRCS   := docs/isa_doc.c
 # The public C API (include/npusim.h, docs/api.md).
-API_SRCS   := api/npusim.c
+API_SRCS   := api/npusim.c api/model.c
 CLI_SRCS   := cli/main.c cli/cmd_config.c cli/cmd_dram.c cli/cmd_noc.c cli/cmd_as.c \
               cli/cmd_objdump.c cli/cmd_run.c cli/cmd_roofline.c cli/cmd_sweep.c cli/cmd_tune.c \
               cli/cmd_model.c
@@ -114,7 +114,7 @@ SOLIB      := $(BUILD)/libnpusim.so.$(SOVERSION)
 
 # Check unit tests: tests/unit/test_<name>.c -> $(BUILD)/tests/test_<name>
 UNIT_TESTS := engine diag num vecmath vector npy traces sram arch dram fsout progress \
-              matrix isa asm obj dma control hazard run roofline noc regions dse graph onnx model
+              matrix isa asm obj dma control hazard run roofline noc regions dse graph onnx model api
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/test_%)
 
 # Benchmarks of the simulator itself: bench/<name>.c -> $(BUILD)/bench/<name>

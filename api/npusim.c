@@ -13,30 +13,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../include/npusim.h"
-#include "../run/run.h"
+#include "api_int.h"
 #include "../report/ctrout.h"
 #include "../util/dtype.h"
 #include "../util/num.h"
 #include "../util/strutil.h"
-
-struct npusim_config {
-	struct arch a;
-};
-
-struct npusim_run {
-	const npusim_config *cfg;
-	struct run *r;
-	struct diag d;          /* all messages of a call go to fp */
-	FILE *fp;               /* open_memstream over mbuf */
-	char *mbuf;
-	size_t mlen;
-	char *err;              /* the messages of the last failed call */
-	struct ctr_sink sink;   /* counters of the last npusim_go */
-	int have_sink;
-	struct ctr_region *rgn; /* regions of the last npusim_go */
-	size_t n_rgn;
-};
 
 const char *npusim_version(void)
 {
@@ -86,7 +67,7 @@ const char *npusim_dtype_name(int dtype)
 }
 
 /* NPU_E* -> NPUSIM_E*. */
-static int pub(int rc)
+int api_pub(int rc)
 {
 	switch (rc) {
 	case 0:
@@ -117,7 +98,7 @@ static int pub(int rc)
 /* ---- message capture -------------------------------------------------- */
 
 /* A diag printing into a fresh memory stream (*fp, over *buf). */
-static int cap_open(struct diag *d, FILE **fp, char **buf, size_t *len)
+int api_cap_open(struct diag *d, FILE **fp, char **buf, size_t *len)
 {
 	*buf = NULL;
 	*len = 0;
@@ -128,7 +109,7 @@ static int cap_open(struct diag *d, FILE **fp, char **buf, size_t *len)
 }
 
 /* The captured text as a malloc'ed string (closes the stream). */
-static char *cap_close(FILE *fp, char **buf)
+char *api_cap_close(FILE *fp, char **buf)
 {
 	char *s;
 
@@ -139,7 +120,7 @@ static char *cap_close(FILE *fp, char **buf)
 }
 
 /* Start an API call on r: forget the last call's messages. */
-static void call_begin(npusim_run *r)
+void api_call_begin(npusim_run *r)
 {
 	fflush(r->fp);
 	fseek(r->fp, 0, SEEK_SET);
@@ -148,7 +129,7 @@ static void call_begin(npusim_run *r)
 }
 
 /* End it: a failure keeps the messages written since call_begin. */
-static int call_end(npusim_run *r, int rc)
+int api_call_end(npusim_run *r, int rc)
 {
 	if (rc) {
 		fflush(r->fp);
@@ -158,11 +139,11 @@ static int call_end(npusim_run *r, int rc)
 			r->err[r->mlen] = 0;
 		}
 	}
-	return pub(rc);
+	return api_pub(rc);
 }
 
 /* An API misuse, reported like any other error. */
-static int misuse(npusim_run *r, const char *what)
+int api_misuse(npusim_run *r, const char *what)
 {
 	return diag_error(&r->d, diag_nowhere(), NPU_EUSAGE, "%s", what);
 }
@@ -187,12 +168,12 @@ static int config_load(const char *path, const char *const *ov, size_t n, npusim
 	*out = NULL;
 	if (!c)
 		return NPUSIM_ENOMEM;
-	if ((rc = cap_open(&d, &fp, &buf, &len))) {
+	if ((rc = api_cap_open(&d, &fp, &buf, &len))) {
 		free(c);
-		return pub(rc);
+		return api_pub(rc);
 	}
 	rc = arch_load(&c->a, path, (const char *const *)ov, (int)n, &d);
-	msg = cap_close(fp, &buf);
+	msg = api_cap_close(fp, &buf);
 	if (rc) {
 		free(c);
 		c = NULL;
@@ -224,7 +205,7 @@ static int config_load(const char *path, const char *const *ov, size_t n, npusim
 	}
 	free(msg);
 	*out = c;
-	return pub(rc);
+	return api_pub(rc);
 }
 
 int npusim_config_load(const char *path, const char *const *overrides, size_t n_overrides,
@@ -323,7 +304,7 @@ int npusim_config_dump(const npusim_config *cfg, char **text)
 	fclose(fp);
 	if (rc) {
 		free(buf);
-		return pub(rc);
+		return api_pub(rc);
 	}
 	*text = buf;
 	return NPUSIM_OK;
@@ -331,7 +312,7 @@ int npusim_config_dump(const npusim_config *cfg, char **text)
 
 /* ---- runs ------------------------------------------------------------- */
 
-static void drop_results(npusim_run *r)
+void api_drop_results(npusim_run *r)
 {
 	if (r->have_sink)
 		ctr_sink_free(&r->sink);
@@ -352,7 +333,7 @@ npusim_run *npusim_run_new(const npusim_config *cfg, const struct npusim_run_opt
 	if (!cfg || !(r = calloc(1, sizeof(*r))))
 		return NULL;
 	r->cfg = cfg;
-	if (cap_open(&r->d, &r->fp, &r->mbuf, &r->mlen)) {
+	if (api_cap_open(&r->d, &r->fp, &r->mbuf, &r->mlen)) {
 		free(r);
 		return NULL;
 	}
@@ -361,7 +342,7 @@ npusim_run *npusim_run_new(const npusim_config *cfg, const struct npusim_run_opt
 	p.check_hazards = opts ? opts->check_hazards : 0;
 	p.timing_only = opts ? opts->timing_only : 0;
 	if (!(r->r = run_new(&cfg->a, &p, &r->d))) {
-		char *msg = cap_close(r->fp, &r->mbuf);
+		char *msg = api_cap_close(r->fp, &r->mbuf);
 
 		if (err)
 			*err = msg;
@@ -377,7 +358,7 @@ void npusim_run_free(npusim_run *r)
 {
 	if (!r)
 		return;
-	drop_results(r);
+	api_drop_results(r);
 	run_free(r->r);
 	fclose(r->fp);
 	free(r->mbuf);
@@ -394,18 +375,18 @@ static int load(npusim_run *r, const char *path, const char *name, const char *t
 
 	if (!r)
 		return NPUSIM_EINVAL;
-	call_begin(r);
+	api_call_begin(r);
 	if (!text && !path)
-		return call_end(r, misuse(r, "npusim_load: no program text or path"));
+		return api_call_end(r, api_misuse(r, "npusim_load: no program text or path"));
 	memset(&ao, 0, sizeof(ao));
 	ao.defines = defines;
 	ao.n_defines = n_defines;
 	ao.include_dirs = includes;
 	ao.n_include_dirs = n_includes;
 	if (text)
-		return call_end(r, run_load_source(r->r, name ? name : "<source>", text,
+		return api_call_end(r, run_load_source(r->r, name ? name : "<source>", text,
 						   strlen(text), &ao, RUN_ALL_CORES));
-	return call_end(r, run_load_file(r->r, path, &ao, RUN_ALL_CORES));
+	return api_call_end(r, run_load_file(r->r, path, &ao, RUN_ALL_CORES));
 }
 
 int npusim_load_source(npusim_run *r, const char *name, const char *text,
@@ -444,9 +425,9 @@ int npusim_tensor_info(npusim_run *r, const char *name, int core, struct npusim_
 
 	if (!r || !out)
 		return NPUSIM_EINVAL;
-	call_begin(r);
+	api_call_begin(r);
 	if (!(t = tensor(r, name, core)))
-		return call_end(r, NPU_ETENSOR);
+		return api_call_end(r, NPU_ETENSOR);
 	memset(out, 0, sizeof(*out));
 	out->dtype = (int)t->dtype;
 	out->ndim = t->rank;
@@ -455,7 +436,7 @@ int npusim_tensor_info(npusim_run *r, const char *name, int core, struct npusim_
 	out->bytes = prog_tensor_bytes(t);
 	out->space = t->mem;
 	out->addr = t->addr;
-	return call_end(r, 0);
+	return api_call_end(r, 0);
 }
 
 int npusim_tensor_count(npusim_run *r, int core)
@@ -484,24 +465,24 @@ int npusim_write(npusim_run *r, const char *name, int core, const void *data, si
 {
 	if (!r)
 		return NPUSIM_EINVAL;
-	call_begin(r);
+	api_call_begin(r);
 	if (!data && bytes)
-		return call_end(r, misuse(r, "npusim_write: no data"));
+		return api_call_end(r, api_misuse(r, "npusim_write: no data"));
 	if (!tensor(r, name, core))
-		return call_end(r, NPU_ETENSOR);
-	return call_end(r, run_write(r->r, name, core, data, bytes));
+		return api_call_end(r, NPU_ETENSOR);
+	return api_call_end(r, run_write(r->r, name, core, data, bytes));
 }
 
 int npusim_read(npusim_run *r, const char *name, int core, void *data, size_t bytes)
 {
 	if (!r)
 		return NPUSIM_EINVAL;
-	call_begin(r);
+	api_call_begin(r);
 	if (!data && bytes)
-		return call_end(r, misuse(r, "npusim_read: no buffer"));
+		return api_call_end(r, api_misuse(r, "npusim_read: no buffer"));
 	if (!tensor(r, name, core))
-		return call_end(r, NPU_ETENSOR);
-	return call_end(r, run_read(r->r, name, core, data, bytes));
+		return api_call_end(r, NPU_ETENSOR);
+	return api_call_end(r, run_read(r->r, name, core, data, bytes));
 }
 
 int npusim_write_npy(npusim_run *r, const char *name, int core, const void *npy, size_t bytes)
@@ -510,23 +491,23 @@ int npusim_write_npy(npusim_run *r, const char *name, int core, const void *npy,
 
 	if (!r)
 		return NPUSIM_EINVAL;
-	call_begin(r);
+	api_call_begin(r);
 	if (!npy)
-		return call_end(r, misuse(r, "npusim_write_npy: no data"));
+		return api_call_end(r, api_misuse(r, "npusim_write_npy: no data"));
 	if (!tensor(r, name, core))
-		return call_end(r, NPU_ETENSOR);
+		return api_call_end(r, NPU_ETENSOR);
 	snprintf(label, sizeof(label), "%s (array)", name);
-	return call_end(r, run_bind_npy_mem(r->r, name, core, npy, bytes, label));
+	return api_call_end(r, run_bind_npy_mem(r->r, name, core, npy, bytes, label));
 }
 
 int npusim_zero(npusim_run *r, const char *name, int core)
 {
 	if (!r)
 		return NPUSIM_EINVAL;
-	call_begin(r);
+	api_call_begin(r);
 	if (!tensor(r, name, core))
-		return call_end(r, NPU_ETENSOR);
-	return call_end(r, run_zero(r->r, name, core));
+		return api_call_end(r, NPU_ETENSOR);
+	return api_call_end(r, run_zero(r->r, name, core));
 }
 
 /* The raw bytes of tensor t and its element count; *raw malloc'ed. */
@@ -568,7 +549,7 @@ static int read_wide(npusim_run *r, const char *name, int core, void *out, size_
 
 	if (!r || !out)
 		return NPUSIM_EINVAL;
-	call_begin(r);
+	api_call_begin(r);
 	if ((rc = read_raw(r, name, core, n, &raw, &t)) == 0) {
 		ok = t->dtype == DT_INT4 || t->dtype == DT_INT8 ||
 		     (as_f32 && (dtype_is_float(t->dtype) || t->dtype == DT_INT16));
@@ -586,7 +567,7 @@ static int read_wide(npusim_run *r, const char *name, int core, void *out, size_
 		}
 	}
 	free(raw);
-	return call_end(r, rc);
+	return api_call_end(r, rc);
 }
 
 int npusim_read_f32(npusim_run *r, const char *name, int core, float *out, size_t n)
@@ -597,6 +578,18 @@ int npusim_read_f32(npusim_run *r, const char *name, int core, float *out, size_
 int npusim_read_i8(npusim_run *r, const char *name, int core, int8_t *out, size_t n)
 {
 	return read_wide(r, name, core, out, n, 0);
+}
+
+int api_collect(npusim_run *r, uint64_t cycles)
+{
+	ctr_sink_init(&r->sink);
+	r->have_sink = 1;
+	/* first, as in the counters file: the run's cycles */
+	ctr_emit_u64(&r->sink, NULL, "cycles", cycles);
+	if (r->sink.oom)
+		return NPU_ENOMEM;
+	return run_counters(r->r, &r->sink) ||
+	       run_regions(r->r, &r->rgn, &r->n_rgn) ? NPU_ENOMEM : 0;
 }
 
 int npusim_go(npusim_run *r, struct npusim_result *res)
@@ -611,8 +604,8 @@ int npusim_go_until(npusim_run *r, uint64_t cycle, struct npusim_result *res)
 
 	if (!r)
 		return NPUSIM_EINVAL;
-	call_begin(r);
-	drop_results(r);
+	api_call_begin(r);
+	api_drop_results(r);
 	memset(&cr, 0, sizeof(cr));
 	rc = run_go(r->r, cycle >= CYCLE_MAX ? CYCLE_MAX : (cycle_t)cycle, &cr);
 	if (res) {
@@ -623,17 +616,11 @@ int npusim_go_until(npusim_run *r, uint64_t cycle, struct npusim_result *res)
 	}
 	/* counters and regions stay readable after a fault (the CLI writes
 	 * them too) */
-	ctr_sink_init(&r->sink);
-	r->have_sink = 1;
-	/* first, as in the counters file: the run's cycles */
-	ctr_emit_u64(&r->sink, NULL, "cycles", cr.cycles);
-	rc2 = r->sink.oom ? NPU_ENOMEM : run_counters(r->r, &r->sink);
-	if (!rc2)
-		rc2 = run_regions(r->r, &r->rgn, &r->n_rgn);
+	rc2 = api_collect(r, cr.cycles);
 	if (!rc && cr.n_hazards)
 		rc = diag_error(&r->d, diag_nowhere(), NPU_EFAULT, "%d hazard%s found",
 				cr.n_hazards, cr.n_hazards == 1 ? "" : "s");
-	return call_end(r, rc ? rc : rc2);
+	return api_call_end(r, rc ? rc : rc2);
 }
 
 int npusim_counter(npusim_run *r, const char *name, double *value)

@@ -358,7 +358,11 @@ int compile_plans(struct compiled *c, const struct arch *a, float *const *in,
 
 	if (kd != c->kdir)
 		snprintf(c->kdir, sizeof c->kdir, "%s", kd);
-	if (!(c->plans = calloc((size_t)c->images, sizeof *c->plans)))
+	/* again after a failure: the plans built so far go first */
+	free(c->amax);
+	c->amax = NULL;
+	if (!c->plans &&
+	    !(c->plans = calloc((size_t)c->images, sizeof *c->plans)))
 		return diag_error(d, diag_nowhere(), NPU_ENOMEM, "out of memory");
 	if ((rc = build_plans(c, a, NULL, d)))
 		return rc;

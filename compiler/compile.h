@@ -91,7 +91,8 @@ void compile_inputs_free(const struct compiled *c, float **in);
  * per image of a pipeline), with each tunable step's schedule from
  * o.schedule; with o.calibrate and int8, once more with the ranges of a
  * bf16 run on inputs 'in' (a note says so if that run fails: every
- * activation then stays Q3.4).  0 or NPU_E*.
+ * activation then stays Q3.4).  0 or NPU_E*; may be called again after
+ * a failure.
  */
 int compile_plans(struct compiled *c, const struct arch *a, float *const *in,
 		  struct diag *d) NPU_WUR;

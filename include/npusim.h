@@ -66,6 +66,7 @@ const char *npusim_dtype_name(int dtype);
 
 typedef struct npusim_config npusim_config;
 typedef struct npusim_run npusim_run;
+typedef struct npusim_model npusim_model;
 
 /* "0.1.0". */
 const char *npusim_version(void);
@@ -183,6 +184,89 @@ int npusim_counter_get(npusim_run *r, int i, const char **name, double *value,
 int npusim_region_count(npusim_run *r);
 int npusim_region_get(npusim_run *r, int i, const char **name, int *core, uint64_t *entries,
 		      uint64_t *cycles);
+
+/* ---- models ----------------------------------------------------------- */
+
+/*
+ * A whole model (docs/models.md), as `npusim model` runs it: an ONNX file
+ * (any exporter) or a SCALE-Sim topology CSV, imported, mapped onto the
+ * kernel library for the config's chip and run layer by layer (or
+ * pipelined), each layer a region.
+ *
+ *   npusim_model *m;
+ *   npusim_model_load(cfg, "resnet50.onnx", &opts, &m, &err);
+ *   npusim_model_write(m, "input", x, n);       // fp32, the model's layout
+ *   npusim_model_go(m, &res);
+ *   npusim_model_read(m, "output", y, n);
+ *   npusim_model_layer_get(m, 0, &layer);       // per-layer statistics
+ *   npusim_counter(npusim_model_run(m), "cycles", &v);
+ *   npusim_model_free(m);
+ */
+struct npusim_model_opts {
+	int dtype;                /* NPUSIM_INT8 or NPUSIM_BF16; -1: by the
+				     chip's core.matrix.in_type */
+	int batch;                /* inputs at once; 0: the model's one */
+	int pipeline;             /* stages of a pipelined run; 0: none */
+	int one_core;             /* every layer on core 0 */
+	int no_fuse;              /* activations and adds stay layers */
+	int calibrate;            /* int8 formats from a bf16 run on the
+				     inputs of the first go */
+	int timing_only;          /* compute no values (identical cycles) */
+	int tuned;                /* each tunable layer's schedule from the
+				     tuner's cache (`npusim tune`, `npusim
+				     model --tune`), else the kernels' own */
+	uint64_t max_cycles;      /* watchdog per layer step; 0 = none */
+	const char *kernels;      /* the kernel library; NULL: $NPUSIM_KERNELS,
+				     else next to the running program */
+};
+
+/* Import and check a model for cfg's chip (which must outlive it); opts
+ * NULL = all zero but dtype -1.  On failure *err gets the messages. */
+int npusim_model_load(const npusim_config *cfg, const char *path,
+		      const struct npusim_model_opts *opts, npusim_model **out,
+		      char **err);
+void npusim_model_free(npusim_model *m);
+/* The messages of the last failed call on m ("" when none). */
+const char *npusim_model_error(const npusim_model *m);
+
+/*
+ * The graph's inputs (output 0) or outputs (1): how many, and each one's
+ * name and shape (ndim dimensions into shape[8]).  Values are fp32 in the
+ * model's layout, a pipelined batch's images one after another along
+ * dimension 0.
+ */
+int npusim_model_io_count(npusim_model *m, int output);
+int npusim_model_io_get(npusim_model *m, int output, int i, const char **name, int *ndim,
+			int64_t shape[8]);
+/* An input's values (n: its element count); until written, uniform in
+ * [-1, 1) from a fixed seed, as `npusim model` without --input. */
+int npusim_model_write(npusim_model *m, const char *name, const float *v, size_t n);
+/* Map (on the first go) and run the model on a new chip: res->cycles is
+ * the whole model's; the run's counters and regions (one per layer) are
+ * then read through npusim_model_run(m) with the run calls above. */
+int npusim_model_go(npusim_model *m, struct npusim_result *res);
+/* An output's values after a go with values (n: its element count). */
+int npusim_model_read(npusim_model *m, const char *name, float *v, size_t n);
+/* The run of the last go, for npusim_counter* and npusim_region*. */
+npusim_run *npusim_model_run(npusim_model *m);
+
+/* One layer of the last go (the columns of `npusim model --layers`). */
+struct npusim_layer {
+	const char *name;         /* the layer's first node */
+	const char *op;           /* the fused ops, "Conv+BatchNormalization+Relu" */
+	const char *kernels;      /* "conv2d.s" or "conv2d.s+eltwise.s" */
+	const char *tiling;       /* the schedule's parameters */
+	const char *shapes;       /* "1x3x224x224 -> 1x64x112x112" */
+	uint64_t cycles;          /* its phases, first start to last end */
+	uint64_t compute_cycles;  /* the busiest core's matrix (or vector) busy */
+	uint64_t macs;            /* MACs of its math */
+	uint64_t dram_read, dram_write;   /* bytes */
+	double mac_util;          /* macs over cycles x the chip's peak */
+	double map_eff;           /* macs over matrix busy x rows x cols */
+	double energy_pj;
+};
+int npusim_model_layer_count(npusim_model *m);
+int npusim_model_layer_get(npusim_model *m, int i, struct npusim_layer *layer);
 
 #ifdef __cplusplus
 }

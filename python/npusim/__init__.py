@@ -23,7 +23,7 @@ import os
 import cffi
 import numpy as np
 
-__all__ = ["Config", "Run", "Result", "Error", "kernel", "config_path", "version"]
+__all__ = ["Config", "Run", "Model", "Result", "Error", "kernel", "config_path", "version"]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 try:  # written by `make install`
@@ -302,36 +302,170 @@ class Run:
 
     def counters(self):
         """Every counter of the last run: {name: value} (as --counters)."""
-        out = {}
-        name = _ffi.new("const char **")
-        val = _ffi.new("double *")
-        for i in range(_lib.npusim_counter_count(self._r)):
-            _lib.npusim_counter_get(self._r, i, name, val, _ffi.NULL)
-            v = val[0]
-            out[_ffi.string(name[0]).decode()] = int(v) if v == int(v) else v
-        return out
+        return _counters(self._r)
 
     def counters_df(self):
         """The counters as a pandas DataFrame (name, value, unit), when
         pandas is installed."""
-        import pandas as pd  # optional
-        rows = []
-        name = _ffi.new("const char **")
-        val = _ffi.new("double *")
-        unit = _ffi.new("const char **")
-        for i in range(_lib.npusim_counter_count(self._r)):
-            _lib.npusim_counter_get(self._r, i, name, val, unit)
-            rows.append((_ffi.string(name[0]).decode(), val[0], _ffi.string(unit[0]).decode()))
-        return pd.DataFrame(rows, columns=["name", "value", "unit"])
+        return _counters_df(self._r)
 
     def regions(self):
         """Regions (rbeg/rend) of the last run: [(name, core, entries, cycles)]."""
-        out = []
+        return _regions(self._r)
+
+
+def _counters(r):
+    out = {}
+    name = _ffi.new("const char **")
+    val = _ffi.new("double *")
+    for i in range(_lib.npusim_counter_count(r)):
+        _lib.npusim_counter_get(r, i, name, val, _ffi.NULL)
+        v = val[0]
+        out[_ffi.string(name[0]).decode()] = int(v) if v == int(v) else v
+    return out
+
+
+def _counters_df(r):
+    import pandas as pd  # optional
+    rows = []
+    name = _ffi.new("const char **")
+    val = _ffi.new("double *")
+    unit = _ffi.new("const char **")
+    for i in range(_lib.npusim_counter_count(r)):
+        _lib.npusim_counter_get(r, i, name, val, unit)
+        rows.append((_ffi.string(name[0]).decode(), val[0], _ffi.string(unit[0]).decode()))
+    return pd.DataFrame(rows, columns=["name", "value", "unit"])
+
+
+def _regions(r):
+    out = []
+    name = _ffi.new("const char **")
+    core = _ffi.new("int *")
+    ent = _ffi.new("uint64_t *")
+    cyc = _ffi.new("uint64_t *")
+    for i in range(_lib.npusim_region_count(r)):
+        _lib.npusim_region_get(r, i, name, core, ent, cyc)
+        out.append((_ffi.string(name[0]).decode(), core[0], int(ent[0]), int(cyc[0])))
+    return out
+
+
+class Model:
+    """A whole model, as `npusim model` runs it (docs/models.md): an ONNX
+    file (any exporter) or a SCALE-Sim topology CSV, imported, mapped onto
+    the kernel library for the config's chip and run layer by layer (or
+    pipelined over `pipeline` stages), each layer a region.
+
+        m = npusim.Model(npusim.Config(npusim.config_path("tpu-v1.cfg")), "resnet50.onnx")
+        m.write("input", x)        # float32, the model's layout
+        res = m.run()              # res.cycles: the whole model
+        y = m.read("output")
+        m.layers()                 # per layer: cycles, MACs, DRAM bytes, ...
+        m.counters(), m.regions()  # the run's counters, a region per layer
+
+    dtype "int8" or "bf16" (default: by the chip's input type); tuned:
+    each tunable layer's schedule from the tuner's cache, as `npusim
+    model` without --untuned.  Inputs default to uniform values in
+    [-1, 1) from a fixed seed."""
+
+    _LAYER = ("name", "op", "kernels", "tiling", "shapes", "cycles", "compute_cycles",
+              "macs", "dram_read", "dram_write", "mac_util", "map_eff", "energy_pj")
+
+    def __init__(self, config, path, dtype=None, batch=0, pipeline=0, one_core=False,
+                 no_fuse=False, calibrate=False, timing_only=False, tuned=True,
+                 max_cycles=0, kernels=None):
+        o = _ffi.new("struct npusim_model_opts *")
+        names = {None: -1, "int8": _lib.NPUSIM_INT8, "bf16": _lib.NPUSIM_BF16}
+        if dtype not in names:
+            raise Error(-1, "dtype is 'int8' or 'bf16', not %r" % (dtype,))
+        o.dtype = names[dtype]
+        o.batch, o.pipeline = int(batch), int(pipeline)
+        o.one_core, o.no_fuse = int(bool(one_core)), int(bool(no_fuse))
+        o.calibrate, o.timing_only = int(bool(calibrate)), int(bool(timing_only))
+        o.tuned, o.max_cycles = int(bool(tuned)), int(max_cycles)
+        kdir = _ffi.new("char[]", (kernels or kernel("")).encode())
+        o.kernels = kdir
+        out = _ffi.new("npusim_model **")
+        errp = _ffi.new("char **")
+        rc = _lib.npusim_model_load(config._c, str(path).encode(), o, out, errp)
+        msg = _take(errp)
+        if rc:
+            raise Error(rc, msg)
+        self.config = config  # the model borrows it: keep it alive
+        self._keep = kdir
+        self._m = _ffi.gc(out[0], _lib.npusim_model_free)
+
+    def _check(self, rc):
+        if rc:
+            raise Error(rc, _ffi.string(_lib.npusim_model_error(self._m)).decode(
+                errors="replace"))
+
+    def _io(self, output):
+        out = {}
         name = _ffi.new("const char **")
-        core = _ffi.new("int *")
-        ent = _ffi.new("uint64_t *")
-        cyc = _ffi.new("uint64_t *")
-        for i in range(_lib.npusim_region_count(self._r)):
-            _lib.npusim_region_get(self._r, i, name, core, ent, cyc)
-            out.append((_ffi.string(name[0]).decode(), core[0], int(ent[0]), int(cyc[0])))
+        ndim = _ffi.new("int *")
+        shape = _ffi.new("int64_t[8]")
+        for i in range(_lib.npusim_model_io_count(self._m, output)):
+            self._check(_lib.npusim_model_io_get(self._m, output, i, name, ndim, shape))
+            out[_ffi.string(name[0]).decode()] = tuple(int(shape[k]) for k in range(ndim[0]))
         return out
+
+    def inputs(self):
+        """The graph inputs: {name: shape}."""
+        return self._io(0)
+
+    def outputs(self):
+        """The graph outputs: {name: shape}."""
+        return self._io(1)
+
+    def write(self, name, array):
+        """An input's values (converted to float32; the input's shape)."""
+        want = self.inputs().get(name)
+        a = np.ascontiguousarray(array, dtype=np.float32)
+        if want is not None and a.shape != want:
+            raise Error(-1, "input %r has the shape %s, not %s" % (name, want, a.shape))
+        self._check(_lib.npusim_model_write(self._m, name.encode(),
+                                            _ffi.cast("float *", _ffi.from_buffer(a)), a.size))
+
+    def run(self):
+        """Map (the first time) and run the model on a new chip: a Result
+        (cycles of the whole model)."""
+        res = _ffi.new("struct npusim_result *")
+        self._check(_lib.npusim_model_go(self._m, res))
+        return Result(res)
+
+    def read(self, name):
+        """An output as a float32 array of its shape."""
+        shape = self.outputs().get(name)
+        if shape is None:
+            raise Error(-1, "the model has no output named %r" % name)
+        a = np.empty(shape, dtype=np.float32)
+        self._check(_lib.npusim_model_read(self._m, name.encode(),
+                                           _ffi.cast("float *", _ffi.from_buffer(a)), a.size))
+        return a
+
+    def layers(self):
+        """Per layer of the last run: a list of dicts with the columns of
+        `npusim model --layers` (cycles, macs, dram_read, mac_util, ...)."""
+        out = []
+        L = _ffi.new("struct npusim_layer *")
+        for i in range(_lib.npusim_model_layer_count(self._m)):
+            self._check(_lib.npusim_model_layer_get(self._m, i, L))
+            row = {}
+            for k in self._LAYER:
+                v = getattr(L, k)
+                row[k] = _ffi.string(v).decode() if isinstance(v, _ffi.CData) else v
+            out.append(row)
+        return out
+
+    def layers_df(self):
+        """layers() as a pandas DataFrame, when pandas is installed."""
+        import pandas as pd  # optional
+        return pd.DataFrame(self.layers(), columns=list(self._LAYER))
+
+    def counters(self):
+        """Every counter of the last run, a region per layer inside."""
+        return _counters(_lib.npusim_model_run(self._m))
+
+    def regions(self):
+        """The layers' regions: [(name, core, entries, cycles)]."""
+        return _regions(_lib.npusim_model_run(self._m))

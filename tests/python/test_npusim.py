@@ -228,6 +228,70 @@ def test_mirrors_of_the_c_tables(tmp_path):
         assert c.peak(name) == pytest.approx(float(val), rel=1e-5)
 
 
+@pytest.fixture(scope="module")
+def small_models(tmp_path_factory):
+    """tests/models/gen_small.py's tiny_cnn and tiny_mlp, with inputs."""
+    d = tmp_path_factory.mktemp("models")
+    subprocess.run(["/usr/bin/python3", os.path.join(TREE, "tests", "models", "gen_small.py"),
+                    str(d), "tiny_cnn", "tiny_mlp"], check=True, stdout=subprocess.DEVNULL)
+    return d
+
+
+def test_model_as_the_cli_runs_it(small_models, tmp_path, monkeypatch):
+    """npusim.Model gives the outputs, the per-layer cycles and the counters
+    that `npusim model` gives for the same model, chip and input."""
+    monkeypatch.setenv("NPUSIM_CACHE", str(tmp_path / "cache"))
+    net = str(small_models / "tiny_cnn.onnx")
+    x = np.load(str(small_models / "tiny_cnn.x.npy"))
+    subprocess.run([BIN, "model", "-q", "-c", DEFAULT, net, "--input",
+                    "x=" + str(small_models / "tiny_cnn.x.npy"), "--output-dir",
+                    str(tmp_path / "out"), "--layers", str(tmp_path / "l.csv"),
+                    "--counters", str(tmp_path / "c.csv")], check=True)
+    m = npusim.Model(npusim.Config(DEFAULT), net)
+    assert m.inputs() == {"x": x.shape}
+    m.write("x", x)
+    res = m.run()
+    (name, shape), = m.outputs().items()
+    y = m.read(name)
+    assert y.shape == shape
+    assert np.array_equal(y, np.load(str(tmp_path / "out" / (name + ".npy"))))
+    rows = [ln.split(",") for ln in (tmp_path / "l.csv").read_text().splitlines()[1:]]
+    layers = m.layers()
+    assert [r[0] for r in rows] == [L["name"] for L in layers]
+    assert [int(r[5]) for r in rows] == [L["cycles"] for L in layers]
+    assert [int(r[11]) for r in rows] == [L["macs"] for L in layers]
+    csv = {ln.split(",")[0]: ln.split(",")[1] for ln in (tmp_path / "c.csv").read_text()
+           .splitlines() if not ln.startswith("#") and ln.count(",") >= 3 and
+           ln.split(",")[3] == ""}
+    c = m.counters()
+    assert c["cycles"] == res.cycles == int(csv["cycles"])
+    assert c["core0.matrix.macs"] == int(csv["core0.matrix.macs"])
+    # every layer a region "L<i> <name>" (the kernels mark their own too)
+    assert [r[0] for r in m.regions() if r[0].startswith("L")] == \
+        ["L%d %s" % (i, L["name"]) for i, L in enumerate(layers)]
+    # a second run of the same model: the same chip again
+    assert m.run().cycles == res.cycles
+
+
+def test_model_timing_only_and_errors(small_models):
+    net = str(small_models / "tiny_mlp.onnx")
+    cfg = npusim.Config(DEFAULT)
+    values = npusim.Model(cfg, net, dtype="bf16")
+    t = npusim.Model(cfg, net, dtype="bf16", timing_only=True)
+    assert t.run().cycles == values.run().cycles
+    assert [L["cycles"] for L in t.layers()] == [L["cycles"] for L in values.layers()]
+    with pytest.raises(npusim.Error, match="timing-only model takes no values"):
+        t.write("x", np.zeros(t.inputs()["x"], dtype=np.float32))
+    with pytest.raises(npusim.Error, match="no input of that name"):
+        values._check(npusim._lib.npusim_model_write(values._m, b"nope",
+                                                      npusim._ffi.new("float[1]"), 1))
+    with pytest.raises(npusim.Error, match="dtype"):
+        npusim.Model(cfg, net, dtype="fp8")
+    with pytest.raises(npusim.Error) as e:
+        npusim.Model(cfg, str(small_models / "missing.onnx"))
+    assert "missing.onnx" in str(e.value)
+
+
 def test_regions():
     r = npusim.Run(npusim.Config(DEFAULT))
     r.load(path=npusim.kernel("softmax.s"), defines={"R": 16, "L": 64})
