@@ -68,12 +68,12 @@ CORE_SRCS  := sim/core/matrix.c sim/core/matrix_pe.c sim/core/vecmath.c \
               sim/core/vector.c sim/core/dma.c sim/core/control.c \
               sim/core/hazard.c
 SIM_SRCS   := $(ENGINE_SRCS) $(MEM_SRCS) $(NOC_SRCS) $(CORE_SRCS) sim/chip.c
-RUN_SRCS   := run/run.c run/progress.c
+RUN_SRCS   := run/run.c
 DSE_SRCS   := dse/expr.c dse/spec.c dse/sweep.c dse/tune.c
 TRC_SRCS   := trace/trace.c
 # What users read: counters files, the roofline, energy, plots (above run/).
 REPORT_SRCS := report/ctrout.c report/ctrread.c report/roofline.c report/energy.c report/plot.c \
-               report/summary.c
+               report/summary.c report/progress.c
 # The model compiler: layer graph, importers, passes, mapping, the model
 # runner (docs/models.md).
 COMPILER_SRCS := compiler/graph.c compiler/onnx.c compiler/infer.c compiler/fold.c \

@@ -250,29 +250,10 @@ const int64_t *arch_list(const struct arch *a, enum param_id id, int *n)
 	return a->v[id].l.v;
 }
 
-/* chip.clock_ghz in Hz: every cycle count of the simulator is in it. */
-double arch_clock_hz(const struct arch *a)
-{
-	return ARCH_F(a, CHIP_CLOCK_GHZ) * 1e9;
-}
-
 /*
  * Bits of an element of the k-th core.matrix.in_type name (int4 -> 4),
  * via util/dtype.h, so the two spellings of a type cannot drift apart.
  */
-/* The macs_per_pe keys follow the in_type names (params.def). */
-_Static_assert(P_MTX_MACS_FP32 - P_MTX_MACS_INT4 == ARCH_N_MTX_IN_TYPE - 1 &&
-		       ARCH_MTX_IN_TYPE_INT4 == 0 &&
-		       ARCH_MTX_IN_TYPE_FP32 == ARCH_N_MTX_IN_TYPE - 1,
-	       "one core.matrix.macs_per_pe key per in_type, in its order");
-
-int arch_macs_per_pe(const struct arch *a, int in_type_index)
-{
-	if (in_type_index < 0 || in_type_index >= ARCH_N_MTX_IN_TYPE)
-		return 1;
-	return (int)a->v[P_MTX_MACS_INT4 + in_type_index].i;
-}
-
 int arch_dtype_bits(int in_type_index)
 {
 	const char *name = arch_enum_at(P_MTX_IN_TYPE, in_type_index);

@@ -1,6 +1,8 @@
 /*
- * arch_peaks.c - the derived peaks (peaks.def): what each is, how it is
- * computed from a validated config, and lookup by name.
+ * arch_peaks.c - the chip's rates: the clock, MACs per PE by type, and
+ * the derived peaks (peaks.def): what each is, how it is computed from a
+ * validated config, and lookup by name.  It reads resolved values only
+ * (arch.c calls it; it calls nothing there).
  *
  * Each peak is an upper bound the timing models can reach but not
  * exceed: the roofline's ceilings, the counters files' "peaks", sweep
@@ -25,6 +27,25 @@ static const char *const type_peak_names[ARCH_N_MTX_IN_TYPE] = {
 	ARCH_VALS_MTX_IN_TYPE(TYPE_PEAK, MTX_IN_TYPE)
 #undef TYPE_PEAK
 };
+
+/* chip.clock_ghz in Hz: every cycle count of the simulator is in it. */
+double arch_clock_hz(const struct arch *a)
+{
+	return ARCH_F(a, CHIP_CLOCK_GHZ) * 1e9;
+}
+
+/* The macs_per_pe keys follow the in_type names (params.def). */
+_Static_assert(P_MTX_MACS_FP32 - P_MTX_MACS_INT4 == ARCH_N_MTX_IN_TYPE - 1 &&
+		       ARCH_MTX_IN_TYPE_INT4 == 0 &&
+		       ARCH_MTX_IN_TYPE_FP32 == ARCH_N_MTX_IN_TYPE - 1,
+	       "one core.matrix.macs_per_pe key per in_type, in its order");
+
+int arch_macs_per_pe(const struct arch *a, int in_type_index)
+{
+	if (in_type_index < 0 || in_type_index >= ARCH_N_MTX_IN_TYPE)
+		return 1;
+	return (int)a->v[P_MTX_MACS_INT4 + in_type_index].i;
+}
 
 void arch_derive_peaks(struct arch *a)
 {

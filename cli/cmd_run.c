@@ -34,7 +34,7 @@
 #include <unistd.h>
 
 #include "../arch/arch.h"
-#include "../run/progress.h"
+#include "../report/progress.h"
 #include "../run/run.h"
 #include "../sim/engine/counters.h"
 #include "../report/ctrout.h"

@@ -1,6 +1,6 @@
 /*
  * test_progress.c - polling a run: the progress line and interrupts
- * (run/progress.h, run_params.interrupted / progress).  Host time comes
+ * (report/progress.h, run_params.interrupted / progress).  Host time comes
  * from a fake clock, so nothing here depends on the machine's speed.
  *
  *   progress.line           after PROGRESS_DELAY the line shows cycle,
@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../run/progress.h"
+#include "../../report/progress.h"
 #include "testutil.h"
 
 /* A scalar loop of about 40 M cycles (two instructions an iteration,

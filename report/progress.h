@@ -21,7 +21,7 @@
 
 #include <stdio.h>
 
-#include "run.h"
+#include "../run/run.h"
 
 #define PROGRESS_DELAY 1.0   /* seconds before the first line */
 #define PROGRESS_EVERY 0.25  /* seconds between updates */
