@@ -128,7 +128,7 @@ GEN_DOCS   := counters config isa
 DEPS := $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(UNIT_BINS:=.d) $(MKDOC).d $(BENCH_BINS:=.d)
 
 # ---- rules ------------------------------------------------------------------
-.PHONY: all deps run test unit docs docs-check asan debug bench bench-compare test-slurm kernels-report fuzz fuzz-objs \
+.PHONY: all deps run test unit docs docs-check asan debug bench bench-compare test-slurm kernels-report readme fuzz fuzz-objs \
         golden-update install clean models test-models models-report
 all: $(BIN) $(SOLIB)
 
@@ -297,6 +297,10 @@ fuzz-%: fuzz-objs
 bench: deps $(BIN) $(SOLIB) $(BENCH_BINS) $(TOOLS) $(BUILD)/workloads/resnet50.onnx \
        $(BUILD)/workloads/bert_layer.onnx
 	@sh bench/run.sh $(BIN)
+
+# README.md's measured tables (scripts/readme_tables.sh); make test checks them.
+readme: deps $(BIN) $(TOOLS)
+	@sh scripts/readme_tables.sh $(BIN)
 
 # docs/kernels.md: the kernel library measured (scripts/kernels/*.cases).
 kernels-report: deps $(BIN) $(TOOLS)

@@ -50,5 +50,11 @@ if sh scripts/kernels_report.sh "$build/npusim" --check; then
 else
 	fail=$((fail + 1))
 fi
+# README.md's measured tables: generated from the same runs
+if sh scripts/readme_tables.sh "$build/npusim" --check; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+fi
 echo "tests: $pass passed, $fail failed"
 [ $fail -eq 0 ]
