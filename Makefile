@@ -177,7 +177,7 @@ $(BIN): $(CLI_OBJS) $(LIB)
 	$(say) LINK $@
 	$(Q)$(CC) $(CFLAGS) -o $@ $(CLI_OBJS) $(LIB) $(LDLIBS)
 
-$(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/testutil.h $(LIB)
+$(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/testutil.h tests/unit/runenv.h $(LIB)
 	@mkdir -p $(dir $@)
 	$(say) TEST $@
 	$(Q)$(CC) $(CFLAGS) $(TEST_DEFS) $(CHECK_CFLAGS) -o $@ $< $(LIB) $(CHECK_LIBS) $(LDLIBS)

@@ -28,46 +28,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../run/run.h"
-#include "testutil.h"
-
-struct env {
-	struct arch a;
-	struct diag d;
-	FILE *fp;
-	char *log;
-	size_t log_len;
-	struct run *r;
-};
-
-static void env_new(struct env *e, const char *const *ov, int n_ov)
-{
-	struct run_params p;
-
-	memset(e, 0, sizeof(*e));
-	e->fp = open_memstream(&e->log, &e->log_len);
-	ck_assert_ptr_nonnull(e->fp);
-	diag_init(&e->d, e->fp);
-	ck_assert_int_eq(arch_load(&e->a, NULL, ov, n_ov, &e->d), 0);
-	memset(&p, 0, sizeof(p));
-	p.max_cycles = CYCLE_MAX;
-	e->r = run_new(&e->a, &p, &e->d);
-	ck_assert_ptr_nonnull(e->r);
-}
-
-static void env_free(struct env *e)
-{
-	run_free(e->r);
-	arch_free(&e->a);
-	fclose(e->fp);
-	free(e->log);
-}
-
-static const char *env_log(struct env *e)
-{
-	fflush(e->fp);
-	return e->log ? e->log : "";
-}
+#include "runenv.h"
 
 /* Load src on every core and run it to the end (must succeed). */
 static void env_run(struct env *e, const char *src, struct chip_result *res)

@@ -25,8 +25,7 @@
 #include <string.h>
 
 #include "../../report/energy.h"
-#include "../../run/run.h"
-#include "testutil.h"
+#include "runenv.h"
 
 /* DMA a 256-byte int8 tensor from DRAM src to DRAM dst through the
  * scratchpad at spm, one engine: descriptors run in order, so the write
@@ -48,46 +47,6 @@ static const char copy2[] =
 	".tensor Y, dram, 0x1000, int8, 256\n"
 	".tensor Z, dram, 0x2000, int8, 256\n"
 	COPY(0x1000, 0x2000, 0x100) "\thalt\n";
-
-/* One chip of the default config (or with overrides), diagnostics into a
- * memory stream so that failures can show them. */
-struct env {
-	struct arch a;
-	struct diag d;
-	FILE *fp;
-	char *log;
-	size_t log_len;
-	struct run *r;
-};
-
-static void env_new(struct env *e, const char *const *ov, int n_ov)
-{
-	struct run_params p;
-
-	memset(e, 0, sizeof(*e));
-	e->fp = open_memstream(&e->log, &e->log_len);
-	ck_assert_ptr_nonnull(e->fp);
-	diag_init(&e->d, e->fp);
-	ck_assert_int_eq(arch_load(&e->a, NULL, ov, n_ov, &e->d), 0);
-	memset(&p, 0, sizeof(p));
-	p.max_cycles = CYCLE_MAX;
-	e->r = run_new(&e->a, &p, &e->d);
-	ck_assert_ptr_nonnull(e->r);
-}
-
-static void env_free(struct env *e)
-{
-	run_free(e->r);
-	arch_free(&e->a);
-	fclose(e->fp);
-	free(e->log);
-}
-
-static const char *env_log(struct env *e)
-{
-	fflush(e->fp);
-	return e->log ? e->log : "";
-}
 
 static uint64_t ctr(const struct ctr_sink *s, const char *name)
 {
