@@ -52,4 +52,13 @@ static inline const char *env_log(struct env *e)
 	return e->log ? e->log : "";
 }
 
+/* Counter name of sink s, which must be there. */
+static inline uint64_t ctr(const struct ctr_sink *s, const char *name)
+{
+	const struct ctr_entry *c = ctr_find(s, name);
+
+	ck_assert_msg(c != NULL, "no counter %s", name);
+	return c->u;
+}
+
 #endif

@@ -38,14 +38,6 @@ static void env_run(struct env *e, const char *src, struct chip_result *res)
 	ck_assert_msg(run_go(e->r, CYCLE_MAX, res) == 0, "%s", env_log(e));
 }
 
-static uint64_t ctr(const struct ctr_sink *s, const char *name)
-{
-	const struct ctr_entry *c = ctr_find(s, name);
-
-	ck_assert_msg(c != NULL, "no counter %s", name);
-	return c->u;
-}
-
 /* The region called name on core, which must exist. */
 static const struct ctr_region *region(const struct ctr_region *v, size_t n,
 				       const char *name, int core)

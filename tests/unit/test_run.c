@@ -48,14 +48,6 @@ static const char copy2[] =
 	".tensor Z, dram, 0x2000, int8, 256\n"
 	COPY(0x1000, 0x2000, 0x100) "\thalt\n";
 
-static uint64_t ctr(const struct ctr_sink *s, const char *name)
-{
-	const struct ctr_entry *c = ctr_find(s, name);
-
-	ck_assert_msg(c != NULL, "no counter %s", name);
-	return c->u;
-}
-
 static void pattern(int8_t *v, int n, int seed)
 {
 	int i;
