@@ -29,7 +29,7 @@ for g in tests/golden/*/run.sh; do
 		echo "golden.$name: FAILED"; echo "$out" | tail -20 >&2; fail=$((fail + 1))
 	fi
 done
-if sh scripts/docs_check.sh "$build/mkdoc" $docs; then
+if sh scripts/docs_check.sh "$build/mkdoc" $docs && sh scripts/api_doc_check.sh; then
 	pass=$((pass + 1))
 else
 	fail=$((fail + 1))
