@@ -9,7 +9,9 @@
 #   case,sim_cycles,host_s,min_s,max_s,cycles_per_s,peak_kib,ratio
 # host_s is the median wall time, peak_kib the largest resident set,
 # cycles_per_s simulated cycles per host second (npusim runs only) and
-# ratio = host_s / the first case's host_s in this same run.  Not part of
+# ratio = host_s / the first case's host_s in this same run; also the
+# micro benches' lines (RESULTS_micro.txt) and README's speed table made
+# from both (RESULTS.md, bench/table.sh).  Not part of
 # `make test`: host timing varies.  `make bench-compare` checks the ratios
 # against bench/baseline.csv (bench/compare.sh).
 bin=${1:?usage: sh bench/run.sh path/to/npusim [results.csv]}
@@ -21,12 +23,16 @@ status=0
 for p in bench_matrix bench_engine bench_noc measure; do
 	[ -x "$BENCH/$p" ] || { echo "bench: $BENCH/$p is missing (make bench builds it)" >&2; exit 1; }
 done
-"$BENCH/bench_matrix" || status=1
-"$BENCH/bench_engine" || status=1
-"$BENCH/bench_noc" || status=1
-
 D=$(mktemp -d)
 trap 'rm -rf "$D"' EXIT
+# the micro benches' lines, shown and kept beside the results (README's
+# speed table reads both: bench/table.sh)
+micro=${out%.csv}_micro.txt
+for p in bench_matrix bench_engine bench_noc; do
+	"$BENCH/$p" > "$D/$p" || status=1
+	cat "$D/$p"
+done
+cat "$D/bench_matrix" "$D/bench_engine" "$D/bench_noc" > "$micro.tmp" && mv "$micro.tmp" "$micro"
 "$(dirname "$bin")/gemmref" gen 512 256 256 1 "$D/A.npy" "$D/B.npy" || exit 1
 "$(dirname "$bin")/gatherref" idx 8192 0 32768 1 "$D/I.npy" || exit 1
 echo "case,sim_cycles,host_s,min_s,max_s,cycles_per_s,peak_kib,ratio" > "$D/res"
@@ -65,5 +71,6 @@ awk -F, 'NR == 1 { printf "%-18s %12s %9s %12s %10s %7s\n", "case", "sim cycles"
 			  "M cycles/s", "peak MiB", "ratio"; next }
 	 { printf "%-18s %12s %9.3f %12s %10.1f %7.3f\n", $1, $2, $3,
 		  $6 == "" ? "-" : sprintf("%.2f", $6 / 1e6), $7 / 1024, $8 }' "$out"
-echo "bench: wrote $out ($runs runs per case; ratio = host time / $(sed -n 2p "$out" | cut -d, -f1))"
+sh bench/table.sh "$out" "$micro" > "${out%.csv}.md"
+echo "bench: wrote $out, $micro and ${out%.csv}.md, README's speed table ($runs runs per case; ratio = host time / $(sed -n 2p "$out" | cut -d, -f1))"
 exit $status

@@ -11,8 +11,10 @@
 #   array   the array-size sweep of the default chip (simulated: the same
 #           commands as the README's shell loop)
 #   speed   the speed table, from the committed measurement of the
-#           simulator itself (bench/baseline.md, written by `make bench`
-#           as bench/results.md); host times are not remeasured here
+#           simulator itself (bench/baseline.csv and baseline_micro.txt:
+#           a `make bench` run's results.csv and results_micro.txt, made
+#           into the table by bench/table.sh); host times are not
+#           remeasured here
 set -e
 bin=${1:?usage: readme_tables.sh path/to/npusim [--check]}
 mode=${2:-update}
@@ -41,7 +43,7 @@ array() {
 }
 
 speed() {
-	cat bench/baseline.md
+	sh bench/table.sh bench/baseline.csv bench/baseline_micro.txt
 }
 
 cp README.md "$tmp/README.md"
