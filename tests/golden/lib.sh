@@ -28,6 +28,25 @@ counter() { grep "^$2," "$1" | head -1 | cut -d, -f2; }
 # matches ERE (e.g. every core's 'core[0-9]+\.vector\.busy_cycles').
 counter_sum() { awk -F, -v re="^($2)$" '$4 == "" && $1 ~ re { s += $2 } END { print s + 0 }' "$1"; }
 
+# check_gemm_traffic WHAT FILE.csv M K N: an int8 GEMM whose A, B and C
+# each cross the DRAM once (gemm.s with the whole problem in the
+# scratchpad): M*K*N MACs on the chip's arrays, M*K + K*N bytes read and
+# 4*M*N (int32) written on the DRAM channels, and the DMA engines moved
+# exactly those bytes.  Independent of timing.
+check_gemm_traffic() {
+	macs=$(counter_sum "$2" 'core[0-9]+\.matrix\.macs')
+	rd=$(counter_sum "$2" 'dram\.ch[0-9]+\.read_bytes')
+	wr=$(counter_sum "$2" 'dram\.ch[0-9]+\.write_bytes')
+	[ "$macs" = $(($3 * $4 * $5)) ] || fail "$1: $macs MACs, M*K*N = $(($3 * $4 * $5))"
+	[ "$rd" = $(($3 * $4 + $4 * $5)) ] ||
+		fail "$1: DRAM read $rd bytes, M*K + K*N = $(($3 * $4 + $4 * $5))"
+	[ "$wr" = $((4 * $3 * $5)) ] || fail "$1: DRAM written $wr bytes, 4*M*N = $((4 * $3 * $5))"
+	[ "$(counter_sum "$2" 'core[0-9]+\.dma[0-9]+\.bytes_dram_to_sram')" = "$rd" ] ||
+		fail "$1: the DMA engines brought in other bytes than the DRAM read"
+	[ "$(counter_sum "$2" 'core[0-9]+\.dma[0-9]+\.bytes_sram_to_dram')" = "$wr" ] ||
+		fail "$1: the DMA engines wrote out other bytes than the DRAM took"
+}
+
 # fold_cycles DF M K N R C: the SCALE-Sim busy cycles of a whole GEMM.
 fold_cycles() {
 	df=$1 m=$2 k=$3 n=$4 r=$5 c=$6
