@@ -112,8 +112,8 @@ check_unit_slices() {
 		done
 		t="$c\.control"
 		n=$(( $(tstat "$2" sum n X "$t" '.*') - $(tstat "$2" sum n X "$t" 'stall: .*') ))
-		[ "$n" = "$(counter "$3" $c.control.insns)" ] ||
-			fail "$1: $n instruction slices on $c.control, $c.control.insns $(counter "$3" $c.control.insns)"
+		[ "$n" = "$(counter "$3" "$c.control.insns")" ] ||
+			fail "$1: $n instruction slices on $c.control, $c.control.insns $(counter "$3" "$c.control.insns")"
 		for r in "queue_full:queue full .*" "sem_wait:wait sem [0-9]+" "fence:fence" "barrier:barrier"; do
 			got=$(tstat "$2" sum cycles X "$t" "stall: ${r#*:}")
 			want=$(counter "$3" "$c.control.stall_${r%%:*}_cycles")
@@ -121,7 +121,7 @@ check_unit_slices() {
 				fail "$1: '$c.control' stall slices '${r#*:}' last $got cycles, $c.control.stall_${r%%:*}_cycles $want"
 		done
 		got=$(tstat "$2" sum cycles X "$t" '.*')
-		[ "$got" -le "$(counter "$3" $c.control.busy_cycles)" ] ||
+		[ "$got" -le "$(counter "$3" "$c.control.busy_cycles")" ] ||
 			fail "$1: the slices of $c.control last $got cycles, more than its busy cycles"
 	done
 	got=$(tstat "$2" sum n f '.*' '.*')
