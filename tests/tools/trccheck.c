@@ -3,6 +3,7 @@
  *
  *   trccheck FILE.json.gz [--window S:E] [--tracks A,B,...]
  *            [--need-instant NAME]... [--min-flows N] [--min-counters N]
+ *            [--stats FILE [--clip S:E]]
  *
  * Decompresses (zlib), parses (json-c, independent of the writer in
  * trace/trace.c) and checks what Perfetto relies on:
@@ -18,11 +19,26 @@
  *     each id starts on exactly one slice, every end has that start, and
  *     no flow ends before it starts.
  * Options add assertions: every span touches, and every instant and
- * counter sample lies in, cycles [S, E); every track name (lanes "x #2"
- * count as "x") is one of a list; an instant named NAME exists; at least
- * N flows end / N counter samples exist.  Prints one summary line
+ * counter sample lies in, cycles [S, E) (a counter sample's cycle is its
+ * ts x 1000 x otherData.clock_ghz); every track name (lanes "x #2" count
+ * as "x") is one of a list; an instant named NAME exists; at least N
+ * flows end / N counter samples exist.  Prints one summary line
  * ("events N slices N instants N counters N flows N (N unmatched starts)")
  * and exits 0, or prints every problem (up to 20) and exits 1.
+ *
+ * --stats FILE writes what the golden tests tie to the run's counters:
+ * one tab-separated line per (phase, track, name),
+ *
+ *   PHASE  TRACK  NAME  N  CYCLES  FIRST  LAST  END
+ *
+ * PHASE X (slices), i (instants), C (counter samples) or f (flow ends,
+ * counted on the slice they end on); TRACK the process name without
+ * spaces, a dot and the thread name without its lane suffix
+ * ("core0.matrix", "core1.regions", "chip.dram.ch0"; a counter's own
+ * name stands for the thread); N the events, CYCLES the sum of their
+ * args.cycles, FIRST and LAST the earliest and latest start, END the
+ * latest end (all in cycles).  With --clip S:E only the events that
+ * would pass --window S:E are counted (the slices that touch [S, E)).
  */
 #include <json-c/json.h>
 #include <stdint.h>
@@ -51,6 +67,25 @@ struct thread {
 	long long pid, tid;
 	char name[96];
 };
+
+/* A process (pid) with process_name metadata, spaces dropped. */
+struct process {
+	long long pid;
+	char name[64];
+};
+
+/* One line of --stats: the events of one phase, track and name. */
+struct line {
+	char phase;             /* X, i, C or f */
+	char track[160];        /* "core0.matrix" */
+	char name[160];         /* slice, instant or counter name */
+	uint64_t n, cycles;     /* events, sum of args.cycles */
+	uint64_t first, last;   /* earliest and latest start */
+	uint64_t end;           /* latest end */
+};
+
+static struct line *lines;     /* --stats lines, in order of appearance */
+static size_t n_lines, cap_lines;
 
 static int n_problems;
 
@@ -166,16 +201,145 @@ static int listed(const char *list, const char *name)
 	return 0;
 }
 
+/* Does [start, end) pass --window lo:hi?  A span must touch it; a
+ * zero-length one (an instant) must lie in it. */
+static int touches(uint64_t start, uint64_t end, uint64_t lo, uint64_t hi)
+{
+	return (end > lo || (start == end && start >= lo)) && start < hi;
+}
+
+/* A counter sample's cycle: ts is in microseconds at clock_ghz. */
+static uint64_t ts_cycle(json_object *ts, double ghz)
+{
+	double c = json_object_get_double(ts) * 1000.0 * ghz;
+
+	return c > 0 ? (uint64_t)(c + 0.5) : 0;
+}
+
+/* Count one event into its --stats line; 0, or -1 out of memory. */
+static int line_add(char phase, const char *track, const char *name,
+		    uint64_t start, uint64_t end)
+{
+	struct line *st;
+	size_t i;
+
+	for (i = 0; i < n_lines; i++)
+		if (lines[i].phase == phase && strcmp(lines[i].track, track) == 0 &&
+		    strcmp(lines[i].name, name) == 0)
+			break;
+	if (i == n_lines) {
+		if (n_lines == cap_lines) {
+			size_t cap = cap_lines ? 2 * cap_lines : 64;
+			struct line *p = realloc(lines, cap * sizeof(*p));
+
+			if (!p)
+				return -1;
+			lines = p;
+			cap_lines = cap;
+		}
+		st = &lines[n_lines++];
+		memset(st, 0, sizeof(*st));
+		st->phase = phase;
+		snprintf(st->track, sizeof(st->track), "%s", track);
+		snprintf(st->name, sizeof(st->name), "%s", name);
+		st->first = start;
+	}
+	st = &lines[i];
+	st->n++;
+	st->cycles += end - start;
+	if (start < st->first)
+		st->first = start;
+	if (start > st->last)
+		st->last = start;
+	if (end > st->end)
+		st->end = end;
+	return 0;
+}
+
+/* The --stats track of an event: "PROCESS.THREAD" (see the top). */
+static void track_name(char *buf, size_t size, long long pid, const char *thread,
+		       const struct process *pr, size_t n_pr)
+{
+	size_t i, n = strcspn(thread, "#");
+
+	while (n && thread[n - 1] == ' ')
+		n--;
+	for (i = 0; i < n_pr && pr[i].pid != pid; i++)
+		;
+	if (i < n_pr)
+		snprintf(buf, size, "%s.%.*s", pr[i].name, (int)n, thread);
+	else
+		snprintf(buf, size, "pid%lld.%.*s", pid, (int)n, thread);
+}
+
+/* Pass 2 of --stats: every slice, instant, counter sample and flow end of
+ * the events that touch [lo, hi), by phase, track and name. */
+static int write_stats(const char *path, json_object *evs, double ghz,
+		       const struct thread *th, size_t n_th,
+		       const struct process *pr, size_t n_pr,
+		       uint64_t lo, uint64_t hi)
+{
+	size_t i, j, n = json_object_array_length(evs);
+	char track[160];
+	FILE *f;
+
+	for (i = 0; i < n; i++) {
+		json_object *e = json_object_array_get_idx(evs, i), *args = field(e, "args");
+		const char *p = json_object_get_string(field(e, "ph"));
+		const char *nm = json_object_get_string(field(e, "name"));
+		long long pid = json_object_get_int64(field(e, "pid"));
+		uint64_t start, end;
+
+		if (!p || !nm || !args || strcmp(p, "M") == 0)
+			continue;
+		if (strcmp(p, "C") == 0) {
+			start = end = ts_cycle(field(e, "ts"), ghz);
+			track_name(track, sizeof(track), pid, nm, pr, n_pr);
+			if (touches(start, end, lo, hi) && line_add('C', track, nm, start, end))
+				return -1;
+			continue;
+		}
+		for (j = 0; j < n_th; j++)
+			if (th[j].pid == pid && th[j].tid == json_object_get_int64(field(e, "tid")))
+				break;
+		if (j == n_th)
+			continue; /* reported by the checks */
+		track_name(track, sizeof(track), pid, th[j].name, pr, n_pr);
+		start = (uint64_t)json_object_get_int64(field(args, "cycle"));
+		end = start + (p[0] == 'X' ? (uint64_t)json_object_get_int64(field(args, "cycles")) : 0);
+		if (!touches(start, end, lo, hi))
+			continue;
+		if (line_add(p[0], track, nm, start, end))
+			return -1;
+		if (p[0] == 'X' && json_object_get_boolean(field(e, "flow_in")) &&
+		    line_add('f', track, nm, start, end))
+			return -1;
+	}
+	if (!(f = fopen(path, "w")))
+		return -1;
+	for (i = 0; i < n_lines; i++)
+		fprintf(f, "%c\t%s\t%s\t%llu\t%llu\t%llu\t%llu\t%llu\n", lines[i].phase,
+			lines[i].track, lines[i].name, (unsigned long long)lines[i].n,
+			(unsigned long long)lines[i].cycles,
+			(unsigned long long)lines[i].first,
+			(unsigned long long)lines[i].last,
+			(unsigned long long)lines[i].end);
+	return fclose(f) ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
-	const char *path = NULL, *tracks = NULL, *need[16];
+	const char *path = NULL, *tracks = NULL, *need[16], *stats_path = NULL;
 	int n_need = 0, found[16] = { 0 };
 	long min_flows = 0, min_counters = 0;
 	unsigned long long win_lo = 0, win_hi = UINT64_MAX;
+	unsigned long long clip_lo = 0, clip_hi = UINT64_MAX;
+	double ghz = 1;
 	struct slice *sl = NULL;
 	struct flow *fl = NULL;
 	struct thread *th = NULL;
-	size_t n_sl = 0, n_fl = 0, n_th = 0, len, i, j;
+	struct process *pr = NULL;
+	size_t n_sl = 0, n_fl = 0, n_th = 0, n_pr = 0, len, i, j;
 	long n_inst = 0, n_ctr = 0, n_ends = 0, n_unmatched = 0, n_ev;
 	json_object *root, *evs;
 	char *txt;
@@ -186,6 +350,13 @@ int main(int argc, char **argv)
 		if (strcmp(a, "--window") == 0 && v) {
 			if (sscanf(v, "%llu:%llu", &win_lo, &win_hi) != 2)
 				return fprintf(stderr, "trccheck: bad --window\n"), 2;
+			i++;
+		} else if (strcmp(a, "--clip") == 0 && v) {
+			if (sscanf(v, "%llu:%llu", &clip_lo, &clip_hi) != 2)
+				return fprintf(stderr, "trccheck: bad --clip\n"), 2;
+			i++;
+		} else if (strcmp(a, "--stats") == 0 && v) {
+			stats_path = v;
 			i++;
 		} else if (strcmp(a, "--tracks") == 0 && v) {
 			tracks = v;
@@ -202,7 +373,7 @@ int main(int argc, char **argv)
 		} else if (a[0] != '-' && !path) {
 			path = a;
 		} else {
-			fprintf(stderr, "usage: trccheck FILE.json.gz [--window S:E] [--tracks LIST] [--need-instant NAME]... [--min-flows N] [--min-counters N]\n");
+			fprintf(stderr, "usage: trccheck FILE.json.gz [--window S:E] [--tracks LIST] [--need-instant NAME]... [--min-flows N] [--min-counters N] [--stats FILE [--clip S:E]]\n");
 			return 2;
 		}
 	}
@@ -221,11 +392,18 @@ int main(int argc, char **argv)
 		json_object_put(root);
 		return 1;
 	}
+	{
+		json_object *od = field(root, "otherData");
+
+		if (od && is_num(field(od, "clock_ghz")))
+			ghz = json_object_get_double(field(od, "clock_ghz"));
+	}
 	n_ev = (long)json_object_array_length(evs);
 	sl = calloc((size_t)n_ev + 1, sizeof(*sl));
 	fl = calloc((size_t)n_ev + 1, sizeof(*fl));
 	th = calloc((size_t)n_ev + 1, sizeof(*th));
-	if (!sl || !fl || !th)
+	pr = calloc((size_t)n_ev + 1, sizeof(*pr));
+	if (!sl || !fl || !th || !pr)
 		return fprintf(stderr, "trccheck: out of memory\n"), 1;
 
 	/* Pass 1: fields per phase; collect slices, flows, thread names. */
@@ -260,6 +438,16 @@ int main(int argc, char **argv)
 				if (tracks && !listed(tracks, th[n_th].name))
 					problem((long)i, "track '%s' not in --tracks", th[n_th].name);
 				n_th++;
+			} else if (strcmp(nm, "process_name") == 0) {
+				const char *q = json_object_get_string(field(args, "name"));
+				size_t k = 0;
+
+				pr[n_pr].pid = json_object_get_int64(field(e, "pid"));
+				for (; *q && k + 1 < sizeof(pr[n_pr].name); q++)
+					if (*q != ' ')
+						pr[n_pr].name[k++] = *q;
+				pr[n_pr].name[k] = '\0';
+				n_pr++;
 			}
 		} else if (strcmp(p, "X") == 0) {
 			json_object *bid = field(e, "bind_id");
@@ -276,10 +464,9 @@ int main(int argc, char **argv)
 			s->tid = json_object_get_int64(field(e, "tid"));
 			s->start = (uint64_t)json_object_get_int64(field(args, "cycle"));
 			s->end = s->start + (uint64_t)json_object_get_int64(field(args, "cycles"));
-			if (s->end <= win_lo && !(s->start == s->end && s->start >= win_lo))
-				problem((long)i, "%s", "span before --window");
-			if (s->start >= win_hi)
-				problem((long)i, "%s", "span after --window");
+			if (!touches(s->start, s->end, win_lo, win_hi))
+				problem((long)i, "%s", s->start >= win_hi ? "span after --window" :
+					"span before --window");
 			n_sl++;
 			if (bid) {
 				int out = json_object_get_boolean(field(e, "flow_out"));
@@ -316,6 +503,7 @@ int main(int argc, char **argv)
 			n_sl++;
 			n_inst++;
 		} else if (strcmp(p, "C") == 0) {
+			uint64_t c;
 			int k = 0;
 
 			if (!is_num(field(e, "ts")) || !args ||
@@ -330,6 +518,9 @@ int main(int argc, char **argv)
 			}
 			if (!k)
 				problem((long)i, "%s", "counter without a value");
+			c = ts_cycle(field(e, "ts"), ghz);
+			if (c < win_lo || c >= win_hi)
+				problem((long)i, "%s", "counter sample outside --window");
 			n_ctr++;
 		} else {
 			problem((long)i, "unexpected phase '%s'", p);
@@ -411,10 +602,17 @@ int main(int argc, char **argv)
 		problem(-1, "%s", "fewer flows than --min-flows");
 	if (n_ctr < min_counters)
 		problem(-1, "%s", "fewer counter samples than --min-counters");
+	if (stats_path && !n_problems &&
+	    write_stats(stats_path, evs, ghz, th, n_th, pr, n_pr, clip_lo, clip_hi)) {
+		fprintf(stderr, "trccheck: %s: cannot write the stats\n", stats_path);
+		n_problems++;
+	}
 	json_object_put(root);
 	free(sl);
 	free(fl);
 	free(th);
+	free(pr);
+	free(lines);
 	if (n_problems) {
 		fprintf(stderr, "trccheck: %s: %d problem%s\n", path, n_problems,
 			n_problems == 1 ? "" : "s");

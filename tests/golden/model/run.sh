@@ -15,8 +15,14 @@
 # op, a Resize mode, opset 9, a truncated file) exit 1 with the node and the
 # reason; a batch of two runs right; layers take the tuner's cached
 # schedules (--tune, --untuned); a SCALE-Sim topology CSV runs; pipelined
-# runs give the layer-by-layer run's outputs; calibrated int8 formats are
-# no worse than Q3.4.  Golden: cycles per model and config.
+# runs give the layer-by-layer run's outputs, their stage table holds
+# together (stages cut the layers in order and the cores in disjoint
+# ranges, the interval is the busiest stage's busy cycles per image, busy%
+# = busy/img x images / latency, image 0 within the run) and their trace
+# (valid for trccheck) is the run's counters (units, flows, stalls and a
+# region slice per layer entry: lib.sh), each layer on its stage's cores
+# only, stages at once; calibrated int8 formats are no worse than Q3.4.
+# Golden: cycles per model and config, each pipeline's latency and cut.
 . "$(dirname "$0")/../lib.sh"
 # the kernels' default schedules, whatever the user's tuning cache holds
 export NPUSIM_CACHE="$tmp/cache"
@@ -89,6 +95,34 @@ for cfg in default.cfg datacenter.cfg; do
 		fail "tiny_cnn batch 2 $cfg: $(grep -v '^ok' "$tmp/out")"
 	record "tiny_cnn batch 2 $cfg: $(awk -F, 'NR > 1 { s += $6 } END { print s }' "$tmp/l.csv") cycles in layers"
 done
+# stages FILE BATCH: the stage table of a pipelined run's summary (see the
+# top); prints "S A-B C-D" per stage (layers A..B on cores C..D).
+stages() {
+	awk -v b="$2" '
+		function bad(m) { print m; err = 1; exit 1 }
+		function d(x, y) { return x > y ? x - y : y - x }
+		/^layer / { t = 1; next }
+		t && /^$/ { t = 0 }
+		t { nl++ }
+		/^latency:/ { lat = $2 }
+		/^stage / { s = 1; next }
+		s && /^[0-9]+ / {
+			n++; split($2, l, "-"); split($3, c, "-"); busy[n] = $5; pct = $6 + 0
+			if (l[1] != next_l || l[2] < l[1] || c[1] < next_c || c[2] < c[1]) bad("stage " $1 ": layers " $2 ", cores " $3)
+			next_l = l[2] + 1; next_c = c[2] + 1
+			if (d(pct, 100 * $5 * b / lat) > 0.1) bad("stage " $1 ": busy " pct "%, " $5 " x " b " / " lat)
+			if (busy[n] > max) { max = busy[n]; arg = n }
+			print $1, $2, $3
+		}
+		/^interval:/ { iv = $2; st = $7 + 0; img0 = $12 }
+		END {
+			if (err) exit 1
+			if (!n || next_l != nl) bad(n " stages for " nl " layers")
+			if (iv != max || st != arg) bad("interval " iv " (stage " st "), busiest stage " arg ": " max)
+			if (img0 > lat) bad("image 0 took " img0 " cycles, the run " lat)
+		}' "$1"
+}
+
 # pipelined (--pipeline S --batch 3): stages on partitions, images flowing
 # through; the outputs equal the layer-by-layer run's bit for bit (int8 on a
 # two-core default.cfg, bf16 on datacenter.cfg), timing-only has the same
@@ -113,13 +147,29 @@ for cs in "default.cfg:2:$two" "datacenter.cfg:3:" "datacenter.cfg:2:--stages 2"
 		--timing-only > "$tmp/pt.txt" 2> /dev/null || fail "pipeline timing-only failed"
 	[ "$(grep '^latency' "$tmp/p.txt")" = "$(grep '^latency' "$tmp/pt.txt")" ] ||
 		fail "tiny_cnn pipeline $S $cfg: timing-only cycles differ"
+	stages "$tmp/p.txt" 3 > "$tmp/st" || fail "tiny_cnn pipeline $S $cfg $extra: $(cat "$tmp/st")"
 	record "tiny_cnn pipeline $S $cfg $extra: $(grep '^latency' "$tmp/p.txt" | cut -d= -f1)"
-	grep -E '^[0-9]+ ' "$tmp/p.txt" | awk '{ print "  stage " $1 ": layers " $2 ", cores " $3 ", busy/img " $5 }' >> "$actual"
+	awk '{ print "  stage " $1 ": layers " $2 ", cores " $3 }' "$tmp/st" >> "$actual"
 done
-# the trace of a pipelined run: every layer a region slice, stages at once
-"$bin" model -q -c configs/datacenter.cfg "$m/tiny_cnn.onnx" --batch 3 --pipeline 3 \
-	--timing-only --trace "$tmp/p.json.gz" 2> "$tmp/err" ||
+# the trace of a pipelined run: its counters, every layer a region slice on
+# its stage's cores, stages at once
+"$bin" model -c configs/datacenter.cfg "$m/tiny_cnn.onnx" --batch 3 --pipeline 3 \
+	--timing-only --trace "$tmp/p.json.gz" --counters "$tmp/p.csv" > "$tmp/p.txt" 2> "$tmp/err" ||
 	{ cat "$tmp/err" >&2; fail "pipeline --trace failed"; }
+"$build/trccheck" "$tmp/p.json.gz" --stats "$tmp/p.st" > /dev/null || fail "pipeline trace: trccheck failed"
+check_unit_slices "pipeline trace" "$tmp/p.st" "$tmp/p.csv" overlap
+check_region_slices "pipeline trace" "$tmp/p.st" "$tmp/p.csv"
+stages "$tmp/p.txt" 3 > "$tmp/st" || fail "pipeline trace: $(cat "$tmp/st")"
+while read -r i ls cs; do
+	l=${ls%-*}
+	cores=$(awk -v a="${cs%-*}" -v b="${cs#*-}" 'BEGIN { for (c = a; c <= b; c++) printf "%s%d", (c > a ? "|" : ""), c }')
+	while [ "$l" -le "${ls#*-}" ]; do
+		n=$(tstat "$tmp/p.st" sum n X '.*\.regions' "L$l .*")
+		[ "$n" -gt 0 ] && [ "$(tstat "$tmp/p.st" sum n X "core($cores)\.regions" "L$l .*")" = "$n" ] ||
+			fail "pipeline trace: layer $l not only on stage $i's cores $cs"
+		l=$((l + 1))
+	done
+done < "$tmp/st"
 $py - "$tmp/p.json.gz" > "$tmp/tr" <<'PY' || fail "pipeline trace: $(cat "$tmp/tr")"
 import gzip, json, sys
 ev = json.load(gzip.open(sys.argv[1]))["traceEvents"]

@@ -5,8 +5,15 @@
 # those two; --point and --shard select points; a point that fails is
 # recorded with its error, named by --collect (exit 3) and rerun by
 # --retry-failed; a bad constraint is a spec error at file:line; the
-# Slurm script runs one point per array task.  Golden: the CSV (cycles,
-# busy cycles, bandwidth and energy of every point) and the Pareto front.
+# Slurm script runs one point per array task.  The CSV is checked row by
+# row: its parameters are the point's own overrides, its metrics the
+# point's own counters file's, each run point did the GEMM's work (M*K*N
+# MACs, A and B read, C written once) with matrix busy cycles less SRAM
+# stalls = the fold model of its array and dataflow, a point is skipped
+# exactly when its array needs more than 2e12 MAC/s (R x C at 1 GHz), and
+# the Pareto column marks exactly the ok points no other beats on both
+# cycles and energy.  Golden: the Pareto front (no CSV: its cycles, busy
+# cycles, bandwidth and energy change with any timing).
 . "$(dirname "$0")/../lib.sh"
 spec=workloads/sweeps/gemm_array.sweep
 "$bin" sweep "$spec" -o "$tmp/a" -j 2 2> "$tmp/err" || fail "sweep -j 2 failed: $(cat "$tmp/err")"
@@ -18,7 +25,44 @@ grep -q "24 points: 18 ok, 6 skipped by constraints, 0 failed" "$tmp/err" ||
 "$bin" sweep --collect "$tmp/b" --pareto cycles,energy.total 2>/dev/null || fail "collect -j 1 failed"
 cmp -s "$tmp/a/results.csv" "$tmp/b/results.csv" || fail "-j 1 and -j 2 collect different CSVs"
 xmllint --noout "$tmp/p.svg" || fail "the Pareto SVG is not well-formed"
-cat "$tmp/a/results.csv" >> "$actual"
+
+# row by row (gemm_array.sweep: M = K = N = 128; columns: point, rows,
+# cols, dataflow, preset, then the metrics cycles, core0.matrix.busy_cycles,
+# dram.ch0.bandwidth_gbps, energy.total, then status and pareto)
+tail -n +2 "$tmp/a/results.csv" > "$tmp/rows"
+[ "$(wc -l < "$tmp/rows")" = 24 ] || fail "$(wc -l < "$tmp/rows") rows, 24 points"
+while IFS=, read -r k r c df preset m1 m2 m3 m4 st par; do
+	if [ $((r * c * 1000000000)) -gt 2000000000000 ]; then
+		[ "$st" = "skipped peak.macs_per_s <= 2e12" ] && [ "$par" = 0 ] ||
+			fail "point $k: ${r}x$c should be skipped: $st"
+		continue
+	fi
+	[ "$st" = ok ] || fail "point $k: $st"
+	f=$tmp/a/points/$k.csv
+	[ "$(sed -n 's/^# override: //p' "$f" | tail -4 | tr '\n' ' ')" = \
+		"core.matrix.rows=$r core.matrix.cols=$c core.matrix.dataflow=$df dram.preset=$preset " ] ||
+		fail "point $k: the row's parameters are not its run's"
+	for mv in "cycles=$m1" "core0.matrix.busy_cycles=$m2" "dram.ch0.bandwidth_gbps=$m3" \
+		"energy.total=$m4"; do
+		m=${mv%%=*} v=${mv#*=}
+		[ "$(counter "$f" "$m")" = "$v" ] || fail "point $k: $m $v in the CSV, $(counter "$f" "$m") in its counters"
+	done
+	check_gemm_traffic "point $k" "$f" 128 128 128
+	[ $((m2 - $(counter "$f" core0.matrix.stall_sram_cycles))) = "$(fold_cycles "$df" 128 128 128 "$r" "$c")" ] ||
+		fail "point $k: matrix busy $m2 less SRAM stalls is not the fold model"
+done < "$tmp/rows"
+# the Pareto front on (cycles, energy.total), computed here
+awk -F, '$10 == "ok" { n++; k[n] = $1; cy[n] = $6; en[n] = $9; par[n] = $11 }
+	END {
+		for (i = 1; i <= n; i++) {
+			front = 1
+			for (j = 1; j <= n; j++)
+				if (cy[j] <= cy[i] && en[j] <= en[i] && (cy[j] < cy[i] || en[j] < en[i]))
+					front = 0
+			if (front != par[i]) { print "point " k[i] ": pareto " par[i] ", want " front; exit 1 }
+		}
+	}' "$tmp/rows" > "$tmp/bad" || fail "$(cat "$tmp/bad")"
+record "Pareto front (cycles, energy.total): points $(awk -F, '$11 == 1 { printf "%s%s", s, $1; s = " " }' "$tmp/rows")"
 
 # resume: nothing to do; then two points cut off
 "$bin" sweep "$spec" -o "$tmp/a" -j 2 2> "$tmp/err" || fail "rerun failed"
