@@ -1593,14 +1593,15 @@ out:
  * cycle.  When nobody else can act before the window ends (eng_horizon:
  * no other unit's event, no sampling boundary, no pause or limit) and
  * nobody else has an access presented to the matrix engine's memories
- * (mem quiet), the outcome of those cycles is fixed: every access is
+ * (mem_ff_quiet), the outcome of those cycles is fixed: every access is
  * granted at its issue cycle and completes one cycle later, no array
  * cycle freezes, and no other unit can see the state in between.  So the
  * window's cycles are applied at once, from this pass: the same counters,
- * round-robin pointers and requestor positions in the memories
- * (mem_target_ops.ff_cycle), the same values captured and written in the
- * same order (op_effect), the same stream positions and instruction
- * bookkeeping - only without the events.
+ * round-robin pointers and requestor positions in the memories (the
+ * memory protocol's fast-forward mode: mem_ff_cycle, mem_ff_stream), the
+ * same values captured and written in the same order (op_effect), the
+ * same stream positions and instruction bookkeeping - only without the
+ * events.
  *
  * A window [x, y) of array cycles holds only stream accesses: it ends
  * before any instruction's start or interval end (those notify the
@@ -1622,7 +1623,7 @@ static int ff_stream_ok(const struct mtx *m, const struct mtx_stream *s)
 	const struct mem_port *p = &m->port[s->req];
 	struct mem_info mi;
 
-	if (s->dyn || s->per != 1 || !p->t.ops->ff_cycle)
+	if (s->dyn || s->per != 1 || !mem_has_ff(p))
 		return 0;
 	mem_info(p, &mi);
 	/* lead = latency + the widest row's cycles - 1 (stream_lead) */
@@ -1701,7 +1702,7 @@ static int ff_memories(struct mtx *m, const struct ff_op *ops, int n,
 			const struct mem_port *q = &m->port[ops[k].in->st[ops[k].si].req];
 			int j;
 
-			if (done[k] || q->t.obj != p->t.obj)
+			if (done[k] || !mem_same_target(p, q))
 				continue;
 			/* one access per requestor per cycle */
 			for (j = 0; j < cnt; j++)
@@ -1711,7 +1712,7 @@ static int ff_memories(struct mtx *m, const struct ff_op *ops, int n,
 			ids[cnt] = q->id;
 			rq[cnt++] = ops[k].r;
 		}
-		if ((rc = p->t.ops->ff_cycle(p->t.obj, ids, rq, cnt, apply)))
+		if ((rc = mem_ff_cycle(p, ids, rq, cnt, apply)))
 			return rc;
 	}
 	return 0;
@@ -1801,7 +1802,7 @@ static int ff_bulk(struct mtx *m, struct mtx_insn *act, cycle_t x, cycle_t y,
 			const struct mem_port *p = &m->port[runs[i].in->st[runs[i].si].req];
 			const struct mem_port *q = &m->port[runs[k].in->st[runs[k].si].req];
 
-			if (p->t.obj == q->t.obj &&
+			if (mem_same_target(p, q) &&
 			    runs[k].c0 < runs[i].c0 + runs[i].cnt)
 				return 0; /* two at once in one memory */
 		}
@@ -1818,15 +1819,14 @@ static int ff_bulk(struct mtx *m, struct mtx_insn *act, cycle_t x, cycle_t y,
 		op_req(s, op_row(s, u->j0 + u->cnt - 1), 0, &r);
 		if (r.bytes != s->bytes * s->g && s->g > 1)
 			full--;
-		if (full && (rc = p->t.ops->ff_stream(p->t.obj, p->id,
+		if (full && (rc = mem_ff_stream(p,
 					s->addr + (uint64_t)row * s->stride,
 					step, s->bytes * s->g, full, s->write,
 					u->c0 + m->off, 1)))
 			return rc;
 		if (full < u->cnt &&
-		    (rc = p->t.ops->ff_stream(p->t.obj, p->id, r.addr, 0,
-					      r.bytes, 1, s->write,
-					      u->c0 + full + m->off, 1)))
+		    (rc = mem_ff_stream(p, r.addr, 0, r.bytes, 1, s->write,
+					u->c0 + full + m->off, 1)))
 			return rc;
 	}
 	for (k = 0; values && k < 2; k++)
@@ -1858,8 +1858,7 @@ static int ff_window(struct mtx *m, cycle_t x, cycle_t now, int *adv)
 	    m->frozen || m->n_heap)
 		return 0;
 	for (i = 0; i < MTX_N_REQ; i++)
-		if (!m->port[i].t.ops->quiet ||
-		    !m->port[i].t.ops->quiet(m->port[i].t.obj))
+		if (!mem_ff_quiet(&m->port[i]))
 			return 0;
 	/* the completions of cycle y - 1 land at real y + off < h */
 	h = eng_horizon(m->u.eng);
@@ -1940,12 +1939,12 @@ out:
  * So when the sequencer freezes in that state - the one running
  * instruction frozen on its oldest result row at the array cycle of its
  * deadline, lead = w rows in flight, the memory serving them as a chain
- * (sram_ff_chain: alone, latency 1, each row w cycles), at most one read
+ * (mem_ff_chain: alone, latency 1, each row w cycles), at most one read
  * stream of one-cycle rows in another memory whose next row issues now,
  * and nobody else acting before the shifted state's time
  * (eng_horizon_except, the engine's own and the memory's events of
  * these accesses aside) - k periods are applied at once: the memories
- * account the rows granted (ff_chain, ff_stream), the values are
+ * account the rows granted (mem_ff_chain, mem_ff_stream), the values are
  * captured and written in completion order, the freezes are accounted
  * (k (w - 1) stall cycles), the ops of rows still in flight are rebuilt
  * with the sequence numbers and deadlines they would have had, and the
@@ -2018,7 +2017,7 @@ static int ff_stall(struct mtx *m, cycle_t now)
 	aj = x->deadline;
 	w = ws->lead;
 	if (!ws->write || ws->dyn || ws->per != 1 || ws->g != 1 || ws->rev ||
-	    !pw->t.ops->ff_chain || !pw->t.ops->unit || w < 2 ||
+	    !mem_has_ff(pw) || w < 2 ||
 	    w > FF_MAX_OPS || now - m->off != aj || ws->next >= ws->nops ||
 	    x->row + w != ws->next || op_issue_cycle(in, ws, ws->next) != aj)
 		return 0;
@@ -2057,8 +2056,7 @@ static int ff_stall(struct mtx *m, cycle_t now)
 		rs = s;
 		si_r = (int)i;
 		pr = &m->port[s->req];
-		if (pr->t.obj == pw->t.obj || !pr->t.ops->ff_stream ||
-		    !pr->t.ops->quiet || !pr->t.ops->quiet(pr->t.obj))
+		if (mem_same_target(pr, pw) || !mem_ff_quiet(pr))
 			return 0;
 	}
 	/* in flight: the w result rows from x's, and the read due now */
@@ -2076,7 +2074,7 @@ static int ff_stall(struct mtx *m, cycle_t now)
 		return 0;
 	/* the memory's side: a chain whose head (x's row) completes when
 	 * the period says */
-	if (pw->t.ops->ff_chain(pw->t.obj, pw->id, 0, NULL, &d) ||
+	if (mem_ff_chain(pw, 0, NULL, &d) ||
 	    d != now + w - 1)
 		return 0;
 	/* how many periods: rows left, the instruction's last cycle, other
@@ -2094,7 +2092,7 @@ static int ff_stall(struct mtx *m, cycle_t now)
 		if (o != in && (o->key <= aj || o->key - aj < k))
 			k = o->key > aj ? o->key - aj : 0;
 	mine.mtx = &m->u;
-	mine.mem = pw->t.ops->unit(pw->t.obj);
+	mine.mem = mem_ff_unit(pw);
 	h = eng_horizon_except(m->u.eng, ff_mine, &mine);
 	if (h < d + 2)
 		return 0;
@@ -2157,15 +2155,14 @@ static int ff_stall(struct mtx *m, cycle_t now)
 		keep[n_keep++] = op;
 	}
 	/* the memories */
-	if ((rc = pw->t.ops->ff_chain(pw->t.obj, pw->id, k, add, &h)))
+	if ((rc = mem_ff_chain(pw, k, add, &h)))
 		return rc == MEM_RETRY ? NPU_EINTERNAL : rc;
 	if (rs) {
 		struct mem_req r0;
 
 		op_req(rs, op_row(rs, rs->next), d, &r0);
-		if ((rc = pr->t.ops->ff_stream(pr->t.obj, pr->id, r0.addr,
-					       (int64_t)rs->stride, r0.bytes,
-					       k, 0, d, w)))
+		if ((rc = mem_ff_stream(pr, r0.addr, (int64_t)rs->stride,
+					r0.bytes, k, 0, d, w)))
 			return rc;
 	}
 	/* the values, in completion order: result row, then operand row */
