@@ -207,7 +207,8 @@ extern const struct mtx_backend mtx_pe_backend;
 /* A segment of the busy union, array cycles [lo, hi). */
 struct mtx_seg { cycle_t lo, hi; };
 
-/* Numerics shared by both models (defined in matrix.c). */
+/* One decoded element: int32 for integer types, fp32 for the floats
+ * (matrix_num.c, mtx_decode). */
 union mtx_val { int32_t i; float f; };
 
 /* Row buffers kept for reuse (a fresh 128 KiB calloc per instruction
@@ -276,11 +277,6 @@ struct mtx {
 /* Issue result row 'row' of in's dynamic write stream now (array cycle x). */
 int mtx_emit_write(struct mtx *m, struct mtx_insn *in, uint32_t row,
 		   cycle_t x);
-/* Raw bytes of an element type for n elements (int4 rounds up). */
-uint32_t mtx_row_bytes(int type, uint32_t n);
-
-/* Decode n raw elements of type t into v (ints as int32, floats as fp32). */
-void mtx_decode(int t, const uint8_t *raw, uint32_t n, union mtx_val *v);
 /*
  * Integer dot products by pairs of k (matrix.c, "Integer MACs"):
  * out[n] = sum over p < kp of lo(ap[p]) lo(w[p][n]) + hi(ap[p]) hi(w[p][n])
@@ -303,8 +299,41 @@ void mtx_imac(const uint32_t *ap, uint32_t kp, const uint32_t *w,
 void mtx_imac8(const uint32_t *aq, uint32_t kq, const uint32_t *w,
 	       uint32_t np, const int32_t *wsum, uint32_t *out, int impl);
 int mtx_imac8_fast(void);
+
+/* ---- numerics of both models (matrix_num.c) ---- */
+
+/* Raw bytes of an element type for n elements (int4 rounds up). */
+uint32_t mtx_row_bytes(int type, uint32_t n);
+/* Decode n raw elements of type t into v (ints as int32, floats as fp32). */
+void mtx_decode(int t, const uint8_t *raw, uint32_t n, union mtx_val *v);
 /* acc = acc + a*b by the accumulation rule of num.h (int or fp32). */
 union mtx_val mtx_mac(int is_float, union mtx_val acc, union mtx_val a,
 		      union mtx_val b);
+/* mout's result row 'row' of in (requantised) into its stream buffer. */
+void mtx_mout_row(const struct mtx_insn *in, uint32_t row);
+
+/*
+ * Accumulator words are stored little-endian whatever the host (num.h's
+ * storage rule), so they are assembled byte by byte, never cast.
+ */
+static inline uint32_t mtx_get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static inline void mtx_put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+/* Bytes of one column's entry in mout's per-column table (opar). */
+static inline uint32_t mtx_mout_entry_bytes(uint32_t fuse)
+{
+	return (fuse & MTX_FUSE_BIAS ? 4u : 0u) + (fuse & MTX_FUSE_CHAN ? 8u : 0u);
+}
 
 #endif
