@@ -833,12 +833,14 @@ static int op_issue(struct mtx *m, struct mtx_insn *in, int si, uint32_t i,
 }
 
 /*
- * The pe model's way to write a result row: the array, not a formula,
- * decides when.  Rows must come in stream order; anything else means the
- * data movement broke, which is reported rather than silently reordered.
+ * Issue result row 'row' of in's dynamic write stream now (array cycle x):
+ * how the pe model's rows are written (its backend's row_out), the array,
+ * not a formula, deciding when.  Rows must come in stream order; anything
+ * else means the data movement broke, which is reported rather than
+ * silently reordered.
  */
-int mtx_emit_write(struct mtx *m, struct mtx_insn *in, uint32_t row,
-		   cycle_t x)
+static int emit_write(struct mtx *m, struct mtx_insn *in, uint32_t row,
+		      cycle_t x)
 {
 	struct mtx_stream *s = &in->st[in->w_st];
 
@@ -1207,7 +1209,8 @@ static int insn_start(struct mtx *m, struct mtx_insn *in, cycle_t now)
  */
 static int process_cycle(struct mtx *m, cycle_t x, cycle_t now)
 {
-	struct mtx_insn *act = NULL, *in, *next;
+	struct mtx_insn *act = NULL, *in, *next, *rin;
+	uint32_t row;
 	int i, rc = 0;
 
 	/* key < x cannot happen; collecting it anyway keeps the "missed"
@@ -1225,9 +1228,13 @@ static int process_cycle(struct mtx *m, cycle_t x, cycle_t now)
 		if (!in->completed && !in->started && in->b == x &&
 		    (rc = insn_start(m, in, now)))
 			goto out;
-	/* The array works on cycle x (pe model); it may emit result rows. */
+	/* The array works on cycle x (pe model); the result rows it delivers
+	 * for x are written now, in its order. */
 	if (m->be->step && (rc = m->be->step(m, x)))
 		goto out;
+	while (m->be->row_out && m->be->row_out(m, x, &rin, &row))
+		if ((rc = emit_write(m, rin, row, x)))
+			goto out;
 	for (in = act; in; in = in->act_next) {
 		if (in->completed)
 			continue;

@@ -193,8 +193,15 @@ struct mtx_backend {
 	 * sequencer's own next cycle is never later than an unstarted
 	 * instruction's B (see "Host cost" above) */
 	cycle_t (*next_step)(const struct mtx *m);
-	/* run array cycle x (its reads have arrived); may emit writes */
+	/* run array cycle x (its reads have arrived) */
 	int (*step)(struct mtx *m, cycle_t x);
+	/* after step(x): the next result row whose write issues at array
+	 * cycle x (pe: the data movement, not a formula, decides when), in
+	 * stream order; 1 and *in, *row set, or 0 when there is none left.
+	 * The sequencer issues the write, so the array model never calls
+	 * into it (NULL: no dynamic writes) */
+	int (*row_out)(struct mtx *m, cycle_t x, struct mtx_insn **in,
+		       uint32_t *row);
 	/* fill the result row's values in its stream buffer (at completion) */
 	int (*row_values)(struct mtx *m, struct mtx_insn *in, uint32_t row);
 	/* instruction completed: drop per-instruction state */
@@ -273,10 +280,6 @@ struct mtx {
 	void *pe;                     /* backend state */
 };
 
-/* Sequencer services for backends. */
-/* Issue result row 'row' of in's dynamic write stream now (array cycle x). */
-int mtx_emit_write(struct mtx *m, struct mtx_insn *in, uint32_t row,
-		   cycle_t x);
 /*
  * Integer dot products by pairs of k (matrix.c, "Integer MACs"):
  * out[n] = sum over p < kp of lo(ap[p]) lo(w[p][n]) + hi(ap[p]) hi(w[p][n])
