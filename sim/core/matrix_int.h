@@ -218,6 +218,12 @@ struct mtx_seg { cycle_t lo, hi; };
  * (matrix_num.c, mtx_decode). */
 union mtx_val { int32_t i; float f; };
 
+/* Eight 32-bit lanes (GCC/clang vector extensions; lowered to SSE2 on the
+ * baseline x86-64 target): the functional inner loops (matrix_val.c's
+ * mac_row_*, the accumulator's adder). */
+typedef uint32_t mtx_v8u32 __attribute__((vector_size(32)));
+typedef float mtx_v8f32 __attribute__((vector_size(32)));
+
 /* Row buffers kept for reuse (a fresh 128 KiB calloc per instruction
  * was a zeroing and a page fault per 4 KiB). */
 #define MTX_POOL 8
@@ -281,7 +287,7 @@ struct mtx {
 };
 
 /*
- * Integer dot products by pairs of k (matrix.c, "Integer MACs"):
+ * Integer dot products by pairs of k (matrix_val.c, "Integer MACs"):
  * out[n] = sum over p < kp of lo(ap[p]) lo(w[p][n]) + hi(ap[p]) hi(w[p][n])
  * modulo 2^32, where lo/hi are the int16 halves of a word and w has np
  * words per row (np a multiple of 8).  impl: 0 the fastest the host has,
@@ -291,8 +297,9 @@ struct mtx {
 void mtx_imac(const uint32_t *ap, uint32_t kp, const uint32_t *w,
 	      uint32_t np, uint32_t *out, int impl);
 /*
- * int8 x int8 by quads of k (matrix.c, "Int8 quads"): out[n] = sum over
- * q < kq and byte i of u(aq[q], i) s(w[q][n], i) - 128 wsum[n] modulo 2^32,
+ * int8 x int8 by quads of k (matrix_val.c, "Int8 quads"): out[n] = sum
+ * over q < kq and byte i of u(aq[q], i) s(w[q][n], i) - 128 wsum[n] modulo
+ * 2^32,
  * where u / s read byte i as unsigned / signed and w has np words per row
  * (np a multiple of 16): sum_k a_k w[k][n] when aq holds a_k + 128 and
  * wsum[n] = sum_k w[k][n].  impl: 0 the fastest the host has, 1 portable
