@@ -310,6 +310,18 @@ void mtx_imac8(const uint32_t *aq, uint32_t kq, const uint32_t *w,
 	       uint32_t np, const int32_t *wsum, uint32_t *out, int impl);
 int mtx_imac8_fast(void);
 
+/* ---- checks and streams (matrix_check.c) ---- */
+
+/* Names of the dataflows and instruction kinds (messages, trace args). */
+extern const char *const mtx_df_names[];
+extern const char *const mtx_kind_names[];
+/*
+ * Check in->cmd against the array, the memories and the program-order
+ * state (the resident tile) and build its streams and interval length;
+ * 0, or NPU_EFAULT with the fault reported at the command's pc.
+ */
+int mtx_insn_build(struct mtx *m, struct mtx_insn *in) NPU_WUR;
+
 /* ---- numerics of both models (matrix_num.c) ---- */
 
 /* Raw bytes of an element type for n elements (int4 rounds up). */
