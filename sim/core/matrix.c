@@ -1,11 +1,9 @@
 /*
- * matrix.c - the systolic matrix engine: placement on the array clock,
- * the access sequencer with global stalls, and the mout path.
- * matrix_check.c checks commands and builds their streams; matrix_num.c
- * holds the numerics both models share (decoding, the MAC rule, mout's
- * requantisation); matrix_val.c the fast array model's values;
- * matrix_pe.c the per-PE reference model; matrix_int.h describes the
- * shared structure; docs/timing.md derives every cycle number used here.
+ * matrix.c - the systolic matrix engine as a unit: accepting commands,
+ * placing them on the array clock, the sequencer's passes with global
+ * stalls (the mout path included), completion and counters.  The other
+ * files of the engine and how they depend on each other: matrix_int.h;
+ * docs/timing.md derives every cycle number used here.
  *
  * Array timing of one instruction (array cycles from its start B; R x C
  * array; P = core.matrix.pipeline_latency):
@@ -34,16 +32,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-
-#include "../../util/num.h"
-
-/*
- * Event kinds.
- * MTX_EV_SEQ: a sequencer pass (arg unused); MTX_EV_DONE: an instruction
- * completes (arg = the struct mtx_insn pointer, used only as a handle).
- */
-enum { MTX_EV_SEQ = 1, MTX_EV_DONE = 2 };
 
 /* ---- small helpers ------------------------------------------------------ */
 
@@ -68,62 +56,6 @@ static void tile_put(struct mtx_tile *t)
 }
 
 /* ---- the access sequencer ----------------------------------------------- */
-
-/*
- * Issued accesses wait in a min-heap by deadline (ties by issue order, so
- * the pop order never depends on pointers).  Only the earliest deadline
- * matters for the stall rule, and ops retire in deadline order.
- */
-static int op_before(const struct mtx_op *a, const struct mtx_op *b)
-{
-	if (a->deadline != b->deadline)
-		return a->deadline < b->deadline;
-	return a->seq < b->seq;
-}
-
-/* Binary min-heap, sift-up; capacity doubles from 64 (never shrinks). */
-static int heap_push(struct mtx *m, struct mtx_op *op)
-{
-	size_t i;
-
-	if (m->n_heap == m->cap_heap) {
-		size_t cap = m->cap_heap ? 2 * m->cap_heap : 64;
-		struct mtx_op **v = realloc(m->heap, cap * sizeof(*v));
-
-		if (!v)
-			return NPU_ENOMEM;
-		m->heap = v;
-		m->cap_heap = cap;
-	}
-	i = m->n_heap++;
-	while (i > 0 && op_before(op, m->heap[(i - 1) / 2])) {
-		m->heap[i] = m->heap[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	m->heap[i] = op;
-	return 0;
-}
-
-static void heap_pop(struct mtx *m)
-{
-	struct mtx_op *last = m->heap[--m->n_heap];
-	size_t i = 0;
-
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, c = l;
-
-		if (l >= m->n_heap)
-			break;
-		if (r < m->n_heap && op_before(m->heap[r], m->heap[l]))
-			c = r;
-		if (!op_before(m->heap[c], last))
-			break;
-		m->heap[i] = m->heap[c];
-		i = c;
-	}
-	if (m->n_heap)
-		m->heap[i] = last;
-}
 
 /*
  * Keep exactly one live sequencer event.  Rescheduling (a new instruction
@@ -159,115 +91,6 @@ static int notify(struct mtx *m)
 			    m->l.unit, m->l.kind, 0);
 }
 
-/*
- * The functional side of an access, applied when the access completes (the
- * moment the bytes move in hardware): reads capture the operand row, so a
- * later overwrite of the scratchpad cannot change what the array computes;
- * writes store a result row (mmacc: add it, the accumulator's adder).
- */
-/*
- * dst[j] += add[j] for cols little-endian 32-bit words: int32 wrapping, or
- * fp32 with one rounding (old + add x 1.0: the product is exact).  Eight
- * words at a time where the host is little-endian (the words are then
- * the host's own), else word by word.
- */
-static void acc_add(uint8_t *dst, const uint8_t *add, uint32_t cols, int fl)
-{
-	uint32_t j = 0;
-
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	for (; j + 8 <= cols; j += 8) {
-		if (fl) {
-			mtx_v8f32 a, b;
-
-			memcpy(&a, dst + 4 * j, sizeof(a));
-			memcpy(&b, add + 4 * j, sizeof(b));
-			a = a + b;
-			memcpy(dst + 4 * j, &a, sizeof(a));
-		} else {
-			mtx_v8u32 a, b;
-
-			memcpy(&a, dst + 4 * j, sizeof(a));
-			memcpy(&b, add + 4 * j, sizeof(b));
-			a += b;
-			memcpy(dst + 4 * j, &a, sizeof(a));
-		}
-	}
-#endif
-	for (; j < cols; j++) {
-		uint32_t old = mtx_get_le32(dst + 4 * j);
-		uint32_t a = mtx_get_le32(add + 4 * j);
-
-		if (!fl)
-			mtx_put_le32(dst + 4 * j, old + a);
-		else
-			mtx_put_le32(dst + 4 * j,
-				 num_f32_bits(num_mac_f32(num_f32_from_bits(old),
-							  num_f32_from_bits(a), 1.0f)));
-	}
-}
-
-static int stream_buf(struct mtx *m, struct mtx_stream *s);
-
-static int op_effect(struct mtx *m, struct mtx_insn *in, int si, uint32_t row)
-{
-	struct mtx_stream *s = &in->st[si];
-	uint8_t *mem = m->data[s->req];
-	uint64_t addr = s->addr + (uint64_t)row * s->stride;
-	uint8_t *src;
-	uint32_t j, cols;
-	int rc;
-
-	if (!eng_values(m->u.eng))
-		return 0;       /* timing only: no bytes move (and no buffers) */
-	if (!s->buf && (rc = stream_buf(m, s)))
-		return rc;
-	src = s->buf + (size_t)row * s->bytes;
-	if (!s->write) {
-		/* Operand rows are captured when they arrive (g adjacent
-		 * rows of a grouped access at once). */
-		uint32_t nr = s->n - row < s->g ? s->n - row : s->g;
-
-		memcpy(src, mem + addr, (size_t)nr * s->bytes);
-		return 0;
-	}
-	if ((rc = m->be->row_values(m, in, row)))
-		return rc;
-	if (in->kind == MTX_OUT) {
-		/* element-wise, so int4 padding nibbles are left alone */
-		cols = in->df == MTX_IS ? in->m : in->n;
-		for (j = 0; j < cols; j++)
-			num_set_bits((enum npu_dtype)in->cmd.u.m.cfg.out_type,
-				     mem + addr, j,
-				     num_get_bits((enum npu_dtype)in->cmd.u.m.cfg.out_type,
-						  src, j));
-		return 0;
-	}
-	cols = s->bytes / 4;
-	if (in->kind == MTX_MUL) {
-		memcpy(mem + addr, src, s->bytes);
-		return 0;
-	}
-	/*
-	 * MTX_MUL_ACC: the accumulator adds the array's sums on write: int
-	 * wraps mod 2^32; fp is old + add x 1.0, whose product is exact, so
-	 * it is the one fp32 add round_fp32(old + add) (docs/timing.md).
-	 */
-	acc_add(mem + addr, src, cols, in->acc_type != DT_INT32);
-	/* The next row's accumulator words, while this one's successor is
-	 * computed: a large accumulator is out of the host's cache between
-	 * the passes over it, and its rows are a stride apart (no hardware
-	 * prefetch across them) - the miss was most of this function. */
-	if (row + 1 < s->n) {
-		const uint8_t *next = mem + addr + s->stride;
-		uint32_t b;
-
-		for (b = 0; b < s->bytes; b += 64)
-			__builtin_prefetch(next + b, 1, 3);
-	}
-	return 0;
-}
-
 static int insn_complete(struct mtx *m, struct mtx_insn *in, cycle_t t);
 
 /* SRAM completion of one of our accesses. */
@@ -285,7 +108,7 @@ static int op_done(void *ctx, uint64_t tag, cycle_t when)
 	op->done = 1;
 	op->done_at = when;
 	op->in = NULL;
-	if ((rc = op_effect(m, in, op->st, op->row)))
+	if ((rc = mtx_op_effect(m, in, op->st, op->row)))
 		return rc;
 	in->ops_left--;
 	if (when > in->last_done)
@@ -296,25 +119,6 @@ static int op_done(void *ctx, uint64_t tag, cycle_t when)
 	/* A frozen array may go on now (even if completing the instruction
 	 * above already found the deadline met). */
 	return was_frozen || m->frozen ? seq_kick(m) : 0;
-}
-
-/* First row of op i of a stream (g rows per op, in reverse if rev). */
-static uint32_t op_row(const struct mtx_stream *s, uint32_t i)
-{
-	return s->g > 1 ? i * s->g : s->rev ? s->n - 1 - i : i;
-}
-
-/* The memory request of the op whose first row is 'row', for cycle t. */
-static void op_req(const struct mtx_stream *s, uint32_t row, cycle_t t,
-		   struct mem_req *r)
-{
-	uint32_t nr = s->n - row < s->g ? s->n - row : s->g;
-
-	memset(r, 0, sizeof(*r));
-	r->addr = s->addr + (uint64_t)row * s->stride;
-	r->bytes = nr * s->bytes;
-	r->write = (uint8_t)s->write;
-	r->when = t;
 }
 
 /*
@@ -329,7 +133,7 @@ static int op_issue(struct mtx *m, struct mtx_insn *in, int si, uint32_t i,
 {
 	struct mtx_stream *s = &in->st[si];
 	struct mtx_op *op = m->free_ops;
-	uint32_t row = op_row(s, i);
+	uint32_t row = mtx_op_row(s, i);
 	struct mem_req r;
 	int rc;
 
@@ -341,7 +145,7 @@ static int op_issue(struct mtx *m, struct mtx_insn *in, int si, uint32_t i,
 	op->st = si;
 	op->row = row;
 	/*
-	 * Reads are issued lead cycles early (op_issue_cycle) and due at
+	 * Reads are issued lead cycles early (mtx_op_issue_cycle) and due at
 	 * their event; writes issue at their event and are due lead later.
 	 */
 	op->deadline = s->write ? event + s->lead : event;
@@ -349,12 +153,12 @@ static int op_issue(struct mtx *m, struct mtx_insn *in, int si, uint32_t i,
 	op->done_at = CYCLE_MAX;
 	op->seq = m->op_seq++;
 	op->free_next = NULL;
-	if ((rc = heap_push(m, op))) {
+	if ((rc = mtx_heap_push(m, op))) {
 		free(op);
 		return rc;
 	}
 	m->u.ctr[s->write ? CTR_MATRIX_SRAM_WRITES : CTR_MATRIX_SRAM_READS]++;
-	op_req(s, row, eng_now(m->u.eng), &r);
+	mtx_op_req(s, row, eng_now(m->u.eng), &r);
 	r.done = op_done;
 	r.ctx = m;
 	r.tag = (uint64_t)(uintptr_t)op;
@@ -381,209 +185,6 @@ static int emit_write(struct mtx *m, struct mtx_insn *in, uint32_t row,
 	return op_issue(m, in, in->w_st, s->rev ? s->n - 1 - row : row, x);
 }
 
-/* Event offset of op i: i, or i/per for p rows a cycle (no division in
- * the common unpacked case: this runs once per row access). */
-static inline uint32_t op_event(const struct mtx_stream *s, uint32_t i)
-{
-	return s->per == 1 ? i : i / s->per;
-}
-
-/*
- * Array cycle at which op i of a static stream issues.
- * Reads: event - lead, so that a row meeting no contention completes
- * exactly at its event (prefetch hides the SRAM latency).  Writes: the
- * event itself.
- */
-static cycle_t op_issue_cycle(const struct mtx_insn *in,
-			      const struct mtx_stream *s, uint32_t i)
-{
-	int64_t ev = (int64_t)in->b + s->first + (int64_t)op_event(s, i);
-
-	return (cycle_t)(s->write ? ev : ev - (int64_t)s->lead);
-}
-
-/* ---- the instructions that can act (matrix_int.h, "Host cost") --------- */
-
-/*
- * Next array cycle with work of a placed instruction, CYCLE_MAX if none.
- * Work can be: its first cycle (start), its last cycle (end), the next
- * access of a static stream.  Dynamic streams (pe) are the array model's
- * work (next_step), and a completed instruction has none.
- */
-static cycle_t insn_key(const struct mtx_insn *in)
-{
-	cycle_t x = CYCLE_MAX;
-	int i;
-
-	if (in->completed)
-		return CYCLE_MAX;
-	if (!in->started)
-		x = in->b;
-	if (!in->array_done && in->b + in->t - 1 < x)
-		x = in->b + in->t - 1;
-	for (i = 0; i < in->n_st; i++) {
-		const struct mtx_stream *s = &in->st[i];
-		cycle_t c;
-
-		if (s->dyn || s->next >= s->nops)
-			continue;
-		c = op_issue_cycle(in, s, s->next);
-		if (c < x)
-			x = c;
-	}
-	return x;
-}
-
-/* Heap order: by next work cycle, then program order (never pointers). */
-static int due_before(const struct mtx_insn *a, const struct mtx_insn *b)
-{
-	if (a->key != b->key)
-		return a->key < b->key;
-	return a->ord < b->ord;
-}
-
-/* Put in at slot i of the due heap, keeping its back-index. */
-static void due_set(struct mtx *m, size_t i, struct mtx_insn *in)
-{
-	m->due[i] = in;
-	in->due_pos = i;
-}
-
-/* Move in (at slot i) up or down until the heap order holds again. */
-static void due_sift(struct mtx *m, size_t i, struct mtx_insn *in)
-{
-	while (i > 0 && due_before(in, m->due[(i - 1) / 2])) {
-		due_set(m, i, m->due[(i - 1) / 2]);
-		i = (i - 1) / 2;
-	}
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, c = l;
-
-		if (l >= m->n_due)
-			break;
-		if (r < m->n_due && due_before(m->due[r], m->due[l]))
-			c = r;
-		if (!due_before(m->due[c], in))
-			break;
-		due_set(m, i, m->due[c]);
-		i = c;
-	}
-	due_set(m, i, in);
-}
-
-/*
- * File a newly placed instruction under its key (not if it has no work,
- * which cannot happen: it has a start ahead).  Capacity doubles from 64
- * and never shrinks.
- */
-static int due_push(struct mtx *m, struct mtx_insn *in)
-{
-	in->key = insn_key(in);
-	if (in->key == CYCLE_MAX)
-		return 0;
-	if (m->n_due == m->cap_due) {
-		size_t cap = m->cap_due ? 2 * m->cap_due : 64;
-		struct mtx_insn **v = realloc(m->due, cap * sizeof(*v));
-
-		if (!v)
-			return NPU_ENOMEM;
-		m->due = v;
-		m->cap_due = cap;
-	}
-	due_sift(m, m->n_due++, in);
-	return 0;
-}
-
-/* Take an instruction out of the due heap (no-op if it is not in it). */
-static void due_remove(struct mtx *m, struct mtx_insn *in)
-{
-	size_t i = in->due_pos;
-	struct mtx_insn *last;
-
-	if (i == MTX_NOT_DUE)
-		return;
-	in->due_pos = MTX_NOT_DUE;
-	last = m->due[--m->n_due];
-	if (last != in)
-		due_sift(m, i, last);
-}
-
-/*
- * Re-file an instruction whose work at this cycle is done: its key only
- * grew, so it sinks from where it is, usually by no level at all (the
- * instruction streaming now has the next cycle's work too).  A pop and a
- * push would cost two full log2(depth) walks per cycle instead.
- */
-static void due_rekey(struct mtx *m, struct mtx_insn *in)
-{
-	in->key = insn_key(in);
-	if (in->key == CYCLE_MAX)
-		due_remove(m, in);
-	else
-		due_sift(m, in->due_pos, in);
-}
-
-/*
- * Collect into *act, in program order, the instructions of the heap's
- * subtree at i whose key is <= x.  Only the entries collected and their
- * children are visited; the acting set is a handful (the instruction
- * streaming, the next one prefetching, one ending), so the sorted insert
- * is short too.
- */
-static void due_collect(struct mtx *m, size_t i, cycle_t x,
-			struct mtx_insn **act)
-{
-	struct mtx_insn *in, **p;
-
-	if (i >= m->n_due || m->due[i]->key > x)
-		return;
-	in = m->due[i];
-	for (p = act; *p && (*p)->ord < in->ord; p = &(*p)->act_next)
-		;
-	in->act_next = *p;
-	*p = in;
-	due_collect(m, 2 * i + 1, x, act);
-	due_collect(m, 2 * i + 2, x, act);
-}
-
-/*
- * Add a starting instruction to the running list, in program order.  With
- * weight double-buffering an mpre may start before an earlier mmul (its
- * load overlaps the previous fold), so the insertion walks back from the
- * tail; the list holds only started, incomplete work (an array and a
- * weight interval plus results still being written), so the walk is short.
- */
-static void run_insert(struct mtx *m, struct mtx_insn *in)
-{
-	struct mtx_insn *p = m->run_tail;
-
-	while (p && p->ord > in->ord)
-		p = p->run_prev;
-	in->run_prev = p;
-	in->run_next = p ? p->run_next : m->run_head;
-	if (in->run_next)
-		in->run_next->run_prev = in;
-	else
-		m->run_tail = in;
-	if (p)
-		p->run_next = in;
-	else
-		m->run_head = in;
-}
-
-static void run_remove(struct mtx *m, struct mtx_insn *in)
-{
-	if (in->run_prev)
-		in->run_prev->run_next = in->run_next;
-	else
-		m->run_head = in->run_next;
-	if (in->run_next)
-		in->run_next->run_prev = in->run_prev;
-	else
-		m->run_tail = in->run_prev;
-	in->run_prev = in->run_next = NULL;
-}
-
 /*
  * Earliest array cycle with something to do, CYCLE_MAX if none: the due
  * heap's top or a cycle the array model must step (pe).  Nothing in
@@ -596,68 +197,6 @@ static cycle_t next_cycle(const struct mtx *m)
 	if (m->n_due && m->due[0]->key < x)
 		x = m->due[0]->key;
 	return x;
-}
-
-/* One instruction's part in a freeze at d (see account_freeze). */
-static void freeze_in(struct mtx_insn *in, cycle_t d, uint64_t stall,
-		      int *busy, int *out)
-{
-	if (in->completed || d < in->b || d >= in->b + in->t)
-		return;
-	if (in->path == MTX_PATH_OUT) {
-		*out = 1;
-	} else {
-		*busy = 1;
-		in->stall += stall;
-	}
-}
-
-/*
- * The unstarted instructions a freeze at d can fall in have B <= d, hence
- * key <= d (an unstarted key is <= B): only the heap's top part, the
- * entries with key <= d and the subtrees under them, is visited.  Those
- * are instructions with work at the current array cycle (every key is at
- * or after it), never the idle bulk of a deep queue.
- */
-static void freeze_due(struct mtx *m, size_t i, cycle_t d, uint64_t stall,
-		       int *busy, int *out)
-{
-	if (i >= m->n_due || m->due[i]->key > d)
-		return;
-	if (!m->due[i]->started)
-		freeze_in(m->due[i], d, stall, busy, out);
-	freeze_due(m, 2 * i + 1, d, stall, busy, out);
-	freeze_due(m, 2 * i + 2, d, stall, busy, out);
-}
-
-/*
- * Account a freeze of 'stall' cycles at array cycle d: busy (and stalled)
- * if d lies in an array or weight interval, mout time if in a mout
- * interval, otherwise the engine was idle anyway.
- */
-static void account_freeze(struct mtx *m, cycle_t d, uint64_t stall)
-{
-	struct mtx_insn *in;
-	int busy = 0, out = 0;
-
-	/*
-	 * Intervals of in-flight instructions only (a completed one ended
-	 * before the clock reached any deadline still waiting here): the
-	 * started ones, and unstarted ones with B == d (a late first read
-	 * is processed just before its instruction starts).
-	 */
-	for (in = m->run_head; in; in = in->run_next)
-		freeze_in(in, d, stall, &busy, &out);
-	freeze_due(m, 0, d, stall, &busy, &out);
-	if (busy) {
-		m->u.ctr[CTR_MATRIX_STALL_SRAM] += stall;
-		m->u.ctr[CTR_MATRIX_STALL_CYCLES] += stall;
-		m->u.ctr[CTR_MATRIX_BUSY_CYCLES] += stall;
-		/* pe_cycles = R x C x busy_cycles, stalls included. */
-		m->u.ctr[CTR_MATRIX_PE_CYCLES] += stall * m->rows * m->cols;
-	} else if (out) {
-		m->u.ctr[CTR_MATRIX_OUT_CYCLES] += stall;
-	}
 }
 
 /*
@@ -691,10 +230,10 @@ static int deadlines_due(struct mtx *m, cycle_t now)
 		if (op->done_at > op->deadline + m->off) {
 			uint64_t stall = op->done_at - (op->deadline + m->off);
 
-			account_freeze(m, op->deadline, stall);
+			mtx_account_freeze(m, op->deadline, stall);
 			m->off += stall;
 		}
-		heap_pop(m);
+		mtx_heap_pop(m);
 		op->free_next = m->free_ops;
 		m->free_ops = op;
 	}
@@ -713,7 +252,7 @@ static int insn_start(struct mtx *m, struct mtx_insn *in, cycle_t now)
 {
 	in->started = 1;
 	in->real_start = now;
-	run_insert(m, in);
+	mtx_run_insert(m, in);
 	m->n_waiting--;
 	if (in->path != MTX_PATH_OUT) {
 		m->u.ctr[CTR_MATRIX_BUSY_CYCLES] += in->busy_add;
@@ -744,7 +283,7 @@ static int process_cycle(struct mtx *m, cycle_t x, cycle_t now)
 
 	/* key < x cannot happen; collecting it anyway keeps the "missed"
 	 * check below as it was */
-	due_collect(m, 0, x, &act);
+	mtx_due_collect(m, 0, x, &act);
 	/*
 	 * Order within the cycle: starts first (a swapping mmul's tile must
 	 * be in place before the array computes), then the array's own work
@@ -771,16 +310,17 @@ static int process_cycle(struct mtx *m, cycle_t x, cycle_t now)
 			struct mtx_stream *s = &in->st[i];
 
 			while (!s->dyn && s->next < s->nops &&
-			       op_issue_cycle(in, s, s->next) <= x) {
+			       mtx_op_issue_cycle(in, s, s->next) <= x) {
 				cycle_t ev = (cycle_t)((int64_t)in->b + s->first +
-						       (int64_t)op_event(s, s->next));
+						       (int64_t)mtx_op_event(s,
+								s->next));
 
 				/*
 				 * An issue cycle in the past means next_cycle
 				 * skipped it: a sequencer bug, not a user
 				 * error.
 				 */
-				if (op_issue_cycle(in, s, s->next) < x) {
+				if (mtx_op_issue_cycle(in, s, s->next) < x) {
 					rc = NPU_EINTERNAL; /* missed */
 					goto out;
 				}
@@ -809,7 +349,7 @@ out:
 	 * collected ones with stale keys */
 	for (in = act; in; in = next) {
 		next = in->act_next;
-		due_rekey(m, in);
+		mtx_due_rekey(m, in);
 	}
 	return rc;
 }
@@ -830,7 +370,7 @@ out:
  * window's cycles are applied at once, from this pass: the same counters,
  * round-robin pointers and requestor positions in the memories (the
  * memory protocol's fast-forward mode: mem_ff_cycle, mem_ff_stream), the
- * same values captured and written in the same order (op_effect), the
+ * same values captured and written in the same order (mtx_op_effect), the
  * same stream positions and instruction bookkeeping - only without the
  * events.
  *
@@ -863,11 +403,13 @@ static int ff_stream_ok(const struct mtx *m, const struct mtx_stream *s)
 
 /* One access of a window cycle. */
 struct ff_op {
-	struct mtx_insn *in;
-	int si;
-	struct mem_req r;
+	struct mtx_insn *in;  /* its instruction */
+	int si;               /* its stream */
+	struct mem_req r;     /* the request it makes */
 };
 
+/* Accesses in one window cycle, and streams in one window, at most:
+ * beyond, the per-cycle model runs (ff_gather, ff_bulk). */
 #define FF_MAX_OPS 24
 /* Array cycles one window may cover: bounds the instructions it looks at
  * (those with work before its end) in a deep queue of small ones. */
@@ -892,7 +434,7 @@ static int ff_gather(struct mtx *m, struct mtx_insn *act, cycle_t c,
 
 			if (s->next >= s->nops)
 				continue;
-			ic = op_issue_cycle(in, s, s->next);
+			ic = mtx_op_issue_cycle(in, s, s->next);
 			if (ic != c) {
 				if (ic < *next)
 					*next = ic;
@@ -902,7 +444,8 @@ static int ff_gather(struct mtx *m, struct mtx_insn *act, cycle_t c,
 				return -1;
 			ops[n].in = in;
 			ops[n].si = i;
-			op_req(s, op_row(s, s->next), c + m->off, &ops[n].r);
+			mtx_op_req(s, mtx_op_row(s, s->next), c + m->off,
+				   &ops[n].r);
 			n++;
 			/* per == 1: its next access is the next cycle's */
 			if (c + 1 < *next)
@@ -952,10 +495,10 @@ static int ff_memories(struct mtx *m, const struct ff_op *ops, int n,
 /* A stream's accesses in a window: ops j0 .. j0 + cnt - 1, the first
  * issued at array cycle c0, one per cycle. */
 struct ff_run {
-	struct mtx_insn *in;
-	int si;
-	uint32_t j0, cnt;
-	cycle_t c0;
+	struct mtx_insn *in;  /* its instruction */
+	int si;               /* its stream */
+	uint32_t j0, cnt;     /* first op, ops */
+	cycle_t c0;           /* array cycle of op j0 */
 };
 
 /* The matrix engine's side of a run's accesses: what op_issue and op_done
@@ -969,7 +512,8 @@ static int ff_run_effect(struct mtx *m, const struct ff_run *u, int values)
 
 	if (values) {
 		for (j = u->j0; j < u->j0 + u->cnt; j++)
-			if ((rc = op_effect(m, u->in, u->si, op_row(s, j))))
+			if ((rc = mtx_op_effect(m, u->in, u->si,
+						mtx_op_row(s, j))))
 				return rc;
 		return 0;
 	}
@@ -1009,7 +553,7 @@ static int ff_bulk(struct mtx *m, struct mtx_insn *act, cycle_t x, cycle_t y,
 			cycle_t c0;
 
 			if (s->next >= s->nops ||
-			    (c0 = op_issue_cycle(in, s, s->next)) >= y)
+			    (c0 = mtx_op_issue_cycle(in, s, s->next)) >= y)
 				continue;
 			if (c0 < x || n == FF_MAX_OPS)
 				return 0;
@@ -1041,13 +585,13 @@ static int ff_bulk(struct mtx *m, struct mtx_insn *act, cycle_t x, cycle_t y,
 		const struct ff_run *u = &runs[i];
 		struct mtx_stream *s = &u->in->st[u->si];
 		const struct mem_port *p = &m->port[s->req];
-		uint32_t row = op_row(s, u->j0), full = u->cnt;
+		uint32_t row = mtx_op_row(s, u->j0), full = u->cnt;
 		int64_t step = s->g > 1 ? (int64_t)s->stride * s->g :
 			       s->rev ? -(int64_t)s->stride : (int64_t)s->stride;
 		struct mem_req r;
 
 		/* a grouped stream's last op may hold fewer rows */
-		op_req(s, op_row(s, u->j0 + u->cnt - 1), 0, &r);
+		mtx_op_req(s, mtx_op_row(s, u->j0 + u->cnt - 1), 0, &r);
 		if (r.bytes != s->bytes * s->g && s->g > 1)
 			full--;
 		if (full && (rc = mem_ff_stream(p,
@@ -1098,7 +642,7 @@ static int ff_window(struct mtx *m, cycle_t x, cycle_t now, int *adv)
 	y = h - 1 - m->off;
 	if (y > x + FF_SPAN)
 		y = x + FF_SPAN;
-	due_collect(m, 0, y - 1, &act);
+	mtx_due_collect(m, 0, y - 1, &act);
 	for (in = act; in; in = in->act_next) {
 		if (!in->started && in->b < y)
 			y = in->b;
@@ -1108,8 +652,8 @@ static int ff_window(struct mtx *m, cycle_t x, cycle_t now, int *adv)
 			struct mtx_stream *s = &in->st[i];
 
 			if (s->next < s->nops && !ff_stream_ok(m, s) &&
-			    op_issue_cycle(in, s, s->next) < y)
-				y = op_issue_cycle(in, s, s->next);
+			    mtx_op_issue_cycle(in, s, s->next) < y)
+				y = mtx_op_issue_cycle(in, s, s->next);
 		}
 	}
 	if (y > x && (rc = ff_bulk(m, act, x, y, adv)))
@@ -1134,7 +678,8 @@ static int ff_window(struct mtx *m, cycle_t x, cycle_t now, int *adv)
 			m->u.ctr[s->write ? CTR_MATRIX_SRAM_WRITES :
 					    CTR_MATRIX_SRAM_READS]++;
 			m->op_seq++;
-			if ((rc = op_effect(m, oi, ops[i].si, op_row(s, s->next))))
+			if ((rc = mtx_op_effect(m, oi, ops[i].si,
+						mtx_op_row(s, s->next))))
 				goto out;
 			s->next++;
 			oi->ops_left--;
@@ -1146,7 +691,7 @@ static int ff_window(struct mtx *m, cycle_t x, cycle_t now, int *adv)
 out:
 	for (in = act; in; in = next_in) {
 		next_in = in->act_next;
-		due_rekey(m, in);
+		mtx_due_rekey(m, in);
 	}
 	return rc;
 }
@@ -1188,7 +733,8 @@ out:
 /* eng_horizon_except's filter: the sequencer's passes (stale ones: it is
  * frozen) and every event of the result memory (its requestor's alone). */
 struct ff_mine {
-	const struct unit *mtx, *mem;
+	const struct unit *mtx;  /* the engine (its sequencer passes) */
+	const struct unit *mem;  /* the result memory (all its events) */
 };
 
 static int ff_mine(void *ctx, const struct ev *ev)
@@ -1250,7 +796,8 @@ static int ff_stall(struct mtx *m, cycle_t now)
 	if (!ws->write || ws->dyn || ws->per != 1 || ws->g != 1 || ws->rev ||
 	    !mem_has_ff(pw) || w < 2 ||
 	    w > FF_MAX_OPS || now - m->off != aj || ws->next >= ws->nops ||
-	    x->row + w != ws->next || op_issue_cycle(in, ws, ws->next) != aj)
+	    x->row + w != ws->next ||
+	    mtx_op_issue_cycle(in, ws, ws->next) != aj)
 		return 0;
 	mem_info(pw, &mi);
 	if (mi.latency != 1 || !mi.period)
@@ -1282,7 +829,7 @@ static int ff_stall(struct mtx *m, cycle_t now)
 			continue;
 		if (rs || s->write || s->dyn || s->per != 1 || s->g != 1 ||
 		    s->rev || s->lead != 1 ||
-		    op_issue_cycle(in, s, s->next) != aj)
+		    mtx_op_issue_cycle(in, s, s->next) != aj)
 			return 0;
 		rs = s;
 		si_r = (int)i;
@@ -1318,7 +865,7 @@ static int ff_stall(struct mtx *m, cycle_t now)
 		k = in->b + in->t - 1 - aj;
 	if (k > FF_CHAIN_MAX)
 		k = FF_CHAIN_MAX;
-	due_collect(m, 0, aj + k, &act);
+	mtx_due_collect(m, 0, aj + k, &act);
 	for (o = act; o; o = o->act_next)
 		if (o != in && (o->key <= aj || o->key - aj < k))
 			k = o->key > aj ? o->key - aj : 0;
@@ -1344,7 +891,8 @@ static int ff_stall(struct mtx *m, cycle_t now)
 	for (i = 0; i < k; i++) {
 		struct mem_req *r = &add[i];
 
-		op_req(ws, op_row(ws, ws->next + (uint32_t)i), d + i * w, r);
+		mtx_op_req(ws, mtx_op_row(ws, ws->next + (uint32_t)i),
+			   d + i * w, r);
 		r->done = op_done;
 		r->ctx = m;
 		r->tag = 0; /* completed within the window: never called */
@@ -1363,8 +911,9 @@ static int ff_stall(struct mtx *m, cycle_t now)
 	}
 	for (i = k > w ? k - w : 0; i < k; i++) {
 		struct mtx_op *op = ff_op(m, in, si_w,
-					  op_row(ws, ws->next + (uint32_t)i),
-					  aj + i + w, seq0 + i * n_s + (uint64_t)pos_w);
+					  mtx_op_row(ws, ws->next + (uint32_t)i),
+					  aj + i + w,
+					  seq0 + i * n_s + (uint64_t)pos_w);
 
 		if (!op)
 			return NPU_ENOMEM;
@@ -1373,7 +922,8 @@ static int ff_stall(struct mtx *m, cycle_t now)
 	}
 	if (rs) {
 		struct mtx_op *op = ff_op(m, in, si_r,
-					  op_row(rs, rs->next + (uint32_t)(k - 1)),
+					  mtx_op_row(rs, rs->next +
+							 (uint32_t)(k - 1)),
 					  aj + k, seq0 + (k - 1) * n_s +
 					  (uint64_t)!pos_w);
 
@@ -1391,29 +941,31 @@ static int ff_stall(struct mtx *m, cycle_t now)
 	if (rs) {
 		struct mem_req r0;
 
-		op_req(rs, op_row(rs, rs->next), d, &r0);
+		mtx_op_req(rs, mtx_op_row(rs, rs->next), d, &r0);
 		if ((rc = mem_ff_stream(pr, r0.addr, (int64_t)rs->stride,
 					r0.bytes, k, 0, d, w)))
 			return rc;
 	}
 	/* the values, in completion order: result row, then operand row */
 	for (i = 0; i < k; i++) {
-		if ((rc = op_effect(m, in, si_w, op_row(ws, x_row + (uint32_t)i))))
+		if ((rc = mtx_op_effect(m, in, si_w,
+					mtx_op_row(ws, x_row + (uint32_t)i))))
 			return rc;
-		if (rs && (rc = op_effect(m, in, si_r,
-					  op_row(rs, rs->next + (uint32_t)i))))
+		if (rs && (rc = mtx_op_effect(m, in, si_r,
+					      mtx_op_row(rs, rs->next +
+							 (uint32_t)i))))
 			return rc;
 	}
 	/* the sequencer: counters, freezes, positions, ops in flight */
 	m->n_heap = 0;
 	for (q = 0; q < (size_t)n_keep; q++)
-		if ((rc = heap_push(m, keep[q])))
+		if ((rc = mtx_heap_push(m, keep[q])))
 			return rc;
 	m->u.ctr[CTR_MATRIX_SRAM_WRITES] += k;
 	if (rs)
 		m->u.ctr[CTR_MATRIX_SRAM_READS] += k;
 	m->op_seq += k * n_s;
-	account_freeze(m, aj, k * (w - 1));
+	mtx_account_freeze(m, aj, k * (w - 1));
 	m->off += k * (w - 1);
 	in->ops_left -= (uint32_t)(k * n_s);
 	ld = rs ? rd_done : d + (k - 1) * w;
@@ -1422,7 +974,7 @@ static int ff_stall(struct mtx *m, cycle_t now)
 	ws->next += (uint32_t)k;
 	if (rs)
 		rs->next += (uint32_t)k;
-	due_rekey(m, in);
+	mtx_due_rekey(m, in);
 	m->frozen = 1;
 	m->frozen_at = aj + k;
 	m->seq_gen += (uint32_t)(2 * k);
@@ -1635,7 +1187,7 @@ static int place_one(struct mtx *m, struct mtx_insn *in, cycle_t a_place)
 		in->pre_add = in->t - hidden;
 	}
 	m->n_inflight++;
-	return due_push(m, in); /* its first work: prefetch or start */
+	return mtx_due_push(m, in); /* its first work: prefetch or start */
 }
 
 /* Place every accepted instruction that can be placed, in order. */
@@ -1674,64 +1226,7 @@ static int place_ready(struct mtx *m)
 	return placed ? seq_kick(m) : 0;
 }
 
-/*
- * Row buffers: the stream buffers of a completed instruction go to a small
- * pool that the next instructions take them from, largest need first fit.
- * The fast model writes every byte of a row before it reads it (reads are
- * captured whole, result rows computed whole), so a reused buffer is not
- * cleared; the per-PE model's gets zeroes, as from calloc.
- */
-static uint8_t *buf_get(struct mtx *m, size_t need, size_t *cap)
-{
-	int i, best = -1;
-	uint8_t *p;
-
-	for (i = 0; i < m->n_pool; i++)
-		if (m->pool[i].cap >= need &&
-		    (best < 0 || m->pool[i].cap < m->pool[best].cap))
-			best = i;
-	if (best < 0) {
-		*cap = need;
-		return calloc(1, need ? need : 1);
-	}
-	p = m->pool[best].p;
-	*cap = m->pool[best].cap;
-	m->pool[best] = m->pool[--m->n_pool];
-	if (m->be != &mtx_fast_backend)
-		memset(p, 0, *cap);
-	return p;
-}
-
-static void buf_put(struct mtx *m, uint8_t *p, size_t cap)
-{
-	int i, small = 0;
-
-	if (!p)
-		return;
-	if (m->n_pool < MTX_POOL) {
-		m->pool[m->n_pool].p = p;
-		m->pool[m->n_pool++].cap = cap;
-		return;
-	}
-	/* full: keep the larger of this one and the smallest kept */
-	for (i = 1; i < MTX_POOL; i++)
-		if (m->pool[i].cap < m->pool[small].cap)
-			small = i;
-	if (m->pool[small].cap < cap) {
-		free(m->pool[small].p);
-		m->pool[small].p = p;
-		m->pool[small].cap = cap;
-	} else {
-		free(p);
-	}
-}
-
-/* A stream's row buffer (all its rows), from the pool. */
-static int stream_buf(struct mtx *m, struct mtx_stream *s)
-{
-	s->buf = buf_get(m, (size_t)s->n * s->bytes, &s->buf_cap);
-	return s->buf ? 0 : NPU_ENOMEM;
-}
+/* ---- completion --------------------------------------------------------- */
 
 /*
  * Release an instruction.  An mpre's stream buffer is its tile's data (the
@@ -1746,7 +1241,7 @@ static void insn_free(struct mtx *m, struct mtx_insn *in)
 		m->be->insn_done(m, in);
 	for (i = 0; i < in->n_st; i++)
 		if (!(in->kind == MTX_PRELOAD && i == 0))
-			buf_put(m, in->st[i].buf, in->st[i].buf_cap);
+			mtx_buf_put(m, in->st[i].buf, in->st[i].buf_cap);
 	tile_put(in->tile);
 	free(in->dec);
 	free(in->wp);
@@ -1776,8 +1271,8 @@ static void trace_span(struct mtx *m, const struct mtx_insn *in, cycle_t end)
 		 (unsigned long long)(in->kind == MTX_OUT ? in->cmd.u.m.d :
 							    in->cmd.u.m.c),
 		 (unsigned long long)in->stall);
-	unit_span_insn(&m->u, in->real_start, end, mtx_kind_names[in->kind], args,
-		       &ui);
+	unit_span_insn(&m->u, in->real_start, end, mtx_kind_names[in->kind],
+		       args, &ui);
 }
 
 /* The macs_<type> counter of each input type (counters.def). */
@@ -1807,9 +1302,9 @@ static int insn_complete(struct mtx *m, struct mtx_insn *in, cycle_t t)
 	if (eng_trace(m->u.eng))
 		trace_span(m, in, t);
 	/* out of the indexes (it has no work left, so normally not due) */
-	due_remove(m, in);
+	mtx_due_remove(m, in);
 	if (in->started)
-		run_remove(m, in);
+		mtx_run_remove(m, in);
 	/* unlink */
 	if (in->prev)
 		in->prev->next = in->next;
@@ -1959,15 +1454,15 @@ static int insn_alloc(struct mtx *m, struct mtx_insn *in)
 	}
 	/*
 	 * A timing-only run moves no bytes: no row buffers.  The fast model
-	 * takes a stream's buffer at its first completed access (op_effect),
-	 * so that only instructions in flight hold one: a deep queue
-	 * (queue_depth 1024) accepts far ahead of the array.  The per-PE
-	 * model writes result rows into its buffer as the array emits them,
-	 * so it gets all of them now.
+	 * takes a stream's buffer at its first completed access
+	 * (mtx_op_effect), so that only instructions in flight hold one: a
+	 * deep queue (queue_depth 1024) accepts far ahead of the array.  The
+	 * per-PE model writes result rows into its buffer as the array emits
+	 * them, so it gets all of them now.
 	 */
 	for (i = 0; i < in->n_st && eng_values(m->u.eng) &&
 		    m->be != &mtx_fast_backend; i++)
-		if ((rc = stream_buf(m, &in->st[i])))
+		if ((rc = mtx_stream_buf(m, &in->st[i])))
 			return rc;
 	if (in->kind != MTX_OUT && in->df != MTX_OS) {
 		in->tile = m->cur_tile;

@@ -276,7 +276,8 @@ int mtx_insn_build(struct mtx *m, struct mtx_insn *in)
 			 */
 			in->n_st = 3;
 			stream_set(m, &in->st[2], MEM_SPM, 0, MTX_REQ_OUT, 1, 0, 0,
-				   f->out_par, 0, N * mtx_mout_entry_bytes(f->out_fuse));
+				   f->out_par, 0,
+				   N * mtx_mout_entry_bytes(f->out_fuse));
 			if ((rc = stream_check(m, c, &in->st[2],
 					       "per-column parameter table", 4)))
 				return rc;
@@ -319,8 +320,9 @@ int mtx_insn_build(struct mtx *m, struct mtx_insn *in)
 	Kc = (K + pk - 1) / pk;
 	if (pk > 1 && m->be != &mtx_fast_backend)
 		return fault(m, c, "%s: %s packs %u MACs per PE (core.matrix.macs_per_pe.%s); the per-PE model (core.matrix.model = pe) does one: use the fast model",
-			     mtx_kind_names[mc->kind], dtype_name((enum npu_dtype)in_t),
-			     pk, dtype_name((enum npu_dtype)in_t));
+			     mtx_kind_names[mc->kind],
+			     dtype_name((enum npu_dtype)in_t), pk,
+			     dtype_name((enum npu_dtype)in_t));
 
 	if (mc->kind == MTX_PRELOAD) {
 		/* WS holds B (K x N) and IS A^T (K x M): K on the rows */
@@ -448,7 +450,8 @@ int mtx_insn_build(struct mtx *m, struct mtx_insn *in)
 
 		if (!t)
 			return fault(m, c, "%s (%s) without a preceding mpre: no stationary tile is loaded",
-				     mtx_kind_names[mc->kind], mtx_df_names[in->df]);
+				     mtx_kind_names[mc->kind],
+				     mtx_df_names[in->df]);
 		/* x0 (address 0) means "the resident tile". */
 		if (want != 0 && want != t->addr)
 			return fault(m, c, "%s (%s): stationary operand %s=0x%llx is not the preloaded tile at 0x%llx (missing mpre?)",

@@ -1,6 +1,16 @@
 /*
- * matrix_int.h - internals of the matrix engine shared by the sequencer and
- * fast model (matrix.c) and the per-PE reference model (matrix_pe.c).
+ * matrix_int.h - internals of the matrix engine, shared by its files:
+ *   matrix.c        the unit: accept, placement, the sequencer's passes
+ *                   and their fast-forward, completion, counters
+ *   matrix_seq.c    the sequencer's state: issued accesses, instructions
+ *                   that can act, freezes, access effects, row buffers
+ *   matrix_check.c  command checks, streams and intervals
+ *   matrix_pe.c     the per-PE reference model of the array
+ *   matrix_val.c    the fast model's values and its MAC kernels
+ *   matrix_num.c    the numerics both models share
+ * Each file calls only files below it in this list (the objects form no
+ * circle): the sequencer drives both array models through struct
+ * mtx_backend, and the per-PE model calls nothing but matrix_num.c.
  *
  * Structure.  One sequencer (matrix.c) places every instruction on a global
  * "array clock" (array cycles), issues the instruction's SRAM row accesses
@@ -46,6 +56,7 @@
 #define NPU_MATRIX_INT_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "matrix.h"
 #include "../engine/unit.h"
@@ -285,6 +296,85 @@ struct mtx {
 	uint32_t n_itmp;              /* its capacity */
 	void *pe;                     /* backend state */
 };
+
+/* ---- the unit (matrix.c) ---- */
+
+/*
+ * Event kinds of the unit.
+ * MTX_EV_SEQ: a sequencer pass (arg unused); MTX_EV_DONE: an instruction
+ * completes (arg = the struct mtx_insn pointer, used only as a handle).
+ */
+enum mtx_ev { MTX_EV_SEQ = 1, MTX_EV_DONE = 2 };
+
+/* ---- streams: where op i of a stream lies (inline: once per access) ---- */
+
+/* First row of op i of a stream (g rows per op, in reverse if rev). */
+static inline uint32_t mtx_op_row(const struct mtx_stream *s, uint32_t i)
+{
+	return s->g > 1 ? i * s->g : s->rev ? s->n - 1 - i : i;
+}
+
+/* The memory request of the op whose first row is 'row', for cycle t. */
+static inline void mtx_op_req(const struct mtx_stream *s, uint32_t row,
+			      cycle_t t, struct mem_req *r)
+{
+	uint32_t nr = s->n - row < s->g ? s->n - row : s->g;
+
+	memset(r, 0, sizeof(*r));
+	r->addr = s->addr + (uint64_t)row * s->stride;
+	r->bytes = nr * s->bytes;
+	r->write = (uint8_t)s->write;
+	r->when = t;
+}
+
+/* Event offset of op i: i, or i/per for p rows a cycle (no division in
+ * the common unpacked case: this runs once per row access). */
+static inline uint32_t mtx_op_event(const struct mtx_stream *s, uint32_t i)
+{
+	return s->per == 1 ? i : i / s->per;
+}
+
+/*
+ * Array cycle at which op i of a static stream issues.
+ * Reads: event - lead, so that a row meeting no contention completes
+ * exactly at its event (prefetch hides the SRAM latency).  Writes: the
+ * event itself.
+ */
+static inline cycle_t mtx_op_issue_cycle(const struct mtx_insn *in,
+					 const struct mtx_stream *s,
+					 uint32_t i)
+{
+	int64_t ev = (int64_t)in->b + s->first + (int64_t)mtx_op_event(s, i);
+
+	return (cycle_t)(s->write ? ev : ev - (int64_t)s->lead);
+}
+
+/* ---- sequencer state (matrix_seq.c) ---- */
+
+/* Issued ops: push (NPU_ENOMEM) and pop the earliest (deadline, seq). */
+int mtx_heap_push(struct mtx *m, struct mtx_op *op) NPU_WUR;
+void mtx_heap_pop(struct mtx *m);
+/* The functional side of op (si, row) of in, at its completion. */
+int mtx_op_effect(struct mtx *m, struct mtx_insn *in, int si,
+		  uint32_t row) NPU_WUR;
+/* A stream's row buffer (all its rows) from the pool; a buffer back. */
+int mtx_stream_buf(struct mtx *m, struct mtx_stream *s) NPU_WUR;
+void mtx_buf_put(struct mtx *m, uint8_t *p, size_t cap);
+/* The due heap: file a placed instruction, take one out, re-file one
+ * whose key grew, collect those with key <= x (program order) into *act
+ * (start with i = 0 and *act NULL). */
+int mtx_due_push(struct mtx *m, struct mtx_insn *in) NPU_WUR;
+void mtx_due_remove(struct mtx *m, struct mtx_insn *in);
+void mtx_due_rekey(struct mtx *m, struct mtx_insn *in);
+void mtx_due_collect(struct mtx *m, size_t i, cycle_t x,
+		     struct mtx_insn **act);
+/* The running list: a starting instruction in, a completed one out. */
+void mtx_run_insert(struct mtx *m, struct mtx_insn *in);
+void mtx_run_remove(struct mtx *m, struct mtx_insn *in);
+/* Count a freeze of 'stall' cycles at array cycle d (busy, mout, idle). */
+void mtx_account_freeze(struct mtx *m, cycle_t d, uint64_t stall);
+
+/* ---- the fast model's MAC kernels (matrix_val.c) ---- */
 
 /*
  * Integer dot products by pairs of k (matrix_val.c, "Integer MACs"):

@@ -324,6 +324,7 @@ void mtx_mout_row(const struct mtx_insn *in, uint32_t row)
 			p = mout_col_get(f, tab, j);
 		num_set_bits((enum npu_dtype)f->out_type, dst, j,
 			     requant(in->acc_type, mtx_get_le32(src + 4 * j),
-				     f->out_type, f->out_scale, f->out_act, &p));
+				     f->out_type, f->out_scale, f->out_act,
+				     &p));
 	}
 }

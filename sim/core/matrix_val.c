@@ -805,7 +805,7 @@ static int fast_row_values(struct mtx *m, struct mtx_insn *in, uint32_t row)
 	}
 	for (j = 0; j < cols; j++)
 		mtx_put_le32(dst + 4 * j, fl ? num_f32_bits(acc[j].f)
-					 : (uint32_t)acc[j].i);
+					     : (uint32_t)acc[j].i);
 	return 0;
 }
 
