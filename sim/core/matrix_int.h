@@ -1,7 +1,8 @@
 /*
  * matrix_int.h - internals of the matrix engine, shared by its files:
- *   matrix.c        the unit: accept, placement, the sequencer's passes
- *                   and their fast-forward, completion, counters
+ *   matrix.c        the unit: accept, placement, the sequencer's passes,
+ *                   completion, counters
+ *   matrix_ff.c     the fast-forward engines (applied sequencer passes)
  *   matrix_seq.c    the sequencer's state: issued accesses, instructions
  *                   that can act, freezes, access effects, row buffers
  *   matrix_check.c  command checks, streams and intervals
@@ -373,6 +374,22 @@ void mtx_run_insert(struct mtx *m, struct mtx_insn *in);
 void mtx_run_remove(struct mtx *m, struct mtx_insn *in);
 /* Count a freeze of 'stall' cycles at array cycle d (busy, mout, idle). */
 void mtx_account_freeze(struct mtx *m, cycle_t d, uint64_t stall);
+
+/* ---- fast-forward (matrix_ff.c) ---- */
+
+/*
+ * From the pass about to run array cycle x at real cycle now: apply a
+ * window of uncontended streaming at once if one starts here (*adv = 1;
+ * the caller then looks for its next cycle), else *adv = 0 and the
+ * caller runs x the per-cycle way.
+ */
+int mtx_ff_window(struct mtx *m, cycle_t x, cycle_t now, int *adv) NPU_WUR;
+/*
+ * The sequencer just froze at now: if it froze on a stalling result
+ * stream alone, apply k of its periods (it stays frozen, resumed as
+ * before by a completion, which calls done with the op as tag).
+ */
+int mtx_ff_stall(struct mtx *m, cycle_t now, mem_done_fn done) NPU_WUR;
 
 /* ---- the fast model's MAC kernels (matrix_val.c) ---- */
 
