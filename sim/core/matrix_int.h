@@ -195,9 +195,9 @@ struct mtx;
 
 /* What a model of the array provides to the sequencer. */
 struct mtx_backend {
-	const char *name;
-	int (*init)(struct mtx *m);
-	void (*fini)(struct mtx *m);
+	const char *name;             /* "fast", "pe" (core.matrix.model) */
+	int (*init)(struct mtx *m);   /* its state in m->pe, at mtx_new */
+	void (*fini)(struct mtx *m);  /* ... freed (also after a failed init) */
 	/* instruction placed (b, t, streams fixed) */
 	int (*place)(struct mtx *m, struct mtx_insn *in);
 	/* next array cycle at which step() must run, CYCLE_MAX = none; it
@@ -273,7 +273,7 @@ struct mtx {
 	int shadow_pending;           /* db: a placed mpre is not swapped in */
 	cycle_t shadow_end;           /* ... and its load ends here */
 	struct mtx_seg *segs;         /* busy union of in-flight intervals */
-	int n_segs, cap_segs;
+	int n_segs, cap_segs;         /* segments / allocated */
 	/* sequencer */
 	cycle_t off;                  /* real = array + off */
 	int frozen;                   /* waiting for an overdue access */
@@ -281,17 +281,20 @@ struct mtx {
 	uint32_t seq_gen;             /* cancels stale sequencer events */
 	cycle_t seq_when;             /* live sequencer event, CYCLE_MAX none */
 	struct mtx_op **heap;         /* issued ops by (deadline, seq) */
-	size_t n_heap, cap_heap;
+	size_t n_heap, cap_heap;      /* ops in the heap / allocated */
 	uint64_t op_seq;              /* op counter */
 	struct mtx_op *free_ops;      /* recycled ops */
 	/* hooks */
 	mtx_span_fn span_fn;          /* per-instruction span hook */
-	void *span_ctx;
+	void *span_ctx;               /* its context */
 	union mtx_val *tmp;           /* fast model: one decoded row */
 	uint32_t n_tmp;               /* its capacity */
-	struct mtx_buf { uint8_t *p; size_t cap; } pool[MTX_POOL];
-	int n_pool;                   /* row buffers of completed
+	struct mtx_buf {
+		uint8_t *p;           /* a row buffer */
+		size_t cap;           /* its bytes */
+	} pool[MTX_POOL];             /* row buffers of completed
 					 instructions, for the next ones */
+	int n_pool;                   /* buffers in the pool */
 	uint32_t *itmp;               /* fast model, integers: pairs of one
 					 row and its sums */
 	uint32_t n_itmp;              /* its capacity */
