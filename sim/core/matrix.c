@@ -132,27 +132,20 @@ static int op_issue(struct mtx *m, struct mtx_insn *in, int si, uint32_t i,
 		    cycle_t event)
 {
 	struct mtx_stream *s = &in->st[si];
-	struct mtx_op *op = m->free_ops;
 	uint32_t row = mtx_op_row(s, i);
-	struct mem_req r;
-	int rc;
-
-	if (op)
-		m->free_ops = op->free_next;
-	else if (!(op = malloc(sizeof(*op))))
-		return NPU_ENOMEM;
-	op->in = in;
-	op->st = si;
-	op->row = row;
 	/*
 	 * Reads are issued lead cycles early (mtx_op_issue_cycle) and due at
 	 * their event; writes issue at their event and are due lead later.
 	 */
-	op->deadline = s->write ? event + s->lead : event;
-	op->done = 0;
-	op->done_at = CYCLE_MAX;
-	op->seq = m->op_seq++;
-	op->free_next = NULL;
+	struct mtx_op *op = mtx_op_new(m, in, si, row,
+				       s->write ? event + s->lead : event,
+				       m->op_seq);
+	struct mem_req r;
+	int rc;
+
+	if (!op)
+		return NPU_ENOMEM;
+	m->op_seq++;
 	if ((rc = mtx_heap_push(m, op))) {
 		free(op);
 		return rc;

@@ -20,8 +20,6 @@
  */
 #include "matrix_int.h"
 
-#include <stdlib.h>
-
 /* ---- fast-forward over uncontended streaming ---------------------------- */
 
 /*
@@ -412,27 +410,6 @@ static int ff_mine(void *ctx, const struct ev *ev)
 	return ev->unit == f->mem || (ev->unit == f->mtx && ev->kind == MTX_EV_SEQ);
 }
 
-/* An access op of stream si (of in), row 'row', due at 'deadline'. */
-static struct mtx_op *ff_op(struct mtx *m, struct mtx_insn *in, int si,
-			    uint32_t row, cycle_t deadline, uint64_t seq)
-{
-	struct mtx_op *op = m->free_ops;
-
-	if (op)
-		m->free_ops = op->free_next;
-	else if (!(op = malloc(sizeof(*op))))
-		return NULL;
-	op->in = in;
-	op->st = si;
-	op->row = row;
-	op->deadline = deadline;
-	op->done = 0;
-	op->done_at = CYCLE_MAX;
-	op->seq = seq;
-	op->free_next = NULL;
-	return op;
-}
-
 /* Chain rows applied per window at most (bounds the buffer below). */
 #define FF_CHAIN_MAX 256
 
@@ -578,10 +555,11 @@ int mtx_ff_stall(struct mtx *m, cycle_t now, mem_done_fn done)
 		}
 	}
 	for (i = k > w ? k - w : 0; i < k; i++) {
-		struct mtx_op *op = ff_op(m, in, si_w,
-					  mtx_op_row(ws, ws->next + (uint32_t)i),
-					  aj + i + w,
-					  seq0 + i * n_s + (uint64_t)pos_w);
+		struct mtx_op *op = mtx_op_new(m, in, si_w,
+					       mtx_op_row(ws, ws->next +
+							  (uint32_t)i),
+					       aj + i + w,
+					       seq0 + i * n_s + (uint64_t)pos_w);
 
 		if (!op)
 			return NPU_ENOMEM;
@@ -589,11 +567,11 @@ int mtx_ff_stall(struct mtx *m, cycle_t now, mem_done_fn done)
 		keep[n_keep++] = op;
 	}
 	if (rs) {
-		struct mtx_op *op = ff_op(m, in, si_r,
-					  mtx_op_row(rs, rs->next +
-							 (uint32_t)(k - 1)),
-					  aj + k, seq0 + (k - 1) * n_s +
-					  (uint64_t)!pos_w);
+		struct mtx_op *op = mtx_op_new(m, in, si_r,
+					       mtx_op_row(rs, rs->next +
+							  (uint32_t)(k - 1)),
+					       aj + k, seq0 + (k - 1) * n_s +
+					       (uint64_t)!pos_w);
 
 		if (!op)
 			return NPU_ENOMEM;

@@ -57,6 +57,7 @@
 #define NPU_MATRIX_INT_H
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "matrix.h"
@@ -310,7 +311,7 @@ struct mtx {
  */
 enum mtx_ev { MTX_EV_SEQ = 1, MTX_EV_DONE = 2 };
 
-/* ---- streams: where op i of a stream lies (inline: once per access) ---- */
+/* ---- ops and where op i of a stream lies (inline: once per access) ---- */
 
 /* First row of op i of a stream (g rows per op, in reverse if rev). */
 static inline uint32_t mtx_op_row(const struct mtx_stream *s, uint32_t i)
@@ -351,6 +352,33 @@ static inline cycle_t mtx_op_issue_cycle(const struct mtx_insn *in,
 	int64_t ev = (int64_t)in->b + s->first + (int64_t)mtx_op_event(s, i);
 
 	return (cycle_t)(s->write ? ev : ev - (int64_t)s->lead);
+}
+
+/*
+ * A new op of stream si of in, row 'row', due at array cycle 'deadline',
+ * 'seq' in issue order: a recycled one if there is one (NULL when out of
+ * memory).  The caller pushes it (issued) or files it itself.  Inline:
+ * once per access, in the per-cycle path's innermost step.
+ */
+static inline struct mtx_op *mtx_op_new(struct mtx *m, struct mtx_insn *in,
+					int si, uint32_t row,
+					cycle_t deadline, uint64_t seq)
+{
+	struct mtx_op *op = m->free_ops;
+
+	if (op)
+		m->free_ops = op->free_next;
+	else if (!(op = malloc(sizeof(*op))))
+		return NULL;
+	op->in = in;
+	op->st = si;
+	op->row = row;
+	op->deadline = deadline;
+	op->done = 0;
+	op->done_at = CYCLE_MAX;
+	op->seq = seq;
+	op->free_next = NULL;
+	return op;
 }
 
 /* ---- sequencer state (matrix_seq.c) ---- */
