@@ -50,7 +50,8 @@
  *            accounting and the pe model's stepping look only at these).
  * Invariants: an instruction is in 'due' iff placed, not completed and
  * key != CYCLE_MAX, and its key is current (it only changes in
- * process_cycle, which re-files what it touched); an unstarted
+ * process_cycle and the fast-forward, which re-file what they touched:
+ * mtx_due_rekey); an unstarted
  * instruction's key is <= its B, so the heap's top bounds every start.
  */
 #ifndef NPU_MATRIX_INT_H

@@ -214,8 +214,9 @@ uint8_t *mem_bytes(const struct mem_port *p, const struct mem_info *info,
  * the other calls need a port whose target has it, except mem_ff_quiet,
  * which is 0 without it (nothing may be skipped there).  Requester ids
  * are the ports' own (mem_ff_cycle takes those of several ports bound to
- * this one target: mem_same_target).  Inline: a fast-forward checks and
- * applies cycle after cycle (one OS GEMM: 60,000 mem_ff_cycle calls).
+ * this one target: mem_same_target).  Inline: a fast-forward may check
+ * and apply cycle after cycle (gemm_os 1024x1280x128, timing only:
+ * 120,636 mem_ff_cycle calls).
  */
 static inline int mem_has_ff(const struct mem_port *p)
 {
