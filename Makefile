@@ -64,7 +64,9 @@ ASM_SRCS   := asm/asm.c asm/asm_src.c asm/asm_lex.c asm/asm_li.c asm/asm_doc.c a
 ENGINE_SRCS := sim/engine/engine.c sim/engine/counters.c
 NOC_SRCS   := sim/noc/noc.c sim/noc/noc_bench.c sim/noc/nocport.c
 MEM_SRCS   := sim/mem/port.c sim/mem/sram.c sim/mem/dram.c sim/mem/dram_bench.c
-CORE_SRCS  := sim/core/matrix.c sim/core/matrix_pe.c sim/core/vecmath.c \
+CORE_SRCS  := sim/core/matrix.c sim/core/matrix_seq.c sim/core/matrix_ff.c \
+              sim/core/matrix_check.c sim/core/matrix_num.c sim/core/matrix_val.c \
+              sim/core/matrix_pe.c sim/core/vecmath.c \
               sim/core/vector.c sim/core/dma.c sim/core/control.c \
               sim/core/hazard.c
 SIM_SRCS   := $(ENGINE_SRCS) $(MEM_SRCS) $(NOC_SRCS) $(CORE_SRCS) sim/chip.c
@@ -102,7 +104,9 @@ LIB_SRCS   := $(UTIL_SRCS) $(ARCH_SRCS) $(ISA_SRCS) $(PROG_SRCS) $(ASM_SRCS) $(S
 LIB_OBJS   := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(ONNX_PB).o
 HOT_OBJS   := $(addprefix $(BUILD)/,sim/engine/engine.o sim/noc/noc.o \
               sim/noc/nocport.o sim/mem/dram.o sim/mem/sram.o sim/core/dma.o \
-              sim/core/matrix.o sim/core/vector.o sim/chip.o)
+              sim/core/matrix.o sim/core/matrix_seq.o sim/core/matrix_ff.o \
+              sim/core/matrix_check.o sim/core/matrix_num.o sim/core/matrix_val.o \
+              sim/core/vector.o sim/chip.o)
 $(HOT_OBJS): OPT = $(OPT_HOT)
 CLI_OBJS   := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 LIB        := $(BUILD)/libnpusim.a

@@ -1,6 +1,17 @@
 /*
- * matrix_int.h - internals of the matrix engine shared by the sequencer and
- * fast model (matrix.c) and the per-PE reference model (matrix_pe.c).
+ * matrix_int.h - internals of the matrix engine, shared by its files:
+ *   matrix.c        the unit: accept, placement, the sequencer's passes,
+ *                   completion, counters
+ *   matrix_ff.c     the fast-forward engines (applied sequencer passes)
+ *   matrix_seq.c    the sequencer's state: issued accesses, instructions
+ *                   that can act, freezes, access effects, row buffers
+ *   matrix_check.c  command checks, streams and intervals
+ *   matrix_pe.c     the per-PE reference model of the array
+ *   matrix_val.c    the fast model's values and its MAC kernels
+ *   matrix_num.c    the numerics both models share
+ * Each file calls only files below it in this list (the objects form no
+ * circle): the sequencer drives both array models through struct
+ * mtx_backend, and the per-PE model calls nothing but matrix_num.c.
  *
  * Structure.  One sequencer (matrix.c) places every instruction on a global
  * "array clock" (array cycles), issues the instruction's SRAM row accesses
@@ -39,13 +50,16 @@
  *            accounting and the pe model's stepping look only at these).
  * Invariants: an instruction is in 'due' iff placed, not completed and
  * key != CYCLE_MAX, and its key is current (it only changes in
- * process_cycle, which re-files what it touched); an unstarted
+ * process_cycle and the fast-forward, which re-file what they touched:
+ * mtx_due_rekey); an unstarted
  * instruction's key is <= its B, so the heap's top bounds every start.
  */
 #ifndef NPU_MATRIX_INT_H
 #define NPU_MATRIX_INT_H
 
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "matrix.h"
 #include "../engine/unit.h"
@@ -183,9 +197,9 @@ struct mtx;
 
 /* What a model of the array provides to the sequencer. */
 struct mtx_backend {
-	const char *name;
-	int (*init)(struct mtx *m);
-	void (*fini)(struct mtx *m);
+	const char *name;             /* "fast", "pe" (core.matrix.model) */
+	int (*init)(struct mtx *m);   /* its state in m->pe, at mtx_new */
+	void (*fini)(struct mtx *m);  /* ... freed (also after a failed init) */
 	/* instruction placed (b, t, streams fixed) */
 	int (*place)(struct mtx *m, struct mtx_insn *in);
 	/* next array cycle at which step() must run, CYCLE_MAX = none; it
@@ -193,8 +207,15 @@ struct mtx_backend {
 	 * sequencer's own next cycle is never later than an unstarted
 	 * instruction's B (see "Host cost" above) */
 	cycle_t (*next_step)(const struct mtx *m);
-	/* run array cycle x (its reads have arrived); may emit writes */
+	/* run array cycle x (its reads have arrived) */
 	int (*step)(struct mtx *m, cycle_t x);
+	/* after step(x): the next result row whose write issues at array
+	 * cycle x (pe: the data movement, not a formula, decides when), in
+	 * stream order; 1 and *in, *row set, or 0 when there is none left.
+	 * The sequencer issues the write, so the array model never calls
+	 * into it (NULL: no dynamic writes) */
+	int (*row_out)(struct mtx *m, cycle_t x, struct mtx_insn **in,
+		       uint32_t *row);
 	/* fill the result row's values in its stream buffer (at completion) */
 	int (*row_values)(struct mtx *m, struct mtx_insn *in, uint32_t row);
 	/* instruction completed: drop per-instruction state */
@@ -207,8 +228,15 @@ extern const struct mtx_backend mtx_pe_backend;
 /* A segment of the busy union, array cycles [lo, hi). */
 struct mtx_seg { cycle_t lo, hi; };
 
-/* Numerics shared by both models (defined in matrix.c). */
+/* One decoded element: int32 for integer types, fp32 for the floats
+ * (matrix_num.c, mtx_decode). */
 union mtx_val { int32_t i; float f; };
+
+/* Eight 32-bit lanes (GCC/clang vector extensions; lowered to SSE2 on the
+ * baseline x86-64 target): the functional inner loops (matrix_val.c's
+ * mac_row_*, the accumulator's adder). */
+typedef uint32_t mtx_v8u32 __attribute__((vector_size(32)));
+typedef float mtx_v8f32 __attribute__((vector_size(32)));
 
 /* Row buffers kept for reuse (a fresh 128 KiB calloc per instruction
  * was a zeroing and a page fault per 4 KiB). */
@@ -247,7 +275,7 @@ struct mtx {
 	int shadow_pending;           /* db: a placed mpre is not swapped in */
 	cycle_t shadow_end;           /* ... and its load ends here */
 	struct mtx_seg *segs;         /* busy union of in-flight intervals */
-	int n_segs, cap_segs;
+	int n_segs, cap_segs;         /* segments / allocated */
 	/* sequencer */
 	cycle_t off;                  /* real = array + off */
 	int frozen;                   /* waiting for an overdue access */
@@ -255,34 +283,150 @@ struct mtx {
 	uint32_t seq_gen;             /* cancels stale sequencer events */
 	cycle_t seq_when;             /* live sequencer event, CYCLE_MAX none */
 	struct mtx_op **heap;         /* issued ops by (deadline, seq) */
-	size_t n_heap, cap_heap;
+	size_t n_heap, cap_heap;      /* ops in the heap / allocated */
 	uint64_t op_seq;              /* op counter */
 	struct mtx_op *free_ops;      /* recycled ops */
 	/* hooks */
 	mtx_span_fn span_fn;          /* per-instruction span hook */
-	void *span_ctx;
+	void *span_ctx;               /* its context */
 	union mtx_val *tmp;           /* fast model: one decoded row */
 	uint32_t n_tmp;               /* its capacity */
-	struct mtx_buf { uint8_t *p; size_t cap; } pool[MTX_POOL];
-	int n_pool;                   /* row buffers of completed
+	struct mtx_buf {
+		uint8_t *p;           /* a row buffer */
+		size_t cap;           /* its bytes */
+	} pool[MTX_POOL];             /* row buffers of completed
 					 instructions, for the next ones */
+	int n_pool;                   /* buffers in the pool */
 	uint32_t *itmp;               /* fast model, integers: pairs of one
 					 row and its sums */
 	uint32_t n_itmp;              /* its capacity */
 	void *pe;                     /* backend state */
 };
 
-/* Sequencer services for backends. */
-/* Issue result row 'row' of in's dynamic write stream now (array cycle x). */
-int mtx_emit_write(struct mtx *m, struct mtx_insn *in, uint32_t row,
-		   cycle_t x);
-/* Raw bytes of an element type for n elements (int4 rounds up). */
-uint32_t mtx_row_bytes(int type, uint32_t n);
+/* ---- the unit (matrix.c) ---- */
 
-/* Decode n raw elements of type t into v (ints as int32, floats as fp32). */
-void mtx_decode(int t, const uint8_t *raw, uint32_t n, union mtx_val *v);
 /*
- * Integer dot products by pairs of k (matrix.c, "Integer MACs"):
+ * Event kinds of the unit.
+ * MTX_EV_SEQ: a sequencer pass (arg unused); MTX_EV_DONE: an instruction
+ * completes (arg = the struct mtx_insn pointer, used only as a handle).
+ */
+enum mtx_ev { MTX_EV_SEQ = 1, MTX_EV_DONE = 2 };
+
+/* ---- ops and where op i of a stream lies (inline: once per access) ---- */
+
+/* First row of op i of a stream (g rows per op, in reverse if rev). */
+static inline uint32_t mtx_op_row(const struct mtx_stream *s, uint32_t i)
+{
+	return s->g > 1 ? i * s->g : s->rev ? s->n - 1 - i : i;
+}
+
+/* The memory request of the op whose first row is 'row', for cycle t. */
+static inline void mtx_op_req(const struct mtx_stream *s, uint32_t row,
+			      cycle_t t, struct mem_req *r)
+{
+	uint32_t nr = s->n - row < s->g ? s->n - row : s->g;
+
+	memset(r, 0, sizeof(*r));
+	r->addr = s->addr + (uint64_t)row * s->stride;
+	r->bytes = nr * s->bytes;
+	r->write = (uint8_t)s->write;
+	r->when = t;
+}
+
+/* Event offset of op i: i, or i/per for p rows a cycle (no division in
+ * the common unpacked case: this runs once per row access). */
+static inline uint32_t mtx_op_event(const struct mtx_stream *s, uint32_t i)
+{
+	return s->per == 1 ? i : i / s->per;
+}
+
+/*
+ * Array cycle at which op i of a static stream issues.
+ * Reads: event - lead, so that a row meeting no contention completes
+ * exactly at its event (prefetch hides the SRAM latency).  Writes: the
+ * event itself.
+ */
+static inline cycle_t mtx_op_issue_cycle(const struct mtx_insn *in,
+					 const struct mtx_stream *s,
+					 uint32_t i)
+{
+	int64_t ev = (int64_t)in->b + s->first + (int64_t)mtx_op_event(s, i);
+
+	return (cycle_t)(s->write ? ev : ev - (int64_t)s->lead);
+}
+
+/*
+ * A new op of stream si of in, row 'row', due at array cycle 'deadline',
+ * 'seq' in issue order: a recycled one if there is one (NULL when out of
+ * memory).  The caller pushes it (issued) or files it itself.  Inline:
+ * once per access, in the per-cycle path's innermost step.
+ */
+static inline struct mtx_op *mtx_op_new(struct mtx *m, struct mtx_insn *in,
+					int si, uint32_t row,
+					cycle_t deadline, uint64_t seq)
+{
+	struct mtx_op *op = m->free_ops;
+
+	if (op)
+		m->free_ops = op->free_next;
+	else if (!(op = malloc(sizeof(*op))))
+		return NULL;
+	op->in = in;
+	op->st = si;
+	op->row = row;
+	op->deadline = deadline;
+	op->done = 0;
+	op->done_at = CYCLE_MAX;
+	op->seq = seq;
+	op->free_next = NULL;
+	return op;
+}
+
+/* ---- sequencer state (matrix_seq.c) ---- */
+
+/* Issued ops: push (NPU_ENOMEM) and pop the earliest (deadline, seq). */
+int mtx_heap_push(struct mtx *m, struct mtx_op *op) NPU_WUR;
+void mtx_heap_pop(struct mtx *m);
+/* The functional side of op (si, row) of in, at its completion. */
+int mtx_op_effect(struct mtx *m, struct mtx_insn *in, int si,
+		  uint32_t row) NPU_WUR;
+/* A stream's row buffer (all its rows) from the pool; a buffer back. */
+int mtx_stream_buf(struct mtx *m, struct mtx_stream *s) NPU_WUR;
+void mtx_buf_put(struct mtx *m, uint8_t *p, size_t cap);
+/* The due heap: file a placed instruction, take one out, re-file one
+ * whose key grew, collect those with key <= x (program order) into *act
+ * (start with i = 0 and *act NULL). */
+int mtx_due_push(struct mtx *m, struct mtx_insn *in) NPU_WUR;
+void mtx_due_remove(struct mtx *m, struct mtx_insn *in);
+void mtx_due_rekey(struct mtx *m, struct mtx_insn *in);
+void mtx_due_collect(struct mtx *m, size_t i, cycle_t x,
+		     struct mtx_insn **act);
+/* The running list: a starting instruction in, a completed one out. */
+void mtx_run_insert(struct mtx *m, struct mtx_insn *in);
+void mtx_run_remove(struct mtx *m, struct mtx_insn *in);
+/* Count a freeze of 'stall' cycles at array cycle d (busy, mout, idle). */
+void mtx_account_freeze(struct mtx *m, cycle_t d, uint64_t stall);
+
+/* ---- fast-forward (matrix_ff.c) ---- */
+
+/*
+ * From the pass about to run array cycle x at real cycle now: apply a
+ * window of uncontended streaming at once if one starts here (*adv = 1;
+ * the caller then looks for its next cycle), else *adv = 0 and the
+ * caller runs x the per-cycle way.
+ */
+int mtx_ff_window(struct mtx *m, cycle_t x, cycle_t now, int *adv) NPU_WUR;
+/*
+ * The sequencer just froze at now: if it froze on a stalling result
+ * stream alone, apply k of its periods (it stays frozen, resumed as
+ * before by a completion, which calls done with the op as tag).
+ */
+int mtx_ff_stall(struct mtx *m, cycle_t now, mem_done_fn done) NPU_WUR;
+
+/* ---- the fast model's MAC kernels (matrix_val.c) ---- */
+
+/*
+ * Integer dot products by pairs of k (matrix_val.c, "Integer MACs"):
  * out[n] = sum over p < kp of lo(ap[p]) lo(w[p][n]) + hi(ap[p]) hi(w[p][n])
  * modulo 2^32, where lo/hi are the int16 halves of a word and w has np
  * words per row (np a multiple of 8).  impl: 0 the fastest the host has,
@@ -292,8 +436,9 @@ void mtx_decode(int t, const uint8_t *raw, uint32_t n, union mtx_val *v);
 void mtx_imac(const uint32_t *ap, uint32_t kp, const uint32_t *w,
 	      uint32_t np, uint32_t *out, int impl);
 /*
- * int8 x int8 by quads of k (matrix.c, "Int8 quads"): out[n] = sum over
- * q < kq and byte i of u(aq[q], i) s(w[q][n], i) - 128 wsum[n] modulo 2^32,
+ * int8 x int8 by quads of k (matrix_val.c, "Int8 quads"): out[n] = sum
+ * over q < kq and byte i of u(aq[q], i) s(w[q][n], i) - 128 wsum[n] modulo
+ * 2^32,
  * where u / s read byte i as unsigned / signed and w has np words per row
  * (np a multiple of 16): sum_k a_k w[k][n] when aq holds a_k + 128 and
  * wsum[n] = sum_k w[k][n].  impl: 0 the fastest the host has, 1 portable
@@ -303,8 +448,53 @@ void mtx_imac(const uint32_t *ap, uint32_t kp, const uint32_t *w,
 void mtx_imac8(const uint32_t *aq, uint32_t kq, const uint32_t *w,
 	       uint32_t np, const int32_t *wsum, uint32_t *out, int impl);
 int mtx_imac8_fast(void);
+
+/* ---- checks and streams (matrix_check.c) ---- */
+
+/* Names of the dataflows and instruction kinds (messages, trace args). */
+extern const char *const mtx_df_names[];
+extern const char *const mtx_kind_names[];
+/*
+ * Check in->cmd against the array, the memories and the program-order
+ * state (the resident tile) and build its streams and interval length;
+ * 0, or NPU_EFAULT with the fault reported at the command's pc.
+ */
+int mtx_insn_build(struct mtx *m, struct mtx_insn *in) NPU_WUR;
+
+/* ---- numerics of both models (matrix_num.c) ---- */
+
+/* Raw bytes of an element type for n elements (int4 rounds up). */
+uint32_t mtx_row_bytes(int type, uint32_t n);
+/* Decode n raw elements of type t into v (ints as int32, floats as fp32). */
+void mtx_decode(int t, const uint8_t *raw, uint32_t n, union mtx_val *v);
 /* acc = acc + a*b by the accumulation rule of num.h (int or fp32). */
 union mtx_val mtx_mac(int is_float, union mtx_val acc, union mtx_val a,
 		      union mtx_val b);
+/* mout's result row 'row' of in (requantised) into its stream buffer. */
+void mtx_mout_row(const struct mtx_insn *in, uint32_t row);
+
+/*
+ * Accumulator words are stored little-endian whatever the host (num.h's
+ * storage rule), so they are assembled byte by byte, never cast.
+ */
+static inline uint32_t mtx_get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static inline void mtx_put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+/* Bytes of one column's entry in mout's per-column table (opar). */
+static inline uint32_t mtx_mout_entry_bytes(uint32_t fuse)
+{
+	return (fuse & MTX_FUSE_BIAS ? 4u : 0u) + (fuse & MTX_FUSE_CHAN ? 8u : 0u);
+}
 
 #endif

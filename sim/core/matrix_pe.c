@@ -30,6 +30,11 @@
  * core.matrix.os_drain, shift out through the bottom after the last
  * product.  pipeline_latency P delays every result row by P cycles.
  *
+ * Dependencies run one way: the sequencer (matrix.c) drives this model
+ * through struct mtx_backend and takes its result rows from pe_row_out;
+ * the model itself calls only the numerics both models share
+ * (matrix_num.c), never the sequencer or the fast model.
+ *
  * Cost: O(R x C) per array cycle, by design.  This is the oracle, not the
  * simulator's default.
  */
@@ -51,7 +56,8 @@ struct pe_reg {
 	int32_t tag;       /* stream row (WS/IS) or k (OS); -1 = empty */
 };
 
-/* A result row waiting for its pipeline_latency delay. */
+/* A result row waiting for its write: pipeline_latency cycles after the
+ * array completed it (0: the same cycle). */
 struct pe_emit {
 	cycle_t when;          /* array cycle to issue the write */
 	struct mtx_insn *in;   /* instruction */
@@ -67,7 +73,8 @@ struct pe {
 	union mtx_val *acc;    /* OS accumulators, R*C */
 	int32_t *acc_row;      /* OS: original row held by each array row */
 	cycle_t next_x;        /* first array cycle not yet stepped */
-	struct pe_emit *q;     /* delayed result rows, in emission order */
+	struct pe_emit *q;     /* completed result rows not yet handed to the
+				  sequencer (row_out), in completion order */
 	size_t n_q, cap_q;     /* queued rows / allocated */
 };
 
@@ -238,14 +245,15 @@ static void active(struct mtx_insn *in, cycle_t x)
 	s->any_active = 1;
 }
 
-/* A result row is complete at array cycle x: write it P cycles later. */
+/*
+ * A result row is complete at array cycle x: its write issues P cycles
+ * later (with P = 0 at x itself, once the step is over: pe_row_out).
+ */
 static int row_ready(struct mtx *m, struct mtx_insn *in, uint32_t row,
 		     cycle_t x)
 {
 	struct pe *p = P_(m);
 
-	if (m->pipe == 0)
-		return mtx_emit_write(m, in, row, x);
 	if (p->n_q == p->cap_q) {
 		size_t cap = p->cap_q ? 2 * p->cap_q : 16;
 		struct pe_emit *v = realloc(p->q, cap * sizeof(*v));
@@ -543,17 +551,17 @@ static int check_end(struct mtx *m, struct mtx_insn *in)
 }
 
 /*
- * One array cycle: delayed result rows due now are written, swapping
- * mmuls take the shadow tile and clear the moving registers, then every
- * instruction in its interval does its cycle (at most one on the array and
- * one on the shadow registers), and an instruction on its last cycle has
- * its end checked.
+ * One array cycle: swapping mmuls take the shadow tile and clear the
+ * moving registers, then every instruction in its interval does its cycle
+ * (at most one on the array and one on the shadow registers), and an
+ * instruction on its last cycle has its end checked.  The result rows
+ * due at x (delayed ones, and with P = 0 those completed now) then go to
+ * the sequencer through pe_row_out.
  */
 static int pe_step(struct mtx *m, cycle_t x)
 {
 	struct pe *p = P_(m);
 	struct mtx_insn *in;
-	size_t k;
 	int rc;
 
 	/*
@@ -563,14 +571,6 @@ static int pe_step(struct mtx *m, cycle_t x)
 	if (x < p->next_x)
 		return 0; /* already stepped */
 	p->next_x = x + 1;
-	/* delayed result rows due now */
-	for (k = 0; k < p->n_q && p->q[k].when == x; k++)
-		if ((rc = mtx_emit_write(m, p->q[k].in, p->q[k].row, x)))
-			return rc;
-	if (k) {
-		memmove(p->q, p->q + k, (p->n_q - k) * sizeof(*p->q));
-		p->n_q -= k;
-	}
 	/*
 	 * Swaps and fresh starts first: they act on the registers' state at
 	 * the beginning of the cycle.  Every instruction with B <= x has
@@ -616,14 +616,36 @@ static int pe_step(struct mtx *m, cycle_t x)
 }
 
 /*
+ * The next result row whose write issues at x, oldest first (the queue is
+ * in completion order, hence in order of due cycle: P is one constant).
+ * The sequencer asks after each step and issues the writes ahead of the
+ * cycle's static accesses; with P = 0 the rows the step just completed
+ * are among them, in the order the array completed them.
+ */
+static int pe_row_out(struct mtx *m, cycle_t x, struct mtx_insn **in,
+		      uint32_t *row)
+{
+	struct pe *p = P_(m);
+
+	if (!p->n_q || p->q[0].when != x)
+		return 0;
+	*in = p->q[0].in;
+	*row = p->q[0].row;
+	/* the queue holds the rows of the last P cycles: a short shift */
+	memmove(p->q, p->q + 1, --p->n_q * sizeof(*p->q));
+	return 1;
+}
+
+/*
  * Result rows were filled by the array; mout rows use the shared path.
  * mout is not an array operation (the requantisation stage), so both
- * models share its arithmetic.
+ * models share its arithmetic (matrix_num.c).
  */
 static int pe_row_values(struct mtx *m, struct mtx_insn *in, uint32_t row)
 {
+	(void)m;
 	if (in->kind == MTX_OUT)
-		return mtx_fast_backend.row_values(m, in, row);
+		mtx_mout_row(in, row);
 	return 0;
 }
 
@@ -634,6 +656,7 @@ const struct mtx_backend mtx_pe_backend = {
 	.place = pe_place,
 	.next_step = pe_next_step,
 	.step = pe_step,
+	.row_out = pe_row_out,
 	.row_values = pe_row_values,
 	.insn_done = pe_insn_done,
 };

@@ -1193,7 +1193,7 @@ static void ff_compare(struct rig_cfg *c, const struct gemm *g,
 }
 
 /*
- * Fast-forward (matrix.c: uncontended streaming applied window by window)
+ * Fast-forward (matrix_ff.c: uncontended streaming applied window by window)
  * against every cycle's events: the same counters of the matrix and of
  * both memories (per bank, per requestor) at every pause of a run paused
  * every few cycles and at its end, the same memory contents and finishing
@@ -1306,7 +1306,7 @@ START_TEST(matrix_fast_forward_same_results)
 END_TEST
 
 /*
- * Fast-forward of a stalling stream (matrix.c, "fast-forward over a
+ * Fast-forward of a stalling stream (matrix_ff.c, "fast-forward over a
  * stalling stream"): result rows that take w = 2, 4 or 8 cycles of the
  * accumulator stall the array on every row, a regime whose periods are
  * applied at once.  The same results with and without it - counters of

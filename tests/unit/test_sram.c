@@ -1,7 +1,7 @@
 /*
  * test_sram.c - banked SRAM: uncontended latency, multi-word accesses,
  * arbitration (round-robin and fixed priority), multi-port banks, counters,
- * event cost and determinism.
+ * event cost, determinism, and the memory protocol's fast-forward mode.
  *
  * The strongest check compares the event-light model against a naive
  * reference written here that steps every cycle and every bank (the
@@ -555,6 +555,83 @@ START_TEST(sram_range_fault_message)
 }
 END_TEST
 
+/* A target without a fast-forward mode: it takes requests, nothing else. */
+static int nof_recv(void *t, struct mem_port *p, const struct mem_req *r)
+{
+	(void)t;
+	(void)p;
+	(void)r;
+	return MEM_OK;
+}
+
+/*
+ * The memory protocol's fast-forward mode (port.h) as a requester sees
+ * it: the SRAM has it and is quiet while no access is presented; a target
+ * without ff ops has none and is never quiet; a stream handed over a port
+ * is accounted under that port's requestor; one cycle's accesses are
+ * checked for a shared bank or a multi-cycle one without changing state.
+ */
+START_TEST(sram_port_ff_mode)
+{
+	static const struct mem_target_ops nof_ops = { .recv = nof_recv };
+	struct mem_target none = { &nof_ops, NULL };
+	eng *e, *e2;
+	sram *s = mk(&e, 8, 16, 1, 1, SRAM_ARB_RR);
+	sram *s2 = mk(&e2, 8, 16, 1, 1, SRAM_ARB_RR);
+	struct mem_port a, b, c, n;
+	struct mem_req r, two[2];
+	struct log l;
+	int ids[2];
+
+	memset(&l, 0, sizeof(l));
+	ck_assert_int_eq(mem_bind(&a, sram_target(s), "matrix.left", NULL,
+				  NULL), 0);
+	ck_assert_int_eq(mem_bind(&b, sram_target(s), "vector", NULL, NULL), 0);
+	ck_assert_int_eq(mem_bind(&c, sram_target(s2), "dma0", NULL, NULL), 0);
+	ck_assert_int_eq(mem_bind(&n, none, "x", NULL, NULL), 0);
+	ck_assert(mem_has_ff(&a) && !mem_has_ff(&n));
+	ck_assert(!mem_ff_quiet(&n));
+	ck_assert(mem_same_target(&a, &b) && !mem_same_target(&a, &c));
+	ck_assert_ptr_eq(mem_ff_unit(&a), sram_unit(s));
+	ck_assert(mem_ff_quiet(&a));
+	/* four one-cycle reads of 16 bytes, 32 apart, at cycles 2 .. 5 */
+	ck_assert_int_eq(mem_ff_stream(&a, 0, 32, 16, 4, 0, 2, 1), 0);
+	ck_assert_uint_eq(sram_req_stat(s, a.id, SRAM_ST_READS), 4);
+	ck_assert_uint_eq(sram_req_stat(s, a.id, SRAM_ST_READ_BYTES), 64);
+	ck_assert_uint_eq(sram_req_stat(s, b.id, SRAM_ST_READS), 0);
+	ck_assert_uint_eq(sram_unit(s)->ctr[CTR_SRAM_READS], 4);
+	ck_assert(mem_ff_quiet(&a));
+	/* one cycle's accesses: banks 0 and 2 apart; bank 0 twice; a
+	 * 256-byte row (two words a bank: two cycles) */
+	memset(two, 0, sizeof(two));
+	ids[0] = a.id;
+	ids[1] = b.id;
+	two[0].bytes = two[1].bytes = 16;
+	two[0].when = two[1].when = 20;
+	two[1].addr = 32;
+	ck_assert_int_eq(mem_ff_cycle(&a, ids, two, 2, 0), 0);
+	two[1].addr = 128;
+	ck_assert_int_eq(mem_ff_cycle(&a, ids, two, 2, 0), MEM_RETRY);
+	two[0].bytes = 256;
+	ck_assert_int_eq(mem_ff_cycle(&a, ids, two, 1, 0), MEM_RETRY);
+	ck_assert_uint_eq(sram_unit(s)->ctr[CTR_SRAM_READS], 4);
+	/* an access presented: not quiet until it has completed */
+	memset(&r, 0, sizeof(r));
+	r.addr = 64;
+	r.bytes = 16;
+	r.when = 10;
+	r.done = on_done;
+	r.ctx = &l;
+	ck_assert_int_eq(mem_send(&b, &r), MEM_OK);
+	ck_assert(!mem_ff_quiet(&a));
+	ck_assert_int_eq(eng_run(e, CYCLE_MAX, NULL), 0);
+	ck_assert_uint_eq(l.done[0], 11);
+	ck_assert(mem_ff_quiet(&a));
+	eng_free(e);
+	eng_free(e2);
+}
+END_TEST
+
 static Suite *suite_sram(void)
 {
 	Suite *s = suite_create("sram");
@@ -571,6 +648,7 @@ static Suite *suite_sram(void)
 	TEST_ADD(s, sram_counters_dump);
 	TEST_ADD(s, sram_deterministic);
 	TEST_ADD(s, sram_range_fault_message);
+	TEST_ADD(s, sram_port_ff_mode);
 	return s;
 }
 
