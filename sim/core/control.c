@@ -619,13 +619,15 @@ static int ctl_mtx_cmd(struct ctl *c, const struct isa_insn *in,
 		       struct tile_cmd *tc)
 {
 	struct mtx_cmd *m = &tc->u.m;
+	/* A post-increment variant builds its base's command (opcodes.def
+	 * BASE); its register steps follow the dispatch. */
+	enum isa_op base = isa_op_info[in->op].base;
 
 	/* Strides stay as written (0 = dense): what "dense" means depends on
 	 * the dataflow's operand layout, which the matrix engine owns. */
 	m->cfg = c->mcfg;
-	switch (in->op) {
+	switch (base) {
 	case ISA_OP_MPRE:
-	case ISA_OP_MPREP:
 		m->kind = MTX_PRELOAD;
 		m->a = c->x[in->rs1];
 		/* Remember it at dispatch, in program order: the matrix queue
@@ -635,10 +637,7 @@ static int ctl_mtx_cmd(struct ctl *c, const struct isa_insn *in,
 		break;
 	case ISA_OP_MMUL:
 	case ISA_OP_MMACC:
-	case ISA_OP_MMULP:
-	case ISA_OP_MMACCP:
-		m->kind = in->op == ISA_OP_MMUL || in->op == ISA_OP_MMULP
-				  ? MTX_MUL : MTX_MUL_ACC;
+		m->kind = base == ISA_OP_MMUL ? MTX_MUL : MTX_MUL_ACC;
 		m->c = c->x[in->rd];
 		m->a = c->x[in->rs1];
 		m->b = c->x[in->rs2];
@@ -660,7 +659,6 @@ static int ctl_mtx_cmd(struct ctl *c, const struct isa_insn *in,
 		}
 		break;
 	case ISA_OP_MOUT:
-	case ISA_OP_MOUTP:
 		m->kind = MTX_OUT;
 		m->d = c->x[in->rd];
 		m->c = c->x[in->rs1];
@@ -1303,8 +1301,8 @@ static int exec_DRESET(struct ctl *c, struct ctl_exec *x)
 #define CTL_ROW_UNIT_DMA(...)
 #define CTL_ROW_UNIT_MARK(...)
 static const ctl_exec_fn ctl_exec_fns[ISA_N_OPS] = {
-#define OP(id, mn, opc, fmt, unit, flags, lat, vk, sem, doc) \
-	CTL_ROW_##unit([ISA_OP_##id] = exec_##id,)
+#define OP(id, mn, opc, fmt, unit, flags, lat, vk, base, sem, doc) \
+	CTL_ROW_##unit([ISA_OP_##id] = exec_##base,)
 #include "../../isa/opcodes.def"
 };
 
@@ -1313,7 +1311,7 @@ static const ctl_exec_fn ctl_exec_fns[ISA_N_OPS] = {
 #define CTL_LAT_OK(l) ((l) == ISA_LAT_NONE || (l) == ISA_LAT_ALU ||       \
 		       (l) == ISA_LAT_MUL || (l) == ISA_LAT_DIV ||         \
 		       (l) == ISA_LAT_MEM || (l) == ISA_LAT_BRANCH)
-#define OP(id, mn, opc, fmt, unit, flags, lat, vk, sem, doc) \
+#define OP(id, mn, opc, fmt, unit, flags, lat, vk, base, sem, doc) \
 	CTL_ROW_##unit(_Static_assert(CTL_LAT_OK(ISA_##lat), #id " has a latency class the control unit does not time");)
 #include "../../isa/opcodes.def"
 #undef CTL_LAT_OK
@@ -1413,16 +1411,16 @@ static void ctl_post_increment(struct ctl *c, const struct isa_insn *in,
 	cycle_t ready = now + ctl_latency(c, ISA_LAT_ALU);
 	uint64_t rd = c->x[in->rd], r1 = c->x[in->rs1], r2 = c->x[in->rs2];
 
-	switch (in->op) {
-	case ISA_OP_MPREP:
+	switch (isa_op_info[in->op].base) {
+	case ISA_OP_MPRE:
 		ctl_set_reg(c, in->rs1, r1 + (uint64_t)inc[c->mcfg.dataflow ==
 				ISA_CONST_IS ? MTX_INC_A : MTX_INC_B], ready);
 		break;
-	case ISA_OP_MOUTP:
+	case ISA_OP_MOUT:
 		ctl_set_reg(c, in->rd, rd + (uint64_t)inc[MTX_INC_O], ready);
 		ctl_set_reg(c, in->rs1, r1 + (uint64_t)inc[MTX_INC_C], ready);
 		break;
-	default: /* mmulp, mmaccp */
+	default: /* mmulp, mmaccp (base mmul, mmacc) */
 		ctl_set_reg(c, in->rd, rd + (uint64_t)inc[MTX_INC_C], ready);
 		ctl_set_reg(c, in->rs1, r1 + (uint64_t)inc[MTX_INC_A], ready);
 		ctl_set_reg(c, in->rs2, r2 + (uint64_t)inc[MTX_INC_B], ready);
@@ -1547,8 +1545,9 @@ static int ctl_exec_world(struct ctl *c, const struct isa_insn *in)
 		qi = ISA_UID_VEC - 1;
 		ctl_vec_cmd(c, in, &e.cmd);
 	} else if (oi->unit == ISA_UNIT_DMA) {
-		uint64_t eng_i = in->op == ISA_OP_DMAR ? c->x[in->rs1] :
-							 (uint64_t)in->imm;
+		/* dmar names the engine in rs1, dma in its immediate */
+		uint64_t eng_i = oi->flags & ISA_RD_RS1 ? c->x[in->rs1] :
+							  (uint64_t)in->imm;
 
 		/* n_xq - 2 = core.dma.engines (queues 0 and 1 are mtx, vec). */
 		if (eng_i >= (uint64_t)(c->n_xq - 2))
