@@ -67,6 +67,7 @@ NOC_SRCS   := sim/noc/noc.c sim/noc/noc_bench.c sim/noc/nocport.c
 MEM_SRCS   := sim/mem/port.c sim/mem/sram.c sim/mem/dram.c sim/mem/dram_bench.c
 CORE_SRCS  := sim/core/matrix.c sim/core/matrix_pe.c sim/core/vecmath.c \
               sim/core/vector.c sim/core/dma.c sim/core/control.c \
+              sim/core/control_region.c sim/core/control_report.c \
               sim/core/hazard.c
 SIM_SRCS   := $(ENGINE_SRCS) $(MEM_SRCS) $(NOC_SRCS) $(CORE_SRCS) sim/chip.c
 RUN_SRCS   := run/run.c run/progress.c
