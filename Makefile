@@ -58,7 +58,8 @@ CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 # ---- sources, one explicit list per directory ------------------------------
 UTIL_SRCS  := util/diag.c util/dtype.c util/fsout.c util/strutil.c util/num.c \
               util/npy.c
-ARCH_SRCS  := arch/arch.c arch/arch_dump.c arch/arch_asm.c arch/dram_map.c
+ARCH_SRCS  := arch/arch.c arch/arch_dump.c arch/arch_asm.c arch/cfg_audit.c \
+              arch/dram_map.c
 ISA_SRCS   := isa/isa.c
 PROG_SRCS  := prog/prog.c
 ASM_SRCS   := asm/asm.c asm/asm_src.c asm/asm_lex.c asm/asm_li.c asm/asm_doc.c asm/obj.c
