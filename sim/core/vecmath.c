@@ -610,7 +610,9 @@ static uint32_t enc_f(enum npu_dtype t, float f, const struct vm_cfg *c)
  * vm_map and vm_exec follow, so a variant that differs from its base only
  * in where an operand comes from (vadds: s2 is x[rs2]) runs its base's
  * handler (opcodes.def BASE).  For a reduction the handler is one node of
- * the tree and a, b are two partial results (see vm_red below).
+ * the tree and a, b are two partial results (see vm_red below).  Families
+ * of one shape are written by a macro each (VM_BIN, VM_SFU, VM_BITS,
+ * VM_RED), as control.c writes its ALU, load and branch handlers.
  */
 struct vm_el {
 	uint32_t a;  /* s1's element (0 when the kind reads no s1) */
@@ -625,8 +627,7 @@ typedef uint32_t vm_exec_fn(const struct vm_cfg *c, const struct vm_el *e);
 
 /*
  * The two paths of the file header, on TYPE (c->type) elements: an exact
- * int64 (integer types; + - * of two cannot overflow before num_sat_int
- * clamps them) or an exact fp32 (float types, num_decode_f32).
+ * int64 (integer types) or an exact fp32 (float types, num_decode_f32).
  */
 static int is_int(const struct vm_cfg *c)
 {
@@ -655,87 +656,46 @@ static uint32_t fbits(const struct vm_cfg *c, float f)
 	return enc_f(c->type, f, c);
 }
 
-/* Saturating arithmetic on integers, fp32 (one rounding) on floats. */
-static uint32_t exec_VADD(const struct vm_cfg *c, const struct vm_el *e)
+/* Truncating; x/0 saturates toward x's sign, 0/0 = 0, INT_MIN/-1 saturates. */
+static int64_t div_sat(enum npu_dtype t, int64_t a, int64_t b)
 {
-	if (is_int(c))
-		return ibits(c, num_sat_int(c->type, ival(c, e->a) + ival(c, e->b)));
-	return fbits(c, fop(F_ADD, fval(c, e->a), fval(c, e->b)));
-}
-
-static uint32_t exec_VSUB(const struct vm_cfg *c, const struct vm_el *e)
-{
-	if (is_int(c))
-		return ibits(c, num_sat_int(c->type, ival(c, e->a) - ival(c, e->b)));
-	return fbits(c, fop(F_SUB, fval(c, e->a), fval(c, e->b)));
-}
-
-static uint32_t exec_VMUL(const struct vm_cfg *c, const struct vm_el *e)
-{
-	if (is_int(c)) /* |a*b| < 2^62 */
-		return ibits(c, num_sat_int(c->type, ival(c, e->a) * ival(c, e->b)));
-	return fbits(c, fop(F_MUL, fval(c, e->a), fval(c, e->b)));
-}
-
-static uint32_t exec_VDIV(const struct vm_cfg *c, const struct vm_el *e)
-{
-	int64_t a, b;
-
-	if (!is_int(c))
-		return fbits(c, fop(F_DIV, fval(c, e->a), fval(c, e->b)));
-	a = ival(c, e->a);
-	b = ival(c, e->b);
-	/* truncating; x/0 saturates toward x's sign, 0/0 = 0 */
 	if (b == 0)
-		return ibits(c, a > 0 ? num_sat_int(c->type, INT64_MAX)
-			      : a < 0 ? num_sat_int(c->type, INT64_MIN) : 0);
-	return ibits(c, num_sat_int(c->type, a / b)); /* INT_MIN/-1 saturates */
+		return a > 0 ? num_sat_int(t, INT64_MAX)
+		     : a < 0 ? num_sat_int(t, INT64_MIN) : 0;
+	return num_sat_int(t, a / b);
 }
 
-/* Floats: IEEE 754-2019 minimum/maximum (vm_min_f32, vm_max_f32). */
-static uint32_t exec_VMIN(const struct vm_cfg *c, const struct vm_el *e)
-{
-	int64_t a, b;
-
-	if (!is_int(c))
-		return fbits(c, vm_min_f32(fval(c, e->a), fval(c, e->b)));
-	a = ival(c, e->a);
-	b = ival(c, e->b);
-	return ibits(c, a < b ? a : b);
-}
-
-static uint32_t exec_VMAX(const struct vm_cfg *c, const struct vm_el *e)
-{
-	int64_t a, b;
-
-	if (!is_int(c))
-		return fbits(c, vm_max_f32(fval(c, e->a), fval(c, e->b)));
-	a = ival(c, e->a);
-	b = ival(c, e->b);
-	return ibits(c, a > b ? a : b);
-}
-
-/* Compares give 1 or 0 in TYPE; a NaN compares false. */
-static uint32_t exec_VCMPEQ(const struct vm_cfg *c, const struct vm_el *e)
-{
-	if (is_int(c))
-		return ibits(c, ival(c, e->a) == ival(c, e->b));
-	return fbits(c, fval(c, e->a) == fval(c, e->b) ? 1.0f : 0.0f);
-}
-
-static uint32_t exec_VCMPLT(const struct vm_cfg *c, const struct vm_el *e)
-{
-	if (is_int(c))
-		return ibits(c, ival(c, e->a) < ival(c, e->b));
-	return fbits(c, fval(c, e->a) < fval(c, e->b) ? 1.0f : 0.0f);
-}
-
-static uint32_t exec_VCMPLE(const struct vm_cfg *c, const struct vm_el *e)
-{
-	if (is_int(c))
-		return ibits(c, ival(c, e->a) <= ival(c, e->b));
-	return fbits(c, fval(c, e->a) <= fval(c, e->b) ? 1.0f : 0.0f);
-}
+/*
+ * Binary ops: iexpr on the integer path (a, b exact int64 TYPE values;
+ * + - * cannot overflow before num_sat_int clamps them, |a*b| < 2^62),
+ * fexpr on the float path (x, y exact fp32, one rounding).  Compares give
+ * 1 or 0 in TYPE, a NaN compares false; floats' min/max are IEEE 754-2019
+ * minimum/maximum.
+ */
+#define VM_BIN(id, iexpr, fexpr)                                             \
+	static uint32_t exec_##id(const struct vm_cfg *c,                    \
+				  const struct vm_el *e)                     \
+	{                                                                    \
+		if (is_int(c)) {                                             \
+			int64_t a = ival(c, e->a), b = ival(c, e->b);        \
+									     \
+			return ibits(c, iexpr);                              \
+		} else {                                                     \
+			float x = fval(c, e->a), y = fval(c, e->b);          \
+									     \
+			return fbits(c, fexpr);                              \
+		}                                                            \
+	}
+VM_BIN(VADD,   num_sat_int(c->type, a + b), fop(F_ADD, x, y))
+VM_BIN(VSUB,   num_sat_int(c->type, a - b), fop(F_SUB, x, y))
+VM_BIN(VMUL,   num_sat_int(c->type, a * b), fop(F_MUL, x, y))
+VM_BIN(VDIV,   div_sat(c->type, a, b),      fop(F_DIV, x, y))
+VM_BIN(VMIN,   a < b ? a : b,               vm_min_f32(x, y))
+VM_BIN(VMAX,   a > b ? a : b,               vm_max_f32(x, y))
+VM_BIN(VCMPEQ, a == b,                      x == y ? 1.0f : 0.0f)
+VM_BIN(VCMPLT, a < b,                       x < y ? 1.0f : 0.0f)
+VM_BIN(VCMPLE, a <= b,                      x <= y ? 1.0f : 0.0f)
+#undef VM_BIN
 
 /*
  * Floats: sign-bit operations, NaNs included (IEEE 754 5.5.1).  Integers
@@ -756,51 +716,20 @@ static uint32_t exec_VNEG(const struct vm_cfg *c, const struct vm_el *e)
 }
 
 /* The fp32 function units, on every type (rounded back into TYPE). */
-static uint32_t exec_VEXP(const struct vm_cfg *c, const struct vm_el *e)
-{
-	return fbits(c, vm_exp_f32(fval(c, e->a)));
-}
-
-static uint32_t exec_VLOG(const struct vm_cfg *c, const struct vm_el *e)
-{
-	return fbits(c, vm_log_f32(fval(c, e->a)));
-}
-
-static uint32_t exec_VRSQRT(const struct vm_cfg *c, const struct vm_el *e)
-{
-	return fbits(c, vm_rsqrt_f32(fval(c, e->a)));
-}
-
-static uint32_t exec_VRCP(const struct vm_cfg *c, const struct vm_el *e)
-{
-	return fbits(c, vm_rcp_f32(fval(c, e->a)));
-}
-
-static uint32_t exec_VTANH(const struct vm_cfg *c, const struct vm_el *e)
-{
-	return fbits(c, vm_tanh_f32(fval(c, e->a)));
-}
-
-static uint32_t exec_VGELU(const struct vm_cfg *c, const struct vm_el *e)
-{
-	return fbits(c, vm_gelu_f32(fval(c, e->a)));
-}
-
-static uint32_t exec_VSILU(const struct vm_cfg *c, const struct vm_el *e)
-{
-	return fbits(c, vm_silu_f32(fval(c, e->a)));
-}
-
-/*
- * Data movement returns the source bits untouched (no canonicalisation
- * of NaNs or -0): vmov, and in their own shapes vbrow, vtrans, vgather
- * and vscatter (their base).
- */
-static uint32_t exec_VMOV(const struct vm_cfg *c, const struct vm_el *e)
-{
-	(void)c;
-	return e->a;
-}
+#define VM_SFU(id, fn)                                                       \
+	static uint32_t exec_##id(const struct vm_cfg *c,                    \
+				  const struct vm_el *e)                     \
+	{                                                                    \
+		return fbits(c, fn(fval(c, e->a)));                          \
+	}
+VM_SFU(VEXP,   vm_exp_f32)
+VM_SFU(VLOG,   vm_log_f32)
+VM_SFU(VRSQRT, vm_rsqrt_f32)
+VM_SFU(VRCP,   vm_rcp_f32)
+VM_SFU(VTANH,  vm_tanh_f32)
+VM_SFU(VGELU,  vm_gelu_f32)
+VM_SFU(VSILU,  vm_silu_f32)
+#undef VM_SFU
 
 static uint32_t exec_VBCAST(const struct vm_cfg *c, const struct vm_el *e)
 {
@@ -861,29 +790,28 @@ static uint32_t exec_VDEQUANT(const struct vm_cfg *c, const struct vm_el *e)
 	return enc_f(c->out_type, fop(F_MUL, x, c->scale), c);
 }
 
-/* Bit operations on the type's bits (any type). */
-static uint32_t exec_VAND(const struct vm_cfg *c, const struct vm_el *e)
-{
-	(void)c;
-	return e->a & e->b;
-}
-
-static uint32_t exec_VOR(const struct vm_cfg *c, const struct vm_el *e)
-{
-	(void)c;
-	return e->a | e->b;
-}
-
-static uint32_t exec_VXOR(const struct vm_cfg *c, const struct vm_el *e)
-{
-	(void)c;
-	return e->a ^ e->b;
-}
-
-static uint32_t exec_VNOT(const struct vm_cfg *c, const struct vm_el *e)
-{
-	return ~e->a & (uint32_t)((1ull << dtype_bits(c->type)) - 1);
-}
+/*
+ * Operations on the elements' bits in TYPE (any type).  Data movement
+ * returns the source bits untouched (no canonicalisation of NaNs or -0):
+ * vmov, and in their own shapes vbrow, vtrans, vgather and vscatter
+ * (their base).
+ */
+#define VM_BITS(id, expr)                                                    \
+	static uint32_t exec_##id(const struct vm_cfg *c,                    \
+				  const struct vm_el *e)                     \
+	{                                                                    \
+		uint32_t a = e->a, b = e->b;                                 \
+									     \
+		(void)c;                                                     \
+		(void)b;                                                     \
+		return expr;                                                 \
+	}
+VM_BITS(VMOV, a)
+VM_BITS(VAND, a & b)
+VM_BITS(VOR,  a | b)
+VM_BITS(VXOR, a ^ b)
+VM_BITS(VNOT, ~a & (uint32_t)((1ull << dtype_bits(c->type)) - 1))
+#undef VM_BITS
 
 /*
  * vshl/vshr on an integer type of w bits: a sign-extended, shifted by
@@ -925,26 +853,24 @@ static uint32_t exec_VSHR(const struct vm_cfg *c, const struct vm_el *e)
  * integer sums use a 32-bit wrapping adder (modulo 2^32, so the result is
  * independent of the tree's shape: addition mod 2^32 is associative).
  */
-static uint32_t exec_VREDSUM(const struct vm_cfg *c, const struct vm_el *e)
-{
-	if (is_int(c))
-		return e->a + e->b;
-	return bf(fop(F_ADD, fb(e->a), fb(e->b)));
-}
-
-static uint32_t exec_VREDMAX(const struct vm_cfg *c, const struct vm_el *e)
-{
-	if (is_int(c))
-		return num_sext(e->a, 32) > num_sext(e->b, 32) ? e->a : e->b;
-	return bf(vm_max_f32(fb(e->a), fb(e->b)));
-}
-
-static uint32_t exec_VREDMIN(const struct vm_cfg *c, const struct vm_el *e)
-{
-	if (is_int(c))
-		return num_sext(e->a, 32) < num_sext(e->b, 32) ? e->a : e->b;
-	return bf(vm_min_f32(fb(e->a), fb(e->b)));
-}
+#define VM_RED(id, iexpr, fexpr)                                             \
+	static uint32_t exec_##id(const struct vm_cfg *c,                    \
+				  const struct vm_el *e)                     \
+	{                                                                    \
+		if (is_int(c)) {                                             \
+			uint32_t a = e->a, b = e->b;                         \
+									     \
+			return iexpr;                                        \
+		} else {                                                     \
+			float x = fb(e->a), y = fb(e->b);                    \
+									     \
+			return bf(fexpr);                                    \
+		}                                                            \
+	}
+VM_RED(VREDSUM, a + b,                                     fop(F_ADD, x, y))
+VM_RED(VREDMAX, num_sext(a, 32) > num_sext(b, 32) ? a : b, vm_max_f32(x, y))
+VM_RED(VREDMIN, num_sext(a, 32) < num_sext(b, 32) ? a : b, vm_min_f32(x, y))
+#undef VM_RED
 
 /*
  * The dispatch table, expanded from opcodes.def: each vector row runs
