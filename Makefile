@@ -22,10 +22,11 @@ DESTDIR ?=
 CC      ?= cc
 OPT     ?= -O2 -g
 # The modules every simulated cycle runs through (event loop, NoC, DRAM,
-# SRAM, DMA, matrix engine, vector unit, chip) build with OPT_HOT: -O3's
-# unrolling of their small fixed loops takes 10 % off a DMA-bound run
-# (docs/performance.md).  An OPT given on the command line (make debug,
-# asan, fuzz) applies to them too.
+# SRAM, DMA, matrix engine, vector unit and its values, chip) build with
+# OPT_HOT: -O3's unrolling of their small fixed loops takes 10 % off a
+# DMA-bound run (docs/performance.md), 1.7 % off softmax with values.  An
+# OPT given on the command line (make debug, asan, fuzz) applies to them
+# too.
 OPT_HOT ?= -O3 -g
 SAN     ?=
 DEFS    ?=
@@ -57,7 +58,8 @@ CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 # ---- sources, one explicit list per directory ------------------------------
 UTIL_SRCS  := util/diag.c util/dtype.c util/fsout.c util/strutil.c util/num.c \
               util/npy.c
-ARCH_SRCS  := arch/arch.c arch/arch_peaks.c arch/arch_dump.c arch/arch_asm.c arch/dram_map.c
+ARCH_SRCS  := arch/arch.c arch/arch_peaks.c arch/arch_dump.c arch/arch_asm.c \
+              arch/cfg_audit.c arch/dram_map.c
 ISA_SRCS   := isa/isa.c
 PROG_SRCS  := prog/prog.c
 ASM_SRCS   := asm/asm.c asm/asm_src.c asm/asm_lex.c asm/asm_li.c asm/asm_doc.c asm/obj.c
@@ -68,6 +70,7 @@ CORE_SRCS  := sim/core/matrix.c sim/core/matrix_seq.c sim/core/matrix_ff.c \
               sim/core/matrix_check.c sim/core/matrix_num.c sim/core/matrix_val.c \
               sim/core/matrix_pe.c sim/core/vecmath.c \
               sim/core/vector.c sim/core/dma.c sim/core/control.c \
+              sim/core/control_region.c sim/core/control_report.c \
               sim/core/hazard.c
 SIM_SRCS   := $(ENGINE_SRCS) $(MEM_SRCS) $(NOC_SRCS) $(CORE_SRCS) sim/chip.c
 RUN_SRCS   := run/run.c
@@ -106,7 +109,7 @@ HOT_OBJS   := $(addprefix $(BUILD)/,sim/engine/engine.o sim/noc/noc.o \
               sim/noc/nocport.o sim/mem/dram.o sim/mem/sram.o sim/core/dma.o \
               sim/core/matrix.o sim/core/matrix_seq.o sim/core/matrix_ff.o \
               sim/core/matrix_check.o sim/core/matrix_num.o sim/core/matrix_val.o \
-              sim/core/vector.o sim/chip.o)
+              sim/core/vector.o sim/core/vecmath.o sim/chip.o)
 $(HOT_OBJS): OPT = $(OPT_HOT)
 CLI_OBJS   := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 LIB        := $(BUILD)/libnpusim.a

@@ -21,10 +21,11 @@
  * (chip.cores and dram.channels entries, distinct nodes inside the NoC) and
  * a->d holds the peaks.  On failure *a is empty (arch_free is a no-op).
  *
- * libconfig 1.5 quirk handled here: an integer literal without the L suffix
- * that does not fit in 32 bits is silently truncated (4294967296 reads as 0).
- * When the linked libconfig behaves so (probed once), the loader lexes the
- * file text itself and reports such literals instead of using wrong values.
+ * libconfig 1.5 quirk handled with cfg_audit.c: an integer literal without
+ * the L suffix that does not fit in 32 bits is silently truncated
+ * (4294967296 reads as 0).  When the linked libconfig behaves so (probed
+ * once), the loader has the file text lexed and reports such literals
+ * instead of using wrong values.
  */
 #include "arch.h"
 
@@ -416,18 +417,9 @@ static int set_defaults(struct arch *a)
 
 /* ---- loader state -------------------------------------------------------------*/
 
-/* A source line holding an integer literal libconfig read wrongly. */
-struct badlit {
-	const char *file;  /* interned display name */
-	int line;          /* 1-based */
-	int32_t misread;   /* the value libconfig gives it: low 32 bits */
-	int reported;      /* message printed (by the setting or at the end) */
-	char msg[256];     /* what to say */
-};
-
 /*
  * State of one arch_load() call.  Lives on the caller's stack; everything
- * it owns (incdir, badlits, seen) is freed before arch_load returns, while
+ * it owns (incdir, the audit) is freed before arch_load returns, while
  * interned file names move into the struct arch (src[].file points there).
  */
 struct ld {
@@ -438,10 +430,7 @@ struct ld {
 	int n_err;               /* errors reported so far */
 	int nomem;               /* an allocation failed */
 	unsigned char bad[P_N];  /* key had an error: skip rules that use it */
-	struct badlit *badlits;  /* truncated literals found by the audit */
-	int n_badlits;           /* entries in badlits */
-	char **seen;             /* files already audited (owned) */
-	int n_seen;              /* entries in seen */
+	struct cfg_audit au;     /* libconfig 1.5's truncated literals */
 };
 
 static const char cmdline[] = "<command line>";
@@ -519,327 +508,17 @@ static void lerr(struct ld *L, const char *file, int line, const char *fmt,
 	L->n_err++;
 }
 
-/* ---- audit of integer literals (libconfig 1.5 truncation) --------------------*/
-
 /*
- * 1 if the linked libconfig reads 4294967296 wrongly (probed once).
- * Written only inside probe_once, read after it: no data race.
- */
-static int truncates;
-static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
-
-/*
- * Parse "x = 4294967296;" once and look: libconfig 1.5 (Debian 12) returns
- * it as a 32-bit 0, later versions promote it to 64 bits.  Only a library
- * that truncates needs the text audit, so a fixed libconfig costs nothing.
- */
-static void probe_build(void)
-{
-	config_t c;
-	config_setting_t *s;
-
-	config_init(&c);
-	truncates = 1;
-	if (config_read_string(&c, "x = 4294967296;\n") == CONFIG_TRUE) {
-		s = config_lookup(&c, "x");
-		if (s && config_setting_get_int64(s) == 4294967296LL)
-			truncates = 0;
-	}
-	config_destroy(&c);
-}
-
-/* Character classes of libconfig's scanner: a name starts with a letter
- * or '*' and goes on with letters, digits, '-', '_' or '*', so "x-5" is a
- * name, not x minus 5, and must not be taken for a number. */
-static int is_name_start(int ch)
-{
-	return (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || ch == '*';
-}
-
-static int is_name_char(int ch)
-{
-	return is_name_start(ch) || (ch >= '0' && ch <= '9') || ch == '-' ||
-	       ch == '_';
-}
-
-static int is_digit(int ch)
-{
-	return ch >= '0' && ch <= '9';
-}
-
-static void audit_file(struct ld *L, const char *file, int depth);
-
-/*
- * One integer or float literal starting at s[*i] (sign included).  Floats
- * are skipped; integers that do not fit the width libconfig gives them
- * (32 bits, or 64 with an L suffix) are reported and remembered.
- *
- * The literal grammar follows libconfig's scanner: optional sign, 0x hex
- * or decimal digits, an optional L or LL suffix; a '.' or exponent makes
- * it a float (no truncation issue).  "fits" uses the same limits as
- * libconfig: INT_MIN..INT_MAX without L, 64 bits with it.  tok[72] holds
- * every literal of sane length (a 64-bit value has at most 20 digits); a
- * longer one (even zero-padded) counts as not fitting and is reported
- * with its first 40 characters.
- */
-static void audit_number(struct ld *L, const char *file, int line,
-			 const char *s, size_t *i)
-{
-	size_t b = *i, e;
-	int hex = 0, is64 = 0, fits;
-	char tok[72];
-	long long v;
-	uint32_t low;
-	struct badlit *nb;
-
-	e = b;
-	if (s[e] == '+' || s[e] == '-')
-		e++;
-	if (s[e] == '0' && (s[e + 1] == 'x' || s[e + 1] == 'X')) {
-		hex = 1;
-		e += 2;
-		while (strchr("0123456789abcdefABCDEF", s[e]) && s[e])
-			e++;
-	} else {
-		while (is_digit(s[e]))
-			e++;
-		if (s[e] == '.' || s[e] == 'e' || s[e] == 'E') {
-			/* a float: digits, point, digits, exponent */
-			if (s[e] == '.')
-				for (e++; is_digit(s[e]); e++)
-					;
-			if (s[e] == 'e' || s[e] == 'E') {
-				e++;
-				if (s[e] == '+' || s[e] == '-')
-					e++;
-				while (is_digit(s[e]))
-					e++;
-			}
-			*i = e;
-			return;
-		}
-	}
-	*i = e;
-	if (s[e] == 'L') {
-		is64 = 1;
-		*i = e + 1 + (s[e + 1] == 'L');
-	}
-	low = 0;
-	if (e - b >= sizeof(tok)) {
-		fits = 0;
-	} else {
-		memcpy(tok, s + b, e - b);
-		tok[e - b] = '\0';
-		errno = 0;
-		if (hex) {
-			unsigned long long u = strtoull(tok, NULL, 16);
-
-			fits = errno == 0 &&
-			       u <= (is64 ? (unsigned long long)LLONG_MAX
-					  : (unsigned long long)INT_MAX);
-			low = (uint32_t)u;
-		} else {
-			v = strtoll(tok, NULL, 10);
-			fits = errno == 0 &&
-			       (is64 || (v >= INT_MIN && v <= INT_MAX));
-			low = (uint32_t)(unsigned long long)v;
-		}
-	}
-	if (fits)
-		return;
-	nb = realloc(L->badlits, (size_t)(L->n_badlits + 1) * sizeof(*nb));
-	if (!nb) {
-		L->nomem = 1;
-		return;
-	}
-	L->badlits = nb;
-	nb += L->n_badlits++;
-	nb->file = file;
-	nb->line = line;
-	/* libconfig 1.5 keeps the low 32 bits of strtoll/strtoull */
-	nb->misread = (int32_t)low;
-	nb->reported = 0;
-	if (e - b >= sizeof(tok))
-		snprintf(tok, sizeof(tok), "%.*s...", 40, s + b);
-	/* reported when the walk reaches the setting, so in file order */
-	if (is64)
-		snprintf(nb->msg, sizeof(nb->msg),
-			 "integer %sL does not fit in 64 bits", tok);
-	else
-		snprintf(nb->msg, sizeof(nb->msg),
-			 "integer %s does not fit in 32 bits and libconfig "
-			 "would read it wrongly; write %sL (64-bit suffix)",
-			 tok, tok);
-}
-
-/*
- * Lex one file as libconfig does, only far enough to find integer
- * literals: comments and strings are skipped (a "4294967296" inside a
- * string or a comment is not a number), names are skipped whole, and an
- * @include is followed into the included file, resolved against the same
- * include directory libconfig uses.  Line numbers count '\n' everywhere,
- * including inside block comments and strings, as libconfig's do.
- */
-static void audit_text(struct ld *L, const char *file, const char *s,
-		       int depth)
-{
-	size_t i = 0;
-	int line = 1;
-
-	while (s[i]) {
-		char ch = s[i];
-
-		if (ch == '\n') {
-			line++;
-			i++;
-		} else if (ch == '#' || (ch == '/' && s[i + 1] == '/')) {
-			while (s[i] && s[i] != '\n')
-				i++;
-		} else if (ch == '/' && s[i + 1] == '*') {
-			for (i += 2; s[i] && !(s[i] == '*' && s[i + 1] == '/'); i++)
-				if (s[i] == '\n')
-					line++;
-			if (s[i])
-				i += 2;
-		} else if (ch == '"') {
-			for (i++; s[i] && s[i] != '"'; i++) {
-				if (s[i] == '\\' && s[i + 1])
-					i++;
-				if (s[i] == '\n')
-					line++;
-			}
-			if (s[i])
-				i++;
-		/*
-		 * Only a well-formed @include "name" is followed; a
-		 * malformed one already failed libconfig's parse.
-		 */
-		} else if (ch == '@' && strncmp(s + i, "@include", 8) == 0) {
-			size_t b;
-			char name[1024], path[2048];
-
-			i += 8;
-			while (s[i] == ' ' || s[i] == '\t')
-				i++;
-			if (s[i] != '"')
-				continue;
-			b = ++i;
-			while (s[i] && s[i] != '"' && s[i] != '\n')
-				i++;
-			if (s[i] != '"' || i - b >= sizeof(name))
-				continue;
-			memcpy(name, s + b, i - b);
-			name[i - b] = '\0';
-			i++;
-			if (name[0] == '/' || !L->incdir)
-				snprintf(path, sizeof(path), "%s", name);
-			else
-				snprintf(path, sizeof(path), "%s/%s", L->incdir,
-					 name);
-			audit_file(L, intern(L, path), depth + 1);
-		/* Names may contain digits: "bank8" is no number. */
-		} else if (is_name_start((unsigned char)ch)) {
-			while (is_name_char((unsigned char)s[i]))
-				i++;
-		} else if (is_digit(ch) ||
-			   ((ch == '-' || ch == '+' || ch == '.') &&
-			    (is_digit(s[i + 1]) ||
-			     (s[i + 1] == '.' && is_digit(s[i + 2]))))) {
-			audit_number(L, file, line, s, &i);
-		} else {
-			i++;
-		}
-	}
-}
-
-/* Read a whole file and audit it.  The file already parsed, so a read
- * failure here (it vanished meanwhile) is not reported twice. */
-static void audit_file(struct ld *L, const char *file, int depth)
-{
-	FILE *fp;
-	char *text = NULL, **ns;
-	size_t n = 0, cap = 0, got;
-	int i;
-
-	/* libconfig nests includes at most 10 deep; each file once */
-	if (depth > 10)
-		return;
-	for (i = 0; i < L->n_seen; i++)
-		if (strcmp(L->seen[i], file) == 0)
-			return;
-	ns = realloc(L->seen, (size_t)(L->n_seen + 1) * sizeof(*ns));
-	if (!ns) {
-		L->nomem = 1;
-		return;
-	}
-	L->seen = ns;
-	L->seen[L->n_seen] = str_dup(file);
-	if (!L->seen[L->n_seen]) {
-		L->nomem = 1;
-		return;
-	}
-	L->n_seen++;
-	fp = fopen(file, "rb");
-	if (!fp)
-		return; /* libconfig read it; a vanished file is not our error */
-	for (;;) {
-		if (n + 4096 + 1 > cap) {
-			char *nt = realloc(text, cap = 2 * cap + 8192);
-
-			if (!nt) {
-				L->nomem = 1;
-				break;
-			}
-			text = nt;
-		}
-		got = fread(text + n, 1, 4096, fp);
-		n += got;
-		if (got < 4096)
-			break;
-	}
-	fclose(fp);
-	if (text && !L->nomem) {
-		text[n] = '\0';
-		audit_text(L, file, text, depth);
-	}
-	free(text);
-}
-
-/*
- * 1 if the 32-bit integer setting at file:line with value v is a misread
- * literal (same line, v = its low 32 bits, not yet claimed by an earlier
- * setting); reports it.  libconfig gives lines, not columns, so two
- * settings on one line are told apart by value and document order.
+ * A 32-bit integer setting at file:line with value v: 1 (reported) if it
+ * is a literal libconfig misread (cfg_audit.c), else 0.
  */
 static int is_badlit(struct ld *L, const char *file, int line, int64_t v)
 {
-	int i;
+	const char *msg = cfg_audit_claim(&L->au, file, line, v);
 
-	for (i = 0; i < L->n_badlits; i++) {
-		struct badlit *b = &L->badlits[i];
-
-		if (b->reported || b->line != line || b->misread != v ||
-		    strcmp(b->file, file) != 0)
-			continue;
-		lerr(L, b->file, b->line, "%s", b->msg);
-		b->reported = 1;
-		return 1;
-	}
-	return 0;
-}
-
-/* Literals not on the line of an integer setting (e.g. a value on its
- * own line, or in an unknown key) are reported after the walk. */
-static void report_badlits(struct ld *L)
-{
-	int i;
-
-	for (i = 0; i < L->n_badlits; i++)
-		if (!L->badlits[i].reported) {
-			lerr(L, L->badlits[i].file, L->badlits[i].line, "%s",
-			     L->badlits[i].msg);
-			L->badlits[i].reported = 1;
-		}
+	if (msg)
+		lerr(L, file, line, "%s", msg);
+	return msg != NULL;
 }
 
 /* ---- walking the parsed file ---------------------------------------------------*/
@@ -1393,12 +1072,20 @@ static int load_file(struct ld *L, const char *path)
 		     config_error_line(&cf), "%s", config_error_text(&cf));
 		rc = -1;
 	} else {
+		const char *file, *msg;
+		int line;
+
 		/* audit first: the walk asks it about every 32-bit integer */
-		(void)pthread_once(&probe_once, probe_build);
-		if (truncates)
-			audit_file(L, L->path, 0);
+		if (cfg_audit_needed()) {
+			L->au.incdir = L->incdir;
+			cfg_audit_file(&L->au, L->path);
+			L->nomem |= L->au.nomem;
+		}
 		walk(L, config_root_setting(&cf), "");
-		report_badlits(L);
+		/* literals not on the line of an integer setting (e.g. a value
+		 * on its own line, or in an unknown key) */
+		while (cfg_audit_unclaimed(&L->au, &file, &line, &msg))
+			lerr(L, file, line, "%s", msg);
 	}
 	config_destroy(&cf);
 	return rc;
@@ -2224,10 +1911,7 @@ int arch_load(struct arch *a, const char *path, const char *const *overrides,
 	rc = derive(a);
 out:
 	free(L.incdir);
-	free(L.badlits);
-	for (i = 0; i < L.n_seen; i++)
-		free(L.seen[i]);
-	free(L.seen);
+	cfg_audit_free(&L.au);
 	if (rc)
 		arch_free(a);
 	return rc;

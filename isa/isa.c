@@ -41,7 +41,7 @@ enum {
  * fields [23:0]) has mask 0xff000000.  Both values appear in docs/isa.md.
  */
 const struct isa_op_info isa_op_info[ISA_N_OPS] = {
-#define OP(id_, mn, opc, fmt_, unit_, flags_, lat_, vk_, sem_, doc_)      \
+#define OP(id_, mn, opc, fmt_, unit_, flags_, lat_, vk_, base_, sem_, doc_) \
 	[ISA_OP_##id_] = {                                                 \
 		.name = mn,                                                \
 		.id = #id_,                                                \
@@ -51,6 +51,7 @@ const struct isa_op_info isa_op_info[ISA_N_OPS] = {
 		.flags = (uint32_t)(flags_),                               \
 		.lat = ISA_##lat_,                                         \
 		.vkind = ISA_##vk_,                                        \
+		.base = ISA_OP_##base_,                                    \
 		.mask = ~(uint32_t)ISA_FUSED_##fmt_,                       \
 		.match = (uint32_t)(opc) << 24,                            \
 		.sem = sem_,                                               \
@@ -133,10 +134,30 @@ const struct isa_vkind_info isa_vkind_info[ISA_N_VKINDS] = {
  * uint16_t, not uint8_t: op + 1 reaches 256 if every opcode is ever used.
  */
 static const uint16_t op_of_opcode[256] = {
-#define OP(id_, mn, opc, fmt_, unit_, flags_, lat_, vk_, sem_, doc_) \
+#define OP(id_, mn, opc, fmt_, unit_, flags_, lat_, vk_, base_, sem_, doc_) \
 	[opc] = ISA_OP_##id_ + 1,
 #include "opcodes.def"
 };
+
+/*
+ * The BASE column: handlers are named after a row's base, so a base must
+ * be a row of its own (no chains), executed by the same unit with the
+ * same latency class as its variants.  Each row's unit, latency class and
+ * base as constants, then one check per row at compile time.
+ */
+enum {
+#define OP(id_, mn, opc, fmt_, unit_, flags_, lat_, vk_, base_, sem_, doc_) \
+	ISA_UNIT_OF_##id_ = ISA_##unit_, ISA_LAT_OF_##id_ = ISA_##lat_,     \
+	ISA_BASE_OF_##id_ = ISA_OP_##base_,
+#include "opcodes.def"
+};
+#define OP(id_, mn, opc, fmt_, unit_, flags_, lat_, vk_, base_, sem_, doc_) \
+	_Static_assert(ISA_BASE_OF_##base_ == (int)ISA_OP_##base_,          \
+		       #id_ ": its base " #base_ " is a variant itself");   \
+	_Static_assert(ISA_UNIT_OF_##base_ == ISA_UNIT_OF_##id_ &&          \
+		       ISA_LAT_OF_##base_ == ISA_LAT_OF_##id_,              \
+		       #id_ ": unit or latency class differs from its base " #base_);
+#include "opcodes.def"
 
 /*
  * Name and doc tables, index = enum value.  Designated initialisers keep

@@ -250,7 +250,7 @@ enum isa_fmt_used {
 
 /* Instructions (opcodes.def rows). */
 enum isa_op {
-#define OP(id, mn, opc, fmt, unit, flags, lat, vk, sem, doc) ISA_OP_##id,
+#define OP(id, mn, opc, fmt, unit, flags, lat, vk, base, sem, doc) ISA_OP_##id,
 #include "opcodes.def"
 	ISA_N_OPS
 };
@@ -288,6 +288,9 @@ struct isa_op_info {
 	uint32_t flags;            /* OR of enum isa_flag */
 	enum isa_lat lat;          /* latency class */
 	enum isa_vkind vkind;      /* vector operand shapes (NONE: not vector) */
+	enum isa_op base;          /* the op whose operation it performs:
+				      itself, or the plain op of a variant
+				      (vadds: vadd, mmulp: mmul) */
 	uint32_t mask;             /* bits that identify the instruction ... */
 	uint32_t match;            /* ... and their values: (w & mask) == match */
 	const char *sem;           /* one-line semantics */

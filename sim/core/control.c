@@ -1,5 +1,7 @@
 /*
  * control.c - the per-core control unit (scalar core and dispatcher).
+ * Its program regions are in control_region.c, its deadlock report in
+ * control_report.c; the state they share is control_int.h's struct ctl.
  *
  * Timing model (docs/timing.md, "Control unit"):
  *   - In-order, single issue: at most one instruction issues per cycle.
@@ -53,7 +55,7 @@
  *    every counter bumped before it in the event order and none after
  *    (docs/timing.md, "Regions").
  */
-#include "control.h"
+#include "control_int.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -64,7 +66,6 @@
 #include "../../trace/trace.h"
 #include "../../util/dtype.h"
 #include "hazard.h"
-#include "../engine/unit.h"
 
 /*
  * Scalar instructions run per event at most (watchdog responsiveness).
@@ -82,144 +83,10 @@ enum ctl_ev {
 	CTL_EV_RSIG,  /* a remote signal arrives: arg = semaphore */
 };
 
-/* Why the control unit is not issuing. */
-enum ctl_state {
-	ST_RUN,           /* issuing (or waiting for a STEP event) */
-	ST_STALL_QUEUE,   /* target unit queue full */
-	ST_STALL_SEM,     /* wait ctl: semaphore too small */
-	ST_STALL_FENCE,   /* fence: masked units not drained */
-	ST_STALL_BARRIER, /* barrier: other cores not there yet */
-	ST_HALTED,        /* halt issued; waiting for the units to drain */
-	ST_DONE,          /* halted and drained */
-};
 
-/* What a queue entry is: Q_CMD a tile instruction for the unit; Q_SIG and
- * Q_WAIT are sig/wait instructions naming the unit, which act in queue
- * order so that they order against the unit's own commands. */
-enum qkind { Q_CMD, Q_SIG, Q_WAIT };
-
-/* One entry of a unit's in-order queue. */
-struct qent {
-	enum qkind kind;     /* tile command, sig or wait */
-	cycle_t ready;       /* cycle from which the unit may see it */
-	uint8_t sem;         /* Q_SIG/Q_WAIT: semaphore (0..31, 5-bit field) */
-	uint16_t cnt;        /* Q_WAIT: count (1..4095, 12-bit field) */
-	uint64_t pc;         /* instruction that queued it */
-	struct tile_cmd cmd; /* Q_CMD: the command */
-};
-
-/*
- * A unit's queue, held by the control unit (ring buffer).  It models the
- * in-order instruction queue in front of each execution unit: the unit
- * pulls from it only through ctl_pump, so its depth is exactly the
- * core.control.queue_depth entries the program can run ahead by.
- */
-struct xq {
-	struct ctl_xu xu;    /* the unit and its port */
-	struct qent *q;      /* entries */
-	int head, n, cap;    /* first entry, count, capacity (queue_depth) */
-	char name[8];        /* "mtx", "dma0", ...: stall and deadlock text */
-};
-
-/* One program region of this core: what its entries added up to. */
-struct ctl_rgn {
-	const char *name;    /* the image's string (images outlive the chip) */
-	uint64_t entries;    /* closed entries */
-	cycle_t cycles;      /* sum of (close - open) */
-	uint64_t *ctr;       /* rscope.n accumulated counters */
-	int open;            /* on the stack now (no recursion) */
-};
-
-/* An open region: when it opened and the counters then. */
-struct ctl_rframe {
-	int r;               /* index into rgns */
-	cycle_t start;       /* open cycle */
-	uint64_t *snap;      /* rscope.n counters at the open (allocated
-				once per depth and reused) */
-};
-
-struct ctl {
-	struct unit u;                 /* must be first */
-	const struct arch *a;          /* chip description */
-	struct ctl_sync sync;          /* barrier, remote signals, finish */
-	int n_cores;                   /* cores on the chip */
-	int core;                      /* core index on the chip */
-	int part_base, part_size;      /* its partition: cores part_base ..
-					  + part_size - 1 (csrr coreid and
-					  ncores, rsig targets count in it) */
-	struct ctl_prog prog;          /* decoded program */
-	uint64_t x[32];                /* scalar registers (x[0] stays 0) */
-	cycle_t ready[32];             /* cycle each register's value is ready */
-	uint64_t pc;                   /* byte address of the next instruction */
-	uint8_t *smem;                 /* scalar data memory */
-	size_t smem_bytes;             /* its size */
-	uint32_t sem[32];              /* semaphores */
-	struct mtx_cfg mcfg;           /* matrix configuration registers */
-	struct vec_cfg vcfg;           /* vector configuration registers */
-	uint64_t dreg[ISA_N_DFIELDS];  /* DMA staging registers */
-	uint32_t dset_mask;            /* which staging registers were written */
-	uint64_t mpre_addr;            /* address of the last mpre (resident) */
-	int mpre_valid;                /* an mpre was dispatched */
-	struct xq *xq;                 /* queues; xq[i] is unit id i + 1 */
-	int n_xq;                      /* matrix, vector and DMA engines:
-					  2 + core.dma.engines */
-	enum ctl_state st;             /* issuing, stalled, halted, done */
-	int stall_xq;                  /* ST_STALL_QUEUE: which queue */
-	int stall_sem, stall_cnt;      /* ST_STALL_SEM: semaphore and count */
-	uint32_t stall_mask;           /* ST_STALL_FENCE: mask */
-	cycle_t stall_start;           /* cycle the current stall began */
-	int barrier_wait;              /* arrived at a barrier, not released */
-	cycle_t t_next;                /* earliest issue cycle of next insn */
-	cycle_t t_cur;                 /* issue cycle of the insn executing
-					  (scalar/cfg insns run ahead of the
-					  engine clock: faults must name it) */
-	int step_pending;              /* a STEP event is scheduled */
-	uint32_t step_gen;             /* cancels stale STEP events */
-	cycle_t wake_at;               /* cycle of the last WAKE scheduled */
-	int wake_valid;                /* wake_at is meaningful */
-	uint64_t instret;              /* instructions retired */
-	uint64_t next_id;              /* tile command sequence number */
-	cycle_t finish;                /* cycle the core finished */
-	cycle_t halt_end;              /* cycle after the halt instruction */
-	struct hz *hz;                 /* hazard checker or NULL */
-	int trace_insns;               /* print each instruction */
-	int64_t trc_seq;               /* trace: dispatch number of the tile
-					  command the instruction being
-					  issued queued, -1 none (its slice
-					  starts a flow) */
-	cycle_t max_cycles;            /* watchdog: nothing issues later */
-	/* Program regions (rbeg/rend); nothing here is touched by a
-	 * program without them. */
-	struct ctr_scope rscope;       /* counters a boundary snapshots */
-	int rscope_ok;                 /* rscope was built */
-	struct ctl_rgn *rgns;          /* regions by name, first-seen order */
-	int n_rgns;                    /* entries */
-	int *rmap;                     /* program region id -> rgns index */
-	size_t n_rmap;                 /* entries (= prog.n_regions) */
-	struct ctl_rframe rstack[CTL_MAX_REGION_DEPTH]; /* open regions */
-	int rdepth;                    /* frames in use */
-	int rtrack;                    /* trace track "regions" + 1; 0 none */
-	/* Latencies in cycles, from core.control.*: results of alu, mul,
-	 * div and load instructions; lat_br delays the issue after a taken
-	 * branch; lat_disp is enqueue -> visible to the unit (dispatch). */
-	int lat_alu, lat_mul, lat_div, lat_mem, lat_br, lat_disp;
-};
-
-static struct ctl *to_ctl(struct unit *u) { return (struct ctl *)u; }
-static const struct ctl *to_cctl(const struct unit *u)
-{
-	return (const struct ctl *)u;
-}
-
-/*
- * Report a runtime fault at the current instruction.  t is the cycle to
- * print: for scalar and configuration instructions it is the local clock
- * (t_cur), which can be ahead of the engine's.  Without a diag sink the
- * code alone is returned; the run stops either way.
- */
-static int ctl_fault(struct ctl *c, cycle_t t, const char *fmt, ...)
-	NPU_PRINTF(3, 4);
-static int ctl_fault(struct ctl *c, cycle_t t, const char *fmt, ...)
+/* Without a diag sink the code alone is returned; the run stops either
+ * way (control_int.h). */
+int ctl_fault(struct ctl *c, cycle_t t, const char *fmt, ...)
 {
 	struct diag *d = eng_diag(c->u.eng);
 	va_list ap;
@@ -244,15 +111,6 @@ static void xq_pop(struct xq *q)
 	q->n--;
 }
 
-/*
- * Nothing queued and nothing in flight: what fence and halt wait for.  An
- * empty queue is not enough, since the unit may still be running accepted
- * commands (tile.h: idle() means results written and requests retired).
- */
-static int xq_drained(const struct xq *q)
-{
-	return q->n == 0 && q->xu.port->idle(q->xu.u);
-}
 
 /*
  * Schedule a WAKE at cycle t unless one is already scheduled for it.  Only
@@ -419,7 +277,6 @@ static int ctl_stall_over(const struct ctl *c)
 	}
 }
 
-static void ctl_region_pop(struct ctl *c, cycle_t end);
 
 /* After halt: finished when every queue is empty and every unit idle. */
 static void ctl_check_done(struct ctl *c)
@@ -436,140 +293,10 @@ static void ctl_check_done(struct ctl *c)
 	 * already idle finishes at halt issue + 1 (docs/timing.md, "halt"). */
 	c->finish = eng_now(c->u.eng) > c->halt_end ? eng_now(c->u.eng) : c->halt_end;
 	/* Regions still open close where the core finished. */
-	while (c->rdepth)
-		ctl_region_pop(c, c->finish);
+	ctl_region_close_all(c, c->finish);
 	c->sync.ops->core_finished(c->sync.ctx, c->core);
 }
 
-/* ---- program regions ------------------------------------------------------*/
-
-/* A closed entry as a slice on the core's "regions" track (a second track
- * of kind control, index 1, so it sorts under the control unit's). */
-static void ctl_region_span(struct ctl *c, const struct ctl_rgn *g,
-			    cycle_t start, cycle_t end)
-{
-	struct trc *t = eng_trace(c->u.eng);
-	char args[48];
-
-	if (!t)
-		return;
-	if (!c->rtrack) {
-		int id = trc_track(t, c->core, TRC_KIND_CONTROL, 1, "regions");
-
-		if (id < 0)
-			return;
-		c->rtrack = id + 1;
-	}
-	if (!trc_want(t, c->rtrack - 1, start, end))
-		return;
-	snprintf(args, sizeof(args), "\"entry\":%" PRIu64, g->entries);
-	trc_span(t, c->rtrack - 1, start, end, g->name, args);
-}
-
-/* Close the innermost open region at cycle 'end': its counters since the
- * open, its cycles and one entry are added to the region. */
-static void ctl_region_pop(struct ctl *c, cycle_t end)
-{
-	struct ctl_rframe *f = &c->rstack[--c->rdepth];
-	struct ctl_rgn *g = &c->rgns[f->r];
-
-	ctr_scope_add_since(&c->rscope, g->ctr, f->snap);
-	g->cycles += end - f->start;
-	g->entries++;
-	g->open = 0;
-	ctl_region_span(c, g, f->start, end);
-}
-
-/*
- * rbeg/rend at cycle t (= now): id is the program's region index.  The
- * checks name the region and the pc; a fault ends the run.
- */
-static int ctl_marker(struct ctl *c, const struct isa_insn *in, cycle_t t)
-{
-	uint64_t id = (uint64_t)in->imm;
-	struct ctl_rframe *f;
-	struct ctl_rgn *g;
-
-	if (id >= c->n_rmap)
-		return ctl_fault(c, t, "%s: region %" PRIu64 " is not in the program's region table (%zu region%s)",
-				 isa_op_info[in->op].name, id, c->n_rmap,
-				 c->n_rmap == 1 ? "" : "s");
-	g = &c->rgns[c->rmap[id]];
-	if (in->op == ISA_OP_REND) {
-		if (!c->rdepth)
-			return ctl_fault(c, t, "rend %s: no region is open", g->name);
-		if (c->rstack[c->rdepth - 1].r != c->rmap[id])
-			return ctl_fault(c, t, "rend %s: the innermost open region is %s (regions close in the reverse order they opened)",
-					 g->name, c->rgns[c->rstack[c->rdepth - 1].r].name);
-		ctl_region_pop(c, t);
-		return 0;
-	}
-	if (g->open)
-		return ctl_fault(c, t, "rbeg %s: the region is already open (regions nest but do not recurse)",
-				 g->name);
-	if (c->rdepth == CTL_MAX_REGION_DEPTH)
-		return ctl_fault(c, t, "rbeg %s: regions nest at most %d deep on a core",
-				 g->name, CTL_MAX_REGION_DEPTH);
-	f = &c->rstack[c->rdepth];
-	if (!f->snap && !(f->snap = calloc(c->rscope.n + 1, sizeof(*f->snap))))
-		return NPU_ENOMEM;
-	ctr_scope_snap(&c->rscope, f->snap);
-	f->r = c->rmap[id];
-	f->start = t;
-	g->open = 1;
-	c->rdepth++;
-	return 0;
-}
-
-/*
- * Map the new program's region table onto the core's regions by name,
- * creating those not seen before (so every region of the program is
- * reported, entered or not, and a name keeps its counters across
- * programs).  The scope is built at the first program with regions: every
- * unit exists by then.  Quadratic in the names, once per program load.
- */
-static int ctl_regions_install(struct ctl *c)
-{
-	size_t k;
-	int j;
-
-	c->rdepth = 0; /* between programs: nothing is open */
-	free(c->rmap);
-	c->rmap = NULL;
-	c->n_rmap = 0;
-	if (!c->prog.n_regions)
-		return 0;
-	if (!c->rscope_ok) {
-		if (ctr_scope_core(&c->rscope, c->u.eng, c->core))
-			return NPU_ENOMEM;
-		c->rscope_ok = 1;
-	}
-	if (!(c->rmap = calloc(c->prog.n_regions, sizeof(*c->rmap))))
-		return NPU_ENOMEM;
-	for (k = 0; k < c->prog.n_regions; k++) {
-		const char *name = c->prog.regions[k];
-
-		for (j = 0; j < c->n_rgns; j++)
-			if (!strcmp(c->rgns[j].name, name))
-				break;
-		if (j == c->n_rgns) {
-			struct ctl_rgn *v = realloc(c->rgns, (size_t)(j + 1) *
-							      sizeof(*v));
-
-			if (!v)
-				return NPU_ENOMEM;
-			c->rgns = v;
-			memset(&v[j], 0, sizeof(v[j]));
-			v[j].name = name;
-			if (!(v[j].ctr = calloc(c->rscope.n + 1, sizeof(*v[j].ctr))))
-				return NPU_ENOMEM;
-			c->n_rgns++;
-		}
-		c->rmap[k] = j;
-		c->n_rmap = k + 1;
-	}
-	return 0;
-}
 
 /* ---- dispatch -------------------------------------------------------------*/
 
@@ -619,13 +346,15 @@ static int ctl_mtx_cmd(struct ctl *c, const struct isa_insn *in,
 		       struct tile_cmd *tc)
 {
 	struct mtx_cmd *m = &tc->u.m;
+	/* A post-increment variant builds its base's command (opcodes.def
+	 * BASE); its register steps follow the dispatch. */
+	enum isa_op base = isa_op_info[in->op].base;
 
 	/* Strides stay as written (0 = dense): what "dense" means depends on
 	 * the dataflow's operand layout, which the matrix engine owns. */
 	m->cfg = c->mcfg;
-	switch (in->op) {
+	switch (base) {
 	case ISA_OP_MPRE:
-	case ISA_OP_MPREP:
 		m->kind = MTX_PRELOAD;
 		m->a = c->x[in->rs1];
 		/* Remember it at dispatch, in program order: the matrix queue
@@ -635,10 +364,7 @@ static int ctl_mtx_cmd(struct ctl *c, const struct isa_insn *in,
 		break;
 	case ISA_OP_MMUL:
 	case ISA_OP_MMACC:
-	case ISA_OP_MMULP:
-	case ISA_OP_MMACCP:
-		m->kind = in->op == ISA_OP_MMUL || in->op == ISA_OP_MMULP
-				  ? MTX_MUL : MTX_MUL_ACC;
+		m->kind = base == ISA_OP_MMUL ? MTX_MUL : MTX_MUL_ACC;
 		m->c = c->x[in->rd];
 		m->a = c->x[in->rs1];
 		m->b = c->x[in->rs2];
@@ -660,7 +386,6 @@ static int ctl_mtx_cmd(struct ctl *c, const struct isa_insn *in,
 		}
 		break;
 	case ISA_OP_MOUT:
-	case ISA_OP_MOUTP:
 		m->kind = MTX_OUT;
 		m->d = c->x[in->rd];
 		m->c = c->x[in->rs1];
@@ -1303,8 +1028,8 @@ static int exec_DRESET(struct ctl *c, struct ctl_exec *x)
 #define CTL_ROW_UNIT_DMA(...)
 #define CTL_ROW_UNIT_MARK(...)
 static const ctl_exec_fn ctl_exec_fns[ISA_N_OPS] = {
-#define OP(id, mn, opc, fmt, unit, flags, lat, vk, sem, doc) \
-	CTL_ROW_##unit([ISA_OP_##id] = exec_##id,)
+#define OP(id, mn, opc, fmt, unit, flags, lat, vk, base, sem, doc) \
+	CTL_ROW_##unit([ISA_OP_##id] = exec_##base,)
 #include "../../isa/opcodes.def"
 };
 
@@ -1313,7 +1038,7 @@ static const ctl_exec_fn ctl_exec_fns[ISA_N_OPS] = {
 #define CTL_LAT_OK(l) ((l) == ISA_LAT_NONE || (l) == ISA_LAT_ALU ||       \
 		       (l) == ISA_LAT_MUL || (l) == ISA_LAT_DIV ||         \
 		       (l) == ISA_LAT_MEM || (l) == ISA_LAT_BRANCH)
-#define OP(id, mn, opc, fmt, unit, flags, lat, vk, sem, doc) \
+#define OP(id, mn, opc, fmt, unit, flags, lat, vk, base, sem, doc) \
 	CTL_ROW_##unit(_Static_assert(CTL_LAT_OK(ISA_##lat), #id " has a latency class the control unit does not time");)
 #include "../../isa/opcodes.def"
 #undef CTL_LAT_OK
@@ -1413,16 +1138,16 @@ static void ctl_post_increment(struct ctl *c, const struct isa_insn *in,
 	cycle_t ready = now + ctl_latency(c, ISA_LAT_ALU);
 	uint64_t rd = c->x[in->rd], r1 = c->x[in->rs1], r2 = c->x[in->rs2];
 
-	switch (in->op) {
-	case ISA_OP_MPREP:
+	switch (isa_op_info[in->op].base) {
+	case ISA_OP_MPRE:
 		ctl_set_reg(c, in->rs1, r1 + (uint64_t)inc[c->mcfg.dataflow ==
 				ISA_CONST_IS ? MTX_INC_A : MTX_INC_B], ready);
 		break;
-	case ISA_OP_MOUTP:
+	case ISA_OP_MOUT:
 		ctl_set_reg(c, in->rd, rd + (uint64_t)inc[MTX_INC_O], ready);
 		ctl_set_reg(c, in->rs1, r1 + (uint64_t)inc[MTX_INC_C], ready);
 		break;
-	default: /* mmulp, mmaccp */
+	default: /* mmulp, mmaccp (base mmul, mmacc) */
 		ctl_set_reg(c, in->rd, rd + (uint64_t)inc[MTX_INC_C], ready);
 		ctl_set_reg(c, in->rs1, r1 + (uint64_t)inc[MTX_INC_A], ready);
 		ctl_set_reg(c, in->rs2, r2 + (uint64_t)inc[MTX_INC_B], ready);
@@ -1547,8 +1272,9 @@ static int ctl_exec_world(struct ctl *c, const struct isa_insn *in)
 		qi = ISA_UID_VEC - 1;
 		ctl_vec_cmd(c, in, &e.cmd);
 	} else if (oi->unit == ISA_UNIT_DMA) {
-		uint64_t eng_i = in->op == ISA_OP_DMAR ? c->x[in->rs1] :
-							 (uint64_t)in->imm;
+		/* dmar names the engine in rs1, dma in its immediate */
+		uint64_t eng_i = oi->flags & ISA_RD_RS1 ? c->x[in->rs1] :
+							  (uint64_t)in->imm;
 
 		/* n_xq - 2 = core.dma.engines (queues 0 and 1 are mtx, vec). */
 		if (eng_i >= (uint64_t)(c->n_xq - 2))
@@ -1635,7 +1361,7 @@ static int ctl_run(struct ctl *c)
 			if (c->trace_insns)
 				ctl_print_insn(c, in, t);
 			c->t_cur = t;
-			if ((rc = ctl_marker(c, in, t)))
+			if ((rc = ctl_region_marker(c, in, t)))
 				return rc;
 			c->pc += 4;
 			continue;
@@ -1797,163 +1523,13 @@ static int ctl_on_event(struct unit *u, const struct ev *ev)
 	return 0;
 }
 
-/* " (file.s:12)" for pc when the program's symbolizer knows it, else "". */
-static const char *ctl_src(const struct ctl *c, uint64_t pc, char *buf,
-			   size_t n)
-{
-	const struct prog_symbolizer *s = c->prog.sym;
-	const char *file;
-	int line;
-
-	buf[0] = '\0';
-	if (s && s->src_line && s->src_line(s->ctx, pc, &file, &line) == 0)
-		snprintf(buf, n, " (%s:%d)", file, line);
-	return buf;
-}
-
-static void ctl_queue_root(const struct ctl *c, const struct xq *q, char *buf,
-			   size_t n, int depth);
-
-/*
- * Who could still raise semaphore 'sem' on this core: a sig queued
- * behind a blocked entry (then what that queue's head waits for, to
- * 'depth' more levels) or nobody on this core.  A remote core's rsig may
- * also raise it, which the other cores' notes then show.
- */
-static void ctl_sem_source(const struct ctl *c, int sem, char *buf, size_t n,
-			   int depth)
-{
-	char src[96], root[384];
-	int i, k;
-
-	for (i = 0; i < c->n_xq; i++) {
-		const struct xq *q = &c->xq[i];
-
-		for (k = 0; k < q->n; k++) {
-			const struct qent *e = &q->q[(q->head + k) % q->cap];
-
-			if (e->kind != Q_SIG || e->sem != sem)
-				continue;
-			if (k == 0 || depth == 0) {
-				snprintf(buf, n, "its sig from pc 0x%" PRIx64 "%s is in the %s queue",
-					 e->pc, ctl_src(c, e->pc, src, sizeof(src)), q->name);
-				return;
-			}
-			ctl_queue_root(c, q, root, sizeof(root), depth - 1);
-			snprintf(buf, n, "its sig from pc 0x%" PRIx64 "%s is queued behind %s",
-				 e->pc, ctl_src(c, e->pc, src, sizeof(src)), root);
-			return;
-		}
-	}
-	snprintf(buf, n, "no sig for it is queued on core %d", c->core);
-}
-
-/*
- * The root of a stuck queue: what its head waits for.  A wait on a
- * semaphore names who could raise it; a command names the unit, whose
- * own note (unit_ops.blocked) says what it waits for.
- */
-static void ctl_queue_root(const struct ctl *c, const struct xq *q, char *buf,
-			   size_t n, int depth)
-{
-	const struct qent *e = &q->q[q->head];
-	char src[96], who[384];
-
-	if (q->n == 0) {
-		snprintf(buf, n, "the %s unit has not finished its last command", q->name);
-		return;
-	}
-	ctl_src(c, e->pc, src, sizeof(src));
-	if (e->kind == Q_WAIT) {
-		ctl_sem_source(c, e->sem, who, sizeof(who), depth);
-		snprintf(buf, n, "the %s queue head (wait from pc 0x%" PRIx64 "%s), which waits for semaphore %d >= %d (value %u), and %s",
-			 q->name, e->pc, src, e->sem, e->cnt, c->sem[e->sem], who);
-	} else {
-		snprintf(buf, n, "the %s queue head (from pc 0x%" PRIx64 "%s; %d entries)",
-			 q->name, e->pc, src, q->n);
-	}
-}
-
-/*
- * Deadlock report (unit_ops.blocked): what this core waits on, in the
- * terms of the program (pc with source line, semaphore, queue), followed
- * to the root cause where the control unit waits on a queue: the entry
- * at its head and who could have released it.  Called only when the
- * event queue is empty, so any state other than ST_DONE is stuck for good.
- */
-static int ctl_blocked(const struct unit *u, char *buf, size_t n)
-{
-	const struct ctl *c = to_cctl(u);
-	char src[96], root[640];
-	int i;
-
-	ctl_src(c, c->pc, src, sizeof(src));
-	switch (c->st) {
-	case ST_DONE:
-		return 0;
-	case ST_STALL_QUEUE:
-		ctl_queue_root(c, &c->xq[c->stall_xq], root, sizeof(root), 2);
-		snprintf(buf, n, "control unit at pc 0x%" PRIx64 "%s waits for space in the %s queue; root cause: %s",
-			 c->pc, src, c->xq[c->stall_xq].name, root);
-		return 1;
-	case ST_STALL_SEM:
-		ctl_sem_source(c, c->stall_sem, root, sizeof(root), 2);
-		snprintf(buf, n, "control unit at pc 0x%" PRIx64 "%s waits for semaphore %d >= %d (value %u), and %s",
-			 c->pc, src, c->stall_sem, c->stall_cnt, c->sem[c->stall_sem], root);
-		return 1;
-	case ST_STALL_FENCE:
-		/* Name the first unit the fence waits for that has not
-		 * drained (bit 23 stands for every id >= 23). */
-		for (i = 0; i < c->n_xq; i++)
-			if (isa_fence_covers(c->stall_mask, (unsigned)i + 1) &&
-			    !xq_drained(&c->xq[i]))
-				break;
-		if (i == c->n_xq) {
-			snprintf(buf, n, "control unit at pc 0x%" PRIx64 "%s waits in a fence for units to drain",
-				 c->pc, src);
-			return 1;
-		}
-		ctl_queue_root(c, &c->xq[i], root, sizeof(root), 2);
-		snprintf(buf, n, "control unit at pc 0x%" PRIx64 "%s waits in a fence for %s to drain; root cause: %s",
-			 c->pc, src, c->xq[i].name, root);
-		return 1;
-	case ST_STALL_BARRIER:
-		/* pc - 4: the barrier retired on arrival, pc is past it. */
-		snprintf(buf, n, "control unit at pc 0x%" PRIx64 "%s waits in a barrier for the other cores",
-			 c->pc - 4, ctl_src(c, c->pc - 4, src, sizeof(src)));
-		return 1;
-	case ST_RUN:
-		snprintf(buf, n, "control unit at pc 0x%" PRIx64 "%s has not halted", c->pc, src);
-		return 1;
-	case ST_HALTED:
-		break;
-	}
-	/* Halted: name the first queue that cannot drain and why. */
-	for (i = 0; i < c->n_xq; i++)
-		if (c->xq[i].n) {
-			ctl_queue_root(c, &c->xq[i], root, sizeof(root), 2);
-			snprintf(buf, n, "halted; root cause: %s", root);
-			return 1;
-		}
-	/* Queues empty but a unit not idle: that unit's own blocked() names
-	 * the cause. */
-	snprintf(buf, n, "halted; waiting for units to finish");
-	return 1;
-}
 
 static void ctl_destroy(struct unit *u)
 {
 	struct ctl *c = to_ctl(u);
 	int i;
 
-	for (i = 0; i < c->n_rgns; i++)
-		free(c->rgns[i].ctr);
-	for (i = 0; i < CTL_MAX_REGION_DEPTH; i++)
-		free(c->rstack[i].snap);
-	free(c->rgns);
-	free(c->rmap);
-	ctr_scope_free(&c->rscope);
-
+	ctl_region_free(c);
 	for (i = 0; i < c->n_xq; i++)
 		free(c->xq[i].q);
 	free(c->xq);
@@ -1964,7 +1540,7 @@ static void ctl_destroy(struct unit *u)
 static const struct unit_ops ctl_ops = {
 	.kind = UNIT_CONTROL,
 	.on_event = ctl_on_event,
-	.blocked = ctl_blocked,
+	.blocked = ctl_report_blocked,
 	.dump = NULL,
 	.destroy = ctl_destroy,
 };
@@ -2088,7 +1664,7 @@ int ctl_set_program(struct unit *ctl, const struct ctl_prog *prog)
 		return NPU_EINTERNAL;
 	c->prog = *prog;
 	ctl_reset_state(c);
-	return ctl_regions_install(c);
+	return ctl_region_install(c);
 }
 
 void ctl_set_partition(struct unit *ctl, int base, int size)
@@ -2158,29 +1734,3 @@ int ctl_queue_len(const struct unit *u, int id)
 	return id >= 1 && id <= c->n_xq ? c->xq[id - 1].n : 0;
 }
 
-int ctl_n_regions(const struct unit *ctl) { return to_cctl(ctl)->n_rgns; }
-
-const struct ctr_scope *ctl_region_scope(const struct unit *ctl)
-{
-	return &to_cctl(ctl)->rscope;
-}
-
-void ctl_region(const struct unit *ctl, int k, struct ctl_region_info *ri,
-		uint64_t *ctr)
-{
-	const struct ctl *c = to_cctl(ctl);
-	const struct ctl_rgn *g = &c->rgns[k];
-	int d;
-
-	ri->name = g->name;
-	ri->entries = g->entries;
-	ri->cycles = g->cycles;
-	memcpy(ctr, g->ctr, c->rscope.n * sizeof(*ctr));
-	/* Open (a paused or failed run): as if it closed now. */
-	for (d = 0; d < c->rdepth; d++)
-		if (c->rstack[d].r == k) {
-			ri->entries++;
-			ri->cycles += eng_now(c->u.eng) - c->rstack[d].start;
-			ctr_scope_add_since(&c->rscope, ctr, c->rstack[d].snap);
-		}
-}

@@ -38,7 +38,9 @@
  * Vector instructions are named by their ISA op (ISA_OP_VADD ...): what
  * each reads and writes (its kind) and which pipeline it occupies (its
  * latency class) are columns of isa/opcodes.def, so adding a vector op is
- * one row there plus its arithmetic here.
+ * one row there plus its handler exec_<ID> in vecmath.c (a variant that
+ * only takes an operand from elsewhere names its base instead: vadds is
+ * vadd's handler with s2 = x[rs2]).
  *
  * The kinds under the short names this module and the vector unit use:
  * VM_K_<ID> == ISA_VK_<ID>, expanded from names.def VKIND, not listed.
@@ -75,10 +77,6 @@ struct vm_cfg {
 	int64_t step;            /* viota's row step: x[rs1], all 64 bits */
 };
 
-/* viota's element (r, i): i + r * step, rounded into the type. */
-uint32_t vm_iota(const struct vm_cfg *c, enum npu_dtype t, uint64_t r,
-		 uint64_t i);
-
 /* The dtype an element-type column of names.def VKIND names. */
 enum npu_dtype vm_elem_type(enum isa_vetype e, enum npu_dtype type,
 			    enum npu_dtype out_type);
@@ -93,14 +91,22 @@ struct vm_src {
 	uint64_t i;        /* index of the first element */
 };
 
+/* Where an element lies in its tile (only viota's values depend on it). */
+struct vm_at {
+	uint64_t r;        /* row */
+	uint64_t i;        /* index in the row */
+};
+
 /*
  * Elementwise ops (kinds BIN, SCALAR, UNARY, SELECT, CONVERT, BCAST, and
- * MOV/BROW as copies): n results written to d from element di on.  Sources
- * are read before the matching destination element is written, so d may
- * alias a source exactly (in place), not partially.
+ * BROW as a copy): n results written to d from element di on, for the
+ * tile's elements at, at + 1, ... of one row.  Sources are read before the
+ * matching destination element is written, so d may alias a source
+ * exactly (in place), not partially.
  */
-void vm_map(enum isa_op op, const struct vm_cfg *c, uint64_t n, uint8_t *d,
-	    uint64_t di, struct vm_src s1, struct vm_src s2, struct vm_src s3);
+void vm_map(enum isa_op op, const struct vm_cfg *c, struct vm_at at,
+	    uint64_t n, uint8_t *d, uint64_t di, struct vm_src s1,
+	    struct vm_src s2, struct vm_src s3);
 
 /*
  * Reductions.  The hardware reduction tree: a row is consumed in lane
@@ -118,8 +124,8 @@ struct vm_red {
 	enum npu_dtype type;  /* source type */
 	int lanes;            /* lane-group width */
 	int n_groups;         /* groups folded so far */
-	float f;              /* running fp32 result (float types) */
-	int64_t i;            /* running integer result (int types) */
+	uint32_t v;           /* running result: fp32 bits (float types) or a
+				 32-bit integer (int types: sums wrap) */
 };
 
 void vm_red_init(struct vm_red *r, enum isa_op op, enum npu_dtype type,

@@ -581,6 +581,7 @@ static int beat_compute(struct vec *v, struct vbeat *bt)
 	const struct vec_cmd *c = &in->cmd.u.v;
 	struct vm_src s1 = { bt->op[0], 0 }, s2 = { bt->op[1], 0 },
 		      s3 = { bt->op[2], 0 };
+	struct vm_at at = { bt->r, bt->e0 };
 	struct vacc w;
 	uint32_t i, L = (uint32_t)v->lanes;
 	int rc, vals = eng_values(v->u.eng); /* 0: timing only, no values */
@@ -671,15 +672,6 @@ static int beat_compute(struct vec *v, struct vbeat *bt)
 		if (vals)
 			copy_elems(in->st, bt->out, 0, bt->op[0], 0, bt->n);
 		break;
-	case VM_K_BCAST:
-		if (in->op == ISA_OP_VIOTA) {
-			for (i = 0; vals && i < bt->n; i++)
-				num_set_bits(in->dt, bt->out, i,
-					     vm_iota(&in->vc, in->dt, bt->r, bt->e0 + i));
-			break;
-		}
-		/* vbcast: */
-		/* fall through */
 	default:
 		/* a column broadcast read one element: it serves every lane */
 		if (vals && in->kind == VM_K_BIN && c->cfg.s2_bcast == VEC_BC_COL)
@@ -687,7 +679,7 @@ static int beat_compute(struct vec *v, struct vbeat *bt)
 				num_set_bits(in->t2, bt->op[1], i,
 					     num_get_bits(in->t2, bt->op[1], 0));
 		if (vals)
-			vm_map(in->op, &in->vc, bt->n, bt->out, 0, s1, s2, s3);
+			vm_map(in->op, &in->vc, at, bt->n, bt->out, 0, s1, s2, s3);
 		v->u.ctr[CTR_VECTOR_OPS] += (uint64_t)bt->n *
 			(uint64_t)vm_ops_per_elem(in->op);
 		break;
@@ -1208,8 +1200,9 @@ static int vec_accept(struct unit *u, const struct tile_cmd *cmd)
 			   !in->sm ? c->cfg.s_mem : c->cfg.d_mem);
 		goto fail;
 	}
-	if ((in->op == ISA_OP_VSHL || in->op == ISA_OP_VSHR ||
-	     in->op == ISA_OP_VSHLS || in->op == ISA_OP_VSHRS) &&
+	/* vshls/vshrs are vshl/vshr with the count in x[rs2] (their base) */
+	if ((isa_op_info[in->op].base == ISA_OP_VSHL ||
+	     isa_op_info[in->op].base == ISA_OP_VSHR) &&
 	    dtype_is_float(in->st)) {
 		rc = fault(v, in, "%s shifts integers, not %s (vset type)",
 			   isa_op_info[in->op].name, dtype_name(in->st));

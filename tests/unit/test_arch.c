@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../../arch/arch.h"
+#include "../../arch/arch_int.h"
 #include "../../util/dtype.h"
 #include "testutil.h"
 
@@ -738,6 +739,70 @@ START_TEST(arch_bigint_with_suffix)
 }
 END_TEST
 
+/* Write text to dir/name (a scratch file of a test). */
+static void put_file(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fp = fopen(path, "w");
+	ck_assert_ptr_nonnull(fp);
+	ck_assert_int_eq(fputs(text, fp) >= 0, 1);
+	fclose(fp);
+}
+
+/*
+ * arch.cfg_audit: the lexer of libconfig 1.5's too-wide literals, on its
+ * own.  Numbers in comments, strings and names ("b-5") are none; line
+ * numbers count the lines of a block comment; an @include is followed
+ * against incdir; a literal is claimed once, by its line and misread
+ * value, and the unclaimed ones come out in the order found.
+ */
+START_TEST(arch_cfg_audit)
+{
+	struct cfg_audit au;
+	char dir[256], top[300], part[300];
+	const char *file, *msg;
+	int line;
+
+	test_tmp_template(dir, sizeof(dir), "npusim-test-audit-");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	put_file(dir, "top.cfg",
+		 "a = \"4294967296\"; /* 4294967296\n */ b-5 = 1;\n"
+		 "c = 4294967296;\n"
+		 "@include \"part.cfg\"\n");
+	put_file(dir, "part.cfg",
+		 "d = [1,\n 0x100000000,\n 5000000000L ];\n"
+		 "e = 99999999999999999999L; f = 2.5e10;\n");
+	snprintf(top, sizeof(top), "%s/top.cfg", dir);
+	snprintf(part, sizeof(part), "%s/part.cfg", dir);
+	memset(&au, 0, sizeof(au));
+	au.incdir = dir;
+	cfg_audit_file(&au, top);
+	ck_assert_int_eq(au.nomem, 0);
+	ck_assert_int_eq(au.n_badlits, 3);
+	ck_assert_ptr_null(cfg_audit_claim(&au, top, 1, 0));
+	ck_assert_ptr_null(cfg_audit_claim(&au, top, 3, 1));
+	ck_assert_str_eq(cfg_audit_claim(&au, top, 3, 0),
+			 "integer 4294967296 does not fit in 32 bits and libconfig would read it wrongly; write 4294967296L (64-bit suffix)");
+	ck_assert_ptr_null(cfg_audit_claim(&au, top, 3, 0));
+	ck_assert_int_eq(cfg_audit_unclaimed(&au, &file, &line, &msg), 1);
+	ck_assert_str_eq(file, part);
+	ck_assert_int_eq(line, 2);
+	ck_assert_str_eq(msg, "integer 0x100000000 does not fit in 32 bits and libconfig would read it wrongly; write 0x100000000L (64-bit suffix)");
+	ck_assert_int_eq(cfg_audit_unclaimed(&au, &file, &line, &msg), 1);
+	ck_assert_int_eq(line, 4);
+	ck_assert_str_eq(msg, "integer 99999999999999999999L does not fit in 64 bits");
+	ck_assert_int_eq(cfg_audit_unclaimed(&au, &file, &line, &msg), 0);
+	cfg_audit_free(&au);
+	ck_assert_int_eq(au.n_seen, 0);
+	unlink(top);
+	unlink(part);
+	rmdir(dir);
+}
+END_TEST
+
 /* ---- overrides ----------------------------------------------------------------*/
 
 START_TEST(arch_override_types)
@@ -988,6 +1053,7 @@ static Suite *suite_arch(void)
 	TEST_ADD(s, arch_include_values_and_source);
 	TEST_ADD(s, arch_fuzz_regress);
 	TEST_ADD(s, arch_bigint_with_suffix);
+	TEST_ADD(s, arch_cfg_audit);
 	TEST_ADD(s, arch_override_types);
 	TEST_ADD(s, arch_override_errors);
 	TEST_ADD(s, arch_router_multicast_needs_whole_packets);

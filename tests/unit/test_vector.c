@@ -265,14 +265,10 @@ static int64_t ref_exact(enum isa_op op, const struct vm_cfg *c, uint32_t xa,
 	int fl = dtype_is_float(t);
 	double x = num_decode(t, xa), y = num_decode(t, xb), r;
 
-	switch (op) {
-	case ISA_OP_VADDS: case ISA_OP_VSUBS: case ISA_OP_VMULS: case ISA_OP_VMINS: case ISA_OP_VMAXS:
+	/* a scalar form is its base with s2 = the scalar (opcodes.def BASE) */
+	if (isa_op_info[op].vkind == ISA_VK_SCALAR) {
 		y = num_decode(t, c->scalar);
-		op = op == ISA_OP_VADDS ? ISA_OP_VADD : op == ISA_OP_VSUBS ? ISA_OP_VSUB :
-		     op == ISA_OP_VMULS ? ISA_OP_VMUL : op == ISA_OP_VMINS ? ISA_OP_VMIN : ISA_OP_VMAX;
-		break;
-	default:
-		break;
+		op = isa_op_info[op].base;
 	}
 	switch (op) {
 	case ISA_OP_VADD: r = x + y; break;
