@@ -40,6 +40,13 @@ struct mctx {
 	int *wexp;              /* int8 weights: value = q * 2^wexp */
 };
 
+/* A layer's kernel steps, by ops.def's map column (map_by_op, defined
+ * after the handlers: "layers and steps"). */
+typedef int map_fn(struct mctx *m, struct map_layer *L,
+		   const struct g_node *n);
+static map_fn map_reorder, map_eltwise;
+static map_fn *const map_by_op[G_N_OPS];
+
 /* The int8 exponent of activation t (value = q * 2^e): its plan entry,
  * INT8_ACT_EXP for every tensor unless calibrated (calibrate()). */
 static int act_exp(const struct mctx *m, int t)
@@ -124,10 +131,11 @@ static void shape_str(const struct g_tensor *t, char *buf, size_t n)
 
 /* ---- layouts ----------------------------------------------------------- */
 
+/* The views (ops.def gives them map_reorder): their output is their
+ * input's bytes under a new shape. */
 static int is_view_op(enum g_op op)
 {
-	return op == G_FLATTEN || op == G_RESHAPE || op == G_SQUEEZE ||
-	       op == G_UNSQUEEZE || op == G_IDENTITY || op == G_DROPOUT;
+	return map_by_op[op] == map_reorder;
 }
 
 static int is_spatial(enum g_op op)
@@ -136,16 +144,10 @@ static int is_spatial(enum g_op op)
 	       op == G_GAP || op == G_BATCHNORM || op == G_RESIZE;
 }
 
+/* The elementwise ops (ops.def gives them map_eltwise). */
 static int is_eltwise(enum g_op op)
 {
-	switch (op) {
-	case G_ADD: case G_SUB: case G_MUL: case G_DIV: case G_RELU:
-	case G_CLIP: case G_SIGMOID: case G_TANH: case G_GELU:
-	case G_HARDSWISH: case G_HARDSIGMOID:
-		return 1;
-	default:
-		return 0;
-	}
+	return map_by_op[op] == map_eltwise;
 }
 
 /*
@@ -1265,34 +1267,23 @@ static int map_batchnorm(struct mctx *m, struct map_layer *L,
 	return add_step(m, L, "batchnorm.s", &e, 0);
 }
 
+/* ops.def's map column; NONE: no kernel takes the op. */
+#define map_NONE NULL
+static map_fn *const map_by_op[G_N_OPS] = {
+#define GOP(id, onnx, min_in, max_in, n_out, infer, fold, map, doc) \
+	[G_##id] = map_##map,
+#include "ops.def"
+#undef GOP
+};
+#undef map_NONE
+
 static int map_node(struct mctx *m, struct map_layer *L, const struct g_node *n)
 {
-	switch (n->op) {
-	case G_CONV: return map_conv(m, L, n);
-	case G_MATMUL: case G_GEMM: return map_matmul(m, L, n);
-	case G_MAXPOOL: case G_AVGPOOL: case G_GAP: return map_pool(m, L, n);
-	case G_SOFTMAX: return map_softmax(m, L, n);
-	case G_LAYERNORM: return map_layernorm(m, L, n);
-	case G_TRANSPOSE: return map_transpose(m, L, n);
-	case G_CONCAT: return map_concat(m, L, n);
-	case G_SPLIT: return map_split(m, L, n);
-	case G_SLICE: return map_slice(m, L, n);
-	case G_PAD: return map_pad(m, L, n);
-	case G_RESIZE: return map_resize(m, L, n);
-	case G_GATHER: return map_gather(m, L, n);
-	case G_REDUCEMEAN: return map_reducemean(m, L, n);
-	case G_QUANT: case G_DEQUANT: return map_qdq(m, L, n);
-	case G_BATCHNORM: return map_batchnorm(m, L, n);
-	default:
-		/* a view op that is a layer: an NHWC map in NCHW order */
-		if (is_view_op(n->op))
-			return map_reorder(m, L, n);
-		if (is_eltwise(n->op))
-			return map_eltwise(m, L, n);
+	if (!map_by_op[n->op])
 		return graph_error(m->g, L->node, m->d,
 				   "no kernel mapping for %s yet",
 				   graph_op_name(n->op));
-	}
+	return map_by_op[n->op](m, L, n);
 }
 
 /* ---- DRAM planning ----------------------------------------------------- */
