@@ -62,7 +62,7 @@
 # row's share).  Parameters: H, W, C, K (3), S (1), PAD (K/2), ITYPE
 # (int8, bf16), SHIFT (8), WITH_BIAS, RELU, CLIP, SPLIT, PC, CT, RB, WC,
 # and the DRAM bases.
-
+.include "lib/conv_abi.inc"
 .ifndef H
 .equ H, 16
 .endif
@@ -88,9 +88,9 @@
 .equ WITH_BIAS, 0
 .endif
 .ifndef RELU
-.equ RELU, 0
+.equ RELU, CONV_RELU_NONE
 .endif
-.if RELU < 0 || RELU > 2
+.if RELU < 0 || RELU > CONV_RELU_RELU6
 .error "dwconv2d.s: RELU is 0 (none), 1 (relu) or 2 (relu6)"
 .endif
 .ifndef ITYPE
@@ -108,7 +108,7 @@
 .if !FLT && CLIP < 0
 .error "dwconv2d.s: CLIP is an int8 bound, >= 0 (127 and above: the saturation)"
 .endif
-.equ CLIPV, RELU == 2 && (FLT || CLIP < 127)	# relu6 needs a vmins
+.equ CLIPV, RELU == CONV_RELU_RELU6 && (FLT || CLIP < 127)	# relu6 needs a vmins
 .equ CLIPBITS, FLT ? f32(6.0) : CLIP << SHIFT
 .equ HO, (H + 2*PAD - K) / S + 1
 .equ WO, (W + 2*PAD - K) / S + 1
