@@ -2,9 +2,10 @@
  * infer.c - shape and dtype inference (graph_infer, graph.h).
  *
  * Nodes are visited once, in their topological order.  Each op's rule
- * (ONNX operator specification, opsets 11-17) checks its inputs and sets
- * its outputs' dtype, rank and dims; the first inconsistency is reported
- * at its node and ends the pass.  Along the way:
+ * (infer_<rule>, named by its ops.def row; ONNX operator specification,
+ * opsets 11-17) checks its inputs and sets its outputs' dtype, rank and
+ * dims; the first inconsistency is reported at its node and ends the
+ * pass.  Along the way:
  *   - Conv/pool auto_pad is resolved into pad[] (SAME_UPPER puts the odd
  *     padding element at the end, SAME_LOWER at the start);
  *   - negative axes become non-negative, and axes, split sizes and Clip

@@ -1,6 +1,11 @@
 /*
  * map.c - the mapping compiler: layouts, layers and their kernels, DRAM
  * planning, constants laid out per kernel (docs/models.md "Mapping").
+ *
+ * A layer's kernel steps come from the handler its op's ops.def row names
+ * (map_by_op); each step is the kernel's parameters as .equ lines, the
+ * enumerated ones by the names of asm/kernels/abi.def (asm/kabi.h), then
+ * the kernel's .include.
  */
 #include "map.h"
 
