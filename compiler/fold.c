@@ -735,10 +735,11 @@ static int fold_pad(const struct graph *g, const struct g_node *n,
 typedef int fold_fn(const struct graph *g, const struct g_node *n, int o,
 		    struct g_tensor *y);
 
+/* An op's fold column. */
 struct fold_rule {
 	fold_fn *eval;          /* NULL: never folded */
-	/* UNARY: y(x); BINARY: y(a, b), 0 or -1 when not foldable */
-	double (*un)(const struct g_node *n, double x);
+	double (*un)(const struct g_node *n, double x);  /* UNARY: y(x) */
+	/* BINARY: y(a, b) in dtype t; 0, or -1 when not foldable */
 	int (*bin)(enum g_dtype t, double a, double b, double *y);
 };
 
