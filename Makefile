@@ -8,6 +8,7 @@
 #   make bench      performance suite of the simulator itself (bench/)
 #   make fuzz       libFuzzer targets, FUZZ_SECONDS each (clang)
 #   make golden-update   rewrite committed goldens (only on purpose)
+#   make abi       the kernels' ABI includes from asm/kernels/abi.def
 #   make models     the bundled ONNX workloads, $(BUILD)/workloads/*.onnx
 #   make test-models     the small test models, $(BUILD)/tests/models/
 #   make models-report   docs/models_resnet50.md (npusim against the analytic model)
@@ -62,7 +63,8 @@ ARCH_SRCS  := arch/arch.c arch/arch_peaks.c arch/arch_dump.c arch/arch_asm.c \
               arch/cfg_audit.c arch/dram_map.c
 ISA_SRCS   := isa/isa.c
 PROG_SRCS  := prog/prog.c
-ASM_SRCS   := asm/asm.c asm/asm_src.c asm/asm_lex.c asm/asm_li.c asm/asm_doc.c asm/obj.c
+ASM_SRCS   := asm/asm.c asm/asm_src.c asm/asm_lex.c asm/asm_err.c asm/asm_li.c asm/asm_doc.c asm/obj.c \
+              asm/kabi.c
 ENGINE_SRCS := sim/engine/engine.c sim/engine/counters.c
 NOC_SRCS   := sim/noc/noc.c sim/noc/noc_bench.c sim/noc/nocport.c
 MEM_SRCS   := sim/mem/port.c sim/mem/sram.c sim/mem/dram.c sim/mem/dram_bench.c
@@ -131,11 +133,14 @@ BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 # Generated documentation, checked for staleness by `make test`.
 MKDOC      := $(BUILD)/mkdoc
 GEN_DOCS   := counters config isa
+# The kernels' ABI includes (asm/kernels/lib/*_abi.inc), generated from
+# asm/kernels/abi.def by `make abi`; test_asm checks they are up to date.
+MKABI      := $(BUILD)/mkabi
 
-DEPS := $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(UNIT_BINS:=.d) $(MKDOC).d $(BENCH_BINS:=.d)
+DEPS := $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(UNIT_BINS:=.d) $(MKDOC).d $(MKABI).d $(BENCH_BINS:=.d)
 
 # ---- rules ------------------------------------------------------------------
-.PHONY: all deps run test unit docs docs-check asan debug bench bench-compare test-slurm kernels-report readme fuzz fuzz-objs \
+.PHONY: all deps run test unit docs docs-check abi asan debug bench bench-compare test-slurm kernels-report readme fuzz fuzz-objs \
         golden-update install clean models test-models models-report
 all: $(BIN) $(SOLIB)
 
@@ -219,6 +224,13 @@ docs: $(MKDOC)
 
 docs-check: $(MKDOC)
 	@sh scripts/docs_check.sh $(MKDOC) $(GEN_DOCS)
+
+$(MKABI): asm/mkabi.c $(LIB)
+	$(say) TOOL $@
+	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+abi: $(MKABI)
+	@$(MKABI) asm/kernels/lib
 
 run: deps
 	@$(MAKE) --no-print-directory $(BIN) $(TOOLS)

@@ -1,9 +1,18 @@
 /*
- * asm_int.h - data structures shared by the assembler's source files:
- *   asm_lex.c   tokens, expression trees, evaluation, the symbol table
- *   asm_src.c   input: files, .include, .macro expansion, .if, next_line
+ * asm_int.h - data structures shared by the assembler's source files,
+ * which form layers: each calls only the layers below it (and asm_li.c's
+ * tables, which call nothing).
+ *
  *   asm.c       statements, directives, the two passes, the program
- *   asm_li.c    li sequences and the pseudo/directive tables
+ *   asm_src.c   input: files, .include, .macro expansion, .if, next_line
+ *   asm_lex.c   tokens, expression trees, evaluation, the symbol table,
+ *               the arena
+ *   asm_err.c   errors, kept and printed in reading order at the end
+ *
+ *   asm_li.c    li sequences and the pseudo/directive tables (a leaf)
+ *
+ * Input sits above tokens because conditionals evaluate expressions and
+ * macro calls parse their line; every layer reports errors.
  *
  * Memory: everything that lives as long as one assembly (expression nodes,
  * operands, statements, symbol names, source locations, macro bodies) comes
@@ -313,13 +322,59 @@ struct asm_ctx {
 #define ASM_MAX_ERRORS 1000          /* errors reported before giving up */
 #define ASM_MAX_EXPANDED_BYTES (16u << 20) /* text produced by macros */
 
-/* ---- error reporting (asm.c) ----------------------------------------------*/
+/* ---- errors (asm_err.c) ---------------------------------------------------*/
 
 /* Report an error at w:col with caret and macro notes; returns EV_ERR. */
 int asm_error(struct asm_ctx *A, const struct where *w, int col,
 	      const char *fmt, ...) NPU_PRINTF(4, 5);
 /* Report running out of memory once; returns EV_ERR. */
 int asm_oom(struct asm_ctx *A);
+/* Print the kept errors in reading order and free them (at cleanup, while
+ * the source text they quote is still loaded). */
+void asm_flush_errors(struct asm_ctx *A);
+
+/* ---- tokens, expressions, symbols (asm_lex.c) ------------------------------*/
+
+/* Tokenise text into A->tk; 0, or EV_ERR after reporting a bad token. */
+int asm_lex(struct asm_ctx *A, const char *text, const struct where *w);
+/* Error unless token i ends the line. */
+int asm_expect_eol(struct asm_ctx *A, const struct where *w, int i,
+		   const char *dir);
+/* Token text into buf (truncated), returns buf. */
+const char *asm_tok_text(const struct tok *t, char *buf, size_t n);
+/* Parse an expression at tokens[*i]; NULL after reporting an error. */
+struct expr *asm_parse_expr(struct asm_ctx *A, const struct where *w, int *i);
+/*
+ * Evaluate e with `.` = dot.  In pass 1 an unknown symbol gives EV_UNDEF
+ * (nothing reported); in pass 2 it is an error.
+ */
+int asm_eval(struct asm_ctx *A, const struct expr *e, uint64_t dot,
+	     const struct where *w, int64_t *out);
+/* The first symbol e refers to that has no value yet (for messages). */
+const char *asm_first_undef(struct asm_ctx *A, const struct expr *e);
+/* Parse an expression at *i and evaluate it now (pass-1 value; `.` is
+ * the current location); what names it in the message if it cannot be. */
+int asm_expr_now(struct asm_ctx *A, const struct where *w, int *i,
+		 const char *what, int64_t *v);
+/* Token text for messages: "'foo'", "end of line" ... */
+const char *asm_tok_desc(const struct tok *t, char *buf, size_t n);
+
+struct sym *asm_sym_find(struct asm_ctx *A, const char *name);
+/* Insert a new symbol (name copied); NULL on OOM. */
+struct sym *asm_sym_add(struct asm_ctx *A, const char *name, size_t len);
+/* Closest user symbol name to name, or NULL. */
+const char *asm_sym_suggest(struct asm_ctx *A, const char *name);
+/* 1 if name is reserved (register) and cannot be a symbol. */
+int asm_name_reserved(const char *name);
+/*
+ * Split v into lui hi (value hi << 13) + addi lo; 1 if both fit their
+ * fields (v within about +-2^31), else 0.  (asm_li.c)
+ *
+ * (lui writes hi << 13; addi adds a 14-bit signed lo.)
+ */
+int asm_li_lui_addi(int64_t v, int64_t *hi, int64_t *lo);
+/* fp32 bits of d, rounded to nearest even (as a C double->float cast). */
+uint32_t asm_f32_bits(double d);
 
 /* ---- input (asm_src.c) ------------------------------------------------------*/
 
@@ -409,50 +464,5 @@ void asm_do_cond(struct asm_ctx *A, const struct where *w, int dir, int i,
 /* The first word of a line, for lines that are not tokenised. */
 size_t asm_first_word(const char *text, const char **start);
 int asm_word_is(const char *s, size_t n, const char *lit);
-
-/* ---- statement helpers shared with asm_src.c (asm.c) -------------------------*/
-
-/* Parse an expression at *i and evaluate it now (pass-1 value). */
-int asm_expr_now(struct asm_ctx *A, const struct where *w, int *i,
-		 const char *what, int64_t *v);
-/* Error unless token i ends the line. */
-int asm_expect_eol(struct asm_ctx *A, const struct where *w, int i,
-		   const char *dir);
-/* Token text into buf (truncated), returns buf. */
-const char *asm_tok_text(const struct tok *t, char *buf, size_t n);
-
-/* ---- asm_lex.c ------------------------------------------------------------*/
-
-/* Tokenise text into A->tk; 0, or EV_ERR after reporting a bad token. */
-int asm_lex(struct asm_ctx *A, const char *text, const struct where *w);
-/* Parse an expression at tokens[*i]; NULL after reporting an error. */
-struct expr *asm_parse_expr(struct asm_ctx *A, const struct where *w, int *i);
-/*
- * Evaluate e with `.` = dot.  In pass 1 an unknown symbol gives EV_UNDEF
- * (nothing reported); in pass 2 it is an error.
- */
-int asm_eval(struct asm_ctx *A, const struct expr *e, uint64_t dot,
-	     const struct where *w, int64_t *out);
-/* The first symbol e refers to that has no value yet (for messages). */
-const char *asm_first_undef(struct asm_ctx *A, const struct expr *e);
-/* Token text for messages: "'foo'", "end of line" ... */
-const char *asm_tok_desc(const struct tok *t, char *buf, size_t n);
-
-struct sym *asm_sym_find(struct asm_ctx *A, const char *name);
-/* Insert a new symbol (name copied); NULL on OOM. */
-struct sym *asm_sym_add(struct asm_ctx *A, const char *name, size_t len);
-/* Closest user symbol name to name, or NULL. */
-const char *asm_sym_suggest(struct asm_ctx *A, const char *name);
-/* 1 if name is reserved (register) and cannot be a symbol. */
-int asm_name_reserved(const char *name);
-/*
- * Split v into lui hi (value hi << 13) + addi lo; 1 if both fit their
- * fields (v within about +-2^31), else 0.  (asm_li.c)
- *
- * (lui writes hi << 13; addi adds a 14-bit signed lo.)
- */
-int asm_li_lui_addi(int64_t v, int64_t *hi, int64_t *lo);
-/* fp32 bits of d, rounded to nearest even (as a C double->float cast). */
-uint32_t asm_f32_bits(double d);
 
 #endif

@@ -398,6 +398,31 @@ const char *asm_tok_desc(const struct tok *t, char *buf, size_t n)
 	return buf;
 }
 
+/*
+ * Copy token text into buf (truncated).
+ * n must be at least 1; every caller passes a local array.
+ */
+const char *asm_tok_text(const struct tok *t, char *buf, size_t n)
+{
+	size_t len = (size_t)t->len < n - 1 ? (size_t)t->len : n - 1;
+
+	memcpy(buf, t->s, len);
+	buf[len] = '\0';
+	return buf;
+}
+
+/* Nothing may follow the operands of a directive. */
+int asm_expect_eol(struct asm_ctx *A, const struct where *w, int i,
+		      const char *dir)
+{
+	char buf[64];
+
+	if (A->tk.v[i].k == T_EOL)
+		return 0;
+	return asm_error(A, w, A->tk.v[i].col, "unexpected %s after %s",
+			 asm_tok_desc(&A->tk.v[i], buf, sizeof(buf)), dir);
+}
+
 /* ---- expression parser ----------------------------------------------------*/
 
 /* The parser reads A->tk, the tokens of the current line. */
@@ -898,6 +923,37 @@ const char *asm_first_undef(struct asm_ctx *A, const struct expr *e)
 	if ((n = asm_first_undef(A, e->b)))
 		return n;
 	return asm_first_undef(A, e->c);
+}
+
+/*
+ * Evaluate an expression whose value is needed in pass 1 (a size, an
+ * address, a condition).  what names it for the message.
+ *
+ * `.` is the current location of the current space: the address the
+ * directive being parsed would place its first byte at.
+ */
+static int eval_now(struct asm_ctx *A, const struct where *w,
+		    const struct expr *e, const char *what, int64_t *v)
+{
+	int r = asm_eval(A, e, A->loc[A->space], w, v);
+
+	if (r == EV_UNDEF)
+		return asm_error(A, w, e->col,
+				 "%s must be known here, but '%s' is not "
+				 "defined before this line", what,
+				 asm_first_undef(A, e));
+	return r;
+}
+
+/* Parse EXPR at *i and evaluate it now. */
+int asm_expr_now(struct asm_ctx *A, const struct where *w, int *i,
+		    const char *what, int64_t *v)
+{
+	struct expr *e = asm_parse_expr(A, w, i);
+
+	if (!e)
+		return EV_ERR;
+	return eval_now(A, w, e, what, v);
 }
 
 /*

@@ -1,6 +1,10 @@
 /*
  * fold.c - evaluate a node whose inputs are all constants (fold.h).
  *
+ * Each op's rule is named by its ops.def row (the fold column, expanded
+ * into fold_rules[]): a scalar function of the elementwise ops (un_*,
+ * bin_*), or a handler that evaluates one output (fold_*).
+ *
  * Elements are addressed by row-major coordinates; a broadcast input maps
  * an output coordinate to its own offset by ignoring its size-1 axes and
  * the leading axes it lacks (NumPy rules, as ONNX uses them).
@@ -187,179 +191,263 @@ int fold_slice_ranges(const struct graph *g, const struct g_node *n,
 	return 0;
 }
 
-/* Elementwise ops, evaluated in double. */
-/* The activations, by their ONNX definitions. */
-static double unary(const struct g_node *n, double x)
+/* ---- elementwise ops, evaluated in double ------------------------------- */
+
+/* The activations and Sqrt (ops.def's UNARY), by their ONNX definitions. */
+static double un_relu(const struct g_node *n, double x)
 {
-	switch (n->op) {
-	case G_RELU: return x > 0 ? x : 0;
-	case G_SIGMOID: return 1 / (1 + exp(-x));
-	case G_TANH: return tanh(x);
-	case G_ERF: return erf(x);
-	case G_SQRT: return sqrt(x);
-	case G_CLIP: return x < n->lo ? n->lo : x > n->hi ? n->hi : x;
-	case G_HARDSIGMOID: {
-		double y = n->alpha * x + n->beta;
-		return y < 0 ? 0 : y > 1 ? 1 : y;
-	}
-	case G_HARDSWISH: {
-		double y = x + 3;
-		return x * (y < 0 ? 0 : y > 6 ? 6 : y) / 6;
-	}
-	case G_GELU:
-		if (n->approx_tanh)
-			return 0.5 * x * (1 + tanh(FOLD_GELU_K *
-						   (x + 0.044715 * x * x * x)));
-		return 0.5 * x * (1 + erf(x / sqrt(2)));
-	default: return x;
-	}
+	(void)n;
+	return x > 0 ? x : 0;
 }
 
-/* -1: not foldable (an integer division by zero stays for run time). */
-static int binary(const struct g_node *n, enum g_dtype t, double a, double b,
-		  double *y)
+static double un_sigmoid(const struct g_node *n, double x)
 {
-	switch (n->op) {
-	case G_ADD: *y = a + b; return 0;
-	case G_SUB: *y = a - b; return 0;
-	case G_MUL: *y = a * b; return 0;
-	case G_POW: *y = pow(a, b); return 0;
-	case G_DIV:
-		if (dt_is_int(t)) {
-			if (b == 0)
-				return -1;  /* leave the fault to run time */
-			*y = trunc(a / b);
-		} else {
-			*y = a / b;
-		}
+	(void)n;
+	return 1 / (1 + exp(-x));
+}
+
+static double un_tanh(const struct g_node *n, double x)
+{
+	(void)n;
+	return tanh(x);
+}
+
+static double un_erf(const struct g_node *n, double x)
+{
+	(void)n;
+	return erf(x);
+}
+
+static double un_sqrt(const struct g_node *n, double x)
+{
+	(void)n;
+	return sqrt(x);
+}
+
+static double un_clip(const struct g_node *n, double x)
+{
+	return x < n->lo ? n->lo : x > n->hi ? n->hi : x;
+}
+
+static double un_hardsigmoid(const struct g_node *n, double x)
+{
+	double y = n->alpha * x + n->beta;
+	return y < 0 ? 0 : y > 1 ? 1 : y;
+}
+
+static double un_hardswish(const struct g_node *n, double x)
+{
+	double y = x + 3;
+	(void)n;
+	return x * (y < 0 ? 0 : y > 6 ? 6 : y) / 6;
+}
+
+static double un_gelu(const struct g_node *n, double x)
+{
+	if (n->approx_tanh)
+		return 0.5 * x * (1 + tanh(FOLD_GELU_K *
+					   (x + 0.044715 * x * x * x)));
+	return 0.5 * x * (1 + erf(x / sqrt(2)));
+}
+
+/* The arithmetic ops (ops.def's BINARY) in dtype t: 0, or -1 when the
+ * node is not foldable (an integer division by zero stays for run time). */
+static int bin_add(enum g_dtype t, double a, double b, double *y)
+{
+	(void)t;
+	*y = a + b;
+	return 0;
+}
+
+static int bin_sub(enum g_dtype t, double a, double b, double *y)
+{
+	(void)t;
+	*y = a - b;
+	return 0;
+}
+
+static int bin_mul(enum g_dtype t, double a, double b, double *y)
+{
+	(void)t;
+	*y = a * b;
+	return 0;
+}
+
+static int bin_pow(enum g_dtype t, double a, double b, double *y)
+{
+	(void)t;
+	*y = pow(a, b);
+	return 0;
+}
+
+static int bin_div(enum g_dtype t, double a, double b, double *y)
+{
+	if (dt_is_int(t)) {
+		if (b == 0)
+			return -1;  /* leave the fault to run time */
+		*y = trunc(a / b);
+	} else {
+		*y = a / b;
+	}
+	return 0;
+}
+
+/* ---- movement ops: each output element is one input element ------------- */
+
+/* The bytes of one element of y, or 0 when its input's differ (a byte
+ * copy could not convert them). */
+static size_t copy_bytes(const struct graph *g, const struct g_node *n,
+			 const struct g_tensor *y)
+{
+	size_t es = (size_t)g_dtype_bytes(y->dtype);
+	return es == (size_t)g_dtype_bytes(g->tensors[n->in[0]].dtype) ? es : 0;
+}
+
+/* Reshape, Flatten, Squeeze, Unsqueeze, Identity: the same bytes. */
+static int fold_view(const struct graph *g, const struct g_node *n, int o,
+		     struct g_tensor *y)
+{
+	size_t es = copy_bytes(g, n, y);
+	(void)o;
+	if (!es)
 		return 0;
-	default:
-		return -1;
-	}
+	memcpy(y->data, g->tensors[n->in[0]].data, (size_t)graph_elems(y) * es);
+	return 1;
 }
 
-/* Unary and binary ops; each output coordinate reads its inputs through
- * their broadcast offsets. */
-static int fold_elementwise(const struct graph *g, const struct g_node *n,
-			    struct g_tensor *y)
+/* Dropout at inference: the input, and a mask of ones. */
+static int fold_dropout(const struct graph *g, const struct g_node *n, int o,
+			struct g_tensor *y)
 {
-	const struct g_tensor *a = &g->tensors[n->in[0]];
-	const struct g_tensor *b = n->n_in > 1 && n->op != G_CLIP &&
-				   n->in[1] >= 0 ? &g->tensors[n->in[1]] : NULL;
-	int64_t c[G_MAX_RANK] = { 0 };
-	int64_t ne = graph_elems(y);
+	if (o == 0)
+		return fold_view(g, n, o, y);
+	for (int64_t i = 0; i < graph_elems(y); i++)
+		fold_store(y->dtype, y->data, i, 1);
+	return 1;
+}
+
+static int fold_transpose(const struct graph *g, const struct g_node *n, int o,
+			  struct g_tensor *y)
+{
+	const struct g_tensor *x = &g->tensors[n->in[0]];
+	size_t es = copy_bytes(g, n, y);
+	int64_t c[G_MAX_RANK] = { 0 }, ic[G_MAX_RANK], ne = graph_elems(y);
+	int perm[G_MAX_RANK];
+	unsigned char *dst = y->data;
+	(void)o;
+	if (!es)
+		return 0;
+	for (int i = 0; i < x->rank; i++)
+		perm[i] = n->n_perm ? n->perm[i] : x->rank - 1 - i;
 	for (int64_t i = 0; i < ne; i++) {
-		double va = at(a, bcast_off(a, c, y->rank)), v;
-		if (b) {
-			if (binary(n, y->dtype, va, at(b, bcast_off(b, c, y->rank)),
-				   &v))
-				return 0;
-		} else {
-			v = unary(n, va);
-		}
-		fold_store(y->dtype, y->data, i, v);
+		for (int j = 0; j < y->rank; j++)
+			ic[perm[j]] = c[j];
+		memcpy(dst + i * es, (const unsigned char *)x->data +
+		       ravel(ic, x->dim, x->rank) * es, es);
 		next_coord(c, y->dim, y->rank);
 	}
 	return 1;
 }
 
-/* Byte-copying ops: each output element is one input element. */
-static int fold_move(const struct graph *g, const struct g_node *n, int o,
-		     struct g_tensor *y)
+static int fold_concat(const struct graph *g, const struct g_node *n, int o,
+		       struct g_tensor *y)
+{
+	size_t es = copy_bytes(g, n, y);
+	int64_t c[G_MAX_RANK] = { 0 }, ic[G_MAX_RANK], ne = graph_elems(y);
+	unsigned char *dst = y->data;
+	(void)o;
+	if (!es)
+		return 0;
+	for (int64_t i = 0; i < ne; i++) {
+		int64_t p = c[n->axis];
+		int j = 0;
+		while (p >= g->tensors[n->in[j]].dim[n->axis])
+			p -= g->tensors[n->in[j++]].dim[n->axis];
+		const struct g_tensor *s = &g->tensors[n->in[j]];
+		memcpy(ic, c, sizeof ic);
+		ic[n->axis] = p;
+		memcpy(dst + i * es, (const unsigned char *)s->data +
+		       ravel(ic, s->dim, s->rank) * es, es);
+		next_coord(c, y->dim, y->rank);
+	}
+	return 1;
+}
+
+/* Output o: the part of the input after the outputs before it. */
+static int fold_split(const struct graph *g, const struct g_node *n, int o,
+		      struct g_tensor *y)
 {
 	const struct g_tensor *x = &g->tensors[n->in[0]];
-	size_t es = (size_t)g_dtype_bytes(y->dtype);
-	int64_t ne = graph_elems(y);
+	size_t es = copy_bytes(g, n, y);
+	int64_t c[G_MAX_RANK] = { 0 }, ic[G_MAX_RANK], ne = graph_elems(y);
+	int64_t base = 0;
 	unsigned char *dst = y->data;
-	int64_t c[G_MAX_RANK] = { 0 }, ic[G_MAX_RANK];
+	if (!es)
+		return 0;
+	for (int j = 0; j < o; j++)
+		base += g->tensors[n->out[j]].dim[n->axis];
+	for (int64_t i = 0; i < ne; i++) {
+		memcpy(ic, c, sizeof ic);
+		ic[n->axis] += base;
+		memcpy(dst + i * es, (const unsigned char *)x->data +
+		       ravel(ic, x->dim, x->rank) * es, es);
+		next_coord(c, y->dim, y->rank);
+	}
+	return 1;
+}
 
-	if (es != (size_t)g_dtype_bytes(x->dtype))
+static int fold_slice(const struct graph *g, const struct g_node *n, int o,
+		      struct g_tensor *y)
+{
+	const struct g_tensor *x = &g->tensors[n->in[0]];
+	size_t es = copy_bytes(g, n, y);
+	int64_t c[G_MAX_RANK] = { 0 }, ic[G_MAX_RANK], ne = graph_elems(y);
+	int64_t st[G_MAX_RANK], sp[G_MAX_RANK], cnt[G_MAX_RANK];
+	unsigned char *dst = y->data;
+	char why[8];
+	(void)o;
+	if (!es || fold_slice_ranges(g, n, st, sp, cnt, why, sizeof why))
 		return 0;
-	switch (n->op) {
-	case G_IDENTITY: case G_DROPOUT: case G_RESHAPE: case G_FLATTEN:
-	case G_SQUEEZE: case G_UNSQUEEZE:
-		memcpy(dst, x->data, (size_t)ne * es);
-		return 1;
-	case G_TRANSPOSE: {
-		int perm[G_MAX_RANK];
-		for (int i = 0; i < x->rank; i++)
-			perm[i] = n->n_perm ? n->perm[i] : x->rank - 1 - i;
-		for (int64_t i = 0; i < ne; i++) {
-			for (int j = 0; j < y->rank; j++)
-				ic[perm[j]] = c[j];
-			memcpy(dst + i * es, (const unsigned char *)x->data +
-			       ravel(ic, x->dim, x->rank) * es, es);
-			next_coord(c, y->dim, y->rank);
-		}
-		return 1;
+	for (int64_t i = 0; i < ne; i++) {
+		for (int j = 0; j < x->rank; j++)
+			ic[j] = st[j] + c[j] * sp[j];
+		memcpy(dst + i * es, (const unsigned char *)x->data +
+		       ravel(ic, x->dim, x->rank) * es, es);
+		next_coord(c, y->dim, y->rank);
 	}
-	case G_CONCAT: {
-		for (int64_t i = 0; i < ne; i++) {
-			int64_t p = c[n->axis];
-			int j = 0;
-			while (p >= g->tensors[n->in[j]].dim[n->axis])
-				p -= g->tensors[n->in[j++]].dim[n->axis];
-			const struct g_tensor *s = &g->tensors[n->in[j]];
-			memcpy(ic, c, sizeof ic);
-			ic[n->axis] = p;
-			memcpy(dst + i * es, (const unsigned char *)s->data +
-			       ravel(ic, s->dim, s->rank) * es, es);
-			next_coord(c, y->dim, y->rank);
-		}
-		return 1;
-	}
-	case G_SPLIT: {
-		int64_t base = 0;
-		for (int j = 0; j < o; j++)
-			base += g->tensors[n->out[j]].dim[n->axis];
-		for (int64_t i = 0; i < ne; i++) {
-			memcpy(ic, c, sizeof ic);
-			ic[n->axis] += base;
-			memcpy(dst + i * es, (const unsigned char *)x->data +
-			       ravel(ic, x->dim, x->rank) * es, es);
-			next_coord(c, y->dim, y->rank);
-		}
-		return 1;
-	}
-	case G_SLICE: {
-		int64_t st[G_MAX_RANK], sp[G_MAX_RANK], cnt[G_MAX_RANK];
-		char why[8];
-		if (fold_slice_ranges(g, n, st, sp, cnt, why, sizeof why))
+	return 1;
+}
+
+static int fold_gather(const struct graph *g, const struct g_node *n, int o,
+		       struct g_tensor *y)
+{
+	const struct g_tensor *x = &g->tensors[n->in[0]];
+	const struct g_tensor *ix = &g->tensors[n->in[1]];
+	size_t es = copy_bytes(g, n, y);
+	int64_t c[G_MAX_RANK] = { 0 }, ic[G_MAX_RANK], ne = graph_elems(y);
+	int q = ix->rank, ax = n->axis;
+	unsigned char *dst = y->data;
+	(void)o;
+	if (!es)
+		return 0;
+	for (int64_t i = 0; i < ne; i++) {
+		int64_t k;
+		if (graph_const_i64(ix, ravel(c + ax, ix->dim, q), &k))
 			return 0;
-		for (int64_t i = 0; i < ne; i++) {
-			for (int j = 0; j < x->rank; j++)
-				ic[j] = st[j] + c[j] * sp[j];
-			memcpy(dst + i * es, (const unsigned char *)x->data +
-			       ravel(ic, x->dim, x->rank) * es, es);
-			next_coord(c, y->dim, y->rank);
-		}
-		return 1;
+		if (k < 0)
+			k += x->dim[ax];
+		if (k < 0 || k >= x->dim[ax])
+			return 0;   /* inference reports it */
+		for (int j = 0; j < ax; j++)
+			ic[j] = c[j];
+		ic[ax] = k;
+		for (int j = ax + 1; j < x->rank; j++)
+			ic[j] = c[j - 1 + q];
+		memcpy(dst + i * es, (const unsigned char *)x->data +
+		       ravel(ic, x->dim, x->rank) * es, es);
+		next_coord(c, y->dim, y->rank);
 	}
-	case G_GATHER: {
-		const struct g_tensor *ix = &g->tensors[n->in[1]];
-		int q = ix->rank, ax = n->axis;
-		for (int64_t i = 0; i < ne; i++) {
-			int64_t k;
-			if (graph_const_i64(ix, ravel(c + ax, ix->dim, q), &k))
-				return 0;
-			if (k < 0)
-				k += x->dim[ax];
-			if (k < 0 || k >= x->dim[ax])
-				return 0;   /* inference reports it */
-			for (int j = 0; j < ax; j++)
-				ic[j] = c[j];
-			ic[ax] = k;
-			for (int j = ax + 1; j < x->rank; j++)
-				ic[j] = c[j - 1 + q];
-			memcpy(dst + i * es, (const unsigned char *)x->data +
-			       ravel(ic, x->dim, x->rank) * es, es);
-			next_coord(c, y->dim, y->rank);
-		}
-		return 1;
-	}
-	default:
-		return 0;
-	}
+	return 1;
 }
 
 /* ---- compute ops, each output element a sum or a reduction -------------- */
@@ -387,7 +475,7 @@ static int64_t batch_off(const struct g_tensor *t, const int64_t *c, int nb)
 
 /* MatMul as numpy.matmul, the fused bias (input 2) added per column. */
 static int fold_matmul(const struct graph *g, const struct g_node *n,
-		       struct g_tensor *y)
+		       int out, struct g_tensor *y)
 {
 	const struct g_tensor *a = opt_in(g, n, 0), *b = opt_in(g, n, 1),
 			      *bias = opt_in(g, n, 2);
@@ -396,6 +484,7 @@ static int fold_matmul(const struct graph *g, const struct g_node *n,
 	int64_t nn = rb >= 2 ? b->dim[rb - 1] : 1;
 	int nb = y->rank - (ra >= 2) - (rb >= 2);
 	int64_t ne = graph_elems(y), c[G_MAX_RANK] = { 0 };
+	(void)out;
 	if (ne * kk > FOLD_MAX_WORK)
 		return 0;
 	for (int64_t i = 0; i < ne; i++) {
@@ -413,12 +502,13 @@ static int fold_matmul(const struct graph *g, const struct g_node *n,
 
 /* alpha * A' B' + beta * C. */
 static int fold_gemm(const struct graph *g, const struct g_node *n,
-		     struct g_tensor *y)
+		     int out, struct g_tensor *y)
 {
 	const struct g_tensor *a = opt_in(g, n, 0), *b = opt_in(g, n, 1),
 			      *cc = opt_in(g, n, 2);
 	int64_t m = y->dim[0], nn = y->dim[1];
 	int64_t kk = a->dim[n->trans_a ? 0 : 1];
+	(void)out;
 	if (m * nn * kk > FOLD_MAX_WORK)
 		return 0;
 	for (int64_t i = 0; i < m; i++)
@@ -436,12 +526,15 @@ static int fold_gemm(const struct graph *g, const struct g_node *n,
 }
 
 /* Conv and the pools: y[n][m][oh][ow] over the window at
- * (oh * s - pad_top + kh * dil, ow * s - pad_left + kw * dil). */
+ * (oh * s - pad_top + kh * dil, ow * s - pad_left + kw * dil); 2-D only. */
 static int fold_window(const struct graph *g, const struct g_node *n,
-		       struct g_tensor *y)
+		       int out, struct g_tensor *y)
 {
 	const struct g_tensor *x = opt_in(g, n, 0), *w = opt_in(g, n, 1),
 			      *b = opt_in(g, n, 2);
+	(void)out;
+	if (y->rank != 4)
+		return 0;
 	int64_t nb = y->dim[0], m = y->dim[1], oh = y->dim[2], ow = y->dim[3];
 	int64_t c = x->dim[1], h = x->dim[2], wd = x->dim[3];
 	int kh = n->kernel[0], kw = n->kernel[1];
@@ -492,10 +585,11 @@ static int fold_window(const struct graph *g, const struct g_node *n,
 
 /* ReduceMean and GlobalAveragePool: the mean over the reduced axes. */
 static int fold_mean(const struct graph *g, const struct g_node *n,
-		     struct g_tensor *y)
+		     int out, struct g_tensor *y)
 {
 	const struct g_tensor *x = opt_in(g, n, 0);
 	int red[G_MAX_RANK] = { 0 };
+	(void)out;
 	for (int i = 0; i < x->rank; i++)
 		red[i] = n->op == G_GAP ? i >= 2 : 0;
 	if (n->op == G_REDUCEMEAN)
@@ -520,37 +614,53 @@ static int fold_mean(const struct graph *g, const struct g_node *n,
 	return 1;
 }
 
-/* Softmax (opset >= 13: along axis; before: over the flattened axes from
- * axis on), LayerNormalization (over the axes from axis on) and
- * BatchNormalization (per channel) work on rows: outer x len elements
- * apart by inner. */
-static int fold_rows(const struct graph *g, const struct g_node *n,
-		     struct g_tensor *y)
+/* Rows of x along axis ax (and, whole, every axis after it): outer x
+ * len elements, inner apart. */
+static void row_extent(const struct g_tensor *x, int ax, int whole,
+		       int64_t *outer, int64_t *len, int64_t *inner)
+{
+	*outer = *len = *inner = 1;
+	for (int i = 0; i < x->rank; i++) {
+		if (i < ax)
+			*outer *= x->dim[i];
+		else if (i == ax || whole)
+			*len *= x->dim[i];
+		else
+			*inner *= x->dim[i];
+	}
+}
+
+/* BatchNormalization: per channel (axis 1). */
+static int fold_batchnorm(const struct graph *g, const struct g_node *n,
+			  int o, struct g_tensor *y)
 {
 	const struct g_tensor *x = opt_in(g, n, 0);
-	int r = x->rank, ax = n->op == G_BATCHNORM ? 1 : n->axis;
+	const struct g_tensor *sc = opt_in(g, n, 1), *bi = opt_in(g, n, 2),
+			      *mu = opt_in(g, n, 3), *va = opt_in(g, n, 4);
+	int64_t outer, len, inner;
+	(void)o;
+	row_extent(x, 1, 0, &outer, &len, &inner);
+	for (int64_t i = 0; i < graph_elems(x); i++) {
+		int64_t ch = i / inner % len;
+		fold_store(y->dtype, y->data, i, (at(x, i) - at(mu, ch)) /
+			   sqrt(at(va, ch) + n->eps) * at(sc, ch) + at(bi, ch));
+	}
+	return 1;
+}
+
+/* Softmax (opset >= 13: along axis; before: over the flattened axes from
+ * axis on) and LayerNormalization (over the axes from axis on) work on
+ * rows (row_extent). */
+static int fold_rows(const struct graph *g, const struct g_node *n,
+		     int nth, struct g_tensor *y)
+{
+	const struct g_tensor *x = opt_in(g, n, 0);
+	int r = x->rank, ax = n->axis;
 	int whole = n->op == G_LAYERNORM || (n->op == G_SOFTMAX &&
 					     n->opset < 13);
-	int64_t len = 1, inner = 1, outer = 1;
-	for (int i = 0; i < r; i++) {
-		if (i < ax)
-			outer *= x->dim[i];
-		else if (i == ax || whole)
-			len *= x->dim[i];
-		else
-			inner *= x->dim[i];
-	}
-	if (n->op == G_BATCHNORM) {
-		const struct g_tensor *sc = opt_in(g, n, 1), *bi = opt_in(g, n, 2),
-				      *mu = opt_in(g, n, 3), *va = opt_in(g, n, 4);
-		for (int64_t i = 0; i < graph_elems(x); i++) {
-			int64_t ch = i / inner % len;
-			fold_store(y->dtype, y->data, i, (at(x, i) - at(mu, ch)) /
-				   sqrt(at(va, ch) + n->eps) * at(sc, ch) +
-				   at(bi, ch));
-		}
-		return 1;
-	}
+	int64_t len, inner, outer;
+	(void)nth;
+	row_extent(x, ax, whole, &outer, &len, &inner);
 	const struct g_tensor *sc = opt_in(g, n, 1), *bi = opt_in(g, n, 2);
 	for (int64_t o = 0; o < outer; o++)
 		for (int64_t in = 0; in < inner; in++) {
@@ -595,12 +705,13 @@ static int fold_rows(const struct graph *g, const struct g_node *n,
 /* Constant padding: an output coordinate minus the begin pads is inside
  * the input or takes the constant value (0 by default). */
 static int fold_pad(const struct graph *g, const struct g_node *n,
-		    struct g_tensor *y)
+		    int out, struct g_tensor *y)
 {
 	const struct g_tensor *x = opt_in(g, n, 0), *p = opt_in(g, n, 1),
 			      *cv = opt_in(g, n, 2);
 	double fill = cv && graph_elems(cv) ? at(cv, 0) : 0;
 	int64_t c[G_MAX_RANK] = { 0 }, ic[G_MAX_RANK], ne = graph_elems(y);
+	(void)out;
 	for (int64_t i = 0; i < ne; i++) {
 		int inside = 1;
 		for (int j = 0; j < y->rank; j++) {
@@ -616,46 +727,83 @@ static int fold_pad(const struct graph *g, const struct g_node *n,
 	return 1;
 }
 
-/* 0 when too much work or not a shape this evaluator covers. */
-static int fold_compute(const struct graph *g, const struct g_node *n,
-			struct g_tensor *y)
+/* ---- the ops' rules (ops.def's fold column) ----------------------------- */
+
+/* Evaluate output o of node n into y (allocated, zeroed): 1 when folded,
+ * 0 when n is not foldable after all (too much work, a shape or a value
+ * this evaluator does not cover), -1 when out of memory. */
+typedef int fold_fn(const struct graph *g, const struct g_node *n, int o,
+		    struct g_tensor *y);
+
+/* An op's fold column. */
+struct fold_rule {
+	fold_fn *eval;          /* NULL: never folded */
+	double (*un)(const struct g_node *n, double x);  /* UNARY: y(x) */
+	/* BINARY: y(a, b) in dtype t; 0, or -1 when not foldable */
+	int (*bin)(enum g_dtype t, double a, double b, double *y);
+};
+
+static fold_fn fold_unary, fold_binary;
+
+#define UNARY(f) { fold_unary, un_##f, NULL }
+#define BINARY(f) { fold_binary, NULL, bin_##f }
+#define EVAL(f) { fold_##f, NULL, NULL }
+#define NONE { NULL, NULL, NULL }
+static const struct fold_rule fold_rules[G_N_OPS] = {
+#define GOP(id, onnx, min_in, max_in, n_out, infer, fold, map, doc) \
+	[G_##id] = fold,
+#include "ops.def"
+#undef GOP
+};
+#undef UNARY
+#undef BINARY
+#undef EVAL
+#undef NONE
+
+/* y = un(x) at every element. */
+static int fold_unary(const struct graph *g, const struct g_node *n, int o,
+		      struct g_tensor *y)
 {
-	switch (n->op) {
-	case G_MATMUL: return fold_matmul(g, n, y);
-	case G_GEMM: return fold_gemm(g, n, y);
-	case G_CONV: case G_MAXPOOL: case G_AVGPOOL:
-		return y->rank == 4 ? fold_window(g, n, y) : 0;
-	case G_REDUCEMEAN: case G_GAP: return fold_mean(g, n, y);
-	case G_SOFTMAX: case G_LAYERNORM: case G_BATCHNORM:
-		return fold_rows(g, n, y);
-	case G_PAD: return fold_pad(g, n, y);
-	default: return 0;
+	const struct g_tensor *a = &g->tensors[n->in[0]];
+	double (*un)(const struct g_node *, double) = fold_rules[n->op].un;
+	int64_t c[G_MAX_RANK] = { 0 }, ne = graph_elems(y);
+	(void)o;
+	for (int64_t i = 0; i < ne; i++) {
+		fold_store(y->dtype, y->data, i,
+			   un(n, at(a, bcast_off(a, c, y->rank))));
+		next_coord(c, y->dim, y->rank);
 	}
+	return 1;
+}
+
+/* y = bin(a, b), each output coordinate reading its inputs through their
+ * broadcast offsets. */
+static int fold_binary(const struct graph *g, const struct g_node *n, int o,
+		       struct g_tensor *y)
+{
+	const struct g_tensor *a = &g->tensors[n->in[0]];
+	const struct g_tensor *b = &g->tensors[n->in[1]];
+	int (*bin)(enum g_dtype, double, double, double *) =
+		fold_rules[n->op].bin;
+	int64_t c[G_MAX_RANK] = { 0 }, ne = graph_elems(y);
+	(void)o;
+	for (int64_t i = 0; i < ne; i++) {
+		double v;
+		if (bin(y->dtype, at(a, bcast_off(a, c, y->rank)),
+			at(b, bcast_off(b, c, y->rank)), &v))
+			return 0;
+		fold_store(y->dtype, y->data, i, v);
+		next_coord(c, y->dim, y->rank);
+	}
+	return 1;
 }
 
 int fold_node(struct graph *g, int k, int64_t max_elems)
 {
 	const struct g_node *n = &g->nodes[k];
-	int move = 0;
-	switch (n->op) {
-	case G_ADD: case G_SUB: case G_MUL: case G_DIV: case G_POW:
-	case G_SQRT: case G_RELU: case G_CLIP: case G_SIGMOID: case G_TANH:
-	case G_GELU: case G_ERF: case G_HARDSWISH: case G_HARDSIGMOID:
-		break;
-	case G_IDENTITY: case G_DROPOUT: case G_RESHAPE: case G_FLATTEN:
-	case G_SQUEEZE: case G_UNSQUEEZE: case G_TRANSPOSE: case G_CONCAT:
-	case G_SPLIT: case G_SLICE: case G_GATHER:
-		move = 1;
-		break;
-	case G_MATMUL: case G_GEMM: case G_CONV: case G_MAXPOOL:
-	case G_AVGPOOL: case G_GAP: case G_REDUCEMEAN: case G_SOFTMAX:
-	case G_LAYERNORM: case G_BATCHNORM: case G_PAD:
-		move = 2;
-		break;
-	default:
-		return 0;   /* Resize: its coordinate modes are not in the
-			       graph; Q/DQ: see fold.h */
-	}
+	fold_fn *eval = fold_rules[n->op].eval;
+	if (!eval)
+		return 0;
 	if (n->act != G_ACT_NONE || n->res >= 0)
 		return 0;
 	for (int i = 0; i < n->n_in; i++) {
@@ -687,13 +835,7 @@ int fold_node(struct graph *g, int k, int64_t max_elems)
 			break;
 		}
 		t->data = buf[o];
-		if (n->op == G_DROPOUT && o == 1)
-			for (int64_t i = 0; i < graph_elems(t); i++)
-				fold_store(t->dtype, t->data, i, 1);  /* mask */
-		else
-			ok = move == 1 ? fold_move(g, n, o, t) :
-			     move == 2 ? fold_compute(g, n, t) :
-				    fold_elementwise(g, n, t);
+		ok = eval(g, n, o, t);
 	}
 	for (int o = 0; o < n->n_out; o++) {
 		if (n->out[o] < 0)

@@ -14,7 +14,8 @@ static const struct {
 	const char *name;
 	const char *doc;
 } op_info[G_N_OPS] = {
-#define GOP(id, onnx, min_in, max_in, n_out, doc) [G_##id] = { onnx, doc },
+#define GOP(id, onnx, min_in, max_in, n_out, infer, fold, map, doc) \
+	[G_##id] = { onnx, doc },
 #include "ops.def"
 #undef GOP
 };

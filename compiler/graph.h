@@ -32,7 +32,7 @@
 #define G_MAX_OUT 16    /* Split's outputs */
 
 enum g_op {
-#define GOP(id, onnx, min_in, max_in, n_out, doc) G_##id,
+#define GOP(id, onnx, min_in, max_in, n_out, infer, fold, map, doc) G_##id,
 #include "ops.def"
 #undef GOP
 	G_N_OPS

@@ -2,9 +2,10 @@
  * infer.c - shape and dtype inference (graph_infer, graph.h).
  *
  * Nodes are visited once, in their topological order.  Each op's rule
- * (ONNX operator specification, opsets 11-17) checks its inputs and sets
- * its outputs' dtype, rank and dims; the first inconsistency is reported
- * at its node and ends the pass.  Along the way:
+ * (infer_<rule>, named by its ops.def row; ONNX operator specification,
+ * opsets 11-17) checks its inputs and sets its outputs' dtype, rank and
+ * dims; the first inconsistency is reported at its node and ends the
+ * pass.  Along the way:
  *   - Conv/pool auto_pad is resolved into pad[] (SAME_UPPER puts the odd
  *     padding element at the end, SAME_LOWER at the start);
  *   - negative axes become non-negative, and axes, split sizes and Clip
@@ -29,7 +30,7 @@
 static const struct {
 	int min_in, max_in, n_out;
 } op_arity[G_N_OPS] = {
-#define GOP(id, onnx, min_in, max_in, n_out, doc) \
+#define GOP(id, onnx, min_in, max_in, n_out, infer, fold, map, doc) \
 	[G_##id] = { min_in, max_in, n_out },
 #include "ops.def"
 #undef GOP
@@ -122,11 +123,10 @@ static int set_out(struct graph *g, int k, struct diag *d, int o,
 	return 0;
 }
 
-/* Unary elementwise ops: the input's type and shape. */
-static int same_shape(const struct g_node *n, struct graph *g, int k,
-		      struct diag *d, const struct g_tensor *x)
+/* Unary elementwise ops and Identity: the input's type and shape. */
+static int infer_same(struct graph *g, int k, struct diag *d)
 {
-	(void)n;
+	const struct g_tensor *x = in_t(g, k, 0);
 	return set_out(g, k, d, 0, x->dtype, x->rank, x->dim);
 }
 
@@ -938,6 +938,42 @@ static int infer_quant(struct graph *g, int k, struct diag *d)
 	return set_out(g, k, d, 0, out, x->rank, x->dim);
 }
 
+/* Dropout at inference: the input itself, and a bool mask like it. */
+static int infer_dropout(struct graph *g, int k, struct diag *d)
+{
+	const struct g_tensor *x = in_t(g, k, 0);
+	int e = infer_same(g, k, d);
+	return e ? e : set_out(g, k, d, 1, G_DT_BOOL, x->rank, x->dim);
+}
+
+/* GlobalAveragePool: [N, C, 1, 1, ...]. */
+static int infer_gap(struct graph *g, int k, struct diag *d)
+{
+	const struct g_tensor *x = in_t(g, k, 0);
+	if (x->rank < 3)
+		FAIL("input '%s' %s has no spatial axes", x->name, shp(x).s);
+	int64_t od[G_MAX_RANK] = { x->dim[0], x->dim[1], 1, 1, 1, 1 };
+	return set_out(g, k, d, 0, x->dtype, x->rank, od);
+}
+
+/* Constant: its output was set when the node was made. */
+static int infer_constant(struct graph *g, int k, struct diag *d)
+{
+	const struct g_tensor *t = &g->tensors[g->nodes[k].out[0]];
+	if (!(t->flags & G_T_CONST) || t->rank < 0 || t->dtype == G_DT_NONE)
+		FAIL("output '%s' has no value", t->name);
+	return 0;
+}
+
+/* Each op's rule, by ops.def's infer column. */
+static int (*const infer_rule[G_N_OPS])(struct graph *g, int k,
+					 struct diag *d) = {
+#define GOP(id, onnx, min_in, max_in, n_out, infer, fold, map, doc) \
+	[G_##id] = infer_##infer,
+#include "ops.def"
+#undef GOP
+};
+
 /* ---- the pass ----------------------------------------------------------- */
 
 /* Generic checks: input counts, inputs present and of known shape. */
@@ -984,63 +1020,6 @@ static int check_inputs(struct graph *g, int k, struct diag *d)
 	return 0;
 }
 
-/* The op's rule; every op of ops.def has one (a new row without a rule
- * fails its first test with "no shape rule"). */
-static int infer_node(struct graph *g, int k, struct diag *d)
-{
-	const struct g_node *n = &g->nodes[k];
-	const struct g_tensor *x = in_t(g, k, 0);
-	switch (n->op) {
-	case G_CONV: return infer_conv(g, k, d);
-	case G_MAXPOOL: case G_AVGPOOL: return infer_pool(g, k, d);
-	case G_MATMUL: return infer_matmul(g, k, d);
-	case G_GEMM: return infer_gemm(g, k, d);
-	case G_ADD: case G_SUB: case G_MUL: case G_DIV: case G_POW:
-		return infer_binary(g, k, d);
-	case G_CLIP: return infer_clip(g, k, d);
-	case G_SQRT: case G_RELU: case G_SIGMOID: case G_TANH: case G_GELU:
-	case G_ERF: case G_HARDSWISH: case G_HARDSIGMOID: case G_IDENTITY:
-		return same_shape(n, g, k, d, x);
-	case G_DROPOUT: {
-		int e = same_shape(n, g, k, d, x);
-		return e ? e : set_out(g, k, d, 1, G_DT_BOOL, x->rank, x->dim);
-	}
-	case G_SOFTMAX: return infer_softmax(g, k, d);
-	case G_LAYERNORM: return infer_layernorm(g, k, d);
-	case G_BATCHNORM: return infer_batchnorm(g, k, d);
-	case G_GAP: {
-		if (x->rank < 3)
-			FAIL("input '%s' %s has no spatial axes", x->name,
-			     shp(x).s);
-		int64_t od[G_MAX_RANK] = { x->dim[0], x->dim[1], 1, 1, 1, 1 };
-		return set_out(g, k, d, 0, x->dtype, x->rank, od);
-	}
-	case G_FLATTEN: return infer_flatten(g, k, d);
-	case G_RESHAPE: return infer_reshape(g, k, d);
-	case G_SQUEEZE: return infer_squeeze(g, k, d);
-	case G_UNSQUEEZE: return infer_unsqueeze(g, k, d);
-	case G_TRANSPOSE: return infer_transpose(g, k, d);
-	case G_CONCAT: return infer_concat(g, k, d);
-	case G_SPLIT: return infer_split(g, k, d);
-	case G_SLICE: return infer_slice(g, k, d);
-	case G_GATHER: return infer_gather(g, k, d);
-	case G_RESIZE: return infer_resize(g, k, d);
-	case G_PAD: return infer_pad(g, k, d);
-	case G_REDUCEMEAN: return infer_reducemean(g, k, d);
-	case G_QUANT: case G_DEQUANT: return infer_quant(g, k, d);
-	case G_CONSTANT: {
-		const struct g_tensor *t = &g->tensors[n->out[0]];
-		if (!(t->flags & G_T_CONST) || t->rank < 0 ||
-		    t->dtype == G_DT_NONE)
-			FAIL("output '%s' has no value", t->name);
-		return 0;
-	}
-	case G_N_OPS:
-		break;
-	}
-	FAIL("no shape rule for this op");
-}
-
 /*
  * Inputs first (their shapes come from the importer: an unknown size is
  * the user's to give), then every node in order: check, rule, the
@@ -1064,7 +1043,7 @@ int graph_infer(struct graph *g, struct diag *d)
 	for (int k = 0; k < g->n_nodes; k++) {
 		int e = check_inputs(g, k, d);
 		if (!e)
-			e = infer_node(g, k, d);
+			e = infer_rule[g->nodes[k].op](g, k, d);
 		if (e)
 			return e;
 		const struct g_node *n = &g->nodes[k];

@@ -1,6 +1,11 @@
 /*
  * map.c - the mapping compiler: layouts, layers and their kernels, DRAM
  * planning, constants laid out per kernel (docs/models.md "Mapping").
+ *
+ * A layer's kernel steps come from the handler its op's ops.def row names
+ * (map_by_op); each step is the kernel's parameters as .equ lines, the
+ * enumerated ones by the names of asm/kernels/abi.def (asm/kabi.h), then
+ * the kernel's .include.
  */
 #include "map.h"
 
@@ -10,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../asm/kabi.h"
 #include "../util/num.h"
 
 #define ALIGN 64                /* every DRAM tensor: a burst boundary */
@@ -39,6 +45,13 @@ struct mctx {
 	float *wscale;          /* per tensor: alpha/beta of Gemm, 1 */
 	int *wexp;              /* int8 weights: value = q * 2^wexp */
 };
+
+/* A layer's kernel steps, by ops.def's map column (map_by_op, defined
+ * after the handlers: "layers and steps"). */
+typedef int map_fn(struct mctx *m, struct map_layer *L,
+		   const struct g_node *n);
+static map_fn map_reorder, map_eltwise;
+static map_fn *const map_by_op[G_N_OPS];
 
 /* The int8 exponent of activation t (value = q * 2^e): its plan entry,
  * INT8_ACT_EXP for every tensor unless calibrated (calibrate()). */
@@ -124,10 +137,11 @@ static void shape_str(const struct g_tensor *t, char *buf, size_t n)
 
 /* ---- layouts ----------------------------------------------------------- */
 
+/* The views (ops.def gives them map_reorder): their output is their
+ * input's bytes under a new shape. */
 static int is_view_op(enum g_op op)
 {
-	return op == G_FLATTEN || op == G_RESHAPE || op == G_SQUEEZE ||
-	       op == G_UNSQUEEZE || op == G_IDENTITY || op == G_DROPOUT;
+	return map_by_op[op] == map_reorder;
 }
 
 static int is_spatial(enum g_op op)
@@ -136,16 +150,10 @@ static int is_spatial(enum g_op op)
 	       op == G_GAP || op == G_BATCHNORM || op == G_RESIZE;
 }
 
+/* The elementwise ops (ops.def gives them map_eltwise). */
 static int is_eltwise(enum g_op op)
 {
-	switch (op) {
-	case G_ADD: case G_SUB: case G_MUL: case G_DIV: case G_RELU:
-	case G_CLIP: case G_SIGMOID: case G_TANH: case G_GELU:
-	case G_HARDSWISH: case G_HARDSIGMOID:
-		return 1;
-	default:
-		return 0;
-	}
+	return map_by_op[op] == map_eltwise;
 }
 
 /*
@@ -291,15 +299,15 @@ static int q_act(double v, int e)
 	return q < -128 ? -128 : q > 127 ? 127 : (int)q;
 }
 
-/* eltwise.s OP 6's ACT (and its bounds) for a fused or standalone
- * activation; -1 when it has none. */
+/* eltwise.s's ACT (ELT_OP_LAYER; and its bounds) for a fused or
+ * standalone activation; -1 when it has none. */
 static int em_act(const struct mctx *m, struct emit *e, enum g_act act,
 		  float lo, float hi, int ex)
 {
 	int i8 = m->p->dtype == DT_INT8;
 	switch (act) {
-	case G_ACT_NONE: return 0;
-	case G_ACT_RELU: return 1;
+	case G_ACT_NONE: return ELT_ACT_NONE;
+	case G_ACT_RELU: return ELT_ACT_RELU;
 	case G_ACT_CLIP:
 		if (i8)
 			em(e, ".equ LO, %d\n.equ HI, %d\n",
@@ -308,18 +316,18 @@ static int em_act(const struct mctx *m, struct emit *e, enum g_act act,
 		else
 			em(e, ".equ LO, 0x%08x\n.equ HI, 0x%08x\n", f32bits(lo),
 			   f32bits(hi));
-		return 2;
-	case G_ACT_SIGMOID: return i8 ? -1 : 3;
-	case G_ACT_TANH: return i8 ? -1 : 4;
-	case G_ACT_GELU: return i8 ? -1 : 5;
-	case G_ACT_HARDSWISH: return i8 ? -1 : 7;
+		return ELT_ACT_CLIP;
+	case G_ACT_SIGMOID: return i8 ? -1 : ELT_ACT_SIGMOID;
+	case G_ACT_TANH: return i8 ? -1 : ELT_ACT_TANH;
+	case G_ACT_GELU: return i8 ? -1 : ELT_ACT_GELU;
+	case G_ACT_HARDSWISH: return i8 ? -1 : ELT_ACT_HARDSWISH;
 	case G_ACT_HARDSIGMOID:
 		if (i8)
 			return -1;
 		em(e, ".equ ALPHA, 0x%08x\n.equ BETA, 0x%08x\n", f32bits(lo),
 		   f32bits(hi));
-		return 8;
-	case G_ACT_SILU: return i8 ? -1 : 9;
+		return ELT_ACT_HARDSIGMOID;
+	case G_ACT_SILU: return i8 ? -1 : ELT_ACT_SILU;
 	}
 	return -1;
 }
@@ -344,10 +352,11 @@ static enum g_act node_act(const struct g_node *n, float *lo, float *hi)
 	}
 }
 
-/* One eltwise.s OP 6 step: z = act(x bin s) over rows x l.  smode: 0 a
- * tensor like x at s, 1 a row of l at s, 2 a column of rows at s, 3 the
- * constant sc (fp32; int8: of exponent ex, as every operand: int8 runs
- * give an elementwise op's operands and result one exponent). */
+/* One eltwise.s ELT_OP_LAYER step: z = act(x bin s) over rows x l.
+ * smode (ELT_SMODE_*): a tensor like x at s, a row of l at s, a column of
+ * rows at s, or the constant sc (fp32; int8: of exponent ex, as every
+ * operand: int8 runs give an elementwise op's operands and result one
+ * exponent). */
 static int elt_step(struct mctx *m, struct map_layer *L, int bin, int smode,
 		    uint64_t x, uint64_t sa, double sc, enum g_act act,
 		    float lo, float hi, uint64_t z, int64_t rows, int64_t l,
@@ -357,9 +366,9 @@ static int elt_step(struct mctx *m, struct map_layer *L, int bin, int smode,
 	/* a node has one GELU form (fuse_post_act keeps it so) */
 	int gelu_tanh = act == G_ACT_GELU && m->g->nodes[L->node].approx_tanh;
 	step_head(&e, L, L->n_steps);
-	em(&e, ".equ ROWS, %lld\n.equ L, %lld\n.equ OP, 6\n.equ DT, %s\n"
+	em(&e, ".equ ROWS, %lld\n.equ L, %lld\n.equ OP, %d\n.equ DT, %s\n"
 	   ".equ BIN, %d\n.equ SMODE, %d\n", (long long)rows, (long long)l,
-	   dt_name(m->p->dtype), bin, smode);
+	   ELT_OP_LAYER, dt_name(m->p->dtype), bin, smode);
 	int a = em_act(m, &e, act, lo, hi, ex);
 	if (a < 0) {
 		free(e.buf);
@@ -367,17 +376,17 @@ static int elt_step(struct mctx *m, struct map_layer *L, int bin, int smode,
 				   "%s in int8: run the model with --dtype bf16",
 				   graph_act_name(act));
 	}
-	em(&e, ".equ ACT, %d\n", gelu_tanh ? 6 : a);
-	if (bin && smode == 3) {
+	em(&e, ".equ ACT, %d\n", gelu_tanh ? ELT_ACT_GELU_TANH : a);
+	if (bin != ELT_BIN_NONE && smode == ELT_SMODE_SCALAR) {
 		if (m->p->dtype == DT_INT8)
 			em(&e, ".equ SC, %d\n", q_act(sc, ex));
 		else
 			em(&e, ".equ SC, 0x%08x\n", f32bits(sc));
 	}
 	em_addr(&e, "X_DRAM", x);
-	if (bin && smode != 3)
-		em_addr(&e, smode == 0 ? "Y_DRAM" : smode == 1 ? "B_DRAM" :
-						   "C_DRAM", sa);
+	if (bin != ELT_BIN_NONE && smode != ELT_SMODE_SCALAR)
+		em_addr(&e, smode == ELT_SMODE_TENSOR ? "Y_DRAM" :
+			    smode == ELT_SMODE_ROW ? "B_DRAM" : "C_DRAM", sa);
 	em_addr(&e, "Z_DRAM", z);
 	return add_step(m, L, "eltwise.s", &e, 0);
 }
@@ -387,8 +396,8 @@ static int elt_step(struct mctx *m, struct map_layer *L, int bin, int smode,
 static int act_step(struct mctx *m, struct map_layer *L, enum g_act act,
 		    float lo, float hi, int t, int64_t rows, int64_t l)
 {
-	return elt_step(m, L, 0, 0, A(m, t), 0, 0, act, lo, hi, A(m, t), rows,
-			l, act_exp(m, t));
+	return elt_step(m, L, ELT_BIN_NONE, ELT_SMODE_TENSOR, A(m, t), 0, 0,
+			act, lo, hi, A(m, t), rows, l, act_exp(m, t));
 }
 
 /* A standalone activation layer x -> z. */
@@ -396,8 +405,8 @@ static int act_step_to(struct mctx *m, struct map_layer *L, enum g_act act,
 		       float lo, float hi, int x, int z, int64_t rows,
 		       int64_t l)
 {
-	return elt_step(m, L, 0, 0, A(m, x), 0, 0, act, lo, hi, A(m, z), rows,
-			l, act_exp(m, z));
+	return elt_step(m, L, ELT_BIN_NONE, ELT_SMODE_TENSOR, A(m, x), 0, 0,
+			act, lo, hi, A(m, z), rows, l, act_exp(m, z));
 }
 
 /* The residual add of layer L's node, in place on its output:
@@ -406,9 +415,9 @@ static int add_step_res(struct mctx *m, struct map_layer *L, int64_t rows,
 			int64_t l)
 {
 	const struct g_node *n = &m->g->nodes[L->node];
-	return elt_step(m, L, 1, 0, A(m, n->out[0]), A(m, n->res), 0,
-			n->post_act, n->post_lo, n->post_hi, A(m, n->out[0]),
-			rows, l, act_exp(m, n->out[0]));
+	return elt_step(m, L, ELT_BIN_ADD, ELT_SMODE_TENSOR, A(m, n->out[0]),
+			A(m, n->res), 0, n->post_act, n->post_lo, n->post_hi,
+			A(m, n->out[0]), rows, l, act_exp(m, n->out[0]));
 }
 
 /* Conv: conv2d.s (dense, grouped) or dwconv2d.s (depthwise). */
@@ -434,11 +443,13 @@ static int map_conv(struct mctx *m, struct map_layer *L, const struct g_node *n)
 				   n->stride[0], n->stride[1], n->dil[0],
 				   n->dil[1]);
 	int has_bias = n->n_in > 2 && n->in[2] >= 0;
-	/* the output stage fuses relu and relu6 (RELU=1, 2) */
+	/* the output stage fuses relu and relu6 */
 	int relu = n->act == G_ACT_RELU ||
-		   (n->act == G_ACT_CLIP && n->act_lo == 0 && isinf(n->act_hi)) ? 1 :
-		   n->act == G_ACT_CLIP && n->act_lo == 0 && n->act_hi == 6 ? 2 : 0;
-	int fused_act = relu || n->act == G_ACT_NONE;
+		   (n->act == G_ACT_CLIP && n->act_lo == 0 && isinf(n->act_hi)) ?
+		   CONV_RELU_RELU :
+		   n->act == G_ACT_CLIP && n->act_lo == 0 && n->act_hi == 6 ?
+		   CONV_RELU_RELU6 : CONV_RELU_NONE;
+	int fused_act = relu != CONV_RELU_NONE || n->act == G_ACT_NONE;
 	int depthwise = n->group > 1 && n->group == C && CO == C;
 	uint64_t macs = (uint64_t)(HO * WO * CO) * (uint64_t)(C / n->group) *
 			(uint64_t)(kh * kw);
@@ -503,14 +514,14 @@ static int map_conv(struct mctx *m, struct map_layer *L, const struct g_node *n)
 		m->wl[n->in[2]] = WL_BIAS;
 		m->wexp[n->in[2]] = act_exp(m, n->in[0]) + m->wexp[n->in[1]];
 	}
-	if (relu)
+	if (relu != CONV_RELU_NONE)
 		em(&e, ".equ RELU, %d\n", relu);
-	if (relu == 2 && !bf)
+	if (relu == CONV_RELU_RELU6 && !bf)
 		em(&e, ".equ CLIP, %d\n", q_act(6.0, act_exp(m, n->out[0])));
 	if (m->o->split == MAP_SPLIT_ROWS)
-		em(&e, ".equ SPLIT, 1\n");
+		em(&e, ".equ SPLIT, %d\n", CONV_SPLIT_ROWS);
 	else if (m->o->split == MAP_SPLIT_CHANNELS)
-		em(&e, ".equ SPLIT, 2\n");
+		em(&e, ".equ SPLIT, %d\n", CONV_SPLIT_CHANNELS);
 	em_addr(&e, "X_DRAM", A(m, n->in[0]) + (uint64_t)(img * H * W * C) * eb);
 	em_addr(&e, "W_DRAM", A(m, n->in[1]));
 	em_addr(&e, "Y_DRAM", A(m, n->out[0]) + (uint64_t)(img * HO * WO * CO) * eb);
@@ -619,7 +630,7 @@ static int map_matmul(struct mctx *m, struct map_layer *L,
 			em_addr(&e, "BIAS_DRAM", A(m, n->in[2]));
 		}
 		if (relu)
-			em(&e, ".equ RELU, 1\n");
+			em(&e, ".equ RELU, %d\n", CONV_RELU_RELU);
 		em_addr(&e, "X_DRAM", A(m, n->in[0]) +
 				     (uint64_t)(bi * M * K * eb));
 		em_addr(&e, "W_DRAM", A(m, n->in[1]) +
@@ -720,18 +731,18 @@ static void rows_l(const struct mctx *m, int t, int64_t *rows, int64_t *l)
 }
 
 /* How operand t broadcasts against an output of rows x l (rows_l of the
- * output): 0 the same elements, 1 a row of l (the last axis, or the
- * channels of NHWC), 2 a column of rows (one value per row), 3 a scalar;
- * -1 for any other broadcast. */
+ * output), as eltwise.s's SMODE: the same elements (ELT_SMODE_TENSOR), a
+ * row of l (the last axis, or the channels of NHWC), a column of rows
+ * (one value per row), a scalar; -1 for any other broadcast. */
 static int bcast_mode(const struct mctx *m, int t, int out)
 {
 	const struct g_tensor *x = T(m, t), *y = T(m, out);
 	int64_t n = graph_elems(x), rows, l;
 	rows_l(m, out, &rows, &l);
 	if (n == graph_elems(y))
-		return 0;
+		return ELT_SMODE_TENSOR;
 	if (n == 1)
-		return 3;
+		return ELT_SMODE_SCALAR;
 	/* right-aligned dims of x against y's */
 	int off = y->rank - x->rank;
 	int nhwc = m->p->t[m->p->t[out].root].layout == MAP_NHWC;
@@ -745,9 +756,9 @@ static int bcast_mode(const struct mctx *m, int t, int out)
 			return -1;
 	}
 	if (only_last && n == l)
-		return 1;
+		return ELT_SMODE_ROW;
 	if (!nhwc && only_rows && n == rows)
-		return 2;
+		return ELT_SMODE_COLUMN;
 	return -1;
 }
 
@@ -762,15 +773,18 @@ static int map_eltwise(struct mctx *m, struct map_layer *L,
 	if (n->n_in == 1 || n->op == G_CLIP)
 		return act_step_to(m, L, act, lo, hi, n->in[0], n->out[0], rows,
 				   l);
-	int bin = n->op == G_ADD ? 1 : n->op == G_SUB ? 2 : n->op == G_MUL ? 3 :
-		  n->op == G_DIV ? 4 : 0;
+	int bin = n->op == G_ADD ? ELT_BIN_ADD : n->op == G_SUB ? ELT_BIN_SUB :
+		  n->op == G_MUL ? ELT_BIN_MUL : n->op == G_DIV ? ELT_BIN_DIV :
+		  ELT_BIN_NONE;
 	int x = n->in[0], s = n->in[1];
 	int mx = bcast_mode(m, x, n->out[0]), ms = bcast_mode(m, s, n->out[0]);
-	if (mx != 0 && (bin == 1 || bin == 3)) {
+	/* the full tensor first: a commutative op may swap its operands */
+	if (mx != ELT_SMODE_TENSOR &&
+	    (bin == ELT_BIN_ADD || bin == ELT_BIN_MUL)) {
 		int t = x; x = s; s = t;
 		t = mx; mx = ms; ms = t;
 	}
-	if (mx != 0 || ms < 0)
+	if (mx != ELT_SMODE_TENSOR || ms < 0)
 		return graph_error(m->g, L->node, m->d,
 				   "%s of %s and %s: eltwise.s takes the full "
 				   "tensor first and the other operand as the "
@@ -778,12 +792,13 @@ static int map_eltwise(struct mctx *m, struct map_layer *L,
 				   "column or a scalar",
 				   graph_op_name(n->op), T(m, n->in[0])->name,
 				   T(m, n->in[1])->name);
-	if (m->p->dtype == DT_INT8 && bin > 2)
+	/* int8: eltwise.s adds and subtracts */
+	if (m->p->dtype == DT_INT8 && bin != ELT_BIN_ADD && bin != ELT_BIN_SUB)
 		return graph_error(m->g, L->node, m->d,
 				   "%s in int8: run the model with --dtype bf16",
 				   graph_op_name(n->op));
 	double sc = 0;
-	if (ms == 3) {
+	if (ms == ELT_SMODE_SCALAR) {
 		if (!is_const(m, s))
 			return graph_error(m->g, L->node, m->d,
 					   "a computed scalar operand: not "
@@ -793,8 +808,9 @@ static int map_eltwise(struct mctx *m, struct map_layer *L,
 	} else if (is_const(m, s)) {
 		m->wl[s] = WL_ROW;
 	}
-	return elt_step(m, L, bin, ms, A(m, x), ms == 3 ? 0 : A(m, s), sc,
-			act, lo, hi, A(m, n->out[0]), rows, l, act_exp(m, n->out[0]));
+	return elt_step(m, L, bin, ms, A(m, x), ms == ELT_SMODE_SCALAR ? 0 :
+			A(m, s), sc, act, lo, hi, A(m, n->out[0]), rows, l,
+			act_exp(m, n->out[0]));
 }
 
 static int map_softmax(struct mctx *m, struct map_layer *L,
@@ -860,9 +876,9 @@ static int map_layernorm(struct mctx *m, struct map_layer *L,
 	uint32_t eps;
 	memcpy(&eps, &n->eps, 4);
 	step_head(&e, L, 0);
-	em(&e, ".equ R, %lld\n.equ L, %lld\n.equ DT, %s\n.equ MODE, 0\n"
+	em(&e, ".equ R, %lld\n.equ L, %lld\n.equ DT, %s\n.equ MODE, %d\n"
 	   ".equ EPS, 0x%08x\n", (long long)rows, (long long)l,
-	   dt_name(m->p->dtype), eps);
+	   dt_name(m->p->dtype), NORM_MODE_LAYERNORM, eps);
 	em_addr(&e, "X_DRAM", A(m, n->in[0]));
 	em_addr(&e, "Y_DRAM", A(m, n->out[0]));
 	em_addr(&e, "G_DRAM", A(m, n->in[1]));
@@ -998,7 +1014,8 @@ static int map_concat(struct mctx *m, struct map_layer *L,
 	return add_step(m, L, "concat.s", &e, 0);
 }
 
-/* copy.s MODE 0: out = x[start .. start + out's extent) on every axis. */
+/* copy.s COPY_MODE_SLICE: out = x[start .. start + out's extent) on
+ * every axis. */
 static int slice_step(struct mctx *m, struct map_layer *L, int x, int out,
 		      const int64_t *start)
 {
@@ -1012,7 +1029,7 @@ static int slice_step(struct mctx *m, struct map_layer *L, int x, int out,
 				   "takes rank <= 4", r);
 	struct emit e = { 0 };
 	step_head(&e, L, L->n_steps);
-	em(&e, ".equ MODE, 0\n.equ DT, %s\n.equ RANK, %d\n",
+	em(&e, ".equ MODE, %d\n.equ DT, %s\n.equ RANK, %d\n", COPY_MODE_SLICE,
 	   dt_name(m->p->dtype), r);
 	for (int i = 0; i < r; i++)
 		em(&e, ".equ D%d, %lld\n.equ S%d, %lld\n.equ E%d, %lld\n", i,
@@ -1102,8 +1119,8 @@ static int map_pad(struct mctx *m, struct map_layer *L, const struct g_node *n)
 	step_head(&e, L, 0);
 	uint32_t bits = m->p->dtype == DT_INT8 ? (uint32_t)(q_act(pv, act_exp(m, n->out[0])) & 0xff) :
 			f32bits(pv) >> 16;
-	em(&e, ".equ MODE, 1\n.equ DT, %s\n.equ RANK, %d\n.equ PV, 0x%x\n",
-	   dt_name(m->p->dtype), r, bits);
+	em(&e, ".equ MODE, %d\n.equ DT, %s\n.equ RANK, %d\n.equ PV, 0x%x\n",
+	   COPY_MODE_PAD, dt_name(m->p->dtype), r, bits);
 	for (int i = 0; i < r; i++)
 		em(&e, ".equ D%d, %lld\n.equ B%d, %lld\n.equ A%d, %lld\n", i,
 		   (long long)d[i], i, (long long)bef[i], i, (long long)aft[i]);
@@ -1126,8 +1143,8 @@ static int map_resize(struct mctx *m, struct map_layer *L,
 	phys_shape(m, n->in[0], d);
 	struct emit e = { 0 };
 	step_head(&e, L, 0);
-	em(&e, ".equ MODE, 2\n.equ DT, %s\n.equ RANK, 4\n.equ FH, %lld\n"
-	   ".equ FW, %lld\n", dt_name(m->p->dtype),
+	em(&e, ".equ MODE, %d\n.equ DT, %s\n.equ RANK, 4\n.equ FH, %lld\n"
+	   ".equ FW, %lld\n", COPY_MODE_RESIZE, dt_name(m->p->dtype),
 	   (long long)(y->dim[2] / x->dim[2]), (long long)(y->dim[3] / x->dim[3]));
 	for (int i = 0; i < 4; i++)
 		em(&e, ".equ D%d, %lld\n", i, (long long)d[i]);
@@ -1153,8 +1170,8 @@ static int map_gather(struct mctx *m, struct map_layer *L,
 		m->wl[n->in[1]] = WL_I32;
 	struct emit e = { 0 };
 	step_head(&e, L, 0);
-	em(&e, ".equ OP, 0\n.equ V, %lld\n.equ D, %lld\n.equ N, %lld\n"
-	   ".equ TYPE, %s\n", (long long)v, (long long)dd,
+	em(&e, ".equ OP, %d\n.equ V, %lld\n.equ D, %lld\n.equ N, %lld\n"
+	   ".equ TYPE, %s\n", GATHER_OP_GATHER, (long long)v, (long long)dd,
 	   (long long)graph_elems(ix), dt_name(m->p->dtype));
 	em_addr(&e, "E_DRAM", A(m, n->in[0]));
 	em_addr(&e, "I_DRAM", A(m, n->in[1]));
@@ -1222,9 +1239,11 @@ static int map_qdq(struct mctx *m, struct map_layer *L, const struct g_node *n)
 	struct emit e = { 0 };
 	step_head(&e, L, 0);
 	em(&e, ".equ R, %lld\n.equ C, %lld\n.equ OP, %d\n.equ IT, %s\n"
-	   ".equ OT, %s\n.equ GRAN, 0\n.equ SCALE, 0x%08x\n.equ ZP, %d\n",
-	   (long long)rows, (long long)l, !q, q ? dt_name(m->p->dtype) : "int8",
-	   q ? "int8" : dt_name(m->p->dtype), f32bits(sc), (int)zp);
+	   ".equ OT, %s\n.equ GRAN, %d\n.equ SCALE, 0x%08x\n.equ ZP, %d\n",
+	   (long long)rows, (long long)l,
+	   q ? QUANT_OP_QUANTIZE : QUANT_OP_DEQUANTIZE,
+	   q ? dt_name(m->p->dtype) : "int8", q ? "int8" : dt_name(m->p->dtype),
+	   QUANT_GRAN_TENSOR, f32bits(sc), (int)zp);
 	em_addr(&e, "X_DRAM", A(m, n->in[0]));
 	em_addr(&e, "Y_DRAM", A(m, n->out[0]));
 	return add_step(m, L, "quant.s", &e, 0);
@@ -1265,34 +1284,23 @@ static int map_batchnorm(struct mctx *m, struct map_layer *L,
 	return add_step(m, L, "batchnorm.s", &e, 0);
 }
 
+/* ops.def's map column; NONE: no kernel takes the op. */
+#define map_NONE NULL
+static map_fn *const map_by_op[G_N_OPS] = {
+#define GOP(id, onnx, min_in, max_in, n_out, infer, fold, map, doc) \
+	[G_##id] = map_##map,
+#include "ops.def"
+#undef GOP
+};
+#undef map_NONE
+
 static int map_node(struct mctx *m, struct map_layer *L, const struct g_node *n)
 {
-	switch (n->op) {
-	case G_CONV: return map_conv(m, L, n);
-	case G_MATMUL: case G_GEMM: return map_matmul(m, L, n);
-	case G_MAXPOOL: case G_AVGPOOL: case G_GAP: return map_pool(m, L, n);
-	case G_SOFTMAX: return map_softmax(m, L, n);
-	case G_LAYERNORM: return map_layernorm(m, L, n);
-	case G_TRANSPOSE: return map_transpose(m, L, n);
-	case G_CONCAT: return map_concat(m, L, n);
-	case G_SPLIT: return map_split(m, L, n);
-	case G_SLICE: return map_slice(m, L, n);
-	case G_PAD: return map_pad(m, L, n);
-	case G_RESIZE: return map_resize(m, L, n);
-	case G_GATHER: return map_gather(m, L, n);
-	case G_REDUCEMEAN: return map_reducemean(m, L, n);
-	case G_QUANT: case G_DEQUANT: return map_qdq(m, L, n);
-	case G_BATCHNORM: return map_batchnorm(m, L, n);
-	default:
-		/* a view op that is a layer: an NHWC map in NCHW order */
-		if (is_view_op(n->op))
-			return map_reorder(m, L, n);
-		if (is_eltwise(n->op))
-			return map_eltwise(m, L, n);
+	if (!map_by_op[n->op])
 		return graph_error(m->g, L->node, m->d,
 				   "no kernel mapping for %s yet",
 				   graph_op_name(n->op));
-	}
+	return map_by_op[n->op](m, L, n);
 }
 
 /* ---- DRAM planning ----------------------------------------------------- */

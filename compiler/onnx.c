@@ -57,7 +57,7 @@ static const struct {
 	int min_in, max_in;     /* inputs (trailing optional ones) */
 	int n_out;              /* outputs, -1: any number */
 } op_rows[G_N_OPS] = {
-#define GOP(id, onnx, min_in, max_in, n_out, doc) \
+#define GOP(id, onnx, min_in, max_in, n_out, infer, fold, map, doc) \
 	[G_##id] = { onnx, min_in, max_in, n_out },
 #include "ops.def"
 #undef GOP

@@ -82,7 +82,7 @@
 # the DRAM bases; ROWS, COLS from the config.
 # Limits: KH, KW <= 7 (the taps are unrolled).  docs/kernels.md has the
 # measured utilisation, ResNet-50's layers among them.
-
+.include "lib/conv_abi.inc"
 .ifndef H
 .equ H, 16
 .endif
@@ -131,9 +131,9 @@
 .equ WITH_BIAS, 0
 .endif
 .ifndef RELU
-.equ RELU, 0
+.equ RELU, CONV_RELU_NONE
 .endif
-.if RELU < 0 || RELU > 2
+.if RELU < 0 || RELU > CONV_RELU_RELU6
 .error "conv2d.s: RELU is 0 (none), 1 (relu) or 2 (relu6: relu, then the CLIP bound)"
 .endif
 .ifndef ROWS
@@ -237,15 +237,15 @@
 	pc_try	64
 .equ PC_R, NCORE <= HO ? 1 : NCORE % 2 == 0 && NCORE <= 2*HO ? 2 : NCORE % 4 == 0 && NCORE <= 4*HO ? 4 : NCORE % 8 == 0 && NCORE <= 8*HO ? 8 : NCORE % 16 == 0 && NCORE <= 16*HO ? 16 : NCORE % 32 == 0 && NCORE <= 32*HO ? 32 : NCORE
 .ifndef SPLIT
-.equ SPLIT, 0
+.equ SPLIT, CONV_SPLIT_AUTO
 .endif
-.if SPLIT < 0 || SPLIT > 2
+.if SPLIT < 0 || SPLIT > CONV_SPLIT_CHANNELS
 .error "conv2d.s: SPLIT is 0 (auto), 1 (rows) or 2 (channels)"
 .endif
 .ifndef PC
-.if SPLIT == 1
+.if SPLIT == CONV_SPLIT_ROWS
 .equ PC, 1
-.elif SPLIT == 2
+.elif SPLIT == CONV_SPLIT_CHANNELS
 .equ PC, NCORE
 .elif GROUPS > 1 && COUTG*CB % 4
 .equ PC, 1			# groups narrower than a 4-byte word: rows only
@@ -367,17 +367,17 @@
 .ifndef CLIP
 .equ CLIP, 127
 .endif
-.elif !FLT && RELU == 2
+.elif !FLT && RELU == CONV_RELU_RELU6
 .ifndef CLIP
 .error "conv2d.s: RELU=2 with OUT=int32 needs -D CLIP (the bound in accumulator units)"
 .endif
 .endif
 .if FLT
-.equ CLIPV, RELU == 2
+.equ CLIPV, RELU == CONV_RELU_RELU6
 .equ CLIPBITS, OUT == bf16 ? f32(6.0) >> 16 : f32(6.0)
 .else
-.equ CLIPV, RELU == 2 && (OUT != int8 || CLIP < 127)
-.equ CLIPBITS, RELU == 2 ? CLIP : 0
+.equ CLIPV, RELU == CONV_RELU_RELU6 && (OUT != int8 || CLIP < 127)
+.equ CLIPBITS, RELU == CONV_RELU_RELU6 ? CLIP : 0
 .endif
 .if STAGE
 .equ NCBUF, 1				# accumulator blocks: mout frees them

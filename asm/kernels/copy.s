@@ -36,14 +36,14 @@
 # up to 128 KiB (lib/tiles.inc) and, MODE 1, the PV row of FR bytes
 # (4 KiB, or a longer last-axis pad); MODE 2 two blocks of RB * W * C
 # elements.
-
+.include "lib/copy_abi.inc"
 .include "lib/cdesc.inc"
 .include "lib/dram.inc"
 
 .ifndef MODE
-.equ MODE, 0
+.equ MODE, COPY_MODE_SLICE
 .endif
-.if MODE < 0 || MODE > 2
+.if MODE < 0 || MODE > COPY_MODE_RESIZE
 .error "copy.s: MODE is 0 (slice), 1 (pad) or 2 (resize)"
 .endif
 .ifndef DT
@@ -56,7 +56,7 @@
 .ifndef RANK
 .equ RANK, 4
 .endif
-.if RANK < 1 || RANK > 4 || (MODE == 2 && RANK < 3)
+.if RANK < 1 || RANK > 4 || (MODE == COPY_MODE_RESIZE && RANK < 3)
 .error "copy.s: RANK is 1 .. 4 (MODE 2: 3 HWC or 4 NHWC)"
 .endif
 .ifndef D0
@@ -100,7 +100,7 @@
 .endm
 	axes	D, 1				# X: I_0 .. I_3 (D_k)
 
-.if MODE == 0
+.if MODE == COPY_MODE_SLICE
 	defaults S, 0, 0, 0, 0
 	defaults E, D0, D1, D2, D3
 	axes	S, 0
@@ -112,7 +112,7 @@
 .equ O_1, E_1 - S_1
 .equ O_2, E_2 - S_2
 .equ O_3, E_3 - S_3
-.elif MODE == 1
+.elif MODE == COPY_MODE_PAD
 	defaults B, 0, 0, 0, 0
 	defaults A, 0, 0, 0, 0
 	axes	B, 0
@@ -170,7 +170,7 @@
 # ---- slice, pad: one box through lib/tiles.inc ----
 # The box (extents C_k) between X (extents I_k = D_k) and Z (O_k),
 # at element offsets XO in X and ZO in Z.
-.if MODE == 0
+.if MODE == COPY_MODE_SLICE
 .equ C_0, O_0
 .equ C_1, O_1
 .equ C_2, O_2
@@ -249,8 +249,8 @@
 .equ EMODE, 0
 .endif
 # the PV row (MODE 1): 4 KiB, or the longest last-axis pad
-.equ FRP, MODE == 1 ? (B_3 > A_3 ? B_3 : A_3) * ESZ : 0
-.equ FR, MODE == 1 ? (FRP > 4096 ? (FRP + 63) & ~63 : 4096) : 0
+.equ FRP, MODE == COPY_MODE_PAD ? (B_3 > A_3 ? B_3 : A_3) * ESZ : 0
+.equ FR, MODE == COPY_MODE_PAD ? (FRP > 4096 ? (FRP + 63) & ~63 : 4096) : 0
 .equ TMAXB_S, ((CFG_CORE_SCRATCHPAD_BYTES - FR - 256) / 2) & ~255
 .equ TMAXB, TMAXB_S < 131072 ? TMAXB_S : 131072
 .include "lib/tiles.inc"
@@ -260,7 +260,7 @@
 .if FILL0 + FR > CFG_CORE_SCRATCHPAD_BYTES
 .error "copy.s: the tiles and the pad row exceed the scratchpad"
 .endif
-.if MODE == 1
+.if MODE == COPY_MODE_PAD
 .spm FILL0
 .fill FR / ESZ, ESZ, PV
 .endif
@@ -374,7 +374,7 @@ s3\@:
 	rbeg	copy
 	csrr	s10, coreid
 	csrr	s11, ncores
-.if MODE == 1
+.if MODE == COPY_MODE_PAD
 	fills
 .endif
 	tiles_run

@@ -62,25 +62,9 @@
 # row's share).  Parameters: H, W, C, K (3), S (1), PAD (K/2), ITYPE
 # (int8, bf16), SHIFT (8), WITH_BIAS, RELU, CLIP, SPLIT, PC, CT, RB, WC,
 # and the DRAM bases.
-
-.ifndef H
-.equ H, 16
-.endif
-.ifndef W
-.equ W, 16
-.endif
-.ifndef C
-.equ C, 32
-.endif
-.ifndef K
-.equ K, 3
-.endif
-.ifndef S
-.equ S, 1
-.endif
-.ifndef PAD
-.equ PAD, K / 2
-.endif
+.include "lib/conv_abi.inc"
+.include "lib/slab2d.inc"
+	slab_params dwconv2d.s, 1, K / 2	# H, W, C, K, S, PAD, ITYPE; HO, WO
 .ifndef SHIFT
 .equ SHIFT, 8
 .endif
@@ -88,16 +72,10 @@
 .equ WITH_BIAS, 0
 .endif
 .ifndef RELU
-.equ RELU, 0
+.equ RELU, CONV_RELU_NONE
 .endif
-.if RELU < 0 || RELU > 2
+.if RELU < 0 || RELU > CONV_RELU_RELU6
 .error "dwconv2d.s: RELU is 0 (none), 1 (relu) or 2 (relu6)"
-.endif
-.ifndef ITYPE
-.equ ITYPE, int8
-.endif
-.if ITYPE != int8 && ITYPE != bf16
-.error "dwconv2d.s: ITYPE must be int8 or bf16"
 .endif
 .equ FLT, ITYPE == bf16
 .equ EB, FLT ? 2 : 1			# bytes per element of X, W and Y
@@ -108,22 +86,11 @@
 .if !FLT && CLIP < 0
 .error "dwconv2d.s: CLIP is an int8 bound, >= 0 (127 and above: the saturation)"
 .endif
-.equ CLIPV, RELU == 2 && (FLT || CLIP < 127)	# relu6 needs a vmins
+.equ CLIPV, RELU == CONV_RELU_RELU6 && (FLT || CLIP < 127)	# relu6 needs a vmins
 .equ CLIPBITS, FLT ? f32(6.0) : CLIP << SHIFT
-.equ HO, (H + 2*PAD - K) / S + 1
-.equ WO, (W + 2*PAD - K) / S + 1
-# (tested on the sizes: the assembler's / truncates toward zero)
-.if H + 2*PAD < K || W + 2*PAD < K || PAD >= K
-.error "dwconv2d.s: the window does not fit the padded input (or PAD >= K)"
-.endif
 .equ KK, K*K
-.equ VW, W + 2*PAD
-
-.include "lib/slab2d.inc"
 	core_grid dwconv2d.s
 
-.equ PERIOD, CFG_CORE_SCRATCHPAD_BANKS * CFG_CORE_SCRATCHPAD_BANK_WIDTH
-.equ ALN, PERIOD > 64 ? PERIOD : 64
 # Channel slices over time (lib/slab2d.inc's ct_grid): all CS channels in
 # one slab when the weight tiles and one output row fit as below (WC_S >=
 # 1, RB_S >= 1); otherwise slabs of CT channels, at most CT_FIT: the
@@ -165,21 +132,7 @@
 .endif
 .equ SPM_FIX, 12*ALN + SR + EB*KK*CT + 4*CT*(KK*(WC + 1) + 3*WC + 1) + (2 + 4/EB)*(K - S > 0 ? K - S : 0)*SR
 .equ SPM_ROW, (2 + 4/EB)*S*SR + 2*WO*CT*EB
-.ifndef RB
-.equ RB_S, (CFG_CORE_SCRATCHPAD_BYTES - SPM_FIX) / SPM_ROW
-.equ RB_MC, ((HO + PR - 1) / PR + 1) / 2	# half a core row's share
-.equ RB_C, MC && RB_MC < HO ? RB_MC : HO
-.equ RB, RB_S < RB_C ? RB_S : RB_C
-.endif
-.if RB < 1 || RB > HO
-.error "dwconv2d.s: not even one output row fits the scratchpad"
-.endif
-.equ IR, (RB - 1)*S + K
-.equ NB, (HO + RB - 1) / RB
-.equ SPM_FILLROW, 0
-.equ SLAB, (SR + ALN - 1) / ALN * ALN	# slab 0; slab 1 at +XBUF_SZ
-.equ XBUF_SZ, (IR*SR + ALN - 1) / ALN * ALN
-.equ SPM_WIDE, SLAB + 2*XBUF_SZ		# the slab as int32 / fp32
+	slab_blocks dwconv2d.s
 .equ SPM_WT, SPM_WIDE + (4*IR*SRE + ALN - 1) / ALN * ALN	# KK x CT
 .equ SPM_WT32, SPM_WT + (KK*CT*EB + ALN - 1) / ALN * ALN	# KK x CT 4-byte
 .equ SPM_WB, SPM_WT32 + (4*KK*CT + ALN - 1) / ALN * ALN	# KK tiles WC x CT
@@ -218,10 +171,7 @@
 .spm SPM_FILLROW
 .zero SR
 
-.equ AFULL, 0		# +b: slab b landed (dma0 -> vec)
-.equ AFREE, 2		# +b: the vector unit is done with slab b
-.equ OFULL, 4		# +b: Y buffer b holds the block
-.equ OFREE, 6		# +b: its store is done
+# (semaphores 0 .. 7: lib/slab2d.inc's)
 .equ WFULL, 8		# the weights and bias landed (dma1 / dma0 -> vec)
 .equ WFREE, 9		# several slices: the vector unit is done with them
 
@@ -274,23 +224,7 @@ wn\@:
 	blk_rows s0
 	wait	vec, AFULL + (\b), 1
 	wait	vec, OFREE + (\b), 1
-	# the slab widened to int32 / fp32 once: the taps then read it in place
-	li	t0, ITYPE
-	vset	type, t0
-	li	t0, WTYPE
-	vset	otype, t0
-	li	t0, IR
-	vset	rows, t0
-	li	t0, SRE
-	vset	len, t0
-	vset	ss1, zero
-	vset	ss2, zero
-	vset	sd, zero
-	li	t3, SPM_WIDE
-	li	t4, SLAB + (\b)*XBUF_SZ
-	vcvt	t3, t4
-	li	t0, WTYPE
-	vset	type, t0
+	slab_widen \b, 1
 	li	t0, CT
 	vset	len, t0
 	li	t0, CT*4
@@ -364,12 +298,7 @@ cn\@:
 	blt	s4, t1, ck\@
 	addi	a0, a0, 1
 	blt	a0, s2, rw\@
-	sig	vec, AFREE + (\b)
-	sig	vec, OFULL + (\b)
-	wait	dma1, OFULL + (\b), 1
-	slab_store SPM_O + (\b)*OBUF_SZ
-	sig	dma1, OFREE + (\b)
-	blk_next
+	blk_done \b
 .endm
 
 # The weights (and bias) of channel slice CT (a register) on dma0: KK

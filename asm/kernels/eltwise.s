@@ -78,7 +78,7 @@
 #   fits (lib/rb.inc).
 #   Parameters: ROWS, L, DT, BIN, SMODE, ACT, LO, HI, ALPHA, BETA, SC,
 #   XSH, YSH, RB.
-
+.include "lib/eltwise_abi.inc"
 .ifndef ROWS
 .equ ROWS, 64
 .endif
@@ -89,29 +89,29 @@
 .equ FUSED, 1
 .endif
 .ifndef OP
-.equ OP, 0
+.equ OP, ELT_OP_SILU_MUL_ADD
 .endif
-.if OP < 0 || OP > 6
+.if OP < 0 || OP > ELT_OP_LAYER
 .error "eltwise.s: OP is 0 (silu(X)*Y+R), 1 silu, 2 gelu, 3 relu(X+B), 4 X+R, 5 X*Y or 6 act(X bin S)"
 .endif
 .ifndef DT
 .equ DT, fp32
 .endif
-.if DT != fp32 && DT != bf16 && DT != fp16 && (DT != int8 || OP != 6)
+.if DT != fp32 && DT != bf16 && DT != fp16 && (DT != int8 || OP != ELT_OP_LAYER)
 .error "eltwise.s: DT is fp32, bf16 or fp16 (or int8 with OP 6)"
 .endif
 .equ NROWS, ROWS
 .equ ROWLEN, L
 .equ ES, DT == fp32 ? 4 : DT == int8 ? 1 : 2	# bytes per element
-.if OP == 6
+.if OP == ELT_OP_LAYER
 .ifndef BIN
-.equ BIN, 1
+.equ BIN, ELT_BIN_ADD
 .endif
 .ifndef SMODE
-.equ SMODE, 0
+.equ SMODE, ELT_SMODE_TENSOR
 .endif
 .ifndef ACT
-.equ ACT, 0
+.equ ACT, ELT_ACT_NONE
 .endif
 .ifndef XSH
 .equ XSH, 0
@@ -134,16 +134,16 @@
 .ifndef HI
 .equ HI, DT == int8 ? 127 : 0x7f800000	# +inf
 .endif
-.if BIN < 0 || BIN > 6
+.if BIN < 0 || BIN > ELT_BIN_MIN
 .error "eltwise.s: BIN is 0 none, 1 add, 2 sub, 3 mul, 4 div, 5 max or 6 min"
 .endif
-.if SMODE < 0 || SMODE > 3
+.if SMODE < 0 || SMODE > ELT_SMODE_SCALAR
 .error "eltwise.s: SMODE is 0 (Y), 1 (row B), 2 (column C) or 3 (constant SC)"
 .endif
-.if ACT < 0 || ACT > 9
+.if ACT < 0 || ACT > ELT_ACT_SILU
 .error "eltwise.s: ACT is 0 none, 1 relu, 2 clip, 3 sigmoid, 4 tanh, 5 gelu, 6 gelu (tanh form), 7 hardswish, 8 hardsigmoid or 9 silu"
 .endif
-.if DT == int8 && (BIN > 2 || ACT > 2)
+.if DT == int8 && (BIN > ELT_BIN_SUB || ACT > ELT_ACT_CLIP)
 .error "eltwise.s: int8 takes BIN 0, 1, 2 (none, add, sub) and ACT 0, 1, 2 (none, relu, clip)"
 .endif
 .if DT == int8 && (LO < -128 || HI > 127 || LO > HI || SC < -128 || SC > 127)
@@ -156,11 +156,11 @@
 .error "eltwise.s: XSH and YSH are right shifts of 0 .. 24 bits"
 .endif
 .equ NARROW, DT == bf16 || DT == fp16	# computed in fp32
-.equ HASS, BIN != 0			# a second operand
-.equ STILE, HASS && SMODE == 0	# S as a tile of the block's shape (Y)
-.equ SCOL, HASS && SMODE == 2		# S as a column (C)
-.equ SROW, HASS && (SMODE == 1 || SMODE == 3)	# S as a row (B, SC)
-.equ NTMP, ACT == 5 ? 4 : ACT == 7 ? 1 : 0	# fp32 temporaries
+.equ HASS, BIN != ELT_BIN_NONE		# a second operand
+.equ STILE, HASS && SMODE == ELT_SMODE_TENSOR	# S as a tile of the block's shape (Y)
+.equ SCOL, HASS && SMODE == ELT_SMODE_COLUMN	# S as a column (C)
+.equ SROW, HASS && (SMODE == ELT_SMODE_ROW || SMODE == ELT_SMODE_SCALAR)	# S as a row (B, SC)
+.equ NTMP, ACT == ELT_ACT_GELU ? 4 : ACT == ELT_ACT_HARDSWISH ? 1 : 0	# fp32 temporaries
 .equ PERIOD, CFG_CORE_SCRATCHPAD_BANKS * CFG_CORE_SCRATCHPAD_BANK_WIDTH
 # bytes per row of the block: two buffers (X, S), the fp32 tiles
 .equ ROWB6, 2*(ES*L + (STILE ? ES*L : SCOL ? ES : 0)) + 4*L*(NTMP + (NARROW ? 1 : 0) + (NARROW && STILE ? 1 : 0)) + (NARROW && SCOL ? 4 : 0)
@@ -179,7 +179,7 @@
 .equ SP_B, 2*BUF			# the B row (OP 3)
 .equ SZ, ES*ROWS*L
 
-.if OP == 6
+.if OP == ELT_OP_LAYER
 # Scratchpad of OP 6: buffer b at b*BUF6 holds the X tile at 0 and the S
 # tile half a bank period further (a lane group's two reads then hit
 # other banks); the shared tiles follow.
@@ -224,17 +224,17 @@
 	dram_base B_DRAM, (T2_DRAM + SZ + 63) & ~63
 	dram_base C_DRAM, (B_DRAM + ES*L + 63) & ~63
 .tensor X, dram, X_DRAM, DT, ROWS, L
-.if OP == 0 || OP == 5 || (OP == 6 && STILE)
+.if OP == ELT_OP_SILU_MUL_ADD || OP == ELT_OP_MUL || (OP == ELT_OP_LAYER && STILE)
 .tensor Y, dram, Y_DRAM, DT, ROWS, L
 .endif
-.if OP == 0 || OP == 4
+.if OP == ELT_OP_SILU_MUL_ADD || OP == ELT_OP_RESIDUAL
 .tensor R, dram, R_DRAM, DT, ROWS, L
 .endif
 .tensor Z, dram, Z_DRAM, DT, ROWS, L
-.if OP == 3 || (OP == 6 && HASS && SMODE == 1)
+.if OP == ELT_OP_BIAS_RELU || (OP == ELT_OP_LAYER && HASS && SMODE == ELT_SMODE_ROW)
 .tensor B, dram, B_DRAM, DT, 1, L
 .endif
-.if OP == 6 && SCOL
+.if OP == ELT_OP_LAYER && SCOL
 .tensor C, dram, C_DRAM, DT, ROWS, 1
 .endif
 
@@ -356,7 +356,7 @@ pd\@:
 	fence	all				# the next pass reads what it wrote
 .endm
 
-.if OP == 6
+.if OP == ELT_OP_LAYER
 # ---- OP 6: Z = act(X bin S) ----
 # Rows s1 .. s1+s2 (of ROWB bytes each) between the DRAM tensor at BASE
 # and the scratchpad at SPM: a load on dma0, or with STORE a store on
@@ -459,23 +459,23 @@ pd\@:
 
 # The activation of the working tile a2 (fp32, or int8), in place.
 .macro act6
-.if ACT == 1
+.if ACT == ELT_ACT_RELU
 	vmaxs	a2, a2, zero				# 0 has zero bits in every type
-.elif ACT == 2
+.elif ACT == ELT_ACT_CLIP
 	vconst	vmaxs, a2, a2, LO
 	vconst	vmins, a2, a2, HI
-.elif ACT == 3
+.elif ACT == ELT_ACT_SIGMOID
 	vneg	a2, a2
 	vexp	a2, a2
 	vconst	vadds, a2, a2, f32(1.0)
 	vrcp	a2, a2					# 1 / (1 + e^-v)
-.elif ACT == 4
+.elif ACT == ELT_ACT_TANH
 	vtanh	a2, a2
-.elif ACT == 5
+.elif ACT == ELT_ACT_GELU
 	gelu_erf
-.elif ACT == 6
+.elif ACT == ELT_ACT_GELU_TANH
 	vgelu	a2, a2
-.elif ACT == 7
+.elif ACT == ELT_ACT_HARDSWISH
 	vconst	vmaxs, a2, a2, f32(-3.0)		# -3 * 0 = -0 below, no -inf * 0
 	li	a4, SP_T1
 	vconst	vmuls, a4, a2, f32(0.16666666666666666)
@@ -483,12 +483,12 @@ pd\@:
 	vmaxs	a4, a4, zero
 	vconst	vmins, a4, a4, f32(1.0)
 	vmul	a2, a2, a4				# v max(0, min(1, v/6 + 1/2))
-.elif ACT == 8
+.elif ACT == ELT_ACT_HARDSIGMOID
 	vconst	vmuls, a2, a2, ALPHA
 	vconst	vadds, a2, a2, BETA
 	vmaxs	a2, a2, zero
 	vconst	vmins, a2, a2, f32(1.0)
-.elif ACT == 9
+.elif ACT == ELT_ACT_SILU
 	vsilu	a2, a2
 .endif
 .endm
@@ -546,15 +546,15 @@ pd\@:
 	li	t0, 1
 	vset	bc, t0					# one value per row
 .endif
-.if BIN == 1
+.if BIN == ELT_BIN_ADD
 	vadd	a2, a2, a3
-.elif BIN == 2
+.elif BIN == ELT_BIN_SUB
 	vsub	a2, a2, a3
-.elif BIN == 3
+.elif BIN == ELT_BIN_MUL
 	vmul	a2, a2, a3
-.elif BIN == 4
+.elif BIN == ELT_BIN_DIV
 	vdiv	a2, a2, a3
-.elif BIN == 5
+.elif BIN == ELT_BIN_MAX
 	vmax	a2, a2, a3
 .else
 	vmin	a2, a2, a3
@@ -609,13 +609,13 @@ pd\@:
 # Once per core: the row operand (B loaded, or SC broadcast; in fp32 for
 # bf16/fp16, rescaled for int8) and gelu's zero row.
 .macro prologue6
-.if SROW || ACT == 5
+.if SROW || ACT == ELT_ACT_GELU
 	li	t0, 1
 	vset	rows, t0
 	li	t0, L
 	vset	len, t0
 .endif
-.if SROW && SMODE == 1
+.if SROW && SMODE == ELT_SMODE_ROW
 	li	t4, B_DRAM
 	li	t3, SP_R
 	li	t2, ES*L
@@ -649,7 +649,7 @@ pd\@:
 	li	a1, SP_R
 	vquant	a1, a1
 .endif
-.if ACT == 5
+.if ACT == ELT_ACT_GELU
 	li	t0, fp32
 	vset	type, t0
 	li	a1, SP_Z0
@@ -663,7 +663,7 @@ pd\@:
 	li	t0, DT
 	vset	type, t0
 	vset	otype, t0
-.if OP == 3
+.if OP == ELT_OP_BIAS_RELU
 	# the bias row, once (dma0; its loads are in order)
 	li	t4, B_DRAM
 	li	t3, SP_B
@@ -674,14 +674,14 @@ pd\@:
 	dma	0
 	fence	dma0
 .endif
-.if OP == 6
+.if OP == ELT_OP_LAYER
 	prologue6
 .endif
 	sig	ctl, LFREE + 0
 	sig	ctl, LFREE + 1
-.if OP == 6
+.if OP == ELT_OP_LAYER
 	pass6
-.elif OP == 0
+.elif OP == ELT_OP_SILU_MUL_ADD
 .if FUSED
 	pass	X_DRAM, Y_DRAM, R_DRAM, 4, Z_DRAM
 .else
@@ -689,13 +689,13 @@ pd\@:
 	pass	T1_DRAM, Y_DRAM, 0, 2, T2_DRAM
 	pass	T2_DRAM, R_DRAM, 0, 3, Z_DRAM
 .endif
-.elif OP == 1
+.elif OP == ELT_OP_SILU
 	pass	X_DRAM, 0, 0, 1, Z_DRAM
-.elif OP == 2
+.elif OP == ELT_OP_GELU
 	pass	X_DRAM, 0, 0, 6, Z_DRAM
-.elif OP == 3
+.elif OP == ELT_OP_BIAS_RELU
 	pass	X_DRAM, 0, 0, 7, Z_DRAM
-.elif OP == 4
+.elif OP == ELT_OP_RESIDUAL
 	pass	X_DRAM, R_DRAM, 0, 3, Z_DRAM
 .else
 	pass	X_DRAM, Y_DRAM, 0, 2, Z_DRAM

@@ -74,13 +74,13 @@
 # it), I (N int32), Y (N x D, OP 0) or U (N x D, OP 1), row-major; their
 # bases E_DRAM, I_DRAM, Y_DRAM, U_DRAM (lib/dram.inc; OP 1: Y_DRAM needs
 # V + 1 rows, the last the scratch row).
-
+.include "lib/gather_abi.inc"
 .include "lib/cdesc.inc"
 .include "lib/spmd.inc"
 .include "lib/dram.inc"
 
 .ifndef OP
-.equ OP, 0
+.equ OP, GATHER_OP_GATHER
 .endif
 .ifndef V
 .equ V, 1000
@@ -94,7 +94,7 @@
 .ifndef TYPE
 .equ TYPE, fp32
 .endif
-.if OP != 0 && OP != 1
+.if OP != GATHER_OP_GATHER && OP != GATHER_OP_SCATTER_ADD
 .error "gather.s: OP is 0 (gather) or 1 (scatter-add)"
 .endif
 .if V < 1 || D < 1 || N < 1
@@ -108,7 +108,7 @@
 # rows per core (the most any core gets)
 .equ PCORE, ((N + CFG_CHIP_CORES - 1) / CFG_CHIP_CORES + 15) & ~15
 
-.if OP == 0
+.if OP == GATHER_OP_GATHER
 # =====================================================================
 # gather
 # =====================================================================

@@ -28,7 +28,7 @@
 # that fit (at most the rows of a core, at most 1024).
 # Parameters: R, L, DT (fp32, bf16, fp16), MODE (0 layernorm, 1 rmsnorm),
 # EPS (as fp32 bits, default 1e-5), RB.  Accuracy: docs/numerics.md.
-
+.include "lib/norm_abi.inc"
 .ifndef R
 .equ R, 64
 .endif
@@ -36,9 +36,9 @@
 .equ L, 256
 .endif
 .ifndef MODE
-.equ MODE, 0
+.equ MODE, NORM_MODE_LAYERNORM
 .endif
-.if MODE != 0 && MODE != 1
+.if MODE != NORM_MODE_LAYERNORM && MODE != NORM_MODE_RMSNORM
 .error "norm.s: MODE is 0 (layernorm) or 1 (rmsnorm)"
 .endif
 .ifndef DT
@@ -81,7 +81,7 @@
 .tensor X, dram, X_DRAM, DT, R, L
 .tensor Y, dram, Y_DRAM, DT, R, L
 .tensor G, dram, G_DRAM, fp32, 1, L
-.if MODE == 0
+.if MODE == NORM_MODE_LAYERNORM
 .tensor B, dram, B_DRAM, fp32, 1, L
 .endif
 
@@ -115,7 +115,7 @@
 	mv	a1, a4
 .endif
 	li	t0, 1
-.if MODE == 0
+.if MODE == NORM_MODE_LAYERNORM
 	vredsum	a0, a1				# rowsum(X)
 	vset	rows, t0
 	vset	len, s2				# the column as one row: every lane
@@ -146,7 +146,7 @@
 	vset	bc, t0				# source 2: one row for all rows
 	li	a3, SG
 	vmul	a1, a1, a3			# * gamma
-.if MODE == 0
+.if MODE == NORM_MODE_LAYERNORM
 	li	a3, SBETA
 	vadd	a1, a1, a3			# + beta
 .endif
@@ -196,7 +196,7 @@
 	li	t3, SG
 	li	t2, 4*L
 	copy	t4, t3, t2, 1
-.if MODE == 0
+.if MODE == NORM_MODE_LAYERNORM
 	li	t4, B_DRAM
 	li	t3, SBETA
 	copy	t4, t3, t2, 1

@@ -52,43 +52,13 @@
 # or -D RB.  Parameters: H, W, C, K (3), S (K), PAD (0), AVG (0: max
 # pooling, 1: average pooling), ITYPE (int8 or bf16), SPLIT, PC, CT, RB,
 # X_DRAM, Y_DRAM.
-
-.ifndef H
-.equ H, 16
-.endif
-.ifndef W
-.equ W, 16
-.endif
-.ifndef C
-.equ C, 32
-.endif
-.ifndef K
-.equ K, 3
-.endif
-.ifndef S
-.equ S, K
-.endif
-.ifndef PAD
-.equ PAD, 0
-.endif
+.include "lib/slab2d.inc"
+	slab_params pool2d.s, K, 0	# H, W, C, K, S, PAD, ITYPE; HO, WO
 .ifndef AVG
 .equ AVG, 0
 .endif
-.ifndef ITYPE
-.equ ITYPE, int8
-.endif
-.if ITYPE != int8 && ITYPE != bf16
-.error "pool2d.s: ITYPE must be int8 or bf16"
-.endif
 .equ EB, ITYPE == bf16 ? 2 : 1		# bytes per element of X and Y
 .equ MAXP, !AVG
-.equ HO, (H + 2*PAD - K) / S + 1
-.equ WO, (W + 2*PAD - K) / S + 1
-# (tested on the sizes: the assembler's / truncates toward zero)
-.if H + 2*PAD < K || W + 2*PAD < K || PAD >= K
-.error "pool2d.s: the window does not fit the padded input (or PAD >= K)"
-.endif
-.equ VW, W + 2*PAD
 # K*K as fp32 bits (f32() takes literals only): exponent floor(log2 NN)
 .equ NN, K*K
 .if NN > 65535
@@ -96,8 +66,6 @@
 .endif
 .equ LG, NN >= 32768 ? 15 : NN >= 16384 ? 14 : NN >= 8192 ? 13 : NN >= 4096 ? 12 : NN >= 2048 ? 11 : NN >= 1024 ? 10 : NN >= 512 ? 9 : NN >= 256 ? 8 : NN >= 128 ? 7 : NN >= 64 ? 6 : NN >= 32 ? 5 : NN >= 16 ? 4 : NN >= 8 ? 3 : NN >= 4 ? 2 : NN >= 2 ? 1 : 0
 .equ NN_F32, ((127 + LG) << 23) | ((NN << (23 - LG)) & 0x7fffff)
-
-.include "lib/slab2d.inc"
 	core_grid pool2d.s
 
 .if MAXP
@@ -111,8 +79,6 @@
 .endif
 .equ WTYPE, EB == 1 ? int32 : fp32	# the type avg sums in
 
-.equ PERIOD, CFG_CORE_SCRATCHPAD_BANKS * CFG_CORE_SCRATCHPAD_BANK_WIDTH
-.equ ALN, PERIOD > 64 ? PERIOD : 64
 # The footprint of one output row (RB = 1) is FIX_0 + FIX_CH bytes per
 # channel of the slab (SPM_FIX + SPM_ROW below): the channel slices over
 # time (CT channels per slab, lib/slab2d.inc's ct_grid) are the widest
@@ -127,21 +93,7 @@
 .equ KROW, AVG && EB == 2 ? ALN + 4*CT : 0	# bf16 avg: the row of K*K
 .equ SPM_FIX, 8*ALN + SR + 4*WO*CT + (2 + WIDE)*(K - S > 0 ? K - S : 0)*SR + KROW
 .equ SPM_ROW, (2 + WIDE)*S*SR + 2*WO*CT*EB
-.ifndef RB
-.equ RB_S, (CFG_CORE_SCRATCHPAD_BYTES - SPM_FIX) / SPM_ROW
-.equ RB_MC, ((HO + PR - 1) / PR + 1) / 2	# half a core row's share
-.equ RB_C, MC && RB_MC < HO ? RB_MC : HO
-.equ RB, RB_S < RB_C ? RB_S : RB_C
-.endif
-.if RB < 1 || RB > HO
-.error "pool2d.s: not even one output row fits the scratchpad"
-.endif
-.equ IR, (RB - 1)*S + K			# slab rows
-.equ NB, (HO + RB - 1) / RB
-.equ SPM_FILLROW, 0
-.equ SLAB, (SR + ALN - 1) / ALN * ALN	# slab 0; slab 1 at +XBUF_SZ
-.equ XBUF_SZ, (IR*SR + ALN - 1) / ALN * ALN
-.equ SPM_WIDE, SLAB + 2*XBUF_SZ		# avg: the slab as int32 / fp32
+	slab_blocks pool2d.s
 .equ SPM_ACC, SPM_WIDE + (WIDE*IR*SR + ALN - 1) / ALN * ALN
 .equ SPM_O, SPM_ACC + (4*WO*CT + ALN - 1) / ALN * ALN
 .equ OBUF_SZ, (RB*WO*CT*EB + ALN - 1) / ALN * ALN
@@ -167,12 +119,6 @@
 .spm SPM_KK
 .fill CT, 4, NN_F32
 .endif
-
-.equ AFULL, 0		# +b: slab b landed (dma0 -> vec)
-.equ AFREE, 2		# +b: the vector unit is done with slab b
-.equ OFULL, 4		# +b: Y buffer b holds the block
-.equ OFREE, 6		# +b: its store is done
-
 
 # Tap (ky, kx) of output row a0 (register, block-relative) into the
 # accumulator row: src = slab (SRC, element bytes AB) + ((a0*S + ky)*SRE +
@@ -204,22 +150,7 @@
 	li	t0, ITYPE
 	vset	type, t0
 .else
-	# the slab widened to int32 / fp32 once: taps then add in place
-	li	t0, ITYPE
-	vset	type, t0
-	li	t0, WTYPE
-	vset	otype, t0
-	li	t0, IR
-	vset	rows, t0
-	li	t0, SRE
-	vset	len, t0
-	vset	ss1, zero
-	vset	sd, zero
-	li	t3, SPM_WIDE
-	li	t4, SLAB + (\b)*XBUF_SZ
-	vcvt	t3, t4
-	li	t0, WTYPE
-	vset	type, t0
+	slab_widen \b, 0
 .endif
 	li	t0, WO
 	vset	rows, t0
@@ -287,12 +218,7 @@ rw\@:
 .endif
 	addi	a0, a0, 1
 	blt	a0, s2, rw\@
-	sig	vec, AFREE + (\b)
-	sig	vec, OFULL + (\b)
-	wait	dma1, OFULL + (\b), 1
-	slab_store SPM_O + (\b)*OBUF_SZ
-	sig	dma1, OFREE + (\b)
-	blk_next
+	blk_done \b
 .endm
 
 .text

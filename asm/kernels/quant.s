@@ -64,7 +64,7 @@
 # per channel or row), RCP (0 exact division, 1 multiply by reciprocals:
 # quantize per channel/row or to fp8), WT (target virtual row, default
 # 1024 elements), RB.  int4 needs an even C.
-
+.include "lib/quant_abi.inc"
 .ifndef R
 .equ R, 64
 .endif
@@ -72,34 +72,34 @@
 .equ C, 256
 .endif
 .ifndef OP
-.equ OP, 0
+.equ OP, QUANT_OP_QUANTIZE
 .endif
 .if R < 1 || C < 1
 .error "quant.s: R and C are at least 1"
 .endif
-.if OP < 0 || OP > 2
+.if OP < 0 || OP > QUANT_OP_CONVERT
 .error "quant.s: OP is 0 (quantize), 1 (dequantize) or 2 (convert)"
 .endif
 .ifndef IT
-.if OP == 0
+.if OP == QUANT_OP_QUANTIZE
 .equ IT, fp32
 .else
 .equ IT, int8
 .endif
 .endif
 .ifndef OT
-.if OP == 0
+.if OP == QUANT_OP_QUANTIZE
 .equ OT, int8
-.elif OP == 1
+.elif OP == QUANT_OP_DEQUANTIZE
 .equ OT, fp32
 .else
 .equ OT, int4
 .endif
 .endif
 .ifndef GRAN
-.equ GRAN, 0
+.equ GRAN, QUANT_GRAN_TENSOR
 .endif
-.if GRAN < 0 || GRAN > 2
+.if GRAN < 0 || GRAN > QUANT_GRAN_ROW
 .error "quant.s: GRAN is 0 (per tensor), 1 (per channel: the last axis) or 2 (per row)"
 .endif
 .ifndef SCALE
@@ -110,30 +110,30 @@
 .endif
 
 # The quantized side's type (QT) and whether it is fp8.
-.equ QT, OP == 1 ? IT : OT
+.equ QT, OP == QUANT_OP_DEQUANTIZE ? IT : OT
 .equ QFP8, QT == fp8e4m3 || QT == fp8e5m2
 .ifndef ZPT
-.equ ZPT, GRAN != 0 && OP != 2 && !QFP8
+.equ ZPT, GRAN != QUANT_GRAN_TENSOR && OP != QUANT_OP_CONVERT && !QFP8
 .endif
 .ifndef RCP
 .equ RCP, 0
 .endif
-.if OP == 0 && IT != fp32 && IT != bf16 && IT != fp16
+.if OP == QUANT_OP_QUANTIZE && IT != fp32 && IT != bf16 && IT != fp16
 .error "quant.s: quantize reads fp32, bf16 or fp16 (IT)"
 .endif
-.if OP == 0 && (OT > fp8e5m2 || OT == int32)
+.if OP == QUANT_OP_QUANTIZE && (OT > fp8e5m2 || OT == int32)
 .error "quant.s: quantize writes int4, int8, int16, fp8e4m3 or fp8e5m2 (OT)"
 .endif
-.if OP == 1 && (IT > fp8e5m2 || IT == int32)
+.if OP == QUANT_OP_DEQUANTIZE && (IT > fp8e5m2 || IT == int32)
 .error "quant.s: dequantize reads int4, int8, int16, fp8e4m3 or fp8e5m2 (IT)"
 .endif
-.if OP == 1 && OT != fp32 && OT != bf16 && OT != fp16
+.if OP == QUANT_OP_DEQUANTIZE && OT != fp32 && OT != bf16 && OT != fp16
 .error "quant.s: dequantize writes fp32, bf16 or fp16 (OT)"
 .endif
-.if OP != 2 && QFP8 && (ZP != 0 || ZPT != 0)
+.if OP != QUANT_OP_CONVERT && QFP8 && (ZP != 0 || ZPT != 0)
 .error "quant.s: fp8 has no zero point (ZP 0, ZPT 0)"
 .endif
-.if OP == 2 && (GRAN != 0 || ZPT != 0)
+.if OP == QUANT_OP_CONVERT && (GRAN != QUANT_GRAN_TENSOR || ZPT != 0)
 .error "quant.s: convert (OP 2) has no scale or zero point: GRAN 0"
 .endif
 .if (IT == int4 || OT == int4) && C % 2 != 0
@@ -144,11 +144,11 @@
 .equ OBITS, OT == int4 ? 4 : OT == int8 || OT == fp8e4m3 || OT == fp8e5m2 ? 8 : OT == int32 || OT == fp32 ? 32 : 16
 
 # Which computation (one of five).
-.equ P_VQ, OP == 0 && GRAN == 0 && !QFP8		# vquant
-.equ P_VDQ, OP == 1 && GRAN == 0			# vdequant
-.equ P_CVT, OP == 2					# vcvt
-.equ P_DIV, OP == 0 && !P_VQ				# vdiv by S ...
-.equ P_MUL, OP == 1 && GRAN != 0			# vmul by S ...
+.equ P_VQ, OP == QUANT_OP_QUANTIZE && GRAN == QUANT_GRAN_TENSOR && !QFP8	# vquant
+.equ P_VDQ, OP == QUANT_OP_DEQUANTIZE && GRAN == QUANT_GRAN_TENSOR	# vdequant
+.equ P_CVT, OP == QUANT_OP_CONVERT			# vcvt
+.equ P_DIV, OP == QUANT_OP_QUANTIZE && !P_VQ		# vdiv by S ...
+.equ P_MUL, OP == QUANT_OP_DEQUANTIZE && GRAN != QUANT_GRAN_TENSOR	# vmul by S ...
 .if RCP && !P_DIV
 .error "quant.s: RCP applies to quantization per channel or row, or to fp8 (per tensor, vquant divides at full speed)"
 .endif
@@ -159,18 +159,18 @@
 .equ OUTSEP, !(P_MUL && OT == fp32)
 # The replicated S (and Z) row: per channel, and per-tensor fp8's
 # constant S row.
-.equ TBLW, GRAN == 1 || (P_DIV && GRAN == 0)
+.equ TBLW, GRAN == QUANT_GRAN_COLUMN || (P_DIV && GRAN == QUANT_GRAN_TENSOR)
 
 # Virtual rows: N elements in NV rows of W (the last may be partial).
 .equ N, R*C
 .ifndef WT
 .equ WT, 1024
 .endif
-.if GRAN == 1
+.if GRAN == QUANT_GRAN_COLUMN
 .equ KV_T, C >= WT ? 1 : WT / C
 .equ KV, KV_T < R ? KV_T : R
 .equ W, KV*C
-.elif GRAN == 2
+.elif GRAN == QUANT_GRAN_ROW
 .equ W, C
 .else
 .equ W, N < WT ? (N + 7) & ~7 : (WT + 7) & ~7
@@ -192,7 +192,7 @@
 # Bytes of one virtual row in every tile of a buffer, and per row the
 # slices of S and Z.
 .equ ROWB, (W*IBITS + 7)/8 + (WKSEP ? 4*W : 0) + (OUTSEP ? (W*OBITS + 7)/8 : 0)
-.equ SLB, GRAN == 2 ? 4 + 4*ZPT + 4*RCP : 0
+.equ SLB, GRAN == QUANT_GRAN_ROW ? 4 + 4*ZPT + 4*RCP : 0
 .ifndef RB
 .equ RB_S, (CFG_CORE_SCRATCHPAD_BYTES - BUF0 - 12*AL) / (2*(ROWB + SLB))
 .if CFG_CHIP_CORES > 1
@@ -225,7 +225,7 @@
 .equ T_IN, (RB*W*IBITS/8 + AL - 1) & ~(AL - 1)
 .equ T_WK, WKSEP ? (4*RB*W + AL - 1) & ~(AL - 1) : 0
 .equ T_OUT, OUTSEP ? (RB*W*OBITS/8 + AL - 1) & ~(AL - 1) : 0
-.equ T_SL, GRAN == 2 ? (4*RB + AL - 1) & ~(AL - 1) : 0
+.equ T_SL, GRAN == QUANT_GRAN_ROW ? (4*RB + AL - 1) & ~(AL - 1) : 0
 .equ O_IN, 0
 .equ O_WK, WKSEP ? T_IN : 0
 .equ O_OUT, OUTSEP ? T_IN + T_WK : O_WK
@@ -243,7 +243,7 @@
 	dram_base X_DRAM, 0
 	dram_base Y_DRAM, (X_DRAM + (N*IBITS + 7)/8 + 63) & ~63
 	dram_base S_DRAM, (Y_DRAM + (N*OBITS + 7)/8 + 63) & ~63
-.equ NTAB, GRAN == 2 ? R : C
+.equ NTAB, GRAN == QUANT_GRAN_ROW ? R : C
 	dram_base Z_DRAM, (S_DRAM + 4*NTAB + 63) & ~63
 .tensor X, dram, X_DRAM, IT, R, C
 .tensor Y, dram, Y_DRAM, OT, R, C
@@ -253,7 +253,7 @@
 .if OT == int4
 .tensor YB, dram, Y_DRAM, int8, R, C/2
 .endif
-.if GRAN != 0
+.if GRAN != QUANT_GRAN_TENSOR
 .tensor S, dram, S_DRAM, fp32, NTAB
 .if ZPT
 .tensor Z, dram, Z_DRAM, int32, NTAB
@@ -317,7 +317,7 @@
 	addi	t2, t2, 7
 	srli	t2, t2, 3
 	copy	t4, t3, t2, 0, dram, spm
-.if GRAN == 2
+.if GRAN == QUANT_GRAN_ROW
 	slli	t4, s1, 2
 	li	t1, S_DRAM
 	add	t4, t4, t1
@@ -352,7 +352,7 @@
 
 # The broadcast of S and Z: a row (per channel, per-tensor fp8) or a
 # column (per row).
-.equ BCM, GRAN == 2 ? 1 : 2
+.equ BCM, GRAN == QUANT_GRAN_ROW ? 1 : 2
 
 # Compute block s0 in buffer b (rows s2 of W), store it, and load block
 # s0 + 1 into the other buffer first.
@@ -366,14 +366,14 @@ nl\@:
 	li	a0, BUF0 + (\b)*BUF + O_IN
 	li	a1, BUF0 + (\b)*BUF + O_WK
 	li	a2, BUF0 + (\b)*BUF + O_OUT
-.if GRAN == 2
+.if GRAN == QUANT_GRAN_ROW
 	li	a3, BUF0 + (\b)*BUF + O_RS
 	li	a4, BUF0 + (\b)*BUF + O_RZ
 .else
 	li	a3, TS
 	li	a4, TZ
 .endif
-.if GRAN == 2 && ZPT && ZCT != int32
+.if GRAN == QUANT_GRAN_ROW && ZPT && ZCT != int32
 	# this block's zero points in their on-chip type
 	li	t0, 1
 	vset	rows, t0
@@ -382,7 +382,7 @@ nl\@:
 	vsetv	otype, ZCT
 	vcvt	a4, a4
 .endif
-.if GRAN == 2 && RCP
+.if GRAN == QUANT_GRAN_ROW && RCP
 	# this block's reciprocal scales, correctly rounded
 	li	t0, 1
 	vset	rows, t0
@@ -471,7 +471,7 @@ nl\@:
 	vset	scale, t0
 	li	t0, ZP
 	vset	zp, t0
-.if GRAN == 1
+.if GRAN == QUANT_GRAN_COLUMN
 	# S (and Z) rows: the table replicated KV times (source stride 0)
 	li	t4, S_DRAM
 	li	t3, TS

@@ -21,6 +21,8 @@
  *   asm.regions.roundtrip   a listing with region names (quoted where
  *                           needed) assembles back to the same words and
  *                           the same region table
+ *   asm.abi.up_to_date      every asm/kernels/lib/<file>_abi.inc is what
+ *                           asm/kernels/abi.def makes of it (make abi)
  *
  * Tests run from the top directory (make test does), where tests/asm is.
  */
@@ -33,6 +35,7 @@
 #include <unistd.h>
 
 #include "../../asm/asm.h"
+#include "../../asm/kabi.h"
 #include "../../asm/obj.h"
 #include "../../isa/isa.h"
 #include "testutil.h"
@@ -1138,6 +1141,51 @@ START_TEST(asm_regions_roundtrip)
 }
 END_TEST
 
+/* The kernels' ABI includes against the table they are made from, and no
+ * include of a group the table no longer has. */
+START_TEST(asm_abi_up_to_date)
+{
+	DIR *dir = opendir("asm/kernels/lib");
+	struct dirent *de;
+	size_t k;
+
+	for (k = 0; k < kabi_n_files; k++) {
+		char path[256], *gen = NULL, *disk;
+		size_t gen_n = 0, disk_n;
+		FILE *fp = open_memstream(&gen, &gen_n), *df;
+
+		ck_assert_ptr_nonnull(fp);
+		ck_assert_int_eq(kabi_write_inc(fp, kabi_files[k]), 0);
+		fclose(fp);
+		snprintf(path, sizeof(path), "asm/kernels/lib/%s_abi.inc",
+			 kabi_files[k]);
+		df = fopen(path, "rb");
+		ck_assert_msg(df != NULL, "%s missing: run 'make abi'", path);
+		disk = malloc(gen_n + 2);
+		disk_n = fread(disk, 1, gen_n + 1, df);
+		fclose(df);
+		ck_assert_msg(disk_n == gen_n && memcmp(disk, gen, gen_n) == 0,
+			      "%s is out of date: run 'make abi'", path);
+		free(disk);
+		free(gen);
+	}
+	ck_assert_ptr_nonnull(dir);
+	while ((de = readdir(dir))) {
+		size_t n = strlen(de->d_name);
+		int known = 0;
+
+		if (n < 8 || strcmp(de->d_name + n - 8, "_abi.inc"))
+			continue;
+		for (k = 0; k < kabi_n_files; k++)
+			known |= strlen(kabi_files[k]) == n - 8 &&
+				 !strncmp(de->d_name, kabi_files[k], n - 8);
+		ck_assert_msg(known, "asm/kernels/lib/%s: no group of "
+			      "asm/kernels/abi.def makes it", de->d_name);
+	}
+	closedir(dir);
+}
+END_TEST
+
 static Suite *suite_asm(void)
 {
 	Suite *s = suite_create("asm");
@@ -1165,6 +1213,7 @@ static Suite *suite_asm(void)
 	TEST_ADD(s, asm_fuzz_regress);
 	TEST_ADD(s, asm_regions_names);
 	TEST_ADD(s, asm_regions_roundtrip);
+	TEST_ADD(s, asm_abi_up_to_date);
 	return s;
 }
 
