@@ -58,7 +58,6 @@
 #include "control_int.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,21 +83,6 @@ enum ctl_ev {
 };
 
 
-/* Without a diag sink the code alone is returned; the run stops either
- * way (control_int.h). */
-int ctl_fault(struct ctl *c, cycle_t t, const char *fmt, ...)
-{
-	struct diag *d = eng_diag(c->u.eng);
-	va_list ap;
-
-	if (!d)
-		return NPU_EFAULT;
-	va_start(ap, fmt);
-	(void)diag_vreport(d, DIAG_ERROR, diag_at_run(c->core, c->pc, t),
-			   NPU_EFAULT, fmt, ap);
-	va_end(ap);
-	return NPU_EFAULT;
-}
 
 /* ---- queues ---------------------------------------------------------------*/
 

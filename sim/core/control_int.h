@@ -171,7 +171,7 @@ static inline int xq_drained(const struct xq *q)
 }
 
 /*
- * Report a runtime fault at the current instruction (control.c).  t is
+ * Report a runtime fault at the current instruction (control_report.c).  t is
  * the cycle to print: for scalar and configuration instructions it is the
  * local clock (t_cur), which can be ahead of the engine's.  Returns
  * NPU_EFAULT; the run stops.

@@ -1,5 +1,7 @@
 /*
- * control_report.c - the deadlock report of a core (unit_ops.blocked):
+ * control_report.c - what a core's control unit reports when a run
+ * stops: a fault at its current instruction (ctl_fault, which the rest of
+ * the unit calls), and the deadlock report (unit_ops.blocked):
  * when the event queue is empty and a core has not finished, what its
  * control unit waits on, in the terms of the program (pc with its source
  * line, semaphore, queue), followed to the root cause where it waits on a
@@ -13,9 +15,26 @@
  * (snprintf cuts it).
  */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "control_int.h"
+
+/* Without a diag sink the code alone is returned; the run stops either
+ * way (control_int.h). */
+int ctl_fault(struct ctl *c, cycle_t t, const char *fmt, ...)
+{
+	struct diag *d = eng_diag(c->u.eng);
+	va_list ap;
+
+	if (!d)
+		return NPU_EFAULT;
+	va_start(ap, fmt);
+	(void)diag_vreport(d, DIAG_ERROR, diag_at_run(c->core, c->pc, t),
+			   NPU_EFAULT, fmt, ap);
+	va_end(ap);
+	return NPU_EFAULT;
+}
 
 /* " (file.s:12)" for pc when the program's symbolizer knows it, else "". */
 static const char *ctl_src(const struct ctl *c, uint64_t pc, char *buf,
