@@ -7,8 +7,10 @@
  *
  * One tick = one network cycle, an event at EV_PRI_ARB (every request of
  * the cycle has been made).  A tick:
- *   1. delivers what the calendar holds for this cycle: flits arriving in
- *      input buffers, credits arriving at upstream output VCs;
+ *   1. delivers what the network's calendar (an engine calendar,
+ *      calendar.h: not one event per flit, docs/noc.md "Cost") holds for
+ *      this cycle: flits arriving in input buffers, credits arriving at
+ *      upstream output VCs;
  *   2. lets every NI with a packet waiting inject at most one flit;
  *   3. steps every router that holds flits: VA for heads whose RC is done,
  *      then switch allocation (separable, input first, one iteration), and
@@ -44,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../engine/calendar.h"
 #include "../engine/unit.h"
 
 /* (a) mod n for 0 <= a < 2n, without a division: the round-robin pointers
@@ -85,8 +88,9 @@ struct flit {
 	cycle_t arrive;          /* cycle it entered this buffer */
 };
 
-/* A credit arriving at a fixed future cycle (8 bytes). */
-struct cal_credit {
+/* A credit arriving at a fixed future cycle (8 bytes): an item of the
+ * calendar's NOC_LANE_CREDIT. */
+struct credit {
 	uint32_t idx;            /* the counter it adds to (noc.cred) */
 	uint32_t tail;           /* credit of a tail flit */
 };
@@ -109,7 +113,7 @@ struct ivc {
 	uint16_t dk;             /* unicast: the input VC its flits enter
 				    downstream (opposite(out_port) * vcs +
 				    out_vc), when out_port is a link */
-	struct cal_credit up;    /* the credit a freed slot sends upstream
+	struct credit up;        /* the credit a freed slot sends upstream
 				    (tail 0): to the output VC feeding this
 				    one, or the NI for the local port */
 };
@@ -224,35 +228,23 @@ struct pkt {
 	uint32_t left;           /* deliveries still to come */
 };
 
-/* A calendar entry: a flit arriving in a router's input buffer at a
- * fixed future cycle. */
-struct cal_item {
+/* A flit arriving in a router's input buffer at a fixed future cycle: an
+ * item of the calendar's NOC_LANE_FLIT. */
+struct arrival {
 	uint16_t k;              /* the input VC, port * vcs + vc */
 	int node;                /* the router */
 	struct flit f;           /* the flit */
 };
 
 /*
- * One cycle of the calendar: its flits and its credits, each in the order
- * they were sent.  Two arrays, not one of mixed entries: a flit arrival
- * and a credit touch disjoint state (an input VC and the routers' VA
- * state; an output VC's credits and owner, or an NI's), so the order
- * between the two kinds cannot matter, and a credit takes 8 bytes and no
- * dispatch on its kind.
+ * The lanes of the network's calendar (noc.arr): per cycle, its flits and
+ * its credits, each in the order they were sent.  Two lanes, not one of
+ * mixed items: a flit arrival and a credit touch disjoint state (an input
+ * VC and the routers' VA state; an output VC's credits and owner, or an
+ * NI's), so the order between the two kinds cannot matter, and a credit
+ * takes 8 bytes and no dispatch on its kind.
  */
-struct cal_slot {
-	struct cal_item *v;      /* flits */
-	uint32_t n, cap;
-	struct cal_credit *cv;   /* credits */
-	uint32_t cn, ccap;
-};
-
-/* The packets whose tails reach their NI in one cycle, in the order the
- * routers ejected them: (node << 32 | packet slot). */
-struct dl_slot {
-	uint64_t *v;
-	uint32_t n, cap;
-};
+enum { NOC_LANE_FLIT, NOC_LANE_CREDIT, NOC_N_LANES };
 
 struct cls_stat {
 	uint64_t packets, flits, lat_sum, hops_sum, lat_max;
@@ -277,12 +269,13 @@ struct noc {
 	uint64_t *act;           /* routers holding flits (bitmap) */
 	uint64_t *nipend;        /* NIs with a flit to inject (bitmap) */
 	int n_words;             /* words per bitmap */
-	struct cal_slot *cal;    /* calendar ring */
-	uint32_t cal_w;          /* slots (power of two) */
+	cal *arr;                /* flits and credits by arrival cycle
+				    (NOC_LANE_*; the engine's) */
 	uint8_t *rt;             /* route(node, dst) at [node * nodes + dst],
 				    for networks of up to NOC_RT_NODES */
-	struct dl_slot *dl;      /* deliveries by cycle, cal_w slots */
-	uint64_t cal_n;          /* items in it */
+	cal *dlv;                /* the packets whose tails reach their NI,
+				    by cycle, in ejection order: (node << 32
+				    | packet slot) (the engine's) */
 	struct pkt *pk;          /* packet slots */
 	uint32_t pk_cap;         /* slots allocated */
 	uint64_t *mcs;           /* multicast destination bitmaps, n_words
@@ -459,62 +452,10 @@ static int opposite(int port)
 	return opp[port];
 }
 
-/* ---- bitmaps and the calendar ---------------------------------------------*/
+/* ---- bitmaps ---------------------------------------------*/
 
 static void bit_set(uint64_t *b, int i) { b[i >> 6] |= 1ULL << (i & 63); }
 static void bit_clr(uint64_t *b, int i) { b[i >> 6] &= ~(1ULL << (i & 63)); }
-
-/* Array v of *cap entries of 'size' bytes, doubled (16 at first): the
- * new array, or NULL with v and *cap unchanged. */
-static __attribute__((noinline)) void *cal_grow(void *v, uint32_t *cap,
-						size_t size)
-{
-	uint32_t c = *cap ? *cap * 2 : 16;
-
-	v = realloc(v, c * size);
-	if (v)
-		*cap = c;
-	return v;
-}
-
-/* A new flit entry for cycle 'when', for the caller to fill in (a
- * scratch entry, and n->oom set, when out of memory). */
-static inline struct cal_item *cal_new(struct noc *n, cycle_t when)
-{
-	static struct cal_item lost;
-	struct cal_slot *s = &n->cal[when & (n->cal_w - 1)];
-
-	if (s->n == s->cap) {
-		struct cal_item *v = cal_grow(s->v, &s->cap, sizeof(*v));
-
-		if (!v) {
-			n->oom = 1;
-			return &lost;
-		}
-		s->v = v;
-	}
-	n->cal_n++;
-	return &s->v[s->n++];
-}
-
-/* A new credit entry for cycle 'when' (as cal_new). */
-static inline struct cal_credit *cal_credit_new(struct noc *n, cycle_t when)
-{
-	static struct cal_credit lost;
-	struct cal_slot *s = &n->cal[when & (n->cal_w - 1)];
-
-	if (s->cn == s->ccap) {
-		struct cal_credit *v = cal_grow(s->cv, &s->ccap, sizeof(*v));
-
-		if (!v) {
-			n->oom = 1;
-			return &lost;
-		}
-		s->cv = v;
-	}
-	n->cal_n++;
-	return &s->cv[s->cn++];
-}
 
 /* ---- ticks ------------------------------------------------------------------*/
 
@@ -567,7 +508,7 @@ static inline __attribute__((always_inline)) int
 ni_inject(struct noc *n, int i, cycle_t c)
 {
 	struct ni *q = &n->ni[i];
-	struct cal_item *it;
+	struct arrival *it;
 	struct pkt *pk;
 	int v = 0, k;
 
@@ -605,13 +546,16 @@ ni_inject(struct noc *n, int i, cycle_t c)
 	if (q->credits[v] <= 0)
 		return 0;
 	pk = &n->pk[q->cur];
-	it = cal_new(n, c + 1);
-	it->node = i;
-	it->k = (uint16_t)(NOC_LOCAL * n->p.vcs + v);
-	it->f.pkt = q->cur;
-	it->f.idx = q->cur_idx & 0x7fffffffu;
-	it->f.tail = q->cur_idx + 1 == pk->flits;
-	it->f.arrive = c + 1;
+	if ((it = cal_add(n->arr, c + 1, NOC_LANE_FLIT, sizeof(*it)))) {
+		it->node = i;
+		it->k = (uint16_t)(NOC_LOCAL * n->p.vcs + v);
+		it->f.pkt = q->cur;
+		it->f.idx = q->cur_idx & 0x7fffffffu;
+		it->f.tail = q->cur_idx + 1 == pk->flits;
+		it->f.arrive = c + 1;
+	} else {
+		n->oom = 1;
+	}
 	q->credits[v]--;
 	n->u.ctr[CTR_NOC_FLITS_INJECTED]++;
 	q->last_inj = c + 1;
@@ -784,28 +728,27 @@ static void tail_credit(struct noc *n, uint32_t idx)
 	}
 }
 
-/* The calendar's entries for cycle c: flits into input buffers, credits
+/* The calendar's items for cycle c: flits into input buffers, credits
  * to output VCs and NIs.  Kept out of noc_tick (noinline): inlined, it
  * competed with the router loop for registers (1-2 % more instructions
  * in the network). */
 static __attribute__((noinline)) void deliver_arrivals(struct noc *n,
 							cycle_t c)
 {
-	struct cal_slot *s = &n->cal[c & (n->cal_w - 1)];
-	/* Locals: the stores below could alias the slot's arrays and the
-	 * parameters for the compiler, which would reload them per item.
-	 * Nothing adds to this cycle's slot while it is walked (whatever a
-	 * tick schedules lands at least one cycle later). */
-	const struct cal_item *const fv = s->v;
-	const struct cal_credit *const cv = s->cv;
-	const uint32_t nf = s->n, nc = s->cn;
+	/* Locals: the stores below could alias the calendar's arrays and
+	 * the parameters for the compiler, which would reload them per item.
+	 * Nothing adds to this cycle's items while they are walked (whatever
+	 * a tick schedules lands at least one cycle later). */
+	uint32_t nf, nc;
+	const struct arrival *const fv = cal_take(n->arr, c, NOC_LANE_FLIT, &nf);
+	const struct credit *const cv = cal_take(n->arr, c, NOC_LANE_CREDIT, &nc);
 	const int depth = n->p.buf_depth, wait_tail = n->p.wait_tail;
 	struct router *const rs = n->r;
 	int *const cred = n->cred;
 	uint32_t i;
 
 	for (i = 0; i < nf; i++) {
-		const struct cal_item *it = &fv[i];
+		const struct arrival *it = &fv[i];
 		struct router *r = &rs[it->node];
 		struct ivc *iv = &r->in[it->k];
 		int held = iv->n; /* a local: the store below must not be
@@ -837,9 +780,6 @@ static __attribute__((noinline)) void deliver_arrivals(struct noc *n,
 			if (cv[i].tail)
 				tail_credit(n, cv[i].idx);
 		}
-	n->cal_n -= nf + nc;
-	s->n = 0;
-	s->cn = 0;
 }
 
 /* Dateline class of the VCs a packet may take out of port o, arriving on
@@ -1119,25 +1059,15 @@ static int router_va(struct noc *n, struct router *r, cycle_t c)
  */
 static void deliver_at(struct noc *n, cycle_t at, int node, uint32_t slot)
 {
-	struct dl_slot *d = &n->dl[at & (n->cal_w - 1)];
+	int first = !cal_count(n->dlv, at, 0);
+	uint64_t *v = cal_add(n->dlv, at, 0, sizeof(*v));
 
-	if (d->n == d->cap) {
-		uint32_t cap = d->cap ? d->cap * 2 : 8;
-		uint64_t *v = realloc(d->v, cap * sizeof(*v));
-
-		if (!v) {
-			n->oom = 1;
-			return;
-		}
-		d->v = v;
-		d->cap = cap;
-	}
-	if (!d->n && eng_schedule(n->u.eng, at, EV_PRI_COMPLETE, &n->u,
-				  NOC_EV_DELIVER, 0)) {
+	if (!v || (first && eng_schedule(n->u.eng, at, EV_PRI_COMPLETE, &n->u,
+					 NOC_EV_DELIVER, 0))) {
 		n->oom = 1;
 		return;
 	}
-	d->v[d->n++] = (uint64_t)node << 32 | slot;
+	*v = (uint64_t)node << 32 | slot;
 }
 
 /* The front flit of input VC 'in' crosses the switch to output o (output
@@ -1149,7 +1079,7 @@ static void flit_out(struct noc *n, int node, struct router *r, int in,
 	struct ivc *iv = &r->in[in];
 	struct flit f = iv->buf[wrap(iv->head + pos, n->p.buf_depth)];
 	int tail = f.tail;
-	struct cal_item *it;
+	struct arrival *it;
 
 	r->flits++;
 	r->link_flits[o]++;
@@ -1165,11 +1095,14 @@ static void flit_out(struct noc *n, int node, struct router *r, int in,
 	} else {
 		cycle_t at = c + n->d_link;
 
-		it = cal_new(n, at);
-		it->node = r->nbr[o];
-		it->k = (uint16_t)(opposite(o) * V + ov);
-		it->f = f;
-		it->f.arrive = at;
+		if ((it = cal_add(n->arr, at, NOC_LANE_FLIT, sizeof(*it)))) {
+			it->node = r->nbr[o];
+			it->k = (uint16_t)(opposite(o) * V + ov);
+			it->f = f;
+			it->f.arrive = at;
+		} else {
+			n->oom = 1;
+		}
 		r->cred[o * V + ov]--;
 		n->u.ctr[CTR_NOC_HOPS]++;
 	}
@@ -1189,15 +1122,19 @@ static inline void slot_free(struct noc *n, struct router *r,
 			     struct ivc *iv, int tail, cycle_t c)
 {
 	int ip = iv->port, vc = iv->vc;
-	struct cal_credit *it;
+	struct credit *cr;
 
 	iv->head = (uint16_t)wrap(iv->head + 1, n->p.buf_depth);
 	if (!--iv->n)
 		r->ne_m[ip] &= (uint16_t)~(1u << vc);
 	r->n_buf--;
-	it = cal_credit_new(n, c + (cycle_t)n->p.t_credit);
-	*it = iv->up;
-	it->tail = (uint8_t)tail;
+	if ((cr = cal_add(n->arr, c + (cycle_t)n->p.t_credit, NOC_LANE_CREDIT,
+			  sizeof(*cr)))) {
+		*cr = iv->up;
+		cr->tail = (uint8_t)tail;
+	} else {
+		n->oom = 1;
+	}
 }
 
 /* The front flit of input VC 'in' has left on every output it goes to:
@@ -1237,7 +1174,7 @@ flit_move(struct noc *n, int node, struct router *r, struct ivc *iv, int o,
 	const struct noc_params *p = &n->p;
 	struct flit f = iv->buf[iv->head];
 	int ip = iv->port, vc = iv->vc;
-	struct cal_item *it;
+	struct arrival *it;
 
 	r->flits++;
 	r->link_flits[o]++;
@@ -1253,11 +1190,14 @@ flit_move(struct noc *n, int node, struct router *r, struct ivc *iv, int o,
 	} else {
 		cycle_t at = c + n->d_link;
 
-		it = cal_new(n, at);
-		it->node = r->nbr[o];
-		it->k = iv->dk;
-		it->f = f;
-		it->f.arrive = at;
+		if ((it = cal_add(n->arr, at, NOC_LANE_FLIT, sizeof(*it)))) {
+			it->node = r->nbr[o];
+			it->k = iv->dk;
+			it->f = f;
+			it->f.arrive = at;
+		} else {
+			n->oom = 1;
+		}
 		r->cred[iv->oidx]--;
 		n->u.ctr[CTR_NOC_HOPS]++;
 	}
@@ -1578,8 +1518,8 @@ static int noc_tick(struct noc *n, cycle_t c)
 
 	n->tick_at = CYCLE_MAX;
 	n->st.ticks++;
-	if (n->cal_n && (n->cal[c & (n->cal_w - 1)].n |
-			 n->cal[c & (n->cal_w - 1)].cn)) {
+	if (cal_pending(n->arr) && (cal_count(n->arr, c, NOC_LANE_FLIT) |
+				    cal_count(n->arr, c, NOC_LANE_CREDIT))) {
 		deliver_arrivals(n, c);
 		progress = 1;
 	}
@@ -1618,18 +1558,10 @@ static int noc_tick(struct noc *n, cycle_t c)
 	 * Otherwise the cycle of the next calendar arrival, if any.
 	 */
 	if ((busy || f & STEP_HOLDS) &&
-	    (progress || f & (STEP_MOVED | STEP_WAITS) || n->cal_n))
+	    (progress || f & (STEP_MOVED | STEP_WAITS) || cal_pending(n->arr)))
 		next = c + 1;
-	else if (n->cal_n) {
-		cycle_t t;
-
-		for (t = c + 1; t < c + n->cal_w; t++)
-			if (n->cal[t & (n->cal_w - 1)].n |
-			    n->cal[t & (n->cal_w - 1)].cn) {
-				next = t;
-				break;
-			}
-	}
+	else
+		next = cal_next(n->arr, c + 1);
 	return next == CYCLE_MAX ? 0 : want_tick(n, next);
 }
 
@@ -1671,14 +1603,12 @@ static int noc_deliver(struct noc *n, uint32_t slot, int node, cycle_t now)
  * ejection: nothing joins this cycle's list while it is walked. */
 static int noc_deliver_all(struct noc *n, cycle_t now)
 {
-	struct dl_slot *d = &n->dl[now & (n->cal_w - 1)];
-	uint32_t i;
+	uint32_t i, cnt;
+	const uint64_t *v = cal_take(n->dlv, now, 0, &cnt);
 	int rc = 0;
 
-	for (i = 0; i < d->n && !rc; i++)
-		rc = noc_deliver(n, (uint32_t)d->v[i], (int)(d->v[i] >> 32),
-				 now);
-	d->n = 0;
+	for (i = 0; i < cnt && !rc; i++)
+		rc = noc_deliver(n, (uint32_t)v[i], (int)(v[i] >> 32), now);
 	return rc;
 }
 
@@ -1906,7 +1836,6 @@ static void noc_destroy(struct unit *u)
 {
 	struct noc *n = (struct noc *)u;
 	int i;
-	uint32_t w;
 
 	if (n->r)
 		for (i = 0; i < n->n_nodes; i++) {
@@ -1924,18 +1853,8 @@ static void noc_destroy(struct unit *u)
 			free(n->ni[i].w2);
 			free(n->ni[i].owned);
 		}
-	if (n->cal)
-		for (w = 0; w < n->cal_w; w++) {
-			free(n->cal[w].v);
-			free(n->cal[w].cv);
-		}
-	if (n->dl)
-		for (w = 0; w < n->cal_w; w++)
-			free(n->dl[w].v);
-	free(n->dl);
 	for (i = 0; i < NOC_N_CLS; i++)
 		free(n->cls[i].hist);
-	free(n->cal);
 	free(n->rt);
 	free(n->cred);
 	free(n->r);
@@ -2026,6 +1945,10 @@ static int router_init(struct noc *n, int i)
 noc *noc_new(eng *e, const struct noc_params *p, const char *name)
 {
 	struct noc *n = calloc(1, sizeof(*n));
+	const size_t lane_size[NOC_N_LANES] = {
+		[NOC_LANE_FLIT] = sizeof(struct arrival),
+		[NOC_LANE_CREDIT] = sizeof(struct credit),
+	}, dlv_size = sizeof(uint64_t);
 	int i, k, maxd;
 
 	if (!n)
@@ -2042,22 +1965,21 @@ noc *noc_new(eng *e, const struct noc_params *p, const char *name)
 	n->tick_at = CYCLE_MAX;
 	n->pk_free = UINT32_MAX;
 	n->n_words = (n->n_nodes + 63) / 64;
-	/* the farthest calendar entry: a flit's SA -> next buffer, a credit,
-	 * or the 1-cycle NI channels */
+	/* the farthest calendar item: a flit's SA -> next buffer, a credit,
+	 * or the 1-cycle NI channels; a delivery (SA -> the NI, t_sa + t_st
+	 * + 1) is no farther */
 	maxd = p->t_sa + p->t_st + p->t_link;
 	if (p->t_credit > maxd)
 		maxd = p->t_credit;
-	for (n->cal_w = 2; n->cal_w <= (uint32_t)maxd + 1; n->cal_w *= 2)
-		;
+	n->arr = eng_calendar(e, (cycle_t)maxd, NOC_N_LANES, lane_size);
+	n->dlv = eng_calendar(e, (cycle_t)maxd, 1, &dlv_size);
 	n->r = calloc((size_t)n->n_nodes, sizeof(*n->r));
 	n->ni = calloc((size_t)n->n_nodes, sizeof(*n->ni));
 	n->act = calloc((size_t)n->n_words, sizeof(uint64_t));
 	n->nipend = calloc((size_t)n->n_words, sizeof(uint64_t));
-	n->cal = calloc(n->cal_w, sizeof(*n->cal));
 	n->cred = calloc((size_t)n->n_nodes * (size_t)(n->pv + p->vcs),
 			 sizeof(int));
-	n->dl = calloc(n->cal_w, sizeof(*n->dl));
-	if (!n->r || !n->ni || !n->act || !n->nipend || !n->cal || !n->dl ||
+	if (!n->r || !n->ni || !n->act || !n->nipend || !n->arr || !n->dlv ||
 	    !n->cred)
 		goto fail;
 	for (i = 0; i < n->n_nodes; i++) {
