@@ -62,7 +62,8 @@ ISA_SRCS   := isa/isa.c
 PROG_SRCS  := prog/prog.c
 ASM_SRCS   := asm/asm.c asm/asm_src.c asm/asm_lex.c asm/asm_li.c asm/asm_doc.c asm/obj.c
 ENGINE_SRCS := sim/engine/engine.c sim/engine/calendar.c sim/engine/counters.c
-NOC_SRCS   := sim/noc/noc.c sim/noc/noc_bench.c sim/noc/nocport.c
+NOC_SRCS   := sim/noc/noc.c sim/noc/router.c sim/noc/alloc.c sim/noc/noc_bench.c \
+              sim/noc/nocport.c
 MEM_SRCS   := sim/mem/port.c sim/mem/sram.c sim/mem/dram.c sim/mem/dram_bench.c
 CORE_SRCS  := sim/core/matrix.c sim/core/matrix_pe.c sim/core/vecmath.c \
               sim/core/vector.c sim/core/dma.c sim/core/control.c \
@@ -99,7 +100,8 @@ ONNX_PB    := $(BUILD)/gen/onnx.pb-c
 LIB_SRCS   := $(UTIL_SRCS) $(ARCH_SRCS) $(ISA_SRCS) $(PROG_SRCS) $(ASM_SRCS) $(SIM_SRCS) \
               $(RUN_SRCS) $(TRC_SRCS) $(REPORT_SRCS) $(DSE_SRCS) $(COMPILER_SRCS) $(DOC_SRCS) $(API_SRCS)
 LIB_OBJS   := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(ONNX_PB).o
-HOT_OBJS   := $(addprefix $(BUILD)/,sim/engine/engine.o sim/engine/calendar.o sim/noc/noc.o \
+HOT_OBJS   := $(addprefix $(BUILD)/,sim/engine/engine.o sim/noc/noc.o \
+              sim/engine/calendar.o sim/noc/router.o sim/noc/alloc.o \
               sim/noc/nocport.o sim/mem/dram.o sim/mem/sram.o sim/core/dma.o \
               sim/core/matrix.o sim/core/vector.o sim/chip.o)
 $(HOT_OBJS): OPT = $(OPT_HOT)
