@@ -1050,6 +1050,92 @@ START_TEST(dram_channel_matches_locate)
 }
 END_TEST
 
+/*
+ * The DRAM target's channel_of (mem_channel_of, what the network's
+ * interfaces split requests by): the channel dram_channel names, the node
+ * the config places it on, and a run end after the address within which
+ * every burst is in that channel - for the mappings above, and one
+ * channel (one run to the end of the space).
+ */
+START_TEST(dram_channel_of_runs)
+{
+	static const struct { const char *ch, *ra, *map; } cases[] = {
+		{ "1", "2", "ro-ba-ra-co-bg-ch" },
+		{ "2", "2", "ro-ba-ra-bg-co-ch" },
+		{ "4", "2", "ro-ba-ra-bg-co-ch-co:2" },
+		{ "3", "2", "ro-ba-ra-bg-co-ch-co:2" },
+		{ "3", "2", "ro_ba_ra_co_ch" },
+		{ "4", "2", "ch-ro-ba-bg-ra-co" },
+		{ "3", "2", "ch-ro-ba-bg-ra-co" },
+		{ "4", "3", "ro-ba-bg-co-ch-ra" },
+		{ "8", "1", "ro:8-co-ro-ba-bg-ch:2-ra-ch" },
+	};
+	int m;
+
+	for (m = 0; m < (int)(sizeof(cases) / sizeof(cases[0])); m++) {
+		char map[64], ch[32], ra[32], by[48];
+		const char *sets[6] = { "dram.preset=ddr4_3200", ch, ra,
+					"noc.cols=12", map, by };
+		struct arch a;
+		eng *e = eng_new();
+		struct mem_port p;
+		dram *d;
+		uint64_t s = 11, i, b, share;
+
+		snprintf(map, sizeof(map), "dram.mapping=%s", cases[m].map);
+		snprintf(ch, sizeof(ch), "dram.channels=%s", cases[m].ch);
+		snprintf(ra, sizeof(ra), "dram.ranks=%s", cases[m].ra);
+		snprintf(by, sizeof(by), "dram.bytes=%d",
+			 atoi(cases[m].ch) << 26);
+		load(&a, sets, 6);
+		d = tdram_new(e, &a);
+		ck_assert_ptr_nonnull(d);
+		ck_assert_int_eq(mem_bind(&p, dram_target(d), "t", NULL, NULL), 0);
+		b = dram_burst_bytes(d);
+		share = dram_size(d) / (uint64_t)atoi(cases[m].ch);
+		for (i = 0; i < 2000; i++) {
+			uint64_t addr, end, at;
+			int node, c;
+
+			s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+			addr = (s >> 11) % dram_size(d);
+			/* every other one just before a channel-major share's
+			 * end, so that runs up to it are checked whole */
+			if (i & 1 && cases[m].map[0] == 'c')
+				addr = (addr / share + 1) * share - 1 -
+				       addr % (8 * b);
+			c = mem_channel_of(&p, addr, &node, &end);
+			ck_assert_int_eq(c, dram_channel(d, addr));
+			ck_assert_int_eq(node, a.d.dram_node[c]);
+			ck_assert_msg(end > addr, "%s: %llx", cases[m].map,
+				      (unsigned long long)addr);
+			if (atoi(cases[m].ch) == 1)
+				ck_assert_uint_eq(end, UINT64_MAX);
+			/* the run's bursts, up to 64 of them from each end */
+			for (at = addr; at < end && at < dram_size(d) &&
+			     at < addr + 64 * b; at += b)
+				ck_assert_msg(dram_channel(d, at) == c,
+					      "%s: %llx, run to %llx: %llx",
+					      cases[m].map,
+					      (unsigned long long)addr,
+					      (unsigned long long)end,
+					      (unsigned long long)at);
+			for (at = end - 1; end != UINT64_MAX && at > addr &&
+			     at + 64 * b > end; at -= b)
+				if (at < dram_size(d))
+					ck_assert_msg(dram_channel(d, at) == c,
+					      "%s: %llx, run to %llx: %llx",
+					      cases[m].map,
+					      (unsigned long long)addr,
+					      (unsigned long long)end,
+					      (unsigned long long)at);
+		}
+		teng_free(e);
+		arch_free(&a);
+	}
+}
+END_TEST
+
 START_TEST(dram_mapping_documented_decodes)
 {
 	/* DDR4 default "ro-ba-ra-co-bg-ch", one channel, two ranks: bursts
@@ -1645,6 +1731,7 @@ static Suite *suite_dram(void)
 	TEST_ADD(s, dram_mapping_fields);
 	TEST_ADD(s, dram_mapping_strings_round_trip);
 	TEST_ADD(s, dram_channel_matches_locate);
+	TEST_ADD(s, dram_channel_of_runs);
 	TEST_ADD(s, dram_mapping_documented_decodes);
 	TEST_ADD(s, dram_mapping_strings_rejected);
 	TEST_ADD(s, dram_write_drain_watermarks);
