@@ -76,6 +76,12 @@ struct chunk {
 	struct node nodes[ENG_CHUNK_NODES];
 };
 
+/* A calendar the engine made for a unit (eng_calendar), in a list. */
+struct owned_cal {
+	struct owned_cal *next; /* the one made before */
+	struct cal *c;          /* the calendar */
+};
+
 /* The events of one cycle, a list sorted by (pri, seq); NULL, NULL when
  * empty. */
 struct slot {
@@ -99,8 +105,8 @@ struct eng {
 	size_t n_heap, cap;     /* used, allocated */
 	struct unit **units;    /* registered units, in registration order */
 	size_t n_units, cap_units; /* units used, allocated */
-	struct cal **cals;      /* the units' calendars (eng_calendar) */
-	size_t n_cals, cap_cals; /* calendars used, allocated */
+	struct owned_cal *cals; /* the units' calendars (eng_calendar), the
+				   newest first */
 	cycle_t sample_at;      /* next sampling boundary, CYCLE_MAX = off */
 	cycle_t sample_every;   /* sampling interval in cycles */
 	eng_sample_fn sample_fn; /* sampler (eng_set_sampler) */
@@ -190,6 +196,7 @@ static void eng_sample(eng *e, cycle_t when)
 
 void eng_free(eng *e)
 {
+	struct owned_cal *oc;
 	struct chunk *c;
 	size_t i;
 
@@ -202,9 +209,11 @@ void eng_free(eng *e)
 		if (e->units[i]->ops->destroy)
 			e->units[i]->ops->destroy(e->units[i]);
 	free(e->units);
-	for (i = 0; i < e->n_cals; i++)
-		cal_free(e->cals[i]);
-	free(e->cals);
+	while ((oc = e->cals)) {
+		e->cals = oc->next;
+		cal_free(oc->c);
+		free(oc);
+	}
 	while ((c = e->chunks)) {
 		e->chunks = c->next;
 		free(c);
@@ -245,20 +254,17 @@ int eng_add_unit(eng *e, struct unit *u)
 struct cal *eng_calendar(eng *e, cycle_t span, unsigned n_lanes,
 			 const size_t *size)
 {
-	struct cal *c;
+	struct owned_cal *o = malloc(sizeof(*o));
 
-	if (e->n_cals == e->cap_cals) {
-		size_t cap = e->cap_cals ? e->cap_cals * 2 : 4;
-		struct cal **v = realloc(e->cals, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		e->cals = v;
-		e->cap_cals = cap;
+	if (!o)
+		return NULL;
+	if (!(o->c = cal_new(e, span, n_lanes, size))) {
+		free(o);
+		return NULL;
 	}
-	if ((c = cal_new(e, span, n_lanes, size)))
-		e->cals[e->n_cals++] = c;
-	return c;
+	o->next = e->cals;
+	e->cals = o;
+	return o->c;
 }
 
 /* Give the (empty) free list a chunk of new nodes, in address order. */

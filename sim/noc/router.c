@@ -229,15 +229,20 @@ void router_arrivals(struct noc *n, cycle_t c)
 
 /* ---- switch traversal -------------------------------------------------------*/
 
-/* The front flit of input VC 'in' crosses the switch to output o (output
- * VC ov): onto the link to the next router, or out of the ejection port. */
-static void flit_out(struct noc *n, int node, struct router *r, int in,
-		     int pos, int o, int ov, cycle_t c)
+/*
+ * Flit f of input VC iv crosses the switch to output o: onto the link to
+ * the next router or out of the ejection port; a tail gives the output VC
+ * back (at once, or at its credit with wait_for_tail_credit).  The output
+ * VC is the one VA gave iv (mc 0: with the indexes VA kept, read where
+ * they are used), or a multicast branch's, bvc (mc 1; NOC_NO_VC on the
+ * ejection branch).  mc is a constant at each call: the other case folds
+ * away.
+ */
+static inline __attribute__((always_inline)) void
+flit_send(struct noc *n, int node, struct router *r, const struct ivc *iv,
+	  const struct flit *f, int o, int mc, int bvc, cycle_t c)
 {
-	int V = n->p.vcs;
-	struct ivc *iv = &r->in[in];
-	struct flit f = iv->buf[wrap(iv->head + pos, n->p.buf_depth)];
-	int tail = f.tail;
+	const int V = n->p.vcs;
 	struct arrival *it;
 
 	r->flits++;
@@ -249,28 +254,27 @@ static void flit_out(struct noc *n, int node, struct router *r, int in,
 		n->u.ctr[CTR_NOC_FLITS]++;
 		if (at >= n->win_lo && at < n->win_hi)
 			n->win_flits++;
-		if (tail)
-			noc_deliver_at(n, at, node, f.pkt);
+		if (f->tail)
+			noc_deliver_at(n, at, node, f->pkt);
 	} else {
 		cycle_t at = c + n->d_link;
 
 		if ((it = cal_add(n->arr, at, NOC_LANE_FLIT, sizeof(*it)))) {
 			it->node = r->nbr[o];
-			it->k = (uint16_t)(opposite(o) * V + ov);
-			it->f = f;
+			it->k = mc ? (uint16_t)(opposite(o) * V + bvc) : iv->dk;
+			it->f = *f;
 			it->f.arrive = at;
 		} else {
 			n->oom = 1;
 		}
-		r->cred[o * V + ov]--;
+		r->cred[mc ? o * V + bvc : iv->oidx]--;
 		n->u.ctr[CTR_NOC_HOPS]++;
 	}
-	if (tail && ov != NOC_NO_VC) {
-		if (o != NOC_LOCAL && n->p.wait_tail) {
-			r->tail_wait[o * V + ov] = 1;
-		} else {
-			r->free_m[o] |= (uint16_t)(1u << ov);
-		}
+	if (f->tail && (!mc || bvc != NOC_NO_VC)) {
+		if (o != NOC_LOCAL && n->p.wait_tail)
+			r->tail_wait[mc ? o * V + bvc : iv->oidx] = 1;
+		else
+			r->free_m[o] |= (uint16_t)(1u << (mc ? bvc : iv->out_vc));
 	}
 }
 
@@ -296,6 +300,21 @@ static inline void slot_free(struct noc *n, struct router *r,
 	}
 }
 
+/* A packet's tail left input VC iv (port ip, VC vc: read by the caller
+ * before its stores, which the compiler must assume may change them) at
+ * cycle c: the VC leaves SA and, if the next packet's head is buffered,
+ * that head starts its RC. */
+static inline __attribute__((always_inline)) void
+tail_left(struct noc *n, int node, struct router *r, struct ivc *iv, int ip,
+	  int vc, cycle_t c)
+{
+	iv->state = IVC_IDLE;
+	if (!(r->act_m[ip] &= (uint16_t)~(1u << vc)))
+		r->act_ports &= (uint8_t)~(1u << ip);
+	if (iv->n)
+		ivc_new_head(n, node, iv, c + 1, c);
+}
+
 /* The front flit of input VC 'in' has left on every output it goes to:
  * free its slot (the credit goes upstream) and start the next packet. */
 static void flit_pop(struct noc *n, int node, struct router *r, int in,
@@ -314,68 +333,25 @@ static void flit_pop(struct noc *n, int node, struct router *r, int in,
 			if (iv->branches >> o & 1)
 				r->mc[in].bpos[o]--;
 	}
-	if (tail) {
-		iv->state = IVC_IDLE;
-		if (!(r->act_m[ip] &= (uint16_t)~(1u << vc)))
-			r->act_ports &= (uint8_t)~(1u << ip);
-		if (iv->n)
-			ivc_new_head(n, node, iv, c + 1, c);
-	}
+	if (tail)
+		tail_left(n, node, r, iv, ip, vc, c);
 }
 
 /* The front flit of unicast input VC iv crosses the switch to its output
- * o and leaves the buffer: flit_out then flit_pop, the same updates in
- * the same order, in one pass (the path of nearly every flit). */
+ * o and leaves the buffer: flit_send, then its slot frees (the path of
+ * nearly every flit). */
 static inline __attribute__((always_inline)) void
 flit_move(struct noc *n, int node, struct router *r, struct ivc *iv, int o,
 	  cycle_t c)
 {
-	const struct noc_params *p = &n->p;
 	struct flit f = iv->buf[iv->head];
 	int ip = iv->port, vc = iv->vc;
-	struct arrival *it;
 
-	r->flits++;
-	r->link_flits[o]++;
-	if (o == NOC_LOCAL) {
-		/* ejection: the NI sinks every flit; the tail completes */
-		cycle_t at = c + n->d_eject;
-
-		n->u.ctr[CTR_NOC_FLITS]++;
-		if (at >= n->win_lo && at < n->win_hi)
-			n->win_flits++;
-		if (f.tail)
-			noc_deliver_at(n, at, node, f.pkt);
-	} else {
-		cycle_t at = c + n->d_link;
-
-		if ((it = cal_add(n->arr, at, NOC_LANE_FLIT, sizeof(*it)))) {
-			it->node = r->nbr[o];
-			it->k = iv->dk;
-			it->f = f;
-			it->f.arrive = at;
-		} else {
-			n->oom = 1;
-		}
-		r->cred[iv->oidx]--;
-		n->u.ctr[CTR_NOC_HOPS]++;
-	}
-	if (f.tail) {
-		if (o != NOC_LOCAL && p->wait_tail) {
-			r->tail_wait[iv->oidx] = 1;
-		} else {
-			r->free_m[o] |= (uint16_t)(1u << iv->out_vc);
-		}
-	}
+	flit_send(n, node, r, iv, &f, o, 0, 0, c);
 	/* the slot frees; its credit goes upstream */
 	slot_free(n, r, iv, f.tail, c);
-	if (f.tail) {
-		iv->state = IVC_IDLE;
-		if (!(r->act_m[ip] &= (uint16_t)~(1u << vc)))
-			r->act_ports &= (uint8_t)~(1u << ip);
-		if (iv->n)
-			ivc_new_head(n, node, iv, c + 1, c);
-	}
+	if (f.tail)
+		tail_left(n, node, r, iv, ip, vc, c);
 }
 
 /* Branch o of the multicast in input VC k sends its next flit; the front
@@ -394,7 +370,7 @@ static void mc_out(struct noc *n, int node, struct router *r, int k, int o,
 
 	if (f->tail)
 		m->bdone |= (uint8_t)(1u << o);
-	flit_out(n, node, r, k, pos, o, m->bvc[o], c);
+	flit_send(n, node, r, iv, f, o, 1, m->bvc[o], c);
 	m->bpos[o]++;
 	for (b = 0; b < NOC_N_PORTS; b++)
 		if (iv->branches >> b & 1 && !m->bpos[b])
