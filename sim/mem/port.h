@@ -106,8 +106,8 @@ struct mem_target_ops {
 	 * Interleaved targets (the DRAM; NULL elsewhere): the channel that
 	 * holds addr; *node = the NoC node the channel sits on (-1: none),
 	 * *end = the first address after addr that may lie in another
-	 * channel (the interleave granule's end).  A network interface
-	 * sends each run of one channel to its channel's node.
+	 * channel (the end of addr's run in its channel).  A network
+	 * interface sends each run of one channel to its channel's node.
 	 */
 	int (*channel_of)(const void *t, uint64_t addr, int *node,
 			  uint64_t *end);
