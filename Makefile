@@ -65,8 +65,9 @@ ISA_SRCS   := isa/isa.c
 PROG_SRCS  := prog/prog.c
 ASM_SRCS   := asm/asm.c asm/asm_src.c asm/asm_lex.c asm/asm_err.c asm/asm_li.c asm/asm_doc.c asm/obj.c \
               asm/kabi.c
-ENGINE_SRCS := sim/engine/engine.c sim/engine/counters.c
-NOC_SRCS   := sim/noc/noc.c sim/noc/noc_bench.c sim/noc/nocport.c
+ENGINE_SRCS := sim/engine/engine.c sim/engine/calendar.c sim/engine/counters.c
+NOC_SRCS   := sim/noc/noc.c sim/noc/router.c sim/noc/alloc.c sim/noc/noc_bench.c \
+              sim/noc/nocport.c
 MEM_SRCS   := sim/mem/port.c sim/mem/sram.c sim/mem/dram.c sim/mem/dram_bench.c
 CORE_SRCS  := sim/core/matrix.c sim/core/matrix_seq.c sim/core/matrix_ff.c \
               sim/core/matrix_check.c sim/core/matrix_num.c sim/core/matrix_val.c \
@@ -108,6 +109,7 @@ LIB_SRCS   := $(UTIL_SRCS) $(ARCH_SRCS) $(ISA_SRCS) $(PROG_SRCS) $(ASM_SRCS) $(S
               $(RUN_SRCS) $(TRC_SRCS) $(REPORT_SRCS) $(DSE_SRCS) $(COMPILER_SRCS) $(DOC_SRCS) $(API_SRCS)
 LIB_OBJS   := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(ONNX_PB).o
 HOT_OBJS   := $(addprefix $(BUILD)/,sim/engine/engine.o sim/noc/noc.o \
+              sim/engine/calendar.o sim/noc/router.o sim/noc/alloc.o \
               sim/noc/nocport.o sim/mem/dram.o sim/mem/sram.o sim/core/dma.o \
               sim/core/matrix.o sim/core/matrix_seq.o sim/core/matrix_ff.o \
               sim/core/matrix_check.o sim/core/matrix_num.o sim/core/matrix_val.o \

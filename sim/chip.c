@@ -319,7 +319,8 @@ struct chip *chip_new(const struct arch *a, const struct chip_opts *o,
 	c->noc = noc_new(c->e, &np, "noc");
 	if (!c->noc)
 		goto fail;
-	c->np = nocport_new(c->noc, c->dram, a, c->n_cores, a->d.core_node);
+	c->np = nocport_new(c->noc, dram_target(c->dram), a, c->n_cores,
+			    a->d.core_node);
 	if (!c->np)
 		goto fail;
 	for (i = 0; i < c->n_cores; i++)

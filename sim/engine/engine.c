@@ -38,7 +38,8 @@
  *  - An event for the current cycle scheduled from inside a dispatch is
  *    pushed, not called, so it runs after the scheduling handler returns:
  *    no model is ever re-entered (STYLE.md convention 7).
- *  - The engine owns every registered unit: eng_free() destroys them.
+ *  - The engine owns every registered unit and every calendar it made:
+ *    eng_free() destroys the units, then frees the calendars.
  *
  * Cost: O(1) per schedule and pop within the window (nearly always an
  * append to a list, and nothing allocated per event), O(log n) for the
@@ -53,6 +54,7 @@
 
 #include "../../prog/prog.h"
 #include "../../trace/trace.h"
+#include "calendar.h"
 #include "unit.h"
 
 /* Cycles the calendar covers (a power of two); the bitmap has one bit per
@@ -72,6 +74,12 @@ struct node {
 struct chunk {
 	struct chunk *next;     /* the chunk allocated before this one */
 	struct node nodes[ENG_CHUNK_NODES];
+};
+
+/* A calendar the engine made for a unit (eng_calendar), in a list. */
+struct owned_cal {
+	struct owned_cal *next; /* the one made before */
+	struct cal *c;          /* the calendar */
 };
 
 /* The events of one cycle, a list sorted by (pri, seq); NULL, NULL when
@@ -97,6 +105,8 @@ struct eng {
 	size_t n_heap, cap;     /* used, allocated */
 	struct unit **units;    /* registered units, in registration order */
 	size_t n_units, cap_units; /* units used, allocated */
+	struct owned_cal *cals; /* the units' calendars (eng_calendar), the
+				   newest first */
 	cycle_t sample_at;      /* next sampling boundary, CYCLE_MAX = off */
 	cycle_t sample_every;   /* sampling interval in cycles */
 	eng_sample_fn sample_fn; /* sampler (eng_set_sampler) */
@@ -186,6 +196,7 @@ static void eng_sample(eng *e, cycle_t when)
 
 void eng_free(eng *e)
 {
+	struct owned_cal *oc;
 	struct chunk *c;
 	size_t i;
 
@@ -198,6 +209,11 @@ void eng_free(eng *e)
 		if (e->units[i]->ops->destroy)
 			e->units[i]->ops->destroy(e->units[i]);
 	free(e->units);
+	while ((oc = e->cals)) {
+		e->cals = oc->next;
+		cal_free(oc->c);
+		free(oc);
+	}
 	while ((c = e->chunks)) {
 		e->chunks = c->next;
 		free(c);
@@ -233,6 +249,22 @@ int eng_add_unit(eng *e, struct unit *u)
 	}
 	e->units[e->n_units++] = u;
 	return 0;
+}
+
+struct cal *eng_calendar(eng *e, cycle_t span, unsigned n_lanes,
+			 const size_t *size)
+{
+	struct owned_cal *o = malloc(sizeof(*o));
+
+	if (!o)
+		return NULL;
+	if (!(o->c = cal_new(e, span, n_lanes, size))) {
+		free(o);
+		return NULL;
+	}
+	o->next = e->cals;
+	e->cals = o;
+	return o->c;
 }
 
 /* Give the (empty) free list a chunk of new nodes, in address order. */
@@ -392,7 +424,7 @@ static __attribute__((noinline)) int heap_pull(eng *e)
 
 /* Move base to 'when', with the heap events that now fall into the
  * window (once per cycle with events: the pull is rarely needed). */
-static inline int cal_advance(eng *e, cycle_t when)
+static inline int base_advance(eng *e, cycle_t when)
 {
 	e->base = when;
 	return heap_due(e) ? heap_pull(e) : 0;
@@ -404,7 +436,7 @@ static inline int cal_advance(eng *e, cycle_t when)
  * cancelled events (they advance base, not now) and is then given new
  * work before base sees this; it costs O(n log n) once.
  */
-static int cal_rebase(eng *e, cycle_t when)
+static int base_rebase(eng *e, cycle_t when)
 {
 	struct node *n;
 	size_t k;
@@ -424,7 +456,7 @@ static int cal_rebase(eng *e, cycle_t when)
 	}
 	memset(e->busy, 0, sizeof(e->busy));
 	e->n_busy = 0;
-	return cal_advance(e, when);
+	return base_advance(e, when);
 }
 
 /* Fill in a new event. */
@@ -458,7 +490,7 @@ schedule_slow(eng *e, cycle_t when, enum ev_pri pri, struct unit *u,
 
 	if (when < e->pub.now)
 		return NPU_EINTERNAL; /* a model tried to schedule in the past */
-	if (when < e->base && (rc = cal_rebase(e, when)))
+	if (when < e->base && (rc = base_rebase(e, when)))
 		return rc;
 	if (when - e->base >= ENG_CAL_SLOTS) {
 		ev_fill(e, &ev, when, pri, u, kind, arg, genp);
@@ -505,7 +537,7 @@ int eng_schedule(eng *e, cycle_t when, enum ev_pri pri, struct unit *u,
 
 /* Slot index of the first non-empty slot at or after base (in ring order),
  * or -1 if the calendar is empty. */
-static int cal_next(const eng *e)
+static int busy_next(const eng *e)
 {
 	size_t k0 = (size_t)(e->base & (ENG_CAL_SLOTS - 1)), w = k0 >> 6, i;
 	uint64_t m = e->busy[w] & (~0ULL << (k0 & 63));
@@ -524,7 +556,7 @@ static int cal_next(const eng *e)
 /* Cycle of the next event into *when; 0 if the queue is empty. */
 static int q_next(const eng *e, cycle_t *when)
 {
-	int k = e->n_busy ? cal_next(e) : -1;
+	int k = e->n_busy ? busy_next(e) : -1;
 
 	if (k >= 0)
 		*when = e->base + (((cycle_t)k - e->base) & (ENG_CAL_SLOTS - 1));
@@ -738,7 +770,7 @@ int eng_run_until(eng *e, cycle_t stop, cycle_t max_cycles,
 				local.paused = 1;
 				break;
 			}
-			if (when != e->base && (rc = cal_advance(e, when)))
+			if (when != e->base && (rc = base_advance(e, when)))
 				break;
 			cur = &e->cal[when & (ENG_CAL_SLOTS - 1)];
 			n = slot_pop(e, cur);

@@ -28,6 +28,7 @@ typedef uint64_t cycle_t;
 
 struct unit;
 struct trc;
+struct cal;
 
 /*
  * Priority of events within one cycle.  Each value says why it precedes
@@ -134,6 +135,15 @@ void eng_set_sampler(eng *e, cycle_t interval, eng_sample_fn fn, void *ctx);
 #define ENG_POLL_EVENTS 1024
 typedef int (*eng_poll_fn)(void *ctx, cycle_t now);
 void eng_set_poll(eng *e, eng_poll_fn fn, void *ctx);
+
+/*
+ * A calendar of per-cycle items (calendar.h) for a unit of this engine,
+ * which owns it: eng_free frees it after the units.  Items go at most
+ * 'span' cycles ahead, in n_lanes lanes of size[lane]-byte items.  NULL
+ * when out of memory.
+ */
+struct cal *eng_calendar(eng *e, cycle_t span, unsigned n_lanes,
+			 const size_t *size);
 
 /* Register a unit for deadlock detection and teardown (engine owns it). */
 int eng_add_unit(eng *e, struct unit *u) NPU_WUR;

@@ -335,6 +335,8 @@ struct dram {
 	uint8_t chp_pos[DRAM_MAP_MAX_PARTS];
 	uint64_t chp_radix[DRAM_MAP_MAX_PARTS];
 	uint64_t chp_weight[DRAM_MAP_MAX_PARTS];
+	uint64_t ch_run;    /* bursts of an aligned run that one channel holds
+			       whole (channel_of); 0: a single channel */
 	struct dram_dec dec; /* the burst the requests decoded last */
 	uint32_t burst_bytes;/* bytes per burst (interleave granule) */
 	int burst_shift;    /* its log2 when a power of two (always, with the
@@ -2191,6 +2193,17 @@ static int setup_mapping(dram *d, const struct arch *a)
 			pos += d->part_shift[i];
 		}
 	}
+	/* channel_of's runs: the channel is q / top_span (channel-major), a
+	 * function of q's bits from its lowest part's up, or of all of q
+	 * (n_chp -1); none of them without a channel part (n_chp 0) */
+	if (d->n_ch == 1)
+		d->ch_run = 0;
+	else if (d->ch_top)
+		d->ch_run = d->top_span;
+	else if (d->n_chp >= 0)
+		d->ch_run = d->n_chp ? (uint64_t)1 << d->chp_pos[0] : 0;
+	else
+		d->ch_run = 1;
 	return 0;
 }
 
@@ -2536,7 +2549,6 @@ void dram_get_stats(const dram *d, int ch, struct dram_stats *st)
 	free(h);
 }
 
-int dram_channel_node(const dram *d, int ch) { return d->node[ch]; }
 
 void dram_set_cmd_log(dram *d, dram_cmd_fn fn, void *ctx)
 {
@@ -2587,12 +2599,32 @@ static void dram_t_info(const void *t, struct mem_info *out)
 	out->latency = 0;
 }
 
+/* The channel of addr, its node, and the end of the aligned run of
+ * bursts the channel holds whole (ch_run): a request's pieces are as
+ * many calls as channel changes, not bursts. */
+static int dram_t_channel_of(const void *t, uint64_t addr, int *node,
+			     uint64_t *end)
+{
+	const struct dram *d = t;
+	int ch = dram_channel(d, addr);
+	uint64_t q = burst_of(d, addr), r = d->ch_run;
+
+	*node = d->node[ch];
+	if (!r)
+		*end = UINT64_MAX;
+	else    /* (a power of two but channel-major: a mask) */
+		*end = (r & (r - 1) ? (q / r + 1) * r : (q | (r - 1)) + 1) *
+		       d->burst_bytes;
+	return ch;
+}
+
 static const struct mem_target_ops dram_target_ops = {
 	.attach = dram_t_attach,
 	.recv = dram_t_recv,
 	.want_retry = dram_t_want_retry,
 	.info = dram_t_info,
 	.check = NULL,
+	.channel_of = dram_t_channel_of,
 	.alone_cycles = NULL,
 	.conflicts = NULL,
 };

@@ -33,11 +33,11 @@ void dram_free(dram *d);
 /*
  * The DRAM as a target of the transaction protocol (port.h): a refused
  * request (every channel queue it needs is full) returns MEM_RETRY, and
- * mem_want_retry registers the port for one retry when space frees.
+ * mem_want_retry registers the port for one retry when space frees;
+ * mem_channel_of names an address's channel and the NoC node the config
+ * places it on (noc.dram_nodes).
  */
 struct mem_target dram_target(dram *d);
-/* NoC node the config places channel ch on (noc.dram_nodes). */
-int dram_channel_node(const dram *d, int ch);
 uint8_t *dram_data(dram *d);
 uint64_t dram_size(const dram *d);
 
@@ -94,8 +94,8 @@ struct dram_loc {
 	uint64_t col;       /* burst-sized column within the row */
 };
 void dram_locate(const dram *d, uint64_t addr, struct dram_loc *loc);
-/* dram_locate's channel alone, cheaper (the ideal mode and the network's
- * split of a request by channel need nothing else). */
+/* dram_locate's channel alone, cheaper (the ideal mode and the target's
+ * channel_of, which the network splits requests by, need nothing else). */
 int dram_channel(const dram *d, uint64_t addr);
 /* The inverse: address of the first byte of the burst at loc (group is
  * implied by bank).  dram_locate(dram_address(l)) == l for every l inside

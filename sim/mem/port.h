@@ -145,6 +145,15 @@ struct mem_target_ops {
 	 */
 	int (*check)(const void *t, struct diag *d, const char *who,
 		     uint64_t pc, uint64_t addr, uint64_t bytes, unsigned align);
+	/*
+	 * Interleaved targets (the DRAM; NULL elsewhere): the channel that
+	 * holds addr; *node = the NoC node the channel sits on (-1: none),
+	 * *end = the first address after addr that may lie in another
+	 * channel (the end of addr's run in its channel).  A network
+	 * interface sends each run of one channel to its channel's node.
+	 */
+	int (*channel_of)(const void *t, uint64_t addr, int *node,
+			  uint64_t *end);
 	/* Cycles a lone access occupies the target (first to last grant);
 	 * requesters that prefetch on deadlines need it (SRAM). */
 	uint32_t (*alone_cycles)(const void *t, uint64_t addr, uint32_t bytes);
@@ -200,6 +209,18 @@ void mem_info(const struct mem_port *p, struct mem_info *out);
 int mem_check(const struct mem_port *p, struct diag *d, const char *who,
 	      uint64_t pc, uint64_t addr, uint64_t bytes,
 	      unsigned align) NPU_WUR;
+/* See mem_target_ops.channel_of; a target without channels is channel 0
+ * on no node, to the end of the address space. */
+static inline int mem_channel_of(const struct mem_port *p, uint64_t addr,
+				 int *node, uint64_t *end)
+{
+	if (!p->t.ops->channel_of) {
+		*node = -1;
+		*end = UINT64_MAX;
+		return 0;
+	}
+	return p->t.ops->channel_of(p->t.obj, addr, node, end);
+}
 /* See mem_target_ops.alone_cycles; 1 when the target does not say. */
 uint32_t mem_alone_cycles(const struct mem_port *p, uint64_t addr,
 			  uint32_t bytes);

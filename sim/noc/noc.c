@@ -1,19 +1,23 @@
 /*
- * noc.c - flit-level network-on-chip: routers with virtual channels,
- * credit-based flow control, dimension-order routing (dateline VCs on a
- * torus), a pipeline of named stages (RC, VA, SA, ST) and per-node
- * network interfaces.  The header gives the timing contract and the
- * zero-load formula; docs/noc.md the model and how it maps to BookSim.
+ * noc.c - the flit-level network-on-chip (noc.h): building the network,
+ * its network interfaces (source queues, injection, deliveries to the
+ * senders), the order of a network cycle, counters and reports.  The
+ * routers are router.c's, their allocators alloc.c's (noc_int.h shows how
+ * the three share the state).  The header gives the timing contract and
+ * the zero-load formula; docs/noc.md the model and how it maps to
+ * BookSim.
  *
  * One tick = one network cycle, an event at EV_PRI_ARB (every request of
  * the cycle has been made).  A tick:
- *   1. delivers what the calendar holds for this cycle: flits arriving in
- *      input buffers, credits arriving at upstream output VCs;
+ *   1. delivers what the network's calendar (an engine calendar,
+ *      calendar.h: not one event per flit, docs/noc.md "Cost") holds for
+ *      this cycle: flits arriving in input buffers, credits arriving at
+ *      upstream output VCs (router_arrivals);
  *   2. lets every NI with a packet waiting inject at most one flit;
- *   3. steps every router that holds flits: VA for heads whose RC is done,
- *      then switch allocation (separable, input first, one iteration), and
- *      the winners leave: onto the calendar for their next buffer, or out
- *      of the ejection port;
+ *   3. steps every router that holds flits (router_step_all): VA for
+ *      heads whose RC is done, then switch allocation (separable, input
+ *      first, one iteration), and the winners leave: onto the calendar for
+ *      their next buffer, or out of the ejection port;
  *   4. schedules the next tick: the next cycle while any flit is buffered
  *      or waiting in an NI, else the cycle of the next calendar arrival,
  *      else none (the network is empty and costs nothing).
@@ -44,14 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../engine/unit.h"
-
-/* (a) mod n for 0 <= a < 2n, without a division: the round-robin pointers
- * and the flit rings of a router visit (each was an idiv per VC). */
-static inline int wrap(int a, int n)
-{
-	return a >= n ? a - n : a;
-}
+#include "noc_int.h"
 
 const char *const noc_class_names[NOC_N_CLS] = {
 #define NOC_CLS_NAME(n, json, doc) json,
@@ -63,242 +60,11 @@ const char *const noc_port_names[NOC_N_PORTS] = {
 	"local", "east", "west", "south", "north"
 };
 
-/* Networks of up to this many nodes keep their routes in a table (at most
- * 1 MiB): a head's route is one load. */
-#define NOC_RT_NODES 1024
-
 /* Latencies kept exactly up to this many cycles (p99); longer ones count
  * in the last slot. */
 #define NOC_HIST_EXACT 65536
 
 enum { NOC_EV_TICK = 1, NOC_EV_DELIVER = 2, NOC_EV_SPACE = 3 };
-enum { IVC_IDLE, IVC_VA, IVC_ACTIVE };
-/* A multicast's ejection branch holds no output VC (va_multicast). */
-#define NOC_NO_VC 0xffff
-
-/* One flit in a buffer: its packet and position.  Flits carry no data:
- * the functional bytes move at delivery (port.h). */
-struct flit {
-	uint32_t pkt;            /* packet slot */
-	unsigned idx : 31;       /* 0 = head */
-	unsigned tail : 1;       /* the packet's last flit (idx = flits - 1) */
-	cycle_t arrive;          /* cycle it entered this buffer */
-};
-
-/* A credit arriving at a fixed future cycle (8 bytes). */
-struct cal_credit {
-	uint32_t idx;            /* the counter it adds to (noc.cred) */
-	uint32_t tail;           /* credit of a tail flit */
-};
-
-/* An input virtual channel: a ring of flits and the state of the packet
- * at its front (32 bytes: two to a cache line; what only a multicast
- * needs is in struct ivc_mc). */
-struct ivc {
-	struct flit *buf;        /* buf_depth slots */
-	uint16_t head, n;        /* ring front, flits held */
-	uint8_t state;           /* IVC_IDLE / IVC_VA / IVC_ACTIVE */
-	uint8_t out_port;        /* route of the front packet (from RC) */
-	uint16_t out_vc;         /* its output VC once VA granted it */
-	uint16_t oidx;           /* unicast: out[] index of that VC
-				    (out_port * vcs + out_vc) */
-	uint8_t branches;        /* multicast: output ports of the tree here
-				    (bit per port); 0 = unicast (out_port) */
-	uint8_t port, vc;        /* where it sits: in[port * vcs + vc] */
-	uint8_t k;               /* that index, port * vcs + vc */
-	uint16_t dk;             /* unicast: the input VC its flits enter
-				    downstream (opposite(out_port) * vcs +
-				    out_vc), when out_port is a link */
-	struct cal_credit up;    /* the credit a freed slot sends upstream
-				    (tail 0): to the output VC feeding this
-				    one, or the NI for the local port */
-};
-
-/* The multicast state of input VC k of a router (router.mc[k]). */
-struct ivc_mc {
-	uint8_t bdone;           /* branches that have sent the tail */
-	uint16_t bpos[NOC_N_PORTS]; /* per branch: the next flit it sends,
-				    counted from the buffer's front */
-	uint16_t bvc[NOC_N_PORTS]; /* output VC per branch */
-};
-
-struct router {
-	int x, y;                /* coordinates */
-	int nbr[NOC_N_PORTS];    /* neighbour router per port, -1 none */
-	uint8_t wrap[NOC_N_PORTS]; /* the link wraps around (torus dateline) */
-	struct ivc *in;          /* NOC_N_PORTS * vcs */
-	struct ivc_mc *mc;       /* the same, their multicast state */
-	struct flit *fbuf;       /* every input VC's buffer, in one block */
-	/* Output VCs (NOC_N_PORTS * vcs, index port * vcs + vc): credits
-	 * for the downstream buffer (in noc.cred), whether the tail has
-	 * left and waits for its credit (wait_for_tail_credit).  Whether a
-	 * packet owns one is its free_m bit. */
-	int *cred;
-	uint8_t *tail_wait;
-	int n_buf;               /* flits held in all input VCs */
-	int n_va;                /* input VCs in IVC_VA (router_va's work) */
-	/* Bit v of [port]: the allocators' candidates, kept in step with the
-	 * VC states so that VA and SA visit only them (8 VCs x 5 ports were
-	 * 40 visits per router cycle, nearly all to idle VCs). */
-	/* Heads in IVC_VA past their RC, bit k = input VC k (two words:
-	 * up to 128 VCs): unicast ones by the output port they ask for,
-	 * multicast ones apart (they go first). */
-	uint64_t vq[NOC_N_PORTS][2];
-	uint64_t vqmc[2];
-	uint8_t vq_ports;             /* ports whose vq is not empty */
-	uint16_t act_m[NOC_N_PORTS];  /* input VCs in IVC_ACTIVE, out of
-					 their VA stage */
-	uint8_t act_ports;            /* ports whose act_m is not empty:
-					 switch allocation visits only
-					 them */
-	uint16_t ne_m[NOC_N_PORTS];   /* input VCs holding a flit */
-	uint16_t free_m[NOC_N_PORTS]; /* output VCs without an owner */
-	/*
-	 * Heads still in RC (state VA, ready in the future) and VCs granted
-	 * VA still in its stage (state ACTIVE, ready in the future) wait in
-	 * these queues, not in vq and act_m, so the allocators never visit
-	 * a VC only to find it not ready, and a router whose VCs all wait on
-	 * time does no allocation at all.  Each queue fills in the order of
-	 * its ready cycles (RC ends t_rc after an arrival or t_rc + 1 after
-	 * a tail left, VA t_va_eff after the grant) and empties into the
-	 * masks from the front when the router steps; a VC is in at most one
-	 * of them at a time.
-	 */
-	struct due *rcq, *saq;   /* rings of noc.dq_cap entries */
-	uint32_t rcq_h, rcq_n, saq_h, saq_n;
-	uint16_t rr_in[NOC_N_PORTS];  /* SA: next VC to favour per input */
-	uint16_t rr_out[NOC_N_PORTS]; /* SA: next input per output */
-	uint16_t rr_va[NOC_N_PORTS];  /* VA: next input VC per output */
-	uint64_t flits;          /* flits that crossed the switch */
-	uint64_t stall_credit;   /* flit-cycles ready but without credit */
-	uint64_t occ_sum;        /* flit-cycles held in buffers */
-	uint64_t link_flits[NOC_N_PORTS]; /* flits sent per output port */
-};
-
-/* A network interface: the source queue and the injection channel. */
-struct ni {
-	uint32_t *q;             /* ring of waiting packet slots */
-	uint32_t qh, qn, qcap;   /* front, count, capacity (a power of two) */
-	int busy;                /* a packet is being injected */
-	uint32_t cur;            /* its slot */
-	uint32_t cur_idx;        /* next flit of it */
-	int cur_vc;              /* the local input VC it uses */
-	int *credits;            /* per local input VC of the router (in
-				    noc.cred) */
-	uint8_t *owned;          /* per local input VC: a packet holds it */
-	int rr;                  /* next VC to try first */
-	cycle_t last_inj;        /* cycle + 1 of the last flit injected */
-	uint32_t n_resp;         /* queued responses (outside inject_queue) */
-	struct waiter *w;        /* senders refused, waiting for room */
-	uint32_t n_w, cap_w;
-	struct waiter *w2;       /* the other list noc_space swaps in while
-				    it calls the refused (no malloc per
-				    space event) */
-	uint32_t cap_w2;
-	int space_ev;            /* a NOC_EV_SPACE is scheduled */
-};
-
-/* A VC whose stage ends at cycle 'at' (router.rcq, router.saq). */
-struct due {
-	cycle_t at;
-	uint32_t k;              /* input VC index */
-};
-
-struct waiter {
-	noc_space_fn fn;
-	void *ctx;
-};
-
-struct pkt {
-	int src, dst;            /* nodes */
-	uint32_t flits;          /* length */
-	uint8_t cls;             /* enum noc_class */
-	cycle_t created;         /* cycle of noc_send */
-	uint64_t serial;         /* send order: age tie-break */
-	noc_deliver_fn deliver;  /* at the tail's arrival */
-	void *ctx;               /* its context */
-	uint64_t tag;            /* passed back */
-	uint32_t next_free;      /* free list link */
-	uint8_t response;        /* outside the inject_queue limit */
-	uint8_t mc;              /* multicast: destinations in mcs[] */
-	uint32_t left;           /* deliveries still to come */
-};
-
-/* A calendar entry: a flit arriving in a router's input buffer at a
- * fixed future cycle. */
-struct cal_item {
-	uint16_t k;              /* the input VC, port * vcs + vc */
-	int node;                /* the router */
-	struct flit f;           /* the flit */
-};
-
-/*
- * One cycle of the calendar: its flits and its credits, each in the order
- * they were sent.  Two arrays, not one of mixed entries: a flit arrival
- * and a credit touch disjoint state (an input VC and the routers' VA
- * state; an output VC's credits and owner, or an NI's), so the order
- * between the two kinds cannot matter, and a credit takes 8 bytes and no
- * dispatch on its kind.
- */
-struct cal_slot {
-	struct cal_item *v;      /* flits */
-	uint32_t n, cap;
-	struct cal_credit *cv;   /* credits */
-	uint32_t cn, ccap;
-};
-
-/* The packets whose tails reach their NI in one cycle, in the order the
- * routers ejected them: (node << 32 | packet slot). */
-struct dl_slot {
-	uint64_t *v;
-	uint32_t n, cap;
-};
-
-struct cls_stat {
-	uint64_t packets, flits, lat_sum, hops_sum, lat_max;
-	uint32_t *hist;          /* NOC_HIST_EXACT counts, lazily allocated */
-};
-
-struct noc {
-	struct unit u;           /* must be first */
-	struct noc_params p;     /* parameters */
-	int n_nodes;             /* cols * rows */
-	int pv;                  /* NOC_N_PORTS * vcs */
-	uint32_t dq_cap;         /* router.rcq/saq entries: a power of two
-				    >= pv (a VC is in one at most once) */
-	int t_va_eff;            /* VA grant -> SA eligibility */
-	cycle_t d_link, d_eject; /* SA -> the next buffer (t_sa + t_st +
-				    t_link), -> the NI (t_sa + t_st + 1) */
-	struct router *r;        /* routers, by node */
-	/* Every credit counter, so that a credit's arrival is one add: the
-	 * routers' output VCs (pv per node), then the NIs' (vcs per node). */
-	int *cred;
-	struct ni *ni;           /* NIs, by node */
-	uint64_t *act;           /* routers holding flits (bitmap) */
-	uint64_t *nipend;        /* NIs with a flit to inject (bitmap) */
-	int n_words;             /* words per bitmap */
-	struct cal_slot *cal;    /* calendar ring */
-	uint32_t cal_w;          /* slots (power of two) */
-	uint8_t *rt;             /* route(node, dst) at [node * nodes + dst],
-				    for networks of up to NOC_RT_NODES */
-	struct dl_slot *dl;      /* deliveries by cycle, cal_w slots */
-	uint64_t cal_n;          /* items in it */
-	struct pkt *pk;          /* packet slots */
-	uint32_t pk_cap;         /* slots allocated */
-	uint64_t *mcs;           /* multicast destination bitmaps, n_words
-				    per packet slot (allocated on the first
-				    multicast) */
-	uint32_t mcs_cap;        /* slots they cover */
-	uint32_t pk_free;        /* free list head (UINT32_MAX: none) */
-	uint64_t serial;         /* packets sent */
-	cycle_t tick_at;         /* the scheduled tick, CYCLE_MAX none */
-	uint32_t tick_gen;       /* bumped to cancel it */
-	int oom;                 /* an allocation failed inside a tick */
-	struct noc_stats st;     /* totals */
-	struct cls_stat cls[NOC_N_CLS];
-	cycle_t win_lo, win_hi;  /* flits ejected in [lo, hi) count in win */
-	uint64_t win_flits;      /* (noc_bench's accepted throughput) */
-};
 
 /* ---- parameters and geometry --------------------------------------------*/
 
@@ -334,18 +100,6 @@ static int va_eff(const struct noc_params *p)
 	return p->speculative ? m - p->t_sa : p->t_va;
 }
 
-/* Signed shortest step count from a to b on a ring of k (torus) or a
- * line (mesh); ties on an even ring go the positive way. */
-static int dim_delta(int a, int b, int k, int torus)
-{
-	int d = b - a;
-
-	if (!torus)
-		return d;
-	d = ((d % k) + k) % k;
-	return d <= k / 2 ? d : d - k;
-}
-
 int noc_hops(const struct noc_params *p, int src, int dst)
 {
 	int dx = dim_delta(src % p->cols, dst % p->cols, p->cols, p->torus);
@@ -374,27 +128,6 @@ uint32_t noc_flits_for(const struct noc_params *p, uint64_t bytes)
 	return p->head_flit ? 1 + data : data ? data : 1;
 }
 
-/* Output port of the dimension-order route at router (x, y). */
-static int route(const struct noc *n, int node, int dst)
-{
-	const struct noc_params *p = &n->p;
-	const struct router *a = &n->r[node], *b = &n->r[dst];
-	int dx = b->x - a->x, dy = b->y - a->y;
-
-	if (p->torus) {
-		dx = dim_delta(a->x, b->x, p->cols, 1);
-		dy = dim_delta(a->y, b->y, p->rows, 1);
-	}
-
-	if (p->yx && dy)
-		return dy > 0 ? NOC_SOUTH : NOC_NORTH;
-	if (dx)
-		return dx > 0 ? NOC_EAST : NOC_WEST;
-	if (dy)
-		return dy > 0 ? NOC_SOUTH : NOC_NORTH;
-	return NOC_LOCAL;
-}
-
 /* noc_hops from the routers' coordinates (no division on a mesh). */
 static int route_hops(const struct noc *n, int src, int dst)
 {
@@ -406,114 +139,6 @@ static int route_hops(const struct noc *n, int src, int dst)
 		dy = dim_delta(a->y, b->y, n->p.rows, 1);
 	}
 	return abs(dx) + abs(dy);
-}
-
-/* 1 if the dimension-order route from src to dst passes router 'node'
- * (its ends included).  Walks the route: at most cols + rows steps. */
-static int on_route(const struct noc *n, int src, int dst, int node)
-{
-	int cur = src;
-
-	for (;;) {
-		if (cur == node)
-			return 1;
-		if (cur == dst)
-			return 0;
-		cur = n->r[cur].nbr[route(n, cur, dst)];
-	}
-}
-
-/*
- * The output ports a multicast packet leaves router 'node' on: those of
- * the routes to every destination whose route from the source passes
- * here.  The union of the unicast routes is a tree (each router has one
- * route to each destination), so every destination gets exactly one copy
- * and no link carries a flit twice.
- */
-static uint8_t mc_branches(const struct noc *n, int node, uint32_t slot)
-{
-	const uint64_t *d = &n->mcs[(size_t)slot * (size_t)n->n_words];
-	int src = n->pk[slot].src, w;
-	uint8_t b = 0;
-
-	for (w = 0; w < n->n_words; w++) {
-		uint64_t m = d[w];
-
-		while (m) {
-			int dst = w * 64 + __builtin_ctzll(m);
-
-			m &= m - 1;
-			if (on_route(n, src, dst, node))
-				b |= (uint8_t)(1u << route(n, node, dst));
-		}
-	}
-	return b;
-}
-
-static int opposite(int port)
-{
-	static const int opp[NOC_N_PORTS] = {
-		NOC_LOCAL, NOC_WEST, NOC_EAST, NOC_NORTH, NOC_SOUTH
-	};
-
-	return opp[port];
-}
-
-/* ---- bitmaps and the calendar ---------------------------------------------*/
-
-static void bit_set(uint64_t *b, int i) { b[i >> 6] |= 1ULL << (i & 63); }
-static void bit_clr(uint64_t *b, int i) { b[i >> 6] &= ~(1ULL << (i & 63)); }
-
-/* Array v of *cap entries of 'size' bytes, doubled (16 at first): the
- * new array, or NULL with v and *cap unchanged. */
-static __attribute__((noinline)) void *cal_grow(void *v, uint32_t *cap,
-						size_t size)
-{
-	uint32_t c = *cap ? *cap * 2 : 16;
-
-	v = realloc(v, c * size);
-	if (v)
-		*cap = c;
-	return v;
-}
-
-/* A new flit entry for cycle 'when', for the caller to fill in (a
- * scratch entry, and n->oom set, when out of memory). */
-static inline struct cal_item *cal_new(struct noc *n, cycle_t when)
-{
-	static struct cal_item lost;
-	struct cal_slot *s = &n->cal[when & (n->cal_w - 1)];
-
-	if (s->n == s->cap) {
-		struct cal_item *v = cal_grow(s->v, &s->cap, sizeof(*v));
-
-		if (!v) {
-			n->oom = 1;
-			return &lost;
-		}
-		s->v = v;
-	}
-	n->cal_n++;
-	return &s->v[s->n++];
-}
-
-/* A new credit entry for cycle 'when' (as cal_new). */
-static inline struct cal_credit *cal_credit_new(struct noc *n, cycle_t when)
-{
-	static struct cal_credit lost;
-	struct cal_slot *s = &n->cal[when & (n->cal_w - 1)];
-
-	if (s->cn == s->ccap) {
-		struct cal_credit *v = cal_grow(s->cv, &s->ccap, sizeof(*v));
-
-		if (!v) {
-			n->oom = 1;
-			return &lost;
-		}
-		s->cv = v;
-	}
-	n->cal_n++;
-	return &s->cv[s->cn++];
 }
 
 /* ---- ticks ------------------------------------------------------------------*/
@@ -567,7 +192,7 @@ static inline __attribute__((always_inline)) int
 ni_inject(struct noc *n, int i, cycle_t c)
 {
 	struct ni *q = &n->ni[i];
-	struct cal_item *it;
+	struct arrival *it;
 	struct pkt *pk;
 	int v = 0, k;
 
@@ -605,13 +230,16 @@ ni_inject(struct noc *n, int i, cycle_t c)
 	if (q->credits[v] <= 0)
 		return 0;
 	pk = &n->pk[q->cur];
-	it = cal_new(n, c + 1);
-	it->node = i;
-	it->k = (uint16_t)(NOC_LOCAL * n->p.vcs + v);
-	it->f.pkt = q->cur;
-	it->f.idx = q->cur_idx & 0x7fffffffu;
-	it->f.tail = q->cur_idx + 1 == pk->flits;
-	it->f.arrive = c + 1;
+	if ((it = cal_add(n->arr, c + 1, NOC_LANE_FLIT, sizeof(*it)))) {
+		it->node = i;
+		it->k = (uint16_t)(NOC_LOCAL * n->p.vcs + v);
+		it->f.pkt = q->cur;
+		it->f.idx = q->cur_idx & 0x7fffffffu;
+		it->f.tail = q->cur_idx + 1 == pk->flits;
+		it->f.arrive = c + 1;
+	} else {
+		n->oom = 1;
+	}
 	q->credits[v]--;
 	n->u.ctr[CTR_NOC_FLITS_INJECTED]++;
 	q->last_inj = c + 1;
@@ -708,407 +336,7 @@ int noc_send(noc *n, const struct noc_msg *m)
 	return want_tick(n, now + 1);
 }
 
-/* ---- routers ----------------------------------------------------------------*/
-
-/* Queue q (of n->dq_cap entries, front h, count *cnt) gets (at, k). */
-static inline void due_push(const struct noc *n, struct due *q, uint32_t h,
-			    uint32_t *cnt, cycle_t at, uint32_t k)
-{
-	struct due *d = &q[(h + (*cnt)++) & (n->dq_cap - 1)];
-
-	d->at = at;
-	d->k = k;
-}
-
-/* Head iv (RC done) joins VA's requests. */
-static inline void va_add(struct router *r, const struct ivc *iv)
-{
-	if (iv->branches) {
-		r->vqmc[iv->k >> 6] |= 1ULL << (iv->k & 63);
-	} else {
-		r->vq[iv->out_port][iv->k >> 6] |= 1ULL << (iv->k & 63);
-		r->vq_ports |= (uint8_t)(1u << iv->out_port);
-	}
-}
-
-/* The front flit of an input VC became a head at cycle 'from' (in the
- * tick of cycle now): route it and start its RC. */
-static inline __attribute__((always_inline)) void
-ivc_new_head(struct noc *n, int node, struct ivc *iv, cycle_t from, cycle_t now)
-{
-	const struct flit *f = &iv->buf[iv->head];
-	const struct pkt *pk = &n->pk[f->pkt];
-	struct router *r = &n->r[node];
-	cycle_t ready = (f->arrive > from ? f->arrive : from) +
-			(cycle_t)n->p.t_rc;
-
-	if (pk->mc) {
-		iv->branches = mc_branches(n, node, f->pkt);
-		iv->out_port = (uint8_t)__builtin_ctz(iv->branches);
-		r->mc[iv->k].bdone = 0;
-		memset(r->mc[iv->k].bpos, 0, sizeof(r->mc[iv->k].bpos));
-	} else {
-		/* bdone and bpos are a multicast's alone */
-		iv->branches = 0;
-		iv->out_port = n->rt ? n->rt[(size_t)node * (size_t)n->n_nodes +
-					     (size_t)pk->dst]
-				     : (uint8_t)route(n, node, pk->dst);
-	}
-	iv->state = IVC_VA;
-	r->n_va++;
-	if (ready <= now)
-		va_add(r, iv);
-	else
-		due_push(n, r->rcq, r->rcq_h, &r->rcq_n, ready, iv->k);
-}
-
-/* The credit of a tail reached counter idx of n->cred with
- * wait_for_tail_credit: the output VC (or the NI's VC) its packet held
- * is free again. */
-static void tail_credit(struct noc *n, uint32_t idx)
-{
-	const uint32_t pv = (uint32_t)n->pv, V = (uint32_t)n->p.vcs;
-	const uint32_t routers = (uint32_t)n->n_nodes * pv;
-
-	if (idx < routers) {
-		struct router *r = &n->r[idx / pv];
-		uint32_t k = idx % pv;
-
-		if (r->tail_wait[k]) {
-			r->tail_wait[k] = 0;
-			r->free_m[k / V] |= (uint16_t)(1u << (k % V));
-		}
-	} else {
-		idx -= routers;
-		n->ni[idx / V].owned[idx % V] = 0;
-	}
-}
-
-/* The calendar's entries for cycle c: flits into input buffers, credits
- * to output VCs and NIs.  Kept out of noc_tick (noinline): inlined, it
- * competed with the router loop for registers (1-2 % more instructions
- * in the network). */
-static __attribute__((noinline)) void deliver_arrivals(struct noc *n,
-							cycle_t c)
-{
-	struct cal_slot *s = &n->cal[c & (n->cal_w - 1)];
-	/* Locals: the stores below could alias the slot's arrays and the
-	 * parameters for the compiler, which would reload them per item.
-	 * Nothing adds to this cycle's slot while it is walked (whatever a
-	 * tick schedules lands at least one cycle later). */
-	const struct cal_item *const fv = s->v;
-	const struct cal_credit *const cv = s->cv;
-	const uint32_t nf = s->n, nc = s->cn;
-	const int depth = n->p.buf_depth, wait_tail = n->p.wait_tail;
-	struct router *const rs = n->r;
-	int *const cred = n->cred;
-	uint32_t i;
-
-	for (i = 0; i < nf; i++) {
-		const struct cal_item *it = &fv[i];
-		struct router *r = &rs[it->node];
-		struct ivc *iv = &r->in[it->k];
-		int held = iv->n; /* a local: the store below must not be
-				     read back (a stalled load) */
-
-		if (held >= depth) {
-			n->oom = -1; /* credit protocol broken: a bug */
-			continue;
-		}
-		iv->buf[wrap(iv->head + held, depth)] = it->f;
-		iv->n = (uint16_t)(held + 1);
-		/* a router's act bit is set exactly while it holds flits, a
-		 * VC's ne_m bit while it does */
-		if (!r->n_buf++)
-			bit_set(n->act, it->node);
-		if (!held) {
-			r->ne_m[iv->port] |= (uint16_t)(1u << iv->vc);
-			if (iv->state == IVC_IDLE)
-				ivc_new_head(n, it->node, iv, c, c);
-		}
-	}
-	/* (two loops: the test of the rare mode out of the common one) */
-	if (!wait_tail)
-		for (i = 0; i < nc; i++)
-			cred[cv[i].idx]++;
-	else
-		for (i = 0; i < nc; i++) {
-			cred[cv[i].idx]++;
-			if (cv[i].tail)
-				tail_credit(n, cv[i].idx);
-		}
-	n->cal_n -= nf + nc;
-	s->n = 0;
-	s->cn = 0;
-}
-
-/* Dateline class of the VCs a packet may take out of port o, arriving on
- * input VC (ip, iv): 0 = lower half, 1 = upper half (torus only). */
-static int vc_class(const struct noc *n, const struct router *r, int ip,
-		    int iv, int o)
-{
-	if (r->wrap[o])
-		return 1;
-	return ip == opposite(o) && iv >= n->p.vcs / 2;
-}
-
-/* The packet at the front of input VC k of router r. */
-static const struct pkt *front_pkt(const struct noc *n, const struct router *r,
-				   int k)
-{
-	const struct ivc *iv = &r->in[k];
-
-	return &n->pk[iv->buf[iv->head].pkt];
-}
-
-/* Age order: older creation first, then send order. */
-static int older(const struct pkt *a, const struct pkt *b)
-{
-	if (a->created != b->created)
-		return a->created < b->created;
-	return a->serial < b->serial;
-}
-
-/* Output VCs of port o that the packet on input VC iv may take (bit per
- * VC): all of them, or on a torus link the half of its dateline class. */
-static inline uint32_t vc_allowed(const struct noc *n,
-				  const struct router *r,
-				  const struct ivc *iv, int o)
-{
-	int V = n->p.vcs;
-	uint32_t all = (1u << V) - 1, lower = (1u << (V / 2)) - 1;
-
-	if (!n->p.torus || o == NOC_LOCAL)
-		return all;
-	return vc_class(n, r, iv->port, iv->vc, o) ? all & ~lower : lower;
-}
-
-/* Output VC v of port o gets an owner. */
-static inline void ovc_take(struct router *r, int o, int v)
-{
-	r->free_m[o] &= (uint16_t)~(1u << v);
-}
-
-/* Input VC iv won VA in cycle c: on to SA after the VA stage. */
-static inline __attribute__((always_inline)) void
-va_granted(struct noc *n, struct router *r, struct ivc *iv, cycle_t c)
-{
-	iv->state = IVC_ACTIVE;
-	r->n_va--;
-	if (iv->branches) {
-		r->vqmc[iv->k >> 6] &= ~(1ULL << (iv->k & 63));
-	} else {
-		uint64_t *q = r->vq[iv->out_port];
-
-		q[iv->k >> 6] &= ~(1ULL << (iv->k & 63));
-		if (!(q[0] | q[1]))
-			r->vq_ports &= (uint8_t)~(1u << iv->out_port);
-	}
-	if (n->t_va_eff) {
-		due_push(n, r->saq, r->saq_h, &r->saq_n,
-			 c + (cycle_t)n->t_va_eff, iv->k);
-	} else {
-		r->act_m[iv->port] |= (uint16_t)(1u << iv->vc);
-		r->act_ports |= (uint8_t)(1u << iv->port);
-	}
-}
-
-/*
- * VA for a multicast head: an output VC on every link branch at once, or
- * none.  Holding some branches while waiting for others could deadlock
- * two trees that each hold what the other waits for (Lin, McKinley and Ni,
- * "Deadlock-free multicast wormhole routing in 2-D mesh multicomputers",
- * IEEE TPDS 1994).  The ejection branch takes no VC: a tree whose flit has
- * been ejected here but waits for a credit on another branch would
- * otherwise hold this node's ejection VCs, and unicast packets that only
- * need to leave here would wait on that tree's links - a dependency from
- * the last channel of every route back to the mesh links, which closes
- * cycles.  The NI sinks every flit and reassembles packets by id.  What is
- * left are waits for credits along dimension-order channels (acyclic).  Multicast heads are served
- * before the unicast requests of the same cycle, so a tree is not starved
- * by unicast packets taking its VCs one port at a time.  Returns 1 if
- * granted.
- */
-static int va_multicast(struct noc *n, struct router *r, int in, cycle_t c)
-{
-	struct ivc *iv = &r->in[in];
-	int o;
-	uint16_t got[NOC_N_PORTS] = { 0 };
-
-	for (o = 1; o < NOC_N_PORTS; o++) {
-		uint32_t fm;
-
-		if (!(iv->branches >> o & 1))
-			continue;
-		fm = r->free_m[o] & vc_allowed(n, r, iv, o);
-		if (!fm)
-			return 0;    /* a branch has no free VC: retry */
-		got[o] = (uint16_t)__builtin_ctz(fm); /* the lowest */
-	}
-	for (o = 1; o < NOC_N_PORTS; o++)
-		if (iv->branches >> o & 1) {
-			ovc_take(r, o, got[o]);
-			r->mc[in].bvc[o] = got[o];
-		}
-	r->mc[in].bvc[NOC_LOCAL] = NOC_NO_VC;
-	iv->out_vc = r->mc[in].bvc[iv->out_port];
-	va_granted(n, r, iv, c);
-	return 1;
-}
-
-/* The lowest set bit of m[2] at or after 'from' (< 128), or -1. */
-static inline int mask_next(const uint64_t m[2], int from)
-{
-	uint64_t w;
-
-	if (from < 64) {
-		w = m[0] & (~0ULL << from);
-		if (w)
-			return __builtin_ctzll(w);
-		from = 64;
-	}
-	if (from >= 128)
-		return -1;
-	w = m[1] & (~0ULL << (from - 64));
-	return w ? 64 + __builtin_ctzll(w) : -1;
-}
-
-/* Grant head 'in' (iv) of router r output VC v of port o. */
-static inline __attribute__((always_inline)) void
-va_grant(struct noc *n, struct router *r, struct ivc *iv, int o, int v,
-	 cycle_t c)
-{
-	ovc_take(r, o, v);
-	iv->out_vc = (uint16_t)v;
-	iv->oidx = (uint16_t)(o * n->p.vcs + v);
-	iv->dk = (uint16_t)(opposite(o) * n->p.vcs + v);
-	va_granted(n, r, iv, c);
-	r->rr_va[o] = (uint16_t)wrap(iv->k + 1, n->pv);
-}
-
-/*
- * VA's requests m for output port o in the general case (age order, a
- * torus link's dateline classes, or more than 64 input VCs): oldest first
- * or round robin from the port's pointer; each takes the lowest free VC
- * of its class.  Returns the number of grants.
- */
-static __attribute__((noinline)) int
-va_port(struct noc *n, struct router *r, int o, const uint64_t m[2], cycle_t c)
-{
-	int rq[NOC_N_PORTS * NOC_MAX_VCS], nr = 0, i, k, grants = 0;
-
-	/* the requests in the port's order */
-	if (n->p.age) {
-		for (k = mask_next(m, 0); k >= 0; k = mask_next(m, k + 1))
-			rq[nr++] = k;
-		/* oldest first (insertion sort, at most PV) */
-		for (i = 1; i < nr; i++) {
-			int x = rq[i], j;
-
-			for (j = i; j > 0 && older(front_pkt(n, r, x),
-					front_pkt(n, r, rq[j - 1])); j--)
-				rq[j] = rq[j - 1];
-			rq[j] = x;
-		}
-	} else {
-		int rr = r->rr_va[o];
-
-		for (k = mask_next(m, rr); k >= 0; k = mask_next(m, k + 1))
-			rq[nr++] = k;
-		for (k = mask_next(m, 0); k >= 0 && k < rr;
-		     k = mask_next(m, k + 1))
-			rq[nr++] = k;
-	}
-	for (i = 0; i < nr; i++) {
-		struct ivc *iv = &r->in[rq[i]];
-		uint32_t fm = r->free_m[o] & vc_allowed(n, r, iv, o);
-
-		if (!fm)
-			continue;    /* no free VC: retry next cycle */
-		va_grant(n, r, iv, o, __builtin_ctz(fm), c);
-		grants++;
-	}
-	return grants;
-}
-
-/*
- * VC allocation: every head whose RC is done asks for an output VC of its
- * route's port, in its dateline class.  Multicast heads go first, in input
- * VC order (va_multicast).  Requests for one port are then served oldest
- * first (age) or round robin from the port's pointer (input VCs from the
- * pointer up, then from 0); each winner takes the lowest free VC of its
- * class.  Returns the number of grants.
- */
-static int router_va(struct noc *n, struct router *r, cycle_t c)
-{
-	int k, o, grants = 0;
-	uint32_t pm = r->vq_ports;
-
-	/* One unicast request (nearly every call under light or streaming
-	 * load): whatever the order, it takes the lowest free VC of its
-	 * class, if any - as below. */
-	if (!(r->vqmc[0] | r->vqmc[1]) && pm && !(pm & (pm - 1))) {
-		const uint64_t *m = r->vq[o = __builtin_ctz(pm)];
-		/* nonzero: more than one request */
-		uint64_t more = m[0] ? (m[0] & (m[0] - 1)) | m[1]
-				     : m[1] & (m[1] - 1);
-
-		if (!more) {
-			struct ivc *iv = &r->in[m[0] ? __builtin_ctzll(m[0])
-						  : 64 + __builtin_ctzll(m[1])];
-			uint32_t fm = r->free_m[o] & vc_allowed(n, r, iv, o);
-
-			if (!fm)
-				return 0;    /* retry next cycle */
-			va_grant(n, r, iv, o, __builtin_ctz(fm), c);
-			return 1;
-		}
-	}
-	if (r->vqmc[0] | r->vqmc[1]) {
-		uint64_t m[2] = { r->vqmc[0], r->vqmc[1] };
-
-		for (k = mask_next(m, 0); k >= 0; k = mask_next(m, k + 1))
-			grants += va_multicast(n, r, k, c);
-	}
-	for (; pm; pm &= pm - 1) {
-		const int pv = n->pv;
-		uint64_t m[2], rot;
-		int rr;
-
-		o = __builtin_ctz(pm);
-		/* no free VC at o: no request for it can be granted (every
-		 * order below takes VCs from free_m alone) - retry next
-		 * cycle */
-		if (!r->free_m[o])
-			continue;
-		m[0] = r->vq[o][0];
-		m[1] = r->vq[o][1];
-		if (n->p.age || pv > 64 || (n->p.torus && o != NOC_LOCAL)) {
-			grants += va_port(n, r, o, m, c);
-			continue;
-		}
-		/* Round robin over one word, every VC of the port allowed:
-		 * the requests from the pointer up, then from 0 (bit b of
-		 * the rotated mask is input VC (rr + b) mod pv), each taking
-		 * the lowest free VC until none is left (common case, no
-		 * list) */
-		rr = r->rr_va[o];
-		rot = rr ? (m[0] >> rr | m[0] << (pv - rr)) &
-			   (~0ULL >> (64 - pv))
-			 : m[0];
-		for (; rot; rot &= rot - 1) {
-			uint32_t fm = r->free_m[o];
-			int v = __builtin_ctzll(rot) + rr;
-
-			if (!fm)
-				break; /* retry next cycle */
-			va_grant(n, r, &r->in[v >= pv ? v - pv : v], o,
-				 __builtin_ctz(fm), c);
-			grants++;
-		}
-	}
-	return grants;
-}
+/* ---- deliveries and the tick ------------------------------------------------*/
 
 /*
  * Packet slot's tail reaches node's NI at cycle 'at'.  Every delivery of
@@ -1117,458 +345,17 @@ static int router_va(struct noc *n, struct router *r, cycle_t c)
  * the place the first one's would have had, dispatches them in the same
  * order as one event each did (2 M fewer events in ResNet-50 on tpu-v1).
  */
-static void deliver_at(struct noc *n, cycle_t at, int node, uint32_t slot)
+void noc_deliver_at(struct noc *n, cycle_t at, int node, uint32_t slot)
 {
-	struct dl_slot *d = &n->dl[at & (n->cal_w - 1)];
+	int first = !cal_count(n->dlv, at, 0);
+	uint64_t *v = cal_add(n->dlv, at, 0, sizeof(*v));
 
-	if (d->n == d->cap) {
-		uint32_t cap = d->cap ? d->cap * 2 : 8;
-		uint64_t *v = realloc(d->v, cap * sizeof(*v));
-
-		if (!v) {
-			n->oom = 1;
-			return;
-		}
-		d->v = v;
-		d->cap = cap;
-	}
-	if (!d->n && eng_schedule(n->u.eng, at, EV_PRI_COMPLETE, &n->u,
-				  NOC_EV_DELIVER, 0)) {
+	if (!v || (first && eng_schedule(n->u.eng, at, EV_PRI_COMPLETE, &n->u,
+					 NOC_EV_DELIVER, 0))) {
 		n->oom = 1;
 		return;
 	}
-	d->v[d->n++] = (uint64_t)node << 32 | slot;
-}
-
-/* The front flit of input VC 'in' crosses the switch to output o (output
- * VC ov): onto the link to the next router, or out of the ejection port. */
-static void flit_out(struct noc *n, int node, struct router *r, int in,
-		     int pos, int o, int ov, cycle_t c)
-{
-	int V = n->p.vcs;
-	struct ivc *iv = &r->in[in];
-	struct flit f = iv->buf[wrap(iv->head + pos, n->p.buf_depth)];
-	int tail = f.tail;
-	struct cal_item *it;
-
-	r->flits++;
-	r->link_flits[o]++;
-	if (o == NOC_LOCAL) {
-		/* ejection: the NI sinks every flit; the tail completes */
-		cycle_t at = c + n->d_eject;
-
-		n->u.ctr[CTR_NOC_FLITS]++;
-		if (at >= n->win_lo && at < n->win_hi)
-			n->win_flits++;
-		if (tail)
-			deliver_at(n, at, node, f.pkt);
-	} else {
-		cycle_t at = c + n->d_link;
-
-		it = cal_new(n, at);
-		it->node = r->nbr[o];
-		it->k = (uint16_t)(opposite(o) * V + ov);
-		it->f = f;
-		it->f.arrive = at;
-		r->cred[o * V + ov]--;
-		n->u.ctr[CTR_NOC_HOPS]++;
-	}
-	if (tail && ov != NOC_NO_VC) {
-		if (o != NOC_LOCAL && n->p.wait_tail) {
-			r->tail_wait[o * V + ov] = 1;
-		} else {
-			r->free_m[o] |= (uint16_t)(1u << ov);
-		}
-	}
-}
-
-/* Input VC iv of router r frees its front slot at cycle c: its credit
- * goes upstream, to the network interface for the local port (tail: the
- * slot held a packet's last flit). */
-static inline void slot_free(struct noc *n, struct router *r,
-			     struct ivc *iv, int tail, cycle_t c)
-{
-	int ip = iv->port, vc = iv->vc;
-	struct cal_credit *it;
-
-	iv->head = (uint16_t)wrap(iv->head + 1, n->p.buf_depth);
-	if (!--iv->n)
-		r->ne_m[ip] &= (uint16_t)~(1u << vc);
-	r->n_buf--;
-	it = cal_credit_new(n, c + (cycle_t)n->p.t_credit);
-	*it = iv->up;
-	it->tail = (uint8_t)tail;
-}
-
-/* The front flit of input VC 'in' has left on every output it goes to:
- * free its slot (the credit goes upstream) and start the next packet. */
-static void flit_pop(struct noc *n, int node, struct router *r, int in,
-		     cycle_t c)
-{
-	struct ivc *iv = &r->in[in];
-	int ip = iv->port, vc = iv->vc;
-	int tail = iv->buf[iv->head].tail;
-
-	slot_free(n, r, iv, tail, c);
-	if (iv->branches) {
-		int k = __builtin_popcount(iv->branches) - 1, o;
-
-		n->u.ctr[CTR_NOC_FLITS_REPLICATED] += (uint64_t)k;
-		for (o = 0; o < NOC_N_PORTS; o++)
-			if (iv->branches >> o & 1)
-				r->mc[in].bpos[o]--;
-	}
-	if (tail) {
-		iv->state = IVC_IDLE;
-		if (!(r->act_m[ip] &= (uint16_t)~(1u << vc)))
-			r->act_ports &= (uint8_t)~(1u << ip);
-		if (iv->n)
-			ivc_new_head(n, node, iv, c + 1, c);
-	}
-}
-
-/* The front flit of unicast input VC iv crosses the switch to its output
- * o and leaves the buffer: flit_out then flit_pop, the same updates in
- * the same order, in one pass (the path of nearly every flit). */
-static inline __attribute__((always_inline)) void
-flit_move(struct noc *n, int node, struct router *r, struct ivc *iv, int o,
-	  cycle_t c)
-{
-	const struct noc_params *p = &n->p;
-	struct flit f = iv->buf[iv->head];
-	int ip = iv->port, vc = iv->vc;
-	struct cal_item *it;
-
-	r->flits++;
-	r->link_flits[o]++;
-	if (o == NOC_LOCAL) {
-		/* ejection: the NI sinks every flit; the tail completes */
-		cycle_t at = c + n->d_eject;
-
-		n->u.ctr[CTR_NOC_FLITS]++;
-		if (at >= n->win_lo && at < n->win_hi)
-			n->win_flits++;
-		if (f.tail)
-			deliver_at(n, at, node, f.pkt);
-	} else {
-		cycle_t at = c + n->d_link;
-
-		it = cal_new(n, at);
-		it->node = r->nbr[o];
-		it->k = iv->dk;
-		it->f = f;
-		it->f.arrive = at;
-		r->cred[iv->oidx]--;
-		n->u.ctr[CTR_NOC_HOPS]++;
-	}
-	if (f.tail) {
-		if (o != NOC_LOCAL && p->wait_tail) {
-			r->tail_wait[iv->oidx] = 1;
-		} else {
-			r->free_m[o] |= (uint16_t)(1u << iv->out_vc);
-		}
-	}
-	/* the slot frees; its credit goes upstream */
-	slot_free(n, r, iv, f.tail, c);
-	if (f.tail) {
-		iv->state = IVC_IDLE;
-		if (!(r->act_m[ip] &= (uint16_t)~(1u << vc)))
-			r->act_ports &= (uint8_t)~(1u << ip);
-		if (iv->n)
-			ivc_new_head(n, node, iv, c + 1, c);
-	}
-}
-
-/* Branch o of the multicast in input VC k sends its next flit; the front
- * flit leaves the buffer once every branch has sent it.  Branches advance
- * independently through the buffered packet (asynchronous replication):
- * one waiting for credits does not hold the others, so a tree never keeps
- * a VC on a free branch while it waits on another (with a packet that
- * fits in the buffer, which the config loader requires). */
-static void mc_out(struct noc *n, int node, struct router *r, int k, int o,
-		   cycle_t c)
-{
-	struct ivc *iv = &r->in[k];
-	struct ivc_mc *m = &r->mc[k];
-	int pos = m->bpos[o], b, all = 1;
-	const struct flit *f = &iv->buf[wrap(iv->head + pos, n->p.buf_depth)];
-
-	if (f->tail)
-		m->bdone |= (uint8_t)(1u << o);
-	flit_out(n, node, r, k, pos, o, m->bvc[o], c);
-	m->bpos[o]++;
-	for (b = 0; b < NOC_N_PORTS; b++)
-		if (iv->branches >> b & 1 && !m->bpos[b])
-			all = 0;
-	if (all)
-		flit_pop(n, node, r, k, c);
-}
-
-/* 1 if input VC k's front flit may cross to output o now: it goes there
- * (and, multicast, has not yet) and the output VC has a credit. */
-static int sa_wants(const struct noc *n, const struct router *r, int k, int o)
-{
-	const struct ivc *iv = &r->in[k];
-	int V = n->p.vcs;
-
-	if (!iv->branches)
-		return iv->out_port == o &&
-		       (o == NOC_LOCAL || r->cred[o * V + iv->out_vc] > 0);
-	const struct ivc_mc *m = &r->mc[k];
-
-	return (iv->branches & ~m->bdone) >> o & 1 && m->bpos[o] < iv->n &&
-	       (o == NOC_LOCAL || r->cred[o * V + m->bvc[o]] > 0);
-}
-
-/* 1 if input VC k's front flit may cross to some output now. */
-static int sa_ready(const struct noc *n, const struct router *r, int k)
-{
-	const struct ivc *iv = &r->in[k];
-	int o;
-
-	if (!iv->branches)
-		return sa_wants(n, r, k, iv->out_port);
-	for (o = 0; o < NOC_N_PORTS; o++)
-		if (sa_wants(n, r, k, o))
-			return 1;
-	return 0;
-}
-
-/*
- * The output stage of router_sa when several input ports picked a VC or a
- * pick is a multicast: each output port grants one of the input ports
- * whose pick bids for it; the winners cross.  Returns the flits moved.
- */
-static __attribute__((noinline)) int
-sa_outputs(struct noc *n, int node, struct router *r, cycle_t c,
-	   const int pick[NOC_N_PORTS], uint32_t picks, uint32_t mc)
-{
-	const int V = n->p.vcs, age = n->p.age;
-	int p, o, moved = 0;
-	int win[NOC_N_PORTS];    /* input port granted per output */
-	uint32_t want[NOC_N_PORTS]; /* input ports bidding per output */
-	uint32_t pm, outs = 0;   /* outputs with a bidder (bit per port) */
-
-	/*
-	 * Output stage: want[o] = the input ports whose pick bids for o.  A
-	 * unicast pick bids for its route alone (its credit was just seen); a
-	 * multicast one for each branch sa_wants names.
-	 */
-	for (pm = picks & ~mc; pm; pm &= pm - 1) {
-		p = __builtin_ctz(pm);
-		o = r->in[pick[p]].out_port;
-		if (!(outs >> o & 1)) {
-			outs |= 1u << o;
-			want[o] = 0;
-		}
-		want[o] |= 1u << p;
-	}
-	for (pm = mc; pm; pm &= pm - 1)
-		for (o = 0; o < NOC_N_PORTS; o++) {
-			p = __builtin_ctz(pm);
-			if (!sa_wants(n, r, pick[p], o))
-				continue;
-			if (!(outs >> o & 1)) {
-				outs |= 1u << o;
-				want[o] = 0;
-			}
-			want[o] |= 1u << p;
-		}
-	/*
-	 * Round robin takes the first bidder at or after the port's pointer,
-	 * cyclically; age the oldest, lowest port first on a tie (the order
-	 * the bidders were once visited in, p = 0..4).
-	 */
-	for (pm = outs; pm; pm &= pm - 1) {
-		uint32_t m = want[o = __builtin_ctz(pm)], hi;
-
-		if (!age) {
-			hi = m & ~((1u << r->rr_out[o]) - 1);
-			win[o] = __builtin_ctz(hi ? hi : m);
-			continue;
-		}
-		for (win[o] = -1; m; m &= m - 1) {
-			int ip = __builtin_ctz(m);
-
-			if (win[o] < 0 ||
-			    older(front_pkt(n, r, pick[ip]),
-				  front_pkt(n, r, pick[win[o]])))
-				win[o] = ip;
-		}
-	}
-	/* the winners cross in output order */
-	for (pm = outs; pm; pm &= pm - 1) {
-		int ip = win[o = __builtin_ctz(pm)], k = pick[ip];
-		struct ivc *iv = &r->in[k];
-
-		r->rr_in[ip] = (uint16_t)wrap(k - ip * V + 1, V); /* k = ip*V + vc */
-		r->rr_out[o] = (uint16_t)wrap(ip + 1, NOC_N_PORTS);
-		moved++;
-		if (!iv->branches) {
-			flit_move(n, node, r, iv, o, c);
-			continue;
-		}
-		mc_out(n, node, r, k, o, c);
-	}
-	return moved;
-}
-
-/*
- * Switch allocation, separable and input first: each input port picks one
- * of its VCs that has a flit, an output VC and a credit; each output port
- * then picks one of the inputs that chose it.  Round robin (or oldest
- * packet first) at both stages.  A VC ready but without a credit counts a
- * credit-stall cycle.  A multicast flit bids for every branch it has not
- * left on yet and may win several outputs in one cycle (the crossbar
- * copies an input to several outputs); branches without a credit wait and
- * the flit leaves its buffer once it has left on all of them
- * (asynchronous replication at the front of the buffer).  Returns the
- * number of flits that moved.
- */
-static int router_sa(struct noc *n, int node, struct router *r, cycle_t c)
-{
-	const int V = n->p.vcs, age = n->p.age;
-	int p;
-	int pick[NOC_N_PORTS];   /* input VC chosen per input port */
-	uint32_t pm, picks = 0, mc = 0; /* ports with a pick, those whose
-					   pick is a multicast (bit per
-					   port) */
-
-	/*
-	 * One unicast VC with a flit past VA on one input port (DMA streams:
-	 * nearly every call): it is the only bidder at both stages under
-	 * round robin and age alike - it crosses if it has a credit, else
-	 * stalls - as the stages below would decide.
-	 */
-	pm = r->act_ports;
-	if (!(pm & (pm - 1))) {
-		uint32_t cand;
-		struct ivc *iv;
-
-		p = __builtin_ctz(pm);
-		cand = (uint32_t)(r->act_m[p] & r->ne_m[p]);
-		if (!cand)
-			return 0;
-		iv = &r->in[p * V + __builtin_ctz(cand)];
-		if (!(cand & (cand - 1)) && !iv->branches) {
-			int o = iv->out_port;
-
-			if (r->cred[iv->oidx] <= 0) {
-				r->stall_credit++;
-				n->u.ctr[CTR_NOC_STALL_CREDIT]++;
-				return 0;
-			}
-			r->rr_in[p] = (uint16_t)wrap(iv->vc + 1, V);
-			r->rr_out[o] = (uint16_t)wrap(p + 1, NOC_N_PORTS);
-			flit_move(n, node, r, iv, o, c);
-			return 1;
-		}
-	}
-	/* Every loop walks set bits only: the input ports with a VC past VA
-	 * (most cycles see one or two bids). */
-	for (; pm; pm &= pm - 1) {
-		/* the VCs with a flit past VA, in visiting order: from the
-		 * round-robin pointer up, then from 0 (age: from 0) - bit
-		 * b of the rotated mask is VC (rr + b) mod V */
-		uint32_t cand, rot;
-		const struct ivc *iv;
-		int k = -1, rr, base;
-
-		p = __builtin_ctz(pm);
-		cand = (uint32_t)(r->act_m[p] & r->ne_m[p]);
-		if (!cand)
-			continue;
-		rr = age ? 0 : r->rr_in[p];
-		rot = ((cand >> rr) | (cand << (V - rr))) & ((1u << V) - 1);
-		base = p * V - V;
-		for (; rot; rot &= rot - 1) {
-			int v = __builtin_ctz(rot) + rr;
-			int kk = base + (v >= V ? v : v + V);
-
-			iv = &r->in[kk];
-			/* a unicast flit's credit (ejection never runs
-			 * out: its VCs hold 2^30) */
-			if (iv->branches ? !sa_ready(n, r, kk)
-					 : r->cred[iv->oidx] <= 0) {
-				r->stall_credit++;
-				n->u.ctr[CTR_NOC_STALL_CREDIT]++;
-				continue;
-			}
-			if (k < 0 ||
-			    (age && older(front_pkt(n, r, kk),
-					  front_pkt(n, r, k))))
-				k = kk;
-			if (!age)
-				break;
-		}
-		if (k < 0)
-			continue;
-		pick[p] = k;
-		picks |= 1u << p;
-		if (r->in[k].branches)
-			mc |= 1u << p;
-	}
-	if (!picks)
-		return 0;
-	/*
-	 * One unicast pick (DMA streams: nearly every call): the only bidder
-	 * for its output wins it under round robin and age alike, so the
-	 * output stage below would grant it; the same pointer updates and
-	 * crossing, without the bid masks.
-	 */
-	if (!(picks & (picks - 1)) && !mc) {
-		int ip = __builtin_ctz(picks), k = pick[ip];
-		struct ivc *iv = &r->in[k];
-		int o = iv->out_port;
-
-		r->rr_in[ip] = (uint16_t)wrap(k - ip * V + 1, V);
-		r->rr_out[o] = (uint16_t)wrap(ip + 1, NOC_N_PORTS);
-		flit_move(n, node, r, iv, o, c);
-		return 1;
-	}
-	return sa_outputs(n, node, r, c, pick, picks, mc);
-}
-
-/* What a router's cycle leaves (router_step's flags). */
-enum {
-	STEP_MOVED = 1,          /* a grant or a flit crossed */
-	STEP_WAITS = 2,          /* a VC waits in its RC or VA stage */
-	STEP_HOLDS = 4           /* flits are still buffered */
-};
-
-/* One cycle of router 'node': VA then SA.  Returns STEP_* flags. */
-static int router_step(struct noc *n, int node, cycle_t c)
-{
-	struct router *r = &n->r[node];
-	const uint32_t dm = n->dq_cap - 1;
-	int g;
-
-	r->occ_sum += (uint64_t)r->n_buf;
-	/* the VCs whose RC or VA stage has ended join the allocators; those
-	 * still in a stage make the router wait on time */
-	for (; r->rcq_n && r->rcq[r->rcq_h].at <= c; r->rcq_n--) {
-		va_add(r, &r->in[r->rcq[r->rcq_h].k]);
-		r->rcq_h = (r->rcq_h + 1) & dm;
-	}
-	for (; r->saq_n && r->saq[r->saq_h].at <= c; r->saq_n--) {
-		const struct ivc *iv = &r->in[r->saq[r->saq_h].k];
-
-		r->act_m[iv->port] |= (uint16_t)(1u << iv->vc);
-		r->act_ports |= (uint8_t)(1u << iv->port);
-		r->saq_h = (r->saq_h + 1) & dm;
-	}
-	/* allocation only where some VC is past its stage's wait */
-	g = r->n_va > (int)r->rcq_n ? router_va(n, r, c) : 0;
-	if (r->act_ports)
-		g += router_sa(n, node, r, c);
-	/* (a VC queued by the allocators themselves waits too: a grant, a
-	 * tail's crossing, both progress anyway) */
-	g = (g ? STEP_MOVED : 0) | (r->rcq_n | r->saq_n ? STEP_WAITS : 0);
-	if (!r->n_buf)
-		bit_clr(n->act, node);
-	else
-		g |= STEP_HOLDS;
-	return g;
+	*v = (uint64_t)node << 32 | slot;
 }
 
 static int noc_tick(struct noc *n, cycle_t c)
@@ -1578,9 +365,9 @@ static int noc_tick(struct noc *n, cycle_t c)
 
 	n->tick_at = CYCLE_MAX;
 	n->st.ticks++;
-	if (n->cal_n && (n->cal[c & (n->cal_w - 1)].n |
-			 n->cal[c & (n->cal_w - 1)].cn)) {
-		deliver_arrivals(n, c);
+	if (cal_pending(n->arr) && (cal_count(n->arr, c, NOC_LANE_FLIT) |
+				    cal_count(n->arr, c, NOC_LANE_CREDIT))) {
+		router_arrivals(n, c);
 		progress = 1;
 	}
 	for (w = 0; w < n->n_words; w++) {
@@ -1597,17 +384,7 @@ static int noc_tick(struct noc *n, cycle_t c)
 				busy = 1;
 		}
 	}
-	for (w = 0; w < n->n_words; w++) {
-		uint64_t m = n->act[w];
-
-		while (m) {
-			int i = w * 64 + __builtin_ctzll(m);
-
-			m &= m - 1;
-			n->st.router_visits++;
-			f |= router_step(n, i, c);
-		}
-	}
+	f = router_step_all(n, c);
 	if (n->oom)
 		return n->oom < 0 ? NPU_EINTERNAL : NPU_ENOMEM;
 	/*
@@ -1618,18 +395,10 @@ static int noc_tick(struct noc *n, cycle_t c)
 	 * Otherwise the cycle of the next calendar arrival, if any.
 	 */
 	if ((busy || f & STEP_HOLDS) &&
-	    (progress || f & (STEP_MOVED | STEP_WAITS) || n->cal_n))
+	    (progress || f & (STEP_MOVED | STEP_WAITS) || cal_pending(n->arr)))
 		next = c + 1;
-	else if (n->cal_n) {
-		cycle_t t;
-
-		for (t = c + 1; t < c + n->cal_w; t++)
-			if (n->cal[t & (n->cal_w - 1)].n |
-			    n->cal[t & (n->cal_w - 1)].cn) {
-				next = t;
-				break;
-			}
-	}
+	else
+		next = cal_next(n->arr, c + 1);
 	return next == CYCLE_MAX ? 0 : want_tick(n, next);
 }
 
@@ -1666,19 +435,17 @@ static int noc_deliver(struct noc *n, uint32_t slot, int node, cycle_t now)
 	return fn ? fn(ctx, tag, node, now) : 0;
 }
 
-/* The deliveries of cycle 'now', in order (deliver_at).  The callbacks
+/* The deliveries of cycle 'now', in order (noc_deliver_at).  The callbacks
  * only send packets, which reach an NI no earlier than a later tick's
  * ejection: nothing joins this cycle's list while it is walked. */
 static int noc_deliver_all(struct noc *n, cycle_t now)
 {
-	struct dl_slot *d = &n->dl[now & (n->cal_w - 1)];
-	uint32_t i;
+	uint32_t i, cnt;
+	const uint64_t *v = cal_take(n->dlv, now, 0, &cnt);
 	int rc = 0;
 
-	for (i = 0; i < d->n && !rc; i++)
-		rc = noc_deliver(n, (uint32_t)d->v[i], (int)(d->v[i] >> 32),
-				 now);
-	d->n = 0;
+	for (i = 0; i < cnt && !rc; i++)
+		rc = noc_deliver(n, (uint32_t)v[i], (int)(v[i] >> 32), now);
 	return rc;
 }
 
@@ -1906,17 +673,10 @@ static void noc_destroy(struct unit *u)
 {
 	struct noc *n = (struct noc *)u;
 	int i;
-	uint32_t w;
 
 	if (n->r)
-		for (i = 0; i < n->n_nodes; i++) {
-			free(n->r[i].fbuf);
-			free(n->r[i].rcq);
-			free(n->r[i].saq);
-			free(n->r[i].mc);
-			free(n->r[i].in);
-			free(n->r[i].tail_wait);
-		}
+		for (i = 0; i < n->n_nodes; i++)
+			router_fini(&n->r[i]);
 	if (n->ni)
 		for (i = 0; i < n->n_nodes; i++) {
 			free(n->ni[i].q);
@@ -1924,18 +684,8 @@ static void noc_destroy(struct unit *u)
 			free(n->ni[i].w2);
 			free(n->ni[i].owned);
 		}
-	if (n->cal)
-		for (w = 0; w < n->cal_w; w++) {
-			free(n->cal[w].v);
-			free(n->cal[w].cv);
-		}
-	if (n->dl)
-		for (w = 0; w < n->cal_w; w++)
-			free(n->dl[w].v);
-	free(n->dl);
 	for (i = 0; i < NOC_N_CLS; i++)
 		free(n->cls[i].hist);
-	free(n->cal);
 	free(n->rt);
 	free(n->cred);
 	free(n->r);
@@ -1955,77 +705,13 @@ static const struct unit_ops noc_ops = {
 	.destroy = noc_destroy,
 };
 
-/* ---- construction -----------------------------------------------------------*/
-
-static int router_init(struct noc *n, int i)
-{
-	struct router *r = &n->r[i];
-	const struct noc_params *p = &n->p;
-	int k, x = i % p->cols, y = i / p->cols;
-
-	r->x = x;
-	r->y = y;
-	r->nbr[NOC_LOCAL] = -1;
-	/* east/west along x, south/north along y; a torus closes each ring
-	 * of 3 or more (the config refuses rings of 2) */
-	r->nbr[NOC_EAST] = x + 1 < p->cols ? i + 1 : -1;
-	r->nbr[NOC_WEST] = x > 0 ? i - 1 : -1;
-	r->nbr[NOC_SOUTH] = y + 1 < p->rows ? i + p->cols : -1;
-	r->nbr[NOC_NORTH] = y > 0 ? i - p->cols : -1;
-	if (p->torus) {
-		if (p->cols >= 3 && x == p->cols - 1) {
-			r->nbr[NOC_EAST] = i - x;
-			r->wrap[NOC_EAST] = 1;
-		}
-		if (p->cols >= 3 && x == 0) {
-			r->nbr[NOC_WEST] = i + p->cols - 1;
-			r->wrap[NOC_WEST] = 1;
-		}
-		if (p->rows >= 3 && y == p->rows - 1) {
-			r->nbr[NOC_SOUTH] = x;
-			r->wrap[NOC_SOUTH] = 1;
-		}
-		if (p->rows >= 3 && y == 0) {
-			r->nbr[NOC_NORTH] = (p->rows - 1) * p->cols + x;
-			r->wrap[NOC_NORTH] = 1;
-		}
-	}
-	r->cred = &n->cred[(size_t)i * (size_t)n->pv];
-	r->in = calloc((size_t)n->pv, sizeof(*r->in));
-	r->mc = calloc((size_t)n->pv, sizeof(*r->mc));
-	r->tail_wait = calloc((size_t)n->pv, 1);
-	r->fbuf = calloc((size_t)n->pv * (size_t)p->buf_depth,
-			 sizeof(*r->fbuf));
-	r->rcq = calloc(n->dq_cap, sizeof(*r->rcq));
-	r->saq = calloc(n->dq_cap, sizeof(*r->saq));
-	if (!r->in || !r->mc || !r->tail_wait || !r->fbuf || !r->rcq || !r->saq)
-		return NPU_ENOMEM;
-	for (k = 0; k < NOC_N_PORTS; k++)
-		r->free_m[k] = (uint16_t)((1u << p->vcs) - 1);
-	for (k = 0; k < n->pv; k++) {
-		r->in[k].buf = &r->fbuf[(size_t)k * (size_t)p->buf_depth];
-		r->in[k].port = (uint8_t)(k / p->vcs);
-		r->in[k].vc = (uint8_t)(k % p->vcs);
-		r->in[k].k = (uint8_t)k;
-		/* a freed slot's credit goes to the NI or to the output VC
-		 * of the upstream router feeding this input VC */
-		if (k / p->vcs == NOC_LOCAL)
-			r->in[k].up.idx = (uint32_t)(n->n_nodes * n->pv +
-						     i * p->vcs + k % p->vcs);
-		else if (r->nbr[k / p->vcs] >= 0)
-			r->in[k].up.idx = (uint32_t)(r->nbr[k / p->vcs] *
-						     n->pv +
-						     opposite(k / p->vcs) *
-						     p->vcs + k % p->vcs);
-		/* ejection never runs out of credits: the NI sinks */
-		r->cred[k] = k / p->vcs == NOC_LOCAL ? 1 << 30 : p->buf_depth;
-	}
-	return 0;
-}
-
 noc *noc_new(eng *e, const struct noc_params *p, const char *name)
 {
 	struct noc *n = calloc(1, sizeof(*n));
+	const size_t lane_size[NOC_N_LANES] = {
+		[NOC_LANE_FLIT] = sizeof(struct arrival),
+		[NOC_LANE_CREDIT] = sizeof(struct credit),
+	}, dlv_size = sizeof(uint64_t);
 	int i, k, maxd;
 
 	if (!n)
@@ -2042,22 +728,21 @@ noc *noc_new(eng *e, const struct noc_params *p, const char *name)
 	n->tick_at = CYCLE_MAX;
 	n->pk_free = UINT32_MAX;
 	n->n_words = (n->n_nodes + 63) / 64;
-	/* the farthest calendar entry: a flit's SA -> next buffer, a credit,
-	 * or the 1-cycle NI channels */
+	/* the farthest calendar item: a flit's SA -> next buffer, a credit,
+	 * or the 1-cycle NI channels; a delivery (SA -> the NI, t_sa + t_st
+	 * + 1) is no farther */
 	maxd = p->t_sa + p->t_st + p->t_link;
 	if (p->t_credit > maxd)
 		maxd = p->t_credit;
-	for (n->cal_w = 2; n->cal_w <= (uint32_t)maxd + 1; n->cal_w *= 2)
-		;
+	n->arr = eng_calendar(e, (cycle_t)maxd, NOC_N_LANES, lane_size);
+	n->dlv = eng_calendar(e, (cycle_t)maxd, 1, &dlv_size);
 	n->r = calloc((size_t)n->n_nodes, sizeof(*n->r));
 	n->ni = calloc((size_t)n->n_nodes, sizeof(*n->ni));
 	n->act = calloc((size_t)n->n_words, sizeof(uint64_t));
 	n->nipend = calloc((size_t)n->n_words, sizeof(uint64_t));
-	n->cal = calloc(n->cal_w, sizeof(*n->cal));
 	n->cred = calloc((size_t)n->n_nodes * (size_t)(n->pv + p->vcs),
 			 sizeof(int));
-	n->dl = calloc(n->cal_w, sizeof(*n->dl));
-	if (!n->r || !n->ni || !n->act || !n->nipend || !n->cal || !n->dl ||
+	if (!n->r || !n->ni || !n->act || !n->nipend || !n->arr || !n->dlv ||
 	    !n->cred)
 		goto fail;
 	for (i = 0; i < n->n_nodes; i++) {
@@ -2073,17 +758,8 @@ noc *noc_new(eng *e, const struct noc_params *p, const char *name)
 		for (k = 0; k < p->vcs; k++)
 			q->credits[k] = p->buf_depth;
 	}
-	if (n->n_nodes <= NOC_RT_NODES) {
-		int d;
-
-		n->rt = malloc((size_t)n->n_nodes * (size_t)n->n_nodes);
-		if (!n->rt)
-			goto fail;
-		for (i = 0; i < n->n_nodes; i++)
-			for (d = 0; d < n->n_nodes; d++)
-				n->rt[(size_t)i * (size_t)n->n_nodes +
-				      (size_t)d] = (uint8_t)route(n, i, d);
-	}
+	if (router_routes(n))
+		goto fail;
 	if (eng_add_unit(e, &n->u))
 		goto fail;
 	return n;
@@ -2120,3 +796,4 @@ uint64_t noc_window_flits(const noc *n)
 {
 	return n->win_flits;
 }
+

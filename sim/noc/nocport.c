@@ -13,6 +13,10 @@
  *   chan    the NI side of a DRAM channel: a port on the DRAM and a FIFO
  *           of pieces the channel refused, retried in order.
  *
+ * The DRAM is a memory target like any other: which channel an address
+ * lies in, and on which node, come from its channel_of op
+ * (mem_channel_of), not from the DRAM module.
+ *
  * Invariants: every accepted request completes exactly once, at the
  * arrival of its last response packet (an event of the network's own:
  * never inside recv); a refused request leaves nothing behind; responses
@@ -80,13 +84,13 @@ struct chan {
 
 struct nocport {
 	noc *n;
-	dram *d;
+	struct mem_port dram;    /* the DRAM, for what the views ask of it:
+				    channels, contents, range checks */
 	int n_cores;
 	int *core_node;          /* copy */
 	uint32_t pkt_bytes;      /* noc.packet_bytes */
 	int mc_router;           /* noc.multicast = "router" */
 	uint64_t *dsts;          /* node bitmap for a multicast send */
-	uint32_t granule;        /* DRAM channel-interleave granule */
 	struct view *views;      /* n_cores x NV_N */
 	struct parent *pa;
 	uint32_t pa_cap, pa_free;
@@ -449,30 +453,27 @@ static int add_mcast(struct nocport *np, uint32_t a, int src, uint64_t mask,
 			    first, 0);
 }
 
-/* DRAM pieces: runs of granules on one channel. */
+/* DRAM pieces: runs of interleave granules on one channel, the channel
+ * (ch) and its node (node) of each. */
 static int dram_pieces(const struct nocport *np, const struct mem_req *r,
-		       int *ch, uint64_t *at, uint32_t *len, int max)
+		       int *ch, int *node, uint64_t *at, uint32_t *len, int max)
 {
 	uint64_t a = r->addr, end = r->addr + r->bytes;
 	int n = 0;
 
 	while (a < end) {
-		/* the next granule boundary (a power of two, as DRAM bursts
-		 * are: a mask instead of a 64-bit division) */
-		uint64_t next = !(np->granule & (np->granule - 1))
-				? (a | (np->granule - 1)) + 1
-				: (a / np->granule + 1) * np->granule;
-		int c;
+		uint64_t next;
+		int nd, c = mem_channel_of(&np->dram, a, &nd, &next);
 
 		if (next > end)
 			next = end;
-		c = dram_channel(np->d, a);
 		if (n && ch[n - 1] == c) {
 			len[n - 1] += (uint32_t)(next - a);
 		} else {
 			if (n == max)
 				return -1;
 			ch[n] = c;
+			node[n] = nd;
 			at[n] = a;
 			len[n] = (uint32_t)(next - a);
 			n++;
@@ -487,14 +488,14 @@ static int v_recv(void *t, struct mem_port *port, const struct mem_req *r)
 	struct view *v = t;
 	struct nocport *np = v->np;
 	int src = np->core_node[v->core], n, need = 0, i, rc;
-	int ch[64];
+	int ch[64], node[64];
 	uint64_t at[64];
 	uint32_t len[64], a;
 	uint64_t mask = r->mcast;
 
 	(void)port;
 	if (v->kind == NV_DRAM) {
-		n = dram_pieces(np, r, ch, at, len, 64);
+		n = dram_pieces(np, r, ch, node, at, len, 64);
 		if (n < 0)
 			return NPU_EINTERNAL; /* > 64 channel runs in one burst */
 		for (i = 0; i < n; i++)
@@ -523,8 +524,8 @@ static int v_recv(void *t, struct mem_port *port, const struct mem_req *r)
 	np->pending++;
 	if (v->kind == NV_DRAM) {
 		for (i = 0; i < n && !rc; i++)
-			rc = add_piece(np, a, src, dram_channel_node(np->d, ch[i]),
-				       ch[i], at[i], len[i], r->write,
+			rc = add_piece(np, a, src, node[i], ch[i], at[i], len[i],
+				       r->write,
 				       r->write ? NOC_CLS_DRAM_WRITE
 						: NOC_CLS_DRAM_READ);
 		return rc;
@@ -601,9 +602,7 @@ static void v_info(const void *t, struct mem_info *out)
 
 	memset(out, 0, sizeof(*out));
 	if (v->kind == NV_DRAM) {
-		struct mem_target d = dram_target(np->d);
-
-		d.ops->info(d.obj, out);
+		mem_info(&np->dram, out);
 		out->latency = 0;
 	} else {
 		out->name = "remote scratchpad";
@@ -617,12 +616,8 @@ static int v_check(const void *t, struct diag *d, const char *who,
 		   uint64_t pc, uint64_t addr, uint64_t bytes, unsigned align)
 {
 	const struct view *v = t;
-	struct mem_target dt = dram_target(v->np->d);
-	struct mem_port p;
 
-	memset(&p, 0, sizeof(p));
-	p.t = dt;
-	return mem_check(&p, d, who, pc, addr, bytes, align);
+	return mem_check(&v->np->dram, d, who, pc, addr, bytes, align);
 }
 
 static uint8_t *v_bytes(void *t, uint64_t addr)
@@ -655,8 +650,8 @@ static const struct mem_target_ops rspm_view_ops = {
 
 /* ---- construction -----------------------------------------------------------*/
 
-nocport *nocport_new(noc *n, dram *d, const struct arch *a, int n_cores,
-		     const int *core_node)
+nocport *nocport_new(noc *n, struct mem_target dram, const struct arch *a,
+		     int n_cores, const int *core_node)
 {
 	struct nocport *np = calloc(1, sizeof(*np));
 	int i;
@@ -665,20 +660,16 @@ nocport *nocport_new(noc *n, dram *d, const struct arch *a, int n_cores,
 	if (!np)
 		return NULL;
 	np->n = n;
-	np->d = d;
 	np->n_cores = n_cores;
 	np->pkt_bytes = (uint32_t)ARCH_I(a, NOC_PACKET_BYTES);
 	np->mc_router = ARCH_E(a, NOC_MULTICAST) == ARCH_NOC_MULTICAST_ROUTER;
-	np->granule = dram_burst_bytes(d);
-	if (!np->granule)
-		np->granule = 64;
 	np->spm_bytes = (uint64_t)ARCH_I(a, SPM_BYTES);
 	np->pa_free = np->pc_free = UINT32_MAX;
 	np->core_node = malloc((size_t)n_cores * sizeof(int));
 	np->views = calloc((size_t)n_cores * NV_N, sizeof(*np->views));
 	np->spm = calloc((size_t)n_cores, sizeof(*np->spm));
 	np->spm_info = calloc((size_t)n_cores, sizeof(*np->spm_info));
-	np->n_ch = dram_channels(d);
+	np->n_ch = (int)ARCH_I(a, DRAM_CHANNELS);
 	np->ch = calloc((size_t)np->n_ch, sizeof(*np->ch));
 	np->dsts = calloc((size_t)noc_words(n), sizeof(*np->dsts));
 	if (!np->core_node || !np->views || !np->spm || !np->spm_info || !np->ch ||
@@ -689,10 +680,12 @@ nocport *nocport_new(noc *n, dram *d, const struct arch *a, int n_cores,
 		np->views[i * NV_N + NV_DRAM] = (struct view){ np, i, NV_DRAM, NULL, 0, 0, 0 };
 		np->views[i * NV_N + NV_RSPM] = (struct view){ np, i, NV_RSPM, NULL, 0, 0, 0 };
 	}
+	if (mem_bind(&np->dram, dram, "noc", NULL, NULL))
+		goto fail;
 	for (i = 0; i < np->n_ch; i++) {
 		np->ch[i].np = np;
 		snprintf(name, sizeof(name), "noc.ch%d", i);
-		if (mem_bind(&np->ch[i].port, dram_target(d), name, chan_retry,
+		if (mem_bind(&np->ch[i].port, dram, name, chan_retry,
 			     &np->ch[i]))
 			goto fail;
 	}

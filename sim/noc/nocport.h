@@ -14,8 +14,10 @@
  * carries its bytes (noc_flits_for); a read response carries the bytes, a
  * write acknowledgement is one flit.  A request larger than
  * noc.packet_bytes travels as several packets.  A DRAM request is split
- * where dram_locate() changes channel (dram.mapping decides the
- * interleaving), each piece going to its channel's node.  A multicast
+ * where the DRAM's channel changes (mem_channel_of: dram.mapping decides
+ * the interleaving), each piece going to its channel's node, which the
+ * DRAM names too: the interfaces know the DRAM only through the memory
+ * protocol.  A multicast
  * write (mem_req.mcast) is replicated at the source: one write per
  * destination core, done when every acknowledgement is back.
  *
@@ -28,17 +30,17 @@
 #define NPU_NOCPORT_H
 
 #include "../../arch/arch.h"
-#include "../mem/dram.h"
 #include "../mem/port.h"
 #include "noc.h"
 
 typedef struct nocport nocport;
 
 /* One set of interfaces for the chip: n_cores cores at core_node[], the
- * DRAM d (its channels at dram_channel_node).  Scratchpads are bound
- * later (nocport_bind_spm), once the cores exist.  NULL: out of memory. */
-nocport *nocport_new(noc *n, dram *d, const struct arch *a, int n_cores,
-		     const int *core_node);
+ * DRAM as the target dram (its dram.channels channels on the nodes its
+ * channel_of op names).  Scratchpads are bound later (nocport_bind_spm),
+ * once the cores exist.  NULL: out of memory. */
+nocport *nocport_new(noc *n, struct mem_target dram, const struct arch *a,
+		     int n_cores, const int *core_node);
 void nocport_free(nocport *np);
 /* Core k's scratchpad, reached by remote requests at its node. */
 int nocport_bind_spm(nocport *np, int k, struct mem_target spm) NPU_WUR;

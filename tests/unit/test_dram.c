@@ -995,42 +995,52 @@ START_TEST(dram_mapping_strings_round_trip)
 END_TEST
 
 /*
- * dram_channel (the channel alone, from bit fields where the parts below
- * the channel's are powers of two) agrees with dram_locate: channels
- * split around columns, a channel count that is not a power of two at the
- * bottom or on top of a power-of-two part, channel-major, and a rank count
- * of 3 below the channel (decoded the general way).
+ * Channel mappings for the channel tests: channels split around columns,
+ * a channel count that is not a power of two at the bottom or on top of a
+ * power-of-two part, channel-major, and a rank count of 3 below the
+ * channel (decoded the general way); the first, one channel.
  */
+static const struct { const char *ch, *ra, *map; } ch_cases[] = {
+	{ "1", "2", "ro-ba-ra-co-bg-ch" },
+	{ "2", "2", "ro-ba-ra-bg-co-ch" },
+	{ "4", "2", "ro-ba-ra-bg-co-ch-co:2" },
+	{ "3", "2", "ro-ba-ra-bg-co-ch-co:2" },
+	{ "3", "2", "ro_ba_ra_co_ch" },
+	{ "4", "2", "ch-ro-ba-bg-ra-co" },
+	{ "3", "2", "ch-ro-ba-bg-ra-co" },
+	{ "4", "3", "ro-ba-bg-co-ch-ra" },
+	{ "8", "1", "ro:8-co-ro-ba-bg-ch:2-ra-ch" },
+};
+#define N_CH_CASES (int)(sizeof(ch_cases) / sizeof(ch_cases[0]))
+
+/* Load ch_cases[m] (DDR4, 64 MiB per channel) into a. */
+static void load_ch_case(struct arch *a, int m)
+{
+	char map[64], ch[32], ra[32], by[48];
+	const char *sets[6] = { "dram.preset=ddr4_3200", ch, ra, "noc.cols=12",
+				map, by };
+
+	snprintf(map, sizeof(map), "dram.mapping=%s", ch_cases[m].map);
+	snprintf(ch, sizeof(ch), "dram.channels=%s", ch_cases[m].ch);
+	snprintf(ra, sizeof(ra), "dram.ranks=%s", ch_cases[m].ra);
+	/* a multiple of channels x row_bytes */
+	snprintf(by, sizeof(by), "dram.bytes=%d", atoi(ch_cases[m].ch) << 26);
+	load(a, sets, 6);
+}
+
+/* dram_channel (the channel alone, from bit fields where the parts below
+ * the channel's are powers of two) agrees with dram_locate. */
 START_TEST(dram_channel_matches_locate)
 {
-	static const struct { const char *ch, *ra, *map; } cases[] = {
-		{ "2", "2", "ro-ba-ra-bg-co-ch" },
-		{ "4", "2", "ro-ba-ra-bg-co-ch-co:2" },
-		{ "3", "2", "ro-ba-ra-bg-co-ch-co:2" },
-		{ "3", "2", "ro_ba_ra_co_ch" },
-		{ "4", "2", "ch-ro-ba-bg-ra-co" },
-		{ "3", "2", "ch-ro-ba-bg-ra-co" },
-		{ "4", "3", "ro-ba-bg-co-ch-ra" },
-		{ "8", "1", "ro:8-co-ro-ba-bg-ch:2-ra-ch" },
-	};
 	int m;
 
-	for (m = 0; m < (int)(sizeof(cases) / sizeof(cases[0])); m++) {
-		char map[64], ch[32], ra[32], by[48];
-		const char *sets[6] = { "dram.preset=ddr4_3200", ch, ra,
-					"noc.cols=12", map, by };
+	for (m = 0; m < N_CH_CASES; m++) {
 		struct arch a;
 		eng *e = eng_new();
 		dram *d;
 		uint64_t s = 7, i;
 
-		snprintf(map, sizeof(map), "dram.mapping=%s", cases[m].map);
-		snprintf(ch, sizeof(ch), "dram.channels=%s", cases[m].ch);
-		snprintf(ra, sizeof(ra), "dram.ranks=%s", cases[m].ra);
-		/* 64 MiB per channel: a multiple of channels x row_bytes */
-		snprintf(by, sizeof(by), "dram.bytes=%d",
-			 atoi(cases[m].ch) << 26);
-		load(&a, sets, 6);
+		load_ch_case(&a, m);
 		d = tdram_new(e, &a);
 		ck_assert_ptr_nonnull(d);
 		for (i = 0; i < 3000; i++) {
@@ -1041,8 +1051,72 @@ START_TEST(dram_channel_matches_locate)
 			addr = (s >> 11) % dram_size(d);
 			dram_locate(d, addr, &l);
 			ck_assert_msg(dram_channel(d, addr) == l.channel,
-				      "%s: %llx", cases[m].map,
+				      "%s: %llx", ch_cases[m].map,
 				      (unsigned long long)addr);
+		}
+		teng_free(e);
+		arch_free(&a);
+	}
+}
+END_TEST
+
+/*
+ * The DRAM target's channel_of (mem_channel_of, what the network's
+ * interfaces split requests by): the channel dram_channel names, the node
+ * the config places it on, and a run end after the address within which
+ * every burst is in that channel - for the mappings above, and one
+ * channel (one run to the end of the space).
+ */
+START_TEST(dram_channel_of_runs)
+{
+	int m;
+
+	for (m = 0; m < N_CH_CASES; m++) {
+		struct arch a;
+		eng *e = eng_new();
+		struct mem_port p;
+		dram *d;
+		uint64_t s = 11, i, b, share;
+		int n_ch = atoi(ch_cases[m].ch);
+
+		load_ch_case(&a, m);
+		d = tdram_new(e, &a);
+		ck_assert_ptr_nonnull(d);
+		ck_assert_int_eq(mem_bind(&p, dram_target(d), "t", NULL, NULL), 0);
+		b = dram_burst_bytes(d);
+		share = dram_size(d) / (uint64_t)n_ch;
+		for (i = 0; i < 2000; i++) {
+			uint64_t addr, end, k;
+			int node, c;
+
+			s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+			addr = (s >> 11) % dram_size(d);
+			/* every other one just before a channel-major share's
+			 * end, so that runs up to it are checked whole */
+			if (i & 1 && ch_cases[m].map[0] == 'c')
+				addr = (addr / share + 1) * share - 1 -
+				       addr % (8 * b);
+			c = mem_channel_of(&p, addr, &node, &end);
+			ck_assert_int_eq(c, dram_channel(d, addr));
+			ck_assert_int_eq(node, a.d.dram_node[c]);
+			ck_assert_msg(end > addr, "%s: %llx", ch_cases[m].map,
+				      (unsigned long long)addr);
+			if (n_ch == 1)
+				ck_assert_uint_eq(end, UINT64_MAX);
+			/* the run's first and last 64 bursts (in dram.bytes) */
+			for (k = 0; k < 128; k++) {
+				uint64_t at = k < 64 ? addr + k * b
+						     : end - 1 - (k - 64) * b;
+
+				if (at < addr || at >= end || at >= dram_size(d))
+					continue;
+				ck_assert_msg(dram_channel(d, at) == c,
+					      "%s: %llx, run to %llx: %llx",
+					      ch_cases[m].map,
+					      (unsigned long long)addr,
+					      (unsigned long long)end,
+					      (unsigned long long)at);
+			}
 		}
 		teng_free(e);
 		arch_free(&a);
@@ -1645,6 +1719,7 @@ static Suite *suite_dram(void)
 	TEST_ADD(s, dram_mapping_fields);
 	TEST_ADD(s, dram_mapping_strings_round_trip);
 	TEST_ADD(s, dram_channel_matches_locate);
+	TEST_ADD(s, dram_channel_of_runs);
 	TEST_ADD(s, dram_mapping_documented_decodes);
 	TEST_ADD(s, dram_mapping_strings_rejected);
 	TEST_ADD(s, dram_write_drain_watermarks);
