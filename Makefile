@@ -84,9 +84,13 @@ COMPILER_SRCS := compiler/graph.c compiler/onnx.c compiler/infer.c compiler/fold
 DOC_SRCS   := docs/isa_doc.c
 # The public C API (include/npusim.h, docs/api.md).
 API_SRCS   := api/npusim.c api/model.c
+# The command line: main.c dispatches to the cmd_*.c, which parse with
+# their option tables (cmds.c, from commands.def and opts_*.def) and the
+# parser (opts.c).  Objects call one way: main -> cmd_* -> cmds -> opts.
+CLI_TAB_SRCS := cli/cmds.c cli/opts.c
 CLI_SRCS   := cli/main.c cli/cmd_config.c cli/cmd_dram.c cli/cmd_noc.c cli/cmd_as.c \
               cli/cmd_objdump.c cli/cmd_run.c cli/cmd_roofline.c cli/cmd_sweep.c cli/cmd_tune.c \
-              cli/cmd_model.c
+              cli/cmd_model.c $(CLI_TAB_SRCS)
 
 # The ONNX schema is not committed: Debian's python3-onnx ships onnx.proto
 # and protoc-c compiles it into $(BUILD)/gen/onnx.pb-c.[ch] (the importer's

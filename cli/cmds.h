@@ -1,0 +1,25 @@
+/*
+ * cmds.h - the option table of every npusim subcommand (commands.def,
+ * opts_<name>.def).
+ *
+ * Data only, below the commands: cmd_<name>.c parses with cmds_<name>,
+ * main.c lists them in `npusim --help`; none of these is needed to read
+ * a table.
+ */
+#ifndef NPU_CLI_CMDS_H
+#define NPU_CLI_CMDS_H
+
+#include <stdio.h>
+
+#include "opts.h"
+
+#define CMD(name, fn, voice, base, operands, summary, intro, outro) \
+	extern const struct opts_cmd cmds_##name;
+#include "commands.def"
+#undef CMD
+
+/* Every command's table, in commands.def order. */
+extern const struct opts_cmd *const cmds_all[];
+extern const int cmds_n;
+
+#endif
