@@ -109,6 +109,7 @@ HOT_OBJS   := $(addprefix $(BUILD)/,sim/engine/engine.o sim/noc/noc.o \
               sim/core/matrix.o sim/core/vector.o sim/chip.o)
 $(HOT_OBJS): OPT = $(OPT_HOT)
 CLI_OBJS   := $(CLI_SRCS:%.c=$(BUILD)/%.o)
+CLI_TAB_OBJS := $(CLI_TAB_SRCS:%.c=$(BUILD)/%.o)
 LIB        := $(BUILD)/libnpusim.a
 BIN        := $(BUILD)/npusim
 # The shared library: soname libnpusim.so.$(SOMAJOR), only npusim_* exported.
@@ -127,7 +128,7 @@ BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 
 # Generated documentation, checked for staleness by `make test`.
 MKDOC      := $(BUILD)/mkdoc
-GEN_DOCS   := counters config isa
+GEN_DOCS   := counters config isa cli
 
 DEPS := $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(UNIT_BINS:=.d) $(MKDOC).d $(BENCH_BINS:=.d)
 
@@ -207,9 +208,10 @@ $(BUILD)/bench/%: bench/%.c $(LIB)
 	$(say) BENCH $@
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
-$(MKDOC): docs/mkdoc.c $(LIB)
+# mkdoc cli reads the command tables, which sit above the library.
+$(MKDOC): docs/mkdoc.c $(CLI_TAB_OBJS) $(LIB)
 	$(say) TOOL $@
-	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) -o $@ $< $(CLI_TAB_OBJS) $(LIB) $(LDLIBS)
 
 docs: $(MKDOC)
 	@for d in $(GEN_DOCS); do $(MKDOC) $$d > docs/$$d.md.tmp && mv docs/$$d.md.tmp docs/$$d.md; done

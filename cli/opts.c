@@ -436,3 +436,69 @@ void opts_usage(FILE *fp, const struct opts_cmd *cmd)
 		fputc('\n', fp);
 	}
 }
+
+/* Text into a Markdown paragraph or table cell: '|', '*' and '<'
+ * escaped, '\n' written as nl (a paragraph break, or a space in a cell). */
+static void md_text(FILE *fp, const char *s, const char *nl)
+{
+	for (; *s; s++) {
+		if (*s == '\n')
+			fputs(nl, fp);
+		else if (*s == '<')
+			fputs("&lt;", fp);
+		else if (*s == '|' || *s == '*')
+			fprintf(fp, "\\%c", *s);
+		else
+			fputc(*s, fp);
+	}
+}
+
+void opts_write_md(FILE *fp, const struct opts_cmd *cmd)
+{
+	char buf[512];
+	int k, i;
+
+	fprintf(fp, "\n## `npusim %s`\n\n", cmd->name);
+	synopsis(fp, cmd, "    ");
+	if (*cmd->intro) {
+		fputc('\n', fp);
+		md_text(fp, cmd->intro, "\n\n");
+		fputc('\n', fp);
+	}
+	/* the base's options are in its own section */
+	if (cmd->base)
+		fprintf(fp, "\nEvery option of `npusim %s`, and:\n", cmd->base->name);
+	fputs("\n| option | value | meaning |\n| --- | --- | --- |\n", fp);
+	for (k = 0; k < cmd->n_rows; k++) {
+		const struct opts_row *r = &cmd->rows[k];
+		const char *m = meta_text(r, buf, sizeof(buf));
+
+		fputs("| ", fp);
+		if (r->short_name)
+			fprintf(fp, "`-%c`%s", r->short_name, r->long_name ? ", " : "");
+		if (r->long_name)
+			fprintf(fp, "`--%s`", r->long_name);
+		fputs(" | ", fp);
+		if (*m) {
+			fputc('`', fp);
+			md_text(fp, m, " ");
+			fputc('`', fp);
+		}
+		/* the full range of a seed says nothing */
+		if (r->kind == OPTS_U64 && !(r->lo == 0 && r->hi == UINT64_MAX))
+			fprintf(fp, ": %llu..%llu", (unsigned long long)r->lo,
+				(unsigned long long)r->hi);
+		for (i = 0; r->kind == OPTS_ENUM && r->meta && i < r->n_names; i++)
+			fprintf(fp, "%s`%s`", i ? ", " : ": ", r->names[i]);
+		if (r->kind == OPTS_LIST)
+			fputs(", repeatable", fp);
+		fputs(" | ", fp);
+		md_text(fp, r->help, " ");
+		fputs(" |\n", fp);
+	}
+	if (*cmd->outro) {
+		fputc('\n', fp);
+		md_text(fp, cmd->outro, "\n\n");
+		fputc('\n', fp);
+	}
+}

@@ -118,4 +118,7 @@ const struct opts_row *opts_row(const struct opts_cmd *cmd, int k);
 /* The usage of `npusim <cmd> --help`: synopsis, intro, options, outro. */
 void opts_usage(FILE *fp, const struct opts_cmd *cmd);
 
+/* cmd's section of docs/cli.md (Markdown). */
+void opts_write_md(FILE *fp, const struct opts_cmd *cmd);
+
 #endif
