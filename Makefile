@@ -119,7 +119,8 @@ SOLIB      := $(BUILD)/libnpusim.so.$(SOVERSION)
 
 # Check unit tests: tests/unit/test_<name>.c -> $(BUILD)/tests/test_<name>
 UNIT_TESTS := engine diag num vecmath vector npy traces sram arch dram fsout progress \
-              matrix isa asm obj dma control hazard run roofline noc regions dse graph onnx model api
+              matrix isa asm obj dma control hazard run roofline noc regions dse graph onnx model api \
+              cli
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/test_%)
 
 # Benchmarks of the simulator itself: bench/<name>.c -> $(BUILD)/bench/<name>
