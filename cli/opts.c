@@ -438,11 +438,14 @@ void opts_usage(FILE *fp, const struct opts_cmd *cmd)
 }
 
 /* Text into a Markdown paragraph or table cell: '|', '*' and '<'
- * escaped, '\n' written as nl (a paragraph break, or a space in a cell). */
-static void md_text(FILE *fp, const char *s, const char *nl)
+ * escaped, '\n' written as nl (a paragraph break, or a space in a cell).
+ * In a code span only '|' needs it (the table would split there). */
+static void md_text(FILE *fp, const char *s, const char *nl, int code)
 {
 	for (; *s; s++) {
-		if (*s == '\n')
+		if (code && *s != '|')
+			fputc(*s, fp);
+		else if (*s == '\n')
 			fputs(nl, fp);
 		else if (*s == '<')
 			fputs("&lt;", fp);
@@ -462,7 +465,7 @@ void opts_write_md(FILE *fp, const struct opts_cmd *cmd)
 	synopsis(fp, cmd, "    ");
 	if (*cmd->intro) {
 		fputc('\n', fp);
-		md_text(fp, cmd->intro, "\n\n");
+		md_text(fp, cmd->intro, "\n\n", 0);
 		fputc('\n', fp);
 	}
 	/* the base's options are in its own section */
@@ -481,10 +484,10 @@ void opts_write_md(FILE *fp, const struct opts_cmd *cmd)
 		fputs(" | ", fp);
 		if (*m) {
 			fputc('`', fp);
-			md_text(fp, m, " ");
+			md_text(fp, m, " ", 1);
 			fputc('`', fp);
 		}
-		/* the full range of a seed says nothing */
+		/* a range that refuses nothing (a seed's) says nothing */
 		if (r->kind == OPTS_U64 && !(r->lo == 0 && r->hi == UINT64_MAX))
 			fprintf(fp, ": %llu..%llu", (unsigned long long)r->lo,
 				(unsigned long long)r->hi);
@@ -493,12 +496,12 @@ void opts_write_md(FILE *fp, const struct opts_cmd *cmd)
 		if (r->kind == OPTS_LIST)
 			fputs(", repeatable", fp);
 		fputs(" | ", fp);
-		md_text(fp, r->help, " ");
+		md_text(fp, r->help, " ", 0);
 		fputs(" |\n", fp);
 	}
 	if (*cmd->outro) {
 		fputc('\n', fp);
-		md_text(fp, cmd->outro, "\n\n");
+		md_text(fp, cmd->outro, "\n\n", 0);
 		fputc('\n', fp);
 	}
 }
