@@ -73,7 +73,7 @@ int cmd_tune(int argc, char **argv)
 			inputs[o.n_inputs++] = op.val;
 			break;
 		case TUNE_OPT_STRATEGY:
-			/* the values are in enum tune_strategy's order */
+			/* the values are indexed by enum tune_strategy */
 			o.strategy = (enum tune_strategy)op.num;
 			break;
 		case TUNE_OPT_BUDGET:

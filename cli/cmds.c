@@ -24,15 +24,19 @@
 #include <stdint.h>
 
 #include "../arch/arch.h"
+#include "../dse/tune.h"
 #include "../sim/noc/noc.h"
 #include "cmds.h"
 
-/* Values of the enum options that no library table names.  cmd_*.c maps
- * an index to its meaning in the same order. */
+/* Values of the enum options that no library table names: indexed by the
+ * library's enum where there is one (--strategy), else in the order
+ * cmd_*.c maps them (--dtype, --split). */
 #define ARCH_NAME(k, value, name) name,
 static const char *const matrix_models[] = { ARCH_VALS_MTX_MODEL(ARCH_NAME, 0) };
 #undef ARCH_NAME
-static const char *const tune_strategies[] = { "exhaustive", "random", "model" };
+static const char *const tune_strategies[] = {
+	[TUNE_EXHAUSTIVE] = "exhaustive", [TUNE_RANDOM] = "random", [TUNE_MODEL] = "model",
+};
 static const char *const model_dtypes[] = { "int8", "bf16" };
 static const char *const model_splits[] = { "rows", "channels" };
 
