@@ -117,6 +117,7 @@ static int say_missing(const struct opts *p, const char *word)
 	return OPTS_ERR;
 }
 
+/* v: the value of enum option r, none of its names. */
 static int say_bad_enum(const struct opts *p, const struct opts_row *r,
 			const char *v)
 {

@@ -83,7 +83,7 @@ struct opts_cmd {
 struct opts {
 	const struct opts_cmd *cmd; /* the table */
 	int argc;                   /* words; argv[0] is the command name */
-	char **argv;
+	char **argv;                /* the words, read but never written */
 	int i;                      /* the next word to read */
 	const char *val;            /* the value (or operand) just returned */
 	uint64_t num;               /* OPTS_U64: the number; OPTS_ENUM: the
