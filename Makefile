@@ -92,9 +92,13 @@ COMPILER_SRCS := compiler/graph.c compiler/onnx.c compiler/infer.c compiler/fold
 DOC_SRCS   := docs/isa_doc.c
 # The public C API (include/npusim.h, docs/api.md).
 API_SRCS   := api/npusim.c api/model.c
+# The command line: main.c dispatches to the cmd_*.c, which parse with
+# their option tables (cmds.c, from commands.def and opts_*.def) and the
+# parser (opts.c).  Objects call one way: main -> cmd_* -> cmds -> opts.
+CLI_TAB_SRCS := cli/cmds.c cli/opts.c
 CLI_SRCS   := cli/main.c cli/cmd_config.c cli/cmd_dram.c cli/cmd_noc.c cli/cmd_as.c \
               cli/cmd_objdump.c cli/cmd_run.c cli/cmd_roofline.c cli/cmd_sweep.c cli/cmd_tune.c \
-              cli/cmd_model.c
+              cli/cmd_model.c $(CLI_TAB_SRCS)
 
 # The ONNX schema is not committed: Debian's python3-onnx ships onnx.proto
 # and protoc-c compiles it into $(BUILD)/gen/onnx.pb-c.[ch] (the importer's
@@ -116,6 +120,7 @@ HOT_OBJS   := $(addprefix $(BUILD)/,sim/engine/engine.o sim/noc/noc.o \
               sim/core/vector.o sim/core/vecmath.o sim/chip.o)
 $(HOT_OBJS): OPT = $(OPT_HOT)
 CLI_OBJS   := $(CLI_SRCS:%.c=$(BUILD)/%.o)
+CLI_TAB_OBJS := $(CLI_TAB_SRCS:%.c=$(BUILD)/%.o)
 LIB        := $(BUILD)/libnpusim.a
 BIN        := $(BUILD)/npusim
 # The shared library: soname libnpusim.so.$(SOMAJOR), only npusim_* exported.
@@ -125,7 +130,8 @@ SOLIB      := $(BUILD)/libnpusim.so.$(SOVERSION)
 
 # Check unit tests: tests/unit/test_<name>.c -> $(BUILD)/tests/test_<name>
 UNIT_TESTS := engine diag num vecmath vector npy traces sram arch dram fsout progress \
-              matrix isa asm obj dma control hazard run roofline noc regions dse graph onnx model api
+              matrix isa asm obj dma control hazard run roofline noc regions dse graph onnx model api \
+              cli
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/test_%)
 
 # Benchmarks of the simulator itself: bench/<name>.c -> $(BUILD)/bench/<name>
@@ -134,7 +140,7 @@ BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 
 # Generated documentation, checked for staleness by `make test`.
 MKDOC      := $(BUILD)/mkdoc
-GEN_DOCS   := counters config isa
+GEN_DOCS   := counters config isa cli
 # The kernels' ABI includes (asm/kernels/lib/*_abi.inc), generated from
 # asm/kernels/abi.def by `make abi`; test_asm checks they are up to date.
 MKABI      := $(BUILD)/mkabi
@@ -217,9 +223,10 @@ $(BUILD)/bench/%: bench/%.c $(LIB)
 	$(say) BENCH $@
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
-$(MKDOC): docs/mkdoc.c $(LIB)
+# mkdoc cli reads the command tables, which sit above the library.
+$(MKDOC): docs/mkdoc.c $(CLI_TAB_OBJS) $(LIB)
 	$(say) TOOL $@
-	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) -o $@ $< $(CLI_TAB_OBJS) $(LIB) $(LDLIBS)
 
 docs: $(MKDOC)
 	@for d in $(GEN_DOCS); do $(MKDOC) $$d > docs/$$d.md.tmp && mv docs/$$d.md.tmp docs/$$d.md; done

@@ -14,32 +14,18 @@
 #include "../asm/obj.h"
 #include "../run/run.h"
 #include "cli.h"
+#include "cmds.h"
 
 /* Most -D and most -I options each (fixed arrays: no allocation while
  * parsing; 256 is far beyond any build line). */
 #define AS_MAX_ARGS 256
 
-static void as_usage(FILE *fp)
-{
-	fprintf(fp,
-		"usage: npusim as [-c CONFIG] [-s key=value]... [-o OUT.npo] "
-		"[-D NAME[=VALUE]]...\n                 [-I DIR]... FILE.s\n\n"
-		"Assemble FILE.s into an npusim object file (docs/isa.md "
-		"describes the\nlanguage, docs/formats.md the object format).\n\n"
-		"  -c CONFIG     assemble for this chip: its settings are the "
-		"CFG_* symbols\n                (core.matrix.rows -> "
-		"CFG_CORE_MATRIX_ROWS; built-in defaults\n                "
-		"without -c; docs/isa.md)\n"
-		"  -s key=value  override a config key (repeatable)\n"
-		"  -o OUT        output file (default: FILE with .npo instead of "
-		".s,\n                in the current directory; - for stdout)\n"
-		"  -D NAME=VALUE define a constant (VALUE an integer expression; "
-		"default 1)\n"
-		"  -I DIR        add DIR to the .include search path (after the "
-		"including\n                file's own directory)\n"
-		"  -h, --help    this help\n\n"
-		"exit status: 0 assembled, 1 assembly errors, 2 usage errors\n");
-}
+/* Option indices of cmds_as, in opts_as.def order. */
+enum {
+#define OPT(id, sh, lng, meta, kind, help) AS_OPT_##id,
+#include "opts_as.def"
+#undef OPT
+};
 
 /* "dir/name.s" -> "name.npo" (current directory, like cc -c).  A name
  * without .s keeps its whole name: "k" -> "k.npo".  Returns malloc'ed
@@ -73,61 +59,52 @@ int cmd_as(int argc, char **argv)
 	struct arch cfg;
 	struct obj_prog *prog = NULL;
 	struct diag d;
+	struct opts op;
 	char *def_out = NULL;
-	int i, r;
+	int k, r;
 
-	if (cli_want_help(argc, argv)) {
-		as_usage(stdout);
+	if (opts_begin(&op, &cmds_as, argc, argv))
 		return NPU_EXIT_OK;
-	}
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = NULL;
-		char opt = 0;
-
-		/* Short options only, value glued ("-oX") or separate
-		 * ("-o X"); a lone "-" is an operand, not an option. */
-		if (a[0] == '-' && (a[1] == 'o' || a[1] == 'D' || a[1] == 'I' ||
-				    a[1] == 'c' || a[1] == 's')) {
-			opt = a[1];
-			v = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
-			if (!v) {
-				fprintf(stderr, "npusim as: -%c needs a value\n", opt);
-				return NPU_EXIT_USAGE;
-			}
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "npusim as: unknown option '%s' (see "
-					"npusim as --help)\n", a);
+	while ((k = opts_next(&op)) != OPTS_END) {
+		switch (k) {
+		case OPTS_ERR:
 			return NPU_EXIT_USAGE;
-		}
-		if (opt == 'o') {
-			out = v;
-		} else if (opt == 'c') {
-			config = v;
-		} else if (opt == 's') {
+		case AS_OPT_OUTPUT:
+			out = op.val;
+			break;
+		case AS_OPT_CONFIG:
+			config = op.val;
+			break;
+		case AS_OPT_SET:
 			if (n_sets >= AS_MAX_ARGS) {
 				fprintf(stderr, "npusim as: too many -s\n");
 				return NPU_EXIT_USAGE;
 			}
-			sets[n_sets++] = v;
-		} else if (opt == 'D' || opt == 'I') {
+			sets[n_sets++] = op.val;
+			break;
+		case AS_OPT_DEFINE:
+		case AS_OPT_INCLUDE:
 			if (n_def >= AS_MAX_ARGS || n_inc >= AS_MAX_ARGS) {
 				fprintf(stderr, "npusim as: too many -D/-I\n");
 				return NPU_EXIT_USAGE;
 			}
-			if (opt == 'D')
-				defines[n_def++] = v;
+			if (k == AS_OPT_DEFINE)
+				defines[n_def++] = op.val;
 			else
-				incdirs[n_inc++] = v;
-		} else if (in) {
-			fprintf(stderr, "npusim as: more than one input file "
-					"('%s' and '%s')\n", in, a);
-			return NPU_EXIT_USAGE;
-		} else {
-			in = a;
+				incdirs[n_inc++] = op.val;
+			break;
+		default:        /* OPTS_ARG */
+			if (in) {
+				fprintf(stderr, "npusim as: more than one input file "
+						"('%s' and '%s')\n", in, op.val);
+				return NPU_EXIT_USAGE;
+			}
+			in = op.val;
+			break;
 		}
 	}
 	if (!in) {
-		as_usage(stderr);
+		opts_usage(stderr, &cmds_as);
 		return NPU_EXIT_USAGE;
 	}
 	if (!out) {

@@ -1,9 +1,6 @@
 /*
  * cmd_config.c - `npusim config`: check a chip configuration, print it
- * resolved (--dump) or list every key (--keys).
- *
- *   npusim config [-c FILE] [-s key=value ...] [--dump [-o OUT]]
- *   npusim config --keys
+ * resolved (--dump) or list every key (--keys).  Options: opts_config.def.
  *
  * Without -c the built-in defaults are checked.  Errors go to stderr as
  * "file:line: error: ..." (all of them, not just the first) and the exit
@@ -17,42 +14,26 @@
 #include "../util/diag.h"
 #include "../util/fsout.h"
 #include "cli.h"
+#include "cmds.h"
 
-static void config_usage(FILE *fp)
-{
-	fputs("usage: npusim config [-c FILE] [-s key=value ...] [--dump [-o OUT]]\n"
-	      "       npusim config --keys\n"
-	      "\n"
-	      "Check a chip configuration: every key known, typed and in range,\n"
-	      "every cross-key rule met.  Prints \"FILE: ok\" and a summary, or\n"
-	      "every error as file:line: error: ...\n"
-	      "\n"
-	      "options:\n"
-	      "  -c, --config FILE    libconfig file (default: built-in defaults)\n"
-	      "  -s, --set KEY=VALUE  override one key after the file; repeatable,\n"
-	      "                       applied in order (256K, 0.7, true, os, [0,1])\n"
-	      "      --dump           print the resolved config (loadable, libconfig\n"
-	      "                       syntax) with the derived peaks as comments\n"
-	      "  -o, --output OUT     write the dump to OUT instead of stdout\n"
-	      "      --keys           list every key: type, default, range, unit, doc\n"
-	      "  -h, --help           this help\n"
-	      "\n"
-	      "Keys and rules: docs/config.md.\n"
-	      "exit status: 0 ok, 1 output not written, 2 usage or configuration error\n", fp);
-}
+/* Option indices of cmds_config, in opts_config.def order. */
+enum {
+#define OPT(id, sh, lng, meta, kind, help) CONFIG_OPT_##id,
+#include "opts_config.def"
+#undef OPT
+};
 
 int cmd_config(int argc, char **argv)
 {
 	const char *path = NULL, *out = NULL, **sets;
-	int n_sets = 0, dump = 0, keys = 0, i, rc, status;
+	int n_sets = 0, dump = 0, keys = 0, k, rc, status;
 	struct arch a;
 	struct diag d;
 	struct fsout o;
+	struct opts op;
 
-	if (cli_want_help(argc, argv)) {
-		config_usage(stdout);
+	if (opts_begin(&op, &cmds_config, argc, argv))
 		return NPU_EXIT_OK;
-	}
 	/* At most argc - 1 overrides: sized once, no limit to check. */
 	sets = calloc((size_t)argc, sizeof(*sets));
 	if (!sets) {
@@ -61,30 +42,24 @@ int cmd_config(int argc, char **argv)
 	}
 	/* Overrides keep command-line order: arch_load applies them after
 	 * the file, in order, so a later -s of the same key wins. */
-	for (i = 1; i < argc; i++) {
-		const char *v;
-		int missing = 0;
-
-		if ((v = cli_opt_value(argc, argv, &i, 'c', "--config", &missing))) {
-			path = v;
-		} else if ((v = cli_opt_value(argc, argv, &i, 's', "--set",
-					  &missing))) {
-			sets[n_sets++] = v;
-		} else if ((v = cli_opt_value(argc, argv, &i, 'o', "--output",
-					  &missing))) {
-			out = v;
-		} else if (missing) {
-			fprintf(stderr, "npusim config: %s needs a value "
-					"(see 'npusim config --help')\n", argv[i]);
-			free(sets);
-			return NPU_EXIT_USAGE;
-		} else if (strcmp(argv[i], "--dump") == 0) {
+	while ((k = opts_next(&op)) != OPTS_END) {
+		switch (k) {
+		case CONFIG_OPT_CONFIG:
+			path = op.val;
+			break;
+		case CONFIG_OPT_SET:
+			sets[n_sets++] = op.val;
+			break;
+		case CONFIG_OPT_OUTPUT:
+			out = op.val;
+			break;
+		case CONFIG_OPT_DUMP:
 			dump = 1;
-		} else if (strcmp(argv[i], "--keys") == 0) {
+			break;
+		case CONFIG_OPT_KEYS:
 			keys = 1;
-		} else {
-			fprintf(stderr, "npusim config: unknown argument '%s' "
-					"(see 'npusim config --help')\n", argv[i]);
+			break;
+		default:        /* OPTS_ERR: the command takes no operand */
 			free(sets);
 			return NPU_EXIT_USAGE;
 		}

@@ -1,9 +1,6 @@
 /*
- * cmd_dram.c - `npusim dram`: synthetic traffic against a config's DRAM.
- *
- *   npusim dram [-c FILE] [-s key=value ...] [--pattern P] [--reads PCT]
- *               [--requests N] [--bytes B] [--seed S] [--rate R]
- *               [--outstanding N] [--sweep [--step PCT] [--csv F] [--svg F]]
+ * cmd_dram.c - `npusim dram`: synthetic traffic against a config's DRAM
+ * (options: opts_dram.def).
  *
  * Drives the DRAM alone (no cores): open loop (as many requests in flight
  * as the channel queues take), at an offered rate, or with a limit on
@@ -26,55 +23,19 @@
 #include "../util/diag.h"
 #include "../util/fsout.h"
 #include "cli.h"
+#include "cmds.h"
 
 /* Most points of one sweep curve (step 1 % up to 100 %). */
 #define SWEEP_MAX 100
 /* Most patterns in one sweep (--pattern a,b,c). */
 #define SWEEP_PATS DRAM_PAT_N
 
-static void dram_usage(FILE *fp)
-{
-	fputs("usage: npusim dram [-c FILE] [-s key=value ...] [--pattern P]\n"
-	      "                   [--reads PCT] [--requests N] [--bytes B] [--seed S]\n"
-	      "                   [--rate R] [--outstanding N]\n"
-	      "                   [--sweep [--step PCT] [--csv FILE] [--svg FILE]]\n"
-	      "\n"
-	      "Synthetic traffic against the DRAM of a chip config: achieved\n"
-	      "bandwidth (GB/s, % of peak), read latency (average, p99, max in\n"
-	      "core cycles and ns; by row hit, miss, conflict) and row-buffer hit\n"
-	      "rate.  Without --rate requests are issued open loop: as many as the\n"
-	      "channel queues (dram.queue_depth, dram.write_queue_depth) accept.\n"
-	      "\n"
-	      "options:\n"
-	      "  -c, --config FILE    libconfig file (default: built-in defaults)\n"
-	      "  -s, --set KEY=VALUE  override one key (repeatable), e.g.\n"
-	      "                       -s dram.preset=hbm3 -s dram.channels=4\n"
-	      "      --pattern P      stream (consecutive addresses), random\n"
-	      "                       (uniform), mixed (each request stream or\n"
-	      "                       random with probability 1/2), copy (read one\n"
-	      "                       stream, write another in other rows of the\n"
-	      "                       same banks), pointer-chase (random reads, one\n"
-	      "                       at a time: unloaded latency); default stream.\n"
-	      "                       --sweep takes a list: stream,random,copy\n"
-	      "      --reads PCT      percent of reads (default 100; mixed: 70;\n"
-	      "                       copy is 50, pointer-chase 100)\n"
-	      "      --requests N     requests to issue (default 100000)\n"
-	      "      --bytes B        bytes per request (default: one DRAM burst)\n"
-	      "      --seed S         random seed (default 1)\n"
-	      "      --rate R         offered load: a fraction of peak (0.2), a\n"
-	      "                       percentage (20%) or GB/s (5GB/s); request i is\n"
-	      "                       made at i x bytes / R and waits at the source\n"
-	      "                       while the DRAM refuses it (reported apart)\n"
-	      "      --outstanding N  at most N requests in flight\n"
-	      "      --sweep          latency against offered load, --step PCT of\n"
-	      "                       peak apart (default 5) up to saturation, as\n"
-	      "                       CSV on stdout or into --csv FILE; --svg FILE\n"
-	      "                       plots the average read latency\n"
-	      "  -h, --help           this help\n"
-	      "\n"
-	      "Model and measured numbers per preset: docs/dram.md.\n"
-	      "exit status: 0 ok, 1 output not written, 2 usage or configuration error\n", fp);
-}
+/* Option indices of cmds_dram, in opts_dram.def order. */
+enum {
+#define OPT(id, sh, lng, meta, kind, help) DRAM_OPT_##id,
+#include "opts_dram.def"
+#undef OPT
+};
 
 /*
  * --rate R: "0.2" (fraction of peak), "20%" (percent of peak) or "5GB/s"
@@ -328,16 +289,14 @@ int cmd_dram(int argc, char **argv)
 	struct dram_bench_cfg cfg;
 	struct dram_bench_res res;
 	struct sweep *w = NULL;
-	int n_sets = 0, i, p, rc, reads_set = 0, sweep = 0;
+	int n_sets = 0, k, i, rc, reads_set = 0, sweep = 0;
 	double step = 5;
-	uint64_t v;
 	struct arch a;
 	struct diag d;
+	struct opts op;
 
-	if (cli_want_help(argc, argv)) {
-		dram_usage(stdout);
+	if (opts_begin(&op, &cmds_dram, argc, argv))
 		return NPU_EXIT_OK;
-	}
 	/* Defaults of docs/dram.md's table: 100 000 one-burst stream reads,
 	 * seed 1 (bytes 0 = one DRAM burst). */
 	memset(&cfg, 0, sizeof(cfg));
@@ -356,72 +315,50 @@ int cmd_dram(int argc, char **argv)
 	}
 	w->n_pat = 1;
 	w->pat[0] = DRAM_PAT_STREAM;
-	for (i = 1; i < argc; i++) {
-		const char *val;
-		int missing = 0;
-
-		if ((val = cli_opt_value(argc, argv, &i, 'c', "--config", &missing))) {
-			path = val;
-		} else if ((val = cli_opt_value(argc, argv, &i, 's', "--set",
-					    &missing))) {
-			sets[n_sets++] = val;
-		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--pattern",
-					    &missing))) {
-			if (parse_patterns(val, w))
+	while ((k = opts_next(&op)) != OPTS_END) {
+		switch (k) {
+		case DRAM_OPT_CONFIG:
+			path = op.val;
+			break;
+		case DRAM_OPT_SET:
+			sets[n_sets++] = op.val;
+			break;
+		case DRAM_OPT_PATTERN:
+			if (parse_patterns(op.val, w))
 				goto usage;
-		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--reads",
-					    &missing))) {
-			if (cli_parse_u64("dram", "--reads", val, 0, 100, &v))
-				goto usage;
-			cfg.read_pct = (int)v;
+			break;
+		case DRAM_OPT_READS:
+			cfg.read_pct = (int)op.num;
 			reads_set = 1;
-		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--requests",
-					    &missing))) {
-			/* 1e9 requests is hours of host time: a bound
-			 * against typos, not a model limit. */
-			if (cli_parse_u64("dram", "--requests", val, 1, 1000000000, &v))
-				goto usage;
-			cfg.requests = v;
-		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--bytes",
-					    &missing))) {
-			/* up to 1 GiB per request: dram_request takes a
-			 * uint32_t size */
-			if (cli_parse_u64("dram", "--bytes", val, 1, 1u << 30, &v))
-				goto usage;
-			cfg.bytes = (uint32_t)v;
-		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--seed",
-					    &missing))) {
-			if (cli_parse_u64("dram", "--seed", val, 0, UINT64_MAX, &v))
-				goto usage;
-			cfg.seed = v;
-		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--rate",
-					    &missing))) {
-			rate = val;     /* parsed once the peak is known */
-		} else if ((val = cli_opt_value(argc, argv, &i, 0,
-					    "--outstanding", &missing))) {
-			if (cli_parse_u64("dram", "--outstanding", val, 1, 1u << 30, &v))
-				goto usage;
-			cfg.outstanding = (uint32_t)v;
-		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--step",
-					    &missing))) {
-			if (cli_parse_u64("dram", "--step", val, 1, 100, &v))
-				goto usage;
-			step = (double)v;
-		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--csv",
-					    &missing))) {
-			csv = val;
-		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--svg",
-					    &missing))) {
-			svg = val;
-		} else if (strcmp(argv[i], "--sweep") == 0) {
+			break;
+		case DRAM_OPT_REQUESTS:
+			cfg.requests = op.num;
+			break;
+		case DRAM_OPT_BYTES:
+			cfg.bytes = (uint32_t)op.num;
+			break;
+		case DRAM_OPT_SEED:
+			cfg.seed = op.num;
+			break;
+		case DRAM_OPT_RATE:
+			rate = op.val;     /* parsed once the peak is known */
+			break;
+		case DRAM_OPT_OUTSTANDING:
+			cfg.outstanding = (uint32_t)op.num;
+			break;
+		case DRAM_OPT_STEP:
+			step = (double)op.num;
+			break;
+		case DRAM_OPT_CSV:
+			csv = op.val;
+			break;
+		case DRAM_OPT_SVG:
+			svg = op.val;
+			break;
+		case DRAM_OPT_SWEEP:
 			sweep = 1;
-		} else if (missing) {
-			fprintf(stderr, "npusim dram: %s needs a value "
-					"(see 'npusim dram --help')\n", argv[i]);
-			goto usage;
-		} else {
-			fprintf(stderr, "npusim dram: unknown argument '%s' "
-					"(see 'npusim dram --help')\n", argv[i]);
+			break;
+		default:        /* OPTS_ERR: the command takes no operand */
 			goto usage;
 		}
 	}
@@ -462,15 +399,15 @@ int cmd_dram(int argc, char **argv)
 		return NPU_EXIT_USAGE;
 	}
 	if (sweep) {
-		for (p = 0, rc = 0; p < w->n_pat && !rc; p++) {
+		for (i = 0, rc = 0; i < w->n_pat && !rc; i++) {
 			struct dram_bench_cfg c = cfg;
 
-			c.pattern = w->pat[p];
+			c.pattern = w->pat[i];
 			if (!reads_set)
 				c.read_pct = c.pattern == DRAM_PAT_MIXED ? 70
 									 : 100;
-			rc = dram_bench_sweep(&a, &c, step, w->r[p], SWEEP_MAX,
-					      &w->n[p], &d);
+			rc = dram_bench_sweep(&a, &c, step, w->r[i], SWEEP_MAX,
+					      &w->n[i], &d);
 		}
 		/* the plot first: a path that cannot be written fails the
 		 * run before any CSV reaches stdout */

@@ -1,7 +1,7 @@
 /*
  * cmd_model.c - `npusim model`: import a model (ONNX or a SCALE-Sim
  * topology CSV), map it onto the kernel library for a chip and run it
- * layer by layer (compiler/, docs/models.md).
+ * layer by layer (compiler/, docs/models.md; options: opts_model.def).
  */
 /* realpath */
 #define _XOPEN_SOURCE 700
@@ -20,68 +20,18 @@
 #include "../trace/trace.h"
 #include "../util/fsout.h"
 #include "cli.h"
+#include "cmds.h"
 
-static void model_usage(FILE *fp)
-{
-	fputs("usage: npusim model [-c CONFIG] [-s key=value]... MODEL.onnx|TOPOLOGY.csv\n"
-	      "                    [--timing-only] [--dtype int8|bf16] [--calibrate]\n"
-	      "                    [--split rows|channels]\n"
-	      "                    [--one-core] [--batch N] [--pipeline S [--stages L,...]]\n"
-	      "                    [--input NAME=FILE.npy]...\n"
-	      "                    [--output NAME=FILE.npy]...\n"
-	      "                    [--output-dir DIR] [--layers FILE.csv] [--counters FILE]...\n"
-	      "                    [--trace FILE.json.gz [--trace-interval N]]\n"
-	      "                    [--emit-asm DIR] [--dump-layers DIR] [--upto N]\n"
-	      "                    [--dump-graph] [--no-fuse] [--tune] [--untuned] [--kernels DIR]\n"
-	      "                    [--max-cycles N] [-q]\n"
-	      "\n"
-	      "Import a model, map every layer onto a kernel of the library with a\n"
-	      "tiling for the chip, and run the layers as phases on one chip (DRAM kept\n"
-	      "between them), each layer a program region.  Prints the layer table and\n"
-	      "the whole-model summary (latency, throughput, TOPS, energy).\n"
-	      "\n"
-	      "options:\n"
-	      "  -c, -s               as for npusim run\n"
-	      "  --timing-only        compute no tensor values (identical cycles)\n"
-	      "  --dtype T            activations and weights: int8 or bf16 (default:\n"
-	      "                       int8 when core.matrix.in_type is an integer type)\n"
-	      "  --calibrate          int8: each tensor's format from a bf16 run on the\n"
-	      "                       input (default: every activation Q3.4)\n"
-	      "  --split S            how a multi-core chip shares a layer: rows or\n"
-	      "                       channels of the output (default: the kernel's)\n"
-	      "  --one-core           run every layer on core 0\n"
-	      "  --batch N            N inputs at once (the first dimension of every\n"
-	      "                       graph input; the conv kernels take an image per step)\n"
-	      "  --pipeline S         pipeline the layers over S stages, each on its own\n"
-	      "                       partition of the cores, the --batch images flowing\n"
-	      "                       through at once (docs/models.md, Pipelining)\n"
-	      "  --stages L,...       with --pipeline: the first layer of stages 2..S\n"
-	      "                       (default: cut by the cost model to balance them)\n"
-	      "  --input NAME=FILE    a graph input's values (.npy, the model's shape);\n"
-	      "                       default: uniform in [-1, 1) from a fixed seed\n"
-	      "  --output NAME=FILE   write a graph output (.npy, fp32, the model's layout)\n"
-	      "  --output-dir DIR     write every graph output as DIR/NAME.npy\n"
-	      "  --layers FILE.csv    the per-layer CSV (docs/formats.md)\n"
-	      "  --counters FILE      the run's counters, a region per layer (.json,\n"
-	      "                       .csv or .txt); npusim roofline plots the layers\n"
-	      "  --trace FILE         a Chrome/Perfetto trace of the run (gzip JSON): every\n"
-	      "                       unit's work, the layers as regions on each core\n"
-	      "  --trace-interval N   trace counter samples every N cycles (default 1000,\n"
-	      "                       0: none)\n"
-	      "  --emit-asm DIR       write each layer's program source to DIR\n"
-	      "  --dump-layers DIR    write every layer's output as DIR/TENSOR.npy (each\n"
-	      "                       activation kept in DRAM to the end: no reuse)\n"
-	      "  --upto N             run the first N layers only (with --dump-layers)\n"
-	      "  --dump-graph         print the simplified graph and stop\n"
-	      "  --no-fuse            keep activations and residual adds as layers\n"
-	      "  --tune               tune every layer's schedule first (npusim tune's\n"
-	      "                       model-guided search, cached: later runs reuse it)\n"
-	      "  --untuned            ignore the tuner's cache: the kernels' defaults\n"
-	      "  --kernels DIR        the kernel library (default: found next to npusim)\n"
-	      "  --max-cycles N       watchdog per layer step\n"
-	      "  -q, --quiet          print nothing but errors\n"
-	      "  -h, --help           this help\n", fp);
-}
+/* Option indices of cmds_model, in opts_model.def order. */
+enum {
+#define OPT(id, sh, lng, meta, kind, help) MODEL_OPT_##id,
+#include "opts_model.def"
+#undef OPT
+};
+
+/* --dtype's and --split's values, in the order of their names (cmds.c). */
+static const enum npu_dtype dtypes[] = { DT_INT8, DT_BF16 };
+static const enum map_split splits[] = { MAP_SPLIT_ROWS, MAP_SPLIT_CHANNELS };
 
 #define MAX_ARGS 64
 
@@ -110,65 +60,79 @@ static int usage_err(const char *msg, const char *arg)
 	return -1;
 }
 
-static int parse(int argc, char **argv, struct mopts *o)
+static int parse(struct opts *op, struct mopts *o)
 {
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v;
-		int miss = 0;
-#define VAL(s, l) (v = cli_opt_value(argc, argv, &i, s, l, &miss))
-		if (VAL('c', "--config")) o->config = v;
-		else if (VAL('s', "--set")) {
+	const char *v;
+	char *end;
+	int k;
+
+	while ((k = opts_next(op)) != OPTS_END) {
+		v = op->val;
+		switch (k) {
+		case OPTS_ERR:
+			return -1;
+		case OPTS_ARG:
+			if (o->model)
+				return usage_err("one model only; extra", v);
+			o->model = v;
+			break;
+		case MODEL_OPT_CONFIG:
+			o->config = v;
+			break;
+		case MODEL_OPT_SET:
 			if (o->n_sets == MAX_ARGS)
 				return usage_err("too many -s", NULL);
 			o->sets[o->n_sets++] = v;
-		} else if (VAL(0, "--dtype")) {
-			if (!strcmp(v, "int8")) o->dtype = DT_INT8;
-			else if (!strcmp(v, "bf16")) o->dtype = DT_BF16;
-			else return usage_err("--dtype is int8 or bf16, not", v);
-		} else if (VAL(0, "--split")) {
-			if (!strcmp(v, "rows")) o->split = MAP_SPLIT_ROWS;
-			else if (!strcmp(v, "channels")) o->split = MAP_SPLIT_CHANNELS;
-			else return usage_err("--split is rows or channels, not", v);
-		} else if (VAL(0, "--input")) {
+			break;
+		case MODEL_OPT_DTYPE:
+			o->dtype = dtypes[op->num];
+			break;
+		case MODEL_OPT_SPLIT:
+			o->split = splits[op->num];
+			break;
+		case MODEL_OPT_INPUT:
 			if (o->n_inputs == MAX_ARGS)
 				return usage_err("too many --input", NULL);
 			o->inputs[o->n_inputs++] = v;
-		} else if (VAL(0, "--output")) {
+			break;
+		case MODEL_OPT_OUTPUT:
 			if (o->n_outputs == MAX_ARGS)
 				return usage_err("too many --output", NULL);
 			o->outputs[o->n_outputs++] = v;
-		} else if (VAL(0, "--counters")) {
+			break;
+		case MODEL_OPT_COUNTERS:
 			if (o->n_counters == 8)
 				return usage_err("too many --counters", NULL);
 			if (ctrout_fmt_of(v) < 0)
 				return usage_err("--counters needs .json, .csv "
 						 "or .txt:", v);
 			o->counters[o->n_counters++] = v;
-		} else if (VAL(0, "--output-dir")) o->output_dir = v;
-		else if (VAL(0, "--layers")) o->layers = v;
-		else if (VAL(0, "--trace")) o->trace = v;
-		else if (VAL(0, "--trace-interval")) {
-			uint64_t n;
-			if (cli_parse_u64("model", "--trace-interval", v, 0,
-					  UINT64_MAX, &n))
-				return -1;
-			o->trace_interval = n;
-		}
-		else if (VAL(0, "--emit-asm")) o->emit_asm = v;
-		else if (VAL(0, "--dump-layers")) o->dump_layers = v;
-		else if (VAL(0, "--batch")) {
-			uint64_t n;
-			if (cli_parse_u64("model", "--batch", v, 1, 65536, &n))
-				return -1;
-			o->batch = (int)n;
-		}
-		else if (VAL(0, "--pipeline")) {
-			uint64_t n;
-			if (cli_parse_u64("model", "--pipeline", v, 1, 4096, &n))
-				return -1;
-			o->pipeline = (int)n;
-		} else if (VAL(0, "--stages")) {
-			char *end;
+			break;
+		case MODEL_OPT_OUTPUT_DIR:
+			o->output_dir = v;
+			break;
+		case MODEL_OPT_LAYERS:
+			o->layers = v;
+			break;
+		case MODEL_OPT_TRACE:
+			o->trace = v;
+			break;
+		case MODEL_OPT_TRACE_INTERVAL:
+			o->trace_interval = op->num;
+			break;
+		case MODEL_OPT_EMIT_ASM:
+			o->emit_asm = v;
+			break;
+		case MODEL_OPT_DUMP_LAYERS:
+			o->dump_layers = v;
+			break;
+		case MODEL_OPT_BATCH:
+			o->batch = (int)op->num;
+			break;
+		case MODEL_OPT_PIPELINE:
+			o->pipeline = (int)op->num;
+			break;
+		case MODEL_OPT_STAGES:
 			for (const char *q = v; *q; q = *end ? end + 1 : end) {
 				long x = strtol(q, &end, 10);
 				if (end == q || (*end && *end != ',') || x < 1 ||
@@ -177,34 +141,41 @@ static int parse(int argc, char **argv, struct mopts *o)
 							 "indices, as 5,17,40:", v);
 				o->starts[o->n_starts++] = (int)x;
 			}
+			break;
+		case MODEL_OPT_UPTO:
+			o->upto = (int)op->num;
+			break;
+		case MODEL_OPT_KERNELS:
+			o->kernels = v;
+			break;
+		case MODEL_OPT_MAX_CYCLES:
+			o->max_cycles = op->num;
+			break;
+		case MODEL_OPT_TIMING_ONLY:
+			o->timing_only = 1;
+			break;
+		case MODEL_OPT_ONE_CORE:
+			o->one_core = 1;
+			break;
+		case MODEL_OPT_DUMP_GRAPH:
+			o->dump_graph = 1;
+			break;
+		case MODEL_OPT_NO_FUSE:
+			o->no_fuse = 1;
+			break;
+		case MODEL_OPT_TUNE:
+			o->tune = 1;
+			break;
+		case MODEL_OPT_UNTUNED:
+			o->untuned = 1;
+			break;
+		case MODEL_OPT_CALIBRATE:
+			o->calibrate = 1;
+			break;
+		case MODEL_OPT_QUIET:
+			o->quiet = 1;
+			break;
 		}
-		else if (VAL(0, "--upto")) {
-			uint64_t n;
-			if (cli_parse_u64("model", "--upto", v, 1, 1000000, &n))
-				return -1;
-			o->upto = (int)n;
-		}
-		else if (VAL(0, "--kernels")) o->kernels = v;
-		else if (VAL(0, "--max-cycles")) {
-			uint64_t n;
-			if (cli_parse_u64("model", "--max-cycles", v, 1,
-					  UINT64_MAX, &n))
-				return -1;
-			o->max_cycles = n;
-		} else if (miss) {
-			return usage_err("missing value after", a);
-		} else if (!strcmp(a, "--timing-only")) o->timing_only = 1;
-		else if (!strcmp(a, "--one-core")) o->one_core = 1;
-		else if (!strcmp(a, "--dump-graph")) o->dump_graph = 1;
-		else if (!strcmp(a, "--no-fuse")) o->no_fuse = 1;
-		else if (!strcmp(a, "--tune")) o->tune = 1;
-		else if (!strcmp(a, "--untuned")) o->untuned = 1;
-		else if (!strcmp(a, "--calibrate")) o->calibrate = 1;
-		else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) o->quiet = 1;
-		else if (a[0] == '-' && a[1]) return usage_err("unknown option", a);
-		else if (o->model) return usage_err("one model only; extra", a);
-		else o->model = a;
-#undef VAL
 	}
 	if (!o->model)
 		return usage_err("no model given", NULL);
@@ -270,18 +241,17 @@ int cmd_model(int argc, char **argv)
 	struct trc *trace = NULL;
 	float **in = NULL;
 	char self[PATH_MAX];
+	struct opts op;
 	int rc, arch_ok = 0;
 
-	if (cli_want_help(argc, argv)) {
-		model_usage(stdout);
+	if (opts_begin(&op, &cmds_model, argc, argv))
 		return NPU_EXIT_OK;
-	}
 	memset(&o, 0, sizeof o);
 	memset(&res, 0, sizeof res);
 	o.dtype = DT_N;
 	o.max_cycles = CYCLE_MAX;
 	o.trace_interval = 1000;
-	if (parse(argc, argv, &o))
+	if (parse(&op, &o))
 		return NPU_EXIT_USAGE;
 	diag_init(&d, stderr);
 	struct compile_opts co = {

@@ -1,9 +1,6 @@
 /*
- * cmd_noc.c - `npusim noc`: synthetic traffic on a config's network alone.
- *
- *   npusim noc [-c FILE] [-s key=value ...] [--pattern P] [--rate R]
- *              [--packet-flits P] [--cycles N] [--warmup N] [--drain N]
- *              [--hotspot NODE] [--seed S] [--sweep [--csv FILE]]
+ * cmd_noc.c - `npusim noc`: synthetic traffic on a config's network alone
+ * (options: opts_noc.def).
  *
  * One point: average and p99 packet latency, accepted throughput, hops.
  * --sweep walks the offered load in steps of --rate until the network
@@ -21,48 +18,18 @@
 #include "../util/diag.h"
 #include "../util/fsout.h"
 #include "cli.h"
+#include "cmds.h"
 
 /* BookSim's latency_thres default: a point whose average latency passes
  * it counts as saturated. */
 #define NOC_LAT_THRES 500.0
 
-static void noc_usage(FILE *fp)
-{
-	fputs("usage: npusim noc [-c FILE] [-s key=value ...] [--pattern P] [--rate R]\n"
-	      "                  [--packet-flits N] [--cycles N] [--warmup N] [--drain N]\n"
-	      "                  [--hotspot NODE] [--seed S] [--sweep [--csv FILE]]\n"
-	      "\n"
-	      "Synthetic traffic on the network-on-chip of a chip config (noc.*\n"
-	      "keys), open loop as BookSim: every node creates packets as a\n"
-	      "Bernoulli process into an unbounded source queue.  Packets created\n"
-	      "in the measurement window are timed from creation to the arrival of\n"
-	      "their tail; prints average and p99 latency, the zero-load latency\n"
-	      "of the same packets by formula, accepted throughput and hops.\n"
-	      "\n"
-	      "options:\n"
-	      "  -c, --config FILE    libconfig file (default: built-in defaults)\n"
-	      "  -s, --set KEY=VALUE  override one key (repeatable), e.g.\n"
-	      "                       -s noc.cols=8 -s noc.rows=8 -s noc.vcs=4\n"
-	      "      --pattern P      uniform, transpose, bitcomp, bitrev, shuffle,\n"
-	      "                       tornado, neighbor, hotspot (default uniform)\n"
-	      "      --rate R         offered load, flits per node per cycle\n"
-	      "                       (default 0.1); with --sweep, the step\n"
-	      "      --packet-flits N flits per packet (default 1)\n"
-	      "      --cycles N       measurement window (default 10000)\n"
-	      "      --warmup N       cycles before it (default 1000)\n"
-	      "      --drain N        cycles the measured packets may take to\n"
-	      "                       arrive after the window (default: --cycles)\n"
-	      "      --hotspot NODE   destination of the hotspot pattern (default 0)\n"
-	      "      --seed S         random seed (default 1)\n"
-	      "      --sweep          offered load R, 2R, ... up to saturation (not\n"
-	      "                       drained, or average latency > 500 cycles) or 1\n"
-	      "      --csv FILE       the sweep's CSV (default: stdout)\n"
-	      "  -h, --help           this help\n"
-	      "\n"
-	      "Model, formula and measured curves: docs/noc.md.\n"
-	      "exit status: 0 ok, 2 usage or configuration error, 3 the network\n"
-	      "deadlocked\n", fp);
-}
+/* Option indices of cmds_noc, in opts_noc.def order. */
+enum {
+#define OPT(id, sh, lng, meta, kind, help) NOC_OPT_##id,
+#include "opts_noc.def"
+#undef OPT
+};
 
 static void print_network(const struct arch *a, const char *path,
 			  const struct noc_params *p)
@@ -152,15 +119,13 @@ int cmd_noc(int argc, char **argv)
 	struct noc_bench_cfg cfg;
 	struct noc_bench_res res;
 	struct noc_params p;
-	int n_sets = 0, i, rc, do_sweep = 0, drain_set = 0;
-	uint64_t v;
+	int n_sets = 0, k, rc, do_sweep = 0, drain_set = 0;
 	struct arch a;
 	struct diag d;
+	struct opts op;
 
-	if (cli_want_help(argc, argv)) {
-		noc_usage(stdout);
+	if (opts_begin(&op, &cmds_noc, argc, argv))
 		return NPU_EXIT_OK;
-	}
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.pattern = NOC_PAT_UNIFORM;
 	cfg.rate = 0.1;
@@ -173,84 +138,56 @@ int cmd_noc(int argc, char **argv)
 		fputs("npusim noc: out of memory\n", stderr);
 		return NPU_EXIT_USAGE;
 	}
-	for (i = 1; i < argc; i++) {
-		const char *val;
-		int missing = 0;
-
-		if ((val = cli_opt_value(argc, argv, &i, 'c', "--config", &missing))) {
-			path = val;
-		} else if ((val = cli_opt_value(argc, argv, &i, 's', "--set",
-						&missing))) {
-			sets[n_sets++] = val;
-		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--pattern",
-						&missing))) {
-			int k;
-
-			for (k = 0; k < NOC_N_PAT; k++)
-				if (strcmp(val, noc_pattern_names[k]) == 0)
-					break;
-			if (k == NOC_N_PAT) {
-				fprintf(stderr, "npusim noc: --pattern '%s': use uniform, "
-						"transpose, bitcomp, bitrev, shuffle, "
-						"tornado, neighbor or hotspot\n", val);
-				goto usage;
-			}
-			cfg.pattern = (enum noc_pattern)k;
-		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--rate",
-						&missing))) {
+	while ((k = opts_next(&op)) != OPTS_END) {
+		switch (k) {
+		case NOC_OPT_CONFIG:
+			path = op.val;
+			break;
+		case NOC_OPT_SET:
+			sets[n_sets++] = op.val;
+			break;
+		case NOC_OPT_PATTERN:
+			cfg.pattern = (enum noc_pattern)op.num;
+			break;
+		case NOC_OPT_RATE: {
 			char *end;
 
 			errno = 0;
-			cfg.rate = strtod(val, &end);
-			if (errno || end == val || *end || !(cfg.rate > 0) ||
+			cfg.rate = strtod(op.val, &end);
+			if (errno || end == op.val || *end || !(cfg.rate > 0) ||
 			    cfg.rate > 1.0) {
 				fprintf(stderr, "npusim noc: --rate '%s' is not a load "
-						"in (0, 1] flits per node per cycle\n", val);
+						"in (0, 1] flits per node per cycle\n", op.val);
 				goto usage;
 			}
-		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--packet-flits",
-						&missing))) {
-			if (cli_parse_u64("noc", "--packet-flits", val, 1, 65536, &v))
-				goto usage;
-			cfg.packet_flits = (uint32_t)v;
-		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--cycles",
-						&missing))) {
-			if (cli_parse_u64("noc", "--cycles", val, 1, 1000000000, &v))
-				goto usage;
-			cfg.cycles = v;
-		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--warmup",
-						&missing))) {
-			if (cli_parse_u64("noc", "--warmup", val, 0, 1000000000, &v))
-				goto usage;
-			cfg.warmup = v;
-		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--drain",
-						&missing))) {
-			if (cli_parse_u64("noc", "--drain", val, 0, 1000000000, &v))
-				goto usage;
-			cfg.drain_limit = v;
+			break;
+		}
+		case NOC_OPT_PACKET_FLITS:
+			cfg.packet_flits = (uint32_t)op.num;
+			break;
+		case NOC_OPT_CYCLES:
+			cfg.cycles = op.num;
+			break;
+		case NOC_OPT_WARMUP:
+			cfg.warmup = op.num;
+			break;
+		case NOC_OPT_DRAIN:
+			cfg.drain_limit = op.num;
 			drain_set = 1;
-		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--hotspot",
-						&missing))) {
-			if (cli_parse_u64("noc", "--hotspot", val, 0, 65535, &v))
-				goto usage;
-			cfg.hotspot = (int)v;
-		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--seed",
-						&missing))) {
-			if (cli_parse_u64("noc", "--seed", val, 0, UINT64_MAX, &v))
-				goto usage;
-			cfg.seed = v;
-		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--csv",
-						&missing))) {
-			csv = val;
-		} else if (strcmp(argv[i], "--sweep") == 0) {
+			break;
+		case NOC_OPT_HOTSPOT:
+			cfg.hotspot = (int)op.num;
+			break;
+		case NOC_OPT_SEED:
+			cfg.seed = op.num;
+			break;
+		case NOC_OPT_CSV:
+			csv = op.val;
+			break;
+		case NOC_OPT_SWEEP:
 			do_sweep = 1;
-		} else if (missing) {
-			fprintf(stderr, "npusim noc: %s needs a value "
-					"(see 'npusim noc --help')\n", argv[i]);
-			goto usage;
-		} else {
-			fprintf(stderr, "npusim noc: unknown argument '%s' "
-					"(see 'npusim noc --help')\n", argv[i]);
+			break;
+		default:        /* OPTS_ERR: the command takes no operand */
 			goto usage;
 		}
 	}

@@ -9,27 +9,17 @@
 #include "../asm/asm.h"
 #include "../asm/obj.h"
 #include "cli.h"
+#include "cmds.h"
 
 /* Most -D and most -I options each, as in cmd_as.c. */
 #define OD_MAX_ARGS 256
 
-static void od_usage(FILE *fp)
-{
-	fprintf(fp,
-		"usage: npusim objdump [-s] [-l] [-D NAME[=VALUE]]... [-I DIR]... "
-		"FILE\n\n"
-		"List FILE, an object (.npo) or assembly source (.s, assembled in "
-		"memory):\nsection table, symbols, tensor table and disassembly "
-		"(address, encoding,\ninstruction; labels as <name>: lines, branch "
-		"targets by label).\n\n"
-		"  -s            also dump the bytes of every data section in hex\n"
-		"  -l            show the source file:line of each instruction\n"
-		"  -d            disassembly only (no tables)\n"
-		"  -D, -I        assembler defines and include path (for .s input)\n"
-		"  -h, --help    this help\n\n"
-		"exit status: 0 ok, 1 unreadable or invalid input, 2 usage "
-		"errors\n");
-}
+/* Option indices of cmds_objdump, in opts_objdump.def order. */
+enum {
+#define OPT(id, sh, lng, meta, kind, help) OBJDUMP_OPT_##id,
+#include "opts_objdump.def"
+#undef OPT
+};
 
 int cmd_objdump(int argc, char **argv)
 {
@@ -38,55 +28,50 @@ int cmd_objdump(int argc, char **argv)
 	unsigned flags = OBJ_PRINT_DEFAULT;
 	struct obj_prog *prog = NULL;
 	struct diag d;
-	int i, r;
+	struct opts op;
+	int k, r;
 
-	if (cli_want_help(argc, argv)) {
-		od_usage(stdout);
+	if (opts_begin(&op, &cmds_objdump, argc, argv))
 		return NPU_EXIT_OK;
-	}
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "-s")) {
+	while ((k = opts_next(&op)) != OPTS_END) {
+		switch (k) {
+		case OPTS_ERR:
+			return NPU_EXIT_USAGE;
+		case OBJDUMP_OPT_DATA:
 			flags |= OBJ_PRINT_DATA;
-		} else if (!strcmp(a, "-l")) {
+			break;
+		case OBJDUMP_OPT_LINES:
 			flags |= OBJ_PRINT_LINES;
-		} else if (!strcmp(a, "-d")) {
+			break;
+		case OBJDUMP_OPT_CODE:
 			/* Disassembly only: drop the tables, keep the code
 			 * (and -s / -l if also given). */
 			flags &= ~(unsigned)(OBJ_PRINT_HEADERS | OBJ_PRINT_SYMS |
 					     OBJ_PRINT_TENSORS |
 					     OBJ_PRINT_REGIONS);
-		} else if (a[0] == '-' && (a[1] == 'D' || a[1] == 'I')) {
-			const char *v = a[2] ? a + 2
-					      : (i + 1 < argc ? argv[++i] : NULL);
-
-			if (!v) {
-				fprintf(stderr, "npusim objdump: -%c needs a "
-						"value\n", a[1]);
-				return NPU_EXIT_USAGE;
-			}
+			break;
+		case OBJDUMP_OPT_DEFINE:
+		case OBJDUMP_OPT_INCLUDE:
 			if (n_def >= OD_MAX_ARGS || n_inc >= OD_MAX_ARGS) {
 				fprintf(stderr, "npusim objdump: too many -D/-I\n");
 				return NPU_EXIT_USAGE;
 			}
-			if (a[1] == 'D')
-				defines[n_def++] = v;
+			if (k == OBJDUMP_OPT_DEFINE)
+				defines[n_def++] = op.val;
 			else
-				incdirs[n_inc++] = v;
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "npusim objdump: unknown option '%s' (see "
-					"npusim objdump --help)\n", a);
-			return NPU_EXIT_USAGE;
-		} else if (in) {
-			fprintf(stderr, "npusim objdump: more than one input file\n");
-			return NPU_EXIT_USAGE;
-		} else {
-			in = a;
+				incdirs[n_inc++] = op.val;
+			break;
+		default:        /* OPTS_ARG */
+			if (in) {
+				fprintf(stderr, "npusim objdump: more than one input file\n");
+				return NPU_EXIT_USAGE;
+			}
+			in = op.val;
+			break;
 		}
 	}
 	if (!in) {
-		od_usage(stderr);
+		opts_usage(stderr, &cmds_objdump);
 		return NPU_EXIT_USAGE;
 	}
 	diag_init(&d, stderr);

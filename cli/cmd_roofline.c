@@ -1,9 +1,7 @@
 /*
  * cmd_roofline.c - `npusim roofline`: counters files placed on the
- * roofline of a chip, as an SVG plot and a CSV table.
- *
- *   npusim roofline -c CONFIG [-s key=value ...] COUNTERS.json ...
- *                   -o OUT.svg [--csv OUT.csv] [--dtype T]
+ * roofline of a chip, as an SVG plot and a CSV table (options:
+ * opts_roofline.def).
  *
  * The ceilings come from CONFIG (its derived peaks, as `npusim config`
  * prints them), the points from the files (report/ctrread.h reads both
@@ -28,34 +26,14 @@
 #include "../util/fsout.h"
 #include "../util/strutil.h"
 #include "cli.h"
+#include "cmds.h"
 
-static void roofline_usage(FILE *fp)
-{
-	fputs("usage: npusim roofline -c CONFIG [-s key=value ...] COUNTERS.json ...\n"
-	      "                       -o OUT.svg [--csv OUT.csv] [--dtype T]\n"
-	      "\n"
-	      "Place runs on the roofline of a chip: x = operational intensity\n"
-	      "(ops per DRAM byte, ops = 2 x MACs), y = attained ops/s; compute\n"
-	      "ceilings per data type, DRAM and scratchpad bandwidth ceilings.\n"
-	      "One point per counters file (npusim run --counters X.json) and one\n"
-	      "per region or layer in it.\n"
-	      "\n"
-	      "options:\n"
-	      "  -c, --config FILE    chip config the runs used (required)\n"
-	      "  -s, --set KEY=VALUE  override one config key (repeatable), as\n"
-	      "                       given to the runs\n"
-	      "  -o, --output OUT.svg the plot (required; '-' for stdout)\n"
-	      "      --csv OUT.csv    one row per point: bytes, intensity,\n"
-	      "                       ops/s, bound, % of roof, energy\n"
-	      "      --dtype T        data type whose ceiling is the roof for\n"
-	      "                       bound and % of roof (default: the config's\n"
-	      "                       core.matrix.in_type)\n"
-	      "  -h, --help           this help\n"
-	      "\n"
-	      "What is drawn and how to read it: docs/roofline.md.\n"
-	      "exit status: 0 ok, 1 bad counters file, 2 usage or configuration error\n",
-	      fp);
-}
+/* Option indices of cmds_roofline, in opts_roofline.def order. */
+enum {
+#define OPT(id, sh, lng, meta, kind, help) ROOFLINE_OPT_##id,
+#include "opts_roofline.def"
+#undef OPT
+};
 
 /* One data type's peak and where it came from. */
 struct tpeak {
@@ -232,7 +210,7 @@ static int build_ceilings(struct job *j, const char *dtype)
 }
 
 /* One point per file, then one per region of that file. */
-static int build_points(struct job *j, char **paths)
+static int build_points(struct job *j, const char **paths)
 {
 	double cfg_clk = ARCH_F(&j->a, CHIP_CLOCK_GHZ);
 	int i, k, n = 0;
@@ -289,48 +267,44 @@ int cmd_roofline(int argc, char **argv)
 {
 	const char *cfg = NULL, *out = NULL, *csv = NULL, *dtype = NULL;
 	const char **sets = NULL;
-	char **paths = NULL;
-	int n_sets = 0, n_paths = 0, i, rc, status = NPU_EXIT_USAGE;
+	const char **paths = NULL;
+	int n_sets = 0, n_paths = 0, i, k, rc, status = NPU_EXIT_USAGE;
 	struct job j;
 	struct diag d;
 	struct roofline_chart c;
+	struct opts op;
 
 	memset(&j, 0, sizeof(j));
-	if (cli_want_help(argc, argv)) {
-		roofline_usage(stdout);
+	if (opts_begin(&op, &cmds_roofline, argc, argv))
 		return NPU_EXIT_OK;
-	}
 	sets = calloc((size_t)argc, sizeof(*sets));
 	paths = calloc((size_t)argc, sizeof(*paths));
 	if (!sets || !paths) {
 		fputs("npusim roofline: out of memory\n", stderr);
 		goto done;
 	}
-	for (i = 1; i < argc; i++) {
-		const char *v;
-		int missing = 0;
-
-		if ((v = cli_opt_value(argc, argv, &i, 'c', "--config", &missing))) {
-			cfg = v;
-		} else if ((v = cli_opt_value(argc, argv, &i, 's', "--set", &missing))) {
-			sets[n_sets++] = v;
-		} else if ((v = cli_opt_value(argc, argv, &i, 'o', "--output",
-					      &missing))) {
-			out = v;
-		} else if ((v = cli_opt_value(argc, argv, &i, 0, "--csv", &missing))) {
-			csv = v;
-		} else if ((v = cli_opt_value(argc, argv, &i, 0, "--dtype", &missing))) {
-			dtype = v;
-		} else if (missing) {
-			fprintf(stderr, "npusim roofline: %s needs a value "
-					"(see 'npusim roofline --help')\n", argv[i]);
+	while ((k = opts_next(&op)) != OPTS_END) {
+		switch (k) {
+		case OPTS_ERR:
 			goto done;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "npusim roofline: unknown option '%s' "
-					"(see 'npusim roofline --help')\n", argv[i]);
-			goto done;
-		} else {
-			paths[n_paths++] = argv[i];
+		case OPTS_ARG:
+			paths[n_paths++] = op.val;
+			break;
+		case ROOFLINE_OPT_CONFIG:
+			cfg = op.val;
+			break;
+		case ROOFLINE_OPT_SET:
+			sets[n_sets++] = op.val;
+			break;
+		case ROOFLINE_OPT_OUTPUT:
+			out = op.val;
+			break;
+		case ROOFLINE_OPT_CSV:
+			csv = op.val;
+			break;
+		case ROOFLINE_OPT_DTYPE:
+			dtype = op.val;
+			break;
 		}
 	}
 	if (!cfg || !out || !n_paths || (csv && !*csv) || !*out || (dtype && !*dtype)) {

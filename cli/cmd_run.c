@@ -1,13 +1,6 @@
 /*
- * cmd_run.c - `npusim run` and `npusim stat`: simulate a program on a chip.
- *
- *   npusim run [-c CONFIG] [-s key=value]... [-D N=V] [-I DIR] PROGRAM
- *              [--program CORE[-CORE]=FILE]...
- *              [--input NAME[@CORE]=a.npy]... [--output NAME[@CORE]=c.npy]...
- *              [--counters FILE.json|.csv|.txt] [--trace FILE.json.gz]
- *              [--trace-interval N] [--trace-window START:END]
- *              [--trace-units LIST] [--max-cycles N] [--check-hazards] [--timing-only] [--no-fast-forward] [--trace-insn]
- *              [--matrix-model=fast|pe] [-q]
+ * cmd_run.c - `npusim run` and `npusim stat`: simulate a program on a chip
+ * (options: opts_run.def, and opts_stat.def for stat's own).
  *
  * PROGRAM is assembly (.s, assembled in memory) or an object file (.npo,
  * recognised by its magic).  Inputs are written into the tensor's memory
@@ -43,6 +36,7 @@
 #include "../util/fsout.h"
 #include "../util/npy.h"
 #include "cli.h"
+#include "cmds.h"
 
 /* Most repeats of each repeatable option (fixed arrays in run_opts). */
 #define MAX_ARGS 256
@@ -104,62 +98,13 @@ struct run_opts {
 					      --matrix-model (an -s in disguise) */
 };
 
-static void run_usage(FILE *fp, const char *cmd)
-{
-	fprintf(fp,
-		"usage: npusim %s [-c CONFIG] [-s key=value]... [-D NAME=VALUE] [-I DIR] PROGRAM\n"
-		"                  [--program CORE[-CORE]=FILE]...\n"
-		"                  [--input NAME[@CORE]=FILE.npy]... [--output NAME[@CORE]=FILE.npy]...\n"
-		"                  [--counters FILE.json|.csv|.txt] [--trace FILE.json.gz]\n"
-		"                  [--trace-interval N] [--trace-window START:END] [--trace-units LIST]\n"
-		"                  [--max-cycles N] [--check-hazards] [--timing-only] [--no-fast-forward] [--trace-insn]\n"
-		"                  [--matrix-model=fast|pe] [-q]\n\n"
-		"Simulate PROGRAM (assembly .s or object .npo) on the chip described by CONFIG\n"
-		"(built-in defaults when -c is omitted; see docs/config.md).\n\n"
-		"  -c FILE             chip config (libconfig)\n"
-		"  -s key=value        override a config key (repeatable)\n"
-		"  -D NAME=VALUE, -I DIR   assembler defines and include path (for .s)\n"
-		"  --program C=FILE    run FILE on core C or cores C-D instead of PROGRAM\n"
-		"                      (repeatable; PROGRAM may be omitted when every core\n"
-		"                      gets one this way)\n"
-		"  --input NAME=FILE   write a .npy into the tensor NAME of the program's tensor\n"
-		"                      table before the run (@CORE picks the core for spm/acc);\n"
-		"                      NAME=zeros fills it with zeros (a tensor with neither\n"
-		"                      --input nor --output draws a warning)\n"
-		"  --output NAME=FILE  read tensor NAME into a .npy after the run\n"
-		"  --counters FILE     write counters; format from the extension (json, csv, txt)\n"
-		"  --trace FILE        write a Chrome/Perfetto trace (gzip JSON); kept even\n"
-		"                      when the run fails\n"
-		"  --trace-interval N  trace counter samples every N cycles (default 1000,\n"
-		"                      0 = none)\n"
-		"  --trace-window S:E  trace only cycles S..E-1 (either may be empty: 5000:)\n"
-		"  --trace-units LIST  trace only these units: kinds (matrix,dma), names\n"
-		"                      (dma1, core0.dma1, dram.ch0), cores (core1) or chip\n"
-		"  --max-cycles N      stop with exit status 3 after N cycles (default: none)\n"
-		"  --check-hazards     report unsynchronised RAW/WAR/WAW between units\n"
-		"  --timing-only       compute no tensor values: the same cycles, counters\n"
-		"                      and trace, faster (no --output; vgather/vscatter\n"
-		"                      programs are refused)\n"
-		"  --no-fast-forward   simulate every cycle's events even where the\n"
-		"                      matrix engine streams alone (the same results,\n"
-		"                      slower: a cross-check)\n"
-		"  --trace-insn        print every control-unit instruction to stderr\n"
-		"  --matrix-model=M    fast (default) or pe (per-PE reference model, slow)\n"
-		"  -q                  print nothing but errors\n\n"
-		"stat only:\n"
-		"  -e PATTERN[,..]     show the counters matching these globs (repeatable;\n"
-		"                      a pattern without '.' also matches the last part:\n"
-		"                      -e macs, -e 'core0.dma*.bytes_*')\n"
-		"  --total             sum each core's counters over the cores (the default\n"
-		"                      on a chip of several cores, as perf stat aggregates)\n"
-		"  --per-core          one set per core (the default on one core)\n"
-		"  --detail            counters that are 0, per-bank and per-requester\n"
-		"                      counters too\n"
-		"  --region NAME[@coreN]  the counters of one program region\n"
-		"  -x SEP              value SEP unit SEP name SEP ratio lines (perf stat -x)\n\n"
-		"exit status: 0 ok, 1 program/assembly/tensor error, 2 usage or config error,\n"
-		"             3 simulated fault, deadlock or cycle limit\n", cmd);
-}
+/* Option indices of cmds_run and cmds_stat: run's, then stat's own. */
+enum {
+#define OPT(id, sh, lng, meta, kind, help) RUN_OPT_##id,
+#include "opts_run.def"
+#include "opts_stat.def"
+#undef OPT
+};
 
 /* Parse NAME[@CORE]=PATH.  The first '=' ends the name, so a path may
  * contain '='; '@' counts only before it.  Core ids are checked against
@@ -243,160 +188,177 @@ static int parse_window(const char *v, cycle_t *lo, cycle_t *hi)
 	return *lo < *hi ? 0 : -1;
 }
 
-static int parse_args(int argc, char **argv, struct run_opts *o)
+/* The command line into o; -1 after a message.  Options are taken in
+ * command-line order: --matrix-model joins the -s overrides where it
+ * stands. */
+static int parse_args(struct opts *op, struct run_opts *o)
 {
-	int i;
-	const char *v;
+	const char *cmd = op->cmd->name, *v;
+	char *end;
+	int k;
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int missing = 0;
-
-		/* Checked before parsing: one argument adds at most one entry
-		 * to one array, so no array can overflow below. */
-		if (o->n_overrides >= MAX_ARGS || o->n_inputs >= MAX_ARGS ||
-		    o->n_outputs >= MAX_ARGS || o->n_defines >= MAX_ARGS ||
-		    o->n_incdirs >= MAX_ARGS || o->n_progs >= MAX_ARGS) {
-			fprintf(stderr, "npusim %s: too many options\n", argv[0]);
+	for (;;) {
+		/* Checked before each word that is left: one item adds at
+		 * most one entry to one array, so none can overflow below. */
+		if (op->i < op->argc &&
+		    (o->n_overrides >= MAX_ARGS || o->n_inputs >= MAX_ARGS ||
+		     o->n_outputs >= MAX_ARGS || o->n_defines >= MAX_ARGS ||
+		     o->n_incdirs >= MAX_ARGS || o->n_progs >= MAX_ARGS)) {
+			fprintf(stderr, "npusim %s: too many options\n", cmd);
 			return -1;
 		}
-		if ((v = cli_opt_value(argc, argv, &i, 'c', "--config", &missing)))
+		if ((k = opts_next(op)) == OPTS_END)
+			break;
+		v = op->val;
+		switch (k) {
+		case OPTS_ERR:
+			return -1;
+		case OPTS_ARG:
+			if (o->program) {
+				fprintf(stderr, "npusim %s: more than one program given ('%s' and '%s')\n",
+					cmd, o->program, v);
+				return -1;
+			}
+			o->program = v;
+			break;
+		case RUN_OPT_CONFIG:
 			o->config = v;
-		else if ((v = cli_opt_value(argc, argv, &i, 's', "--set", &missing)))
+			break;
+		case RUN_OPT_SET:
 			o->overrides[o->n_overrides++] = v;
-		else if ((v = cli_opt_value(argc, argv, &i, 'D', "--define", &missing)))
+			break;
+		case RUN_OPT_DEFINE:
 			o->defines[o->n_defines++] = v;
-		else if ((v = cli_opt_value(argc, argv, &i, 'I', "--include", &missing)))
+			break;
+		case RUN_OPT_INCLUDE:
 			o->incdirs[o->n_incdirs++] = v;
-		else if ((v = cli_opt_value(argc, argv, &i, 0, "--program", &missing))) {
+			break;
+		case RUN_OPT_PROGRAM:
 			if (parse_core_prog(v, &o->progs[o->n_progs++])) {
 				fprintf(stderr, "npusim %s: --program %s: expected CORE[-CORE]=FILE\n",
-					argv[0], v);
+					cmd, v);
 				return -1;
 			}
-		} else if ((v = cli_opt_value(argc, argv, &i, 0, "--input", &missing))) {
+			break;
+		case RUN_OPT_INPUT:
 			if (parse_bind(v, &o->inputs[o->n_inputs++])) {
 				fprintf(stderr, "npusim %s: --input %s: expected NAME[@CORE]=FILE.npy\n",
-					argv[0], v);
+					cmd, v);
 				return -1;
 			}
-		} else if ((v = cli_opt_value(argc, argv, &i, 0, "--output", &missing))) {
+			break;
+		case RUN_OPT_OUTPUT:
 			if (parse_bind(v, &o->outputs[o->n_outputs++])) {
 				fprintf(stderr, "npusim %s: --output %s: expected NAME[@CORE]=FILE.npy\n",
-					argv[0], v);
+					cmd, v);
 				return -1;
 			}
-		} else if ((v = cli_opt_value(argc, argv, &i, 0, "--counters", &missing))) {
+			break;
+		case RUN_OPT_COUNTERS:
 			/* The format comes from the extension; note that
 			 * a 9th --counters gets the same message. */
 			if (o->n_counters == 8) {
-				fprintf(stderr, "npusim %s: at most 8 --counters files\n", argv[0]);
+				fprintf(stderr, "npusim %s: at most 8 --counters files\n", cmd);
 				return -1;
 			}
 			if (ctrout_fmt_of(v) < 0) {
 				fprintf(stderr, "npusim %s: --counters %s: the file name must end in .json, .csv or .txt\n",
-					argv[0], v);
+					cmd, v);
 				return -1;
 			}
 			o->counters[o->n_counters++] = v;
-		} else if ((v = cli_opt_value(argc, argv, &i, 0, "--trace", &missing)))
+			break;
+		case RUN_OPT_TRACE:
 			o->trace = v;
-		else if ((v = cli_opt_value(argc, argv, &i, 0, "--trace-interval", &missing))) {
-			char *end;
-			unsigned long long n = strtoull(v, &end, 10);
-
+			break;
+		case RUN_OPT_TRACE_INTERVAL:
+			o->trace_interval = strtoull(v, &end, 10);
 			if (*end || !*v || *v == '-') {
 				fprintf(stderr, "npusim %s: --trace-interval %s: expected a number of cycles (0 = no counters)\n",
-					argv[0], v);
+					cmd, v);
 				return -1;
 			}
-			o->trace_interval = n;
-		} else if ((v = cli_opt_value(argc, argv, &i, 0, "--trace-window", &missing))) {
+			break;
+		case RUN_OPT_TRACE_WINDOW:
 			if (parse_window(v, &o->trace_lo, &o->trace_hi)) {
 				fprintf(stderr, "npusim %s: --trace-window %s: expected START:END in cycles with START < END (either may be omitted)\n",
-					argv[0], v);
+					cmd, v);
 				return -1;
 			}
-		} else if ((v = cli_opt_value(argc, argv, &i, 0, "--trace-units", &missing)))
+			break;
+		case RUN_OPT_TRACE_UNITS:
 			o->trace_units = v;
-		else if ((v = cli_opt_value(argc, argv, &i, 0, "--max-cycles", &missing))) {
-			char *end;
-			unsigned long long n = strtoull(v, &end, 10);
-
+			break;
+		case RUN_OPT_MAX_CYCLES:
 			/* 0 would stop before cycle 0 ever ran: refused.
 			 * (strtoull also takes "-N" modulo 2^64.) */
-			if (*end || !*v || n == 0) {
+			o->max_cycles = strtoull(v, &end, 10);
+			if (*end || !*v || o->max_cycles == 0) {
 				fprintf(stderr, "npusim %s: --max-cycles %s: expected a positive integer\n",
-					argv[0], v);
+					cmd, v);
 				return -1;
 			}
-			o->max_cycles = n;
-		} else if ((v = cli_opt_value(argc, argv, &i, 0, "--matrix-model", &missing))) {
-			if (strcmp(v, "fast") && strcmp(v, "pe")) {
-				fprintf(stderr, "npusim %s: --matrix-model %s: expected fast or pe\n",
-					argv[0], v);
-				return -1;
-			}
+			break;
+		case RUN_OPT_MATRIX_MODEL:
 			/* Becomes an ordinary override at this position, so
 			 * a later -s core.matrix.model=... still wins. */
 			snprintf(o->model_override, sizeof(o->model_override),
 				 "core.matrix.model=%s", v);
 			o->overrides[o->n_overrides++] = o->model_override;
-		} else if (o->stat && (v = cli_opt_value(argc, argv, &i, 'e', "--event", &missing))) {
+			break;
+		case RUN_OPT_CHECK_HAZARDS:
+			o->check_hazards = 1;
+			break;
+		case RUN_OPT_TIMING_ONLY:
+			o->timing_only = 1;
+			break;
+		case RUN_OPT_NO_FAST_FORWARD:
+			o->no_ff = 1;
+			break;
+		case RUN_OPT_TRACE_INSN:
+			o->trace_insn = 1;
+			break;
+		case RUN_OPT_QUIET:
+			o->quiet = 1;
+			break;
+		case RUN_OPT_EVENT: {
 			/* Repeatable and comma-separated, as perf's -e. */
 			size_t l = o->events ? strlen(o->events) : 0;
 			char *e = realloc(o->events, l + strlen(v) + 2);
 
 			if (!e) {
-				fprintf(stderr, "npusim %s: out of memory\n", argv[0]);
+				fprintf(stderr, "npusim %s: out of memory\n", cmd);
 				return -1;
 			}
 			snprintf(e + l, strlen(v) + 2, "%s%s", l ? "," : "", v);
 			o->events = e;
-		} else if (o->stat && (v = cli_opt_value(argc, argv, &i, 'x', "--field-separator", &missing)))
-			o->x_sep = v;
-		else if (o->stat && (v = cli_opt_value(argc, argv, &i, 0, "--region", &missing)))
-			o->region = v;
-		else if (missing) {
-			fprintf(stderr, "npusim %s: option '%s' needs a value (see npusim %s --help)\n",
-				argv[0], a, argv[0]);
-			return -1;
-		} else if (strcmp(a, "--check-hazards") == 0)
-			o->check_hazards = 1;
-		else if (strcmp(a, "--timing-only") == 0)
-			o->timing_only = 1;
-		else if (strcmp(a, "--no-fast-forward") == 0)
-			o->no_ff = 1;
-		else if (strcmp(a, "--trace-insn") == 0)
-			o->trace_insn = 1;
-		else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)
-			o->quiet = 1;
-		else if (o->stat && strcmp(a, "--total") == 0)
+			break;
+		}
+		case RUN_OPT_TOTAL:
 			o->total = 1;
-		else if (o->stat && strcmp(a, "--per-core") == 0)
+			break;
+		case RUN_OPT_PER_CORE:
 			o->total = 0;
-		else if (o->stat && strcmp(a, "--detail") == 0)
+			break;
+		case RUN_OPT_DETAIL:
 			o->detail = 1;
-		else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "npusim %s: unknown option '%s' (see npusim %s --help)\n",
-				argv[0], a, argv[0]);
-			return -1;
-		} else if (!o->program)
-			o->program = a;
-		else {
-			fprintf(stderr, "npusim %s: more than one program given ('%s' and '%s')\n",
-				argv[0], o->program, a);
-			return -1;
+			break;
+		case RUN_OPT_REGION:
+			o->region = v;
+			break;
+		case RUN_OPT_FIELD_SEPARATOR:
+			o->x_sep = v;
+			break;
 		}
 	}
 	if (!o->program && o->n_progs == 0) {
 		fprintf(stderr, "npusim %s: no program given (see npusim %s --help)\n",
-			argv[0], argv[0]);
+			cmd, cmd);
 		return -1;
 	}
 	if (o->timing_only && o->n_outputs) {
 		fprintf(stderr, "npusim %s: --timing-only computes no tensor values, so there is nothing to --output\n",
-			argv[0]);
+			cmd);
 		return -1;
 	}
 	return 0;
@@ -623,6 +585,7 @@ static int cmd_run_common(int argc, char **argv, int stat)
 	struct progress pg;
 	struct ctr_region *rgn = NULL;     /* program regions (rbeg/rend) */
 	size_t n_rgn = 0;
+	struct opts op;
 	int rc = 0, arch_ok = 0, interrupted = 0, i;
 
 	/* Everything cleaned up at "out" must be initialised before the
@@ -636,12 +599,11 @@ static int cmd_run_common(int argc, char **argv, int stat)
 	o->max_cycles = CYCLE_MAX;
 	o->trace_interval = 1000;
 	o->trace_hi = CYCLE_MAX;
-	if (cli_want_help(argc, argv)) {
-		run_usage(stdout, argv[0]);
+	if (opts_begin(&op, stat ? &cmds_stat : &cmds_run, argc, argv)) {
 		free_opts(o);
 		return NPU_EXIT_OK;
 	}
-	if (parse_args(argc, argv, o)) {
+	if (parse_args(&op, o)) {
 		free_opts(o);
 		return NPU_EXIT_USAGE;
 	}

@@ -1,11 +1,7 @@
 /*
  * cmd_sweep.c - `npusim sweep`: design points of a sweep spec on local
- * worker processes or a Slurm job array, and their collected results.
- *
- *   npusim sweep SPEC [-o DIR] [-j N] [--point K] [--shard I/N]
- *                     [--retry-failed] [--slurm [--partition P] [--time T]
- *                     [--array-limit N] [--submit]]
- *   npusim sweep --collect DIR [--csv FILE] [--pareto A,B [--svg FILE]]
+ * worker processes or a Slurm job array, and their collected results
+ * (options: opts_sweep.def).
  *
  * The library is dse/ (spec.h, sweep.h); docs/dse.md has the spec format,
  * the directory layout and a Slurm and GNU parallel walk-through.
@@ -23,6 +19,7 @@
 #include "../dse/sweep.h"
 #include "../util/diag.h"
 #include "cli.h"
+#include "cmds.h"
 
 static volatile int sweep_stop;
 
@@ -32,39 +29,12 @@ static void on_signal(int sig)
 	sweep_stop = 1;
 }
 
-static void sweep_usage(FILE *fp)
-{
-	fputs("usage: npusim sweep SPEC [-o DIR] [-j N] [--point K] [--shard I/N]\n"
-	      "                    [--retry-failed] [--slurm [--partition P] [--time T]\n"
-	      "                    [--array-limit N] [--submit]]\n"
-	      "       npusim sweep --collect DIR [--csv FILE] [--pareto A,B [--svg FILE]]\n"
-	      "\n"
-	      "Run every design point of a sweep spec (docs/dse.md): each point is one\n"
-	      "`npusim run` with the spec's config, overrides, defines and inputs; its\n"
-	      "counters and status land in DIR/points/.  A rerun skips finished points,\n"
-	      "so an interrupted sweep resumes; failed points are recorded with their\n"
-	      "error and rerun with --retry-failed.\n"
-	      "\n"
-	      "options:\n"
-	      "  -o, --out DIR        results directory (default: SPEC without its\n"
-	      "                       extension, plus .out)\n"
-	      "  -j, --jobs N         worker processes (default: the online CPUs)\n"
-	      "      --point K        run point K only (what a Slurm task runs)\n"
-	      "      --shard I/N      run the points with number %% N == I\n"
-	      "      --retry-failed   rerun points that failed\n"
-	      "      --slurm          write DIR/sweep.sbatch, a job array of the points\n"
-	      "      --partition P, --time T, --array-limit N\n"
-	      "                       its #SBATCH partition, time limit, and how many\n"
-	      "                       tasks may run at once\n"
-	      "      --submit         and submit it with sbatch\n"
-	      "      --collect DIR    merge DIR's points into one CSV: parameters,\n"
-	      "                       the spec's metrics and each point's status\n"
-	      "      --csv FILE       where (default DIR/results.csv; - = stdout)\n"
-	      "      --pareto A,B     mark the points on the Pareto front of metrics A\n"
-	      "                       and B (both minimised; max:A maximises A)\n"
-	      "      --svg FILE       and plot them\n"
-	      "  -h, --help           this help\n", fp);
-}
+/* Option indices of cmds_sweep, in opts_sweep.def order. */
+enum {
+#define OPT(id, sh, lng, meta, kind, help) SWEEP_OPT_##id,
+#include "opts_sweep.def"
+#undef OPT
+};
 
 static int parse_shard(const char *v, int *i, int *n)
 {
@@ -86,79 +56,80 @@ int cmd_sweep(int argc, char **argv)
 	const char *spec_path = NULL, *dir = NULL, *collect = NULL, *csv = NULL;
 	const char *pareto = NULL, *svg = NULL, *partition = NULL, *tlimit = NULL;
 	char self[PATH_MAX], dirbuf[PATH_MAX], csvbuf[PATH_MAX];
-	int slurm = 0, submit = 0, array_limit = 0, i, rc;
+	int slurm = 0, submit = 0, array_limit = 0, k, rc;
 	struct sweep_opts o;
+	struct opts op;
 	struct sweep_counts cnt;
 	struct diag d;
 	struct spec s;
 	ssize_t n;
 
-	if (cli_want_help(argc, argv)) {
-		sweep_usage(stdout);
+	if (opts_begin(&op, &cmds_sweep, argc, argv))
 		return NPU_EXIT_OK;
-	}
 	memset(&o, 0, sizeof(o));
 	o.point = -1;
 	o.shard_n = 1;
 	o.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (o.jobs < 1)
 		o.jobs = 1;
-	for (i = 1; i < argc; i++) {
-		const char *val;
-		int missing = 0;
-		uint64_t u;
-
-		if ((val = cli_opt_value(argc, argv, &i, 'o', "--out", &missing))) {
-			dir = val;
-		} else if ((val = cli_opt_value(argc, argv, &i, 'j', "--jobs", &missing))) {
-			if (cli_parse_u64("sweep", "--jobs", val, 1, 1024, &u))
-				goto usage;
-			o.jobs = (int)u;
-		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--point", &missing))) {
-			if (cli_parse_u64("sweep", "--point", val, 0, 1ULL << 40, &u))
-				goto usage;
-			o.point = (int64_t)u;
-		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--shard", &missing))) {
-			if (parse_shard(val, &o.shard_i, &o.shard_n)) {
-				fprintf(stderr, "npusim sweep: --shard '%s': write I/N with 0 <= I < N\n", val);
+	while ((k = opts_next(&op)) != OPTS_END) {
+		switch (k) {
+		case OPTS_ERR:
+			goto usage;
+		case OPTS_ARG:
+			if (spec_path) {
+				fprintf(stderr, "npusim sweep: one spec only ('%s' and '%s')\n",
+					spec_path, op.val);
 				goto usage;
 			}
-		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--collect", &missing))) {
-			collect = val;
-		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--csv", &missing))) {
-			csv = val;
-		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--pareto", &missing))) {
-			pareto = val;
-		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--svg", &missing))) {
-			svg = val;
-		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--partition", &missing))) {
-			partition = val;
-		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--time", &missing))) {
-			tlimit = val;
-		} else if ((val = cli_opt_value(argc, argv, &i, 0, "--array-limit", &missing))) {
-			if (cli_parse_u64("sweep", "--array-limit", val, 1, 1000000, &u))
+			spec_path = op.val;
+			break;
+		case SWEEP_OPT_OUT:
+			dir = op.val;
+			break;
+		case SWEEP_OPT_JOBS:
+			o.jobs = (int)op.num;
+			break;
+		case SWEEP_OPT_POINT:
+			o.point = (int64_t)op.num;
+			break;
+		case SWEEP_OPT_SHARD:
+			if (parse_shard(op.val, &o.shard_i, &o.shard_n)) {
+				fprintf(stderr, "npusim sweep: --shard '%s': write I/N with 0 <= I < N\n",
+					op.val);
 				goto usage;
-			array_limit = (int)u;
-		} else if (!strcmp(argv[i], "--retry-failed")) {
+			}
+			break;
+		case SWEEP_OPT_COLLECT:
+			collect = op.val;
+			break;
+		case SWEEP_OPT_CSV:
+			csv = op.val;
+			break;
+		case SWEEP_OPT_PARETO:
+			pareto = op.val;
+			break;
+		case SWEEP_OPT_SVG:
+			svg = op.val;
+			break;
+		case SWEEP_OPT_PARTITION:
+			partition = op.val;
+			break;
+		case SWEEP_OPT_TIME:
+			tlimit = op.val;
+			break;
+		case SWEEP_OPT_ARRAY_LIMIT:
+			array_limit = (int)op.num;
+			break;
+		case SWEEP_OPT_RETRY_FAILED:
 			o.retry_failed = 1;
-		} else if (!strcmp(argv[i], "--slurm")) {
+			break;
+		case SWEEP_OPT_SLURM:
 			slurm = 1;
-		} else if (!strcmp(argv[i], "--submit")) {
+			break;
+		case SWEEP_OPT_SUBMIT:
 			submit = 1;
-		} else if (missing) {
-			fprintf(stderr, "npusim sweep: %s needs a value (see 'npusim sweep --help')\n",
-				argv[i]);
-			goto usage;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "npusim sweep: unknown argument '%s' (see 'npusim sweep --help')\n",
-				argv[i]);
-			goto usage;
-		} else if (!spec_path) {
-			spec_path = argv[i];
-		} else {
-			fprintf(stderr, "npusim sweep: one spec only ('%s' and '%s')\n",
-				spec_path, argv[i]);
-			goto usage;
+			break;
 		}
 	}
 	diag_init(&d, stderr);
@@ -258,6 +229,6 @@ int cmd_sweep(int argc, char **argv)
 		rc = NPU_EFAULT;
 	return npu_exit_status(rc);
 usage:
-	sweep_usage(stderr);
+	opts_usage(stderr, &cmds_sweep);
 	return NPU_EXIT_USAGE;
 }

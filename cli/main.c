@@ -7,28 +7,31 @@
  * maps every NPU_E* code to one of these, so scripts can tell a bad kernel
  * (3) from a bad command line (2) without parsing messages.
  *
- * The subcommand table is commands.def, included twice (here for the
- * dispatch table, in cli.h for the prototypes): adding a subcommand is one
- * line there, and a missing cmd_<name> is a link error.
+ * The subcommand table is commands.def, included here for the dispatch
+ * table, in cli.h for the prototypes and in cmds.c for the option tables:
+ * adding a subcommand is one entry there and its opts_<name>.def, and a
+ * missing cmd_<name> is a link error.  Objects call one way: main.o ->
+ * cmd_*.o -> cmds.o -> opts.o.
  */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "../util/diag.h"
 #include "../util/fsout.h"
 #include "cli.h"
+#include "cmds.h"
 
+/* A subcommand: its table (name, summary, options) and its function. */
 struct cmd {
-	const char *name;                 /* subcommand word: "run" */
-	int (*fn)(int argc, char **argv); /* argv[0] is that word */
-	const char *summary;              /* one line for --help */
+	const struct opts_cmd *opts;      /* cmds_<name>: name, summary, options */
+	int (*fn)(int argc, char **argv); /* argv[0] is the name */
 };
 
 /* In commands.def order, which is the order --help lists them in. */
-static const struct cmd cmds[] = {
-#define CMD(name, fn, summary) { #name, fn, summary },
+static const struct cmd commands[] = {
+#define CMD(name, fn, voice, base, operands, summary, intro, outro) \
+	{ &cmds_##name, fn },
 #include "commands.def"
 #undef CMD
 };
@@ -40,52 +43,11 @@ static void usage(FILE *fp)
 	fprintf(fp, "usage: npusim <command> [options]   (npusim <command> --help)\n\n"
 		    "npusim %s: cycle-accurate NPU architecture simulator\n\ncommands:\n",
 		NPU_VERSION);
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		fprintf(fp, "  %-9s %s\n", cmds[i].name, cmds[i].summary);
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(fp, "  %-9s %s\n", commands[i].opts->name,
+			commands[i].opts->summary);
 	fprintf(fp, "\nexit status: 0 ok, 1 program/assembly/tensor error, "
 		    "2 usage/config error,\n             3 simulated fault, deadlock or cycle limit\n");
-}
-
-/* -h/--help anywhere wins over every other argument, so a half-typed
- * command line still gets help instead of an error (git does the same). */
-int cli_want_help(int argc, char **argv)
-{
-	int i;
-
-	for (i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
-			return 1;
-	return 0;
-}
-
-/*
- * Value of an option with short form 's' (0 = none) or long form lng at
- * argv[*i]: accepts "-c X", "-cX", "--config X", "--config=X".  Returns
- * NULL when argv[*i] is not this option; sets *missing when it is but the
- * value is absent.
- */
-const char *cli_opt_value(int argc, char **argv, int *i, char s,
-			  const char *lng, int *missing)
-{
-	const char *arg = argv[*i];
-	size_t n = strlen(lng);
-
-	/* "-cX": the value is glued on; "-c" alone or the exact long form
-	 * fall through to take the next argument.  "--config=X" may give an
-	 * empty value, which the caller then rejects or accepts itself. */
-	if (s && arg[0] == '-' && arg[1] == s) {
-		if (arg[2])
-			return arg + 2;
-	} else if (strncmp(arg, lng, n) == 0 && arg[n] == '=') {
-		return arg + n + 1;
-	} else if (strcmp(arg, lng) != 0) {
-		return NULL;
-	}
-	if (*i + 1 >= argc) {
-		*missing = 1;
-		return NULL;
-	}
-	return argv[++*i];
 }
 
 /*
@@ -128,9 +90,9 @@ static int dispatch(int argc, char **argv)
 	}
 	/* Shift argv so each subcommand parses "name args..." like a program
 	 * of its own (its messages say "npusim <name>: ..."). */
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (strcmp(argv[1], cmds[i].name) == 0)
-			return cmds[i].fn(argc - 1, argv + 1);
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(argv[1], commands[i].opts->name) == 0)
+			return commands[i].fn(argc - 1, argv + 1);
 	fprintf(stderr, "npusim: '%s' is not a command (see 'npusim --help')\n",
 		argv[1]);
 	return NPU_EXIT_USAGE;
@@ -150,22 +112,4 @@ int main(int argc, char **argv)
 	 * Returns at once when no signal was caught. */
 	fsout_die();
 	return status;
-}
-
-int cli_parse_u64(const char *cmd, const char *opt, const char *s,
-		  uint64_t lo, uint64_t hi, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || s[0] == '-' || v < lo || v > hi) {
-		fprintf(stderr, "npusim %s: %s '%s' is not a whole number in "
-				"%llu..%llu\n", cmd, opt, s, (unsigned long long)lo,
-			(unsigned long long)hi);
-		return -1;
-	}
-	*out = v;
-	return 0;
 }

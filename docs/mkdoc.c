@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../arch/arch.h"
+#include "../cli/cmds.h"
 #include "../isa/isa.h"
 #include "../sim/engine/counters.h"
 
@@ -21,6 +22,7 @@ static const struct {
 	const char *name;           /* docs/<name>.md */
 	void (*write)(FILE *);      /* writes the whole document */
 } docs[] = {
+	{ "cli", cmds_write_doc },
 	{ "config", arch_write_doc },
 	{ "counters", ctr_write_doc },
 	{ "isa", isa_write_doc },
