@@ -64,7 +64,6 @@ const char *const noc_port_names[NOC_N_PORTS] = {
  * in the last slot. */
 #define NOC_HIST_EXACT 65536
 
-enum { NOC_EV_TICK = 1, NOC_EV_DELIVER = 2, NOC_EV_SPACE = 3 };
 
 /* ---- parameters and geometry --------------------------------------------*/
 
@@ -337,26 +336,6 @@ int noc_send(noc *n, const struct noc_msg *m)
 }
 
 /* ---- deliveries and the tick ------------------------------------------------*/
-
-/*
- * Packet slot's tail reaches node's NI at cycle 'at'.  Every delivery of
- * a cycle comes from the one tick at - (t_sa + t_st + 1), during which no
- * other unit schedules anything: one event per cycle for all of them, at
- * the place the first one's would have had, dispatches them in the same
- * order as one event each did (2 M fewer events in ResNet-50 on tpu-v1).
- */
-void noc_deliver_at(struct noc *n, cycle_t at, int node, uint32_t slot)
-{
-	int first = !cal_count(n->dlv, at, 0);
-	uint64_t *v = cal_add(n->dlv, at, 0, sizeof(*v));
-
-	if (!v || (first && eng_schedule(n->u.eng, at, EV_PRI_COMPLETE, &n->u,
-					 NOC_EV_DELIVER, 0))) {
-		n->oom = 1;
-		return;
-	}
-	*v = (uint64_t)node << 32 | slot;
-}
 
 static int noc_tick(struct noc *n, cycle_t c)
 {

@@ -328,10 +328,10 @@ static inline void va_add(struct router *r, const struct ivc *iv)
 	}
 }
 
-/* ---- noc.c ---------------------------------------------------------------*/
-
-/* Packet slot's tail reaches node's NI at cycle 'at' (an ejection). */
-void noc_deliver_at(struct noc *n, cycle_t at, int node, uint32_t slot);
+/* The network unit's event kinds (struct ev.kind): a tick of the
+ * routers, a cycle's packet deliveries to their NIs, and room in an NI's
+ * source queue for the senders it refused. */
+enum { NOC_EV_TICK = 1, NOC_EV_DELIVER = 2, NOC_EV_SPACE = 3 };
 
 /* ---- router.c ------------------------------------------------------------*/
 
