@@ -50,6 +50,12 @@ if sh scripts/kernels_report.sh "$build/npusim" --check; then
 else
 	fail=$((fail + 1))
 fi
+# the layers: includes one way, no file circles, the drawing current
+if sh scripts/layers.sh "$build" --check-doc; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+fi
 # README.md's measured tables: generated from the same runs
 if sh scripts/readme_tables.sh "$build/npusim" --check; then
 	pass=$((pass + 1))
