@@ -171,3 +171,28 @@ golden() {
 	diff -u "$case_dir/expected" "$actual" >&2 ||
 		fail "results differ from the golden file (if that is on purpose: make golden-update)"
 }
+
+# rec_vec NAME: record the run's cycles ($tmp/c.csv) and core 0's vector
+# busy cycles; with MINC=n in the environment also how many cores were
+# busy - at least n - and their busy cycles summed (the vector kernels'
+# goldens).
+rec_vec() {
+	if [ -n "${MINC:-}" ]; then
+		nc=$(awk -F, '$4 == "" && $1 ~ /^core[0-9]+\.vector\.busy_cycles$/ && $2 > 0 { n++ } END { print n + 0 }' "$tmp/c.csv")
+		[ "$nc" -ge "$MINC" ] || fail "$1: only $nc cores did vector work (expected >= $MINC)"
+		record "$1: cycles $(counter "$tmp/c.csv" cycles) cores_busy $nc vector_busy_sum $(counter_sum "$tmp/c.csv" 'core[0-9]+\.vector\.busy_cycles')"
+	else
+		record "$1: cycles $(counter "$tmp/c.csv" cycles) vector_busy $(counter "$tmp/c.csv" core0.vector.busy_cycles)"
+	fi
+}
+
+# slices KERNEL MIN ARGS...: asm/kernels/KERNEL assembled with ARGS walks
+# at least MIN channel slices over time (its symbol NT).
+slices() {
+	kernel=$1 min=$2
+	shift 2
+	"$bin" as -o "$tmp/k.npo" "$@" "asm/kernels/$kernel" > /dev/null 2>&1 ||
+		fail "$kernel $*: does not assemble"
+	nt=$("$bin" objdump "$tmp/k.npo" | awk '$4 == "NT" { print $1 }')
+	[ "$((${nt:-0}))" -ge "$min" ] || fail "$kernel $*: NT = ${nt:-?}, expected >= $min"
+}

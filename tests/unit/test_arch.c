@@ -22,6 +22,7 @@
 
 /* The config fuzz target, replayed on its regressions (arch.fuzz_regress). */
 #include "../../fuzz/fuzz_cfg.c"
+#include "fuzzreplay.h"
 
 /* ---- helpers ----------------------------------------------------------------*/
 
@@ -989,40 +990,10 @@ END_TEST
  * and of its seed corpus fuzz/corpus/cfg, through the fuzz target itself
  * (fuzz/fuzz_cfg.c, included above): its invariants trap on failure.
  */
-static int replay_dir(const char *dirname)
-{
-	DIR *dir = opendir(dirname);
-	struct dirent *e;
-	int n = 0;
-
-	ck_assert_msg(dir != NULL, "%s missing", dirname);
-	while ((e = readdir(dir))) {
-		char path[512];
-		FILE *fp;
-		uint8_t *buf = malloc(1 << 17);
-		size_t len;
-
-		if (e->d_name[0] == '.') {
-			free(buf);
-			continue;
-		}
-		snprintf(path, sizeof(path), "%s/%s", dirname, e->d_name);
-		fp = fopen(path, "rb");
-		ck_assert_ptr_nonnull(fp);
-		len = fread(buf, 1, 1 << 17, fp);
-		fclose(fp);
-		ck_assert_int_eq(LLVMFuzzerTestOneInput(buf, len), 0);
-		free(buf);
-		n++;
-	}
-	closedir(dir);
-	return n;
-}
-
 START_TEST(arch_fuzz_regress)
 {
-	ck_assert_int_gt(replay_dir("fuzz/regress/cfg"), 0);
-	ck_assert_int_gt(replay_dir("fuzz/corpus/cfg"), 0);
+	ck_assert_int_gt(fuzz_replay_dir("fuzz/regress/cfg"), 0);
+	ck_assert_int_gt(fuzz_replay_dir("fuzz/corpus/cfg"), 0);
 }
 END_TEST
 

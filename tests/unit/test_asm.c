@@ -106,30 +106,6 @@ static char *fails(const char *src)
 	return msgs;
 }
 
-static char *read_all(const char *path, size_t *len)
-{
-	FILE *fp = fopen(path, "rb");
-	char *b;
-	long n;
-
-	if (!fp)
-		return NULL;
-	fseek(fp, 0, SEEK_END);
-	n = ftell(fp);
-	fseek(fp, 0, SEEK_SET);
-	b = malloc((size_t)n + 1);
-	if (fread(b, 1, (size_t)n, fp) != (size_t)n) {
-		fclose(fp);
-		free(b);
-		return NULL;
-	}
-	b[n] = '\0';
-	fclose(fp);
-	if (len)
-		*len = (size_t)n;
-	return b;
-}
-
 /* ---- round trip over the whole table ------------------------------------------*/
 
 static int64_t field_value(enum isa_field f)
@@ -388,7 +364,7 @@ static void golden_opts(const char *src, struct asm_opts *o, char **defs,
 /* Output for one golden: the listing, or the diagnostics of a failure. */
 static char *golden_output(const char *path, const char *name, int *failed)
 {
-	char *src = read_all(path, NULL), *defs[8], *incs[8], store[512];
+	char *src = test_read_file(path, NULL), *defs[8], *incs[8], store[512];
 	char *out = NULL;
 	size_t n = 0;
 	FILE *fp = open_memstream(&out, &n);
@@ -447,7 +423,7 @@ START_TEST(asm_golden_all)
 			fputs(got, fp);
 			fclose(fp);
 		}
-		want = read_all(exp_path, NULL);
+		want = test_read_file(exp_path, NULL);
 		ck_assert_msg(want != NULL, "%s missing", exp_path);
 		if (strcmp(got, want)) {
 			FILE *fp = fopen("/tmp/npusim_golden_got.txt", "wb");
@@ -476,7 +452,7 @@ START_TEST(asm_golden_objdump_of_object)
 	char *a = NULL, *b = NULL;
 	FILE *fa, *fb;
 	struct diag d;
-	char *src = read_all("tests/asm/data.s", NULL);
+	char *src = test_read_file("tests/asm/data.s", NULL);
 
 	ck_assert_ptr_nonnull(src);
 	p = must(src);
@@ -1025,46 +1001,39 @@ START_TEST(asm_cli_as_and_objdump)
 END_TEST
 
 /* Inputs that once crashed or hung the assembler (fuzz/regress/asm). */
+static void asm_regress_one(const char *path, void *ctx)
+{
+	const char *name = strrchr(path, '/') + 1;
+	struct obj_prog *p = NULL;
+	struct diag d;
+	size_t len;
+	char *text = test_read_file(path, &len);
+	int r;
+
+	(void)ctx;
+	ck_assert_ptr_nonnull(text);
+	diag_init(&d, NULL);
+	r = asm_assemble_string(name, text, len, NULL, &d, &p);
+	/* Success, or failure with at least one message. */
+	ck_assert_msg(r == 0 || (p == NULL && d.n_errors > 0), "%s: %d", path, r);
+	if (r == 0) {
+		uint8_t *buf;
+		size_t n2;
+		struct obj_prog *q = NULL;
+
+		ck_assert_int_eq(obj_serialize(p, &buf, &n2), 0);
+		ck_assert_int_eq(obj_load_mem(buf, n2, "x", &d, &q), 0);
+		obj_free(q);
+		free(buf);
+	}
+	obj_free(p);
+	free(text);
+}
+
 START_TEST(asm_fuzz_regress)
 {
-	DIR *dir = opendir("fuzz/regress/asm");
-	struct dirent *e;
-	int n = 0;
-
-	ck_assert_msg(dir != NULL, "fuzz/regress/asm missing");
-	while ((e = readdir(dir))) {
-		char path[512], *text;
-		size_t len;
-		struct obj_prog *p = NULL;
-		struct diag d;
-		int r;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "fuzz/regress/asm/%s", e->d_name);
-		text = read_all(path, &len);
-		ck_assert_ptr_nonnull(text);
-		diag_init(&d, NULL);
-		r = asm_assemble_string(e->d_name, text, len, NULL, &d, &p);
-		/* Success, or failure with at least one message. */
-		ck_assert_msg(r == 0 || (p == NULL && d.n_errors > 0), "%s: %d",
-			      path, r);
-		if (r == 0) {
-			uint8_t *buf;
-			size_t n2;
-			struct obj_prog *q = NULL;
-
-			ck_assert_int_eq(obj_serialize(p, &buf, &n2), 0);
-			ck_assert_int_eq(obj_load_mem(buf, n2, "x", &d, &q), 0);
-			obj_free(q);
-			free(buf);
-		}
-		obj_free(p);
-		free(text);
-		n++;
-	}
-	closedir(dir);
-	ck_assert_int_gt(n, 0);
+	ck_assert_int_gt(test_each_file("fuzz/regress/asm", asm_regress_one,
+					NULL), 0);
 }
 END_TEST
 

@@ -21,6 +21,7 @@
 
 /* The .npy fuzz target, replayed on its regressions (npy.fuzz_regress). */
 #include "../../fuzz/fuzz_npy.c"
+#include "fuzzreplay.h"
 
 /* ---- helpers ---------------------------------------------------------------*/
 
@@ -1047,40 +1048,10 @@ END_TEST
  * and of its seed corpus fuzz/corpus/npy, through the fuzz target itself
  * (fuzz/fuzz_npy.c, included above): its invariants trap on failure.
  */
-static int replay_dir(const char *dirname)
-{
-	DIR *dir = opendir(dirname);
-	struct dirent *e;
-	int n = 0;
-
-	ck_assert_msg(dir != NULL, "%s missing", dirname);
-	while ((e = readdir(dir))) {
-		char path[512];
-		FILE *fp;
-		uint8_t *buf = malloc(1 << 17);
-		size_t len;
-
-		if (e->d_name[0] == '.') {
-			free(buf);
-			continue;
-		}
-		snprintf(path, sizeof(path), "%s/%s", dirname, e->d_name);
-		fp = fopen(path, "rb");
-		ck_assert_ptr_nonnull(fp);
-		len = fread(buf, 1, 1 << 17, fp);
-		fclose(fp);
-		ck_assert_int_eq(LLVMFuzzerTestOneInput(buf, len), 0);
-		free(buf);
-		n++;
-	}
-	closedir(dir);
-	return n;
-}
-
 START_TEST(npy_fuzz_regress)
 {
-	ck_assert_int_gt(replay_dir("fuzz/regress/npy"), 0);
-	ck_assert_int_gt(replay_dir("fuzz/corpus/npy"), 0);
+	ck_assert_int_gt(fuzz_replay_dir("fuzz/regress/npy"), 0);
+	ck_assert_int_gt(fuzz_replay_dir("fuzz/corpus/npy"), 0);
 }
 END_TEST
 

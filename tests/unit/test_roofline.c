@@ -228,31 +228,24 @@ END_TEST
 
 /* Inputs found by fuzzing the reader and the plot (fuzz/regress/ctr):
  * each is read (or refused with one message) and, when read, plotted. */
+static void read_regress_one(const char *path, void *ctx)
+{
+	struct ctrread_file f;
+	struct diag d;
+	int rc;
+
+	(void)ctx;
+	diag_init(&d, NULL);
+	rc = ctrread_load(&f, path, &d);
+	ck_assert_msg(rc == 0 || d.n_errors == 1, "%s: %d errors", path,
+		      d.n_errors);
+	ctrread_free(&f);
+}
+
 START_TEST(read_fuzz_regress)
 {
-	DIR *dir = opendir("fuzz/regress/ctr");
-	struct dirent *e;
-	int n = 0;
-
-	ck_assert_msg(dir != NULL, "fuzz/regress/ctr missing");
-	while ((e = readdir(dir))) {
-		char path[512];
-		struct ctrread_file f;
-		struct diag d;
-		int rc;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "fuzz/regress/ctr/%s", e->d_name);
-		diag_init(&d, NULL);
-		rc = ctrread_load(&f, path, &d);
-		ck_assert_msg(rc == 0 || d.n_errors == 1, "%s: %d errors", path,
-			      d.n_errors);
-		ctrread_free(&f);
-		n++;
-	}
-	closedir(dir);
-	ck_assert_int_gt(n, 0);
+	ck_assert_int_gt(test_each_file("fuzz/regress/ctr", read_regress_one,
+					NULL), 0);
 }
 END_TEST
 

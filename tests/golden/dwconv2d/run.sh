@@ -17,28 +17,6 @@
 # cores and their busy cycles summed).
 . "$(dirname "$0")/../lib.sh"
 conv=$build/convref
-# rec_vec NAME: cycles and core 0's vector busy cycles; with MINC=n in the
-# environment also how many cores were busy - at least n - and their busy
-# cycles summed.
-rec_vec() {
-	if [ -n "${MINC:-}" ]; then
-		nc=$(awk -F, '$4 == "" && $1 ~ /^core[0-9]+\.vector\.busy_cycles$/ && $2 > 0 { n++ } END { print n + 0 }' "$tmp/c.csv")
-		[ "$nc" -ge "$MINC" ] || fail "$1: only $nc cores did vector work (expected >= $MINC)"
-		record "$1: cycles $(counter "$tmp/c.csv" cycles) cores_busy $nc vector_busy_sum $(counter_sum "$tmp/c.csv" 'core[0-9]+\.vector\.busy_cycles')"
-	else
-		record "$1: cycles $(counter "$tmp/c.csv" cycles) vector_busy $(counter "$tmp/c.csv" core0.vector.busy_cycles)"
-	fi
-}
-# slices MIN ARGS...: the kernel assembled with ARGS walks at least MIN
-# channel slices over time (its symbol NT).
-slices() {
-	min=$1
-	shift
-	"$bin" as -o "$tmp/k.npo" "$@" asm/kernels/dwconv2d.s > /dev/null 2>&1 ||
-		fail "dwconv2d.s $*: does not assemble"
-	nt=$("$bin" objdump "$tmp/k.npo" | awk '$4 == "NT" { print $1 }')
-	[ "$((${nt:-0}))" -ge "$min" ] || fail "dwconv2d.s $*: NT = ${nt:-?}, expected >= $min"
-}
 # case NAME CONFIG H W C K S PAD BIAS RELU [-D ...] (TY=bf16 in the
 # environment: bf16 X, W, Y and an fp32 bias; CLIP=n: int8 relu6 bound)
 case_dw() {
@@ -93,17 +71,17 @@ MINC=16 case_dw "datacenter 3x3 pad 1, 32x32x32, bias relu, rows" datacenter.cfg
 MINC=16 TY=bf16 case_dw "datacenter bf16 3x3/2 pad 1, 28x28x48, bias relu6" datacenter.cfg 28 28 48 3 2 1 1 2
 MINC=16 TY=bf16 case_dw "datacenter bf16 3x3 pad 1, 7x7x256, channel slices" datacenter.cfg 7 7 256 3 1 1 1 1
 MINC=16 CLIP=40 case_dw "datacenter 3x3 pad 1, 4x4x128, relu6, channel slices" datacenter.cfg 4 4 128 3 1 1 1 2
-slices 2 -c configs/default.cfg -D H=7 -D W=7 -D C=960 -D WITH_BIAS=1 -D RELU=2 -D CLIP=96
+slices dwconv2d.s 2 -c configs/default.cfg -D H=7 -D W=7 -D C=960 -D WITH_BIAS=1 -D RELU=2 -D CLIP=96
 CLIP=96 case_dw "default 3x3 pad 1, 7x7x960, bias relu6 (MobileNet-v2): 2 channel slices" default.cfg 7 7 960 3 1 1 1 2
-slices 2 -c configs/default.cfg -D H=9 -D W=9 -D C=960 -D S=2 -D ITYPE=bf16
+slices dwconv2d.s 2 -c configs/default.cfg -D H=9 -D W=9 -D C=960 -D S=2 -D ITYPE=bf16
 TY=bf16 case_dw "default bf16 3x3/2 pad 1, 9x9x960, bias relu: 2 channel slices" default.cfg 9 9 960 3 2 1 1 1
-slices 3 -c configs/default.cfg -s core.scratchpad.bytes=8192 -D H=10 -D W=10 -D C=40 -D WITH_BIAS=1
+slices dwconv2d.s 3 -c configs/default.cfg -s core.scratchpad.bytes=8192 -D H=10 -D W=10 -D C=40 -D WITH_BIAS=1
 case_dw "default 3x3 pad 1, 10x10x40, bias relu, on 8 KiB: slices 16, 16, 8" default.cfg 10 10 40 3 1 1 1 1 \
 	-s core.scratchpad.bytes=8192
-slices 3 -c configs/default.cfg -s core.scratchpad.bytes=16384 -D H=11 -D W=11 -D C=48 -D S=2 -D ITYPE=bf16
+slices dwconv2d.s 3 -c configs/default.cfg -s core.scratchpad.bytes=16384 -D H=11 -D W=11 -D C=48 -D S=2 -D ITYPE=bf16
 TY=bf16 case_dw "default bf16 3x3/2 pad 1, 11x11x48, bias relu6, on 16 KiB: 3 slices, chunks of 2" default.cfg \
 	11 11 48 3 2 1 1 2 -s core.scratchpad.bytes=16384
-slices 3 -c configs/default.cfg -s core.scratchpad.bytes=32768 -D H=9 -D W=9 -D C=72 -D K=5 -D PAD=2
+slices dwconv2d.s 3 -c configs/default.cfg -s core.scratchpad.bytes=32768 -D H=9 -D W=9 -D C=72 -D K=5 -D PAD=2
 case_dw "default 5x5 pad 2, 9x9x72, relu, on 32 KiB: slices 32, 32, 8" default.cfg 9 9 72 5 1 2 0 1 \
 	-s core.scratchpad.bytes=32768
 case_dw "default 3x3 pad 1, 10x10x24, bias relu, slices 10, 10, 4 (-D CT; long rows)" default.cfg \

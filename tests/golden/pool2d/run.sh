@@ -17,28 +17,6 @@
 # cycles summed).
 . "$(dirname "$0")/../lib.sh"
 conv=$build/convref
-# rec_vec NAME: cycles and core 0's vector busy cycles; with MINC=n in the
-# environment also how many cores were busy - at least n - and their busy
-# cycles summed.
-rec_vec() {
-	if [ -n "${MINC:-}" ]; then
-		nc=$(awk -F, '$4 == "" && $1 ~ /^core[0-9]+\.vector\.busy_cycles$/ && $2 > 0 { n++ } END { print n + 0 }' "$tmp/c.csv")
-		[ "$nc" -ge "$MINC" ] || fail "$1: only $nc cores did vector work (expected >= $MINC)"
-		record "$1: cycles $(counter "$tmp/c.csv" cycles) cores_busy $nc vector_busy_sum $(counter_sum "$tmp/c.csv" 'core[0-9]+\.vector\.busy_cycles')"
-	else
-		record "$1: cycles $(counter "$tmp/c.csv" cycles) vector_busy $(counter "$tmp/c.csv" core0.vector.busy_cycles)"
-	fi
-}
-# slices MIN ARGS...: the kernel assembled with ARGS walks at least MIN
-# channel slices over time (its symbol NT).
-slices() {
-	min=$1
-	shift
-	"$bin" as -o "$tmp/k.npo" "$@" asm/kernels/pool2d.s > /dev/null 2>&1 ||
-		fail "pool2d.s $*: does not assemble"
-	nt=$("$bin" objdump "$tmp/k.npo" | awk '$4 == "NT" { print $1 }')
-	[ "$((${nt:-0}))" -ge "$min" ] || fail "pool2d.s $*: NT = ${nt:-?}, expected >= $min"
-}
 # case NAME CONFIG H W C K S PAD max|avg [-D ...] (TY=bf16 in the
 # environment: bf16 X and Y)
 case_pool() {
@@ -84,17 +62,17 @@ MINC=16 case_pool "datacenter global avg 7x7x512, channel slices" datacenter.cfg
 MINC=16 TY=bf16 case_pool "datacenter bf16 global avg 7x7x2048 (ResNet-50)" datacenter.cfg 7 7 2048 7 1 0 avg
 MINC=16 case_pool "datacenter max 2x2/2, 16x16x64, channels (SPLIT=2)" datacenter.cfg 16 16 64 2 2 0 max -D SPLIT=2
 MINC=8 TY=bf16 case_pool "datacenter bf16 max 3x3/2, 8x8x32, 4 rows x 4 slices" datacenter.cfg 8 8 32 3 2 1 max -D PC=4
-slices 3 -c configs/default.cfg -D H=7 -D W=7 -D C=2048 -D K=7 -D S=7 -D AVG=1
+slices pool2d.s 3 -c configs/default.cfg -D H=7 -D W=7 -D C=2048 -D K=7 -D S=7 -D AVG=1
 case_pool "default global avg 7x7x2048 (ResNet-50): 3 channel slices" default.cfg 7 7 2048 7 7 0 avg
-slices 4 -c configs/default.cfg -D H=7 -D W=7 -D C=2048 -D K=7 -D S=7 -D AVG=1 -D ITYPE=bf16
+slices pool2d.s 4 -c configs/default.cfg -D H=7 -D W=7 -D C=2048 -D K=7 -D S=7 -D AVG=1 -D ITYPE=bf16
 TY=bf16 case_pool "default bf16 global avg 7x7x2048 (ResNet-50): 4 channel slices" default.cfg 7 7 2048 7 7 0 avg
-slices 3 -c configs/default.cfg -s core.scratchpad.bytes=4096 -D H=12 -D W=12 -D C=40 -D K=3 -D S=2 -D PAD=1
+slices pool2d.s 3 -c configs/default.cfg -s core.scratchpad.bytes=4096 -D H=12 -D W=12 -D C=40 -D K=3 -D S=2 -D PAD=1
 case_pool "default max 3x3/2 pad 1, 12x12x40 on 4 KiB: slices 16, 16, 8" default.cfg 12 12 40 3 2 1 max \
 	-s core.scratchpad.bytes=4096
-slices 3 -c configs/default.cfg -s core.scratchpad.bytes=8192 -D H=9 -D W=9 -D C=40 -D K=3 -D S=1 -D PAD=1 -D AVG=1 -D ITYPE=bf16
+slices pool2d.s 3 -c configs/default.cfg -s core.scratchpad.bytes=8192 -D H=9 -D W=9 -D C=40 -D K=3 -D S=1 -D PAD=1 -D AVG=1 -D ITYPE=bf16
 TY=bf16 case_pool "default bf16 avg 3x3/1 pad 1, 9x9x40 on 8 KiB: slices 16, 16, 8" default.cfg 9 9 40 3 1 1 avg \
 	-s core.scratchpad.bytes=8192
-slices 2 -c configs/default.cfg -s core.scratchpad.bytes=16384 -D H=7 -D W=7 -D C=72 -D K=7 -D S=7 -D AVG=1
+slices pool2d.s 2 -c configs/default.cfg -s core.scratchpad.bytes=16384 -D H=7 -D W=7 -D C=72 -D K=7 -D S=7 -D AVG=1
 case_pool "default global avg 7x7x72 on 16 KiB: slices 48, 24" default.cfg 7 7 72 7 7 0 avg \
 	-s core.scratchpad.bytes=16384
 case_pool "default max 2x2/2, 3 row blocks x slices of 10 (-D CT)" default.cfg 12 10 24 2 2 0 max -D RB=2 -D CT=10
