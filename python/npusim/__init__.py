@@ -367,8 +367,8 @@ class Model:
     model` without --untuned.  Inputs default to uniform values in
     [-1, 1) from a fixed seed."""
 
-    _LAYER = ("name", "op", "kernels", "tiling", "shapes", "cycles", "compute_cycles",
-              "macs", "dram_read", "dram_write", "mac_util", "map_eff", "energy_pj")
+    # the columns: struct npusim_layer's members, in the header's order
+    _LAYER = tuple(f for f, _ in _ffi.typeof("struct npusim_layer").fields)
 
     def __init__(self, config, path, dtype=None, batch=0, pipeline=0, one_core=False,
                  no_fuse=False, calibrate=False, timing_only=False, tuned=True,
