@@ -810,6 +810,16 @@ int chip_run_until(struct chip *c, cycle_t until, struct chip_result *r)
 		rc = diag_error(c->d, diag_nowhere(), c->launch_rc,
 				"out of memory scheduling a launch");
 	r->cycles = c->last_finish;
+	/* The engine stops at the first event past the limit, and an event at
+	 * the limit itself may still start work in that cycle: a run that
+	 * needed more than max_cycles cycles has timed out all the same (a
+	 * run of C cycles completes with --max-cycles C, not C - 1). */
+	if (!rc && !st.paused && c->last_finish > c->o.max_cycles)
+		rc = diag_error(c->d, diag_nowhere(), NPU_ETIMEOUT,
+				"cycle limit %llu reached: the run took %llu cycles "
+				"(raise --max-cycles)",
+				(unsigned long long)c->o.max_cycles,
+				(unsigned long long)c->last_finish);
 	r->phase_start = c->phase_start;
 	r->n_events = st.n_events;
 	r->n_hazards = c->hz ? hz_count(c->hz) : 0;

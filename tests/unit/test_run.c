@@ -179,6 +179,48 @@ START_TEST(run_energy_of_dump)
 }
 END_TEST
 
+/* --max-cycles N lets a run of exactly N cycles finish and stops one
+ * that needs N + 1 (it once let a run of N + 1 cycles through: the
+ * engine stopped only at events after cycle N). */
+START_TEST(run_max_cycles_exact)
+{
+	struct env e;
+	struct chip_result res;
+	cycle_t c;
+	int8_t x[256];
+	int k;
+
+	env_new(&e, NULL, 0);
+	ck_assert_int_eq(run_load_source(e.r, "copy1.s", copy1, strlen(copy1),
+					 NULL, RUN_ALL_CORES), 0);
+	ck_assert_msg(run_go(e.r, CYCLE_MAX, &res) == 0, "%s", env_log(&e));
+	c = res.cycles;
+	env_free(&e);
+	for (k = 0; k < 2; k++) {
+		struct run_params p;
+
+		memset(&e, 0, sizeof(e));
+		e.fp = open_memstream(&e.log, &e.log_len);
+		diag_init(&e.d, e.fp);
+		ck_assert_int_eq(arch_load(&e.a, NULL, NULL, 0, &e.d), 0);
+		memset(&p, 0, sizeof(p));
+		p.max_cycles = k ? c : c - 1;
+		ck_assert_ptr_nonnull(e.r = run_new(&e.a, &p, &e.d));
+		ck_assert_int_eq(run_load_source(e.r, "copy1.s", copy1, strlen(copy1),
+						 NULL, RUN_ALL_CORES), 0);
+		pattern(x, 256, 1);
+		ck_assert_int_eq(run_write(e.r, "X", 0, x, sizeof(x)), 0);
+		if (k)
+			ck_assert_msg(run_go(e.r, CYCLE_MAX, &res) == 0, "%s", env_log(&e));
+		else {
+			ck_assert_int_eq(run_go(e.r, CYCLE_MAX, &res), NPU_ETIMEOUT);
+			ck_assert_ptr_nonnull(strstr(env_log(&e), "cycle limit"));
+		}
+		env_free(&e);
+	}
+}
+END_TEST
+
 START_TEST(run_phases_until)
 {
 	struct env a, b;
@@ -749,6 +791,7 @@ static Suite *suite_run(void)
 	TEST_ADD(s, run_phases_dram_kept);
 	TEST_ADD(s, run_phases_until);
 	TEST_ADD(s, run_energy_of_dump);
+	TEST_ADD(s, run_max_cycles_exact);
 	TEST_ADD(s, run_cores_own_programs);
 	TEST_ADD(s, run_cores_missing);
 	TEST_ADD(s, run_two_chips);
