@@ -140,7 +140,7 @@ BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 
 # Generated documentation, checked for staleness by `make test`.
 MKDOC      := $(BUILD)/mkdoc
-GEN_DOCS   := counters config isa cli
+GEN_DOCS   := counters config isa cli energy
 # The kernels' ABI includes (asm/kernels/lib/*_abi.inc), generated from
 # asm/kernels/abi.def by `make abi`; test_asm checks they are up to date.
 MKABI      := $(BUILD)/mkabi

@@ -14,6 +14,7 @@
 #include "../arch/arch.h"
 #include "../cli/cmds.h"
 #include "../isa/isa.h"
+#include "../report/energy.h"
 #include "../sim/engine/counters.h"
 
 /* Must list every name of GEN_DOCS in the Makefile; an unknown name is an
@@ -25,6 +26,7 @@ static const struct {
 	{ "cli", cmds_write_doc },
 	{ "config", arch_write_doc },
 	{ "counters", ctr_write_doc },
+	{ "energy", energy_write_doc },
 	{ "isa", isa_write_doc },
 };
 

@@ -8,6 +8,7 @@
 #define NPU_ENERGY_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "../arch/arch.h"
 #include "../sim/engine/counters.h"
@@ -33,6 +34,31 @@ enum energy_part {
 
 extern const char *const energy_part_names[ENERGY_N_PARTS];
 
+/*
+ * What the counters cost, declared once: C(counter, part, key) - every
+ * count of the counters.def row CTR_<counter> costs the params.def key
+ * P_<key> (pJ) towards part.  Counters not listed cost nothing (the
+ * int32 MAC counter among them: the array takes no int32 operands).
+ * energy_of reads it by counter id; docs/energy.md's formula table is
+ * written from it (energy_write_doc).
+ */
+#define ENERGY_COSTS(C)                                    \
+	C(MATRIX_MACS_INT4,    MAC,           EN_MAC_INT4)    \
+	C(MATRIX_MACS_INT8,    MAC,           EN_MAC_INT8)    \
+	C(MATRIX_MACS_INT16,   MAC,           EN_MAC_INT16)   \
+	C(MATRIX_MACS_FP8E4M3, MAC,           EN_MAC_FP8E4M3) \
+	C(MATRIX_MACS_FP8E5M2, MAC,           EN_MAC_FP8E5M2) \
+	C(MATRIX_MACS_FP16,    MAC,           EN_MAC_FP16)    \
+	C(MATRIX_MACS_BF16,    MAC,           EN_MAC_BF16)    \
+	C(MATRIX_MACS_FP32,    MAC,           EN_MAC_FP32)    \
+	C(VECTOR_OPS,          VECTOR,        EN_VEC_OP)      \
+	C(SRAM_READ_BYTES,     SRAM_READ,     EN_SRAM_RD)     \
+	C(SRAM_WRITE_BYTES,    SRAM_WRITE,    EN_SRAM_WR)     \
+	C(DRAM_READ_BYTES,     DRAM_READ,     EN_DRAM_RD)     \
+	C(DRAM_WRITE_BYTES,    DRAM_WRITE,    EN_DRAM_WR)     \
+	C(DRAM_ACTIVATES,      DRAM_ACTIVATE, EN_DRAM_ACT)    \
+	C(NOC_HOPS,            NOC,           EN_NOC)
+
 struct energy {
 	double pj[ENERGY_N_PARTS]; /* by part */
 	double total_pj;           /* their sum */
@@ -50,5 +76,9 @@ struct energy {
  */
 void energy_of(const struct arch *a, const struct ctr_sink *s, uint64_t cycles,
 	       struct energy *e);
+
+/* docs/energy.md (`mkdoc energy`): the formula table from ENERGY_COSTS
+ * and the static power's terms, with the prose around them. */
+void energy_write_doc(FILE *fp);
 
 #endif
