@@ -13,6 +13,7 @@
 #define _DEFAULT_SOURCE /* mkstemp under -std=c11 */
 #include <math.h>
 #include <stdint.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1663,9 +1664,82 @@ START_TEST(graph_topo_fuzz_regress)
 }
 END_TEST
 
+/*
+ * docs/models.md's hand-written op tables (their rows carry prose that
+ * ops.def does not hold) name every op of the table that documents them:
+ * each ONNX operator has a shape rule ("Shape inference"), and each op a
+ * kernel takes (its map column is not NONE) a row in "Which kernel takes
+ * which op".  A name counts when a table row of the section holds it as
+ * a word.
+ */
+static int row_names(const char *sec, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = strstr(sec, name); p; p = strstr(p + 1, name)) {
+		const char *l = p;
+
+		while (l > sec && l[-1] != '\n')
+			l--;
+		if (*l == '|' && (p == sec || !isalnum((unsigned char)p[-1])) &&
+		    !isalnum((unsigned char)p[n]))
+			return 1;
+	}
+	return 0;
+}
+
+/* The text of docs/models.md from the heading start up to the next
+ * heading of level 'end' or higher (malloc'd). */
+static char *doc_section(const char *doc, const char *start, const char *end)
+{
+	const char *a = strstr(doc, start), *b;
+	char *s;
+
+	ck_assert_msg(a != NULL, "docs/models.md has no '%s'", start);
+	b = strstr(a + strlen(start), end);
+	if (!b)
+		b = a + strlen(a);
+	s = malloc((size_t)(b - a) + 1);
+	memcpy(s, a, (size_t)(b - a));
+	s[b - a] = 0;
+	return s;
+}
+
+START_TEST(graph_doc_tables)
+{
+	static const struct { const char *name, *map; } ops[] = {
+#define GOP(id, name, mi, ma, no, inf, fold, map, doc) { name, #map },
+#include "../../compiler/ops.def"
+#undef GOP
+	};
+	char *doc = test_read_file("docs/models.md", NULL);
+	char *rules, *kernels;
+
+	ck_assert_ptr_nonnull(doc);
+	rules = doc_section(doc, "\n## Shape inference", "\n## ");
+	kernels = doc_section(doc, "\n### Which kernel takes which op", "\n### ");
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		/* lower-case names are the compiler's own ops */
+		if (!isupper((unsigned char)ops[i].name[0]))
+			continue;
+		ck_assert_msg(row_names(rules, ops[i].name),
+			      "docs/models.md: no shape rule names %s", ops[i].name);
+		if (strcmp(ops[i].map, "NONE"))
+			ck_assert_msg(row_names(kernels, ops[i].name),
+				      "docs/models.md: no kernel row names %s (map_%s)",
+				      ops[i].name, ops[i].map);
+	}
+	free(rules);
+	free(kernels);
+	free(doc);
+}
+END_TEST
+
 static Suite *suite_graph(void)
 {
 	Suite *s = suite_create("graph");
+
+	TEST_ADD(s, graph_doc_tables);
 	TEST_ADD(s, graph_infer_conv_pads);
 	TEST_ADD(s, graph_infer_conv_groups);
 	TEST_ADD(s, graph_infer_conv_channel_error);
