@@ -53,6 +53,6 @@ END {
 	printf "| NoC, uniform traffic near saturation, 4x4 / 16x16 mesh | %s / %s host ns per flit-hop |\n", uni["bench.noc.uniform_4x4"], uni["bench.noc.uniform_16x16"]
 	printf "| `npusim dram --pattern random`, HBM3, 200,000 requests | %s s host: %.1f M requests per host second |\n", host("dram_hbm3_rand"), 0.2 / h["dram_hbm3_rand"]
 	printf "| every other bundled kernel once (`k_*` cases: attention, conv2d, softmax, norm, quant, gather, ...), on shapes of docs/kernels.md | %s M simulated cycles per second, %s s each (DMA and vector bound: the NoC, DRAM and SRAM arbitration, not the array) |\n", span(rlo / 1e6, rhi / 1e6, "%.1f"), span(hlo, hhi, "%.2g")
-	printf "| a run from Python (`py_tiny_run`: 1,000 of new chip, load, run, counters in one process) | %.0f us per run, Python'"'"'s start included |\n", h["py_tiny_run"] * 1000
+	printf "| a run from Python (`py_tiny_run`: 1,000 x (new chip, load, run, counters) in one process) | %.0f us per run, Python'"'"'s start included |\n", h["py_tiny_run"] * 1000
 	printf "| `npusim model`: ResNet-50 on tpu-v1, timing-only / with values; a BERT-base layer on datacenter.cfg, timing-only | %s / %s s (%s M simulated cycles); %s s (%s M simulated cycles, 16 cores) |\n", host("model_r50_tpu_to"), host("model_r50_tpu"), mcyc("model_r50_tpu"), host("model_bert_dc_to"), mcyc("model_bert_dc_to")
 }' "$csv"
