@@ -362,7 +362,7 @@ models-report: $(BIN) $(BUILD)/workloads/resnet50.onnx
 
 # Small models for value checks and importer errors, each with its inputs
 # as <name>.<input>.npy (tests/models/gen_small.py).
-SMALL_MODELS := tiny_cnn tiny_mbv2 tiny_mlp tiny_attn tiny_attn_ln17 err_unsupported_op \
+SMALL_MODELS := tiny_cnn tiny_mbv2 tiny_mlp tiny_attn tiny_attn_ln17 tiny_hswish err_unsupported_op \
                 err_resize_linear err_opset9 err_truncated
 test-models: $(SMALL_MODELS:%=$(BUILD)/tests/models/%.onnx)
 $(BUILD)/tests/models/%.onnx: tests/models/gen_small.py workloads/models/onnxbuild.py

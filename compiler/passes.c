@@ -761,6 +761,75 @@ static int match_gelu(struct pass *p, int k)
 	return 1;
 }
 
+/* The sole reader of t when it is t / 6 or t * (1/6) (operands in either
+ * order for the Mul), else -1. */
+static int sixth(const struct pass *p, int t)
+{
+	const struct graph *g = p->g;
+	int r = sole_reader(p, t);
+	if (is_op(g, r, G_DIV) && g->nodes[r].in[0] == t &&
+	    is_scalar(g, g->nodes[r].in[1], 6))
+		return r;
+	int c = partner(g, r, G_MUL, t);
+	return c >= 0 && is_scalar(g, c, 1.0 / 6) ? r : -1;
+}
+
+/*
+ * HardSwish and HardSigmoid as exporters decompose them (Howard et al.
+ * 2019, MobileNetV3): tf2onnx, older torch opsets and YOLOv5's own
+ * module write
+ *   hardsigmoid  Clip(x + 3, 0, 6) / 6             (/ 6 as Div or Mul 1/6)
+ *   hardswish    x * Clip(x + 3, 0, 6) / 6  grouped (x * c) / 6 or x * (c / 6)
+ * matched at the Clip.  HardSigmoid(alpha 1/6, beta 1/2) is exactly
+ * clip(x + 3, 0, 6) / 6, and HardSwish x times it.
+ */
+static int match_hardswish(struct pass *p, int k)
+{
+	struct graph *g = p->g;
+	const struct g_node *n = &g->nodes[k];
+	int parts[5], np = 0, last;
+	if (!is_op(g, k, G_CLIP) || n->lo != 0 || n->hi != 6)
+		return 0;
+	parts[np++] = k;
+	int q = n->in[0], kq = producer(g, q);
+	if (!private_t(g, q) || !is_op(g, kq, G_ADD))
+		return 0;
+	int x = is_scalar(g, g->nodes[kq].in[1], 3) ? g->nodes[kq].in[0] :
+		is_scalar(g, g->nodes[kq].in[0], 3) ? g->nodes[kq].in[1] : -1;
+	if (x < 0)
+		return 0;
+	parts[np++] = kq;
+	int c = n->out[0], r1 = sole_reader(p, c);
+	enum g_op op = G_HARDSWISH;
+	if (partner(g, r1, G_MUL, c) == x) {
+		/* (x * c) / 6 */
+		int r2 = sixth(p, g->nodes[r1].out[0]);
+		if (r2 < 0)
+			return 0;
+		parts[np++] = r1;
+		parts[np++] = last = r2;
+	} else if ((r1 = sixth(p, c)) >= 0) {
+		/* x * (c / 6), or c / 6 alone */
+		parts[np++] = last = r1;
+		int h = g->nodes[r1].out[0], r2 = sole_reader(p, h);
+		if (partner(g, r2, G_MUL, h) == x)
+			parts[np++] = last = r2;
+		else
+			op = G_HARDSIGMOID;
+	} else {
+		return 0;
+	}
+	char fused[64];
+	parts_fused(g, parts, np, fused, sizeof fused);
+	kill_parts(g, parts, np, last);
+	become(g, last, op, 1, &x, fused, np);
+	if (op == G_HARDSIGMOID) {
+		g->nodes[last].alpha = 1.0f / 6;
+		g->nodes[last].beta = 0.5f;
+	}
+	return 1;
+}
+
 /* ---- 5. fusion into Conv / MatMul / Gemm ------------------------------ */
 
 static int is_layer(const struct g_node *n)
@@ -1159,6 +1228,8 @@ int graph_simplify(struct graph *g, const struct graph_opts *o,
 		e = sweep(&p, match_layernorm);
 	if (!e)
 		e = sweep(&p, match_gelu);
+	if (!e)
+		e = sweep(&p, match_hardswish);
 	if (!e && !o->no_fuse)
 		e = sweep(&p, fuse);
 	if (!e)

@@ -26,6 +26,10 @@ Value checks (opset 13 unless said):
   tiny_qk        x (x W)^T: a MatMul whose B is computed (attention's Q K^T)
   tiny_seg       a conv and a Softmax over its channels (axis 1, opset 13)
   tiny_seg11     the same under opset 11 (Softmax over each whole image)
+  tiny_hswish    MobileNetV3-style: conv 1x1 + HardSwish as YOLOv5 writes it
+                 ((x * Clip(x + 3, 0, 6)) / 6), depthwise 3x3 + HardSwish as
+                 tf2onnx does (x * (Clip(x + 3, 0, 6) * 1/6)), conv 1x1 +
+                 HardSigmoid (Clip(x + 3, 0, 6) / 6)
 Errors (each is a valid ONNX model except the last; the importer must fail
 with a message, not crash or skip):
   err_unsupported_op  an LSTM node (not in compiler/ops.def)
@@ -220,6 +224,37 @@ def tiny_seg11(seed):
     return _seg("tiny_seg11", seed, 11)
 
 
+def _hswish(b, x, scope, grouped):
+    """x * Clip(x + 3, 0, 6) / 6 in one of two exported groupings."""
+    c = b.node("Clip", [b.node("Add", [x, b.scalar(3.0)], scope), b.scalar(0.0),
+                        b.scalar(6.0)], scope)
+    if grouped:
+        return b.node("Div", [b.node("Mul", [x, c], scope), b.scalar(6.0)], scope)
+    return b.node("Mul", [x, b.node("Mul", [c, b.scalar(1.0 / 6)], scope)], scope)
+
+
+def tiny_hswish(seed):
+    """The activations MobileNetV3 and YOLOv5 export decomposed: each must
+    cost one pass, not four DRAM round trips."""
+    b = Builder("tiny_hswish", seed)
+    x = b.input("x", [1, 8, 6, 6])
+    y = b.node("Conv", [x, b.normal("expand.weight", (16, 8, 1, 1), math.sqrt(2 / 8)),
+                        b.normal("expand.bias", (16,), 0.5)], "/expand", kernel_shape=[1, 1])
+    y = _hswish(b, y, "/expand/hswish", True)
+    y = b.node("Conv", [y, b.normal("dw.weight", (16, 1, 3, 3), math.sqrt(2 / 9)),
+                        b.normal("dw.bias", (16,), 0.5)], "/dw", kernel_shape=[3, 3],
+               pads=[1, 1, 1, 1], group=16)
+    y = _hswish(b, y, "/dw/hswish", False)
+    y = b.node("Conv", [y, b.normal("project.weight", (8, 16, 1, 1), math.sqrt(1 / 16)),
+                        b.normal("project.bias", (8,), 0.5)], "/project", kernel_shape=[1, 1])
+    c = b.node("Clip", [b.node("Add", [y, b.scalar(3.0)], "/gate"), b.scalar(0.0),
+                        b.scalar(6.0)], "/gate")
+    b.node("Div", [c, b.scalar(6.0)], "/gate", outputs=["y"])
+    b.output("y", [1, 8, 6, 6])
+    return b.model(13, DOC % ("tiny_hswish", seed, "HardSwish and HardSigmoid as "
+                              "exporters decompose them"))
+
+
 def err_unsupported_op(seed):
     b = Builder("err_unsupported_op", seed)
     x = b.input("x", [4, 1, 8])         # seq, batch, input size
@@ -268,7 +303,7 @@ MODELS = {"tiny_cnn": tiny_cnn, "tiny_mbv2": tiny_mbv2, "tiny_mlp": tiny_mlp,
           "err_unsupported_op": err_unsupported_op, "err_resize_linear": err_resize_linear,
           "err_opset9": err_opset9, "err_truncated": err_truncated,
           "tiny_legal": tiny_legal, "tiny_qk": tiny_qk, "tiny_seg": tiny_seg,
-          "tiny_seg11": tiny_seg11}
+          "tiny_seg11": tiny_seg11, "tiny_hswish": tiny_hswish}
 SEEDS = {n: 1000 + i for i, n in enumerate(MODELS)}
 # tiny_attn's seed: the same weights and input, so both give the same output
 SEEDS["tiny_attn_ln17"] = SEEDS["tiny_attn"]

@@ -1327,6 +1327,88 @@ START_TEST(graph_simplify_gelu)
 }
 END_TEST
 
+/* HardSwish and HardSigmoid as exporters decompose them: x * Clip(x + 3,
+ * 0, 6) / 6 grouped both ways, with / 6 as Div or Mul by 1/6; then fused
+ * into the Conv before them. */
+START_TEST(graph_simplify_hardswish)
+{
+	static const struct {
+		int form;             /* 0 (x*c)/6, 1 x*(c/6), 2 c/6 alone */
+		int mul6;             /* "/ 6" as Mul by 1/6 */
+		enum g_op op;
+		const char *fused;
+	} cases[] = {
+		{ 0, 0, G_HARDSWISH, "Add+Clip+Mul+Div" },
+		{ 0, 1, G_HARDSWISH, "Add+Clip+Mul+Mul" },
+		{ 1, 0, G_HARDSWISH, "Add+Clip+Div+Mul" },
+		{ 1, 1, G_HARDSWISH, "Add+Clip+Mul+Mul" },
+		{ 2, 0, G_HARDSIGMOID, "Add+Clip+Div" },
+		{ 2, 1, G_HARDSIGMOID, "Add+Clip+Mul" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct graph g;
+		gstart(&g);
+		int a = input(&g, "a", DIMS(1, 3, 8, 8));
+		int w = cf32(&g, "w", DIMS(4, 3, 1, 1), NULL);
+		node(&g, G_CONV, "conv", IN(a, w), "x");
+		int x = T(&g, "x");
+		node(&g, G_ADD, "p3", IN(scalar(&g, "3", 3), x), "s");
+		node(&g, G_CLIP, "clip", IN(T(&g, "s"), scalar(&g, "lo", 0),
+			scalar(&g, "hi", 6)), "c");
+		int c = T(&g, "c"), six = cases[i].mul6 ?
+			scalar(&g, "k", 1.0f / 6) : scalar(&g, "6", 6);
+		enum g_op by6 = cases[i].mul6 ? G_MUL : G_DIV;
+		if (cases[i].form == 0) {
+			node(&g, G_MUL, "m", IN(x, c), "t");
+			node(&g, by6, "d", IN(T(&g, "t"), six), "y");
+		} else {
+			node(&g, by6, "d", IN(c, six),
+			     cases[i].form == 1 ? "h" : "y");
+			if (cases[i].form == 1)
+				node(&g, G_MUL, "m", IN(T(&g, "h"), x), "y");
+		}
+		output(&g, "y");
+		infer_ok(&g);
+		struct graph_opts o = { .no_fuse = 1 };
+		ck_assert_int_eq(graph_simplify(&g, &o, &D), 0);
+		ck_assert_int_eq(g.n_nodes, 2);
+		const struct g_node *h = made_by(&g, "y");
+		ck_assert_int_eq(h->op, cases[i].op);
+		ck_assert_int_eq(h->in[0], x);
+		ck_assert_int_eq(h->n_in, 1);
+		ck_assert_str_eq(h->fused, cases[i].fused);
+		if (cases[i].op == G_HARDSIGMOID) {
+			ck_assert_float_eq_tol(h->alpha, 1.0f / 6, 1e-7);
+			ck_assert_float_eq_tol(h->beta, 0.5f, 1e-7);
+		}
+		simplify_ok(&g, 0);
+		ck_assert_int_eq(g.n_nodes, 1);
+		ck_assert_int_eq(g.nodes[0].act, cases[i].op == G_HARDSWISH ?
+				 G_ACT_HARDSWISH : G_ACT_HARDSIGMOID);
+		infer_ok(&g);
+		check_shape(&g, "y", DIMS(1, 4, 8, 8));
+		graph_free(&g);
+	}
+	/* not the pattern: Clip(x + 3, 0, 5), and x + 3 read elsewhere */
+	for (int v = 0; v < 2; v++) {
+		struct graph g;
+		gstart(&g);
+		int x = input(&g, "x", DIMS(4));
+		node(&g, G_ADD, "p3", IN(x, scalar(&g, "3", 3)), "s");
+		node(&g, G_CLIP, "clip", IN(T(&g, "s"), scalar(&g, "lo", 0),
+			scalar(&g, "hi", v ? 6 : 5)), "c");
+		node(&g, G_DIV, "d", IN(T(&g, "c"), scalar(&g, "6", 6)), "y");
+		output(&g, "y");
+		if (v)
+			output(&g, "s");
+		infer_ok(&g);
+		simplify_ok(&g, 0);
+		ck_assert_int_eq(g.n_nodes, 3);
+		graph_free(&g);
+	}
+}
+END_TEST
+
 /* Identity and Dropout vanish; a graph output keeps its name; constant
  * nodes are folded away. */
 START_TEST(graph_simplify_identity_and_constants)
@@ -1759,6 +1841,7 @@ static Suite *suite_graph(void)
 	TEST_ADD(s, graph_simplify_batchnorm);
 	TEST_ADD(s, graph_simplify_layernorm);
 	TEST_ADD(s, graph_simplify_gelu);
+	TEST_ADD(s, graph_simplify_hardswish);
 	TEST_ADD(s, graph_simplify_identity_and_constants);
 	TEST_ADD(s, graph_topo_bundled);
 	TEST_ADD(s, graph_topo_scalesim_quirks);

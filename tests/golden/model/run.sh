@@ -31,7 +31,7 @@ m=$tmp/models
 $py tests/models/gen_small.py "$m" > /dev/null || fail "gen_small.py failed"
 check=tests/golden/model/check.py
 for net in tiny_cnn tiny_mbv2 tiny_mlp tiny_attn tiny_attn_ln17 tiny_legal tiny_qk \
-	   tiny_seg tiny_seg11; do
+	   tiny_seg tiny_seg11 tiny_hswish; do
 	for cfg in default.cfg datacenter.cfg tpu-v1.cfg; do
 		[ "$cfg" = tpu-v1.cfg ] && [ "$net" != tiny_cnn ] && continue
 		out=$tmp/$net.$cfg
@@ -63,6 +63,14 @@ for net in tiny_cnn tiny_mbv2 tiny_mlp tiny_attn tiny_attn_ln17 tiny_legal tiny_
 		record "$net $cfg: $layers layers, $cycles cycles in layers, tol $tol"
 	done
 done
+# HardSwish and HardSigmoid as exporters decompose them (Add, Clip, Mul,
+# Div: 14 nodes) cost one pass each: three layers, each its conv and one
+# elementwise step
+"$bin" model -q -c configs/default.cfg "$m/tiny_hswish.onnx" --timing-only \
+	--layers "$tmp/h.csv" 2> /dev/null || fail "tiny_hswish: the run failed"
+hs=$(awk -F, 'NR > 1 { printf "%s %s %s;", $1, $2, $4 }' "$tmp/h.csv")
+[ "$hs" = "/expand/Conv Conv+HardSwish conv2d.s+eltwise.s;/dw/Conv Conv+HardSwish dwconv2d.s+eltwise.s;/project/Conv Conv+HardSigmoid conv2d.s+eltwise.s;" ] ||
+	fail "tiny_hswish: the activations are not one pass each: $hs"
 # --calibrate: int8 formats from a bf16 run on the input; every layer within
 # the int8 bound and the worst layer no worse than with Q3.4 everywhere
 worst() { $py "$check" "$m/$1.onnx" "$m/$1.x.npy" "$2" 8e-2 | grep -v '^skip' |
