@@ -130,6 +130,29 @@ static int infer_same(struct graph *g, int k, struct diag *d)
 	return set_out(g, k, d, 0, x->dtype, x->rank, x->dim);
 }
 
+/* The matched attention subgraph: Q [.., N, D], K^T [.., D, NK], V [..,
+ * NK, DV] with the same leading (batch, head) dimensions; O [.., N, DV]. */
+static int infer_attention(struct graph *g, int k, struct diag *d)
+{
+	const struct g_tensor *q = in_t(g, k, 0), *kt = in_t(g, k, 1),
+			      *v = in_t(g, k, 2);
+	int r = q->rank;
+	if (r < 2 || kt->rank != r || v->rank != r)
+		FAIL("attention: Q %s, K^T %s and V %s must have one rank, at "
+		     "least 2", shp(q).s, shp(kt).s, shp(v).s);
+	for (int i = 0; i < r - 2; i++)
+		if (kt->dim[i] != q->dim[i] || v->dim[i] != q->dim[i])
+			FAIL("attention: Q %s, K^T %s and V %s differ in their "
+			     "leading dimensions", shp(q).s, shp(kt).s, shp(v).s);
+	if (kt->dim[r - 2] != q->dim[r - 1] || v->dim[r - 2] != kt->dim[r - 1])
+		FAIL("attention: Q %s, K^T %s and V %s do not chain",
+		     shp(q).s, shp(kt).s, shp(v).s);
+	int64_t dim[G_MAX_RANK];
+	memcpy(dim, q->dim, sizeof dim);
+	dim[r - 1] = v->dim[r - 1];
+	return set_out(g, k, d, 0, q->dtype, r, dim);
+}
+
 /* NumPy broadcasting of two shapes; -1 when they do not broadcast. */
 static int bcast(int ra, const int64_t *da, int rb, const int64_t *db,
 		 int *ro, int64_t *out)

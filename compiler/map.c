@@ -851,6 +851,54 @@ static int map_softmax(struct mctx *m, struct map_layer *L,
 	return add_step(m, L, "softmax.s", &e, 0);
 }
 
+/*
+ * The attention subgraph (graph_simplify's match_attention) on attention.s:
+ * Q, K^T, V and O row-major with the heads leading, as the transposes
+ * before it left them - attention.s's Q (H*N) x D, KT (H*D) x NK, V
+ * (H*NK) x D, O (H*N) x D, the batch and head dimensions as its H.  The
+ * scores never reach DRAM (online softmax).
+ */
+static int map_attention(struct mctx *m, struct map_layer *L,
+			 const struct g_node *n)
+{
+	const struct g_tensor *q = T(m, n->in[0]), *kt = T(m, n->in[1]),
+			      *v = T(m, n->in[2]);
+	int r = q->rank;
+	int64_t N = q->dim[r - 2], D = q->dim[r - 1], NK = kt->dim[r - 1];
+	int64_t H = graph_elems(q) / (N * D);
+	if (m->p->dtype == DT_INT8)
+		return graph_error(m->g, L->node, m->d,
+				   "attention in int8: run the model with "
+				   "--dtype bf16");
+	if (v->dim[r - 1] != D)
+		return graph_error(m->g, L->node, m->d,
+				   "attention with V %lld wide and Q, K %lld: "
+				   "attention.s takes one head width",
+				   (long long)v->dim[r - 1], (long long)D);
+	for (int i = 0; i < 4; i++) {
+		int t = i < 3 ? n->in[i] : n->out[0];
+		if (m->p->t[t].layout == MAP_NHWC)
+			return graph_error(m->g, L->node, m->d,
+					   "attention on '%s' stored channels-"
+					   "last: attention.s reads row-major "
+					   "heads", T(m, t)->name);
+	}
+	struct emit e = { 0 };
+	step_head(&e, L, 0);
+	em(&e, ".equ H, %lld\n.equ N, %lld\n.equ NK, %lld\n.equ D, %lld\n"
+	   ".equ ITYPE, %s\n.equ SCALE, 0x%08x\n", (long long)H, (long long)N,
+	   (long long)NK, (long long)D, dt_name(m->p->dtype),
+	   f32bits(n->alpha));
+	em_addr(&e, "Q_DRAM", A(m, n->in[0]));
+	em_addr(&e, "KT_DRAM", A(m, n->in[1]));
+	em_addr(&e, "V_DRAM", A(m, n->in[2]));
+	em_addr(&e, "O_DRAM", A(m, n->out[0]));
+	tiling_add(L, "H=%lld N=%lld NK=%lld D=%lld", (long long)H,
+		   (long long)N, (long long)NK, (long long)D);
+	return add_step(m, L, "attention.s", &e,
+			(uint64_t)(2 * H * N * NK * D));
+}
+
 static int map_layernorm(struct mctx *m, struct map_layer *L,
 			 const struct g_node *n)
 {

@@ -226,11 +226,53 @@ static int fold_constants(struct pass *p)
 
 /* ---- 2. Identity and Dropout ----------------------------------------- */
 
+/* Every element of constant t is exactly v (a zero mask, a unit scale). */
+static int all_equal(const struct graph *g, int t, double v)
+{
+	const struct g_tensor *c = &g->tensors[t];
+	if (!is_const(g, t) || !c->data)
+		return 0;
+	double e;
+	for (int64_t i = 0; i < graph_elems(c); i++)
+		if (graph_const_f64(c, i, &e) || e != v)
+			return 0;
+	return 1;
+}
+
+/* x + 0, x - 0, x * 1, x / 1 whose output is x's shape (the constant does
+ * not broadcast x up): x itself.  BERT's export adds an all-zero mask
+ * when no padding is given.  Exact: x + 0 differs from x only in the sign
+ * of a zero. */
+static int neutral(const struct graph *g, const struct g_node *n)
+{
+	int c = n->in[1], x = n->in[0];
+	if (n->op == G_ADD && all_equal(g, n->in[0], 0)) {
+		c = n->in[0];
+		x = n->in[1];
+	} else if (n->op == G_MUL && all_equal(g, n->in[0], 1)) {
+		c = n->in[0];
+		x = n->in[1];
+	}
+	double v = n->op == G_ADD || n->op == G_SUB ? 0 : 1;
+	if ((n->op != G_ADD && n->op != G_SUB && n->op != G_MUL &&
+	     n->op != G_DIV) || is_const(g, x) || !all_equal(g, c, v))
+		return -1;
+	const struct g_tensor *tx = &g->tensors[x], *ty = &g->tensors[n->out[0]];
+	if (tx->rank != ty->rank || tx->dtype != ty->dtype)
+		return -1;
+	for (int i = 0; i < tx->rank; i++)
+		if (tx->dim[i] != ty->dim[i])
+			return -1;
+	return x;
+}
+
 static int drop_identity(struct pass *p, int k)
 {
 	struct graph *g = p->g;
 	struct g_node *n = &g->nodes[k];
-	if (n->op != G_IDENTITY && n->op != G_DROPOUT)
+	int nx = n->n_out > 0 && n->act == G_ACT_NONE && n->res < 0 ?
+		 neutral(g, n) : -1;
+	if (n->op != G_IDENTITY && n->op != G_DROPOUT && nx < 0)
 		return 0;
 	double train;
 	if (n->op == G_DROPOUT && n->n_in > 2 && n->in[2] >= 0 &&
@@ -240,7 +282,7 @@ static int drop_identity(struct pass *p, int k)
 	    (g->tensors[n->out[1]].n_uses ||
 	     (g->tensors[n->out[1]].flags & G_T_OUTPUT)))
 		return 0;   /* someone reads Dropout's mask */
-	int x = n->in[0], y = n->out[0];
+	int x = nx >= 0 ? nx : n->in[0], y = n->out[0];
 	if (!(g->tensors[y].flags & G_T_OUTPUT)) {
 		replace_reads(g, y, x);
 	} else {
@@ -830,6 +872,83 @@ static int match_hardswish(struct pass *p, int k)
 	return 1;
 }
 
+/* Two tensors of one rank with the same leading (batch, head) dimensions:
+ * a batched MatMul of them broadcasts nothing. */
+static int same_batch(const struct graph *g, int a, int b)
+{
+	const struct g_tensor *x = &g->tensors[a], *y = &g->tensors[b];
+	if (x->rank != y->rank || x->rank < 2)
+		return 0;
+	for (int i = 0; i < x->rank - 2; i++)
+		if (x->dim[i] != y->dim[i])
+			return 0;
+	return 1;
+}
+
+/*
+ * Scaled dot-product attention (Vaswani et al. 2017) as torch and
+ * TensorFlow export it:
+ *   S = MatMul(Q, K^T),  S / c or S * c,  P = Softmax(S) over the last
+ *   axis,  O = MatMul(P, V)
+ * with Q, K^T and V computed (the projections' outputs, heads leading)
+ * becomes one attention node, alpha the scale (1 without the Div/Mul).
+ * Matched at the Softmax.  An additive mask between the scale and the
+ * Softmax is not matched (attention.s masks causally or not at all); an
+ * all-zero one is gone already (drop_identity).
+ */
+static int match_attention(struct pass *p, int k)
+{
+	struct graph *g = p->g;
+	const struct g_node *n = &g->nodes[k];
+	int parts[4], np = 0;
+	if (!is_op(g, k, G_SOFTMAX))
+		return 0;
+	int s = n->in[0], rank = g->tensors[s].rank;
+	if (rank < 2 || (n->axis != -1 && n->axis != rank - 1) ||
+	    !private_t(g, s))
+		return 0;
+	parts[np++] = k;
+	int ks = producer(g, s);
+	double scale = 1, c;
+	if (is_op(g, ks, G_DIV) && scalar(g, g->nodes[ks].in[1], &c) && c) {
+		scale = 1 / c;
+		s = g->nodes[ks].in[0];
+	} else if (is_op(g, ks, G_MUL) && (scalar(g, g->nodes[ks].in[1], &c) ||
+					   scalar(g, g->nodes[ks].in[0], &c))) {
+		scale = c;
+		s = other_in(&g->nodes[ks], is_const(g, g->nodes[ks].in[1]) ?
+			     g->nodes[ks].in[1] : g->nodes[ks].in[0]);
+	}
+	if (s != n->in[0]) {
+		if (!private_t(g, s))
+			return 0;
+		parts[np++] = ks;
+		ks = producer(g, s);
+	}
+	if (!is_op(g, ks, G_MATMUL) || (g->nodes[ks].n_in > 2 &&
+					g->nodes[ks].in[2] >= 0))
+		return 0;
+	int q = g->nodes[ks].in[0], kt = g->nodes[ks].in[1];
+	parts[np++] = ks;
+	int pt = n->out[0], r = sole_reader(p, pt);
+	if (!is_op(g, r, G_MATMUL) || g->nodes[r].in[0] != pt ||
+	    (g->nodes[r].n_in > 2 && g->nodes[r].in[2] >= 0))
+		return 0;
+	int v = g->nodes[r].in[1];
+	if (is_const(g, q) || is_const(g, kt) || is_const(g, v) ||
+	    !same_batch(g, q, kt) || !same_batch(g, q, v) ||
+	    g->tensors[q].rank != rank)
+		return 0;
+	parts[np++] = r;
+	char fused[64];
+	int in[3] = { q, kt, v };
+	parts_fused(g, parts, np, fused, sizeof fused);
+	kill_parts(g, parts, np, r);
+	become(g, r, G_ATTENTION, 3, in, fused, np);
+	g->nodes[r].alpha = (float)scale;
+	return 1;
+}
+
 /* ---- 5. fusion into Conv / MatMul / Gemm ------------------------------ */
 
 static int is_layer(const struct g_node *n)
@@ -1230,6 +1349,8 @@ int graph_simplify(struct graph *g, const struct graph_opts *o,
 		e = sweep(&p, match_gelu);
 	if (!e)
 		e = sweep(&p, match_hardswish);
+	if (!e)
+		e = sweep(&p, match_attention);
 	if (!e && !o->no_fuse)
 		e = sweep(&p, fuse);
 	if (!e)

@@ -35,8 +35,10 @@
 # starves; a P V fold is followed by the next S's first preload, and S's
 # signals by the next P V preload (a sig waits for everything before it
 # on its unit, which would serialise the preloads).
-# SCALE is folded into Q when exact (D a power of 4: SCALE = 2^-k, so
-# the vector unit scales the Q tile once, exactly); otherwise S is scaled
+# SCALE is folded into Q when exact (SCALE = 2^-k: the default for D a
+# power of 4, or a given SCALE with a zero mantissa, as the compiler
+# passes 1/8 for D = 64 - the vector unit scales the Q tile once,
+# exactly); otherwise S is scaled
 # in fp32 (one more vmuls per score).  Semaphores count (each producer
 # and each consumer goes in order), so one per direction serves every
 # buffer; the buffer itself follows from the step or item number.
@@ -85,9 +87,10 @@
 .equ C, CFG_CORE_MATRIX_COLS
 
 # SCALE: 1/sqrt(D) by default for a power-of-two D.  An exact power of
-# two (D a power of 4) is folded into Q (QPRE), any other value scales S.
+# two (D a power of 4, or a SCALE given with a zero mantissa whose
+# exponent ITYPE holds) is folded into Q (QPRE), any other value scales S.
 .ifdef SCALE
-.equ QPRE, 0
+.equ QPRE, (SCALE & 0x807fffff) == 0 && ((SCALE >> 23) & 255) > 112 && ((SCALE >> 23) & 255) < 143
 .else
 .equ QPRE, D == 4 || D == 16 || D == 64 || D == 256 || D == 1024
 .if D == 4

@@ -1409,6 +1409,116 @@ START_TEST(graph_simplify_hardswish)
 }
 END_TEST
 
+/* x + 0, 0 + x, x - 0, 1 * x, x / 1 vanish when the constant does not
+ * broadcast x up; a nonzero element, a broadcast up, or 0 - x stay. */
+START_TEST(graph_simplify_neutral)
+{
+	static const float zeros[4], ones[4] = { 1, 1, 1, 1 },
+			   almost[4] = { 0, 0, 1e-30f, 0 };
+	static const struct {
+		enum g_op op;
+		const float *c;
+		int c_first;    /* the constant is input 0 */
+		int c_big;      /* the constant broadcasts x up */
+		int gone;
+	} cases[] = {
+		{ G_ADD, zeros, 0, 0, 1 }, { G_ADD, zeros, 1, 0, 1 },
+		{ G_SUB, zeros, 0, 0, 1 }, { G_MUL, ones, 1, 0, 1 },
+		{ G_DIV, ones, 0, 0, 1 },  { G_ADD, almost, 0, 0, 0 },
+		{ G_ADD, zeros, 0, 1, 0 }, { G_SUB, zeros, 1, 0, 0 },
+		{ G_DIV, ones, 1, 0, 0 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct graph g;
+		gstart(&g);
+		int x = input(&g, "x", DIMS(1, 2, 3, 4));
+		node(&g, G_RELU, "r", IN(x), "h");
+		int h = T(&g, "h"), c = cases[i].c_big ?
+			cf32(&g, "c", DIMS(2, 2, 3, 4), NULL) :
+			cf32(&g, "c", DIMS(1, 1, 1, 4), cases[i].c);
+		if (cases[i].c_big)
+			memset(g.tensors[c].data, 0, 2 * 2 * 3 * 4 * 4);
+		if (cases[i].c_first)
+			node(&g, cases[i].op, "op", IN(c, h), "y");
+		else
+			node(&g, cases[i].op, "op", IN(h, c), "y");
+		node(&g, G_SIGMOID, "s", IN(T(&g, "y")), "z");
+		output(&g, "z");
+		infer_ok(&g);
+		simplify_ok(&g, 1);
+		ck_assert_int_eq(g.n_nodes, cases[i].gone ? 2 : 3);
+		if (cases[i].gone)
+			ck_assert_int_eq(made_by(&g, "z")->in[0], h);
+		graph_free(&g);
+	}
+	/* the neutral op makes a graph output: its producer makes it */
+	struct graph g;
+	gstart(&g);
+	int x = input(&g, "x", DIMS(4));
+	node(&g, G_RELU, "r", IN(x), "h");
+	node(&g, G_ADD, "op", IN(T(&g, "h"), cf32(&g, "c", DIMS(4), zeros)),
+	     "y");
+	output(&g, "y");
+	infer_ok(&g);
+	simplify_ok(&g, 1);
+	ck_assert_int_eq(g.n_nodes, 1);
+	ck_assert_int_eq(made_by(&g, "y")->op, G_RELU);
+	graph_free(&g);
+}
+END_TEST
+
+/* Attention as torch exports it (Q K^T / c, Softmax, times V; or * c, or
+ * unscaled) becomes one node; a constant K^T, scores read elsewhere or a
+ * Softmax over another axis do not. */
+START_TEST(graph_simplify_attention)
+{
+	for (int form = 0; form < 6; form++) {
+		struct graph g;
+		gstart(&g);
+		int x = input(&g, "x", DIMS(2, 4, 8, 16));
+		node(&g, G_RELU, "q", IN(x), "Q");
+		node(&g, G_SIGMOID, "v", IN(x), "V");
+		if (form != 3)
+			node(&g, G_TANH, "k", IN(input(&g, "k", DIMS(2, 4, 16,
+				8))), "KT");
+		int kt = form == 3 ? cf32(&g, "KT", DIMS(2, 4, 16, 8), NULL) :
+			 T(&g, "KT");
+		node(&g, G_MATMUL, "qk", IN(T(&g, "Q"), kt), "S");
+		int s = T(&g, "S");
+		if (form == 0 || form >= 3)
+			node(&g, G_DIV, "sc", IN(s, scalar(&g, "c", 4)), "Ss");
+		else if (form == 1)
+			node(&g, G_MUL, "sc", IN(scalar(&g, "c", 0.25f), s), "Ss");
+		int ss = form == 2 ? s : T(&g, "Ss");
+		int k = node(&g, G_SOFTMAX, "sm", IN(ss), "P");
+		g.nodes[k].axis = form == 5 ? 2 : -1;
+		node(&g, G_MATMUL, "pv", IN(T(&g, "P"), T(&g, "V")), "O");
+		output(&g, "O");
+		if (form == 4)
+			output(&g, "S");
+		infer_ok(&g);
+		simplify_ok(&g, 0);
+		const struct g_node *o = made_by(&g, "O");
+		if (form >= 3) {
+			ck_assert_int_eq(o->op, G_MATMUL);
+			graph_free(&g);
+			continue;
+		}
+		ck_assert_msg(o->op == G_ATTENTION, "form %d: op %d", form, o->op);
+		ck_assert_int_eq(o->in[0], T(&g, "Q"));
+		ck_assert_int_eq(o->in[1], T(&g, "KT"));
+		ck_assert_int_eq(o->in[2], T(&g, "V"));
+		ck_assert_float_eq_tol(o->alpha, form == 2 ? 1 : 0.25, 1e-7);
+		ck_assert_str_eq(o->fused, form == 2 ? "MatMul+Softmax+MatMul" :
+				 form == 0 ? "MatMul+Div+Softmax+MatMul" :
+				 "MatMul+Mul+Softmax+MatMul");
+		infer_ok(&g);
+		check_shape(&g, "O", DIMS(2, 4, 8, 16));
+		graph_free(&g);
+	}
+}
+END_TEST
+
 /* Identity and Dropout vanish; a graph output keeps its name; constant
  * nodes are folded away. */
 START_TEST(graph_simplify_identity_and_constants)
@@ -1842,6 +1952,8 @@ static Suite *suite_graph(void)
 	TEST_ADD(s, graph_simplify_layernorm);
 	TEST_ADD(s, graph_simplify_gelu);
 	TEST_ADD(s, graph_simplify_hardswish);
+	TEST_ADD(s, graph_simplify_neutral);
+	TEST_ADD(s, graph_simplify_attention);
 	TEST_ADD(s, graph_simplify_identity_and_constants);
 	TEST_ADD(s, graph_topo_bundled);
 	TEST_ADD(s, graph_topo_scalesim_quirks);
