@@ -421,6 +421,26 @@ static int add_step_res(struct mctx *m, struct map_layer *L, int64_t rows,
 }
 
 /* Conv: conv2d.s (dense, grouped) or dwconv2d.s (depthwise). */
+/* The activation conv2d.s's output stage applies for a fused act (its
+ * RELU parameter), CONV_RELU_NONE when a later step must: relu, relu6
+ * (Clip(0, 6): mout's relu, then the CLIP bound), gelu in its erf form
+ * and silu are mout's (mset oact; the callers keep those two for float
+ * runs); the tanh GELU, sigmoid, tanh and the hard activations are not. */
+static int stage_act(const struct g_node *n)
+{
+	switch (n->act) {
+	case G_ACT_RELU: return CONV_RELU_RELU;
+	case G_ACT_CLIP:
+		return n->act_lo != 0 ? CONV_RELU_NONE :
+		       isinf(n->act_hi) ? CONV_RELU_RELU :
+		       n->act_hi == 6 ? CONV_RELU_RELU6 : CONV_RELU_NONE;
+	case G_ACT_GELU:
+		return n->approx_tanh ? CONV_RELU_NONE : CONV_RELU_GELU;
+	case G_ACT_SILU: return CONV_RELU_SILU;
+	default: return CONV_RELU_NONE;
+	}
+}
+
 static int map_conv(struct mctx *m, struct map_layer *L, const struct g_node *n)
 {
 	const struct g_tensor *x = T(m, n->in[0]), *w = T(m, n->in[1]),
@@ -443,12 +463,11 @@ static int map_conv(struct mctx *m, struct map_layer *L, const struct g_node *n)
 				   n->stride[0], n->stride[1], n->dil[0],
 				   n->dil[1]);
 	int has_bias = n->n_in > 2 && n->in[2] >= 0;
-	/* the output stage fuses relu and relu6 */
-	int relu = n->act == G_ACT_RELU ||
-		   (n->act == G_ACT_CLIP && n->act_lo == 0 && isinf(n->act_hi)) ?
-		   CONV_RELU_RELU :
-		   n->act == G_ACT_CLIP && n->act_lo == 0 && n->act_hi == 6 ?
-		   CONV_RELU_RELU6 : CONV_RELU_NONE;
+	int relu = stage_act(n);
+	/* int8: mout applies the activation to the accumulator before the
+	 * 2^-SHIFT scale, which only relu's shape survives */
+	if (!bf && relu >= CONV_RELU_GELU)
+		relu = CONV_RELU_NONE;
 	int fused_act = relu != CONV_RELU_NONE || n->act == G_ACT_NONE;
 	int depthwise = n->group > 1 && n->group == C && CO == C;
 	uint64_t macs = (uint64_t)(HO * WO * CO) * (uint64_t)(C / n->group) *
@@ -590,7 +609,9 @@ static int map_matmul(struct mctx *m, struct map_layer *L,
 	int eb = bf ? 2 : 1;
 	int has_bias = (n->op == G_GEMM || n->op == G_MATMUL) &&
 		       n->n_in > 2 && n->in[2] >= 0;
-	int relu = n->act == G_ACT_RELU;
+	int relu = stage_act(n);
+	if (relu == CONV_RELU_RELU6 || (!bf && relu >= CONV_RELU_GELU))
+		relu = CONV_RELU_NONE;   /* a step of its own, as before */
 	if (has_bias && (!is_const(m, n->in[2]) ||
 			 graph_elems(T(m, n->in[2])) != Nc))
 		return graph_error(m->g, L->node, m->d,
@@ -630,7 +651,7 @@ static int map_matmul(struct mctx *m, struct map_layer *L,
 			em_addr(&e, "BIAS_DRAM", A(m, n->in[2]));
 		}
 		if (relu)
-			em(&e, ".equ RELU, %d\n", CONV_RELU_RELU);
+			em(&e, ".equ RELU, %d\n", relu);
 		em_addr(&e, "X_DRAM", A(m, n->in[0]) +
 				     (uint64_t)(bi * M * K * eb));
 		em_addr(&e, "W_DRAM", A(m, n->in[1]) +

@@ -77,8 +77,8 @@
 # GROUPS (1),
 # ITYPE = int8 (default) or bf16 (with OUT = bf16 or fp32, an fp32 bias),
 # OUT = int8 (default) or int32, SHIFT (8): int8 Y = sat8(rne((acc + bias)
-# / 2^SHIFT)), WITH_BIAS (0/1: tensor BIAS), RELU (0 none, 1 relu, 2
-# relu6 with CLIP), RB, NG, SPLIT, PC, WDB, WPACK, ONESLAB, XSHARE, FLAT,
+# / 2^SHIFT)), WITH_BIAS (0/1: tensor BIAS), RELU (the output stage's
+# activation: 0 none, 1 relu, 2 relu6 with CLIP, 3 gelu, 4 silu), RB, NG, SPLIT, PC, WDB, WPACK, ONESLAB, XSHARE, FLAT,
 # the DRAM bases; ROWS, COLS from the config.
 # Limits: KH, KW <= 7 (the taps are unrolled).  docs/kernels.md has the
 # measured utilisation, ResNet-50's layers among them.
@@ -133,8 +133,8 @@
 .ifndef RELU
 .equ RELU, CONV_RELU_NONE
 .endif
-.if RELU < 0 || RELU > CONV_RELU_RELU6
-.error "conv2d.s: RELU is 0 (none), 1 (relu) or 2 (relu6: relu, then the CLIP bound)"
+.if RELU < 0 || RELU > CONV_RELU_SILU
+.error "conv2d.s: RELU is 0 (none), 1 (relu), 2 (relu6: relu, then the CLIP bound), 3 (gelu) or 4 (silu)"
 .endif
 .ifndef ROWS
 .equ ROWS, CFG_CORE_MATRIX_ROWS
@@ -1350,8 +1350,14 @@ nt\@:
 	mset	oscale, t0
 	li	t0, NG*CB
 	mset	so, t0
-.if RELU
+.if RELU == CONV_RELU_GELU
+	li	t0, gelu
+.elif RELU == CONV_RELU_SILU
+	li	t0, silu
+.elif RELU
 	li	t0, relu
+.endif
+.if RELU
 	mset	oact, t0
 .endif
 .if WITH_BIAS
