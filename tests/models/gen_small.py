@@ -29,7 +29,8 @@ Value checks (opset 13 unless said):
   tiny_hswish    MobileNetV3-style: conv 1x1 + HardSwish as YOLOv5 writes it
                  ((x * Clip(x + 3, 0, 6)) / 6), depthwise 3x3 + HardSwish as
                  tf2onnx does (x * (Clip(x + 3, 0, 6) * 1/6)), conv 1x1 +
-                 HardSigmoid (Clip(x + 3, 0, 6) / 6)
+                 SiLU (x * Sigmoid(x)), conv 1x1 + HardSigmoid (Clip(x + 3,
+                 0, 6) / 6)
 Errors (each is a valid ONNX model except the last; the importer must fail
 with a message, not crash or skip):
   err_unsupported_op  an LSTM node (not in compiler/ops.def)
@@ -245,6 +246,9 @@ def tiny_hswish(seed):
                         b.normal("dw.bias", (16,), 0.5)], "/dw", kernel_shape=[3, 3],
                pads=[1, 1, 1, 1], group=16)
     y = _hswish(b, y, "/dw/hswish", False)
+    y = b.node("Conv", [y, b.normal("mix.weight", (16, 16, 1, 1), math.sqrt(1 / 16)),
+                        b.normal("mix.bias", (16,), 0.5)], "/mix", kernel_shape=[1, 1])
+    y = b.node("Mul", [y, b.node("Sigmoid", [y], "/mix/silu")], "/mix/silu")
     y = b.node("Conv", [y, b.normal("project.weight", (8, 16, 1, 1), math.sqrt(1 / 16)),
                         b.normal("project.bias", (8,), 0.5)], "/project", kernel_shape=[1, 1])
     c = b.node("Clip", [b.node("Add", [y, b.scalar(3.0)], "/gate"), b.scalar(0.0),
