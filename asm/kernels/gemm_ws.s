@@ -241,7 +241,7 @@
 .endif
 .endm
 
-# REG = rows of block BREG: min(MB, M - BREG*MB).
+# REG = rows of block BREG (not t1): min(MB, M - BREG*MB).
 .macro rows_of reg, breg
 	li	t1, MB
 	mul	\reg, \breg, t1
@@ -461,8 +461,8 @@ p1:
 	li	s2, 0				# k tile
 	li	s3, 0				# tile within the block
 	rows_of	s4, s0				# rows of this block
-	li	t1, 1
-	rows_of	s7, t1				# and of the next
+	li	t2, 1
+	rows_of	s7, t2				# and of the next
 	li	a0, 0				# this block's A
 	li	a5, ABUF * (NAB - 1)		# the next block's
 	li	a1, SPM_B			# mprep's slot
@@ -561,8 +561,8 @@ c1:
 	li	s3, 0
 	addi	s0, s0, 1
 	mv	s4, s7
-	addi	t1, s0, 1
-	rows_of	s7, t1
+	addi	t2, s0, 1
+	rows_of	s7, t2
 	mv	t1, a0
 	mv	a0, a5
 	mv	a5, t1
