@@ -126,6 +126,12 @@
 .equ NKT, (K + KT - 1) / KT		# k tiles; the last has KTL rows
 .equ TPB, NKT*NPANELS			# weight tiles per M block
 .equ AROW, K*EBITS/8			# bytes of an A row
+# A loads in k-slices of SW weight tiles' columns, at least 256 bytes of
+# a row (whole DRAM bursts, a few per row; one tile's 32 bytes on
+# default.cfg would waste most of each burst): NSL slices per block.
+.equ SW0, (256 + KT*EBITS/8 - 1) / (KT*EBITS/8)
+.equ SW, SW0 < NKT ? SW0 : NKT
+.equ NSL, (NKT + SW - 1) / SW
 .equ BROW, N*EBITS/8			# bytes of a B row in DRAM
 
 # On-chip sizes.
@@ -172,24 +178,27 @@
 .if 2*CBUF > CFG_CORE_ACCUMULATOR_BYTES
 .error "gemm_ws.s needs 2*MB*COLS*4 bytes of accumulator"
 .endif
-# A pieces per block and engine: the next block loads during the first
-# NPC tiles of this one.
-.equ NPC, TPB < 8 ? TPB : 8
-
-# DMA engines: A on [EA0, EA0+NEA), B on [EB0, ...), C on [EC0, ...).
+# DMA engines: A on [EA0, EA0+NEA), B on [EB0, EB0+NEB), C on [EC0,
+# EC0+NEC).  ESPLIT 0: three separate streams; 1: A and B share the load
+# engines (the first NEU - NEU/2), C the others.
 .equ NEU, CFG_CORE_DMA_ENGINES < 8 ? CFG_CORE_DMA_ENGINES : 8
+.if NEU >= 3
+.tunable ESPLIT, 0, 1
+.else
+.equ ESPLIT, 0
+.endif
 .if NEU == 1
 .equ NEA, 1
 .equ NEB, 1
 .equ NEC, 1
 .equ EB0, 0
 .equ EC0, 0
-.elif NEU == 2
-.equ NEA, 1
-.equ NEB, 1
-.equ NEC, 1
+.elif NEU == 2 || ESPLIT
+.equ NEC, NEU / 2
+.equ NEA, NEU - NEC
+.equ NEB, NEA
 .equ EB0, 0
-.equ EC0, 1
+.equ EC0, NEA
 .else
 .equ NEA, (NEU + 2) / 3
 .equ NEB, (NEU - NEA) / 2
@@ -199,12 +208,12 @@
 .endif
 .equ EA0, 0
 
-.equ AFULL, 0				# +e, e < NEA <= 3
-.equ AFREE, 3
-.equ BFULL, 6				# +e, e < NEB <= 2
-.equ BFREE, 8
-.equ CFULL, 10				# +e, e < NEC <= 3
-.equ CFREE, 13
+.equ AFULL, 0				# +e, e < NEA <= 5
+.equ AFREE, 5
+.equ BFULL, 10				# +e, e < NEB <= 5
+.equ BFREE, 15
+.equ CFULL, 20				# +e, e < NEC <= 4
+.equ CFREE, 24
 
 # DRAM bases: lib/dram.inc (-D NAME_DRAM=ADDR moves one)
 .include "lib/dram.inc"
@@ -321,30 +330,39 @@ lc\@:
 	addi	s6, s6, -1
 .endm
 
-# Piece s3 of NPC of an A block (a6 = its first DRAM byte, a7 = its rows)
-# into the buffer at a5: each A engine a part of the piece's rows, one
-# contiguous run; a piece 0 waits for the buffer first.
+# K-slice s11 (SW weight tiles' columns) of an A block (a6 = the block's first DRAM byte, a7 = its
+# rows) into the buffer at a5: KT columns (fewer in the last slice) of
+# every row, rows AROW apart on both sides; each A engine a part of the
+# rows; slice 0 waits for the buffer first.
 .macro ld_a_part e, i, n
-	li	t1, \n
-	mul	t3, s3, t1
-	addi	t3, t3, \i			# part s3*NEA + i of NPC*NEA
-	partr	t3, NPC*(\n), a7
+	part	\i, \n, a7
 	li	t1, AROW
 	mul	t2, t2, t1
-	mul	t3, t4, t1			# bytes
-	add	t5, a6, t2
-	add	t6, a5, t2
-	li	t4, 1
-	bnez	t3, ap\@
-	li	t4, 0
-ap\@:
-	bnez	s3, aw\@
+	add	t5, s10, t2
+	add	t6, t6, t2
+	bnez	s11, aw\@
 	wait	(3 + (\e)), AFREE + (\i), 1
 aw\@:
-	rcopy	\e, dram, spm, 0, 0
+	rcopy	\e, dram, spm, AROW, AROW
 	sig	(3 + (\e)), AFULL + (\i)
+	sub	t6, t6, t2
 .endm
 .macro ld_a
+	li	t1, SW*KT*EBITS/8
+	mul	t2, s11, t1
+	add	s10, a6, t2			# the slice's first DRAM byte
+	add	t6, a5, t2			# and its first scratchpad byte
+	li	t1, SW*KT
+	mul	t3, s11, t1
+	li	t1, K
+	sub	t3, t1, t3
+	li	t1, SW*KT
+	min	t3, t3, t1			# its columns
+.if EBITS == 4
+	srli	t3, t3, 1
+.elif EBITS == 16
+	slli	t3, t3, 1
+.endif
 	each	ld_a_part, EA0, NEA
 .endm
 
@@ -445,18 +463,25 @@ aw\@:
 	li	a2, SPM_B
 	ld_b					# tile 0
 	li	s0, 0
-	rows_of	a7, s0				# block 0's A, NPC pieces
+	rows_of	a7, s0				# block 0's A, slice by slice
 	li	a6, A_DRAM
 	li	a5, 0
-	li	s3, 0
-a0l:
-	ld_a
-	addi	s3, s3, 1
-	li	t1, NPC
-	blt	s3, t1, a0l
+	li	s11, 0
+	ld_a					# slice 0
 	beqz	s6, p1
 	ld_b					# tile 1
 p1:
+	li	s11, 1
+	li	t1, NSL
+	bge	s11, t1, p2
+a0l:
+	rows_of	a7, s0				# (ld_b took a6, a7)
+	li	a6, A_DRAM
+	ld_a					# the other slices
+	addi	s11, s11, 1
+	li	t1, NSL
+	blt	s11, t1, a0l
+p2:
 	li	s1, 0				# panel
 	li	s2, 0				# k tile
 	li	s3, 0				# tile within the block
@@ -473,8 +498,10 @@ tile:
 	ld_b					# two tiles ahead
 nob:
 .if NMB > 1
-	li	t1, NPC
-	bge	s3, t1, noa
+	li	t1, NPANELS*SW
+	remu	t2, s3, t1
+	bnez	t2, noa				# every NPANELS*SW tiles
+	divu	s11, s3, t1
 	addi	t1, s0, 1
 	li	t2, NMB
 	bge	t1, t2, noa
@@ -483,7 +510,7 @@ nob:
 	li	t2, A_DRAM
 	add	a6, a6, t2
 	mv	a7, s7
-	ld_a					# a piece of the next block
+	ld_a					# a k-slice of the next block
 noa:
 .endif
 	li	t1, KT
@@ -502,8 +529,11 @@ noa:
 	wait_n	mtx, CFREE, NEC, 1		# a panel's first tile
 nc:
 	wait_n	mtx, BFULL, NEB, 1
-	bnez	s3, na
-	wait_n	mtx, AFULL, NEA, NPC		# a block's first tile
+	bnez	s1, na
+	li	t1, SW
+	remu	t1, s2, t1
+	bnez	t1, na
+	wait_n	mtx, AFULL, NEA, 1		# the first panel: A's k-slice
 na:
 	mset	m, s4
 	mset	k, s9
