@@ -153,18 +153,23 @@
 .equ MB1, MB1A < MBMAX ? MB1A : MBMAX
 .equ MB2A, MBS2 < MBA ? MBS2 : MBA
 .equ MB2, MB2A < MBMAX ? MB2A : MBMAX
-.if M <= MB1
-.equ NMB, 1				# one block: a single A buffer
+# NABSEL: A buffers, 1 or 2 (0: two unless that costs more than a
+# quarter of the block rows; one when one block holds all of M).
+.tunable NABSEL, 0, 1, 2
+.if MB1 < 1
+.error "gemm_ws.s: not even one row of A fits in the scratchpad next to three weight tiles (K too deep)"
+.endif
+.if NABSEL == 1 || (NABSEL == 0 && (M <= MB1 || 4*MB2 < 3*MB1))
 .equ NAB, 1
-.equ MB, M
+.equ NMB, (M + MB1 - 1) / MB1
 .else
 .if MB2 < 1
-.error "gemm_ws.s: not even one row of A fits twice in the scratchpad next to three weight tiles (K too deep)"
+.error "gemm_ws.s: not even one row of A fits twice in the scratchpad next to three weight tiles (NABSEL=1)"
 .endif
-.equ NMB, (M + MB2 - 1) / MB2
 .equ NAB, 2
-.equ MB, (M + NMB - 1) / NMB		# balanced blocks
+.equ NMB, (M + MB2 - 1) / MB2
 .endif
+.equ MB, (M + NMB - 1) / NMB		# balanced blocks
 .equ ABUF, (MB*AROW + 63) & ~63
 .equ SPM_B, (NAB*ABUF + PERIOD - 1) / PERIOD * PERIOD + PERIOD / 2
 .equ SPM_BE, SPM_B + NBB*BT		# the ring's end
@@ -340,9 +345,7 @@ lc\@:
 	mul	t2, t2, t1
 	add	t5, s10, t2
 	add	t6, t6, t2
-	bnez	s11, aw\@
 	wait	(3 + (\e)), AFREE + (\i), 1
-aw\@:
 	rcopy	\e, dram, spm, AROW, AROW
 	sig	(3 + (\e)), AFULL + (\i)
 	sub	t6, t6, t2
@@ -440,10 +443,10 @@ aw\@:
 .endif
 .endif
 
-	sig_n	ctl, AFREE, NEA			# the A buffers
-.if NAB == 2
+	li	s11, NAB*NSL			# the A buffers' slices
+af:
 	sig_n	ctl, AFREE, NEA
-.endif
+	dbnz	s11, af
 	sig_n	ctl, BFREE, NEB			# three weight-tile slots
 	sig_n	ctl, BFREE, NEB
 	sig_n	ctl, BFREE, NEB
@@ -497,7 +500,7 @@ tile:
 	beqz	s6, nob
 	ld_b					# two tiles ahead
 nob:
-.if NMB > 1
+.if NMB > 1 && NAB == 2
 	li	t1, NPANELS*SW
 	remu	t2, s3, t1
 	bnez	t2, noa				# every NPANELS*SW tiles
@@ -553,17 +556,37 @@ nw:
 ac:
 	mmacc	a3, t3, zero
 fd:
+.if NMB > 1
+	li	t1, NPANELS - 1
+	bne	s1, t1, nf			# the block's last panel:
+	addi	t2, s2, 1
+	li	t1, SW
+	remu	t1, t2, t1
+	beqz	t1, fr
+	li	t1, NKT
+	bne	t2, t1, nf
+fr:
+	sig_n	mtx, AFREE, NEA			# A's k-slice s2/SW is free
+.if NAB == 1
+	addi	t1, s0, 1
+	li	t2, NMB
+	bge	t1, t2, nf
+	li	t2, SW
+	divu	s11, s2, t2
+	li	t2, MB*AROW
+	mul	a6, t1, t2
+	li	t2, A_DRAM
+	add	a6, a6, t2
+	mv	a7, s7
+	ld_a					# the next block's, into it
+.endif
+nf:
+.endif
 	addi	s3, s3, 1
 	addi	s2, s2, 1
 	li	t1, NKT
 	blt	s2, t1, tile
 	li	s2, 0				# the panel is done
-.if NMB > 1
-	li	t1, NPANELS - 1
-	bne	s1, t1, nf
-	sig_n	mtx, AFREE, NEA			# and the block's A
-nf:
-.endif
 .if STAGE
 .if WITH_BIAS
 	li	t1, COLS*4
