@@ -5,7 +5,7 @@
 # buffered), with no hazards, for any M, K, N (ragged blocks, k tiles and
 # panels; one and two A buffers), every input type (int4 also packed two
 # MACs per PE), every output type, the fused bias with relu/gelu/silu,
-# and 1, 2, 3, 4 and 8 DMA engines (both engine layouts).  Asserted, not
+# and 1, 2, 3, 4 and 8 DMA engines (loads shared or A, B, C separate).  Asserted, not
 # recorded:
 # - the matrix engine's busy cycles are exactly the folds the kernel
 #   header promises, TPB * (M + NMB * (R + C - 2 + P)), plus the exposed
@@ -125,11 +125,13 @@ case_ws "default 96x100x64 int32" default.cfg 96 100 64 int8 int32 0 0
 case_ws "default 96x100x64 int8, 1 engine" default.cfg 96 100 64 int8 int8 0 0 -s core.dma.engines=1
 case_ws "default 1000x200x70 int8, bias relu" default.cfg 1000 200 70 int8 int8 1 1
 case_ws "default 1000x200x70 int32, 1 engine" default.cfg 1000 200 70 int8 int32 0 0 -s core.dma.engines=1
-case_ws "default 1000x200x70 int8, 4 engines" default.cfg 1000 200 70 int8 int8 0 0 -s core.dma.engines=4
-case_ws "default 300x600x70 int8, one A buffer, 3 engines" default.cfg 300 600 70 int8 int8 0 0 -s core.dma.engines=3 -D MBMAX=64 -D NABSEL=1
+case_ws "default 1000x200x70 int8, 4 engines, separate streams" default.cfg 1000 200 70 int8 int8 0 0 -s core.dma.engines=4 -D ESPLIT=0
+case_ws "default 300x600x70 int8, one A buffer, 3 engines, separate streams" default.cfg 300 600 70 int8 int8 0 0 -s core.dma.engines=3 -D MBMAX=64 -D NABSEL=1 -D ESPLIT=0
+case_ws "default 300x600x70 int8, one A buffer, 3 engines" default.cfg 300 600 70 bf16 fp32 0 0 -s core.dma.engines=3 -D MBMAX=64 -D NABSEL=1
 case_ws "default 300x600x70 int8, one A buffer, 2 engines" default.cfg 300 600 70 int8 int8 1 1 -D MBMAX=64 -D NABSEL=1
 case_ws "default 300x200x70 int4->int32, 8 engines, shared loads" default.cfg 300 200 70 int4 int32 0 0 -s core.dma.engines=8 -D MBMAX=50 -D NABSEL=2 -D ESPLIT=1
-case_ws "default 300x200x70 int8, 4 engines, shared loads" default.cfg 300 200 70 int8 int8 1 3 -s core.dma.engines=4 -D MBMAX=64 -D ESPLIT=1
+case_ws "default 300x200x70 int8, 4 engines" default.cfg 300 200 70 int8 int8 1 3 -s core.dma.engines=4 -D MBMAX=64
+case_ws "default 300x200x70 int8, 8 engines, separate streams" default.cfg 300 200 70 int8 int8 0 0 -s core.dma.engines=8 -D MBMAX=64 -D ESPLIT=0
 case_ws "default 77x64x90 int32, bias gelu" default.cfg 77 64 90 int8 int32 1 2
 case_ws "default 70x96x40 int4->int32" default.cfg 70 96 40 int4 int32 0 0
 case_ws "default 70x96x40 int4->int8, 2 MACs/PE" default.cfg 70 96 40 int4 int8 0 0 -s core.matrix.macs_per_pe.int4=2
