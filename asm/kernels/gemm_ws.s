@@ -11,86 +11,106 @@
 # cycle, the K-slice of a row at stride K).
 #
 # Loop nest (one M block at a time, all of N, all of K):
-#   for block i (MB rows; A block i resident, the next block loading):
-#     for panel j (COLS columns of C; accumulator buffer c, c = 0, 1, ...):
+#   for block i (MB rows of A, resident, K-slices loading ahead):
+#     for panel j (COLS columns of C; accumulator buffer c = 0, 1, 0, ...):
 #       for k tile kt:  mprep B[kt, j]  (shadow; the previous tile streams)
 #                       mmul (kt = 0) / mmacc  C_c[MB x COLS] += A[i, kt] B[kt, j]
 #       (int8/bf16/fp16 output, bias or act) mout C_c -> staged panel c
-#       store C_c (or the staged panel) to C rows of block i, columns of j
-# A weight tile is used by one fold of MB rows, so B is read ceil(M/MB)
-# times from DRAM and A once; MB is as large as the accumulator (two
-# panels of MB x COLS x 4 bytes) and the scratchpad (A blocks, three
-# weight tiles, staged C) allow, and the blocks are balanced
-# (MB = ceil(M / ceil(M / MBmax))) so the last one is not a sliver.
+#       store C_c (or the staged panel) to C's rows of block i, columns of j
+# A weight tile serves one fold of MB rows, so B is read NMB = ceil(M/MB)
+# times from DRAM and A once.  MB is as large as the accumulator (two
+# panels of MB x COLS x 4 bytes) and the scratchpad (A, three weight
+# tiles, staged C) allow, balanced over the blocks (MB = ceil(M / NMB)) so
+# the last one is not a sliver.
+#
+# A is loaded in k-slices: SW weight tiles' columns of the block's rows
+# (SW the fewest whose row part is >= 256 bytes: whole DRAM bursts), rows
+# AROW apart on both sides.  The block's first panel waits for each slice
+# just before its first fold uses it, so block 0 computes while its A
+# still arrives; the last panel frees each slice after its last fold.
+# NAB A buffers (NABSEL; default two unless two would cost more than a
+# quarter of the block rows, one when one block holds M):
+#   two   the next block's slices load into the other buffer, one every
+#         NPANELS*SW tiles, spread over the whole block
+#   one   each slice of the next block reloads into the same buffer as
+#         soon as the last panel's fold frees it: the block rows double
+#         where the scratchpad, not the accumulator, bounds them
+#         (default.cfg 1024^3: 205 rows instead of 122), and the loads
+#         have the last panel's time to land.
 #
 # Schedule.  Every unit runs decoupled; the control unit dispatches in
 # program order, one iteration per weight tile t:
 #   B engines  load weight tile t+2 into ring slot (t+2) mod 3 once mprep
 #              of tile t-1 has taken that slot (BFREE), split by rows over
 #              the B engines, each signalling BFULL
-#   A engines  (the block's first min(TPB, 8) tiles) load one of NPC pieces
-#              of the NEXT block into the other A buffer (the first piece
-#              waits for AFREE: the block two back has finished); spread
-#              over the block's first tiles so that, where A and B share an
-#              engine, the weight tiles are never queued behind a whole A
-#              block
-#   mtx        (panel start) wait CFREE; wait BFULL (tile t), (block start)
-#              AFULL x NPC; mprep tile t; sig BFREE; mmul/mmacc
-#              (panel end) [sig AFREE after a block's last fold] [mout];
+#   A engines  a k-slice of the next block, as above (AFREE per slice),
+#              split by rows over the A engines, each signalling AFULL
+#   mtx        (panel start) wait CFREE; wait BFULL; (first panel, slice
+#              start) wait AFULL; mprep tile t; sig BFREE; mmul/mmacc;
+#              (last panel, slice end) sig AFREE; (panel end) [mout];
 #              sig CFULL
 #   C engines  (panel end) wait CFULL, store the panel's rows (split by
 #              rows over the C engines), sig CFREE
-# The first tile's mprep is the only exposed preload: every later one runs
-# in the shadow registers during the fold before it (docs/timing.md,
-# "Weight double-buffering").  Without core.matrix.weight_double_buffer
-# (default.cfg, gemmini.cfg) every mprep occupies the array for R cycles.
+# The first tile's mprep is the only exposed preload when the weights
+# keep up: every later one runs in the shadow registers during the fold
+# before it (docs/timing.md, "Weight double-buffering").  Without
+# core.matrix.weight_double_buffer (default.cfg, gemmini.cfg) every mprep
+# occupies the array for R cycles.  Dispatch order keeps engines that
+# carry two streams deadlock-free: every wait is for work dispatched
+# earlier, and a slice reload (one A buffer) is dispatched right after
+# the fold that frees it, behind the weight tiles that fold needs.
 # Semaphores, one per (stream, engine), each waited on by one unit only,
 # so a count never serves the wrong waiter: AFULL+e, AFREE+e (A engine e),
-# BFULL+e, BFREE+e (B engine e), CFULL+e, CFREE+e (C engine e); rings
-# are counted (BFREE starts at 3, AFREE at the A buffers, CFREE at 2).
+# BFULL+e, BFREE+e (B engine e), CFULL+e, CFREE+e (C engine e); rings are
+# counted (BFREE starts at 3, AFREE at NAB*NSL slices, CFREE at 2).
 #
 # DMA engines (core.dma.engines = NE; at most 8 are used):
 #   1  dma0 carries A, B and C (stores queue behind loads: unavoidable)
-#   2  dma0 loads A and B, dma1 stores C (stores never behind loads)
-#   3  dma0 A, dma1 B, dma2 C
-#   4  dma0, dma1 A (half each), dma2 B, dma3 C
-#   8  dma0-2 A, dma3-4 B, dma5-7 C
-#   (n >= 3: NEA = (n+2)/3 engines for A, NEB = (n-NEA)/2 for B, the rest
-#   for C.)  A transfer split over several engines is cut by rows
-#   (lib/part.inc), each engine's part one descriptor.
+#   2  dma0 loads A and B, dma1 stores C
+#   3  ESPLIT 1 (default): dma0, dma1 load A and B, dma2 stores;
+#      ESPLIT 0: dma0 A, dma1 B, dma2 C
+#   4  ESPLIT 1: dma0, dma1 load, dma2, dma3 store;
+#      ESPLIT 0: dma0, dma1 A, dma2 B, dma3 C
+#   8  ESPLIT 1: dma0-3 load, dma4-7 store; ESPLIT 0: dma0-2 A, dma3-4 B,
+#      dma5-7 C
+#   (ESPLIT 1: NE - NE/2 load engines, NE/2 store; ESPLIT 0: NEA =
+#   (NE+2)/3 for A, NEB = (NE-NEA)/2 for B, the rest for C.)  A transfer
+#   on several engines is cut by rows (lib/part.inc), one descriptor each.
+#   With two or more engines stores never queue behind loads.
 #
 # Layouts.  DRAM: A row-major M x K, B row-major K x N, C row-major M x N,
 # BIAS N values of the accumulator type (int32 or fp32).  Scratchpad: the
-# A block buffers (one when a single block holds all of M, else two) at 0
-# and ABUF, MB rows of K elements, dense; three weight-tile slots from
-# SPM_B (KT rows of COLS elements, a partial panel's rows keep that
-# stride), half a bank period (banks x bank width) past a period boundary;
-# (STAGE) two staged C panels of MB x COLS x CB from SPM_O; the bias at
-# SPM_PAR.  Accumulator: two C panels of MB x COLS x 4 bytes.
+# NAB A block buffers at 0 and ABUF, MB rows of K elements, dense; three
+# weight-tile slots from SPM_B (KT rows of COLS elements, a partial
+# panel's rows keep that stride), half a bank period (banks x bank width)
+# past a period boundary; (STAGE) two staged C panels of MB x COLS x CB
+# from SPM_O; the bias at SPM_PAR.  Accumulator: two C panels of MB x COLS
+# x 4 bytes.
 # Footprint: scratchpad NAB*MB*K*e + 3*KT*COLS*e (+ 2*MB*COLS*o with an
 # output stage, + 4*N for the bias) bytes, e and o the input and output
-# element sizes, NAB the A buffers; accumulator 2*MB*COLS*4.  Assembly
-# fails when not even one row of A fits (K too deep for this scratchpad).
+# element sizes; accumulator 2*MB*COLS*4.  Assembly fails when not even
+# one row of A fits (K too deep for this scratchpad).
 #
 # Timing (docs/timing.md, "The per-fold model" and "Weight
 # double-buffering"): a WS fold of m rows takes m + R + C - 2 + P array
 # cycles, P = core.matrix.pipeline_latency, whatever its K (<= pR) and N
-# (<= C); with double-buffered weights only the first R-cycle preload is
-# exposed, so
-#   busy = TPB * sum over blocks i of (MB_i + R + C - 2 + P)  +  R
-#        (+ R for every later tile without weight_double_buffer)
-# with TPB = ceil(K/KT) * ceil(N/COLS) weight tiles per block: the ideal
-# K*M*N/(R*C*p) MACs' time (for K, N multiples of pR, C) plus one fill and
-# drain per weight tile and block.  The utilisation bound is therefore
-# MB / (MB + R + C - 2 + P): long blocks matter, which is why MB is as
-# large as the accumulator allows (1024 rows on datacenter.cfg: 80 %;
-# 256 on default.cfg: 71 %, 73 % measured with its double-buffering on;
-# 512 on gemmini.cfg; 2048 on tpu-v1.cfg).  docs/kernels.md has the
-# measured table and the crossover with gemm_os.s.
+# (<= C); the blocks' rows add up to M, so
+#   busy = TPB * (M + NMB * (R + C - 2 + P)) + exposed preloads + SRAM stalls
+# with TPB = ceil(K/KT) * ceil(N/COLS) weight tiles per block; the exposed
+# preloads are R with double-buffered weights (more only when a weight
+# tile arrives late), TPB*NMB*R without.  That is the ideal K*M*N/(R*C*p)
+# MACs' time (K, N multiples of pR, C) plus one fill and drain per weight
+# tile and block; tests/golden/gemm_ws asserts the identity on every case.
+# The utilisation bound is MB / (MB + R + C - 2 + P (+ R)): long blocks
+# matter, which is why MB is as large as the accumulator allows - 1024
+# rows on datacenter.cfg (80 %), 256 on default.cfg (73 % with its
+# preloads exposed), 512 on gemmini.cfg (92 %), 2048 on tpu-v1.cfg (80 %).
+# docs/kernels.md has the measured table and the crossover with gemm_os.s.
 # Parameters: M, K, N; ITYPE (int8); OUT (int32 for integer, fp32 for
 # float inputs); SHIFT (8): int8 C = sat8(round_even(acc * 2^-SHIFT));
 # WITH_BIAS (0/1); ACT (0 none, relu, gelu, silu); ROWS, COLS default to
-# the config's array; MBMAX caps the block rows (default: no cap).
+# the config's array; MBMAX caps the block rows (default: no cap);
+# tunable (npusim tune): NABSEL (0 auto, 1, 2 A buffers), ESPLIT (1, 0).
 
 .ifndef M
 .equ M, 256
