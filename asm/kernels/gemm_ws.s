@@ -360,10 +360,10 @@ lc\@:
 	addi	s6, s6, -1
 .endm
 
-# K-slice s11 (SW weight tiles' columns) of an A block (a6 = the block's first DRAM byte, a7 = its
-# rows) into the buffer at a5: KT columns (fewer in the last slice) of
-# every row, rows AROW apart on both sides; each A engine a part of the
-# rows; slice 0 waits for the buffer first.
+# K-slice s11 (SW weight tiles' columns; fewer in the last slice) of an
+# A block (a6 = the block's first DRAM byte, a7 = its rows) into the
+# buffer at a5, rows AROW apart on both sides; each A engine a part of
+# the rows, once its part of the slice is free (AFREE).
 .macro ld_a_part e, i, n
 	part	\i, \n, a7
 	li	t1, AROW
@@ -448,24 +448,7 @@ lc\@:
 	li	t0, BT
 	mset	ib, t0				# mprep: the next ring slot
 .if STAGE
-	li	t0, OUT
-	mset	otype, t0
-.if OUT == int8
-	li	t0, (127 - SHIFT) << 23		# 2^-SHIFT as fp32 bits
-.else
-	li	t0, f32(1.0)
-.endif
-	mset	oscale, t0
-	li	t0, COLS*CB
-	mset	so, t0
-.if ACT
-	li	t0, ACT
-	mset	oact, t0
-.endif
-.if WITH_BIAS
-	li	t0, obias
-	mset	ofuse, t0
-.endif
+	gemm_ostage COLS*CB
 .endif
 
 	li	s11, NAB*NSL			# the A buffers' slices

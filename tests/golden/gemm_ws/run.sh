@@ -84,16 +84,9 @@ check_timing() {
 case_ws() {
 	name=$1 cfg=$2 m=$3 k=$4 n=$5 it=$6 out=$7 bias=$8 act=$9
 	shift 9
-	case $it in
-	int8) "$ref" gen $m $k $n $((m + k)) "$tmp/A.npy" "$tmp/B.npy" ;;
-	int4) "$ref" gen $m $k $n $((m + k)) "$tmp/A.npy" "$tmp/B.npy" -8 7 ;;
-	fp8e5m2) "$ref" genf $m $k $n $((m + k)) "$tmp/A.npy" "$tmp/B.npy" 4 ;;
-	*) "$ref" genf $m $k $n $((m + k)) "$tmp/A.npy" "$tmp/B.npy" ;;
-	esac
-	case $it in int*) bt=int32 ;; *) bt=fp32 ;; esac
+	gemm_gen $it $m $k $n
 	case $it in int4) eb=4 ;; bf16 | fp16) eb=16 ;; *) eb=8 ;; esac
 	case $out in int8) cb=1 ;; bf16 | fp16) cb=2 ;; *) cb=4 ;; esac
-	"$ref" genb $n $((n + 1)) $bt "$tmp/bias.npy"
 	binput=
 	bfile=-
 	if [ "$bias" = 1 ]; then
@@ -108,11 +101,7 @@ case_ws() {
 		--input A="$tmp/A.npy" --input B="$tmp/B.npy" $binput --output C="$tmp/C.npy" \
 		--counters "$tmp/c.csv" --check-hazards 2> "$tmp/err" ||
 		{ cat "$tmp/err" >&2; fail "$name: run failed or reported hazards"; }
-	case $it/$out in
-	int*/int8) "$ref" check "$tmp/A.npy" "$tmp/B.npy" "$tmp/C.npy" 8 "$bfile" $act > /dev/null ;;
-	int*/int32) "$ref" check "$tmp/A.npy" "$tmp/B.npy" "$tmp/C.npy" -1 "$bfile" $act > /dev/null ;;
-	*) "$ref" checkf "$tmp/A.npy" "$tmp/B.npy" "$tmp/C.npy" "$bfile" $act > /dev/null ;;
-	esac || fail "$name: C differs from the reference"
+	gemm_check $it $out "$bfile" $act || fail "$name: C differs from the reference"
 	ne=$(awk -F'[ =;]+' '$2 == "engines" { print $3; exit }' "configs/$cfg")
 	for a in "$@"; do
 		case $a in core.dma.engines=*) ne=${a#*=} ;; esac
