@@ -143,7 +143,7 @@
 .equ PK, CFG_CORE_MATRIX_MACS_PER_PE_BF16
 .endif
 .equ KT, PK*ROWS			# K rows of a weight tile
-.equ NKT, (K + KT - 1) / KT		# k tiles; the last has KTL rows
+.equ NKT, (K + KT - 1) / KT		# k tiles; the last has K's rest
 .equ TPB, NKT*NPANELS			# weight tiles per M block
 .equ AROW, K*EBITS/8			# bytes of an A row
 # A loads in k-slices of SW weight tiles' columns, at least 256 bytes of
@@ -184,7 +184,7 @@
 .equ NMB, (M + MB1 - 1) / MB1
 .else
 .if MB2 < 1
-.error "gemm_ws.s: not even one row of A fits twice in the scratchpad next to three weight tiles (NABSEL=1)"
+.error "gemm_ws.s: not even one row of A fits twice in the scratchpad next to three weight tiles (NABSEL=1 keeps one)"
 .endif
 .equ NAB, 2
 .equ NMB, (M + MB2 - 1) / MB2
@@ -209,7 +209,7 @@
 # block is needed early (its first panel waits for each k-slice) and B
 # all along, so an engine of its own idles for A while B's queue is the
 # longest: on one datacenter.cfg core (4 engines) 1024^3 bf16 takes
-# 159,978 cycles shared against 175,835 separate, 2048^3 1.10 M against
+# 160k cycles shared against 176k separate, 2048^3 1.11 M against
 # 1.16 M.  Stores never share an engine with loads (n >= 2).
 .equ NEU, CFG_CORE_DMA_ENGINES < 8 ? CFG_CORE_DMA_ENGINES : 8
 .if NEU >= 3
