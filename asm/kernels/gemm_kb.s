@@ -383,23 +383,8 @@ done\@:
 	mset	ic, t0				# mmulp/mmaccp: next C panel
 	li	t0, PANEL
 	mset	ib, t0				# next B panel
-	li	t0, OUT
-	mset	otype, t0
-.if OUT == int8
-	li	t0, (127 - SHIFT) << 23
-.else
-	li	t0, f32(1.0)
-.endif
-	mset	oscale, t0
-	li	t0, NBK*CB
-	mset	so, t0
-.if ACT
-	li	t0, ACT
-	mset	oact, t0
-.endif
+	gemm_ostage NBK*CB
 .if WITH_BIAS
-	li	t0, obias
-	mset	ofuse, t0
 	li	t1, 1
 	li	t3, BIAS_DRAM
 	li	t4, SPM_PAR

@@ -365,24 +365,7 @@ nn\@:
 	li	t0, PANEL
 	mset	ib, t0				# mmulp: next B panel
 .if STAGE
-	li	t0, OUT
-	mset	otype, t0
-.if OUT == int8
-	li	t0, (127 - SHIFT) << 23		# 2^-SHIFT as fp32 bits
-.else
-	li	t0, f32(1.0)
-.endif
-	mset	oscale, t0
-	li	t0, NBK*CB
-	mset	so, t0
-.if ACT
-	li	t0, ACT
-	mset	oact, t0
-.endif
-.if WITH_BIAS
-	li	t0, obias
-	mset	ofuse, t0
-.endif
+	gemm_ostage NBK*CB
 .endif
 
 	sig	ctl, AFREE + 0			# a waiter per engine loading A

@@ -52,6 +52,30 @@ check_gemm_traffic() {
 		fail "$1: the DMA engines wrote out other bytes than the DRAM took"
 }
 
+# gemm_gen IT M K N: random operands for a GEMM of input type IT in
+# $tmp/A.npy (M x K) and $tmp/B.npy (K x N), and N bias values of the
+# accumulator type in $tmp/bias.npy (tests/tools/gemmref.c).
+gemm_gen() {
+	case $1 in
+	int8) "$ref" gen $2 $3 $4 $(($2 + $3)) "$tmp/A.npy" "$tmp/B.npy" ;;
+	int4) "$ref" gen $2 $3 $4 $(($2 + $3)) "$tmp/A.npy" "$tmp/B.npy" -8 7 ;;
+	fp8e5m2) "$ref" genf $2 $3 $4 $(($2 + $3)) "$tmp/A.npy" "$tmp/B.npy" 4 ;;
+	*) "$ref" genf $2 $3 $4 $(($2 + $3)) "$tmp/A.npy" "$tmp/B.npy" ;;
+	esac
+	case $1 in int*) bt=int32 ;; *) bt=fp32 ;; esac
+	"$ref" genb $4 $(($4 + 1)) $bt "$tmp/bias.npy"
+}
+
+# gemm_check IT OUT BIAS ACT: $tmp/C.npy is act(A B + bias) in type OUT
+# (int8: the accumulator * 2^-8 saturated) - BIAS a bias file or -.
+gemm_check() {
+	case $1/$2 in
+	int*/int8) "$ref" check "$tmp/A.npy" "$tmp/B.npy" "$tmp/C.npy" 8 "$3" $4 > /dev/null ;;
+	int*/int32) "$ref" check "$tmp/A.npy" "$tmp/B.npy" "$tmp/C.npy" -1 "$3" $4 > /dev/null ;;
+	*) "$ref" checkf "$tmp/A.npy" "$tmp/B.npy" "$tmp/C.npy" "$3" $4 > /dev/null ;;
+	esac
+}
+
 # fold_cycles DF M K N R C: the SCALE-Sim busy cycles of a whole GEMM.
 fold_cycles() {
 	df=$1 m=$2 k=$3 n=$4 r=$5 c=$6

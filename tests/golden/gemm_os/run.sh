@@ -15,14 +15,7 @@ case_os() {
 	shift 9
 	act=$1
 	shift
-	case $it in
-	int8) "$ref" gen $m $k $n $((m + k)) "$tmp/A.npy" "$tmp/B.npy" ;;
-	int4) "$ref" gen $m $k $n $((m + k)) "$tmp/A.npy" "$tmp/B.npy" -8 7 ;;
-	fp8e5m2) "$ref" genf $m $k $n $((m + k)) "$tmp/A.npy" "$tmp/B.npy" 4 ;;
-	*) "$ref" genf $m $k $n $((m + k)) "$tmp/A.npy" "$tmp/B.npy" ;;
-	esac
-	case $it in int*) bt=int32 ;; *) bt=fp32 ;; esac
-	"$ref" genb $n $((n + 1)) $bt "$tmp/bias.npy"
+	gemm_gen $it $m $k $n
 	"$ref" tilet "$tmp/A.npy" $r "$tmp/AT.npy"
 	binput=
 	bfile=-
@@ -36,11 +29,7 @@ case_os() {
 		--input AT="$tmp/AT.npy" --input B="$tmp/B.npy" $binput --output C="$tmp/C.npy" \
 		--counters "$tmp/c.csv" --check-hazards 2> "$tmp/err" ||
 		{ cat "$tmp/err" >&2; fail "$name: run failed or reported hazards"; }
-	case $it/$out in
-	int*/int8) "$ref" check "$tmp/A.npy" "$tmp/B.npy" "$tmp/C.npy" 8 "$bfile" $act > /dev/null ;;
-	int*/int32) "$ref" check "$tmp/A.npy" "$tmp/B.npy" "$tmp/C.npy" -1 "$bfile" $act > /dev/null ;;
-	*) "$ref" checkf "$tmp/A.npy" "$tmp/B.npy" "$tmp/C.npy" "$bfile" $act > /dev/null ;;
-	esac || fail "$name: C differs from the reference"
+	gemm_check $it $out "$bfile" $act || fail "$name: C differs from the reference"
 	record "$name: cycles $(counter "$tmp/c.csv" cycles) matrix_busy $(counter "$tmp/c.csv" core0.matrix.busy_cycles) stall $(counter "$tmp/c.csv" core0.matrix.stall_cycles)"
 }
 case_os "default 96x100x64 int32" default.cfg 32 96 100 64 int8 int32 0 0
