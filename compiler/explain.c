@@ -251,8 +251,9 @@ void model_layer_ceiling(struct model_layer_stats *st, const struct arch *a,
 			     100 * cand[3] / A,
 			     (double)st->stall_sync / (cores > 0 ? cores : 1));
 	/* the ceiling's own limit: tile quantisation on the array */
-	if (w.unit == CEIL_ARRAY && r.eff < 0.95 && k > 0 && (size_t)k < n)
-		snprintf(b + k, n - (size_t)k, "; array shape %.2f", r.eff);
+	if (r.bound == CEIL_BOUND_ARRAY && r.eff < 0.95 && k > 0 &&
+	    (size_t)k < n)
+		snprintf(b + k, n - (size_t)k, "; array shape %.3g", r.eff);
 }
 
 void model_print_explain(FILE *f, const struct graph *g,
