@@ -81,12 +81,12 @@ DSE_SRCS   := dse/expr.c dse/spec.c dse/sweep.c dse/tune.c
 TRC_SRCS   := trace/trace.c
 # What users read: counters files, the roofline, energy, plots (above run/).
 REPORT_SRCS := report/ctrout.c report/ctrread.c report/roofline.c report/energy.c report/plot.c \
-               report/summary.c report/progress.c
+               report/summary.c report/progress.c report/ceiling.c
 # The model compiler: layer graph, importers, passes, mapping, the model
 # runner (docs/models.md).
 COMPILER_SRCS := compiler/graph.c compiler/onnx.c compiler/infer.c compiler/fold.c \
                  compiler/passes.c compiler/topo.c compiler/map.c compiler/model.c \
-                 compiler/pipeline.c compiler/compile.c
+                 compiler/pipeline.c compiler/explain.c compiler/compile.c
 # Doc writers that join several tables (the ISA and the assembler's
 # directives); mkdoc and the staleness tests call them.
 DOC_SRCS   := docs/isa_doc.c

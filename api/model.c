@@ -282,5 +282,12 @@ int npusim_model_layer_get(npusim_model *m, int i, struct npusim_layer *layer)
 	layer->mac_util = s->mac_util;
 	layer->map_eff = s->map_eff;
 	layer->energy_pj = s->energy_pj;
+	layer->model_macs = s->model_macs;
+	layer->array_macs = s->array_macs;
+	layer->compulsory_bytes = s->compulsory_bytes;
+	layer->ceiling_cycles = s->ceiling;
+	layer->pct_of_ceiling = s->pct_ceiling;
+	layer->bound = s->bound ? s->bound : "";
+	layer->why = s->why;
 	return NPUSIM_OK;
 }

@@ -44,7 +44,7 @@ struct mopts {
 	const char *inputs[MAX_ARGS], *outputs[MAX_ARGS], *counters[8];
 	int n_inputs, n_outputs, n_counters;
 	int timing_only, one_core, dump_graph, no_fuse, quiet, upto, batch;
-	int tune, untuned, pipeline, n_starts, calibrate;
+	int tune, untuned, pipeline, n_starts, calibrate, explain;
 	int starts[MAX_ARGS];
 	const char *dump_layers;
 	enum npu_dtype dtype;
@@ -174,6 +174,9 @@ static int parse(struct opts *op, struct mopts *o)
 			break;
 		case MODEL_OPT_QUIET:
 			o->quiet = 1;
+			break;
+		case MODEL_OPT_EXPLAIN:
+			o->explain = 1;
 			break;
 		}
 	}
@@ -339,6 +342,8 @@ int cmd_model(int argc, char **argv)
 	res.batch = o.batch;
 	if (!o.quiet)
 		model_print(stdout, &c.g, &c.plans[0], &res, &a);
+	if (o.explain)
+		model_print_explain(stdout, &c.g, &c.plans[0], &res);
 out:
 	compile_inputs_free(&c, in);
 	model_result_free(&res);

@@ -212,6 +212,8 @@ int model_run(struct run *r, const struct arch *a, const struct graph *g,
 		res->layers[l].s = &res->sinks[l];
 		res->layers[l].macs = p->layers[l].macs;
 		model_layer_stats(&res->layers[l], a, res->layers[l].cycles, 0);
+		model_layer_ceiling(&res->layers[l], a, g, p, l,
+				    o->one_core ? 1 : ncores, 1);
 		res->macs += res->layers[l].macs;
 		res->energy_pj += res->layers[l].energy_pj;
 	}
@@ -315,7 +317,8 @@ int model_write_csv(FILE *f, const struct graph *g, const struct map_plan *p,
 	fputs("layer,op,shapes,kernel,tiling,cycles,compute_cycles,"
 	      "stall_dram_cycles,stall_sram_cycles,stall_noc_cycles,"
 	      "stall_sync_cycles,macs,array_macs,mac_util,mapping_eff,dram_read_bytes,"
-	      "dram_write_bytes,dram_gbps,energy_uj,time_us\n", f);
+	      "dram_write_bytes,dram_gbps,energy_uj,time_us,model_macs,"
+	      "compulsory_bytes,ceiling_cycles,pct_of_ceiling,bound\n", f);
 	for (int l = 0; l < res->n_layers; l++) {
 		const struct map_layer *L = &p->layers[l];
 		const struct model_layer_stats *s = &res->layers[l];
@@ -329,7 +332,7 @@ int model_write_csv(FILE *f, const struct graph *g, const struct map_plan *p,
 		fputc(',', f);
 		str_csv_field(f, L->tiling);
 		fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.4f,%.4f,%llu,"
-			"%llu,%.3f,%.3f,%.3f\n",
+			"%llu,%.3f,%.3f,%.3f,%llu,%llu,%.0f,%.2f,%s\n",
 			(unsigned long long)s->cycles,
 			(unsigned long long)s->compute_cycles,
 			(unsigned long long)s->stall_dram,
@@ -340,7 +343,10 @@ int model_write_csv(FILE *f, const struct graph *g, const struct map_plan *p,
 			(unsigned long long)s->array_macs, s->mac_util, s->map_eff,
 			(unsigned long long)s->dram_read,
 			(unsigned long long)s->dram_write, s->dram_gbps,
-			s->energy_pj * 1e-6, (double)s->cycles / (clock * 1e3));
+			s->energy_pj * 1e-6, (double)s->cycles / (clock * 1e3),
+			(unsigned long long)s->model_macs,
+			(unsigned long long)s->compulsory_bytes, s->ceiling,
+			s->pct_ceiling, s->bound ? s->bound : "");
 	}
 	(void)g;
 	return ferror(f) ? NPU_EIO : 0;

@@ -53,6 +53,21 @@ struct model_layer_stats {
 				     summed over cores: the useful fill of the
 				     array while it works */
 	double dram_gbps;
+	/* Its roofline ceiling (compiler/explain.c; docs/models.md
+	 * "Reading --explain"): */
+	uint64_t model_macs;      /* the op's MACs from the graph (M x K x N,
+				     padding never counted): macs */
+	uint64_t compulsory_bytes;/* inputs, weights, outputs moved once */
+	double ceiling;           /* cycles: max(compute at peak x quant,
+				     compulsory bytes at the DRAM peak) */
+	double pct_ceiling;       /* 100 x ceiling / cycles */
+	double quant;             /* the array's tile quantisation (1 off
+				     the array) */
+	const char *bound;        /* what sets the ceiling: "array",
+				     "vector", "dram" (static) */
+	char why[112];            /* the largest shortfall the counters
+				     show ("dram: 2.10x the compulsory
+				     bytes; array shape 0.75") */
 	const struct ctr_sink *s; /* the region's counters (merged over the
 				     cores), owned by the result */
 };
@@ -130,5 +145,10 @@ int model_write_csv(FILE *f, const struct graph *g, const struct map_plan *p,
 /* The whole-model summary and the layer table, as `npusim model` prints. */
 void model_print(FILE *f, const struct graph *g, const struct map_plan *p,
 		 const struct model_result *res, const struct arch *a);
+/* `npusim model --explain`: per layer its ceiling, cycles, % of the
+ * ceiling, bound and why; the model's total. */
+void model_print_explain(FILE *f, const struct graph *g,
+			 const struct map_plan *p,
+			 const struct model_result *res);
 
 #endif

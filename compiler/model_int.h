@@ -7,6 +7,7 @@
 #define NPU_MODEL_INT_H
 
 #include "model.h"
+#include "../report/ceiling.h"
 
 /* The region of layer l: "L<index> <name>" (printable, no quotes). */
 void model_region_name(const struct map_layer *L, int l, char *buf, size_t n);
@@ -26,5 +27,16 @@ int model_merge_regions(const struct ctr_region *v, size_t n, const char *rn,
  * static energy its share). */
 void model_layer_stats(struct model_layer_stats *st, const struct arch *a,
 		       uint64_t cycles, double share);
+/* Layer l's work as the ceiling sees it (report/ceiling.h): the op's
+ * MACs and GEMM shape, or its vector operations, and its compulsory DRAM
+ * bytes, over 'images' images (a pipeline's; the weights once).  cores
+ * is left 0. */
+void model_layer_work(const struct graph *g, const struct map_plan *p, int l,
+		      int images, struct ceil_work *w);
+/* st's ceiling fields from that work on 'cores' cores and st's cycles
+ * and counters (st->s).  The caller has run model_layer_stats. */
+void model_layer_ceiling(struct model_layer_stats *st, const struct arch *a,
+			 const struct graph *g, const struct map_plan *p,
+			 int l, int cores, int images);
 
 #endif

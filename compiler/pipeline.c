@@ -353,7 +353,8 @@ static int assemble_all(struct run *r, const struct map_plan *plans,
 /* Per-layer statistics from the regions: a layer's cycles are its
  * partition's busiest core's time in it, over every image. */
 static int collect(struct run *r, const struct arch *a,
-		   const struct map_plan *p, struct pipe *P,
+		   const struct graph *g, const struct map_plan *p,
+		   struct pipe *P,
 		   struct model_result *res, struct diag *d)
 {
 	struct ctr_region *rgn = NULL;
@@ -378,6 +379,8 @@ static int collect(struct run *r, const struct arch *a,
 			ls->s = &res->sinks[l];
 			ls->macs = p->layers[l].macs * (uint64_t)P->images;
 			model_layer_stats(ls, a, ls->cycles, share);
+			model_layer_ceiling(ls, a, g, p, l, P->st[s].cores,
+					    P->images);
 			P->st[s].busy += ls->cycles;
 			res->macs += ls->macs;
 		}
@@ -521,7 +524,7 @@ int model_run_pipeline(struct run *r, const struct arch *a,
 	for (int b = 0; b < images; b++)
 		sum += P.img_end[b] - P.img_start[b];
 	res->mean_latency = sum / (uint64_t)images;
-	if ((rc = collect(r, a, p, &P, res, d)))
+	if ((rc = collect(r, a, g, p, &P, res, d)))
 		goto out;
 	if (o->values) {
 		uint64_t size;

@@ -264,6 +264,17 @@ struct npusim_layer {
 	double mac_util;          /* macs over cycles x the chip's peak */
 	double map_eff;           /* macs over matrix busy x rows x cols */
 	double energy_pj;
+	/* its roofline ceiling (docs/models.md "Reading --explain") */
+	uint64_t model_macs;      /* the op's MACs, padding never counted (=
+				     macs) */
+	uint64_t array_macs;      /* MACs the arrays did (padded work
+				     included: matrix.macs) */
+	uint64_t compulsory_bytes;/* inputs, weights, outputs moved once */
+	double ceiling_cycles;    /* max(compute at peak x tile quantisation,
+				     compulsory bytes at the DRAM peak) */
+	double pct_of_ceiling;    /* 100 x ceiling_cycles / cycles */
+	const char *bound;        /* "array", "vector" or "dram" */
+	const char *why;          /* the largest shortfall, as --explain */
 };
 int npusim_model_layer_count(npusim_model *m);
 int npusim_model_layer_get(npusim_model *m, int i, struct npusim_layer *layer);

@@ -13,6 +13,11 @@
  *   roofline.csv               exact CSV of a small chart
  *   roofline.svg.text          escaping, invalid UTF-8, title, determinism
  *   roofline.svg.size          the canvas grows with the legend only
+ *   roofline.ceiling.gemm      a GEMM on a 32x32 array: compute-bound,
+ *                              tile quantisation (200/224)^2, by hand
+ *   roofline.ceiling.gemv      a GEMV: DRAM-bound, quantisation 1
+ *   roofline.ceiling.dwconv    a depthwise conv on the vector unit
+ *   roofline.ceiling.os_pack   OS dataflow, 2 MACs per PE, 4 cores
  */
 #include <dirent.h>
 #include <math.h>
@@ -20,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../report/ceiling.h"
 #include "../../report/ctrread.h"
 #include "../../report/roofline.h"
 #include "testutil.h"
@@ -426,6 +432,123 @@ START_TEST(svg_size)
 }
 END_TEST
 
+/* A 32 x 32 WS array at 1 GHz, one core, 16 vector lanes, an ideal DRAM
+ * of 12.8 GB/s (12.8 bytes per cycle), plus the overrides in more. */
+static void ceil_chip(struct arch *a, const char *const *more, int n_more)
+{
+	const char *ov[16] = {
+		"core.matrix.rows=32", "core.matrix.cols=32",
+		"core.matrix.dataflow=\"ws\"", "chip.clock_ghz=1.0",
+		"chip.cores=1", "core.vector.lanes=16",
+		"dram.mode=\"ideal\"", "dram.ideal.bandwidth_gbps=12.8",
+	};
+	int n = 8;
+	struct diag d;
+	for (int i = 0; i < n_more; i++)
+		ov[n++] = more[i];
+	diag_init(&d, NULL);
+	ck_assert_msg(arch_load(a, NULL, ov, n, &d) == 0, "%s", d.last);
+}
+
+START_TEST(ceiling_gemm)
+{
+	/* M = 1024, K = N = 200 on 32 x 32: K takes 7 row tiles of 32
+	 * (224 rows, 200 used), N 7 column tiles: eff = (200/224)^2;
+	 * compute = 40,960,000 MACs / (1024 x eff) = 50,176 cycles; the
+	 * bytes (A 204,800 + B 40,000 + C 204,800) take 35,125 at 12.8 B
+	 * per cycle: compute-bound */
+	struct arch a;
+	struct ceil_result r;
+	struct ceil_work w = { .unit = CEIL_ARRAY, .macs = 1024ull * 200 * 200,
+			       .m = 1024, .k = 200, .n = 200,
+			       .bytes = 204800 + 40000 + 204800, .cores = 1,
+			       .dtype = DT_INT8 };
+	ceil_chip(&a, NULL, 0);
+	ceil_eval(&a, &w, &r);
+	ck_assert_double_eq_tol(r.eff, (200.0 / 224) * (200.0 / 224), 1e-12);
+	ck_assert_double_eq_tol(r.peak, 1024, 1e-9);
+	ck_assert_double_eq_tol(r.compute, 50176, 1e-6);
+	ck_assert_double_eq_tol(r.dram, 449600 / 12.8, 1e-6);
+	ck_assert_double_eq_tol(r.cycles, 50176, 1e-6);
+	ck_assert_int_eq(r.bound, CEIL_BOUND_ARRAY);
+	ck_assert_str_eq(ceil_bound_name(r.bound), "array");
+	arch_free(&a);
+}
+END_TEST
+
+START_TEST(ceiling_gemv)
+{
+	/* M = 1, K = N = 1024: whole tiles (eff 1), 1,048,576 MACs in
+	 * 1,024 cycles; the weights alone are 1 MiB: 1,050,624 bytes /
+	 * 12.8 = 82,080 cycles, DRAM-bound */
+	struct arch a;
+	struct ceil_result r;
+	struct ceil_work w = { .unit = CEIL_ARRAY, .macs = 1024ull * 1024,
+			       .m = 1, .k = 1024, .n = 1024,
+			       .bytes = 1024 + 1048576 + 1024, .cores = 1,
+			       .dtype = DT_INT8 };
+	ceil_chip(&a, NULL, 0);
+	ceil_eval(&a, &w, &r);
+	ck_assert_double_eq_tol(r.eff, 1, 1e-12);
+	ck_assert_double_eq_tol(r.compute, 1024, 1e-9);
+	ck_assert_double_eq_tol(r.cycles, 82080, 1e-6);
+	ck_assert_int_eq(r.bound, CEIL_BOUND_DRAM);
+	ck_assert_str_eq(ceil_bound_name(r.bound), "dram");
+	arch_free(&a);
+}
+END_TEST
+
+START_TEST(ceiling_dwconv)
+{
+	/* a 3x3 depthwise conv, 16 channels, 32 x 32 outputs: 147,456
+	 * MACs, two vector ops each (vmul, vadd) = 294,912 ops over 16
+	 * lanes = 18,432 cycles; its 32,768 + 16,384 + 144 bytes take
+	 * 3,852.5 cycles: vector-bound, no array quantisation */
+	struct arch a;
+	struct ceil_result r;
+	struct ceil_work w = { .unit = CEIL_VECTOR, .macs = 147456,
+			       .ops = 2 * 147456, .bytes = 32768 + 16384 + 144,
+			       .cores = 1, .dtype = DT_INT8 };
+	ceil_chip(&a, NULL, 0);
+	ceil_eval(&a, &w, &r);
+	ck_assert_double_eq_tol(r.eff, 1, 1e-12);
+	ck_assert_double_eq_tol(r.peak, 16, 1e-9);
+	ck_assert_double_eq_tol(r.compute, 18432, 1e-6);
+	ck_assert_double_eq_tol(r.dram, 49296 / 12.8, 1e-6);
+	ck_assert_int_eq(r.bound, CEIL_BOUND_VECTOR);
+	arch_free(&a);
+}
+END_TEST
+
+START_TEST(ceiling_os_pack)
+{
+	/* OS on 4 cores with 2 int8 MACs per PE: M = 40 on 32 rows (40/64),
+	 * N = 32 whole, K = 3 streamed 2 at a time (3/4): eff = 0.46875;
+	 * peak 4 x 1024 x 2 = 8192 MACs per cycle; 3,840 MACs take
+	 * 3840 / (8192 x 0.46875) = 1 cycle */
+	static const char *const more[] = { "core.matrix.dataflow=\"os\"",
+		"chip.cores=4", "core.matrix.macs_per_pe.int8=2", "noc.cols=5" };
+	struct arch a;
+	struct ceil_result r;
+	struct ceil_work w = { .unit = CEIL_ARRAY, .macs = 40 * 3 * 32,
+			       .m = 40, .k = 3, .n = 32, .bytes = 0,
+			       .cores = 4, .dtype = DT_INT8 };
+	ceil_chip(&a, more, 4);
+	ceil_eval(&a, &w, &r);
+	ck_assert_double_eq_tol(r.eff, 0.46875, 1e-12);
+	ck_assert_double_eq_tol(r.peak, 8192, 1e-9);
+	ck_assert_double_eq_tol(r.cycles, 1, 1e-9);
+	/* bf16 packs one: the same work is 3/4 quantised on K no more */
+	w.dtype = DT_BF16;
+	ceil_eval(&a, &w, &r);
+	ck_assert_double_eq_tol(r.eff, 40.0 / 64, 1e-12);
+	ck_assert_double_eq_tol(r.peak, 4096, 1e-9);
+	ck_assert_double_eq_tol(ceil_quant(200, 32), 200.0 / 224, 1e-12);
+	ck_assert_double_eq_tol(ceil_quant(64, 32), 1, 1e-12);
+	arch_free(&a);
+}
+END_TEST
+
 static Suite *suite_roofline(void)
 {
 	Suite *s = suite_create("roofline");
@@ -440,6 +563,10 @@ static Suite *suite_roofline(void)
 	TEST_ADD(s, csv);
 	TEST_ADD(s, svg_text);
 	TEST_ADD(s, svg_size);
+	TEST_ADD(s, ceiling_gemm);
+	TEST_ADD(s, ceiling_gemv);
+	TEST_ADD(s, ceiling_dwconv);
+	TEST_ADD(s, ceiling_os_pack);
 	return s;
 }
 
