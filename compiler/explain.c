@@ -166,6 +166,22 @@ void model_layer_work(const struct graph *g, const struct map_plan *p, int l,
 			return;
 		}
 	}
+	if (n->op == G_ATTENTION && x && n->in[1] >= 0) {
+		/* two GEMMs a head, S = Q K^T (N x D x NK) and O = P V (N x
+		 * NK x D), quantised as the first (D on the array's rows, NK
+		 * on its columns: the same tiles as the second's transpose);
+		 * the softmax's vector passes overlap them in attention.s
+		 * and are not counted */
+		const struct g_tensor *kt = &g->tensors[n->in[1]];
+		int64_t D = x->dim[x->rank - 1], NK = kt->dim[kt->rank - 1];
+		int64_t rows = graph_elems(x) / D;
+		w->unit = CEIL_ARRAY;
+		w->m = rows * images;
+		w->k = D;
+		w->n = NK;
+		w->macs = 2 * (uint64_t)w->m * (uint64_t)D * (uint64_t)NK;
+		return;
+	}
 	if (is_movement(n->op))
 		return;
 	/* one lane operation per output element at least; a reduction

@@ -632,7 +632,48 @@ static int map_matmul(struct mctx *m, struct map_layer *L,
 		   (long long)Nc);
 	if (batches > 1)
 		tiling_add(L, "x%lld", (long long)batches);
-	for (int64_t bi = 0; bi < batches; bi++) {
+	/* Lowering: constant weights on a one-core chip go to gemm_ws.s
+	 * (weight stationary, every DMA engine) when its weight tiles are
+	 * preloaded in the shadow registers (core.matrix.weight_double_
+	 * buffer) or a fold streams at least 8R rows of A: measured with
+	 * K = N = 768, gemm_ws.s takes 8-16 % fewer cycles than conv2d.s's
+	 * 1x1 form at every M on tpu-v1.cfg, but without shadow registers
+	 * each of its narrow weight tiles costs an exposed preload and short
+	 * DRAM rows, so conv2d.s (whole channel groups of weights) wins up
+	 * to M = 4R on default.cfg and 8R on gemmini.cfg, gemm_ws.s from
+	 * 16R.  conv2d.s shares a layer over several cores (gemm_ws.s runs
+	 * on one) and takes a computed B, a step per batch matrix. */
+	int ws = bconst && ARCH_I(m->a, CHIP_CORES) == 1 &&
+		 (ARCH_B(m->a, MTX_WEIGHT_DB) ||
+		  M >= 8 * ARCH_I(m->a, MTX_ROWS));
+	if (ws) {
+		static const char *const ws_act[] = {
+			[CONV_RELU_RELU] = "relu", [CONV_RELU_GELU] = "gelu",
+			[CONV_RELU_SILU] = "silu",
+		};
+		struct emit e = { 0 };
+		step_head(&e, L, L->n_steps);
+		em(&e, ".equ M, %lld\n.equ K, %lld\n.equ N, %lld\n",
+		   (long long)M, (long long)K, (long long)Nc);
+		if (bf)
+			em(&e, ".equ ITYPE, bf16\n.equ OUT, bf16\n");
+		else
+			em(&e, ".equ OUT, int8\n.equ SHIFT, %d\n",
+			   int8_shift(m, n->in[0], n->in[1], n->out[0], 0));
+		if (has_bias) {
+			em(&e, ".equ WITH_BIAS, 1\n");
+			em_addr(&e, "BIAS_DRAM", A(m, n->in[2]));
+		}
+		if (relu)
+			em(&e, ".equ ACT, %s\n", ws_act[relu]);
+		em_addr(&e, "A_DRAM", A(m, n->in[0]));
+		em_addr(&e, "B_DRAM", A(m, n->in[1]));
+		em_addr(&e, "C_DRAM", A(m, n->out[0]));
+		int rc = add_step(m, L, "gemm_ws.s", &e, (uint64_t)(M * K * Nc));
+		if (rc)
+			return rc;
+	}
+	for (int64_t bi = 0; bi < batches && !ws; bi++) {
 		struct emit e = { 0 };
 		step_head(&e, L, L->n_steps);
 		em(&e, ".equ H, 1\n.equ W, %lld\n.equ CIN, %lld\n"
