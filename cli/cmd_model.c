@@ -43,7 +43,7 @@ struct mopts {
 	int n_sets;
 	const char *inputs[MAX_ARGS], *outputs[MAX_ARGS], *counters[8];
 	int n_inputs, n_outputs, n_counters;
-	int timing_only, one_core, dump_graph, no_fuse, quiet, upto, batch;
+	int timing_only, one_core, dump_graph, no_fuse, per_image, quiet, upto, batch;
 	int tune, untuned, pipeline, n_starts, calibrate;
 	int starts[MAX_ARGS];
 	const char *dump_layers;
@@ -163,6 +163,9 @@ static int parse(struct opts *op, struct mopts *o)
 		case MODEL_OPT_NO_FUSE:
 			o->no_fuse = 1;
 			break;
+		case MODEL_OPT_PER_IMAGE:
+			o->per_image = 1;
+			break;
 		case MODEL_OPT_TUNE:
 			o->tune = 1;
 			break;
@@ -258,6 +261,7 @@ int cmd_model(int argc, char **argv)
 		.dtype = o.dtype, .split = o.split, .batch = o.batch,
 		.pipeline = o.pipeline, .starts = o.starts,
 		.n_starts = o.n_starts, .no_fuse = o.no_fuse,
+		.per_image = o.per_image,
 		.keep_all = o.dump_layers != NULL, .calibrate = o.calibrate,
 		.kernels = o.kernels,
 	};
