@@ -50,6 +50,16 @@
 # (see below).  XSHARE=1 shares a core row's input slab over the NoC.  One
 # core: PC = PR = 1, the single-core schedule.
 #
+# Batch (BATCH = N > 1): X is N x H x W x CIN, Y N x HO x WO x COUT, one
+# launch for all images: the GEMM's M is N*HO*WO and a channel group's
+# weights stay while every image's blocks stream past them (loaded once
+# for the batch).  Direct path: a block is IB images side by side in the
+# slab rows (IW + PAD pixels apart, the pad columns between two shared),
+# all their HO rows - small maps fill the array's M; IB defaults to as
+# many as fit (1: blocks of RB rows of one image).  Gather path, or IB =
+# 1: the blocks are RB rows of one image, image after image.  Pointwise:
+# FLAT over the N*H*W pixels.
+#
 # Layouts.  DRAM: X (H x W x CIN, NHWC, batch 1); WGT (K x COUT, HWIO
 # flattened: row (ky*KW + kx)*CIN + ci - pre-arranged weights, as deployed
 # models store them; WPACK: per group, flat); BIAS (COUT int32 / fp32,
@@ -79,6 +89,7 @@
 # OUT = int8 (default) or int32, SHIFT (8): int8 Y = sat8(rne((acc + bias)
 # / 2^SHIFT)), WITH_BIAS (0/1: tensor BIAS), RELU (0 none, 1 relu, 2
 # relu6 with CLIP), RB, NG, SPLIT, PC, WDB, WPACK, ONESLAB, XSHARE, FLAT,
+# BATCH (1), IB,
 # the DRAM bases; ROWS, COLS from the config.
 # Limits: KH, KW <= 7 (the taps are unrolled).  docs/kernels.md has the
 # measured utilisation, ResNet-50's layers among them.
