@@ -43,8 +43,8 @@ struct mopts {
 	int n_sets;
 	const char *inputs[MAX_ARGS], *outputs[MAX_ARGS], *counters[8];
 	int n_inputs, n_outputs, n_counters;
-	int timing_only, one_core, dump_graph, no_fuse, quiet, upto, batch;
-	int tune, untuned, pipeline, n_starts, calibrate, explain;
+	int timing_only, one_core, dump_graph, no_fuse, per_image, quiet, upto;
+	int batch, tune, untuned, pipeline, n_starts, calibrate, explain;
 	int starts[MAX_ARGS];
 	const char *dump_layers;
 	enum npu_dtype dtype;
@@ -163,6 +163,9 @@ static int parse(struct opts *op, struct mopts *o)
 		case MODEL_OPT_NO_FUSE:
 			o->no_fuse = 1;
 			break;
+		case MODEL_OPT_PER_IMAGE:
+			o->per_image = 1;
+			break;
 		case MODEL_OPT_TUNE:
 			o->tune = 1;
 			break;
@@ -261,6 +264,7 @@ int cmd_model(int argc, char **argv)
 		.dtype = o.dtype, .split = o.split, .batch = o.batch,
 		.pipeline = o.pipeline, .starts = o.starts,
 		.n_starts = o.n_starts, .no_fuse = o.no_fuse,
+		.per_image = o.per_image,
 		.keep_all = o.dump_layers != NULL, .calibrate = o.calibrate,
 		.kernels = o.kernels,
 	};

@@ -303,7 +303,8 @@ static int build_plans(struct compiled *c, const struct arch *a,
 		       const float *amax, struct diag *d)
 {
 	struct map_opts mo = { .dtype = c->o.dtype, .split = c->o.split,
-			       .keep_all = c->o.keep_all, .amax = amax };
+			       .keep_all = c->o.keep_all, .amax = amax,
+			       .per_image = c->o.per_image };
 	int rc = 0;
 
 	if (c->o.pipeline)

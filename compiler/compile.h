@@ -48,6 +48,7 @@ struct compile_opts {
 	const int *starts;         /* first layer of stages 2..S, or NULL */
 	int n_starts;
 	int no_fuse;               /* activations and adds stay layers */
+	int per_image;             /* a conv over a batch: a step per image */
 	int keep_all;              /* every activation kept in DRAM to the
 				      end (to read each layer's output) */
 	int calibrate;             /* int8 formats from a bf16 run */

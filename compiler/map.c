@@ -475,16 +475,21 @@ static int map_conv(struct mctx *m, struct map_layer *L, const struct g_node *n)
 	uint64_t eb = (uint64_t)dt_bytes(m->p->dtype);
 	/* A pointwise conv over a batch is one GEMM over all its pixels
 	 * (NHWC images follow each other): conv2d.s's FLAT form, the weights
-	 * loaded once.  Otherwise the kernels take one image: a step per
-	 * image, the weights where the plan put them. */
+	 * loaded once.  Any other dense conv over a batch is one conv2d.s
+	 * step with BATCH = N (the batch folded into the GEMM's M, each
+	 * weight tile loaded once for all images), unless --per-image asks
+	 * for the old mapping: a step per image, as for depthwise convs
+	 * (dwconv2d.s takes one image). */
 	int flat = N > 1 && kh == 1 && kw == 1 && n->stride[0] == 1 &&
 		   !n->pad[0] && n->group == 1;
-	int64_t imgs = flat ? 1 : N;
+	int batched = N > 1 && !flat && !depthwise && !m->o->per_image;
+	int64_t imgs = flat || batched ? 1 : N;
 	if (flat) {
 		H = 1;
 		W = N * HO * WO;
-		macs *= (uint64_t)N;
 	}
+	if (flat || batched)
+		macs *= (uint64_t)N;
 	if (imgs > 1 && ((uint64_t)(H * W * C) * eb % 64 ||
 			 (uint64_t)(HO * WO * CO) * eb % 64))
 		return graph_error(m->g, L->node, m->d,
@@ -517,6 +522,8 @@ static int map_conv(struct mctx *m, struct map_layer *L, const struct g_node *n)
 		   ".equ PAD, %d\n.equ DIL, %d\n.equ GROUPS, %d\n",
 		   (long long)H, (long long)W, (long long)C, (long long)CO, kh,
 		   kw, n->stride[0], n->pad[0], n->dil[0], n->group);
+		if (batched)
+			em(&e, ".equ BATCH, %lld\n", (long long)N);
 		if (bf)
 			em(&e, ".equ ITYPE, bf16\n.equ OUT, bf16\n");
 		else
@@ -553,6 +560,8 @@ static int map_conv(struct mctx *m, struct map_layer *L, const struct g_node *n)
 		tiling_add(L, "x%lld images", (long long)imgs);
 	else if (flat)
 		tiling_add(L, "%lld images as one GEMM", (long long)N);
+	else if (batched)
+		tiling_add(L, "batch %lld in one step", (long long)N);
 	int rc = 0;
 	if (!fused_act &&
 	    (rc = act_step(m, L, n->act, n->act_lo, n->act_hi, n->out[0],

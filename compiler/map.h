@@ -43,6 +43,8 @@ struct map_opts {
 	enum npu_dtype dtype;   /* activations and weights (DT_INT8,
 				   DT_BF16); DT_N: from core.matrix.in_type */
 	enum map_split split;
+	int per_image;          /* a conv over a batch as a step per image
+				   (default: one step, conv2d.s's BATCH) */
 	int keep_all;           /* keep every activation to the end (no DRAM
 				   reuse): to read each layer's output
 				   afterwards (--dump-layers) */

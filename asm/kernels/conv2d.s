@@ -50,6 +50,16 @@
 # (see below).  XSHARE=1 shares a core row's input slab over the NoC.  One
 # core: PC = PR = 1, the single-core schedule.
 #
+# Batch (BATCH = N > 1): X is N x H x W x CIN, Y N x HO x WO x COUT, one
+# launch for all images: the GEMM's M is N*HO*WO and a channel group's
+# weights stay while every image's blocks stream past them (loaded once
+# for the batch).  Direct path: a block is IB images side by side in the
+# slab rows (IW + PAD pixels apart, the pad columns between two shared),
+# all their HO rows - small maps fill the array's M; IB defaults to as
+# many as fit (1: blocks of RB rows of one image).  Gather path, or IB =
+# 1: the blocks are RB rows of one image, image after image.  Pointwise:
+# FLAT over the N*H*W pixels.
+#
 # Layouts.  DRAM: X (H x W x CIN, NHWC, batch 1); WGT (K x COUT, HWIO
 # flattened: row (ky*KW + kx)*CIN + ci - pre-arranged weights, as deployed
 # models store them; WPACK: per group, flat); BIAS (COUT int32 / fp32,
@@ -78,7 +88,8 @@
 # ITYPE = int8 (default) or bf16 (with OUT = bf16 or fp32, an fp32 bias),
 # OUT = int8 (default) or int32, SHIFT (8): int8 Y = sat8(rne((acc + bias)
 # / 2^SHIFT)), WITH_BIAS (0/1: tensor BIAS), RELU (the output stage's
-# activation: 0 none, 1 relu, 2 relu6 with CLIP, 3 gelu, 4 silu), RB, NG, SPLIT, PC, WDB, WPACK, ONESLAB, XSHARE, FLAT,
+# activation: 0 none, 1 relu, 2 relu6 with CLIP, 3 gelu, 4 silu), RB, NG,
+# SPLIT, PC, WDB, WPACK, ONESLAB, XSHARE, FLAT, BATCH (1), IB,
 # the DRAM bases; ROWS, COLS from the config.
 # Limits: KH, KW <= 7 (the taps are unrolled).  docs/kernels.md has the
 # measured utilisation, ResNet-50's layers among them.
@@ -171,6 +182,17 @@
 .if GROUPS < 1 || CIN % GROUPS || COUT % GROUPS
 .error "conv2d.s: GROUPS must divide CIN and COUT"
 .endif
+.ifndef BATCH
+.equ BATCH, 1
+.endif
+.if BATCH < 1
+.error "conv2d.s: BATCH must be at least 1"
+.endif
+.ifdef RB
+.equ RB_GIVEN, 1
+.else
+.equ RB_GIVEN, 0
+.endif
 .equ CING, CIN / GROUPS			# input channels per group
 .equ COUTG, COUT / GROUPS		# output channels per group
 # Schedule parameters for `npusim tune` (the first value is the default):
@@ -188,12 +210,13 @@
 # pixels does not fit.  Default: on for pointwise convolutions with H = 1.
 .equ PW1, KH == 1 && KW == 1 && S == 1 && PAD == 0 && DIL == 1
 .ifndef FLAT
-.equ FLAT, PW1 && H == 1
+.equ FLAT, PW1 && (H == 1 || BATCH > 1)
 .endif
 .if FLAT && !PW1
 .error "conv2d.s: FLAT=1 needs a pointwise convolution (KH = KW = 1, S = 1, PAD = 0, DIL = 1)"
 .endif
-.equ IH, FLAT ? H*W : H			# the geometry the kernel walks
+.equ IH, FLAT ? BATCH*H*W : H		# the geometry the kernel walks
+.equ IBATCH, FLAT ? 1 : BATCH		# its images (FLAT: one of N*H*W rows)
 .equ IW, FLAT ? 1 : W
 .equ HO, (IH + 2*PAD - DIL*(KH - 1) - 1) / S + 1
 .equ WO, (IW + 2*PAD - DIL*(KW - 1) - 1) / S + 1
@@ -223,7 +246,8 @@
 # single-core schedule.
 .equ NCORE, CFG_CHIP_CORES
 .equ MC, NCORE > 1
-.equ XBYTES, H*W*CIN*XB
+.equ XBYTES, BATCH*H*W*CIN*XB
+.equ HOT, IBATCH*HO			# output rows of all images
 .equ WBYTES, K*COUT*XB
 .macro pc_try p
 .if NCORE % (\p) == 0 && (\p)*(\p)*XBYTES < 2*NCORE*WBYTES
@@ -235,7 +259,7 @@
 .endif
 .endm
 	pc_try	64
-.equ PC_R, NCORE <= HO ? 1 : NCORE % 2 == 0 && NCORE <= 2*HO ? 2 : NCORE % 4 == 0 && NCORE <= 4*HO ? 4 : NCORE % 8 == 0 && NCORE <= 8*HO ? 8 : NCORE % 16 == 0 && NCORE <= 16*HO ? 16 : NCORE % 32 == 0 && NCORE <= 32*HO ? 32 : NCORE
+.equ PC_R, NCORE <= HOT ? 1 : NCORE % 2 == 0 && NCORE <= 2*HOT ? 2 : NCORE % 4 == 0 && NCORE <= 4*HOT ? 4 : NCORE % 8 == 0 && NCORE <= 8*HOT ? 8 : NCORE % 16 == 0 && NCORE <= 16*HOT ? 16 : NCORE % 32 == 0 && NCORE <= 32*HOT ? 32 : NCORE
 .ifndef SPLIT
 .equ SPLIT, CONV_SPLIT_AUTO
 .endif
@@ -388,7 +412,10 @@
 # Several cores: by default one block per core row (ceil(HO/PR) rows)
 # when it fits - the folds' fill and drain (ROWS + COLS cycles) are paid
 # per block, so blocks are as tall as a core's share allows.
-.equ RB_PR, MC ? (HO + PR - 1) / PR : HO
+# (a batch: the core rows share the IBATCH*NBI row blocks, so an image
+# is cut into ceil(PR/IBATCH) blocks at most)
+.equ PRI, (PR + IBATCH - 1) / IBATCH
+.equ RB_PR, MC ? (HO + PRI - 1) / PRI : HO
 
 # The default block height RB (from RB_S / RB_S1: the rows that fit with
 # two slabs / one, RB_A: in the accumulator): as many rows as fit, at
@@ -405,7 +432,7 @@
 .if RBSEL > RB_FIT
 .error "conv2d.s: RBSEL output rows do not fit (or exceed the output)"
 .endif
-.equ OS_OK, GROUPS == 1 && RBSEL == 0 && RB_FIT < RB_PR && RB_SA1 >= RB_PR && NGRP > PC
+.equ OS_OK, GROUPS == 1 && IBATCH == 1 && RBSEL == 0 && RB_FIT < RB_PR && RB_SA1 >= RB_PR && NGRP > PC
 .equ RB_DEF, OS_OK || RB_FIT >= RB_PR ? RB_PR : RB_FIT
 .equ RB, RBSEL ? RBSEL : RB_DEF
 .endm
@@ -426,7 +453,7 @@
 .equ XSHARE, 0
 .endif
 .macro xsh_ok
-.equ XSH_OK, MC && PCW > 1 && GROUPS == 1 && (HO + RB - 1) / RB <= PR
+.equ XSH_OK, MC && PCW > 1 && GROUPS == 1 && IBATCH == 1 && (HO + RB - 1) / RB <= PR
 .endm
 
 # Scratchpad layout; buffers start on a bank period.
@@ -439,7 +466,36 @@
 # bytes of the padded slab from pixel (oy + ky)*VW + ox on, and virtual
 # row + 1 is CIN bytes further (sa = CIN: the rows overlap).  The KW - 1
 # virtual columns past WO wrap into the next row: computed, never stored.
-.equ VW, IW + 2*PAD
+# A batch: IB images side by side in every slab row, IW + PAD pixels
+# apart (the PAD zero columns between two are the right padding of one
+# and the left of the next), VW = PAD + IB*(IW + PAD): a block is all HO
+# rows of IB images, M = HO*VW virtual rows of which IB*HO*WO are
+# outputs; image i's output (oy, ox) is virtual row oy*VW + i*(IW + PAD)
+# + ox.  IB (-D IB) defaults to as many images as fit the scratchpad and
+# the accumulator (several cores: at most a core row's share, then
+# balanced over the blocks); 1 when not even two fit, or RB is given, or
+# GROUPS > 1: then a block is RB rows of one image.
+.ifndef IB
+.if IBATCH > 1 && GROUPS == 1 && !RB_GIVEN
+.equ IBDEN, CING*XB*(1 + 2*KH + 2*HO) + (STAGE ? 2*HO*NG*CB : 0)
+.equ IBVS, (CFG_CORE_SCRATCHPAD_BYTES - 6*ALN - (1 + WDB)*K*NG*XB - PARB) / IBDEN
+.equ IBVA, CFG_CORE_ACCUMULATOR_BYTES / (NCBUF*HO*NG*4)
+.equ IBV, IBVS < IBVA ? IBVS : IBVA
+.equ IBF, IBV > PAD ? (IBV - PAD) / (IW + PAD) : 0
+.equ IBC, MC ? (IBATCH + PR - 1) / PR : IBATCH
+.equ IB0, IBF < IBC ? IBF : IBC
+.equ IB, IB0 >= 2 ? (IBATCH + (IBATCH + IB0 - 1) / IB0 - 1) / ((IBATCH + IB0 - 1) / IB0) : 1
+.else
+.equ IB, 1
+.endif
+.endif
+.if IB < 1 || IB > IBATCH || (IB > 1 && GROUPS > 1)
+.error "conv2d.s: IB (images per block) is 1 .. BATCH, and 1 with GROUPS"
+.endif
+.if IB > 1
+.equ RB, HO				# whole images
+.endif
+.equ VW, PAD + IB*(IW + PAD)
 .equ SR, VW*CING*XB			# bytes per padded slab row
 .equ KG, KW*CING			# K of one tap row
 .equ KGT, (KG + ROWS - 1) / ROWS	# its k tiles; the last has KGL rows
@@ -471,7 +527,8 @@
 .error "conv2d.s: not even one output row fits: the scratchpad needs 2*(KH+1)*(W+2*PAD)*CIN + K*NG (+ 2*(W+2*PAD)*NG) bytes, the accumulator (W+2*PAD)*NG*4 per block"
 .endif
 .equ MB, RB*VW				# virtual rows per block
-.equ NB, (HO + RB - 1) / RB		# blocks
+.equ NBI, (HO + RB - 1) / RB		# blocks per image
+.equ NB, IB > 1 ? (IBATCH + IB - 1) / IB : IBATCH*NBI	# blocks
 .equ ZB, SR				# zero row bytes
 .equ ABUF, (ZB + ALN - 1) / ALN * ALN	# slab 0; slab 1 at +XBUF_SZ
 .equ IR, RB + KH			# slab rows, one for the wrapped reads
@@ -495,7 +552,14 @@
 .endif
 .else
 # Gather: A buffers of MB pixel rows of K bytes, gathered from padded
-# input slabs of IR rows of VW = W + 2*PAD pixels.
+# input slabs of IR rows of VW = W + 2*PAD pixels.  A batch: a block is
+# RB rows of one image (IB = 1).
+.ifndef IB
+.equ IB, 1
+.endif
+.if IB != 1
+.error "conv2d.s: IB > 1 (several images per block) needs DIRECT=1"
+.endif
 .equ VW, IW + 2*PAD
 .equ SR, VW*CING*XB			# bytes per padded slab row
 .if STAGE
@@ -524,7 +588,8 @@
 .error "conv2d.s: not even one output row fits: the scratchpad needs 2*WO*K + 2*((KH-1)*DIL+1)*(W+2*PAD)*CIN + K*NG (+ 2*WO*NG) bytes, the accumulator WO*NG*4 per block"
 .endif
 .equ MB, RB*WO				# pixels (A rows) per block
-.equ NB, (HO + RB - 1) / RB		# blocks
+.equ NBI, (HO + RB - 1) / RB		# blocks per image
+.equ NB, IB > 1 ? (IBATCH + IB - 1) / IB : IBATCH*NBI	# blocks
 .equ ZB, SR				# zero row bytes
 .equ ABUF, (ZB + ALN - 1) / ALN * ALN	# A buffer 0; buffer 1 at +ABUF_SZ
 .equ ABUF_SZ, (MB*K*XB + ALN - 1) / ALN * ALN
@@ -555,17 +620,21 @@
 # WGT, BIAS and Y follow each other from 0.  Overlaps are refused.
 .include "lib/dram.inc"
 	dram_base X_DRAM, 0
-	dram_base W_DRAM, (X_DRAM + H*W*CIN*XB + 63) & ~63
+	dram_base W_DRAM, (X_DRAM + XBYTES + 63) & ~63
 	dram_base BIAS_DRAM, (W_DRAM + K*COUT*XB + 63) & ~63
 	dram_base Y_DRAM, (BIAS_DRAM + 4*COUT + 63) & ~63
-.equ Y_END, Y_DRAM + YH*YW*COUT*CB
+.equ Y_END, Y_DRAM + BATCH*YH*YW*COUT*CB
 .if (Y_DRAM < X_DRAM + XBYTES && X_DRAM < Y_END) || (Y_DRAM < W_DRAM + WBYTES && W_DRAM < Y_END) || (WITH_BIAS && Y_DRAM < BIAS_DRAM + 4*COUT && BIAS_DRAM < Y_END)
 .error "conv2d.s: Y overlaps an input in DRAM"
 .endif
 .if (X_DRAM < W_DRAM + WBYTES && W_DRAM < X_DRAM + XBYTES) || (WITH_BIAS && ((BIAS_DRAM < W_DRAM + WBYTES && W_DRAM < BIAS_DRAM + 4*COUT) || (BIAS_DRAM < X_DRAM + XBYTES && X_DRAM < BIAS_DRAM + 4*COUT)))
 .error "conv2d.s: the inputs X, WGT, BIAS overlap in DRAM"
 .endif
+.if BATCH > 1
+.tensor X, dram, X_DRAM, ITYPE, BATCH, H, W, CIN
+.else
 .tensor X, dram, X_DRAM, ITYPE, H, W, CIN
+.endif
 .if WPACK
 .tensor WGT, dram, W_DRAM, ITYPE, K*COUT
 .else
@@ -574,7 +643,11 @@
 .if WITH_BIAS
 .tensor BIAS, dram, BIAS_DRAM, ATYPE, COUT
 .endif
+.if BATCH > 1
+.tensor Y, dram, Y_DRAM, OUT, BATCH, YH, YW, COUT
+.else
 .tensor Y, dram, Y_DRAM, OUT, YH, YW, COUT
+.endif
 
 .if XSHARE && (!XSH_OK || !ONESLAB)
 .error "conv2d.s: XSHARE needs several cores per row sharing one block of rows (NB <= PR, PC > 1, GROUPS = 1) and ONESLAB"
@@ -621,6 +694,8 @@
 # The store of output rows s1 .. s3, channel group s8, from Y buffer b
 # (int8) or C buffer b (int32) whose rows are PW pixels of NG channels
 # apart: NG channels of each of WO pixels of each row, into Y's COUT.
+# A batch: of image gp (IB > 1: images gp .. gp + tp - 1, IW + PAD
+# pixels apart in the buffer: one copy per output row, all images).
 .macro store b, pw
 	wait	dma1, OFULL + (\b), 1
 	sub	t2, s3, s1
@@ -631,11 +706,27 @@
 	add	t4, t4, t3
 	li	t1, Y_DRAM
 	add	t4, t4, t1
+.if IBATCH > 1
+	li	t1, HO*WO*COUT*CB
+	mul	t1, gp, t1
+	add	t4, t4, t1			# image gp
+.endif
 .if STAGE
 	li	t3, SPM_O + (\b)*OBUF_SZ
-	cdesc	t3, t4, spm, dram, NG*CB, WO, NG*CB, COUT*CB, t2, (\pw)*NG*CB, WO*COUT*CB
 .else
 	li	t3, (\b)*C_SZ
+.endif
+.if IB > 1
+	li	a0, HO
+sl\@:
+.if STAGE
+	cdesc	t3, t4, spm, dram, NG*CB, WO, NG*CB, COUT*CB, tp, (IW + PAD)*NG*CB, HO*WO*COUT*CB
+.else
+	cdesc	t3, t4, acc, dram, NG*CB, WO, NG*CB, COUT*CB, tp, (IW + PAD)*NG*CB, HO*WO*COUT*CB
+.endif
+.elif STAGE
+	cdesc	t3, t4, spm, dram, NG*CB, WO, NG*CB, COUT*CB, t2, (\pw)*NG*CB, WO*COUT*CB
+.else
 	cdesc	t3, t4, acc, dram, NG*CB, WO, NG*CB, COUT*CB, t2, (\pw)*NG*CB, WO*COUT*CB
 .endif
 .if RAG
@@ -644,6 +735,14 @@
 	li	t0, NGL*CB			# the last group is narrower
 	dset	n0, t0
 sr\@:
+.endif
+	dma	1
+.if IB > 1
+	li	t1, (\pw)*NG*CB
+	add	t3, t3, t1			# the next output row
+	li	t1, WO*COUT*CB
+	add	t4, t4, t1
+	dbnz	a0, sl\@
 .endif
 .endm
 
@@ -742,7 +841,6 @@ nf\@:
 .endif
 	groupend wg\@
 	store	\b, \pw
-	dma	1
 	sig	dma1, OFREE + (\b)
 	groupnext wn\@
 	addi	s0, s0, 1
@@ -942,8 +1040,27 @@ ru\@:
 
 # Rows of block REG (a register): s1 = first output row, s3 = one past
 # its last; its slab holds padded input rows s1*S .. (s3-1)*S +
-# (KH-1)*DIL, of which s7 .. a2 (input rows) lie inside X.
+# (KH-1)*DIL, of which s7 .. a2 (input rows) lie inside X.  A batch: gp
+# = its image (IB > 1: the first of tp images, all their rows), the rows
+# those of block tp of the image.
 .macro blk_rows reg
+.if IB > 1
+	li	t1, IB
+	mul	gp, \reg, t1
+	li	tp, IBATCH
+	sub	tp, tp, gp
+	min	tp, tp, t1			# images in the block
+	blk_rows1 zero
+.elif IBATCH > 1
+	li	t1, NBI
+	divu	gp, \reg, t1
+	remu	tp, \reg, t1
+	blk_rows1 tp
+.else
+	blk_rows1 \reg
+.endif
+.endm
+.macro blk_rows1 reg
 	li	t1, RB
 	mul	s1, \reg, t1
 	add	s3, s1, t1
@@ -993,7 +1110,9 @@ zs\@:
 	mul	a3, s1, t1			# padded row of slab row 0
 	addi	a0, s7, PAD
 	sub	a0, a0, a3			# first slab row inside X
+.if IB == 1
 	zero_slab \b, zero, a0
+.endif
 	addi	a1, a2, PAD
 	sub	a1, a1, a3			# one past the last inside X
 	addi	t6, s3, -1
@@ -1001,12 +1120,19 @@ zs\@:
 	mul	t6, t6, t1
 	addi	t6, t6, (KH - 1)*DIL + 1
 	sub	a3, t6, a3			# slab rows in use
+.if IB == 1
 	zero_slab \b, a1, a3
+.endif
 	sub	t2, a2, s7			# rows inside X
 	li	t1, IW*CIN*XB
 	mul	t4, s7, t1
 	li	t1, X_DRAM
 	add	t4, t4, t1
+.if IBATCH > 1
+	li	t1, H*W*CIN*XB
+	mul	t1, gp, t1
+	add	t4, t4, t1			# image gp
+.endif
 .if GROUPS > 1
 	li	t1, NG
 	mul	t1, s8, t1			# the block's first output channel
@@ -1022,6 +1148,10 @@ zs\@:
 	add	t3, t3, t1
 .if \share
 	share_rows
+.elif IB > 1
+	# the tp images' rows side by side: one copy (rows x images)
+	cdesc	t4, t3, dram, spm, IW*CIN*XB, H, IW*CIN*XB, SR, tp, H*W*CIN*XB, (IW + PAD)*CIN*XB
+	dma	SL_ENG
 .else
 	cdesc	t4, t3, dram, spm, CING*XB, IW, CIN*XB, CING*XB, t2, IW*CIN*XB, SR
 	dma	SL_ENG
@@ -1093,7 +1223,25 @@ ss\@:
 	dma	SL_ENG
 .endm
 .macro clear_slabs
-.if PAD
+.if PAD && IB > 1
+	# the IB + 1 pad column groups of every row of both slabs
+	li	t1, IR
+	li	t3, SPM_ZERO
+	li	t4, SLAB
+	cdesc	t3, t4, spm, spm, PAD*CING*XB, IB + 1, 0, (IW + PAD)*CING*XB, t1, 0, SR
+	dma	SL_ENG
+	clear_pad XSTEP
+.endif
+.if IB > 1
+	# and the rows outside X (the same in every block of whole images)
+	li	a0, PAD
+	zero_slab 0, zero, a0
+	zero_slab 1, zero, a0
+	li	a0, PAD + IH
+	li	a1, IR
+	zero_slab 0, a0, a1
+	zero_slab 1, a0, a1
+.elif PAD
 	li	t1, IR
 	li	t3, SPM_ZERO
 	li	t4, SLAB
@@ -1259,6 +1407,9 @@ ns\@:
 	gather	t6, 1 - (\b)
 nl\@:
 	grp_blk	s0
+.if IBATCH > 1
+	blk_rows s9				# its image gp and rows
+.else
 	li	t1, RB
 	mul	s1, s9, t1			# this block's first row
 	add	s3, s1, t1
@@ -1266,6 +1417,7 @@ nl\@:
 	bge	t1, s3, rb\@
 	mv	s3, t1
 rb\@:
+.endif
 	sub	t1, s3, s1
 	li	t0, WO
 	mul	t1, t1, t0

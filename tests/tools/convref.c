@@ -15,6 +15,10 @@
  *       Y's units, default 127); with GROUPS, W is (KH*KW*CIN/GROUPS x
  *       COUT) and output channel co reads input channels (co /
  *       (COUT/GROUPS)) * CIN/GROUPS ..
+ *   convref genb N H W CIN COUT KH KW SEED X.npy W.npy [BIAS.npy]
+ *   convref genbf N H W CIN COUT KH KW SEED X.npy W.npy [BIAS.npy]
+ *       as gen / genf with a batch: X is N x H x W x CIN (check and checkf
+ *       then take Y as N x HO x WO x COUT, each image convolved alone)
  *   convref genf H W CIN COUT KH KW SEED X.npy W.npy [BIAS.npy]
  *       as gen with fp32 values: multiples of 1/8 in [-2, 2] (exact in
  *       bf16; every partial sum exact in fp32), bias multiples of 1/8
@@ -98,7 +102,7 @@ static void fill(struct npy *t, uint32_t *seed)
  * elements, filled in that order from one seeded stream and written to
  * paths[0..2]; fl: fp32 throughout, else int8 with an int32 bias.
  */
-static int gen_tensors(const uint64_t sx[3], const uint64_t sw[2],
+static int gen_tensors(const uint64_t sx[4], int xdims, const uint64_t sw[2],
 		       const uint64_t sb[1], int fl, uint32_t seed,
 		       char *const *paths, int n_paths, struct diag *d)
 {
@@ -108,7 +112,7 @@ static int gen_tensors(const uint64_t sx[3], const uint64_t sw[2],
 	memset(&x, 0, sizeof(x));
 	memset(&w, 0, sizeof(w));
 	memset(&b, 0, sizeof(b));
-	if (npy_alloc(&x, fl ? DT_FP32 : DT_INT8, 3, sx) ||
+	if (npy_alloc(&x, fl ? DT_FP32 : DT_INT8, xdims, sx) ||
 	    npy_alloc(&w, fl ? DT_FP32 : DT_INT8, 2, sw) ||
 	    (n_paths == 3 && npy_alloc(&b, fl ? DT_FP32 : DT_INT32, 1, sb)))
 		goto out;
@@ -126,21 +130,24 @@ out:
 	return rc;
 }
 
-/* gen / genf H W CIN COUT KH KW SEED X W [BIAS] */
-static int gen_as(int argc, char **argv, struct diag *d, int fl)
+/* gen / genf H W CIN COUT KH KW SEED X W [BIAS]; batch: genb / genbf N H ... */
+static int gen_as(int argc, char **argv, struct diag *d, int fl, int batch)
 {
-	uint64_t sx[3], sw[2], sb[1];
+	uint64_t sx[4], sw[2], sb[1];
+	char **a = argv + batch; /* H is a[2] */
 
-	if (argc != 11 && argc != 12)
+	if (argc - batch != 11 && argc - batch != 12)
 		return 2;
-	sx[0] = arg(argv[2]);
-	sx[1] = arg(argv[3]);
-	sx[2] = arg(argv[4]);
-	sw[0] = arg(argv[6]) * arg(argv[7]) * sx[2];
-	sw[1] = arg(argv[5]);
+	if (batch)
+		sx[0] = arg(argv[2]);
+	sx[batch] = arg(a[2]);
+	sx[batch + 1] = arg(a[3]);
+	sx[batch + 2] = arg(a[4]);
+	sw[0] = arg(a[6]) * arg(a[7]) * sx[batch + 2];
+	sw[1] = arg(a[5]);
 	sb[0] = sw[1];
-	return gen_tensors(sx, sw, sb, fl, (uint32_t)arg(argv[8]), argv + 9,
-			   argc - 9, d);
+	return gen_tensors(sx, 3 + batch, sw, sb, fl, (uint32_t)arg(a[8]), a + 9,
+			   argc - batch - 9, d);
 }
 
 /* Output extent of a window sweep (floor, as every framework does). */
@@ -171,7 +178,7 @@ static int report(uint64_t bad, uint64_t n, const char *what)
 
 /* A convolution's geometry, from X (H, W, CIN), W (K, COUT), Y (HO, WO, COUT). */
 struct geom {
-	int64_t H, W, CI, CO, KH, KW, S, P, D, HO, WO, G, CG, OG;
+	int64_t N, H, W, CI, CO, KH, KW, S, P, D, HO, WO, G, CG, OG;
 };
 
 /*
@@ -183,12 +190,20 @@ static int geom(struct geom *g, const struct npy *x, const struct npy *w,
 		const struct npy *y, const struct npy *b, enum npu_dtype bt,
 		struct diag *d)
 {
-	g->H = (int64_t)x->shape[0];
-	g->W = (int64_t)x->shape[1];
-	g->CI = (int64_t)x->shape[2];
+	int nb = x->ndim == 4; /* a batch: N first */
+
+	g->N = nb ? (int64_t)x->shape[0] : 1;
+	g->H = (int64_t)x->shape[nb];
+	g->W = (int64_t)x->shape[nb + 1];
+	g->CI = (int64_t)x->shape[nb + 2];
 	g->CO = (int64_t)w->shape[1];
-	g->HO = (int64_t)y->shape[0];
-	g->WO = (int64_t)y->shape[1];
+	g->HO = (int64_t)y->shape[nb];
+	g->WO = (int64_t)y->shape[nb + 1];
+	if (nb && (int64_t)y->shape[0] != g->N) {
+		(void)diag_error(d, diag_nowhere(), NPU_ETENSOR,
+				 "convref: X and Y hold different batches");
+		return 2;
+	}
 	if (g->S < 1 || g->D < 1 || g->G < 1 || g->CI % g->G || g->CO % g->G) {
 		(void)diag_error(d, diag_nowhere(), NPU_ETENSOR,
 				 "convref: S, DIL >= 1 and GROUPS dividing CIN and COUT");
@@ -201,7 +216,7 @@ static int geom(struct geom *g, const struct npy *x, const struct npy *w,
 		;
 	g->KW = g->KH;
 	if (g->KH * g->KW * g->CG != (int64_t)w->shape[0] ||
-	    (int64_t)y->shape[2] != g->CO ||
+	    (int64_t)y->shape[nb + 2] != g->CO ||
 	    g->HO != out_dim(g->H, g->KH, g->S, g->P, g->D) ||
 	    g->WO != out_dim(g->W, g->KW, g->S, g->P, g->D) ||
 	    (b->data && (b->dtype != bt || npy_count(b) != (uint64_t)g->CO))) {
@@ -250,7 +265,8 @@ static int is_float(const struct npy *t)
  * generated float inputs), taps outside X skipped.
  */
 static double conv_point(const struct geom *g, const struct npy *x,
-			 const struct npy *w, int64_t oy, int64_t ox, int64_t co)
+			 const struct npy *w, int64_t n, int64_t oy, int64_t ox,
+			 int64_t co)
 {
 	double acc = 0;
 	int64_t ky, kx, ci;
@@ -263,7 +279,7 @@ static double conv_point(const struct geom *g, const struct npy *x,
 			if (iy < 0 || iy >= g->H || ix < 0 || ix >= g->W)
 				continue;
 			for (ci = 0; ci < g->CG; ci++)
-				acc += val(x, (uint64_t)((iy * g->W + ix) * g->CI +
+				acc += val(x, (uint64_t)(((n * g->H + iy) * g->W + ix) * g->CI +
 							 co / g->OG * g->CG + ci)) *
 				       val(w, (uint64_t)(((ky * g->KW + kx) * g->CG + ci) *
 							 g->CO + co));
@@ -296,7 +312,7 @@ static int check_any(int argc, char **argv, struct diag *d, int fl)
 	int has_bias = argc > ab && strcmp(argv[ab], "-") != 0;
 	int relu = argc > ab + 1 ? atoi(argv[ab + 1]) : 0, rc = 2;
 	int64_t clip = !fl && argc > ab + 3 ? (int64_t)strtoll(argv[ab + 3], NULL, 0) : 127;
-	int64_t oy, ox, co;
+	int64_t n, oy, ox, co;
 	uint64_t bad = 0;
 
 	memset(&x, 0, sizeof(x));
@@ -311,7 +327,7 @@ static int check_any(int argc, char **argv, struct diag *d, int fl)
 	g.P = (int64_t)arg(argv[6]);
 	g.D = (int64_t)arg(argv[7]);
 	g.G = argc > ab + 2 ? atoi(argv[ab + 2]) : 1;
-	if (x.ndim != 3 || w.ndim != 2 || y.ndim != 3 ||
+	if ((x.ndim != 3 && x.ndim != 4) || w.ndim != 2 || y.ndim != x.ndim ||
 	    (fl ? x.dtype != DT_FP32 || w.dtype != DT_FP32 ||
 		  (y.dtype != DT_FP32 && y.dtype != DT_BF16)
 		: x.dtype != DT_INT8 || w.dtype != DT_INT8 ||
@@ -324,11 +340,12 @@ static int check_any(int argc, char **argv, struct diag *d, int fl)
 	if ((rc = geom(&g, &x, &w, &y, &b, fl ? DT_FP32 : DT_INT32, d)))
 		goto out;
 	rc = 2;
+	for (n = 0; n < g.N; n++)
 	for (oy = 0; oy < g.HO; oy++)
 		for (ox = 0; ox < g.WO; ox++)
 			for (co = 0; co < g.CO; co++) {
-				uint64_t o = (uint64_t)((oy * g.WO + ox) * g.CO + co);
-				double acc = conv_point(&g, &x, &w, oy, ox, co), want, got;
+				uint64_t o = (uint64_t)(((n * g.HO + oy) * g.WO + ox) * g.CO + co);
+				double acc = conv_point(&g, &x, &w, n, oy, ox, co), want, got;
 
 				if (has_bias)
 					acc += val(&b, (uint64_t)co);
@@ -346,10 +363,10 @@ static int check_any(int argc, char **argv, struct diag *d, int fl)
 					want = (double)clip; /* in Y's units */
 				got = val(&y, o);
 				if (got != want && bad++ < 5)
-					fprintf(stderr, "convref: Y[%" PRId64 "][%" PRId64 "][%" PRId64 "] = %.9g, expected %.9g\n",
-						oy, ox, co, got, want);
+					fprintf(stderr, "convref: Y[%" PRId64 "][%" PRId64 "][%" PRId64 "][%" PRId64 "] = %.9g, expected %.9g\n",
+						n, oy, ox, co, got, want);
 			}
-	rc = report(bad, (uint64_t)(g.HO * g.WO * g.CO), "Y");
+	rc = report(bad, (uint64_t)(g.N * g.HO * g.WO * g.CO), "Y");
 out:
 	npy_free(&x);
 	npy_free(&w);
@@ -371,7 +388,7 @@ static int checkf(int argc, char **argv, struct diag *d)
 /* gendw / gendwf H W C K SEED X W [BIAS]: W is K*K x C */
 static int gendw_as(int argc, char **argv, struct diag *d, int fl)
 {
-	uint64_t sx[3], sw[2], sb[1];
+	uint64_t sx[4], sw[2], sb[1];
 
 	if (argc != 9 && argc != 10)
 		return 2;
@@ -381,7 +398,7 @@ static int gendw_as(int argc, char **argv, struct diag *d, int fl)
 	sw[0] = arg(argv[5]) * arg(argv[5]);
 	sw[1] = sx[2];
 	sb[0] = sx[2];
-	return gen_tensors(sx, sw, sb, fl, (uint32_t)arg(argv[6]), argv + 7,
+	return gen_tensors(sx, 3, sw, sb, fl, (uint32_t)arg(argv[6]), argv + 7,
 			   argc - 7, d);
 }
 
@@ -594,9 +611,13 @@ int main(int argc, char **argv)
 
 	diag_init(&d, stderr);
 	if (argc >= 2 && strcmp(argv[1], "gen") == 0)
-		rc = gen_as(argc, argv, &d, 0);
+		rc = gen_as(argc, argv, &d, 0, 0);
 	else if (argc >= 2 && strcmp(argv[1], "genf") == 0)
-		rc = gen_as(argc, argv, &d, 1);
+		rc = gen_as(argc, argv, &d, 1, 0);
+	else if (argc >= 2 && strcmp(argv[1], "genb") == 0)
+		rc = gen_as(argc, argv, &d, 0, 1);
+	else if (argc >= 2 && strcmp(argv[1], "genbf") == 0)
+		rc = gen_as(argc, argv, &d, 1, 1);
 	else if (argc >= 2 && strcmp(argv[1], "checkf") == 0)
 		rc = checkf(argc, argv, &d);
 	else if (argc >= 2 && strcmp(argv[1], "check") == 0)
@@ -615,6 +636,8 @@ int main(int argc, char **argv)
 		rc = dwcheck_any(argc, argv, &d, 1);
 	if (rc == 2)
 		fprintf(stderr, "usage: convref gen H W CIN COUT KH KW SEED X.npy W.npy [BIAS.npy]\n"
+				"       convref genb N H W CIN COUT KH KW SEED X.npy W.npy [BIAS.npy]\n"
+				"       convref genbf N H W CIN COUT KH KW SEED X.npy W.npy [BIAS.npy]\n"
 				"       convref check X.npy W.npy Y.npy S PAD DIL [SHIFT [BIAS.npy|- [RELU [GROUPS [CLIP]]]]]\n"
 				"       convref genf H W CIN COUT KH KW SEED X.npy W.npy [BIAS.npy]\n"
 				"       convref checkf X.npy W.npy Y.npy S PAD DIL [BIAS.npy|- [RELU [GROUPS]]]\n"

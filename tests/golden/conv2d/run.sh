@@ -164,3 +164,64 @@ MINC=16 case_conv "datacenter 3x3/2 pad 1, 7x7x64->256, channels, XSHARE, gather
 RELU=2 MINC=16 casef "datacenter bf16 3x3 pad 1, 12x12x32->96, relu6" datacenter.cfg 12 32 96 3 1 1 bf16 1
 MINC=16 casef "datacenter bf16 3x3/2 pad 1, 15x15x16->128, fp32" datacenter.cfg 15 16 128 3 2 1 fp32 1
 golden
+# A batch in one launch (BATCH=N: X N x H x W x CIN, Y N x HO x WO x
+# COUT), against convref's batched reference: the direct path with
+# several images per block (side by side in the slab), per-image row
+# blocks (RB given, the gather path for strides), ragged channel groups,
+# bf16, several cores.  Asserted: exact Y, no hazards, and fewer cycles
+# than N launches of one image (the weights are loaded once per group).
+# case_batch NAME CONFIG N H W CIN COUT K S PAD OUT [-D ...]
+case_batch() {
+	name=$1 cfg=$2 nb=$3 h=$4 w=$5 ci=$6 co=$7 k=$8 s=$9
+	shift 9
+	p=$1 out=$2
+	shift 2
+	gen=gen it=
+	case $out in bf16 | fp32) gen=genf it="-D ITYPE=bf16" ;; esac
+	bn=
+	[ "$nb" -gt 1 ] && gen=${gen%f}b${gen#gen} bn=$nb	# genb, genbf: N first
+	# shellcheck disable=SC2086 # no N for one image (X H x W x CIN)
+	"$conv" "$gen" $bn "$h" "$w" "$ci" "$co" "$k" "$k" $((h * 3 + co)) \
+		"$tmp/X.npy" "$tmp/W.npy" "$tmp/B.npy" || fail "$name: gen failed"
+	# shellcheck disable=SC2086 # optional arguments, split on purpose
+	set -- -c "configs/$cfg" asm/kernels/conv2d.s -D H="$h" -D W="$w" \
+		-D CIN="$ci" -D COUT="$co" -D KH="$k" -D S="$s" -D PAD="$p" \
+		-D OUT="$out" $it -D WITH_BIAS=1 -D RELU=1 "$@"
+	"$bin" run -q "$@" -D BATCH="$nb" --input X="$tmp/X.npy" --input WGT="$tmp/W.npy" \
+		--input BIAS="$tmp/B.npy" --output Y="$tmp/Y.npy" --counters "$tmp/c.csv" \
+		--check-hazards 2> "$tmp/err" ||
+		{ cat "$tmp/err" >&2; fail "$name: run failed or reported hazards"; }
+	if [ "$out" = int8 ]; then
+		"$conv" check "$tmp/X.npy" "$tmp/W.npy" "$tmp/Y.npy" "$s" "$p" 1 8 "$tmp/B.npy" 1 > /dev/null
+	else
+		"$conv" checkf "$tmp/X.npy" "$tmp/W.npy" "$tmp/Y.npy" "$s" "$p" 1 "$tmp/B.npy" 1 > /dev/null
+	fi || fail "$name: Y differs from the reference"
+	cb=$(counter "$tmp/c.csv" cycles)
+	"$bin" run -q --timing-only "$@" --counters "$tmp/c1.csv" 2> "$tmp/err" ||
+		{ cat "$tmp/err" >&2; fail "$name: the one-image run failed"; }
+	c1=$(counter "$tmp/c1.csv" cycles)
+	if [ "$nb" -gt 1 ]; then
+		[ "$cb" -lt $((nb * c1)) ] || fail "$name: batch $nb took $cb cycles, $nb images alone $((nb * c1))"
+	fi
+}
+case_batch "default batch 1, 3x3 pad 1" default.cfg 1 7 7 16 24 3 1 1 int8
+case_batch "default batch 3, 7x7 3x3 pad 1, images side by side" default.cfg 3 7 7 16 24 3 1 1 int8
+case_batch "default batch 8, 5x6 3x3 pad 1, 24->70 (ragged groups)" default.cfg 8 5 6 24 70 3 1 1 int8 -D NG=32
+case_batch "default batch 8, 5x6 3x3 no pad" default.cfg 8 5 6 24 40 3 1 0 int8
+case_batch "default batch 3, 12x10, row blocks of 4" default.cfg 3 12 10 16 40 3 1 1 int8 -D RB=4
+case_batch "default batch 8, 9x11 3x3/2 pad 1, gather" default.cfg 8 9 11 20 40 3 2 1 int8
+case_batch "default batch 8, 6x6 1x1 (FLAT)" default.cfg 8 6 6 16 64 1 1 0 int8
+case_batch "gemmini batch 3, bf16 7x7 3x3 pad 1" gemmini.cfg 3 7 7 32 48 3 1 1 bf16
+case_batch "gemmini batch 8, bf16 9x9 3x3/2 pad 1, fp32" gemmini.cfg 8 9 9 16 24 3 2 1 fp32
+case_batch "datacenter batch 3, 7x7 3x3 pad 1 (16 cores)" datacenter.cfg 3 7 7 32 64 3 1 1 int8
+case_batch "datacenter batch 8, 9x9 3x3/2 pad 1 (16 cores)" datacenter.cfg 8 9 9 32 64 3 2 1 int8
+# The batch filling the array: 7x7x512 -> 512, 3x3 pad 1 over 64 images
+# on tpu-v1 (timing only): the useful MACs (N*HO*WO*K*COUT) over the
+# array's capacity (cycles x 256 x 256) are at least 35 % (one image per
+# launch: under 3 %).
+"$bin" run -q --timing-only -c configs/tpu-v1.cfg asm/kernels/conv2d.s -D BATCH=64 \
+	-D H=7 -D W=7 -D CIN=512 -D COUT=512 -D KH=3 -D PAD=1 --counters "$tmp/c.csv" ||
+	fail "7x7x512 batch 64: run failed"
+cy=$(counter "$tmp/c.csv" cycles)
+[ $((64 * 49 * 4608 * 512 * 100)) -ge $((cy * 65536 * 35)) ] ||
+	fail "7x7x512 batch 64: $cy cycles, under 35 % of the array"

@@ -91,8 +91,10 @@ for net in tiny_mbv2 tiny_legal tiny_qk; do
 	record "$net default.cfg int8 worst layer error: Q3.4 $e0, --calibrate $e1"
 	rm -rf "$tmp/q34" "$tmp/cal"
 done
-# a batch of two images (--batch 2): the conv and pooling kernels a step per
-# image (the 1x1 conv one GEMM over both, the global pool the images stacked)
+# a batch of two images (--batch 2): each conv one step over both (conv2d.s's
+# BATCH; the 1x1 conv one GEMM), the pooling kernels a step per image, the
+# global pool the images stacked; --per-image (a conv step per image) gives
+# the same values in more cycles
 $py -c "import numpy as np; x = np.load('$m/tiny_cnn.x.npy'); np.save('$tmp/xb.npy', np.concatenate([x, -x[:, :, ::-1]], 0))"
 for cfg in default.cfg datacenter.cfg; do
 	tol=8e-2
@@ -104,6 +106,16 @@ for cfg in default.cfg datacenter.cfg; do
 		fail "tiny_cnn batch 2 $cfg: $(grep -v '^ok' "$tmp/out")"
 	record "tiny_cnn batch 2 $cfg: $(awk -F, 'NR > 1 { s += $6 } END { print s }' "$tmp/l.csv") cycles in layers"
 done
+"$bin" model -q -c configs/default.cfg "$m/tiny_cnn.onnx" --batch 2 --per-image --input x="$tmp/xb.npy" \
+	--dump-layers "$tmp/bp" --layers "$tmp/lp.csv" 2> "$tmp/err" ||
+	{ cat "$tmp/err" >&2; fail "tiny_cnn batch 2 --per-image: the run failed"; }
+$py "$check" "$m/tiny_cnn.onnx" "$tmp/xb.npy" "$tmp/bp" 8e-2 > "$tmp/out" ||
+	fail "tiny_cnn batch 2 --per-image: $(grep -v '^ok' "$tmp/out")"
+"$bin" model -q -c configs/default.cfg "$m/tiny_cnn.onnx" --batch 2 --input x="$tmp/xb.npy" \
+	--layers "$tmp/l.csv" 2> "$tmp/err" || { cat "$tmp/err" >&2; fail "tiny_cnn batch 2: the run failed"; }
+cb=$(awk -F, 'NR > 1 { s += $6 } END { print s }' "$tmp/l.csv")
+cp=$(awk -F, 'NR > 1 { s += $6 } END { print s }' "$tmp/lp.csv")
+[ "$cb" -lt "$cp" ] || fail "tiny_cnn batch 2: one step per conv took $cb cycles, --per-image $cp"
 # stages FILE BATCH: the stage table of a pipelined run's summary (see the
 # top); prints "S A-B C-D" per stage (layers A..B on cores C..D).
 stages() {
