@@ -86,7 +86,8 @@ REPORT_SRCS := report/ctrout.c report/ctrread.c report/roofline.c report/energy.
 # runner (docs/models.md).
 COMPILER_SRCS := compiler/graph.c compiler/onnx.c compiler/infer.c compiler/fold.c \
                  compiler/passes.c compiler/topo.c compiler/map.c compiler/model.c \
-                 compiler/pipeline.c compiler/explain.c compiler/compile.c
+                 compiler/pipeline.c compiler/explain.c compiler/compile.c \
+                 compiler/lower.c
 # Doc writers that join several tables (the ISA and the assembler's
 # directives); mkdoc and the staleness tests call them.
 DOC_SRCS   := docs/isa_doc.c
@@ -140,7 +141,7 @@ BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 
 # Generated documentation, checked for staleness by `make test`.
 MKDOC      := $(BUILD)/mkdoc
-GEN_DOCS   := counters config isa cli energy
+GEN_DOCS   := counters config isa cli energy lowering
 # The kernels' ABI includes (asm/kernels/lib/*_abi.inc), generated from
 # asm/kernels/abi.def by `make abi`; test_asm checks they are up to date.
 MKABI      := $(BUILD)/mkabi

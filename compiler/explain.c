@@ -287,10 +287,13 @@ void model_print_explain(FILE *f, const struct graph *g,
 		const struct model_layer_stats *s = &res->layers[l];
 		ceil_sum += s->ceiling;
 		cyc += s->cycles;
+		/* why, then the lowering rows that did not take the layer
+		 * (compiler/lower.def) */
 		fprintf(f, "%-24.24s %-22.22s %-20.20s %-30.30s %11.0f %11llu "
-			"%6.1f%% %-6s %s\n", L->name, L->op, L->kernels,
+			"%6.1f%% %-6s %s%s%s\n", L->name, L->op, L->kernels,
 			L->tiling, s->ceiling, (unsigned long long)s->cycles,
-			s->pct_ceiling, s->bound ? s->bound : "-", s->why);
+			s->pct_ceiling, s->bound ? s->bound : "-", s->why,
+			L->lower_note[0] ? "; lowering: " : "", L->lower_note);
 	}
 	fprintf(f, "%-24s %-22s %-20s %-30s %11.0f %11llu %6.1f%%\n",
 		"total", "", "", "", ceil_sum, (unsigned long long)cyc,

@@ -469,7 +469,7 @@ static int map_conv(struct mctx *m, struct map_layer *L, const struct g_node *n)
 	if (!bf && relu >= CONV_RELU_GELU)
 		relu = CONV_RELU_NONE;
 	int fused_act = relu != CONV_RELU_NONE || n->act == G_ACT_NONE;
-	int depthwise = n->group > 1 && n->group == C && CO == C;
+	int depthwise = L->lower == LW_DWCONV;
 	uint64_t macs = (uint64_t)(HO * WO * CO) * (uint64_t)(C / n->group) *
 			(uint64_t)(kh * kw);
 	uint64_t eb = (uint64_t)dt_bytes(m->p->dtype);
@@ -551,7 +551,7 @@ static int map_conv(struct mctx *m, struct map_layer *L, const struct g_node *n)
 	em_addr(&e, "X_DRAM", A(m, n->in[0]) + (uint64_t)(img * H * W * C) * eb);
 	em_addr(&e, "W_DRAM", A(m, n->in[1]));
 	em_addr(&e, "Y_DRAM", A(m, n->out[0]) + (uint64_t)(img * HO * WO * CO) * eb);
-	int rc = add_step(m, L, depthwise ? "dwconv2d.s" : "conv2d.s", &e,
+	int rc = add_step(m, L, lower_info[L->lower].kernel, &e,
 			  macs);
 	if (rc)
 		return rc;
@@ -641,20 +641,7 @@ static int map_matmul(struct mctx *m, struct map_layer *L,
 		   (long long)Nc);
 	if (batches > 1)
 		tiling_add(L, "x%lld", (long long)batches);
-	/* Lowering: constant weights on a one-core chip go to gemm_ws.s
-	 * (weight stationary, every DMA engine) when its weight tiles are
-	 * preloaded in the shadow registers (core.matrix.weight_double_
-	 * buffer) or a fold streams at least 8R rows of A: measured with
-	 * K = N = 768, gemm_ws.s takes 8-16 % fewer cycles than conv2d.s's
-	 * 1x1 form at every M on tpu-v1.cfg, but without shadow registers
-	 * each of its narrow weight tiles costs an exposed preload and short
-	 * DRAM rows, so conv2d.s (whole channel groups of weights) wins up
-	 * to M = 4R on default.cfg and 8R on gemmini.cfg, gemm_ws.s from
-	 * 16R.  conv2d.s shares a layer over several cores (gemm_ws.s runs
-	 * on one) and takes a computed B, a step per batch matrix. */
-	int ws = bconst && ARCH_I(m->a, CHIP_CORES) == 1 &&
-		 (ARCH_B(m->a, MTX_WEIGHT_DB) ||
-		  M >= 8 * ARCH_I(m->a, MTX_ROWS));
+	int ws = L->lower == LW_GEMM_WS;
 	if (ws) {
 		static const char *const ws_act[] = {
 			[CONV_RELU_RELU] = "relu", [CONV_RELU_GELU] = "gelu",
@@ -678,7 +665,8 @@ static int map_matmul(struct mctx *m, struct map_layer *L,
 		em_addr(&e, "A_DRAM", A(m, n->in[0]));
 		em_addr(&e, "B_DRAM", A(m, n->in[1]));
 		em_addr(&e, "C_DRAM", A(m, n->out[0]));
-		int rc = add_step(m, L, "gemm_ws.s", &e, (uint64_t)(M * K * Nc));
+		int rc = add_step(m, L, lower_info[L->lower].kernel, &e,
+				  (uint64_t)(M * K * Nc));
 		if (rc)
 			return rc;
 	}
@@ -708,7 +696,7 @@ static int map_matmul(struct mctx *m, struct map_layer *L,
 				     (uint64_t)(bi * K * Nc * eb));
 		em_addr(&e, "Y_DRAM", A(m, n->out[0]) +
 				     (uint64_t)(bi * M * Nc * eb));
-		int rc = add_step(m, L, "conv2d.s", &e,
+		int rc = add_step(m, L, lower_info[L->lower].kernel, &e,
 				  (uint64_t)(M * K * Nc));
 		if (rc)
 			return rc;
@@ -780,7 +768,7 @@ static int map_pool(struct mctx *m, struct map_layer *L, const struct g_node *n)
 		em(&e, ".equ ITYPE, bf16\n");
 	em_addr(&e, "X_DRAM", A(m, n->in[0]) + (uint64_t)(img * H * W * C) * eb);
 	em_addr(&e, "Y_DRAM", A(m, n->out[0]) + (uint64_t)(img * HO * WO * C) * eb);
-	int rc = add_step(m, L, "pool2d.s", &e, 0);
+	int rc = add_step(m, L, lower_info[L->lower].kernel, &e, 0);
 	if (rc)
 		return rc;
 	}
@@ -919,7 +907,7 @@ static int map_softmax(struct mctx *m, struct map_layer *L,
 	em_addr(&e, "X_DRAM", A(m, n->in[0]));
 	em_addr(&e, "Y_DRAM", A(m, n->out[0]));
 	tiling_add(L, "R=%lld L=%lld", (long long)rows, (long long)l);
-	return add_step(m, L, "softmax.s", &e, 0);
+	return add_step(m, L, lower_info[L->lower].kernel, &e, 0);
 }
 
 /*
@@ -966,7 +954,7 @@ static int map_attention(struct mctx *m, struct map_layer *L,
 	em_addr(&e, "O_DRAM", A(m, n->out[0]));
 	tiling_add(L, "H=%lld N=%lld NK=%lld D=%lld", (long long)H,
 		   (long long)N, (long long)NK, (long long)D);
-	return add_step(m, L, "attention.s", &e,
+	return add_step(m, L, lower_info[L->lower].kernel, &e,
 			(uint64_t)(2 * H * N * NK * D));
 }
 
@@ -1003,7 +991,7 @@ static int map_layernorm(struct mctx *m, struct map_layer *L,
 	em_addr(&e, "G_DRAM", A(m, n->in[1]));
 	em_addr(&e, "B_DRAM", A(m, n->in[2]));
 	tiling_add(L, "R=%lld L=%lld", (long long)rows, (long long)l);
-	return add_step(m, L, "norm.s", &e, 0);
+	return add_step(m, L, lower_info[L->lower].kernel, &e, 0);
 }
 
 static int map_transpose(struct mctx *m, struct map_layer *L,
@@ -1024,7 +1012,7 @@ static int map_transpose(struct mctx *m, struct map_layer *L,
 		   n->n_perm ? n->perm[i] : x->rank - 1 - i);
 	em_addr(&e, "X_DRAM", A(m, n->in[0]));
 	em_addr(&e, "Y_DRAM", A(m, n->out[0]));
-	return add_step(m, L, "transpose.s", &e, 0);
+	return add_step(m, L, lower_info[L->lower].kernel, &e, 0);
 }
 
 static int phys_shape(const struct mctx *m, int t, int64_t *d);
@@ -1054,7 +1042,7 @@ static int map_reorder(struct mctx *m, struct map_layer *L,
 	em_addr(&e, "X_DRAM", A(m, n->in[0]));
 	em_addr(&e, "Y_DRAM", A(m, n->out[0]));
 	tiling_add(L, "NHWC->NCHW");
-	return add_step(m, L, "transpose.s", &e, 0);
+	return add_step(m, L, lower_info[L->lower].kernel, &e, 0);
 }
 
 /* A tensor's shape in DRAM order (NHWC: N, H, W, C) and the DRAM axis of
@@ -1130,7 +1118,7 @@ static int map_concat(struct mctx *m, struct map_layer *L,
 	em_addr(&e, "B_DRAM", A(m, y));
 	em_addr(&e, "W_DRAM", A(m, n->out[0]));
 	tiling_add(L, "axis=%d", axis);
-	return add_step(m, L, "concat.s", &e, 0);
+	return add_step(m, L, lower_info[L->lower].kernel, &e, 0);
 }
 
 /* copy.s COPY_MODE_SLICE: out = x[start .. start + out's extent) on
@@ -1156,7 +1144,7 @@ static int slice_step(struct mctx *m, struct map_layer *L, int x, int out,
 		   (long long)(st[i] + o[i]));
 	em_addr(&e, "X_DRAM", A(m, x));
 	em_addr(&e, "Z_DRAM", A(m, out));
-	return add_step(m, L, "copy.s", &e, 0);
+	return add_step(m, L, lower_info[L->lower].kernel, &e, 0);
 }
 
 static int map_split(struct mctx *m, struct map_layer *L,
@@ -1245,7 +1233,7 @@ static int map_pad(struct mctx *m, struct map_layer *L, const struct g_node *n)
 		   (long long)d[i], i, (long long)bef[i], i, (long long)aft[i]);
 	em_addr(&e, "X_DRAM", A(m, n->in[0]));
 	em_addr(&e, "Z_DRAM", A(m, n->out[0]));
-	return add_step(m, L, "copy.s", &e, 0);
+	return add_step(m, L, lower_info[L->lower].kernel, &e, 0);
 }
 
 static int map_resize(struct mctx *m, struct map_layer *L,
@@ -1269,7 +1257,7 @@ static int map_resize(struct mctx *m, struct map_layer *L,
 		em(&e, ".equ D%d, %lld\n", i, (long long)d[i]);
 	em_addr(&e, "X_DRAM", A(m, n->in[0]));
 	em_addr(&e, "Z_DRAM", A(m, n->out[0]));
-	return add_step(m, L, "copy.s", &e, 0);
+	return add_step(m, L, lower_info[L->lower].kernel, &e, 0);
 }
 
 /* Gather along axis 0 of a table (an embedding lookup): gather.s, the
@@ -1297,7 +1285,7 @@ static int map_gather(struct mctx *m, struct map_layer *L,
 	em_addr(&e, "Y_DRAM", A(m, n->out[0]));
 	tiling_add(L, "V=%lld D=%lld N=%lld", (long long)v, (long long)dd,
 		   (long long)graph_elems(ix));
-	return add_step(m, L, "gather.s", &e, 0);
+	return add_step(m, L, lower_info[L->lower].kernel, &e, 0);
 }
 
 /* ReduceMean over the spatial axes of NHWC (a global average pool) or the
@@ -1365,7 +1353,7 @@ static int map_qdq(struct mctx *m, struct map_layer *L, const struct g_node *n)
 	   QUANT_GRAN_TENSOR, f32bits(sc), (int)zp);
 	em_addr(&e, "X_DRAM", A(m, n->in[0]));
 	em_addr(&e, "Y_DRAM", A(m, n->out[0]));
-	return add_step(m, L, "quant.s", &e, 0);
+	return add_step(m, L, lower_info[L->lower].kernel, &e, 0);
 }
 
 /* A BatchNormalization left standing (no conv before it): batchnorm.s
@@ -1400,7 +1388,7 @@ static int map_batchnorm(struct mctx *m, struct map_layer *L,
 	em_addr(&e, "B_DRAM", A(m, n->in[2]));
 	em_addr(&e, "M_DRAM", A(m, n->in[3]));
 	em_addr(&e, "V_DRAM", A(m, n->in[4]));
-	return add_step(m, L, "batchnorm.s", &e, 0);
+	return add_step(m, L, lower_info[L->lower].kernel, &e, 0);
 }
 
 /* ops.def's map column; NONE: no kernel takes the op. */
@@ -1413,13 +1401,99 @@ static map_fn *const map_by_op[G_N_OPS] = {
 };
 #undef map_NONE
 
+/* ---- lowering: the rows of compiler/lower.def ------------------------- */
+
+/* A row's condition: 1 when it takes the layer, else 0 with why not. */
+typedef int lower_fn(const struct mctx *m, const struct g_node *n,
+		     char *why, size_t len);
+
+static int lower_ALWAYS(const struct mctx *m, const struct g_node *n,
+			char *why, size_t len)
+{
+	(void)m, (void)n, (void)why, (void)len;
+	return 1;
+}
+
+static int lower_depthwise(const struct mctx *m, const struct g_node *n,
+			   char *why, size_t len)
+{
+	int64_t N, C, H, W, CO;
+	nchw(T(m, n->in[0]), &N, &C, &H, &W);
+	CO = T(m, n->out[0])->dim[1];
+	if (n->group > 1 && n->group == C && CO == C)
+		return 1;
+	snprintf(why, len, "not depthwise (%d groups of %lld channels)",
+		 n->group, (long long)C);
+	return 0;
+}
+
+/*
+ * Constant weights on a one-core chip go to gemm_ws.s (weight stationary,
+ * every DMA engine) when its weight tiles are preloaded in the shadow
+ * registers (core.matrix.weight_double_buffer) or a fold streams at least
+ * 8R rows of A: measured with K = N = 768, gemm_ws.s takes 8-16 % fewer
+ * cycles than conv2d.s's 1x1 form at every M on tpu-v1.cfg, but without
+ * shadow registers each of its narrow weight tiles costs an exposed
+ * preload and short DRAM rows, so conv2d.s (whole channel groups of
+ * weights) wins up to M = 4R on default.cfg and 8R on gemmini.cfg,
+ * gemm_ws.s from 16R.  conv2d.s shares a layer over several cores
+ * (gemm_ws.s runs on one) and takes a computed B.
+ */
+static int lower_gemm_ws(const struct mctx *m, const struct g_node *n,
+			 char *why, size_t len)
+{
+	const struct g_tensor *a = T(m, n->in[0]), *b = T(m, n->in[1]);
+	int64_t K = a->rank ? a->dim[a->rank - 1] : 1;
+	int64_t M = K ? graph_elems(a) / K : 0;
+	int rows = (int)ARCH_I(m->a, MTX_ROWS);
+	if (!is_const(m, n->in[1]) || b->rank != 2)
+		snprintf(why, len, "the weights are %s",
+			 is_const(m, n->in[1]) ? "not 2-D" : "computed");
+	else if (ARCH_I(m->a, CHIP_CORES) != 1)
+		snprintf(why, len, "%lld cores (it runs on one)",
+			 (long long)ARCH_I(m->a, CHIP_CORES));
+	else if (!ARCH_B(m->a, MTX_WEIGHT_DB) && M < 8 * rows)
+		snprintf(why, len, "M = %lld < 8R = %d without weight "
+			 "double-buffering", (long long)M, 8 * rows);
+	else
+		return 1;
+	return 0;
+}
+
+static const struct {
+	map_fn *map;
+	lower_fn *cond;
+} lower_rows[LW_N] = {
+#define LOWER(id, map, kernel, cond, pattern, when, params) \
+	[LW_##id] = { map_##map, lower_##cond },
+#include "lower.def"
+#undef LOWER
+};
+
+/* The first row of the op's handler whose condition holds takes the
+ * layer; the rows before it leave their reasons in L->lower_note. */
 static int map_node(struct mctx *m, struct map_layer *L, const struct g_node *n)
 {
-	if (!map_by_op[n->op])
-		return graph_error(m->g, L->node, m->d,
-				   "no kernel mapping for %s yet",
-				   graph_op_name(n->op));
-	return map_by_op[n->op](m, L, n);
+	map_fn *f = map_by_op[n->op];
+	size_t nl = 0;
+	L->lower_note[0] = 0;
+	for (int id = 0; f && id < LW_N; id++) {
+		char why[96];
+		if (lower_rows[id].map != f)
+			continue;
+		if (lower_rows[id].cond(m, n, why, sizeof why)) {
+			L->lower = (enum lower_id)id;
+			return f(m, L, n);
+		}
+		if (nl < sizeof L->lower_note)
+			nl += (size_t)snprintf(L->lower_note + nl,
+					       sizeof L->lower_note - nl,
+					       "%snot %s: %s", nl ? "; " : "",
+					       lower_info[id].kernel, why);
+	}
+	return graph_error(m->g, L->node, m->d,
+			   "no kernel serves a %s layer%s%s (compiler/lower.def)",
+			   graph_op_name(n->op), nl ? ": " : "", L->lower_note);
 }
 
 /* ---- DRAM planning ----------------------------------------------------- */

@@ -22,6 +22,7 @@
 #include "../arch/arch.h"
 #include "../util/dtype.h"
 #include "graph.h"
+#include "lower.h"
 
 #define MAP_NOADDR UINT64_MAX
 
@@ -93,6 +94,8 @@ struct map_layer {
 	char tiling[192];       /* the parameters that shape the schedule */
 	char shapes[192];       /* "1x3x224x224 -> 1x64x112x112" */
 	uint64_t macs;          /* sum of the steps' */
+	enum lower_id lower;    /* the lower.def row that took the layer */
+	char lower_note[160];   /* why earlier rows did not ("" if none) */
 	int n_steps;
 	struct map_step *steps; /* empty for a view (no data moves) */
 };

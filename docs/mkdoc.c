@@ -13,6 +13,7 @@
 
 #include "../arch/arch.h"
 #include "../cli/cmds.h"
+#include "../compiler/lower.h"
 #include "../isa/isa.h"
 #include "../report/energy.h"
 #include "../sim/engine/counters.h"
@@ -28,6 +29,7 @@ static const struct {
 	{ "counters", ctr_write_doc },
 	{ "energy", energy_write_doc },
 	{ "isa", isa_write_doc },
+	{ "lowering", lower_write_doc },
 };
 
 int main(int argc, char **argv)
