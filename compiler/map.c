@@ -1430,14 +1430,19 @@ static int lower_depthwise(const struct mctx *m, const struct g_node *n,
 /*
  * Constant weights on a one-core chip go to gemm_ws.s (weight stationary,
  * every DMA engine) when its weight tiles are preloaded in the shadow
- * registers (core.matrix.weight_double_buffer) or a fold streams at least
- * 8R rows of A: measured with K = N = 768, gemm_ws.s takes 8-16 % fewer
+ * registers (core.matrix.weight_double_buffer) or a fold streams enough
+ * rows of A: measured with K = N = 768, gemm_ws.s takes 8-16 % fewer
  * cycles than conv2d.s's 1x1 form at every M on tpu-v1.cfg, but without
  * shadow registers each of its narrow weight tiles costs an exposed
  * preload and short DRAM rows, so conv2d.s (whole channel groups of
- * weights) wins up to M = 4R on default.cfg and 8R on gemmini.cfg,
- * gemm_ws.s from 16R.  conv2d.s shares a layer over several cores
- * (gemm_ws.s runs on one) and takes a computed B.
+ * weights) wins for small M: int8 up to M = 4R on default.cfg and 8R on
+ * gemmini.cfg (gemm_ws.s from 16R), bf16 up to R on default.cfg and 2R
+ * on gemmini.cfg (gemm_ws.s 3.4x faster at 4R on default.cfg, 1.9x at
+ * 8R on gemmini.cfg, where conv2d.s's 1x1 form streams the 2-byte
+ * weights poorly).  Hence M >= 8R for int8 and 4R for 2-byte types, a
+ * measured rule until the schedule search chooses by cost.  conv2d.s
+ * shares a layer over several cores (gemm_ws.s runs on one) and takes a
+ * computed B.
  */
 static int lower_gemm_ws(const struct mctx *m, const struct g_node *n,
 			 char *why, size_t len)
@@ -1445,16 +1450,18 @@ static int lower_gemm_ws(const struct mctx *m, const struct g_node *n,
 	const struct g_tensor *a = T(m, n->in[0]), *b = T(m, n->in[1]);
 	int64_t K = a->rank ? a->dim[a->rank - 1] : 1;
 	int64_t M = K ? graph_elems(a) / K : 0;
-	int rows = (int)ARCH_I(m->a, MTX_ROWS);
+	int rows = (int)ARCH_I(m->a, MTX_ROWS) *
+		   (m->p->dtype == DT_INT8 ? 8 : 4);
 	if (!is_const(m, n->in[1]) || b->rank != 2)
 		snprintf(why, len, "the weights are %s",
 			 is_const(m, n->in[1]) ? "not 2-D" : "computed");
 	else if (ARCH_I(m->a, CHIP_CORES) != 1)
 		snprintf(why, len, "%lld cores (it runs on one)",
 			 (long long)ARCH_I(m->a, CHIP_CORES));
-	else if (!ARCH_B(m->a, MTX_WEIGHT_DB) && M < 8 * rows)
-		snprintf(why, len, "M = %lld < 8R = %d without weight "
-			 "double-buffering", (long long)M, 8 * rows);
+	else if (!ARCH_B(m->a, MTX_WEIGHT_DB) && M < rows)
+		snprintf(why, len, "M = %lld < %dR = %d without weight "
+			 "double-buffering", (long long)M,
+			 m->p->dtype == DT_INT8 ? 8 : 4, rows);
 	else
 		return 1;
 	return 0;
