@@ -37,7 +37,9 @@ void lower_write_doc(FILE *fp)
 	      "layer no row takes is refused when the plan is built, before "
 	      "any\nsimulation.  Fused work a kernel's output stage cannot "
 	      "do (an activation, a residual\nAdd) follows as eltwise.s steps "
-	      "of the same layer.\n\n"
+	      "of the same layer.  The golden test `lowering` records the "
+	      "choices for the bundled\nworkloads on three configs and "
+	      "asserts floors on their % of the roofline ceiling.\n\n"
 	      "| layers | ops (ONNX) | kernel | when | parameters from the layer |\n"
 	      "| --- | --- | --- | --- | --- |\n", fp);
 	for (int i = 0; i < LW_N; i++) {
