@@ -79,6 +79,26 @@
 .if ITYPE != bf16 && ITYPE != fp16
 .error "attention.s: ITYPE is bf16 or fp16"
 .endif
+# QSEQ, VSEQ, OSEQ = 1: that tensor is stored sequence-major, as a
+# projection writes it before the head split - B x N x HB x D (V: B x NK
+# x HB x D), the HB heads of a row side by side, H = B*HB - so no
+# transpose needs to run before or after the kernel; its tiles then move
+# as D-element rows HB*D apart.
+.ifndef QSEQ
+.equ QSEQ, 0
+.endif
+.ifndef VSEQ
+.equ VSEQ, 0
+.endif
+.ifndef OSEQ
+.equ OSEQ, 0
+.endif
+.ifndef HB
+.equ HB, H
+.endif
+.if H % HB
+.error "attention.s: H (batch x heads) must be a multiple of HB (heads per batch)"
+.endif
 .if CAUSAL && NK < N
 .error "attention.s: a causal mask needs NK >= N (every query sees key 0)"
 .endif
@@ -195,10 +215,22 @@
 	dram_base KT_DRAM, (Q_DRAM + H*N*D*ES + 63) & ~63
 	dram_base V_DRAM, (KT_DRAM + H*D*NK*ES + 63) & ~63
 	dram_base O_DRAM, (V_DRAM + H*NK*D*ES + 63) & ~63
+.if QSEQ
+.tensor Q, dram, Q_DRAM, ITYPE, H/HB*N, HB*D
+.else
 .tensor Q, dram, Q_DRAM, ITYPE, H*N, D
+.endif
 .tensor KT, dram, KT_DRAM, ITYPE, H*D, NK
+.if VSEQ
+.tensor V, dram, V_DRAM, ITYPE, H/HB*NK, HB*D
+.else
 .tensor V, dram, V_DRAM, ITYPE, H*NK, D
+.endif
+.if OSEQ
+.tensor O, dram, O_DRAM, ITYPE, H/HB*N, HB*D
+.else
 .tensor O, dram, O_DRAM, ITYPE, H*N, D
+.endif
 
 # Counting semaphores
 .equ KFULL, 0		# K^T tile loaded (dma0 -> mtx)
@@ -230,6 +262,25 @@
 	bge	t0, t4, it\@
 	mv	t4, t0
 it\@:
+.endm
+
+# a0 = BASE + the byte address of row R (register) of head t1's matrix of
+# NR rows in a sequence-major tensor (B x NR x HB x D): ((b*NR + R)*HB +
+# h)*D elements, b = t1 / HB, h = t1 % HB.  Clobbers t0 and a7.
+.macro hrow base, r, nr
+	li	t0, HB
+	remu	a0, t1, t0
+	divu	a7, t1, t0
+	li	t0, \nr
+	mul	a7, a7, t0
+	add	a7, a7, \r
+	li	t0, HB
+	mul	a7, a7, t0
+	add	a0, a0, a7
+	li	t0, D*ES
+	mul	a0, a0, t0
+	li	t0, \base
+	add	a0, a0, t0
 .endm
 
 # t5 = the last key block of the item in t3/t4 (causal: the block of its
@@ -343,7 +394,13 @@ nld\@:
 	dset	n0, t0
 	dma	0
 	sig	dma0, KFULL
-	# V rows j*BC .. of head h: bc rows of D, contiguous
+	# V rows j*BC .. of head h: bc rows of D, contiguous (VSEQ: HB*D
+	# elements apart)
+.if VSEQ
+	li	t0, BC
+	mul	a1, \j, t0
+	hrow	V_DRAM, a1, NK
+.else
 	li	t0, NK
 	mul	a0, t1, t0
 	li	t0, BC
@@ -353,6 +410,7 @@ nld\@:
 	mul	a0, a0, t0
 	li	t0, V_DRAM
 	add	a0, a0, t0
+.endif
 	li	t0, VTB
 .if RES
 	mul	a1, \j, t0
@@ -363,10 +421,15 @@ nld\@:
 	li	t0, SP_V
 	add	a1, a1, t0
 	li	a7, 1
+.if VSEQ
+	cdesc	a0, a1, dram, spm, D*ES, 1, HB*D*ES, D*ES, a7, 0, 0
+	dset	n1, t6
+.else
 	cdesc	a0, a1, dram, spm, 2, 1, 0, 0, a7, 0, 0
 	li	t0, D*ES
 	mul	t0, t6, t0
 	dset	n0, t0
+.endif
 	dma	1
 	sig	dma1, VFULL
 lk\@:
@@ -377,6 +440,9 @@ lk\@:
 .macro load_q w, par
 	bge	\w, tp, lq\@
 	item	\w
+.if QSEQ
+	hrow	Q_DRAM, t3, N
+.else
 	li	t0, N
 	mul	a0, t1, t0
 	add	a0, a0, t3
@@ -384,14 +450,20 @@ lk\@:
 	mul	a0, a0, t0
 	li	t0, Q_DRAM
 	add	a0, a0, t0
+.endif
 	li	t0, QTB
 	mul	a1, \par, t0
 	wait	dma0, QFREE, 1
 	li	a7, 1
+.if QSEQ
+	cdesc	a0, a1, dram, spm, D*ES, 1, HB*D*ES, D*ES, a7, 0, 0
+	dset	n1, t4
+.else
 	cdesc	a0, a1, dram, spm, 2, 1, 0, 0, a7, 0, 0
 	li	t0, D*ES
 	mul	t0, t4, t0
 	dset	n0, t0
+.endif
 	dma	0
 .if QPRE
 	sig	dma0, QLD
@@ -860,7 +932,10 @@ smo\@:
 	wait	vec, OFREE, 1
 	vcvt	a1, a5
 	sig	vec, OFULL
-	# dma1: rows h*N + i*BR .. of O
+	# dma1: rows h*N + i*BR .. of O (OSEQ: HB*D elements apart)
+.if OSEQ
+	hrow	O_DRAM, t3, N
+.else
 	li	t0, N
 	mul	a0, t1, t0
 	add	a0, a0, t3
@@ -868,12 +943,18 @@ smo\@:
 	mul	a0, a0, t0
 	li	t0, O_DRAM
 	add	a0, a0, t0
+.endif
 	wait	dma1, OFULL, 1
 	li	a7, 1
+.if OSEQ
+	cdesc	a1, a0, spm, dram, D*ES, 1, D*ES, HB*D*ES, a7, 0, 0
+	dset	n1, t4
+.else
 	cdesc	a1, a0, spm, dram, 2, 1, 0, 0, a7, 0, 0
 	li	t0, D*ES
 	mul	t0, t4, t0
 	dset	n0, t0
+.endif
 	dma	1
 	sig	dma1, OFREE
 .endm
