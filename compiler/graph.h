@@ -80,6 +80,10 @@ struct g_tensor {
 };
 
 /* A nonlinearity fused into the node that produces the values. */
+/* attention's operands stored sequence-major (graph_simplify absorbed
+ * the Transpose(0, 2, 1, 3) that split their heads). */
+enum { G_SEQ_Q = 1, G_SEQ_V = 2, G_SEQ_O = 4 };
+
 enum g_act {
 	G_ACT_NONE, G_ACT_RELU, G_ACT_CLIP, G_ACT_SIGMOID, G_ACT_TANH,
 	G_ACT_GELU, G_ACT_HARDSWISH, G_ACT_HARDSIGMOID, G_ACT_SILU
@@ -122,6 +126,9 @@ struct g_node {
 	char mode[16];          /* Resize ("nearest"), Pad ("constant") */
 	int approx_tanh;        /* Gelu, and a node with act G_ACT_GELU:
 				   the tanh approximation */
+	int seq;                /* attention: G_SEQ_* of the tensors stored
+				   sequence-major (B x N x heads x D), the
+				   head-split transposes absorbed */
 
 	/* Fusion (graph_simplify): y = act(op(...) [+ bias]) [+ res].  The
 	 * bias is input 2: Conv's and Gemm's own (Gemm with beta 1), and

@@ -131,25 +131,45 @@ static int infer_same(struct graph *g, int k, struct diag *d)
 }
 
 /* The matched attention subgraph: Q [.., N, D], K^T [.., D, NK], V [..,
- * NK, DV] with the same leading (batch, head) dimensions; O [.., N, DV]. */
+ * NK, DV] with the same leading (batch, head) dimensions; O [.., N, DV].
+ * A tensor of node->seq is stored sequence-major, its head and row axes
+ * (the two before the last) swapped: [B, N, heads, D]. */
+static void seq_dims(const struct g_tensor *t, int seq, int64_t *dim)
+{
+	memcpy(dim, t->dim, sizeof t->dim);
+	if (seq && t->rank >= 3) {
+		dim[t->rank - 3] = t->dim[t->rank - 2];
+		dim[t->rank - 2] = t->dim[t->rank - 3];
+	}
+}
+
 static int infer_attention(struct graph *g, int k, struct diag *d)
 {
+	const struct g_node *n = &g->nodes[k];
 	const struct g_tensor *q = in_t(g, k, 0), *kt = in_t(g, k, 1),
 			      *v = in_t(g, k, 2);
+	int64_t dq[G_MAX_RANK], dv[G_MAX_RANK], dim[G_MAX_RANK];
 	int r = q->rank;
-	if (r < 2 || kt->rank != r || v->rank != r)
+	if (r < 2 || kt->rank != r || v->rank != r || (n->seq && r < 3))
 		FAIL("attention: Q %s, K^T %s and V %s must have one rank, at "
-		     "least 2", shp(q).s, shp(kt).s, shp(v).s);
+		     "least 2 (3 sequence-major)", shp(q).s, shp(kt).s,
+		     shp(v).s);
+	seq_dims(q, n->seq & G_SEQ_Q, dq);
+	seq_dims(v, n->seq & G_SEQ_V, dv);
 	for (int i = 0; i < r - 2; i++)
-		if (kt->dim[i] != q->dim[i] || v->dim[i] != q->dim[i])
+		if (kt->dim[i] != dq[i] || dv[i] != dq[i])
 			FAIL("attention: Q %s, K^T %s and V %s differ in their "
 			     "leading dimensions", shp(q).s, shp(kt).s, shp(v).s);
-	if (kt->dim[r - 2] != q->dim[r - 1] || v->dim[r - 2] != kt->dim[r - 1])
+	if (kt->dim[r - 2] != dq[r - 1] || dv[r - 2] != kt->dim[r - 1])
 		FAIL("attention: Q %s, K^T %s and V %s do not chain",
 		     shp(q).s, shp(kt).s, shp(v).s);
-	int64_t dim[G_MAX_RANK];
-	memcpy(dim, q->dim, sizeof dim);
-	dim[r - 1] = v->dim[r - 1];
+	memcpy(dim, dq, sizeof dim);
+	dim[r - 1] = dv[r - 1];
+	if (n->seq & G_SEQ_O) {
+		int64_t t = dim[r - 3];
+		dim[r - 3] = dim[r - 2];
+		dim[r - 2] = t;
+	}
 	return set_out(g, k, d, 0, q->dtype, r, dim);
 }
 

@@ -922,14 +922,17 @@ static int map_attention(struct mctx *m, struct map_layer *L,
 {
 	const struct g_tensor *q = T(m, n->in[0]), *kt = T(m, n->in[1]),
 			      *v = T(m, n->in[2]);
-	int r = q->rank;
-	int64_t N = q->dim[r - 2], D = q->dim[r - 1], NK = kt->dim[r - 1];
-	int64_t H = graph_elems(q) / (N * D);
+	int r = q->rank, qs = !!(n->seq & G_SEQ_Q);
+	/* a sequence-major Q is [.., N, heads, D] */
+	int64_t N = q->dim[r - 2 - qs], D = q->dim[r - 1], NK = kt->dim[r - 1];
+	int64_t H = graph_elems(q) / (N * D), HB = kt->dim[r - 3 >= 0 ? r - 3 : 0];
+	if (r < 3)
+		HB = H;
 	if (m->p->dtype == DT_INT8)
 		return graph_error(m->g, L->node, m->d,
 				   "attention in int8: run the model with "
 				   "--dtype bf16");
-	if (v->dim[r - 1] != D)
+	if (v->dim[r - 1] != D || (n->seq && r < 3))
 		return graph_error(m->g, L->node, m->d,
 				   "attention with V %lld wide and Q, K %lld: "
 				   "attention.s takes one head width",
@@ -948,6 +951,10 @@ static int map_attention(struct mctx *m, struct map_layer *L,
 	   ".equ ITYPE, %s\n.equ SCALE, 0x%08x\n", (long long)H, (long long)N,
 	   (long long)NK, (long long)D, dt_name(m->p->dtype),
 	   f32bits(n->alpha));
+	if (n->seq)
+		em(&e, ".equ HB, %lld\n.equ QSEQ, %d\n.equ VSEQ, %d\n"
+		   ".equ OSEQ, %d\n", (long long)HB, qs,
+		   !!(n->seq & G_SEQ_V), !!(n->seq & G_SEQ_O));
 	em_addr(&e, "Q_DRAM", A(m, n->in[0]));
 	em_addr(&e, "KT_DRAM", A(m, n->in[1]));
 	em_addr(&e, "V_DRAM", A(m, n->in[2]));

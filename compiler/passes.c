@@ -949,6 +949,55 @@ static int match_attention(struct pass *p, int k)
 	return 1;
 }
 
+/* Node k is a Transpose that swaps the two axes before the last (rank >=
+ * 3: (0, 2, 1, 3) on rank 4), the head split of attention's operands. */
+static int head_split(const struct graph *g, int k)
+{
+	if (!is_op(g, k, G_TRANSPOSE))
+		return 0;
+	int r = g->tensors[g->nodes[k].out[0]].rank;
+	const int *pm = g->nodes[k].perm;
+	if (r < 3)
+		return 0;
+	for (int i = 0; i < r; i++)
+		if (pm[i] != (i == r - 3 ? r - 2 : i == r - 2 ? r - 3 : i))
+			return 0;
+	return 1;
+}
+
+/*
+ * The transposes that split heads around a matched attention: Q and V
+ * made by Transpose(0, 2, 1, 3) of the projections' [B, N, heads, D] and
+ * O read by the one that joins them back.  attention.s reads and writes
+ * that sequence-major layout itself (QSEQ, VSEQ, OSEQ), so the three
+ * copies go.  K's transpose to [B, heads, D, N] stays (a real one).
+ */
+static int absorb_head_split(struct pass *p, int k)
+{
+	struct graph *g = p->g;
+	struct g_node *n = &g->nodes[k];
+	static const int slot[2] = { 0, 2 }, bit[2] = { G_SEQ_Q, G_SEQ_V };
+	if (n->op != G_ATTENTION || !n->n_out)
+		return 0;
+	for (int i = 0; i < 2; i++) {
+		int t = n->in[slot[i]], kp = producer(g, t);
+		if ((n->seq & bit[i]) || !private_t(g, t) || !head_split(g, kp))
+			continue;
+		n->in[slot[i]] = g->nodes[kp].in[0];
+		n->seq |= bit[i];
+		kill(g, kp);
+		return 1;
+	}
+	int o = n->out[0], r = sole_reader(p, o);
+	if (!(n->seq & G_SEQ_O) && head_split(g, r)) {
+		n->out[0] = g->nodes[r].out[0];
+		n->seq |= G_SEQ_O;
+		kill(g, r);
+		return 1;
+	}
+	return 0;
+}
+
 /* ---- 5. fusion into Conv / MatMul / Gemm ------------------------------ */
 
 static int is_layer(const struct g_node *n)
@@ -1351,6 +1400,8 @@ int graph_simplify(struct graph *g, const struct graph_opts *o,
 		e = sweep(&p, match_hardswish);
 	if (!e)
 		e = sweep(&p, match_attention);
+	if (!e)
+		e = sweep(&p, absorb_head_split);
 	if (!e && !o->no_fuse)
 		e = sweep(&p, fuse);
 	if (!e)

@@ -1520,6 +1520,49 @@ START_TEST(graph_simplify_attention)
 }
 END_TEST
 
+/* The head split around attention as BERT exports it: Q and V by
+ * Transpose(0, 2, 1, 3) of [B, N, heads, D], O joined back by another;
+ * the three transposes go (sequence-major operands), K's stays. */
+static int perm0213(struct graph *g, const char *name, int x, const char *y)
+{
+	int k = node(g, G_TRANSPOSE, name, IN(x), y);
+	g->nodes[k].n_perm = 4;
+	memcpy(g->nodes[k].perm, (int[]){ 0, 2, 1, 3 }, 4 * sizeof(int));
+	return T(g, y);
+}
+
+START_TEST(graph_simplify_attention_heads)
+{
+	struct graph g;
+	gstart(&g);
+	int x = input(&g, "x", DIMS(2, 8, 4, 16));
+	node(&g, G_RELU, "q", IN(x), "Qs");
+	node(&g, G_SIGMOID, "v", IN(x), "Vs");
+	node(&g, G_TANH, "k", IN(input(&g, "k", DIMS(2, 4, 16, 8))), "KT");
+	int q = perm0213(&g, "tq", T(&g, "Qs"), "Q");
+	int v = perm0213(&g, "tv", T(&g, "Vs"), "V");
+	node(&g, G_MATMUL, "qk", IN(q, T(&g, "KT")), "S");
+	node(&g, G_DIV, "sc", IN(T(&g, "S"), scalar(&g, "c", 4)), "Ss");
+	int k = node(&g, G_SOFTMAX, "sm", IN(T(&g, "Ss")), "P");
+	g.nodes[k].axis = -1;
+	node(&g, G_MATMUL, "pv", IN(T(&g, "P"), v), "O");
+	perm0213(&g, "to", T(&g, "O"), "Y");
+	output(&g, "Y");
+	infer_ok(&g);
+	simplify_ok(&g, 0);
+	ck_assert_int_eq(g.n_nodes, 4);
+	const struct g_node *a = made_by(&g, "Y");
+	ck_assert_int_eq(a->op, G_ATTENTION);
+	ck_assert_int_eq(a->seq, G_SEQ_Q | G_SEQ_V | G_SEQ_O);
+	ck_assert_int_eq(a->in[0], T(&g, "Qs"));
+	ck_assert_int_eq(a->in[1], T(&g, "KT"));
+	ck_assert_int_eq(a->in[2], T(&g, "Vs"));
+	infer_ok(&g);
+	check_shape(&g, "Y", DIMS(2, 8, 4, 16));
+	graph_free(&g);
+}
+END_TEST
+
 /* Identity and Dropout vanish; a graph output keeps its name; constant
  * nodes are folded away. */
 START_TEST(graph_simplify_identity_and_constants)
@@ -1957,6 +2000,7 @@ static Suite *suite_graph(void)
 	TEST_ADD(s, graph_simplify_hardswish);
 	TEST_ADD(s, graph_simplify_neutral);
 	TEST_ADD(s, graph_simplify_attention);
+	TEST_ADD(s, graph_simplify_attention_heads);
 	TEST_ADD(s, graph_simplify_identity_and_constants);
 	TEST_ADD(s, graph_topo_bundled);
 	TEST_ADD(s, graph_topo_scalesim_quirks);
