@@ -20,6 +20,7 @@
  * whose only problem is hazards still writes everything and exits 3
  * (docs/hazards.md).
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -290,10 +291,13 @@ static int parse_args(struct opts *op, struct run_opts *o)
 			o->trace_units = v;
 			break;
 		case RUN_OPT_MAX_CYCLES:
-			/* 0 would stop before cycle 0 ever ran: refused.
-			 * (strtoull also takes "-N" modulo 2^64.) */
+			/* 0 would stop before cycle 0 ever ran: refused;
+			 * strtoull takes "-N" modulo 2^64 and saturates an
+			 * overflow, both refused too. */
+			errno = 0;
 			o->max_cycles = strtoull(v, &end, 10);
-			if (*end || !*v || o->max_cycles == 0) {
+			if (*end || !*v || *v == '-' || errno ||
+			    o->max_cycles == 0) {
 				fprintf(stderr, "npusim %s: --max-cycles %s: expected a positive integer\n",
 					cmd, v);
 				return -1;

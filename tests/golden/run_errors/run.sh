@@ -103,6 +103,12 @@ expect 3 "outside \[0, 0x10000)" "$bin" run -c "$cfg" ldfault.s
 # An endless loop stopped by the watchdog.
 printf 'top:\n\tj\ttop\n' > spin.s
 expect 3 "cycle limit 5000 reached" "$bin" run -c "$cfg" spin.s --max-cycles 5000
+# a limit that is not a positive number is refused, not wrapped: "-5"
+# once ran as 2^64 - 5 cycles (strtoull negates modulo 2^64), and a
+# number past 2^64 as 2^64 - 1
+for v in -5 0 18446744073709551616 5k; do
+	expect 2 "expected a positive integer" "$bin" run -c "$cfg" spin.s --max-cycles "$v"
+done
 
 # Assembly errors: compiler-style, exit 1, no object left.
 printf '\taddd\tt0, t0, t0\n' > typo.s
